@@ -1,0 +1,16 @@
+// Tests are TypeScript with `.ts` import specifiers (the runtime uses Node's type stripping);
+// @swc/jest compiles them to CommonJS for jest, which keeps the suite fast and mock-free.
+const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }];
+const common = { transform: { '^.+\\.ts$': swc }, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/e2e/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/globalSetup.ts',
+      testTimeout: 60000,
+    },
+  ],
+};

@@ -1,0 +1,69 @@
+// The Fastify app of the `api` role: cross-cutting plugins first (ids, CORS, parameters, errors,
+// auth), then one plugin per API area (see ./areas.ts).
+import Fastify, { type FastifyInstance, type FastifyError, type FastifyBaseLogger } from 'fastify';
+import cors from '@fastify/cors';
+import { randomUUID } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Core } from '../core/context.ts';
+import paramsPlugin, { parseQueryString } from './plugins/params.ts';
+import authPlugin from './plugins/auth.ts';
+import { ApiError } from './errors.ts';
+import { registerAreas } from './areas.ts';
+
+export type Api = FastifyInstance;
+
+export async function buildApi(core: Core): Promise<FastifyInstance> {
+  // Routes use the TypeBox type provider: their input types come from their schemas.
+  const app = Fastify({
+    loggerInstance: core.logger.child({ role: 'api' }) as FastifyBaseLogger,
+    trustProxy: true,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();
+    },
+    routerOptions: { querystringParser: (s: string) => parseQueryString(s), ignoreTrailingSlash: true },
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(cors, {
+    origin: '*',
+    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    exposedHeaders: ['Link', 'X-RateLimit-Reset', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-Request-Id', 'Idempotency-Key'],
+    credentials: false,
+    // Only the API and discovery paths are cross-origin; the HTML OAuth pages are not.
+    hook: 'onRequest',
+    delegator: (req, cb) => {
+      const path = (req.url ?? '').split('?')[0];
+      const open = /^\/(api\/|oauth\/(token|revoke|userinfo)|\.well-known\/|nodeinfo\/)/.test(path);
+      cb(null, open ? { origin: '*' } : { origin: false });
+    },
+  });
+
+  app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
+    if (err instanceof ApiError) {
+      reply.headers(err.headers);
+      return reply.code(err.statusCode).send(err.body);
+    }
+    if (err.validation) {
+      return reply.code(400).send({ error: `Invalid parameter: ${err.message.replace(/^(body|querystring|params)\/?/, '')}` });
+    }
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      return reply.code(err.statusCode).send({ error: err.message });
+    }
+    request.log.error({ err }, 'request failed');
+    return reply.code(500).send({ error: 'There was a temporary problem serving your request, please try again' });
+  });
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: 'Record not found' }));
+
+  await app.register(paramsPlugin);
+  await app.register(authPlugin, { core });
+
+  app.get('/health', async (_req, reply) => reply.type('text/plain').send('OK'));
+
+  await registerAreas(app, core);
+  return app;
+}

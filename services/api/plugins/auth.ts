@@ -1,0 +1,120 @@
+// Authentication and authorisation for every route. A route declares what it accepts in its
+// `config.auth`; this plugin resolves the token once (preValidation, so body-borne `access_token`
+// works too) and enforces the declaration with Mastodon's status codes and messages.
+//
+//   config: { auth: { scopes: ['read', 'read:statuses'], user: 'required' } }
+//
+// user: 'required' (default when scopes are given) — a user token of a usable login;
+//       'optional' — anonymous allowed, a token if present must be valid;
+//       'app'      — an app or user token (e.g. apps/verify_credentials);
+//       'none'     — public, the token is ignored.
+import fp from 'fastify-plugin';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Core } from '../../core/context.ts';
+import { collection } from '../../core/db/mongo.ts';
+import { accessTokens, apps, type AccessTokenDoc, type AppDoc } from '../../core/model/oauth.ts';
+import { users, type UserDoc } from '../../core/model/users.ts';
+import { accounts, type AccountDoc } from '../../core/model/accounts.ts';
+import { hashSecret } from '../../core/auth/tokens.ts';
+import { scopesAllow } from '../../core/auth/scopes.ts';
+import { ApiError, forbidden, outsideScopes, unauthorized } from '../errors.ts';
+
+export interface AuthRequirement {
+  scopes?: string[];
+  user?: 'required' | 'optional' | 'app' | 'none';
+}
+
+export interface AuthContext {
+  token: AccessTokenDoc;
+  app: AppDoc;
+  /** null for app tokens (client-credentials grant). */
+  user: UserDoc | null;
+  account: AccountDoc | null;
+}
+
+/** A request whose route required a user: user and account are present. */
+export interface UserAuth extends AuthContext {
+  user: UserDoc;
+  account: AccountDoc;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthContext | null;
+  }
+  interface FastifyContextConfig {
+    auth?: AuthRequirement;
+  }
+}
+
+function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (header) {
+    const m = /^Bearer\s+(.+)$/i.exec(header.trim());
+    return m ? m[1].trim() : null;
+  }
+  const fromQuery = (request.query as Record<string, unknown> | undefined)?.access_token;
+  if (typeof fromQuery === 'string' && fromQuery) return fromQuery;
+  const body = request.body as Record<string, unknown> | undefined;
+  const fromBody = body && typeof body === 'object' ? body.access_token : undefined;
+  return typeof fromBody === 'string' && fromBody ? fromBody : null;
+}
+
+/** Looks a token string up; null for an unknown token. Throws 401 for a revoked one. */
+export async function resolveToken(core: Core, raw: string): Promise<AuthContext | null> {
+  const token = await collection(core.db, accessTokens).findOne({ tokenHash: hashSecret(raw) });
+  if (!token) return null;
+  if (token.revokedAt) throw unauthorized('The access token was revoked');
+  const app = await collection(core.db, apps).findOne({ _id: token.appId });
+  if (!app) return null;
+  if (token.userId === null) return { token, app, user: null, account: null };
+  const user = await collection(core.db, users).findOne({ _id: token.userId });
+  if (!user) return null;
+  const account = await collection(core.db, accounts).findOne({ _id: user.accountId });
+  if (!account) return null;
+  return { token, app, user, account };
+}
+
+/** Mastodon refuses tokens of logins that cannot use the API (403 with the reason). */
+function assertUsableLogin(auth: AuthContext): void {
+  const { user, account } = auth;
+  if (!user || !account) return;
+  if (user.disabled || account.suspendedAt) throw forbidden('Your login is currently disabled');
+  if (!user.confirmedAt) throw forbidden('Your login is missing a confirmed e-mail address');
+  if (!user.approved) throw forbidden('Your login is currently pending approval');
+}
+
+export function requireUser(request: FastifyRequest): UserAuth {
+  const auth = request.auth;
+  if (!auth || !auth.user || !auth.account) throw new ApiError(422, 'This method requires an authenticated user');
+  return auth as UserAuth;
+}
+
+export default fp(
+  async function authPlugin(app: FastifyInstance, opts: { core: Core }) {
+    app.decorateRequest('auth', null);
+    app.addHook('preValidation', async (request) => {
+      const req: AuthRequirement = request.routeOptions.config?.auth ?? { user: 'none' };
+      const mode = req.user ?? (req.scopes && req.scopes.length > 0 ? 'required' : 'none');
+      if (mode === 'none') return;
+      const raw = bearerToken(request);
+      const auth = raw ? await resolveToken(opts.core, raw) : null;
+      if (raw && !auth && mode !== 'optional') throw unauthorized();
+      if (!auth) {
+        if (mode === 'optional') return;
+        throw unauthorized();
+      }
+      if (!scopesAllow(auth.token.scopes, req.scopes ?? [])) throw outsideScopes();
+      if (mode === 'required' && !auth.user) throw new ApiError(422, 'This method requires an authenticated user');
+      assertUsableLogin(auth);
+      request.auth = auth;
+      // Last use is bookkeeping (hourly resolution): it must not slow or fail the request.
+      const last = auth.token.lastUsedAt?.getTime() ?? 0;
+      if (Date.now() - last > 3_600_000)
+        void collection(opts.core.db, accessTokens)
+        .updateOne({ _id: auth.token._id }, { $set: { lastUsedAt: new Date() } })
+        .catch(() => undefined);
+    });
+  },
+  { name: 'auth' },
+);

@@ -1,0 +1,75 @@
+// Request parameters the way Mastodon clients send them: query string, url-encoded or multipart
+// forms with Rails bracket notation (`poll[options][]=a`, `fields_attributes[0][name]=x`), or JSON.
+// Query parameters count on POST/PUT/PATCH/DELETE too (body wins). Uploaded files land in
+// `request.uploads` (buffered, size-limited), their fields in the body like any other parameter.
+import fp from 'fastify-plugin';
+import multipart from '@fastify/multipart';
+import formbody from '@fastify/formbody';
+import qs from 'qs';
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../errors.ts';
+
+export interface Upload {
+  filename: string;
+  mimetype: string;
+  data: Buffer;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    uploads: Record<string, Upload>;
+  }
+}
+
+const QS = { arrayLimit: 1000, depth: 8, parameterLimit: 2000, allowDots: false } as const;
+
+export function parseQueryString(s: string): Record<string, unknown> {
+  return qs.parse(s, QS) as Record<string, unknown>;
+}
+
+export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+
+export default fp(
+  async function paramsPlugin(app: FastifyInstance) {
+    app.decorateRequest('uploads', null as unknown as Record<string, Upload>);
+    await app.register(formbody, { parser: (s: string) => parseQueryString(s), bodyLimit: 1024 * 1024 });
+    await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 4, fields: 1000, fieldSize: 1024 * 1024 } });
+
+    // An empty JSON body is an empty object (clients POST `{}`-less bodies to favourite etc.).
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: 1024 * 1024 }, (_req, body, done) => {
+      const text = (body as string).trim();
+      if (text === '') return done(null, {});
+      try {
+        done(null, JSON.parse(text));
+      } catch {
+        done(new ApiError(400, 'Invalid JSON in request body'), undefined);
+      }
+    });
+
+    app.addHook('preValidation', async (request) => {
+      request.uploads = {};
+      if (request.isMultipart()) {
+        const pairs: string[] = [];
+        for await (const part of request.parts()) {
+          if (part.type === 'file') {
+            const data = await part.toBuffer().catch((err: { code?: string }) => {
+              if (err.code === 'FST_REQ_FILE_TOO_LARGE') throw new ApiError(422, 'Validation failed: File is too big');
+              throw err;
+            });
+            request.uploads[part.fieldname] = { filename: part.filename, mimetype: part.mimetype, data };
+          } else {
+            pairs.push(`${encodeURIComponent(part.fieldname)}=${encodeURIComponent(String(part.value))}`);
+          }
+        }
+        request.body = parseQueryString(pairs.join('&'));
+      }
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        const query = (request.query ?? {}) as Record<string, unknown>;
+        const body = request.body && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {};
+        request.body = { ...query, ...body };
+      }
+    });
+  },
+  { name: 'params' },
+);

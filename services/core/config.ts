@@ -1,0 +1,159 @@
+// Configuration from the environment, with Mastodon's variable names wherever Mastodon has one.
+// Invalid values stop start-up with one line that names the variable (ConfigError).
+import { readFileSync, existsSync } from 'node:fs';
+import { parse as parseDotenv } from 'dotenv';
+
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, problem: string) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+    this.variable = variable;
+  }
+}
+
+export type RegistrationsMode = 'open' | 'approved' | 'closed';
+
+export interface Config {
+  env: 'production' | 'development' | 'test';
+  localDomain: string;
+  webDomain: string;
+  /** https unless LOCAL_HTTPS=false; defaults to false for localhost domains. */
+  localHttps: boolean;
+  /** Public base URL of the web domain, without a trailing slash. */
+  baseUrl: string;
+  bindHost: string;
+  port: number;
+  streamingPort: number;
+  streamingApiBaseUrl: string | null;
+  secretKeyBase: string;
+  mongoUrl: string;
+  redisUrl: string;
+  kafkaBrokers: string[];
+  kafkaTopicPrefix: string;
+  kafkaPartitions: number;
+  smtp: {
+    server: string;
+    port: number;
+    fromAddress: string;
+    login: string | null;
+    password: string | null;
+  };
+  omniauthOnly: boolean;
+  vapid: { publicKey: string | null; privateKey: string | null };
+  /** Where uploaded media lives on disk (local storage driver). */
+  mediaDir: string;
+  logLevel: string;
+  /** Minimum delay for scheduled statuses, in seconds (Mastodon: 300). Lower only for tests. */
+  scheduledStatusMinDelaySeconds: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, fallback?: string): string {
+  const v = env[name];
+  if (v === undefined || v === '') {
+    if (fallback === undefined) throw new ConfigError(name, 'is required');
+    return fallback;
+  }
+  return v;
+}
+
+function optional(env: Env, name: string): string | null {
+  const v = env[name];
+  return v === undefined || v === '' ? null : v;
+}
+
+function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  if (!/^\d+$/.test(v)) throw new ConfigError(name, `must be a whole number, got "${v}"`);
+  const n = Number(v);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  if (/^(true|1|yes|on)$/i.test(v)) return true;
+  if (/^(false|0|no|off)$/i.test(v)) return false;
+  throw new ConfigError(name, `must be true or false, got "${v}"`);
+}
+
+function url(env: Env, name: string, fallback: string, schemes: string[]): string {
+  const v = str(env, name, fallback);
+  let parsed: URL;
+  try {
+    parsed = new URL(v);
+  } catch {
+    throw new ConfigError(name, `must be a URL, got "${v}"`);
+  }
+  if (!schemes.includes(parsed.protocol.replace(/:$/, ''))) {
+    throw new ConfigError(name, `must use one of ${schemes.join(', ')}, got "${parsed.protocol}"`);
+  }
+  return v;
+}
+
+const DOMAIN = /^[a-z0-9.-]+(:\d{1,5})?$/i;
+
+export function loadConfig(env: Env = process.env): Config {
+  const nodeEnv = str(env, 'NODE_ENV', 'development');
+  if (!['production', 'development', 'test'].includes(nodeEnv)) {
+    throw new ConfigError('NODE_ENV', `must be production, development or test, got "${nodeEnv}"`);
+  }
+  const port = int(env, 'PORT', 3000, 1, 65535);
+  const localDomain = str(env, 'LOCAL_DOMAIN', `localhost:${port}`);
+  if (!DOMAIN.test(localDomain)) throw new ConfigError('LOCAL_DOMAIN', `must be a host name, got "${localDomain}"`);
+  const webDomain = str(env, 'WEB_DOMAIN', localDomain);
+  if (!DOMAIN.test(webDomain)) throw new ConfigError('WEB_DOMAIN', `must be a host name, got "${webDomain}"`);
+  const isLocalhost = /^(localhost|127\.0\.0\.1)(:\d+)?$/.test(webDomain);
+  const localHttps = bool(env, 'LOCAL_HTTPS', !isLocalhost);
+  const secretKeyBase = str(env, 'SECRET_KEY_BASE', nodeEnv === 'production' ? undefined : 'development-secret-key-base-not-for-production-use-0123456789abcdef');
+  if (secretKeyBase.length < 32) throw new ConfigError('SECRET_KEY_BASE', 'must be at least 32 characters long');
+  const brokers = str(env, 'KAFKA_BROKERS', '127.0.0.1:19092')
+    .split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
+  for (const b of brokers) {
+    if (!/^[^\s:]+:\d{1,5}$/.test(b)) throw new ConfigError('KAFKA_BROKERS', `must be a comma-separated list of host:port, got "${b}"`);
+  }
+  const streamingBase = optional(env, 'STREAMING_API_BASE_URL');
+  if (streamingBase !== null) url(env, 'STREAMING_API_BASE_URL', streamingBase, ['ws', 'wss', 'http', 'https']);
+  const prefix = str(env, 'KAFKA_TOPIC_PREFIX', 'fedi');
+  if (!/^[a-zA-Z0-9._-]+$/.test(prefix)) throw new ConfigError('KAFKA_TOPIC_PREFIX', `may hold only letters, digits, ".", "_" and "-", got "${prefix}"`);
+  return {
+    env: nodeEnv as Config['env'],
+    localDomain,
+    webDomain,
+    localHttps,
+    baseUrl: `${localHttps ? 'https' : 'http'}://${webDomain}`,
+    bindHost: str(env, 'BIND', '127.0.0.1'),
+    port,
+    streamingPort: int(env, 'STREAMING_PORT', 4000, 1, 65535),
+    streamingApiBaseUrl: streamingBase,
+    secretKeyBase,
+    mongoUrl: url(env, 'MONGO_URL', 'mongodb://127.0.0.1:27018/fedi', ['mongodb', 'mongodb+srv']),
+    redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6390/0', ['redis', 'rediss']),
+    kafkaBrokers: brokers,
+    kafkaTopicPrefix: prefix,
+    kafkaPartitions: int(env, 'KAFKA_PARTITIONS', 4, 1, 1024),
+    smtp: {
+      server: str(env, 'SMTP_SERVER', '127.0.0.1'),
+      port: int(env, 'SMTP_PORT', 25, 1, 65535),
+      fromAddress: str(env, 'SMTP_FROM_ADDRESS', `notifications@${localDomain.replace(/:\d+$/, '')}`),
+      login: optional(env, 'SMTP_LOGIN'),
+      password: optional(env, 'SMTP_PASSWORD'),
+    },
+    omniauthOnly: bool(env, 'OMNIAUTH_ONLY', false),
+    vapid: { publicKey: optional(env, 'VAPID_PUBLIC_KEY'), privateKey: optional(env, 'VAPID_PRIVATE_KEY') },
+    mediaDir: str(env, 'MEDIA_DIR', 'var/media'),
+    logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info'),
+    scheduledStatusMinDelaySeconds: int(env, 'SCHEDULED_STATUS_MIN_DELAY', 300, 0),
+  };
+}
+
+/** Reads `.env` (if present) under the process environment: real environment variables win. */
+export function loadEnvironment(path = '.env'): Env {
+  const fromFile = existsSync(path) ? parseDotenv(readFileSync(path)) : {};
+  return { ...fromFile, ...process.env };
+}

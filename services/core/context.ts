@@ -1,0 +1,50 @@
+// The process-wide dependencies every role shares: configuration, logger, MongoDB, Redis, the
+// status id generator and the outbox that turns writes into Kafka events.
+import type { Db, MongoClient } from 'mongodb';
+import type { Config } from './config.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { connectMongo, ensureIndexes } from './db/mongo.ts';
+import { connectRedis, type Redis } from './db/redis.ts';
+import { StatusIdGenerator } from './ids.ts';
+import { Outbox, type EventSink } from './events/outbox.ts';
+import './model/index.ts';
+
+export interface Core {
+  config: Config;
+  logger: Logger;
+  mongo: MongoClient;
+  db: Db;
+  redis: Redis;
+  statusIds: StatusIdGenerator;
+  outbox: Outbox;
+  close(): Promise<void>;
+}
+
+export interface CoreOptions {
+  /** Where events go; the Kafka sink in every real process. */
+  sink: EventSink & { close?: () => Promise<void> };
+  logger?: Logger;
+  /** Outbox relay grace period (tests shorten it). */
+  outboxGraceMs?: number;
+}
+
+export async function createCore(config: Config, opts: CoreOptions): Promise<Core> {
+  const logger = opts.logger ?? createLogger(config.logLevel, 'fedisrv');
+  const { client, db } = await connectMongo(config.mongoUrl);
+  await ensureIndexes(db);
+  const redis = connectRedis(config.redisUrl);
+  return {
+    config,
+    logger,
+    mongo: client,
+    db,
+    redis,
+    statusIds: new StatusIdGenerator(redis),
+    outbox: new Outbox(db, opts.sink, logger, opts.outboxGraceMs),
+    async close() {
+      await opts.sink.close?.();
+      redis.disconnect();
+      await client.close();
+    },
+  };
+}

@@ -1,0 +1,162 @@
+// The no-loss path from a MongoDB write to a Kafka event (transactional-outbox style, without
+// transactions, which the MongoDB-wire stand-in lacks):
+//   1. the event is recorded as `pending` in `outbox`, together with how to verify its write;
+//   2. the caller's write runs;
+//   3. the event is published and its outbox record removed.
+// A process killed after 1 leaves a pending record. The relay (`relayPending`) picks records up
+// after a grace period, checks the verification (did the write land?) and publishes them, or drops
+// them when the write never happened. Publishing is at-least-once; consumers dedup by eventId.
+import { randomUUID } from 'node:crypto';
+import { BSON } from 'mongodb';
+import type { Db, Document } from 'mongodb';
+const { EJSON } = BSON;
+import type { Logger } from '../logger.ts';
+import { defineCollection, collection } from '../db/mongo.ts';
+import type { EventName, EventPayload } from '../../../schemas/index.ts';
+
+/** How the relay decides whether the write of a pending event happened. */
+export interface Verification {
+  collection: string;
+  filter: Document;
+  expect: 'exists' | 'absent';
+}
+
+export interface NewEvent<N extends EventName = EventName> {
+  type: N;
+  /** Kafka message key: events with one key stay in order (e.g. a status's author id). */
+  key: string;
+  payload: EventPayload<N>;
+  verify: Verification;
+}
+
+export interface OutboxEvent {
+  eventId: string;
+  type: EventName;
+  key: string;
+  occurredAt: Date;
+  payload: Record<string, unknown>;
+}
+
+/** Where events go: the Kafka producer with the Avro codec (see core/events/kafkaSink.ts). */
+export interface EventSink {
+  publish(events: OutboxEvent[]): Promise<void>;
+}
+
+interface OutboxDoc {
+  _id: string;
+  type: string;
+  key: string;
+  occurredAt: Date;
+  /** JSON text: payloads are Avro-shaped and may hold keys the stand-in cannot store. */
+  payload: string;
+  /** EJSON text of the Verification (filters hold `$` operators, which are not storable as keys). */
+  verify: string;
+  leaseUntil: Date;
+  attempts: number;
+}
+
+const outboxCollection = defineCollection<OutboxDoc>('outbox', [{ key: { leaseUntil: 1 }, name: 'lease' }]);
+
+export function eventId(): string {
+  return randomUUID();
+}
+
+export class Outbox {
+  private readonly db: Db;
+  private readonly sink: EventSink;
+  private readonly logger: Logger;
+  /** How long after recording a pending event the relay may take it over. */
+  readonly graceMs: number;
+
+  constructor(db: Db, sink: EventSink, logger: Logger, graceMs = 30_000) {
+    this.db = db;
+    this.sink = sink;
+    this.logger = logger;
+    this.graceMs = graceMs;
+  }
+
+  /**
+   * Runs `apply` (the MongoDB write) with its events recorded first and published after.
+   * `apply` receives the event ids, e.g. to store them on the written document for verification.
+   */
+  async write<T>(events: NewEvent[], apply: (eventIds: string[]) => Promise<T>): Promise<T> {
+    const now = new Date();
+    const records: OutboxEvent[] = events.map((e) => ({
+      eventId: eventId(),
+      type: e.type,
+      key: e.key,
+      occurredAt: now,
+      payload: e.payload as Record<string, unknown>,
+    }));
+    if (records.length > 0) {
+      await collection(this.db, outboxCollection).insertMany(
+        records.map((r, i) => ({
+          _id: r.eventId,
+          type: r.type,
+          key: r.key,
+          occurredAt: r.occurredAt,
+          payload: JSON.stringify(r.payload),
+          verify: EJSON.stringify(events[i].verify, { relaxed: false }),
+          leaseUntil: new Date(now.getTime() + this.graceMs),
+          attempts: 0,
+        })),
+      );
+    }
+    const result = await apply(records.map((r) => r.eventId));
+    if (records.length > 0) await this.publishNow(records);
+    return result;
+  }
+
+  private async publishNow(records: OutboxEvent[]): Promise<void> {
+    try {
+      await this.sink.publish(records);
+      await collection(this.db, outboxCollection).deleteMany({ _id: { $in: records.map((r) => r.eventId) } });
+    } catch (err) {
+      // The write is done; the relay publishes these once their lease runs out.
+      this.logger.warn({ err, eventIds: records.map((r) => r.eventId) }, 'event publish deferred to the outbox relay');
+    }
+  }
+
+  /**
+   * Publishes (or drops) pending events whose lease ran out. Safe to run in many processes at
+   * once: each record is claimed with a fresh lease before it is handled. Returns how many it published.
+   */
+  async relayPending(limit = 100): Promise<number> {
+    const coll = collection(this.db, outboxCollection);
+    let published = 0;
+    for (let i = 0; i < limit; i++) {
+      const now = new Date();
+      const claimed = await coll.findOneAndUpdate(
+        { leaseUntil: { $lte: now } },
+        { $set: { leaseUntil: new Date(now.getTime() + this.graceMs) }, $inc: { attempts: 1 } },
+        { sort: { leaseUntil: 1 }, returnDocument: 'after' },
+      );
+      if (!claimed) break;
+      const verify = EJSON.parse(claimed.verify, { relaxed: false }) as Verification;
+      const found = await this.db.collection(verify.collection).findOne(verify.filter, { projection: { _id: 1 } });
+      const happened = verify.expect === 'exists' ? found !== null : found === null;
+      if (!happened) {
+        this.logger.info({ eventId: claimed._id, type: claimed.type }, 'outbox: write never happened, event dropped');
+        await coll.deleteOne({ _id: claimed._id });
+        continue;
+      }
+      try {
+        await this.sink.publish([
+          {
+            eventId: claimed._id,
+            type: claimed.type as EventName,
+            key: claimed.key,
+            occurredAt: claimed.occurredAt,
+            payload: JSON.parse(claimed.payload) as Record<string, unknown>,
+          },
+        ]);
+      } catch (err) {
+        this.logger.warn({ err, eventId: claimed._id }, 'outbox relay: publish failed, will retry');
+        break;
+      }
+      await coll.deleteOne({ _id: claimed._id });
+      published++;
+    }
+    return published;
+  }
+}

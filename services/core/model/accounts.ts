@@ -1,0 +1,73 @@
+// Accounts: local and remote in one collection (`domain` null for local), with their ActivityPub
+// addresses from day one. Counts are denormalised and maintained by the operations that change them.
+import type { Id } from '../ids.ts';
+import { defineCollection } from '../db/mongo.ts';
+
+export interface ProfileField {
+  name: string;
+  value: string;
+  verifiedAt: Date | null;
+}
+
+export interface StoredImage {
+  /** Storage key of the processed file (see core/media storage). */
+  path: string;
+  /** Static (first-frame) version for animated images; same as path otherwise. */
+  staticPath: string;
+  contentType: string;
+}
+
+export interface AccountDoc {
+  _id: Id;
+  username: string;
+  /** Lower-cased username for case-insensitive uniqueness and lookup. */
+  usernameLower: string;
+  /** null for local accounts. */
+  domain: string | null;
+  displayName: string;
+  /** Rendered HTML of the bio. */
+  note: string;
+  /** Raw bio as typed (local accounts). */
+  noteSource: string;
+  fields: ProfileField[];
+  /** Raw profile fields as typed (local accounts). */
+  fieldsSource: { name: string; value: string }[];
+  avatar: StoredImage | null;
+  header: StoredImage | null;
+  /** Remote accounts: avatar/header URLs as published by their server. */
+  avatarRemoteUrl?: string | null;
+  headerRemoteUrl?: string | null;
+  locked: boolean;
+  bot: boolean;
+  group: boolean;
+  discoverable: boolean;
+  indexable: boolean;
+  hideCollections: boolean;
+  /** ActivityPub id, e.g. https://example.com/users/alice */
+  uri: string;
+  /** Profile page, e.g. https://example.com/@alice */
+  url: string;
+  inboxUrl: string;
+  outboxUrl: string;
+  sharedInboxUrl: string | null;
+  followersUrl: string;
+  featuredUrl?: string | null;
+  publicKeyPem: string;
+  /** Local accounts only. */
+  privateKeyPem: string | null;
+  followersCount: number;
+  followingCount: number;
+  statusesCount: number;
+  lastStatusAt: Date | null;
+  suspendedAt: Date | null;
+  silencedAt: Date | null;
+  memorial: boolean;
+  movedToAccountId: Id | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const accounts = defineCollection<AccountDoc>('accounts', [
+  { key: { usernameLower: 1, domain: 1 }, name: 'username_domain', unique: true },
+  { key: { uri: 1 }, name: 'uri', unique: true },
+]);

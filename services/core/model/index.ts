@@ -1,0 +1,4 @@
+// Importing every model module registers its collection and indexes (see db/mongo.ts).
+import './accounts.ts';
+import './users.ts';
+import './oauth.ts';

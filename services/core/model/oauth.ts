@@ -1,0 +1,54 @@
+// OAuth applications, authorization codes and access tokens. Secrets are stored as sha256 hashes:
+// a database leak does not leak working tokens.
+import type { Id } from '../ids.ts';
+import { defineCollection } from '../db/mongo.ts';
+
+export interface AppDoc {
+  _id: Id;
+  name: string;
+  website: string | null;
+  redirectUris: string[];
+  scopes: string[];
+  clientId: string;
+  clientSecret: string;
+  /** Set for apps made by a user in settings; null for API-registered apps. */
+  ownerUserId: Id | null;
+  createdAt: Date;
+}
+
+export interface AuthorizationCodeDoc {
+  _id: Id;
+  codeHash: string;
+  appId: Id;
+  userId: Id;
+  redirectUri: string;
+  scopes: string[];
+  codeChallenge: string | null;
+  codeChallengeMethod: 'S256' | null;
+  expiresAt: Date;
+  usedAt: Date | null;
+  createdAt: Date;
+}
+
+export interface AccessTokenDoc {
+  _id: Id;
+  tokenHash: string;
+  appId: Id;
+  /** null for app tokens (client-credentials grant). */
+  userId: Id | null;
+  scopes: string[];
+  createdAt: Date;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+}
+
+export const apps = defineCollection<AppDoc>('oauth_apps', [{ key: { clientId: 1 }, name: 'client_id', unique: true }]);
+
+export const authorizationCodes = defineCollection<AuthorizationCodeDoc>('oauth_codes', [
+  { key: { codeHash: 1 }, name: 'code', unique: true },
+]);
+
+export const accessTokens = defineCollection<AccessTokenDoc>('oauth_tokens', [
+  { key: { tokenHash: 1 }, name: 'token', unique: true },
+  { key: { appId: 1, userId: 1 }, name: 'app_user' },
+]);

@@ -1,0 +1,43 @@
+// Users: the local log-in behind a local account.
+import type { Id } from '../ids.ts';
+import { defineCollection } from '../db/mongo.ts';
+
+export type PostingPrivacy = 'public' | 'unlisted' | 'private' | 'direct';
+
+export interface UserDoc {
+  _id: Id;
+  accountId: Id;
+  email: string;
+  emailLower: string;
+  /** Pending new address while unconfirmed (POST /api/v1/emails/confirmations with `email`). */
+  unconfirmedEmail: string | null;
+  passwordHash: string;
+  confirmedAt: Date | null;
+  /** sha256 of the token in the e-mailed confirmation link; null once used. */
+  confirmationTokenHash: string | null;
+  confirmationSentAt: Date | null;
+  /** false while an administrator has to approve the sign-up (registrations mode "approved"). */
+  approved: boolean;
+  disabled: boolean;
+  roleId: Id | null;
+  locale: string | null;
+  /** The app the user signed up through, for the redirect after confirmation. */
+  createdByAppId: Id | null;
+  signUpIp: string | null;
+  /** Reason given at sign-up in approval mode. */
+  signUpReason: string | null;
+  settings: {
+    defaultPrivacy: PostingPrivacy;
+    defaultSensitive: boolean;
+    defaultLanguage: string | null;
+  };
+  lastSignInAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const users = defineCollection<UserDoc>('users', [
+  { key: { accountId: 1 }, name: 'account', unique: true },
+  { key: { emailLower: 1 }, name: 'email', unique: true },
+  { key: { confirmationTokenHash: 1 }, name: 'confirmation_token' },
+]);
