@@ -1,12 +1,18 @@
 // One Fastify plugin per API area. Add an area by writing `services/api/<area>/index.ts` that
-// exports a `FastifyPluginAsyncTypebox<AreaOptions>` and registering it here.
+// exports (default) a `FastifyPluginAsyncTypebox<AreaOptions>` and adding it to AREAS below.
 import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Core } from '../core/context.ts';
+import instanceArea from './instance/index.ts';
 
 export interface AreaOptions {
   core: Core;
 }
 
-export async function registerAreas(_app: FastifyInstance, _core: Core): Promise<void> {
-  // e.g. await app.register(accountsArea, { core });
+const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
+  instanceArea,
+];
+
+export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {
+  for (const area of AREAS) await app.register(area, { core });
 }

@@ -1,0 +1,27 @@
+// The limits this server enforces and advertises in /api/v2/instance `configuration` (Mastodon's
+// defaults). One place, so what clients are told is what the server does.
+export const LIMITS = {
+  accounts: { maxFeaturedTags: 10, maxPinnedStatuses: 5, maxDisplayNameLength: 30, maxNoteLength: 500, maxProfileFields: 4, profileFieldNameLimit: 255, profileFieldValueLimit: 255 },
+  statuses: { maxCharacters: 500, maxMediaAttachments: 4, charactersReservedPerUrl: 23 },
+  mediaAttachments: {
+    supportedMimeTypes: [
+      'image/jpeg', 'image/png', 'image/gif', 'image/heic', 'image/heif', 'image/webp', 'image/avif',
+      'video/webm', 'video/mp4', 'video/quicktime', 'video/ogg',
+      'audio/wave', 'audio/wav', 'audio/x-wav', 'audio/x-pn-wave', 'audio/vnd.wave', 'audio/ogg', 'audio/vorbis',
+      'audio/mpeg', 'audio/mp3', 'audio/webm', 'audio/flac', 'audio/aac', 'audio/m4a', 'audio/x-m4a', 'audio/mp4',
+      'audio/3gpp', 'video/x-ms-asf',
+    ],
+    descriptionLimit: 1500,
+    imageSizeLimit: 16 * 1024 * 1024,
+    imageMatrixLimit: 33_177_600,
+    videoSizeLimit: 99 * 1024 * 1024,
+    videoFrameRateLimit: 120,
+    videoMatrixLimit: 8_294_400,
+  },
+  polls: { maxOptions: 4, maxCharactersPerOption: 50, minExpiration: 300, maxExpiration: 2_629_746 },
+} as const;
+
+/** The Mastodon release whose API this server follows; clients parse it for feature detection. */
+export const MASTODON_API_VERSION = '4.4.0';
+/** `api_versions.mastodon`: only levels whose features are implemented (conventions §12). */
+export const MASTODON_API_LEVEL = 2;
