@@ -16,6 +16,9 @@ const registry = new Map<string, CollectionDef<Document>>();
 
 /** Declares a collection and its indexes. Call at module level in services/core/model. */
 export function defineCollection<T extends Document>(name: string, indexes: IndexDescription[] = []): CollectionDef<T> {
+  // Names make ensureIndexes idempotent (it skips existing indexes by name).
+  const unnamed = indexes.find((i) => !i.name);
+  if (unnamed) throw new Error(`index on ${name} ${JSON.stringify(unnamed.key)} needs a name`);
   const def: CollectionDef<T> = { name, indexes };
   registry.set(name, def as CollectionDef<Document>);
   return def;
@@ -36,16 +39,23 @@ export async function connectMongo(url: string): Promise<{ client: MongoClient; 
   return { client, db: client.db() };
 }
 
-/** Creates every declared index; idempotent. */
+/**
+ * Creates every declared index that does not exist yet; idempotent. Existing indexes are skipped by
+ * name rather than re-declared: FerretDB 1.x drops the connection on a repeated createIndexes.
+ */
 export async function ensureIndexes(db: Db): Promise<void> {
+  const existingCollections = new Set((await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name));
   for (const def of registry.values()) {
-    if (def.indexes.length === 0) {
+    if (!existingCollections.has(def.name)) {
       await db.createCollection(def.name).catch((err: { codeName?: string }) => {
         if (err.codeName !== 'NamespaceExists') throw err;
       });
-      continue;
     }
-    await db.collection(def.name).createIndexes(def.indexes);
+    if (def.indexes.length === 0) continue;
+    const coll = db.collection(def.name);
+    const present = new Set((await coll.indexes()).map((i) => i.name));
+    const missing = def.indexes.filter((i) => !present.has(i.name as string));
+    if (missing.length > 0) await coll.createIndexes(missing);
   }
 }
 
