@@ -16,7 +16,7 @@ export async function buildApi(core: Core): Promise<FastifyInstance> {
   // Routes use the TypeBox type provider: their input types come from their schemas.
   const app = Fastify({
     loggerInstance: core.logger.child({ role: 'api' }) as FastifyBaseLogger,
-    trustProxy: true,
+    trustProxy: core.config.trustedProxies,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w-]{1,64}$/.test(given) ? given : randomUUID();

@@ -22,6 +22,8 @@ export interface Config {
   /** Public base URL of the web domain, without a trailing slash. */
   baseUrl: string;
   bindHost: string;
+  /** Proxies whose X-Forwarded-For is believed (Mastodon's TRUSTED_PROXY_IP); loopback by default. */
+  trustedProxies: string;
   port: number;
   streamingPort: number;
   streamingApiBaseUrl: string | null;
@@ -128,6 +130,7 @@ export function loadConfig(env: Env = process.env): Config {
     localHttps,
     baseUrl: `${localHttps ? 'https' : 'http'}://${webDomain}`,
     bindHost: str(env, 'BIND', '127.0.0.1'),
+    trustedProxies: str(env, 'TRUSTED_PROXY_IP', 'loopback'),
     port,
     streamingPort: int(env, 'STREAMING_PORT', 4000, 1, 65535),
     streamingApiBaseUrl: streamingBase,
