@@ -62,10 +62,18 @@ export interface AccountDoc {
   suspendedAt: Date | null;
   silencedAt: Date | null;
   memorial: boolean;
+  /**
+   * Local accounts whose user is unconfirmed or awaiting approval: hidden from the REST API except
+   * lookup (filter with `visibleAccountFilter`). Kept on the account so reads need no join.
+   */
+  pendingUser: boolean;
   movedToAccountId: Id | null;
   createdAt: Date;
   updatedAt: Date;
 }
+
+/** Query fragment that leaves out accounts of unconfirmed or unapproved users. */
+export const visibleAccountFilter = { pendingUser: { $ne: true } } as const;
 
 export const accounts = defineCollection<AccountDoc>('accounts', [
   { key: { usernameLower: 1, domain: 1 }, name: 'username_domain', unique: true },

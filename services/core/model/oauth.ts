@@ -33,6 +33,11 @@ export interface AuthorizationCodeDoc {
 export interface AccessTokenDoc {
   _id: Id;
   tokenHash: string;
+  /**
+   * The token encrypted under a key derived from SECRET_KEY_BASE, so an identical grant can hand the
+   * same token back (Doorkeeper's reuse_access_token) while a database leak alone leaks no token.
+   */
+  tokenSealed: string | null;
   appId: Id;
   /** null for app tokens (client-credentials grant). */
   userId: Id | null;

@@ -1,0 +1,24 @@
+// E-mails are jobs: the producer renders the mail and records a `MailRequested` event through the
+// outbox; the mailer pipeline sends it over SMTP. Nothing sends mail inline.
+import type { NewEvent, Verification } from '../events/outbox.ts';
+import { renderMail } from './templates.ts';
+
+export type MailTemplate = 'confirmation' | 'approved';
+
+export interface MailRequest {
+  to: string;
+  template: MailTemplate;
+  /** Kafka key: mails to one recipient stay in order (e.g. the user id). */
+  key: string;
+  variables: Record<string, string>;
+}
+
+export function mailRequestedEvent(mail: MailRequest, verify: Verification): NewEvent<'MailRequested'> {
+  const rendered = renderMail(mail.template, mail.variables);
+  return {
+    type: 'MailRequested',
+    key: mail.key,
+    payload: { to: mail.to, subject: rendered.subject, text: rendered.text, html: rendered.html, template: mail.template },
+    verify,
+  };
+}

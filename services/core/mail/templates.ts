@@ -1,0 +1,42 @@
+// Rendering of the e-mails we send: subject, plain text and HTML from a template and its variables.
+// Variables are escaped in the HTML part.
+import type { MailTemplate } from './request.ts';
+
+export interface RenderedMail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+}
+
+function layout(title: string, paragraphs: string[], action?: { label: string; url: string }): string {
+  const body = paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n');
+  const button = action ? `<p><a href="${escapeHtml(action.url)}">${escapeHtml(action.label)}</a></p>` : '';
+  return `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body>\n<h1>${escapeHtml(title)}</h1>\n${body}\n${button}\n</body></html>`;
+}
+
+export function renderMail(template: MailTemplate, v: Record<string, string>): RenderedMail {
+  const instance = v.instance ?? 'Mastodon';
+  switch (template) {
+    case 'confirmation': {
+      const subject = `${instance}: Confirmation instructions for ${instance}`;
+      const lines = [
+        `Hi ${v.username ?? ''}, please confirm your e-mail address to finish signing up to ${instance}.`,
+        'To confirm, follow this link:',
+      ];
+      return {
+        subject,
+        text: `${lines.join('\n\n')}\n\n${v.link}\n\nIf this wasn't you, please ignore this e-mail.\n`,
+        html: layout('One more step!', [...lines.slice(0, 1), "If this wasn't you, please ignore this e-mail."], { label: 'Verify e-mail address', url: v.link ?? '' }),
+      };
+    }
+    case 'approved': {
+      const subject = `${instance}: Your account has been approved`;
+      const line = `Your account on ${instance} has been approved. You can now log in.`;
+      return { subject, text: `${line}\n\n${v.link ?? ''}\n`, html: layout('Welcome aboard!', [line], v.link ? { label: 'Log in', url: v.link } : undefined) };
+    }
+  }
+}

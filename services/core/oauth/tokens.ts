@@ -1,0 +1,79 @@
+// Access tokens. Stored as a sha256 hash (the lookup key) plus a sealed copy so that a grant for
+// the same app, user and scopes can hand back the existing token (Doorkeeper's reuse_access_token).
+import type { Core } from '../context.ts';
+import type { Id } from '../ids.ts';
+import { nextSerialId } from '../ids.ts';
+import { collection } from '../db/mongo.ts';
+import { accessTokens, type AccessTokenDoc } from '../model/oauth.ts';
+import { newSecret, hashSecret } from '../auth/tokens.ts';
+import { seal, unseal } from './seal.ts';
+
+export interface IssuedToken {
+  doc: AccessTokenDoc;
+  token: string;
+}
+
+function sameScopes(a: readonly string[], b: readonly string[]): boolean {
+  const sa = new Set(a);
+  const sb = new Set(b);
+  return sa.size === sb.size && [...sa].every((s) => sb.has(s));
+}
+
+export async function issueAccessToken(
+  core: Core,
+  input: { appId: Id; userId: Id | null; scopes: string[]; reuse?: boolean },
+): Promise<IssuedToken> {
+  if (input.reuse !== false) {
+    const candidates = await collection(core.db, accessTokens)
+      .find({ appId: input.appId, userId: input.userId, revokedAt: null })
+      .sort({ _id: -1 })
+      .limit(20)
+      .toArray();
+    for (const doc of candidates) {
+      if (!doc.tokenSealed || !sameScopes(doc.scopes, input.scopes)) continue;
+      const token = unseal(core.config.secretKeyBase, doc.tokenSealed);
+      if (token && hashSecret(token) === doc.tokenHash) return { doc, token };
+    }
+  }
+  const token = newSecret();
+  const doc: AccessTokenDoc = {
+    _id: await nextSerialId(core.db, 'oauth_tokens'),
+    tokenHash: hashSecret(token),
+    tokenSealed: seal(core.config.secretKeyBase, token),
+    appId: input.appId,
+    userId: input.userId,
+    scopes: [...new Set(input.scopes)],
+    createdAt: new Date(),
+    revokedAt: null,
+    lastUsedAt: null,
+  };
+  await collection(core.db, accessTokens).insertOne(doc);
+  return { doc, token };
+}
+
+/** Revokes a token of the given app (RFC 7009: unknown tokens are not an error). */
+export async function revokeAccessToken(core: Core, appId: Id, token: string): Promise<boolean> {
+  const res = await collection(core.db, accessTokens).updateOne(
+    { tokenHash: hashSecret(token), appId, revokedAt: null },
+    { $set: { revokedAt: new Date(), tokenSealed: null } },
+  );
+  return res.modifiedCount > 0;
+}
+
+/** Revokes every token of a user (e.g. when the login is disabled). */
+export async function revokeUserTokens(core: Core, userId: Id): Promise<void> {
+  await collection(core.db, accessTokens).updateMany(
+    { userId, revokedAt: null },
+    { $set: { revokedAt: new Date(), tokenSealed: null } },
+  );
+}
+
+/** The Token entity (POST /oauth/token, POST /api/v1/accounts). */
+export function tokenEntity(issued: IssuedToken): { access_token: string; token_type: 'Bearer'; scope: string; created_at: number } {
+  return {
+    access_token: issued.token,
+    token_type: 'Bearer',
+    scope: issued.doc.scopes.join(' '),
+    created_at: Math.floor(issued.doc.createdAt.getTime() / 1000),
+  };
+}

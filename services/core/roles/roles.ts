@@ -1,0 +1,84 @@
+// Role records: the built-in Owner/Admin/Moderator (created on first use) and custom roles.
+import type { Core } from '../context.ts';
+import type { Id } from '../ids.ts';
+import { nextSerialId } from '../ids.ts';
+import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { roles, type RoleDoc } from '../model/roles.ts';
+import { BUILT_IN_ROLES, DEFAULT_PERMISSIONS, hasPermission, type Permission } from './permissions.ts';
+
+/** The role users without a stored role have (Mastodon's "everyone", id -99). */
+export interface EffectiveRole {
+  id: string;
+  name: string;
+  color: string;
+  position: number;
+  permissions: number;
+  highlighted: boolean;
+}
+
+export const EVERYONE_ROLE: EffectiveRole = { id: '-99', name: '', color: '', position: -1, permissions: DEFAULT_PERMISSIONS, highlighted: false };
+
+export function toEffectiveRole(doc: RoleDoc): EffectiveRole {
+  return { id: String(doc._id), name: doc.name, color: doc.color, position: doc.position, permissions: doc.permissions, highlighted: doc.highlighted };
+}
+
+/** Creates the built-in roles when missing; idempotent and safe to race. */
+export async function ensureBuiltInRoles(core: Core): Promise<void> {
+  const coll = collection(core.db, roles);
+  for (const r of BUILT_IN_ROLES) {
+    if (await coll.findOne({ nameLower: r.name.toLowerCase() }, { projection: { _id: 1 } })) continue;
+    const now = new Date();
+    try {
+      await coll.insertOne({
+        _id: await nextSerialId(core.db, 'user_roles'),
+        name: r.name,
+        nameLower: r.name.toLowerCase(),
+        color: '',
+        position: r.position,
+        permissions: r.permissions,
+        highlighted: r.highlighted,
+        createdAt: now,
+        updatedAt: now,
+      });
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+    }
+  }
+}
+
+/** A role by name (case-insensitive), built-in ones included; null when there is none. */
+export async function findRoleByName(core: Core, name: string): Promise<RoleDoc | null> {
+  await ensureBuiltInRoles(core);
+  return collection(core.db, roles).findOne({ nameLower: name.trim().toLowerCase() });
+}
+
+export async function createRole(
+  core: Core,
+  input: { name: string; permissions: number; color?: string; position?: number; highlighted?: boolean },
+): Promise<RoleDoc> {
+  const now = new Date();
+  const doc: RoleDoc = {
+    _id: await nextSerialId(core.db, 'user_roles'),
+    name: input.name.trim(),
+    nameLower: input.name.trim().toLowerCase(),
+    color: input.color ?? '',
+    position: input.position ?? 0,
+    permissions: input.permissions,
+    highlighted: input.highlighted ?? false,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await collection(core.db, roles).insertOne(doc);
+  return doc;
+}
+
+/** The effective role of a user (everyone role when none or when the stored one vanished). */
+export async function roleOfUser(core: Core, user: { roleId: Id | null }): Promise<EffectiveRole> {
+  if (user.roleId === null) return EVERYONE_ROLE;
+  const doc = await collection(core.db, roles).findOne({ _id: user.roleId });
+  return doc ? toEffectiveRole(doc) : EVERYONE_ROLE;
+}
+
+export async function userCan(core: Core, user: { roleId: Id | null }, permission: Permission): Promise<boolean> {
+  return hasPermission((await roleOfUser(core, user)).permissions, permission);
+}

@@ -1,0 +1,78 @@
+// Administrator actions on users: approve a pending sign-up, confirm, change role, disable and
+// enable the login (a disabled login's tokens get 403 until it is enabled again). Each one is written to the admin action log.
+import type { Core } from '../context.ts';
+import type { Id } from '../ids.ts';
+import { nextSerialId } from '../ids.ts';
+import { collection } from '../db/mongo.ts';
+import { users, type UserDoc } from '../model/users.ts';
+import { accounts } from '../model/accounts.ts';
+import { adminActions, type AdminActionDoc } from '../model/adminActions.ts';
+import type { RoleDoc } from '../model/roles.ts';
+import { syncPendingFlag, confirmUser } from './confirmation.ts';
+
+/** The acting administrator's account id; null for the command line. */
+export type Actor = Id | null;
+
+export async function logAdminAction(
+  core: Core,
+  entry: Omit<AdminActionDoc, '_id' | 'createdAt' | 'details'> & { details?: AdminActionDoc['details'] },
+): Promise<void> {
+  await collection(core.db, adminActions).insertOne({
+    _id: await nextSerialId(core.db, 'admin_action_logs'),
+    details: {},
+    ...entry,
+    createdAt: new Date(),
+  });
+}
+
+async function usernameOf(core: Core, user: UserDoc): Promise<string> {
+  const account = await collection(core.db, accounts).findOne({ _id: user.accountId }, { projection: { username: 1 } });
+  return account?.username ?? String(user.accountId);
+}
+
+async function reload(core: Core, id: Id): Promise<UserDoc> {
+  const user = await collection(core.db, users).findOne({ _id: id });
+  if (!user) throw new Error(`user ${id} vanished`);
+  return user;
+}
+
+export async function approveUser(core: Core, user: UserDoc, actor: Actor): Promise<UserDoc> {
+  if (user.approved) return user;
+  await collection(core.db, users).updateOne({ _id: user._id }, { $set: { approved: true, updatedAt: new Date() } });
+  const updated = await reload(core, user._id);
+  await syncPendingFlag(core, updated);
+  await logAdminAction(core, { accountId: actor, action: 'approve', targetType: 'User', targetId: String(user._id), humanIdentifier: await usernameOf(core, user) });
+  return updated;
+}
+
+export async function confirmUserByAdmin(core: Core, user: UserDoc, actor: Actor): Promise<UserDoc> {
+  if (user.confirmedAt) return user;
+  const updated = await confirmUser(core, user);
+  await logAdminAction(core, { accountId: actor, action: 'confirm', targetType: 'User', targetId: String(user._id), humanIdentifier: await usernameOf(core, user) });
+  return updated;
+}
+
+export async function changeRole(core: Core, user: UserDoc, role: RoleDoc | null, actor: Actor): Promise<UserDoc> {
+  await collection(core.db, users).updateOne({ _id: user._id }, { $set: { roleId: role?._id ?? null, updatedAt: new Date() } });
+  await logAdminAction(core, {
+    accountId: actor,
+    action: 'change_role',
+    targetType: 'User',
+    targetId: String(user._id),
+    humanIdentifier: await usernameOf(core, user),
+    details: { role: role?.name ?? null },
+  });
+  return reload(core, user._id);
+}
+
+export async function setDisabled(core: Core, user: UserDoc, disabled: boolean, actor: Actor): Promise<UserDoc> {
+  await collection(core.db, users).updateOne({ _id: user._id }, { $set: { disabled, updatedAt: new Date() } });
+  await logAdminAction(core, {
+    accountId: actor,
+    action: disabled ? 'disable' : 'enable',
+    targetType: 'User',
+    targetId: String(user._id),
+    humanIdentifier: await usernameOf(core, user),
+  });
+  return reload(core, user._id);
+}
