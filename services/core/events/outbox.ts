@@ -13,6 +13,7 @@ const { EJSON } = BSON;
 import type { Logger } from '../logger.ts';
 import { defineCollection, collection } from '../db/mongo.ts';
 import type { EventName, EventPayload } from '../../../schemas/index.ts';
+import { eventCodec } from '../../../schemas/codec.ts';
 
 /** How the relay decides whether the write of a pending event happened. */
 export interface Verification {
@@ -86,8 +87,10 @@ export class Outbox {
       type: e.type,
       key: e.key,
       occurredAt: now,
-      payload: e.payload as Record<string, unknown>,
+      payload: e.payload as unknown as Record<string, unknown>,
     }));
+    // A payload its schema rejects fails here, before anything is written, rather than in the relay.
+    for (const r of records) eventCodec().encode(r.type, { ...r.payload, eventId: r.eventId, occurredAt: r.occurredAt });
     if (records.length > 0) {
       await collection(this.db, outboxCollection).insertMany(
         records.map((r, i) => ({

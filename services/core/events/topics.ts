@@ -1,0 +1,57 @@
+// Topic creation at start-up: every event topic (from the schemas' "topic" attributes) with the
+// configured partition count. Idempotent and safe to run from many processes at once; a topic that
+// exists with fewer partitions than configured is grown (partitions are never removed).
+import type { Admin, Kafka } from 'kafkajs';
+import type { Config } from '../config.ts';
+import { eventTopics } from '../../../schemas/index.ts';
+import { topicName } from './kafka.ts';
+
+/** Every coarse event topic, without the prefix. */
+export function eventTopicNames(): string[] {
+  return [...new Set(Object.values(eventTopics))].sort();
+}
+
+function isAlreadyExists(err: unknown): boolean {
+  const e = err as { type?: string; errors?: Array<{ type?: string }> };
+  if (e.type === 'TOPIC_ALREADY_EXISTS') return true;
+  return Array.isArray(e.errors) && e.errors.length > 0 && e.errors.every((x) => x.type === 'TOPIC_ALREADY_EXISTS');
+}
+
+/** Creates the given full topic names (or grows them to `partitions`). */
+export async function ensureTopicsWith(admin: Admin, topics: string[], partitions: number): Promise<void> {
+  if (topics.length === 0) return;
+  const existing = new Set(await admin.listTopics());
+  const missing = topics.filter((t) => !existing.has(t));
+  if (missing.length > 0) {
+    try {
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((topic) => ({ topic, numPartitions: partitions })),
+      });
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+    }
+  }
+  const present = topics.filter((t) => existing.has(t));
+  if (present.length === 0) return;
+  const meta = await admin.fetchTopicMetadata({ topics: present });
+  const grow = meta.topics
+    .filter((t) => t.partitions.length < partitions)
+    .map((t) => ({ topic: t.name, count: partitions }));
+  if (grow.length > 0) await admin.createPartitions({ topicPartitions: grow });
+}
+
+/** Creates every event topic of this deployment (prefix from the config). */
+export async function ensureEventTopics(kafka: Kafka, config: Config, extra: string[] = []): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await ensureTopicsWith(
+      admin,
+      [...eventTopicNames(), ...extra].map((t) => topicName(config, t)),
+      config.kafkaPartitions,
+    );
+  } finally {
+    await admin.disconnect();
+  }
+}
