@@ -18,3 +18,6 @@ import './statusEdits.ts';
 import './media.ts';
 import './polls.ts';
 import './scheduledStatuses.ts';
+import './roles.ts';
+import './settings.ts';
+import './adminActions.ts';
