@@ -3,14 +3,20 @@
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Core } from '../core/context.ts';
+import healthArea from './health/index.ts';
 import instanceArea from './instance/index.ts';
+import mediaArea from './media/index.ts';
+import filesArea from './files/index.ts';
 
 export interface AreaOptions {
   core: Core;
 }
 
 const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
+  healthArea, // first: its latency hook must see every area's routes
   instanceArea,
+  mediaArea,
+  filesArea,
 ];
 
 export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {

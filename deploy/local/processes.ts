@@ -1,0 +1,116 @@
+// Detached server processes with pid files under var/run: a server is stopped only when its pid
+// file says this setup started it and that process still works under this var/ directory.
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface Started {
+  pid: number;
+  /** The process's working directory: under var/, so a recycled pid is never mistaken for ours. */
+  cwd: string;
+}
+
+export function pidFile(runDir: string, name: string): string {
+  return join(runDir, `${name}.pid`);
+}
+
+export function readPidFile(runDir: string, name: string): Started | null {
+  const file = pidFile(runDir, name);
+  if (!existsSync(file)) return null;
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as Started;
+    return typeof parsed.pid === 'number' ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+export function isRunning(started: Started): boolean {
+  try {
+    // Servers may change directory below the one they were started in (redis-server --dir does).
+    return readlinkSync(`/proc/${started.pid}/cwd`).startsWith(started.cwd);
+  } catch {
+    return false;
+  }
+}
+
+export function startDetached(opts: {
+  name: string;
+  command: string;
+  args: string[];
+  runDir: string;
+  logFile: string;
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+}): Started {
+  mkdirSync(opts.runDir, { recursive: true });
+  const log = openSync(opts.logFile, 'a');
+  try {
+    const child = spawn(opts.command, opts.args, {
+      cwd: opts.cwd,
+      env: opts.env ?? process.env,
+      detached: true,
+      stdio: ['ignore', log, log],
+    });
+    if (child.pid === undefined) throw new Error(`could not start ${opts.command}`);
+    child.unref();
+    const started = { pid: child.pid, cwd: opts.cwd };
+    writeFileSync(pidFile(opts.runDir, opts.name), JSON.stringify(started));
+    return started;
+  } finally {
+    closeSync(log);
+  }
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`. Returns whether something was stopped. */
+export async function stopStarted(runDir: string, name: string, graceMs = 30_000): Promise<boolean> {
+  const started = readPidFile(runDir, name);
+  rmSync(pidFile(runDir, name), { force: true });
+  if (!started || !isRunning(started)) return false;
+  process.kill(started.pid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (isRunning(started) && Date.now() < deadline) await sleep(200);
+  if (isRunning(started)) process.kill(started.pid, 'SIGKILL');
+  while (isRunning(started)) await sleep(50);
+  return true;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A lock file so two `start`s (say, two test runs) do not race to start the same servers. */
+export async function withLock<T>(runDir: string, fn: () => Promise<T>, timeoutMs = 30 * 60_000): Promise<T> {
+  mkdirSync(runDir, { recursive: true });
+  const file = join(runDir, 'infra.lock');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const holder = Number(readFileSync(file, 'utf8'));
+      if (!Number.isInteger(holder) || !alive(holder)) {
+        rmSync(file, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${file} (held by pid ${holder})`, { cause: err });
+      await sleep(500);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

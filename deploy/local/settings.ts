@@ -1,0 +1,63 @@
+// Where the local servers live and listen. Everything they write stays under <root>/var; downloaded
+// and built artifacts are cached under ~/.cache/fedisrv (FEDISRV_CACHE) so later runs are warm.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { loadEnvironment } from '../../services/core/config.ts';
+
+export type ServerName = 'redis' | 'kafka' | 'mongo';
+
+export interface LocalInfraSettings {
+  root: string;
+  varDir: string;
+  runDir: string;
+  logDir: string;
+  cacheDir: string;
+  host: string;
+  ports: { redis: number; kafka: number; kafkaController: number; mongo: number };
+  /** Servers named by REDIS_URL / KAFKA_BROKERS / MONGO_URL: used as they are, never started here. */
+  external: Record<ServerName, boolean>;
+  kafkaJvmOptions: string[];
+}
+
+type Env = Record<string, string | undefined>;
+
+function port(env: Env, name: string, fallback: number): number {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new Error(`Invalid configuration: ${name} must be a port number, got "${v}"`);
+  return n;
+}
+
+/** `env` defaults to the process environment over `<root>/.env`, like the server's own configuration. */
+export function localInfraSettings(root: string, env: Env = loadEnvironment(join(root, '.env'))): LocalInfraSettings {
+  const varDir = join(root, 'var');
+  const kafka = port(env, 'KAFKA_PORT', 19092);
+  return {
+    root,
+    varDir,
+    runDir: join(varDir, 'run'),
+    logDir: join(varDir, 'log'),
+    cacheDir: env.FEDISRV_CACHE || join(homedir(), '.cache', 'fedisrv'),
+    host: '127.0.0.1',
+    ports: {
+      redis: port(env, 'REDIS_PORT', 6390),
+      kafka,
+      kafkaController: port(env, 'KAFKA_CONTROLLER_PORT', kafka + 1),
+      mongo: port(env, 'MONGO_PORT', 27018),
+    },
+    external: { redis: Boolean(env.REDIS_URL), kafka: Boolean(env.KAFKA_BROKERS), mongo: Boolean(env.MONGO_URL) },
+    kafkaJvmOptions: (env.KAFKA_JVM_OPTS ?? '-Xms256m -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:TieredStopAtLevel=1')
+      .split(/\s+/)
+      .filter(Boolean),
+  };
+}
+
+/** The connection settings for the servers this setup manages, in the server's variable names. */
+export function localInfraEnv(s: LocalInfraSettings): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (!s.external.redis) env.REDIS_URL = `redis://${s.host}:${s.ports.redis}/0`;
+  if (!s.external.kafka) env.KAFKA_BROKERS = `${s.host}:${s.ports.kafka}`;
+  if (!s.external.mongo) env.MONGO_URL = `mongodb://${s.host}:${s.ports.mongo}/fedi`;
+  return env;
+}

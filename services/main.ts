@@ -1,0 +1,127 @@
+// The one entry point: `node services/main.ts <role>` with role
+//   api               the Fastify REST/ActivityPub server (PORT)
+//   streaming         the uWebSockets.js streaming server (STREAMING_PORT)
+//   pipeline <name>   one consumer group from pipelines/index.ts
+//   all               all of the above in one process (the default; `npm start`)
+// SIGTERM/SIGINT drain: servers stop accepting and finish in-flight requests, pipelines commit
+// what they finished, connections close, exit 0.
+import { ConfigError, loadConfig, loadEnvironment, type Config } from './core/config.ts';
+import { createLogger, type Logger } from './core/logger.ts';
+import { createCore, type Core } from './core/context.ts';
+import { collectProcessMetrics } from './core/metrics.ts';
+import { createKafkaEventSink } from './core/events/kafkaSink.ts';
+import { buildApi } from './api/app.ts';
+import { startStreamingServer } from './streaming/server.ts';
+import { pipelines } from '../pipelines/index.ts';
+
+type Role = { kind: 'api' } | { kind: 'streaming' } | { kind: 'pipeline'; name: string } | { kind: 'all' };
+
+interface Part {
+  name: string;
+  stop(): Promise<void>;
+}
+
+const USAGE = 'usage: node services/main.ts [api | streaming | pipeline <name> | all]';
+const SHUTDOWN_LIMIT_MS = 30_000;
+
+/** Start-up problems the operator must fix: one line on stderr, exit code 1. */
+function die(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
+
+function parseRole(args: string[]): Role {
+  const [kind = 'all', name, ...rest] = args;
+  if (kind === 'pipeline') {
+    if (!name || rest.length > 0) die(`${USAGE} (pipelines: ${Object.keys(pipelines).join(', ') || 'none'})`);
+    if (!(name in pipelines)) die(`Unknown pipeline "${name}"; known: ${Object.keys(pipelines).join(', ') || 'none'}`);
+    return { kind, name };
+  }
+  if ((kind === 'api' || kind === 'streaming' || kind === 'all') && name === undefined) return { kind };
+  die(USAGE);
+}
+
+function readConfig(): Config {
+  try {
+    return loadConfig(loadEnvironment());
+  } catch (err) {
+    if (err instanceof ConfigError) die(err.message);
+    throw err;
+  }
+}
+
+async function startParts(role: Role, core: Core, logger: Logger, parts: Part[]): Promise<void> {
+  const { config } = core;
+  if (role.kind === 'api' || role.kind === 'all') {
+    const app = await buildApi(core);
+    await app.listen({ host: config.bindHost, port: config.port });
+    // close(): stop accepting, answer in-flight requests, close idle keep-alive connections.
+    parts.push({ name: 'api', stop: () => app.close() });
+  }
+  if (role.kind === 'streaming' || role.kind === 'all') {
+    const streaming = await startStreamingServer({ host: config.bindHost, port: config.streamingPort, logger });
+    parts.push({ name: 'streaming', stop: () => streaming.stop() });
+  }
+  const names = role.kind === 'pipeline' ? [role.name] : role.kind === 'all' ? Object.keys(pipelines) : [];
+  for (const name of names) {
+    const running = await pipelines[name](core);
+    parts.push({ name: `pipeline ${name}`, stop: () => running.stop() });
+  }
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const role = parseRole(process.argv.slice(2));
+  const logger = createLogger(config.logLevel, 'fedisrv');
+  collectProcessMetrics();
+
+  const parts: Part[] = [];
+  let core: Core | null = null;
+  let stopping: Promise<void> | null = null;
+
+  const shutdown = (signal: string) => {
+    stopping ??= (async () => {
+      logger.info({ signal }, 'shutting down');
+      const limit = setTimeout(() => {
+        logger.error('shutdown took too long, exiting');
+        process.exit(1);
+      }, SHUTDOWN_LIMIT_MS);
+      limit.unref();
+      let failed = false;
+      // Servers and pipelines drain side by side; the shared connections close last.
+      await Promise.all(
+        parts.map((p) =>
+          p.stop().catch((err: unknown) => {
+            failed = true;
+            logger.error({ err, part: p.name }, 'stop failed');
+          }),
+        ),
+      );
+      await core?.close().catch((err: unknown) => {
+        failed = true;
+        logger.error({ err }, 'closing connections failed');
+      });
+      logger.info('stopped');
+      process.exit(failed ? 1 : 0);
+    })();
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+
+  try {
+    // Creating the sink also creates the event topics (configured partition count).
+    const sink = await createKafkaEventSink(config, logger);
+    core = await createCore(config, { sink, logger });
+    await startParts(role, core, logger, parts);
+  } catch (err) {
+    if (stopping) return;
+    logger.error({ err }, 'start-up failed');
+    die(`Start-up failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  logger.info(
+    { role: role.kind === 'pipeline' ? `pipeline ${role.name}` : role.kind, port: config.port, streamingPort: config.streamingPort },
+    `fedisrv started: ${parts.map((p) => p.name).join(', ')}`,
+  );
+}
+
+void main();
