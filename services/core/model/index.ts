@@ -5,3 +5,6 @@ import './oauth.ts';
 import './roles.ts';
 import './settings.ts';
 import './adminActions.ts';
+import './media.ts';
+import './polls.ts';
+import './scheduledStatuses.ts';

@@ -1,0 +1,290 @@
+// Media attachments: upload, processing by the media pipeline, attaching to statuses and the
+// attribute edits (description, focus) allowed before and after posting.
+import type { Core } from '../context.ts';
+import type { Id } from '../ids.ts';
+import { nextSerialId } from '../ids.ts';
+import { collection } from '../db/mongo.ts';
+import { mediaAttachments, type MediaAttachmentDoc, type MediaType } from '../model/media.ts';
+import { LIMITS } from '../instance/limits.ts';
+import { ApiError, notFound, validationFailed } from '../../api/errors.ts';
+import { storageFor, randomFileName } from './storage.ts';
+import { MediaRejectedError } from './errors.ts';
+import { inspectUpload, processMedia, processedInline, mediaKeyPrefix, type SniffedKind } from './process.ts';
+
+export const MAX_ATTACHMENTS = LIMITS.statuses.maxMediaAttachments;
+
+export interface MediaAttributes {
+  description?: string | null;
+  /** Parsed focus point; see parseFocus. */
+  focus?: { x: number; y: number } | null;
+}
+
+/** Mastodon's `focus` parameter: "x,y" with both in -1.0..1.0. Null for absent/empty. */
+export function parseFocus(value: unknown): { x: number; y: number } | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value !== 'string') throw validationFailed('Focus is invalid');
+  const m = /^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$/.exec(value);
+  if (!m) throw validationFailed('Focus is invalid');
+  const x = Number(m[1]);
+  const y = Number(m[2]);
+  if (!(x >= -1 && x <= 1 && y >= -1 && y <= 1)) throw validationFailed('Focus must be between -1.0 and 1.0');
+  return { x, y };
+}
+
+/** Description (alt text): plain text up to the instance limit; "" means none. */
+export function normalizeDescription(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') throw validationFailed('Description is invalid');
+  const text = value.replace(/\r\n?/g, '\n');
+  if ([...text].length > LIMITS.mediaAttachments.descriptionLimit) {
+    throw validationFailed(`Description is too long (maximum is ${LIMITS.mediaAttachments.descriptionLimit} characters)`);
+  }
+  return text === '' ? null : text;
+}
+
+function typeOfKind(kind: SniffedKind): MediaType {
+  switch (kind) {
+    case 'image':
+      return 'image';
+    case 'animated-gif':
+      return 'gifv';
+    case 'video':
+      return 'video';
+    case 'audio':
+      return 'audio';
+  }
+}
+
+export interface UploadOptions {
+  description?: unknown;
+  focus?: unknown;
+  /** v1 upload: always process before answering. v2: images inline, the rest through the pipeline. */
+  synchronous: boolean;
+}
+
+/** Stores and (inline or through the media pipeline) processes an upload of a local account. */
+export async function createMediaAttachment(core: Core, accountId: Id, data: Buffer, opts: UploadOptions): Promise<MediaAttachmentDoc> {
+  const description = normalizeDescription(opts.description);
+  const focus = parseFocus(opts.focus);
+  let sniffed;
+  try {
+    sniffed = await inspectUpload(data);
+  } catch (err) {
+    if (err instanceof MediaRejectedError) throw validationFailed(err.message);
+    throw err;
+  }
+  const id = await nextSerialId(core.db, 'media_attachments');
+  const now = new Date();
+  const coll = collection(core.db, mediaAttachments);
+  const storage = storageFor(core);
+  const base: MediaAttachmentDoc = {
+    _id: id,
+    accountId,
+    statusId: null,
+    scheduledStatusId: null,
+    type: typeOfKind(sniffed.kind),
+    processing: 'queued',
+    processingError: null,
+    files: { original: null, small: null, contentType: null, upload: null, fileSize: null },
+    meta: focus ? { focus } : null,
+    description,
+    blurhash: null,
+    remoteUrl: null,
+    previewRemoteUrl: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+
+  if (opts.synchronous || processedInline(sniffed.kind)) {
+    let processed;
+    try {
+      processed = await processMedia(storage, id, data);
+    } catch (err) {
+      if (err instanceof MediaRejectedError) throw validationFailed(err.message);
+      throw err;
+    }
+    const doc: MediaAttachmentDoc = {
+      ...base,
+      type: processed.type,
+      processing: 'complete',
+      files: { original: processed.original, small: processed.small, contentType: processed.contentType, upload: null, fileSize: processed.fileSize },
+      meta: focus ? { ...processed.meta, focus } : processed.meta,
+      blurhash: processed.blurhash,
+    };
+    await coll.insertOne(doc);
+    return doc;
+  }
+
+  // Slow kinds: keep the raw upload where every media pipeline process can read it, then queue it.
+  const uploadKey = `${mediaKeyPrefix(id)}/upload/${randomFileName('bin')}`;
+  await storage.put(uploadKey, data, 'application/octet-stream');
+  const doc: MediaAttachmentDoc = { ...base, files: { ...base.files, upload: uploadKey } };
+  await core.outbox.write(
+    [
+      {
+        type: 'MediaProcessRequested',
+        key: String(accountId),
+        payload: { mediaId: String(id), accountId: String(accountId) },
+        verify: { collection: mediaAttachments.name, filter: { _id: id }, expect: 'exists' },
+      },
+    ],
+    async () => {
+      await coll.insertOne(doc);
+    },
+  );
+  return doc;
+}
+
+/**
+ * The media pipeline's job: processes a queued upload. Idempotent (a redelivered event for a
+ * finished attachment does nothing). Returns the final state, or null when the record is gone.
+ */
+export async function processQueuedMedia(core: Core, mediaId: Id): Promise<MediaAttachmentDoc | null> {
+  const coll = collection(core.db, mediaAttachments);
+  const doc = await coll.findOne({ _id: mediaId });
+  if (!doc) return null;
+  if (doc.processing === 'complete' || doc.processing === 'failed') return doc;
+  const storage = storageFor(core);
+  const data = doc.files.upload ? await storage.get(doc.files.upload) : null;
+  let update: Partial<MediaAttachmentDoc>;
+  if (!data) {
+    update = { processing: 'failed', processingError: 'File is missing' };
+  } else {
+    await coll.updateOne({ _id: mediaId, processing: 'queued' }, { $set: { processing: 'in_progress', updatedAt: new Date() } });
+    try {
+      const p = await processMedia(storage, mediaId, data);
+      const focus = doc.meta?.focus;
+      update = {
+        type: p.type,
+        processing: 'complete',
+        processingError: null,
+        files: { original: p.original, small: p.small, contentType: p.contentType, upload: null, fileSize: p.fileSize },
+        meta: focus ? { ...p.meta, focus } : p.meta,
+        blurhash: p.blurhash,
+      };
+    } catch (err) {
+      if (!(err instanceof MediaRejectedError)) throw err;
+      update = { processing: 'failed', processingError: err.message };
+    }
+  }
+  const state = update.processing as 'complete' | 'failed';
+  const finished = await core.outbox.write(
+    [
+      {
+        type: 'MediaProcessed',
+        key: String(doc.accountId),
+        payload: {
+          mediaId: String(mediaId),
+          accountId: String(doc.accountId),
+          mediaType: update.type ?? doc.type,
+          state,
+          statusId: doc.statusId === null ? null : String(doc.statusId),
+        },
+        verify: { collection: mediaAttachments.name, filter: { _id: mediaId, processing: state }, expect: 'exists' },
+      },
+    ],
+    () =>
+      coll.findOneAndUpdate(
+        { _id: mediaId, processing: { $in: ['queued', 'in_progress'] } },
+        { $set: { ...update, updatedAt: new Date() } },
+        { returnDocument: 'after' },
+      ),
+  );
+  if (doc.files.upload && finished) await storage.delete(doc.files.upload).catch(() => undefined);
+  return finished ?? (await coll.findOne({ _id: mediaId }));
+}
+
+/** An attachment of the account, or 404 (other users' media does not exist for the caller). */
+export async function findOwnMedia(core: Core, accountId: Id, id: Id): Promise<MediaAttachmentDoc> {
+  const doc = await collection(core.db, mediaAttachments).findOne({ _id: id, accountId });
+  if (!doc) throw notFound();
+  return doc;
+}
+
+/**
+ * The attachments for a new or edited status, in the order given. 422 for more than four, and for
+ * ids that are unknown, someone else's, attached to another status, or still processing.
+ * Media held by a scheduled status may be posted (the scheduler posts it that way).
+ */
+export async function loadAttachmentsForPosting(core: Core, accountId: Id, ids: Id[], opts: { statusId?: Id } = {}): Promise<MediaAttachmentDoc[]> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return [];
+  if (unique.length > MAX_ATTACHMENTS) throw validationFailed(`Media attachments can't be more than ${MAX_ATTACHMENTS}`);
+  const found = await collection(core.db, mediaAttachments)
+    .find({ _id: { $in: unique }, accountId })
+    .toArray();
+  const byId = new Map(found.map((d) => [d._id, d]));
+  const docs: MediaAttachmentDoc[] = [];
+  for (const id of unique) {
+    const doc = byId.get(id);
+    if (!doc) throw validationFailed('Media attachments are invalid');
+    if (doc.statusId !== null && doc.statusId !== opts.statusId) throw validationFailed('Media attachments are invalid');
+    if (doc.processing === 'failed') throw validationFailed('Media attachments are invalid');
+    if (doc.processing !== 'complete') throw new ApiError(422, 'Cannot attach files that have not finished processing. Try again in a moment!');
+    docs.push(doc);
+  }
+  return docs;
+}
+
+/** Attaches media to a (just created or edited) status. */
+export async function attachToStatus(core: Core, ids: Id[], statusId: Id): Promise<void> {
+  if (ids.length === 0) return;
+  await collection(core.db, mediaAttachments).updateMany(
+    { _id: { $in: ids }, $or: [{ statusId: null }, { statusId }] },
+    { $set: { statusId, scheduledStatusId: null, updatedAt: new Date() } },
+  );
+}
+
+/** Releases media an edit removed from a status (they become unattached, as Mastodon keeps them). */
+export async function detachFromStatus(core: Core, ids: Id[], statusId: Id): Promise<void> {
+  if (ids.length === 0) return;
+  await collection(core.db, mediaAttachments).updateMany({ _id: { $in: ids }, statusId }, { $set: { statusId: null, updatedAt: new Date() } });
+}
+
+/** Reserves media for a scheduled status (they stay unattached until it is published). */
+export async function holdForScheduledStatus(core: Core, ids: Id[], scheduledStatusId: Id): Promise<void> {
+  if (ids.length === 0) return;
+  await collection(core.db, mediaAttachments).updateMany(
+    { _id: { $in: ids }, statusId: null },
+    { $set: { scheduledStatusId, updatedAt: new Date() } },
+  );
+}
+
+/** Description and focus edits: before posting, on a posted status's media and on a scheduled one's. */
+export async function updateAttachmentAttributes(
+  core: Core,
+  accountId: Id,
+  id: Id,
+  attrs: { description?: unknown; focus?: unknown },
+): Promise<MediaAttachmentDoc> {
+  const set: Record<string, unknown> = { updatedAt: new Date() };
+  const unset: Record<string, ''> = {};
+  if (attrs.description !== undefined) set.description = normalizeDescription(attrs.description);
+  if (attrs.focus !== undefined) {
+    const focus = parseFocus(attrs.focus);
+    if (focus) set['meta.focus'] = focus;
+    else unset['meta.focus'] = '';
+  }
+  const coll = collection(core.db, mediaAttachments);
+  const existing = await coll.findOne({ _id: id, accountId });
+  if (!existing) throw notFound();
+  // `meta` may be null (queued uploads); $set on a path under null fails, so start an object.
+  if (set['meta.focus'] !== undefined && !existing.meta) {
+    delete set['meta.focus'];
+    set.meta = { focus: parseFocus(attrs.focus) };
+  }
+  if (unset['meta.focus'] !== undefined && !existing.meta) delete unset['meta.focus'];
+  const update: Record<string, unknown> = { $set: set };
+  if (Object.keys(unset).length > 0) update.$unset = unset;
+  const doc = await coll.findOneAndUpdate({ _id: id, accountId }, update, { returnDocument: 'after' });
+  if (!doc) throw notFound();
+  return doc;
+}
+
+/** Attachments by id, in the given order (missing ones skipped): for presenters. */
+export async function loadAttachments(core: Core, ids: Id[]): Promise<MediaAttachmentDoc[]> {
+  if (ids.length === 0) return [];
+  const found = await collection(core.db, mediaAttachments).find({ _id: { $in: ids } }).toArray();
+  const byId = new Map(found.map((d) => [d._id, d]));
+  return ids.map((id) => byId.get(id)).filter((d): d is MediaAttachmentDoc => d !== undefined);
+}

@@ -1,0 +1,50 @@
+// Polls belong to one status. Votes are one document per voter (all their choices), unique per
+// (poll, account): the unique index is what stops double voting under concurrency. Tallies on the
+// poll are maintained with $inc when a vote lands.
+import type { Id } from '../ids.ts';
+import { defineCollection } from '../db/mongo.ts';
+
+export interface PollDoc {
+  _id: Id;
+  statusId: Id;
+  accountId: Id;
+  options: string[];
+  multiple: boolean;
+  hideTotals: boolean;
+  /** null: never ends. */
+  expiresAt: Date | null;
+  /** Set by the scheduler when the poll ended and its PollExpired event went out. */
+  closedAt: Date | null;
+  /** Votes per option, same order as options. */
+  tallies: number[];
+  /** Total choices made (Mastodon's votes_count). */
+  votesCount: number;
+  /** Distinct voters. */
+  votersCount: number;
+  /** Incremented when an edit changes options and resets votes; votes of older versions do not count. */
+  version: number;
+  /** ActivityPub: remote polls keep their server's counts. */
+  remote: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface PollVoteDoc {
+  _id: Id;
+  pollId: Id;
+  accountId: Id;
+  /** Indexes into options. */
+  choices: number[];
+  /** ActivityPub ids of the vote notes (remote voters / our votes on remote polls). */
+  uri: string | null;
+  createdAt: Date;
+}
+
+export const polls = defineCollection<PollDoc>('polls', [
+  { key: { statusId: 1 }, name: 'status' },
+  { key: { closedAt: 1, expiresAt: 1 }, name: 'open_expiry' },
+]);
+
+export const pollVotes = defineCollection<PollVoteDoc>('poll_votes', [
+  { key: { pollId: 1, accountId: 1 }, name: 'poll_account', unique: true },
+]);
