@@ -1,0 +1,87 @@
+// Read side of the social graph, as the visibility rules need it. Writes (follow, block, mute
+// APIs) belong to their own operations; `recordFollow` is the bare write those and tests share.
+import type { Core } from '../context.ts';
+import type { Id } from '../ids.ts';
+import { nextSerialId } from '../ids.ts';
+import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { follows } from '../model/follows.ts';
+import { blocks } from '../model/blocks.ts';
+import { mutes } from '../model/mutes.ts';
+
+export async function isFollowing(core: Core, accountId: Id, targetAccountId: Id): Promise<boolean> {
+  return (await collection(core.db, follows).countDocuments({ accountId, targetAccountId }, { limit: 1 })) > 0;
+}
+
+export async function isBlocking(core: Core, accountId: Id, targetAccountId: Id): Promise<boolean> {
+  return (await collection(core.db, blocks).countDocuments({ accountId, targetAccountId }, { limit: 1 })) > 0;
+}
+
+export async function isMuting(core: Core, accountId: Id, targetAccountId: Id, now = new Date()): Promise<boolean> {
+  const mute = await collection(core.db, mutes).findOne({ accountId, targetAccountId });
+  return mute !== null && (mute.expiresAt === null || mute.expiresAt > now);
+}
+
+/** Which of `targetIds` the account follows. */
+export async function followedAmong(core: Core, accountId: Id, targetIds: Id[]): Promise<Set<bigint>> {
+  if (targetIds.length === 0) return new Set();
+  const found = await collection(core.db, follows)
+    .find({ accountId, targetAccountId: { $in: targetIds } }, { projection: { targetAccountId: 1 } })
+    .toArray();
+  return new Set(found.map((f) => f.targetAccountId));
+}
+
+/** Which of `accountIds` block `targetAccountId`. */
+export async function blockersAmong(core: Core, accountIds: Id[], targetAccountId: Id): Promise<Set<bigint>> {
+  if (accountIds.length === 0) return new Set();
+  const found = await collection(core.db, blocks)
+    .find({ accountId: { $in: accountIds }, targetAccountId }, { projection: { accountId: 1 } })
+    .toArray();
+  return new Set(found.map((b) => b.accountId));
+}
+
+/** Which of `targetIds` the account blocks. */
+export async function blockedAmong(core: Core, accountId: Id, targetIds: Id[]): Promise<Set<bigint>> {
+  if (targetIds.length === 0) return new Set();
+  const found = await collection(core.db, blocks)
+    .find({ accountId, targetAccountId: { $in: targetIds } }, { projection: { targetAccountId: 1 } })
+    .toArray();
+  return new Set(found.map((b) => b.targetAccountId));
+}
+
+/** Inserts a follow if none exists (no events, no counters): the core of the follow operation. */
+export async function recordFollow(
+  core: Core,
+  accountId: Id,
+  targetAccountId: Id,
+  opts: { showReblogs?: boolean; notify?: boolean; uri?: string | null } = {},
+): Promise<void> {
+  try {
+    await collection(core.db, follows).insertOne({
+      _id: await nextSerialId(core.db, 'follows'),
+      accountId,
+      targetAccountId,
+      showReblogs: opts.showReblogs ?? true,
+      notify: opts.notify ?? false,
+      languages: null,
+      uri: opts.uri ?? null,
+      createdAt: new Date(),
+    });
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+  }
+}
+
+/** Inserts a block if none exists (no events): the core of the block operation. */
+export async function recordBlock(core: Core, accountId: Id, targetAccountId: Id): Promise<void> {
+  try {
+    await collection(core.db, blocks).insertOne({
+      _id: await nextSerialId(core.db, 'blocks'),
+      accountId,
+      targetAccountId,
+      uri: null,
+      createdAt: new Date(),
+    });
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+  }
+}

@@ -1,0 +1,47 @@
+// Muting the notifications of a conversation (thread). Statuses without a conversation (some
+// remote ones) cannot be muted: a validation error, as in Mastodon.
+import type { Core } from '../context.ts';
+import { nextSerialId } from '../ids.ts';
+import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import type { AccountDoc } from '../model/accounts.ts';
+import type { StatusDoc } from '../model/statuses.ts';
+import { conversationMutes } from '../model/conversations.ts';
+import { statusValidation } from '../statuses/errors.ts';
+import type { NewEvent } from '../events/outbox.ts';
+
+function muteEvent(type: 'ConversationMuted' | 'ConversationUnmuted', account: AccountDoc, status: StatusDoc, conversationId: bigint): NewEvent {
+  return {
+    type,
+    key: String(account._id),
+    payload: { accountId: String(account._id), conversationId: String(conversationId), statusId: String(status._id) },
+    verify: { collection: 'conversation_mutes', filter: { accountId: account._id, conversationId }, expect: type === 'ConversationMuted' ? 'exists' : 'absent' },
+  };
+}
+
+function conversationOf(status: StatusDoc): bigint {
+  if (status.conversationId === null) throw statusValidation('Conversation must exist');
+  return status.conversationId;
+}
+
+export async function muteConversation(core: Core, account: AccountDoc, status: StatusDoc): Promise<void> {
+  const conversationId = conversationOf(status);
+  const coll = collection(core.db, conversationMutes);
+  if (await coll.findOne({ accountId: account._id, conversationId })) return;
+  const id = await nextSerialId(core.db, 'conversation_mutes');
+  await core.outbox.write([muteEvent('ConversationMuted', account, status, conversationId)], async () => {
+    try {
+      await coll.insertOne({ _id: id, accountId: account._id, conversationId, createdAt: new Date() });
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+    }
+  });
+}
+
+export async function unmuteConversation(core: Core, account: AccountDoc, status: StatusDoc): Promise<void> {
+  const conversationId = conversationOf(status);
+  const coll = collection(core.db, conversationMutes);
+  if (!(await coll.findOne({ accountId: account._id, conversationId }))) return;
+  await core.outbox.write([muteEvent('ConversationUnmuted', account, status, conversationId)], async () => {
+    await coll.deleteOne({ accountId: account._id, conversationId });
+  });
+}

@@ -1,0 +1,67 @@
+// Favourites and bookmarks. Favouriting needs Mastodon's `favourite?` policy; undoing works even
+// when the caller lost access to the status (the record is theirs).
+import type { Core } from '../context.ts';
+import { nextSerialId } from '../ids.ts';
+import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import type { AccountDoc } from '../model/accounts.ts';
+import { statuses, type StatusDoc } from '../model/statuses.ts';
+import { favourites, type FavouriteDoc } from '../model/favourites.ts';
+import { bookmarks } from '../model/bookmarks.ts';
+import { canFavourite } from '../statuses/visibility.ts';
+import { statusForbidden } from '../statuses/errors.ts';
+import type { NewEvent } from '../events/outbox.ts';
+
+function favouriteEvent(type: 'FavouriteCreated' | 'FavouriteDeleted', fav: FavouriteDoc, status: StatusDoc): NewEvent {
+  const base = { favouriteId: String(fav._id), accountId: String(fav.accountId), statusId: String(status._id), statusAccountId: String(status.accountId) };
+  return type === 'FavouriteCreated'
+    ? { type, key: String(fav.accountId), payload: { ...base, createdAt: fav.createdAt }, verify: { collection: 'favourites', filter: { _id: fav._id }, expect: 'exists' } }
+    : { type, key: String(fav.accountId), payload: base, verify: { collection: 'favourites', filter: { _id: fav._id }, expect: 'absent' } };
+}
+
+/** Favourites a visible status (idempotent). The caller has checked visibility (404 otherwise). */
+export async function favouriteStatus(core: Core, account: AccountDoc, status: StatusDoc): Promise<void> {
+  if (!(await canFavourite(core, account, status))) throw statusForbidden();
+  const coll = collection(core.db, favourites);
+  if (await coll.findOne({ accountId: account._id, statusId: status._id })) return;
+  const fav: FavouriteDoc = { _id: await nextSerialId(core.db, 'favourites'), accountId: account._id, statusId: status._id, createdAt: new Date() };
+  await core.outbox.write([favouriteEvent('FavouriteCreated', fav, status)], async () => {
+    try {
+      await coll.insertOne(fav);
+    } catch (err) {
+      if (isDuplicateKeyError(err)) return; // a concurrent request won; its event stands, ours is dropped by the relay check
+      throw err;
+    }
+    await collection(core.db, statuses).updateOne({ _id: status._id }, { $inc: { favouritesCount: 1 } });
+  });
+}
+
+export async function unfavouriteStatus(core: Core, account: AccountDoc, status: StatusDoc): Promise<void> {
+  const coll = collection(core.db, favourites);
+  const fav = await coll.findOne({ accountId: account._id, statusId: status._id });
+  if (!fav) return;
+  await core.outbox.write([favouriteEvent('FavouriteDeleted', fav, status)], async () => {
+    const res = await coll.deleteOne({ _id: fav._id });
+    if (res.deletedCount > 0) await collection(core.db, statuses).updateOne({ _id: status._id }, { $inc: { favouritesCount: -1 } });
+  });
+}
+
+export async function hasFavourited(core: Core, account: AccountDoc, status: StatusDoc): Promise<boolean> {
+  return (await collection(core.db, favourites).countDocuments({ accountId: account._id, statusId: status._id }, { limit: 1 })) > 0;
+}
+
+/** Bookmarks are private: no event. */
+export async function bookmarkStatus(core: Core, account: AccountDoc, status: StatusDoc): Promise<void> {
+  try {
+    await collection(core.db, bookmarks).insertOne({ _id: await nextSerialId(core.db, 'bookmarks'), accountId: account._id, statusId: status._id, createdAt: new Date() });
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+  }
+}
+
+export async function unbookmarkStatus(core: Core, account: AccountDoc, status: StatusDoc): Promise<void> {
+  await collection(core.db, bookmarks).deleteOne({ accountId: account._id, statusId: status._id });
+}
+
+export async function hasBookmarked(core: Core, account: AccountDoc, status: StatusDoc): Promise<boolean> {
+  return (await collection(core.db, bookmarks).countDocuments({ accountId: account._id, statusId: status._id }, { limit: 1 })) > 0;
+}

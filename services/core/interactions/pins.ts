@@ -1,0 +1,45 @@
+// Pinning own statuses to the profile (public, unlisted and private; never direct or reblogs).
+import type { Core } from '../context.ts';
+import { nextSerialId } from '../ids.ts';
+import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import type { AccountDoc } from '../model/accounts.ts';
+import type { StatusDoc } from '../model/statuses.ts';
+import { pins } from '../model/pins.ts';
+import { LIMITS } from '../instance/limits.ts';
+import { statusValidation } from '../statuses/errors.ts';
+import type { NewEvent } from '../events/outbox.ts';
+
+function pinEvent(type: 'StatusPinned' | 'StatusUnpinned', account: AccountDoc, status: StatusDoc): NewEvent {
+  return {
+    type,
+    key: String(account._id),
+    payload: { accountId: String(account._id), statusId: String(status._id), statusUri: status.uri },
+    verify: { collection: 'status_pins', filter: { accountId: account._id, statusId: status._id }, expect: type === 'StatusPinned' ? 'exists' : 'absent' },
+  };
+}
+
+export async function pinStatus(core: Core, account: AccountDoc, status: StatusDoc): Promise<void> {
+  if (status.accountId !== account._id || status.reblogOfId !== null) throw statusValidation("Someone else's post cannot be pinned");
+  if (status.visibility === 'direct') throw statusValidation('Posts that are only visible to mentioned users cannot be pinned');
+  const coll = collection(core.db, pins);
+  if (await coll.findOne({ accountId: account._id, statusId: status._id })) return;
+  if ((await coll.countDocuments({ accountId: account._id })) >= LIMITS.accounts.maxPinnedStatuses) {
+    throw statusValidation('You have already pinned the maximum number of posts');
+  }
+  const id = await nextSerialId(core.db, 'status_pins');
+  await core.outbox.write([pinEvent('StatusPinned', account, status)], async () => {
+    try {
+      await coll.insertOne({ _id: id, accountId: account._id, statusId: status._id, createdAt: new Date() });
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+    }
+  });
+}
+
+export async function unpinStatus(core: Core, account: AccountDoc, status: StatusDoc): Promise<void> {
+  const coll = collection(core.db, pins);
+  if (!(await coll.findOne({ accountId: account._id, statusId: status._id }))) return;
+  await core.outbox.write([pinEvent('StatusUnpinned', account, status)], async () => {
+    await coll.deleteOne({ accountId: account._id, statusId: status._id });
+  });
+}

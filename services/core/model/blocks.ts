@@ -1,0 +1,16 @@
+// Account blocks. Minimal for visibility rules; the block API (a later issue) extends it.
+import type { Id } from '../ids.ts';
+import { defineCollection } from '../db/mongo.ts';
+
+export interface BlockDoc {
+  _id: Id;
+  accountId: Id;
+  targetAccountId: Id;
+  uri: string | null;
+  createdAt: Date;
+}
+
+export const blocks = defineCollection<BlockDoc>('blocks', [
+  { key: { accountId: 1, targetAccountId: 1 }, name: 'account_target', unique: true },
+  { key: { targetAccountId: 1 }, name: 'target' },
+]);

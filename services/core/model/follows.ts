@@ -1,0 +1,20 @@
+// Follows (accepted). Minimal for visibility rules; the follow API (a later issue) extends it.
+import type { Id } from '../ids.ts';
+import { defineCollection } from '../db/mongo.ts';
+
+export interface FollowDoc {
+  _id: Id;
+  accountId: Id;
+  targetAccountId: Id;
+  showReblogs: boolean;
+  notify: boolean;
+  languages: string[] | null;
+  /** ActivityPub id of the Follow activity. */
+  uri: string | null;
+  createdAt: Date;
+}
+
+export const follows = defineCollection<FollowDoc>('follows', [
+  { key: { accountId: 1, targetAccountId: 1 }, name: 'account_target', unique: true },
+  { key: { targetAccountId: 1, _id: -1 }, name: 'target' },
+]);

@@ -1,0 +1,84 @@
+// Statuses: local and remote posts and reblogs in one collection. A reblog is a status of its own
+// (`reblogOfId` set, no text). Deletes are soft (`deletedAt`) so the outbox relay can verify them
+// and consumers can still read what was removed.
+import type { Id } from '../ids.ts';
+import { defineCollection } from '../db/mongo.ts';
+
+export type Visibility = 'public' | 'unlisted' | 'private' | 'direct';
+export const VISIBILITIES: readonly Visibility[] = ['public', 'unlisted', 'private', 'direct'];
+
+export interface StatusMention {
+  accountId: Id;
+  username: string;
+  /** `user` for local accounts, `user@domain` for remote ones. */
+  acct: string;
+  url: string;
+}
+
+export interface StatusTag {
+  id: Id;
+  /** As written in the text (case preserved). */
+  name: string;
+}
+
+export interface StatusDoc {
+  _id: Id;
+  accountId: Id;
+  /** ActivityPub id, e.g. https://host/users/alice/statuses/ID */
+  uri: string;
+  /** HTML permalink, e.g. https://host/@alice/ID; null for reblogs. */
+  url: string | null;
+  local: boolean;
+  /** Plain source text (local statuses). */
+  text: string;
+  /** Rendered, sanitised HTML. */
+  content: string;
+  spoilerText: string;
+  sensitive: boolean;
+  language: string | null;
+  visibility: Visibility;
+  inReplyToId: Id | null;
+  inReplyToAccountId: Id | null;
+  reblogOfId: Id | null;
+  reblogOfAccountId: Id | null;
+  conversationId: Id | null;
+  mentions: StatusMention[];
+  /** Ids of `mentions`, indexed: who may see a private/direct status. */
+  mentionedAccountIds: Id[];
+  tags: StatusTag[];
+  /** Normalised tag names, indexed for hashtag timelines. */
+  tagNames: string[];
+  mediaIds: Id[];
+  pollId: Id | null;
+  applicationId: Id | null;
+  repliesCount: number;
+  reblogsCount: number;
+  favouritesCount: number;
+  /**
+   * Unique per status: `s:<id>` for a post, `r:<accountId>:<reblogOfId>` for a live reblog, so one
+   * account cannot reblog a status twice even under concurrent requests. Freed on delete.
+   */
+  uniqueKey: string;
+  createdAt: Date;
+  updatedAt: Date;
+  editedAt: Date | null;
+  deletedAt: Date | null;
+}
+
+export const statuses = defineCollection<StatusDoc>('statuses', [
+  { key: { accountId: 1, _id: -1 }, name: 'account_id' },
+  { key: { inReplyToId: 1 }, name: 'in_reply_to' },
+  { key: { reblogOfId: 1, _id: -1 }, name: 'reblog_of' },
+  { key: { conversationId: 1 }, name: 'conversation' },
+  { key: { uri: 1 }, name: 'uri', unique: true },
+  { key: { uniqueKey: 1 }, name: 'unique_key', unique: true },
+  { key: { tagNames: 1, _id: -1 }, name: 'tags' },
+]);
+
+export function postUniqueKey(id: Id): string {
+  return `s:${id}`;
+}
+
+export function reblogUniqueKey(accountId: Id, reblogOfId: Id): string {
+  return `r:${accountId}:${reblogOfId}`;
+}

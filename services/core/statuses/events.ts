@@ -1,0 +1,109 @@
+// The events of status operations, with what fan-out, notifications, delivery and trends need.
+// Status events are keyed by the author (create → edit → delete stay in order); interaction
+// events by the acting account.
+import type { NewEvent } from '../events/outbox.ts';
+import type { StatusDoc } from '../model/statuses.ts';
+
+const str = (id: bigint | null): string | null => (id === null ? null : String(id));
+const exists = (status: StatusDoc) => ({ collection: 'statuses', filter: { _id: status._id }, expect: 'exists' as const });
+
+export function statusCreatedEvent(s: StatusDoc, opts: { hasPoll?: boolean } = {}): NewEvent<'StatusCreated'> {
+  return {
+    type: 'StatusCreated',
+    key: String(s.accountId),
+    payload: {
+      statusId: String(s._id),
+      accountId: String(s.accountId),
+      uri: s.uri,
+      local: s.local,
+      visibility: s.visibility,
+      inReplyToId: str(s.inReplyToId),
+      inReplyToAccountId: str(s.inReplyToAccountId),
+      conversationId: str(s.conversationId),
+      mentionedAccountIds: s.mentionedAccountIds.map(String),
+      tagNames: s.tagNames,
+      language: s.language,
+      sensitive: s.sensitive,
+      hasMedia: s.mediaIds.length > 0,
+      hasPoll: opts.hasPoll ?? s.pollId !== null,
+      applicationId: str(s.applicationId),
+      createdAt: s.createdAt,
+    },
+    verify: exists(s),
+  };
+}
+
+export function statusUpdatedEvent(s: StatusDoc, editedAt: Date, pollChanged: boolean): NewEvent<'StatusUpdated'> {
+  return {
+    type: 'StatusUpdated',
+    key: String(s.accountId),
+    payload: {
+      statusId: String(s._id),
+      accountId: String(s.accountId),
+      uri: s.uri,
+      local: s.local,
+      visibility: s.visibility,
+      mentionedAccountIds: s.mentionedAccountIds.map(String),
+      tagNames: s.tagNames,
+      language: s.language,
+      pollChanged,
+      editedAt,
+    },
+    verify: { collection: 'statuses', filter: { _id: s._id, editedAt }, expect: 'exists' },
+  };
+}
+
+export function statusDeletedEvent(s: StatusDoc, deletedAt: Date): NewEvent<'StatusDeleted'> {
+  return {
+    type: 'StatusDeleted',
+    key: String(s.accountId),
+    payload: {
+      statusId: String(s._id),
+      accountId: String(s.accountId),
+      uri: s.uri,
+      local: s.local,
+      visibility: s.visibility,
+      inReplyToId: str(s.inReplyToId),
+      conversationId: str(s.conversationId),
+      mentionedAccountIds: s.mentionedAccountIds.map(String),
+      tagNames: s.tagNames,
+      deletedAt,
+    },
+    verify: { collection: 'statuses', filter: { _id: s._id, deletedAt: { $ne: null } }, expect: 'exists' },
+  };
+}
+
+export function reblogCreatedEvent(r: StatusDoc): NewEvent<'ReblogCreated'> {
+  return {
+    type: 'ReblogCreated',
+    key: String(r.accountId),
+    payload: {
+      statusId: String(r._id),
+      accountId: String(r.accountId),
+      uri: r.uri,
+      local: r.local,
+      visibility: r.visibility,
+      reblogOfId: String(r.reblogOfId),
+      reblogOfAccountId: String(r.reblogOfAccountId),
+      createdAt: r.createdAt,
+    },
+    verify: exists(r),
+  };
+}
+
+export function reblogDeletedEvent(r: StatusDoc): NewEvent<'ReblogDeleted'> {
+  return {
+    type: 'ReblogDeleted',
+    key: String(r.accountId),
+    payload: {
+      statusId: String(r._id),
+      accountId: String(r.accountId),
+      uri: r.uri,
+      local: r.local,
+      visibility: r.visibility,
+      reblogOfId: String(r.reblogOfId),
+      reblogOfAccountId: String(r.reblogOfAccountId),
+    },
+    verify: { collection: 'statuses', filter: { _id: r._id, deletedAt: { $ne: null } }, expect: 'exists' },
+  };
+}

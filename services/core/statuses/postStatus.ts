@@ -1,0 +1,157 @@
+// Posting a local status: validation (length as Mastodon counts it, reply target, media, poll),
+// text processing, then one outbox write (StatusCreated) with the status document. Independent of
+// HTTP: the API and the scheduler (due scheduled statuses) both call it.
+import type { Core } from '../context.ts';
+import type { Id } from '../ids.ts';
+import { nextSerialId } from '../ids.ts';
+import { collection } from '../db/mongo.ts';
+import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { users } from '../model/users.ts';
+import { conversations } from '../model/conversations.ts';
+import { statuses, postUniqueKey, VISIBILITIES, type StatusDoc, type Visibility } from '../model/statuses.ts';
+import { LIMITS } from '../instance/limits.ts';
+import { countStatusCharacters } from '../text/countCharacters.ts';
+import { processStatusText, tagNamesOf } from './entities.ts';
+import { statusNotFound, statusValidation } from './errors.ts';
+import { findVisibleStatus } from './visibility.ts';
+import { localStatusUri, localStatusUrl } from './urls.ts';
+import { runIdempotent } from './idempotency.ts';
+import { attachMedia, checkMediaForPosting, checkPollInput, createStatusPoll, type PollInput } from './attachments.ts';
+import { statusCreatedEvent } from './events.ts';
+
+export interface PostStatusInput {
+  text?: string | null;
+  spoilerText?: string | null;
+  /** null: the author's default. */
+  sensitive?: boolean | null;
+  visibility?: Visibility | null;
+  language?: string | null;
+  inReplyToId?: Id | null;
+  mediaIds?: Id[];
+  poll?: PollInput | null;
+}
+
+export interface PostStatusOptions {
+  applicationId?: Id | null;
+  idempotencyKey?: string | null;
+}
+
+const LANGUAGE = /^([a-z]{2,3})(-[a-z0-9]{2,8})?$/i;
+
+/** An ISO 639 code as Mastodon keeps it (`en`, `zh-TW`); null for anything else. */
+export function normaliseLanguage(value: string | null | undefined): string | null {
+  const m = value ? LANGUAGE.exec(value.trim()) : null;
+  if (!m) return null;
+  return m[1].toLowerCase() + (m[2] ? `-${m[2].slice(1).toUpperCase()}` : '');
+}
+
+export function checkLength(text: string, spoilerText: string): void {
+  const max = LIMITS.statuses.maxCharacters;
+  if (countStatusCharacters(text, spoilerText) > max) throw statusValidation(`Text character limit of ${max} exceeded`);
+}
+
+export async function postStatus(core: Core, author: AccountDoc, input: PostStatusInput, opts: PostStatusOptions = {}): Promise<StatusDoc> {
+  if (opts.idempotencyKey) {
+    const { result } = await runIdempotent(core, author._id, opts.idempotencyKey, async () => ({
+      kind: 'status',
+      id: (await createStatus(core, author, input, opts))._id,
+    }));
+    const status = await collection(core.db, statuses).findOne({ _id: result.id });
+    if (!status) throw statusNotFound();
+    return status;
+  }
+  return createStatus(core, author, input, opts);
+}
+
+async function createStatus(core: Core, author: AccountDoc, input: PostStatusInput, opts: PostStatusOptions): Promise<StatusDoc> {
+  const text = input.text ?? '';
+  const spoilerText = (input.spoilerText ?? '').trim();
+  const mediaIds = input.mediaIds ?? [];
+  const poll = input.poll ?? null;
+  if (text.trim() === '' && mediaIds.length === 0 && !poll) throw statusValidation("Text can't be blank");
+  if (mediaIds.length > 0 && poll) throw statusValidation('Media attachments cannot be combined with a poll');
+  if (mediaIds.length > LIMITS.statuses.maxMediaAttachments) {
+    throw statusValidation(`Media attachments can have at most ${LIMITS.statuses.maxMediaAttachments} items`);
+  }
+  checkLength(text, spoilerText);
+  if (input.visibility && !VISIBILITIES.includes(input.visibility)) throw statusValidation('Visibility is not included in the list');
+  if (poll) checkPollInput(poll);
+
+  const user = author.domain === null ? await collection(core.db, users).findOne({ accountId: author._id }) : null;
+  const visibility: Visibility = input.visibility ?? user?.settings.defaultPrivacy ?? 'public';
+  const sensitive = (input.sensitive ?? user?.settings.defaultSensitive ?? false) || spoilerText !== '';
+  const language = normaliseLanguage(input.language) ?? normaliseLanguage(user?.settings.defaultLanguage) ?? null;
+
+  let parent: StatusDoc | null = null;
+  if (input.inReplyToId) {
+    parent = await findVisibleStatus(core, author, input.inReplyToId);
+    if (parent?.reblogOfId) parent = await findVisibleStatus(core, author, parent.reblogOfId);
+    if (!parent) throw statusNotFound('The post you are trying to reply to does not appear to exist.');
+  }
+  const media = await checkMediaForPosting(core, author._id, mediaIds);
+  const processed = await processStatusText(core, text);
+
+  const id = await core.statusIds.next();
+  const now = new Date();
+  const conversationId = parent?.conversationId ?? (await newConversation(core, now));
+  const status: StatusDoc = {
+    _id: id,
+    accountId: author._id,
+    uri: localStatusUri(core.config, author.username, id),
+    url: localStatusUrl(core.config, author.username, id),
+    local: true,
+    text,
+    content: processed.content,
+    spoilerText,
+    sensitive,
+    language,
+    visibility,
+    inReplyToId: parent?._id ?? null,
+    inReplyToAccountId: parent?.accountId ?? null,
+    reblogOfId: null,
+    reblogOfAccountId: null,
+    conversationId,
+    mentions: processed.mentions,
+    mentionedAccountIds: processed.mentions.map((m) => m.accountId),
+    tags: processed.tags,
+    tagNames: tagNamesOf(processed.tags),
+    mediaIds: media,
+    pollId: null,
+    applicationId: opts.applicationId ?? null,
+    repliesCount: 0,
+    reblogsCount: 0,
+    favouritesCount: 0,
+    uniqueKey: postUniqueKey(id),
+    createdAt: now,
+    updatedAt: now,
+    editedAt: null,
+    deletedAt: null,
+  };
+
+  await core.outbox.write([statusCreatedEvent(status, { hasPoll: poll !== null })], async () => {
+    if (poll) status.pollId = await createStatusPoll(core, id, author._id, poll);
+    if (media.length > 0) await attachMedia(core, media, id);
+    await collection(core.db, statuses).insertOne(status);
+  });
+  await countNewStatus(core, status);
+  return status;
+}
+
+async function newConversation(core: Core, now: Date): Promise<Id> {
+  const id = await nextSerialId(core.db, 'conversations');
+  await collection(core.db, conversations).insertOne({ _id: id, uri: null, createdAt: now });
+  return id;
+}
+
+/** Denormalised counters (Mastodon: direct messages do not count; replies count on public threads). */
+export async function countNewStatus(core: Core, status: StatusDoc): Promise<void> {
+  if (status.visibility !== 'direct') {
+    await collection(core.db, accounts).updateOne(
+      { _id: status.accountId },
+      { $inc: { statusesCount: 1 }, $set: { lastStatusAt: status.createdAt } },
+    );
+  }
+  if (status.inReplyToId && (status.visibility === 'public' || status.visibility === 'unlisted')) {
+    await collection(core.db, statuses).updateOne({ _id: status.inReplyToId }, { $inc: { repliesCount: 1 } });
+  }
+}

@@ -1,0 +1,105 @@
+// Who may see and act on a status (Mastodon's StatusPolicy):
+//   direct   — the author and the mentioned accounts;
+//   private  — the author, followers and the mentioned accounts;
+//   public / unlisted — everyone, except viewers the author blocks.
+// A suspended author's statuses are visible to nobody; a reblog is visible only when its original is.
+// Callers answer 404 for an invisible status, exactly as for a missing one.
+import type { Core } from '../context.ts';
+import type { Id } from '../ids.ts';
+import { collection } from '../db/mongo.ts';
+import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { statuses, type StatusDoc } from '../model/statuses.ts';
+import { blockedAmong, blockersAmong, followedAmong } from '../graph/relations.ts';
+
+/** What the policy needs to know about the viewer's relations to a set of authors. */
+export interface ViewerRelations {
+  viewerId: Id | null;
+  /** Authors the viewer follows. */
+  following: Set<bigint>;
+  /** Authors who block the viewer. */
+  blockedBy: Set<bigint>;
+  /** Authors the viewer blocks. */
+  blocking: Set<bigint>;
+  /** Authors whose account is unavailable (suspended or gone). */
+  unavailable: Set<bigint>;
+}
+
+export async function loadViewerRelations(core: Core, viewer: AccountDoc | null, authorIds: Id[]): Promise<ViewerRelations> {
+  const ids = [...new Set(authorIds)];
+  const authors = await collection(core.db, accounts)
+    .find({ _id: { $in: ids } }, { projection: { _id: 1, suspendedAt: 1 } })
+    .toArray();
+  const present = new Set(authors.filter((a) => !a.suspendedAt).map((a) => a._id));
+  const unavailable = new Set(ids.filter((id) => !present.has(id)));
+  if (!viewer) return { viewerId: null, following: new Set(), blockedBy: new Set(), blocking: new Set(), unavailable };
+  const others = ids.filter((id) => id !== viewer._id);
+  const [following, blockedBy, blocking] = await Promise.all([
+    followedAmong(core, viewer._id, others),
+    blockersAmong(core, others, viewer._id),
+    blockedAmong(core, viewer._id, others),
+  ]);
+  return { viewerId: viewer._id, following, blockedBy, blocking, unavailable };
+}
+
+/** The policy for one status (not a reblog wrapper: check the original separately). */
+export function visibleWith(rel: ViewerRelations, status: StatusDoc): boolean {
+  if (status.deletedAt) return false;
+  if (rel.unavailable.has(status.accountId)) return false;
+  const viewer = rel.viewerId;
+  const owned = viewer !== null && viewer === status.accountId;
+  const mentioned = viewer !== null && status.mentionedAccountIds.some((id) => id === viewer);
+  switch (status.visibility) {
+    case 'direct':
+      return owned || mentioned;
+    case 'private':
+      return owned || mentioned || rel.following.has(status.accountId);
+    default:
+      return viewer === null || owned || !rel.blockedBy.has(status.accountId);
+  }
+}
+
+/** Loads the originals of reblogs among `list` (id → doc). */
+export async function loadReblogged(core: Core, list: StatusDoc[]): Promise<Map<bigint, StatusDoc>> {
+  const ids = [...new Set(list.filter((s) => s.reblogOfId !== null).map((s) => s.reblogOfId as Id))];
+  if (ids.length === 0) return new Map();
+  const found = await collection(core.db, statuses).find({ _id: { $in: ids } }).toArray();
+  return new Map(found.map((s) => [s._id, s]));
+}
+
+/** The statuses of `list` the viewer may see, in order (reblogs need their original visible too). */
+export async function filterVisible(core: Core, viewer: AccountDoc | null, list: StatusDoc[]): Promise<StatusDoc[]> {
+  if (list.length === 0) return [];
+  const originals = await loadReblogged(core, list);
+  const authorIds = [...list.map((s) => s.accountId), ...[...originals.values()].map((s) => s.accountId)];
+  const rel = await loadViewerRelations(core, viewer, authorIds);
+  return list.filter((s) => {
+    if (!visibleWith(rel, s)) return false;
+    if (s.reblogOfId === null) return true;
+    const original = originals.get(s.reblogOfId);
+    return original !== undefined && visibleWith(rel, original);
+  });
+}
+
+export async function canView(core: Core, viewer: AccountDoc | null, status: StatusDoc): Promise<boolean> {
+  return (await filterVisible(core, viewer, [status])).length === 1;
+}
+
+/** The status if it exists, is not deleted and the viewer may see it; otherwise null. */
+export async function findVisibleStatus(core: Core, viewer: AccountDoc | null, id: Id): Promise<StatusDoc | null> {
+  const status = await collection(core.db, statuses).findOne({ _id: id, deletedAt: null });
+  if (!status) return null;
+  return (await canView(core, viewer, status)) ? status : null;
+}
+
+/** Mastodon's `favourite?`: visible, and the viewer does not block the author. */
+export async function canFavourite(core: Core, viewer: AccountDoc, status: StatusDoc): Promise<boolean> {
+  const rel = await loadViewerRelations(core, viewer, [status.accountId]);
+  return visibleWith(rel, status) && !rel.blocking.has(status.accountId);
+}
+
+/** Mastodon's `reblog?`: not direct, private only by its author, visible, author not blocked. */
+export async function canReblog(core: Core, viewer: AccountDoc, status: StatusDoc): Promise<boolean> {
+  if (status.visibility === 'direct') return false;
+  if (status.visibility === 'private' && status.accountId !== viewer._id) return false;
+  return canFavourite(core, viewer, status);
+}
