@@ -7,6 +7,9 @@ import healthArea from './health/index.ts';
 import instanceArea from './instance/index.ts';
 import mediaArea from './media/index.ts';
 import filesArea from './files/index.ts';
+import statusesArea from './statuses/index.ts';
+import favouritesArea from './favourites/index.ts';
+import bookmarksArea from './bookmarks/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -17,6 +20,9 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   instanceArea,
   mediaArea,
   filesArea,
+  statusesArea,
+  favouritesArea,
+  bookmarksArea,
 ];
 
 export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {

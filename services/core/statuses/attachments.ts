@@ -1,9 +1,9 @@
 // The statuses side of media attachments and polls (owned by the media area): loading and
 // attaching media, creating and replacing polls. One place, so posting and editing share it.
-// TEMPORARY: until the media area's modules land, posting with media or a poll is refused.
 import type { Core } from '../context.ts';
+import { attachToStatus, detachFromStatus, loadAttachmentsForPosting, updateAttachmentAttributes } from '../media/attachments.ts';
 import type { Id } from '../ids.ts';
-import { statusValidation } from './errors.ts';
+import { createPoll, findPoll, removePoll, replacePoll, validatePollInput } from '../polls/polls.ts';
 
 export interface PollInput {
   options: string[];
@@ -18,29 +18,40 @@ export interface MediaAttributesInput {
   focus?: string;
 }
 
-export async function checkMediaForPosting(_core: Core, _accountId: Id, ids: Id[]): Promise<Id[]> {
-  if (ids.length > 0) throw statusValidation('Media attachments are not available yet');
-  return [];
+/** Validates media ids for a new or edited status (422 on a bad one); returns them in order. */
+export async function checkMediaForPosting(core: Core, accountId: Id, ids: Id[], statusId?: Id): Promise<Id[]> {
+  return (await loadAttachmentsForPosting(core, accountId, ids, { statusId })).map((d) => d._id);
 }
 
-export async function attachMedia(_core: Core, _ids: Id[], _statusId: Id): Promise<void> {}
-
-export async function updateMediaAttributes(_core: Core, _accountId: Id, _attrs: MediaAttributesInput[]): Promise<void> {}
-
-export function checkPollInput(_poll: PollInput): void {
-  throw statusValidation('Polls are not available yet');
+export async function attachMedia(core: Core, ids: Id[], statusId: Id): Promise<void> {
+  await attachToStatus(core, ids, statusId);
 }
 
-export async function createStatusPoll(_core: Core, _statusId: Id, _accountId: Id, _poll: PollInput): Promise<Id> {
-  throw statusValidation('Polls are not available yet');
+export async function detachMedia(core: Core, ids: Id[], statusId: Id): Promise<void> {
+  await detachFromStatus(core, ids, statusId);
 }
 
-/** Replaces the poll of an edited status (votes reset); returns the new poll id or null. */
-export async function replaceStatusPoll(_core: Core, _statusId: Id, _accountId: Id, _previous: Id | null, poll: PollInput | null): Promise<Id | null> {
-  if (poll) throw statusValidation('Polls are not available yet');
+export async function updateMediaAttributes(core: Core, accountId: Id, attrs: MediaAttributesInput[]): Promise<void> {
+  for (const a of attrs) await updateAttachmentAttributes(core, accountId, a.id, { description: a.description, focus: a.focus });
+}
+
+/** 422 for a bad poll (Mastodon's wording); returns it normalised. */
+export function checkPollInput(poll: PollInput): PollInput {
+  return validatePollInput(poll);
+}
+
+export async function createStatusPoll(core: Core, statusId: Id, accountId: Id, poll: PollInput): Promise<Id> {
+  return (await createPoll(core, { statusId, accountId, ...poll }))._id;
+}
+
+/** The poll of an edited status (votes reset when options change); null when it has none any more. */
+export async function replaceStatusPoll(core: Core, statusId: Id, accountId: Id, previous: Id | null, poll: PollInput | null): Promise<Id | null> {
+  if (poll) return (await replacePoll(core, { statusId, accountId, pollId: previous, ...poll }))._id;
+  if (previous !== null) await removePoll(core, previous);
   return null;
 }
 
-export async function pollOptionTitles(_core: Core, _pollId: Id | null): Promise<string[] | null> {
-  return null;
+export async function pollOptionTitles(core: Core, pollId: Id | null): Promise<string[] | null> {
+  if (pollId === null) return null;
+  return (await findPoll(core, pollId))?.options ?? null;
 }

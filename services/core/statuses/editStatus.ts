@@ -13,7 +13,7 @@ import { processStatusText, tagNamesOf } from './entities.ts';
 import { statusNotFound, statusValidation } from './errors.ts';
 import { checkLength, normaliseLanguage } from './postStatus.ts';
 import {
-  attachMedia, checkMediaForPosting, checkPollInput, pollOptionTitles, replaceStatusPoll, updateMediaAttributes,
+  attachMedia, checkMediaForPosting, detachMedia, checkPollInput, pollOptionTitles, replaceStatusPoll, updateMediaAttributes,
   type MediaAttributesInput, type PollInput,
 } from './attachments.ts';
 import { statusUpdatedEvent } from './events.ts';
@@ -55,10 +55,9 @@ export async function editStatus(core: Core, author: AccountDoc, statusId: Id, i
     throw statusValidation(`Media attachments can have at most ${LIMITS.statuses.maxMediaAttachments} items`);
   }
   checkLength(input.text, spoilerText);
-  if (input.poll) checkPollInput(input.poll);
-  const kept = new Set(status.mediaIds);
-  const added = input.mediaIds.filter((id) => !kept.has(id));
-  const newMedia = await checkMediaForPosting(core, author._id, added);
+  const poll = input.poll ? checkPollInput(input.poll) : null;
+  const media = await checkMediaForPosting(core, author._id, input.mediaIds, status._id);
+  const removedMedia = status.mediaIds.filter((id) => !media.includes(id));
   const unknownAttrs = input.mediaAttributes.filter((a) => !input.mediaIds.includes(a.id));
   if (unknownAttrs.length > 0) throw statusValidation('Media attachments are invalid');
   const processed = await processStatusText(core, input.text);
@@ -78,16 +77,17 @@ export async function editStatus(core: Core, author: AccountDoc, statusId: Id, i
     mentionedAccountIds: processed.mentions.map((m) => m.accountId),
     tags: processed.tags,
     tagNames: tagNamesOf(processed.tags),
-    mediaIds: input.mediaIds.filter((id) => kept.has(id) || newMedia.includes(id)),
+    mediaIds: media,
     editedAt,
     updatedAt: editedAt,
   };
   const pollChanged = input.poll !== null || status.pollId !== null;
 
   await core.outbox.write([statusUpdatedEvent(updated, editedAt, pollChanged)], async () => {
-    if (newMedia.length > 0) await attachMedia(core, newMedia, status._id);
+    await attachMedia(core, media, status._id);
+    await detachMedia(core, removedMedia, status._id);
     if (input.mediaAttributes.length > 0) await updateMediaAttributes(core, author._id, input.mediaAttributes);
-    if (pollChanged) updated.pollId = await replaceStatusPoll(core, status._id, author._id, status.pollId, input.poll);
+    if (pollChanged) updated.pollId = await replaceStatusPoll(core, status._id, author._id, status.pollId, poll);
     edits.push(await snapshot(core, updated, editedAt));
     await collection(core.db, statusEdits).insertMany(edits);
     const { _id, ...fields } = updated;

@@ -67,15 +67,15 @@ async function createStatus(core: Core, author: AccountDoc, input: PostStatusInp
   const text = input.text ?? '';
   const spoilerText = (input.spoilerText ?? '').trim();
   const mediaIds = input.mediaIds ?? [];
-  const poll = input.poll ?? null;
-  if (text.trim() === '' && mediaIds.length === 0 && !poll) throw statusValidation("Text can't be blank");
-  if (mediaIds.length > 0 && poll) throw statusValidation('Media attachments cannot be combined with a poll');
+
+  if (text.trim() === '' && mediaIds.length === 0 && !input.poll) throw statusValidation("Text can't be blank");
+  if (mediaIds.length > 0 && input.poll) throw statusValidation('Media attachments cannot be combined with a poll');
   if (mediaIds.length > LIMITS.statuses.maxMediaAttachments) {
     throw statusValidation(`Media attachments can have at most ${LIMITS.statuses.maxMediaAttachments} items`);
   }
   checkLength(text, spoilerText);
   if (input.visibility && !VISIBILITIES.includes(input.visibility)) throw statusValidation('Visibility is not included in the list');
-  if (poll) checkPollInput(poll);
+  const poll = input.poll ? checkPollInput(input.poll) : null;
 
   const user = author.domain === null ? await collection(core.db, users).findOne({ accountId: author._id }) : null;
   const visibility: Visibility = input.visibility ?? user?.settings.defaultPrivacy ?? 'public';

@@ -1,0 +1,183 @@
+// Status entity (mastodon-api-entities.md §3), rendered in batches: one query per kind of related
+// record, whatever the number of statuses. Viewer-relative flags appear only for a user viewer.
+import { Type, type Static } from '@sinclair/typebox';
+import type { Core } from '../../core/context.ts';
+import type { Id } from '../../core/ids.ts';
+import { collection } from '../../core/db/mongo.ts';
+import { accounts, type AccountDoc } from '../../core/model/accounts.ts';
+import { apps } from '../../core/model/oauth.ts';
+import type { StatusDoc } from '../../core/model/statuses.ts';
+import { statuses } from '../../core/model/statuses.ts';
+import { favourites } from '../../core/model/favourites.ts';
+import { bookmarks } from '../../core/model/bookmarks.ts';
+import { pins } from '../../core/model/pins.ts';
+import { conversationMutes } from '../../core/model/conversations.ts';
+import { loadReblogged } from '../../core/statuses/visibility.ts';
+import { loadAttachments } from '../../core/media/attachments.ts';
+import { AccountEntity, CustomEmojiEntity, presentAccounts, type Account } from './account.ts';
+import { MediaAttachmentEntity, presentMediaAttachment } from './mediaAttachment.ts';
+import { StatusApplicationEntity } from './application.ts';
+import { MentionEntity, StatusTagEntity, presentMention, presentStatusTag } from './mention.ts';
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+const statusProperties = {
+  id: Type.String(),
+  uri: Type.String(),
+  url: NullableString,
+  created_at: Type.String(),
+  edited_at: NullableString,
+  account: AccountEntity,
+  /** Absent in delete/redraft answers, which carry `text` instead. */
+  content: Type.Optional(Type.String()),
+  text: Type.Optional(Type.String()),
+  visibility: Type.String(),
+  sensitive: Type.Boolean(),
+  spoiler_text: Type.String(),
+  media_attachments: Type.Array(MediaAttachmentEntity),
+  application: Type.Optional(StatusApplicationEntity),
+  mentions: Type.Array(MentionEntity),
+  tags: Type.Array(StatusTagEntity),
+  emojis: Type.Array(CustomEmojiEntity),
+  reblogs_count: Type.Integer(),
+  favourites_count: Type.Integer(),
+  replies_count: Type.Integer(),
+  in_reply_to_id: NullableString,
+  in_reply_to_account_id: NullableString,
+  // The Poll entity is the media area's; rendered as given.
+  poll: Type.Union([Type.Unknown(), Type.Null()]),
+  card: Type.Null(),
+  language: NullableString,
+  favourited: Type.Optional(Type.Boolean()),
+  reblogged: Type.Optional(Type.Boolean()),
+  muted: Type.Optional(Type.Boolean()),
+  bookmarked: Type.Optional(Type.Boolean()),
+  pinned: Type.Optional(Type.Boolean()),
+  filtered: Type.Optional(Type.Array(Type.Unknown())),
+};
+
+export const NestedStatusEntity = Type.Object({ ...statusProperties, reblog: Type.Null() });
+export const StatusEntity = Type.Object({ ...statusProperties, reblog: Type.Union([NestedStatusEntity, Type.Null()]) });
+export type Status = Static<typeof StatusEntity>;
+type NestedStatus = Static<typeof NestedStatusEntity>;
+
+export interface PresentOptions {
+  /** Delete/redraft answers: `text` (source) instead of `content`. */
+  source?: boolean;
+}
+
+/** Optional renderer of polls, set by the polls area (keeps this module free of it). */
+export type PollPresenter = (core: Core, pollIds: Id[], viewer: AccountDoc | null) => Promise<Map<bigint, unknown>>;
+let pollPresenter: PollPresenter | null = null;
+export function setPollPresenter(p: PollPresenter): void {
+  pollPresenter = p;
+}
+
+interface ViewerState {
+  favourited: Set<bigint>;
+  bookmarked: Set<bigint>;
+  reblogged: Set<bigint>;
+  pinned: Set<bigint>;
+  mutedConversations: Set<bigint>;
+}
+
+async function viewerState(core: Core, viewer: AccountDoc, ids: Id[], conversationIds: Id[]): Promise<ViewerState> {
+  const q = { accountId: viewer._id, statusId: { $in: ids } };
+  const [favs, marks, reblogs, pinned, muted] = await Promise.all([
+    collection(core.db, favourites).find(q, { projection: { statusId: 1 } }).toArray(),
+    collection(core.db, bookmarks).find(q, { projection: { statusId: 1 } }).toArray(),
+    collection(core.db, statuses)
+      .find({ accountId: viewer._id, reblogOfId: { $in: ids }, deletedAt: null }, { projection: { reblogOfId: 1 } })
+      .toArray(),
+    collection(core.db, pins).find(q, { projection: { statusId: 1 } }).toArray(),
+    conversationIds.length
+      ? collection(core.db, conversationMutes).find({ accountId: viewer._id, conversationId: { $in: conversationIds } }).toArray()
+      : Promise.resolve([]),
+  ]);
+  return {
+    favourited: new Set(favs.map((f) => f.statusId)),
+    bookmarked: new Set(marks.map((b) => b.statusId)),
+    reblogged: new Set(reblogs.map((r) => r.reblogOfId as Id)),
+    pinned: new Set(pinned.map((p) => p.statusId)),
+    mutedConversations: new Set(muted.map((m) => m.conversationId)),
+  };
+}
+
+export async function presentStatuses(core: Core, docs: StatusDoc[], viewer: AccountDoc | null, opts: PresentOptions = {}): Promise<Status[]> {
+  if (docs.length === 0) return [];
+  const originals = await loadReblogged(core, docs);
+  const all = [...docs, ...originals.values()];
+  const accountIds = [...new Set(all.map((s) => s.accountId))];
+  const accountDocs = await collection(core.db, accounts).find({ _id: { $in: accountIds } }).toArray();
+  const rendered = await presentAccounts(core, accountDocs);
+  const accountById = new Map<bigint, Account>(accountDocs.map((d, i) => [d._id, rendered[i]]));
+  const media = await loadAttachments(core, [...new Set(all.flatMap((s) => s.mediaIds))]);
+  const mediaById = new Map(media.map((m) => [m._id, presentMediaAttachment(core, m)]));
+  const appIds = [...new Set(all.map((s) => s.applicationId).filter((a): a is Id => a !== null))];
+  const appDocs = appIds.length ? await collection(core.db, apps).find({ _id: { $in: appIds } }).toArray() : [];
+  const appById = new Map(appDocs.map((a) => [a._id, { name: a.name, website: a.website }]));
+  const pollIds = all.map((s) => s.pollId).filter((p): p is Id => p !== null);
+  const polls = pollPresenter && pollIds.length ? await pollPresenter(core, pollIds, viewer) : new Map<bigint, unknown>();
+  const state = viewer
+    ? await viewerState(
+        core,
+        viewer,
+        all.map((s) => s._id),
+        all.map((s) => s.conversationId).filter((c): c is Id => c !== null),
+      )
+    : null;
+
+  const render = (s: StatusDoc, nested: boolean): NestedStatus => {
+    const account = accountById.get(s.accountId);
+    if (!account) throw new Error(`status ${s._id}: author ${s.accountId} missing`);
+    const out: NestedStatus = {
+      id: String(s._id),
+      uri: s.uri,
+      url: s.url,
+      created_at: s.createdAt.toISOString(),
+      edited_at: s.editedAt ? s.editedAt.toISOString() : null,
+      account,
+      visibility: s.visibility,
+      sensitive: s.sensitive,
+      spoiler_text: s.spoilerText,
+      media_attachments: s.mediaIds.map((id) => mediaById.get(id)).filter((m) => m !== undefined),
+      mentions: s.mentions.map(presentMention),
+      tags: s.tags.map((t) => presentStatusTag(core.config, t)),
+      emojis: [],
+      reblogs_count: s.reblogsCount,
+      favourites_count: s.favouritesCount,
+      replies_count: s.repliesCount,
+      in_reply_to_id: s.inReplyToId === null ? null : String(s.inReplyToId),
+      in_reply_to_account_id: s.inReplyToAccountId === null ? null : String(s.inReplyToAccountId),
+      poll: s.pollId === null ? null : (polls.get(s.pollId) ?? null),
+      card: null,
+      language: s.language,
+      reblog: null,
+    };
+    if (opts.source && !nested) out.text = s.text;
+    else out.content = s.content;
+    const app = s.applicationId === null ? undefined : appById.get(s.applicationId);
+    if (app) out.application = app;
+    if (viewer && state) {
+      out.favourited = state.favourited.has(s._id);
+      out.reblogged = state.reblogged.has(s._id);
+      out.muted = !nested && s.conversationId !== null && state.mutedConversations.has(s.conversationId);
+      out.bookmarked = state.bookmarked.has(s._id);
+      out.filtered = [];
+      if (s.accountId === viewer._id && s.reblogOfId === null && s.visibility !== 'direct') out.pinned = state.pinned.has(s._id);
+    }
+    return out;
+  };
+
+  return docs.map((s) => {
+    const original = s.reblogOfId === null ? undefined : originals.get(s.reblogOfId);
+    const out: Status = render(s, false);
+    if (original) out.reblog = render(original, true);
+    return out;
+  });
+}
+
+export async function presentStatus(core: Core, doc: StatusDoc, viewer: AccountDoc | null, opts: PresentOptions = {}): Promise<Status> {
+  const [out] = await presentStatuses(core, [doc], viewer, opts);
+  return out;
+}

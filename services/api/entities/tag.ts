@@ -1,0 +1,26 @@
+// Tag entity (mastodon-api-entities.md §9); `history` stays empty until trends count usage.
+import { Type, type Static } from '@sinclair/typebox';
+import type { Config } from '../../core/config.ts';
+import type { TagDoc } from '../../core/model/tags.ts';
+import { tagUrl } from '../../core/statuses/urls.ts';
+
+export const TagHistoryEntity = Type.Object({ day: Type.String(), uses: Type.String(), accounts: Type.String() });
+
+export const TagEntity = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  url: Type.String(),
+  history: Type.Array(TagHistoryEntity),
+  following: Type.Optional(Type.Boolean()),
+  featuring: Type.Optional(Type.Boolean()),
+});
+export type Tag = Static<typeof TagEntity>;
+
+export function presentTag(config: Config, tag: TagDoc, viewer?: { following: boolean; featuring: boolean }): Tag {
+  const out: Tag = { id: String(tag._id), name: tag.name, url: tagUrl(config, tag.name), history: [] };
+  if (viewer) {
+    out.following = viewer.following;
+    out.featuring = viewer.featuring;
+  }
+  return out;
+}

@@ -1,0 +1,75 @@
+// Cursor pagination as Mastodon does it (reference conventions §7): `max_id` (older than),
+// `since_id` (newest above), `min_id` (immediately above), `limit`; results newest first; a Link
+// header with `next` (older, omitted when the page came back short) and `prev` (newer), omitted
+// entirely when the page is empty.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Collection, Document, Filter } from 'mongodb';
+import type { Core } from '../core/context.ts';
+import { parseId, type Id } from '../core/ids.ts';
+
+export interface PageParams {
+  maxId: Id | null;
+  sinceId: Id | null;
+  minId: Id | null;
+  limit: number;
+}
+
+export function pageParams(query: unknown, opts: { defaultLimit: number; maxLimit: number }): PageParams {
+  const q = (query ?? {}) as Record<string, unknown>;
+  const raw = q.limit;
+  let limit = opts.defaultLimit;
+  if (typeof raw === 'string' || typeof raw === 'number') {
+    const n = Math.abs(Math.trunc(Number(raw)));
+    if (Number.isFinite(n)) limit = Math.min(n, opts.maxLimit);
+  }
+  return { maxId: parseId(q.max_id), sinceId: parseId(q.since_id), minId: parseId(q.min_id), limit };
+}
+
+/** One page of `coll` under `filter`, cursor on `field` (an integer id), newest first. */
+export async function findPage<T extends Document>(coll: Collection<T>, filter: Filter<T>, p: PageParams, field = '_id'): Promise<T[]> {
+  if (p.limit === 0) return [];
+  const range: Record<string, Id> = {};
+  if (p.maxId !== null) range.$lt = p.maxId;
+  const lower = p.minId ?? p.sinceId;
+  if (lower !== null) range.$gt = lower;
+  const query = (Object.keys(range).length ? { ...filter, [field]: range } : filter) as Filter<T>;
+  if (p.minId !== null) {
+    const page = await coll.find(query).sort({ [field]: 1 }).limit(p.limit).toArray();
+    return (page as T[]).reverse();
+  }
+  return (await coll.find(query).sort({ [field]: -1 }).limit(p.limit).toArray()) as T[];
+}
+
+export interface LinkInfo {
+  /** Cursor of the oldest item of the page (for `next`). */
+  oldest: Id | null;
+  /** Cursor of the newest item of the page (for `prev`). */
+  newest: Id | null;
+  /** Items that came back before any filtering of the page. */
+  count: number;
+  limit: number;
+  /** Account lists use since_id for prev; timelines min_id. */
+  prevParam?: 'min_id' | 'since_id';
+}
+
+export function linkHeader(core: Core, request: FastifyRequest, info: LinkInfo): string | null {
+  if (info.count === 0 || info.oldest === null || info.newest === null) return null;
+  const [path, qs = ''] = request.url.split('?');
+  const base = new URLSearchParams(qs);
+  for (const k of ['max_id', 'min_id', 'since_id']) base.delete(k);
+  base.set('limit', String(info.limit));
+  const link = (param: string, id: Id) => {
+    const params = new URLSearchParams(base);
+    params.set(param, String(id));
+    return `<${core.config.baseUrl}${path}?${params.toString()}>`;
+  };
+  const parts: string[] = [];
+  if (info.count >= info.limit) parts.push(`${link('max_id', info.oldest)}; rel="next"`);
+  parts.push(`${link(info.prevParam ?? 'min_id', info.newest)}; rel="prev"`);
+  return parts.join(', ');
+}
+
+export function setLinkHeader(core: Core, request: FastifyRequest, reply: FastifyReply, info: LinkInfo): void {
+  const value = linkHeader(core, request, info);
+  if (value) reply.header('link', value);
+}

@@ -1,0 +1,60 @@
+// Shared route helpers of the statuses area: core errors → Mastodon answers, status lookup with
+// the visibility rule (404 exactly as for a missing status), id parsing.
+import type { FastifyRequest } from 'fastify';
+import type { Core } from '../../core/context.ts';
+import { parseId, type Id } from '../../core/ids.ts';
+import type { AccountDoc } from '../../core/model/accounts.ts';
+import type { StatusDoc } from '../../core/model/statuses.ts';
+import { StatusError } from '../../core/statuses/errors.ts';
+import { findVisibleStatus } from '../../core/statuses/visibility.ts';
+import { ApiError, forbidden, notFound, validationFailed } from '../errors.ts';
+
+export function toApiError(err: unknown): unknown {
+  if (!(err instanceof StatusError)) return err;
+  switch (err.kind) {
+    case 'validation':
+      return validationFailed(err.message);
+    case 'notFound':
+      return new ApiError(404, err.message);
+    case 'forbidden':
+      return forbidden(err.message);
+    default:
+      return new ApiError(503, err.message);
+  }
+}
+
+/** Awaits a core operation, turning its StatusErrors into API errors. */
+export async function run<T>(op: Promise<T>): Promise<T> {
+  try {
+    return await op;
+  } catch (err) {
+    throw toApiError(err);
+  }
+}
+
+export function idParam(value: string): Id {
+  const id = parseId(value);
+  if (id === null) throw notFound();
+  return id;
+}
+
+export function viewerOf(request: FastifyRequest): AccountDoc | null {
+  return request.auth?.account ?? null;
+}
+
+export async function visibleStatusOr404(core: Core, viewer: AccountDoc | null, rawId: string): Promise<StatusDoc> {
+  const status = await findVisibleStatus(core, viewer, idParam(rawId));
+  if (!status) throw notFound();
+  return status;
+}
+
+export function idList(values: readonly string[] | null | undefined): Id[] {
+  const out: Id[] = [];
+  for (const v of values ?? []) {
+    if (v === '') continue;
+    const id = parseId(v);
+    if (id === null) throw validationFailed('Media attachments are invalid');
+    out.push(id);
+  }
+  return out;
+}

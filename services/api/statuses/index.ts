@@ -1,0 +1,280 @@
+// The statuses area: posting, reading, editing, deleting, threads and interactions
+// (/api/v1/statuses/**). Routes stay thin: parse, authorise, call core, present.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { AreaOptions } from '../areas.ts';
+import type { Core } from '../../core/context.ts';
+import { parseId } from '../../core/ids.ts';
+import { collection } from '../../core/db/mongo.ts';
+import type { AccountDoc } from '../../core/model/accounts.ts';
+import { accounts } from '../../core/model/accounts.ts';
+import { statuses, VISIBILITIES, type StatusDoc, type Visibility } from '../../core/model/statuses.ts';
+import { favourites } from '../../core/model/favourites.ts';
+import { bookmarks } from '../../core/model/bookmarks.ts';
+import { postStatus, type PostStatusInput } from '../../core/statuses/postStatus.ts';
+import { editStatus, statusHistory } from '../../core/statuses/editStatus.ts';
+import { deleteStatus } from '../../core/statuses/deleteStatus.ts';
+import { statusContext } from '../../core/statuses/context.ts';
+import { filterVisible } from '../../core/statuses/visibility.ts';
+import { runIdempotent } from '../../core/statuses/idempotency.ts';
+import type { PollInput } from '../../core/statuses/attachments.ts';
+import { favouriteStatus, unfavouriteStatus, bookmarkStatus, unbookmarkStatus } from '../../core/interactions/favourites.ts';
+import { findReblog, reblogStatus, unreblogStatus } from '../../core/interactions/reblogs.ts';
+import { pinStatus, unpinStatus } from '../../core/interactions/pins.ts';
+import { muteConversation, unmuteConversation } from '../../core/interactions/conversationMutes.ts';
+import { requireUser } from '../plugins/auth.ts';
+import { enforceRateLimit, RATE_LIMITS } from '../rateLimit.ts';
+import { ApiError, notFound, validationFailed } from '../errors.ts';
+import { StatusEntity, presentStatus, presentStatuses } from '../entities/status.ts';
+import { StatusEditEntity, presentStatusEdits } from '../entities/statusEdit.ts';
+import { StatusSourceEntity, presentStatusSource } from '../entities/statusSource.ts';
+import { AccountEntity, presentAccounts } from '../entities/account.ts';
+import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
+import { EditStatusBody, IdParams, PageQuery, PostStatusBody, ReblogBody, parseFlag, type PollBody } from './schemas.ts';
+import { idList, idParam, run, viewerOf, visibleStatusOr404 } from './helpers.ts';
+import type { Static } from '@sinclair/typebox';
+
+const READ = { scopes: ['read', 'read:statuses'], user: 'optional' as const };
+const WRITE = { scopes: ['write', 'write:statuses'], user: 'required' as const };
+const FAVOURITES = { scopes: ['write', 'write:favourites'], user: 'required' as const };
+const BOOKMARKS = { scopes: ['write', 'write:bookmarks'], user: 'required' as const };
+const PINS = { scopes: ['write', 'write:accounts'], user: 'required' as const };
+const MUTES = { scopes: ['write', 'write:mutes', 'follow'], user: 'required' as const };
+
+function visibilityOf(value: string | null | undefined): Visibility | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (!(VISIBILITIES as readonly string[]).includes(value)) throw validationFailed('Visibility is not included in the list');
+  return value as Visibility;
+}
+
+function pollOf(body: Static<typeof PollBody> | null | undefined): PollInput | null {
+  if (!body) return null;
+  // The polls module validates and normalises (422 with Mastodon's wording).
+  return { options: body.options as string[], expiresIn: body.expires_in as number, multiple: parseFlag(body.multiple) ?? false, hideTotals: parseFlag(body.hide_totals) ?? false };
+}
+
+export function postInputOf(body: PostStatusBody): PostStatusInput {
+  const inReplyToId = body.in_reply_to_id ? parseId(body.in_reply_to_id) : null;
+  if (body.in_reply_to_id && inReplyToId === null) throw new ApiError(404, 'The post you are trying to reply to does not appear to exist.');
+  return {
+    text: body.status ?? '',
+    spoilerText: body.spoiler_text ?? '',
+    sensitive: parseFlag(body.sensitive),
+    visibility: visibilityOf(body.visibility),
+    language: body.language ?? null,
+    inReplyToId,
+    mediaIds: idList(body.media_ids),
+    poll: pollOf(body.poll),
+  };
+}
+
+/** The status with the viewer's flags, or 404 when it is gone. */
+async function answer(core: Core, id: bigint, viewer: AccountDoc) {
+  const status = await collection(core.db, statuses).findOne({ _id: id });
+  if (!status) throw notFound();
+  return presentStatus(core, status, viewer);
+}
+
+/** For undo actions: the status (deleted ones excepted) when the caller has the record, else only if visible. */
+async function statusForUndo(core: Core, viewer: AccountDoc, rawId: string, hasRecord: (s: StatusDoc) => Promise<boolean>): Promise<StatusDoc> {
+  const status = await collection(core.db, statuses).findOne({ _id: idParam(rawId), deletedAt: null });
+  if (status && (await hasRecord(status))) return status;
+  return visibleStatusOr404(core, viewer, rawId);
+}
+
+const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
+  app.post(
+    '/api/v1/statuses',
+    { config: { auth: WRITE }, schema: { body: PostStatusBody } },
+    async (request, reply) => {
+      const { account, app: oauthApp } = requireUser(request);
+      const body = request.body;
+      if (body.scheduled_at) throw validationFailed('Scheduled statuses are not available yet');
+      await enforceRateLimit(core, reply, RATE_LIMITS.statuses, String(account._id));
+      const key = request.headers['idempotency-key'];
+      const input = postInputOf(body);
+      const doc = await run(postStatus(core, account, input, { applicationId: oauthApp._id, idempotencyKey: typeof key === 'string' && key ? key : null }));
+      return presentStatus(core, doc, account);
+    },
+  );
+
+  app.get(
+    '/api/v1/statuses',
+    { config: { auth: READ }, schema: { querystring: Type.Object({ id: Type.Optional(Type.Array(Type.String())) }), response: { 200: Type.Array(StatusEntity) } } },
+    async (request) => {
+      const ids = (request.query.id ?? []).map((v) => parseId(v)).filter((v) => v !== null).slice(0, 20);
+      const found = await collection(core.db, statuses).find({ _id: { $in: ids }, deletedAt: null }).toArray();
+      const byId = new Map(found.map((s) => [s._id, s]));
+      const ordered = ids.map((id) => byId.get(id)).filter((s) => s !== undefined);
+      return presentStatuses(core, await filterVisible(core, viewerOf(request), ordered), viewerOf(request));
+    },
+  );
+
+  app.get('/api/v1/statuses/:id', { config: { auth: READ }, schema: { params: IdParams, response: { 200: StatusEntity } } }, async (request) => {
+    const viewer = viewerOf(request);
+    return presentStatus(core, await visibleStatusOr404(core, viewer, request.params.id), viewer);
+  });
+
+  app.delete('/api/v1/statuses/:id', { config: { auth: WRITE }, schema: { params: IdParams, response: { 200: StatusEntity } } }, async (request, reply) => {
+    const { account } = requireUser(request);
+    await enforceRateLimit(core, reply, RATE_LIMITS.deletes, String(account._id));
+    const deleted = await run(deleteStatus(core, account, idParam(request.params.id)));
+    return presentStatus(core, { ...deleted, deletedAt: null }, account, { source: true });
+  });
+
+  app.put(
+    '/api/v1/statuses/:id',
+    { config: { auth: WRITE }, schema: { params: IdParams, body: EditStatusBody, response: { 200: StatusEntity } } },
+    async (request, reply) => {
+      const { account } = requireUser(request);
+      await visibleStatusOr404(core, account, request.params.id);
+      await enforceRateLimit(core, reply, RATE_LIMITS.statusEdits, String(account._id));
+      const body = request.body;
+      const attrs = body.media_attributes ? (Array.isArray(body.media_attributes) ? body.media_attributes : Object.values(body.media_attributes)) : [];
+      const updated = await run(
+        editStatus(core, account, idParam(request.params.id), {
+          text: body.status ?? '',
+          spoilerText: body.spoiler_text ?? '',
+          sensitive: parseFlag(body.sensitive),
+          language: body.language ?? null,
+          mediaIds: idList(body.media_ids),
+          mediaAttributes: attrs.map((a) => ({ id: idList([a.id])[0], description: a.description, focus: a.focus })),
+          poll: pollOf(body.poll),
+        }),
+      );
+      return presentStatus(core, updated, account);
+    },
+  );
+
+  app.get('/api/v1/statuses/:id/context', { config: { auth: READ }, schema: { params: IdParams } }, async (request) => {
+    const viewer = viewerOf(request);
+    const status = await visibleStatusOr404(core, viewer, request.params.id);
+    const { ancestors, descendants } = await statusContext(core, viewer, status);
+    const rendered = await presentStatuses(core, [...ancestors, ...descendants], viewer);
+    return { ancestors: rendered.slice(0, ancestors.length), descendants: rendered.slice(ancestors.length) };
+  });
+
+  app.get('/api/v1/statuses/:id/history', { config: { auth: READ }, schema: { params: IdParams, response: { 200: Type.Array(StatusEditEntity) } } }, async (request) => {
+    const status = await visibleStatusOr404(core, viewerOf(request), request.params.id);
+    const author = await collection(core.db, accounts).findOne({ _id: status.accountId });
+    if (!author) throw notFound();
+    return presentStatusEdits(core, await statusHistory(core, status), author);
+  });
+
+  app.get(
+    '/api/v1/statuses/:id/source',
+    { config: { auth: { scopes: ['read', 'read:statuses'], user: 'required' } }, schema: { params: IdParams, response: { 200: StatusSourceEntity } } },
+    async (request) => {
+      const { account } = requireUser(request);
+      const status = await visibleStatusOr404(core, account, request.params.id);
+      if (status.accountId !== account._id) throw notFound();
+      return presentStatusSource(status);
+    },
+  );
+
+  // Interactions ----------------------------------------------------------------------------
+  const action = (path: string, auth: typeof WRITE, handler: (core: Core, account: AccountDoc, rawId: string) => Promise<bigint>) =>
+    app.post(`/api/v1/statuses/:id/${path}`, { config: { auth }, schema: { params: IdParams, body: ReblogBody, response: { 200: StatusEntity } } }, async (request) => {
+      const { account } = requireUser(request);
+      return answer(core, await run(handler(core, account, request.params.id)), account);
+    });
+
+  action('favourite', FAVOURITES, async (c, account, raw) => {
+    const status = await visibleStatusOr404(c, account, raw);
+    await favouriteStatus(c, account, status);
+    return status._id;
+  });
+  action('unfavourite', FAVOURITES, async (c, account, raw) => {
+    const status = await statusForUndo(c, account, raw, async (s) => (await collection(c.db, favourites).countDocuments({ accountId: account._id, statusId: s._id })) > 0);
+    await unfavouriteStatus(c, account, status);
+    return status._id;
+  });
+  action('bookmark', BOOKMARKS, async (c, account, raw) => {
+    const status = await visibleStatusOr404(c, account, raw);
+    await bookmarkStatus(c, account, status);
+    return status._id;
+  });
+  action('unbookmark', BOOKMARKS, async (c, account, raw) => {
+    const status = await statusForUndo(c, account, raw, async (s) => (await collection(c.db, bookmarks).countDocuments({ accountId: account._id, statusId: s._id })) > 0);
+    await unbookmarkStatus(c, account, status);
+    return status._id;
+  });
+  action('pin', PINS, async (c, account, raw) => {
+    const status = await visibleStatusOr404(c, account, raw);
+    await pinStatus(c, account, status);
+    return status._id;
+  });
+  action('unpin', PINS, async (c, account, raw) => {
+    const status = await visibleStatusOr404(c, account, raw);
+    await unpinStatus(c, account, status);
+    return status._id;
+  });
+  action('mute', MUTES, async (c, account, raw) => {
+    const status = await visibleStatusOr404(c, account, raw);
+    await muteConversation(c, account, status);
+    return status._id;
+  });
+  action('unmute', MUTES, async (c, account, raw) => {
+    const status = await visibleStatusOr404(c, account, raw);
+    await unmuteConversation(c, account, status);
+    return status._id;
+  });
+
+  app.post(
+    '/api/v1/statuses/:id/reblog',
+    { config: { auth: WRITE }, schema: { params: IdParams, body: ReblogBody, response: { 200: StatusEntity } } },
+    async (request) => {
+      const { account } = requireUser(request);
+      let status = await visibleStatusOr404(core, account, request.params.id);
+      if (status.reblogOfId !== null) status = await visibleStatusOr404(core, account, String(status.reblogOfId));
+      const reblog = await run(reblogStatus(core, account, status, visibilityOf(request.body.visibility)));
+      return presentStatus(core, reblog, account);
+    },
+  );
+
+  app.post(
+    '/api/v1/statuses/:id/unreblog',
+    { config: { auth: WRITE }, schema: { params: IdParams, response: { 200: StatusEntity } } },
+    async (request, reply) => {
+      const { account } = requireUser(request);
+      await enforceRateLimit(core, reply, RATE_LIMITS.deletes, String(account._id));
+      const status = await statusForUndo(core, account, request.params.id, async (s) => (await findReblog(core, account, s)) !== null);
+      await run(unreblogStatus(core, account, status));
+      return answer(core, status._id, account);
+    },
+  );
+
+  // Who interacted ---------------------------------------------------------------------------
+  app.get(
+    '/api/v1/statuses/:id/favourited_by',
+    { config: { auth: READ }, schema: { params: IdParams, querystring: PageQuery, response: { 200: Type.Array(AccountEntity) } } },
+    async (request, reply) => {
+      const status = await visibleStatusOr404(core, viewerOf(request), request.params.id);
+      const p = pageParams(request.query, { defaultLimit: 40, maxLimit: 80 });
+      const page = await findPage(collection(core.db, favourites), { statusId: status._id }, p);
+      setLinkHeader(core, request, reply, { oldest: page.at(-1)?._id ?? null, newest: page[0]?._id ?? null, count: page.length, limit: p.limit, prevParam: 'since_id' });
+      return presentAccountsInOrder(core, page.map((f) => f.accountId));
+    },
+  );
+
+  app.get(
+    '/api/v1/statuses/:id/reblogged_by',
+    { config: { auth: READ }, schema: { params: IdParams, querystring: PageQuery, response: { 200: Type.Array(AccountEntity) } } },
+    async (request, reply) => {
+      const status = await visibleStatusOr404(core, viewerOf(request), request.params.id);
+      const p = pageParams(request.query, { defaultLimit: 40, maxLimit: 80 });
+      const page = await findPage(collection(core.db, statuses), { reblogOfId: status._id, deletedAt: null }, p);
+      setLinkHeader(core, request, reply, { oldest: page.at(-1)?._id ?? null, newest: page[0]?._id ?? null, count: page.length, limit: p.limit, prevParam: 'since_id' });
+      return presentAccountsInOrder(core, page.map((s) => s.accountId));
+    },
+  );
+};
+
+async function presentAccountsInOrder(core: Core, ids: bigint[]) {
+  const docs = await collection(core.db, accounts).find({ _id: { $in: ids }, suspendedAt: null }).toArray();
+  const byId = new Map(docs.map((d) => [d._id, d]));
+  const ordered = ids.map((id) => byId.get(id)).filter((d) => d !== undefined);
+  return presentAccounts(core, ordered);
+}
+
+export default statusesArea;

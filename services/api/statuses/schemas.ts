@@ -1,0 +1,64 @@
+// Request shapes of the statuses API. Forms arrive with strings for everything (Rails-style
+// booleans), JSON with real types and nulls; both are accepted and normalised by the route.
+import { Type, type Static } from '@sinclair/typebox';
+
+const Flag = Type.Union([Type.Boolean(), Type.String(), Type.Number(), Type.Null()]);
+const OptString = Type.Optional(Type.Union([Type.String(), Type.Null()]));
+const IdList = Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()]));
+
+export const PollBody = Type.Object({
+  options: Type.Optional(Type.Unknown()),
+  expires_in: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
+  multiple: Type.Optional(Flag),
+  hide_totals: Type.Optional(Flag),
+});
+
+/** POST /api/v1/statuses (also what a ScheduledStatus's `params` hold). */
+export const PostStatusBody = Type.Object({
+  status: OptString,
+  media_ids: IdList,
+  poll: Type.Optional(Type.Union([PollBody, Type.Null()])),
+  in_reply_to_id: OptString,
+  sensitive: Type.Optional(Flag),
+  spoiler_text: OptString,
+  visibility: OptString,
+  language: OptString,
+  scheduled_at: OptString,
+});
+export type PostStatusBody = Static<typeof PostStatusBody>;
+
+export const MediaAttributesBody = Type.Object({
+  id: Type.String(),
+  description: Type.Optional(Type.String()),
+  focus: Type.Optional(Type.String()),
+});
+
+export const EditStatusBody = Type.Object({
+  status: OptString,
+  spoiler_text: OptString,
+  sensitive: Type.Optional(Flag),
+  language: OptString,
+  media_ids: IdList,
+  media_attributes: Type.Optional(Type.Union([Type.Array(MediaAttributesBody), Type.Record(Type.String(), MediaAttributesBody), Type.Null()])),
+  poll: Type.Optional(Type.Union([PollBody, Type.Null()])),
+});
+export type EditStatusBody = Static<typeof EditStatusBody>;
+
+export const ReblogBody = Type.Object({ visibility: OptString });
+
+export const IdParams = Type.Object({ id: Type.String() });
+
+export const PageQuery = Type.Object({
+  max_id: Type.Optional(Type.String()),
+  since_id: Type.Optional(Type.String()),
+  min_id: Type.Optional(Type.String()),
+  limit: Type.Optional(Type.String()),
+});
+
+/** Rails-style boolean: "0", "f", "false", "off" are false; absent/""/null means not given. */
+export function parseFlag(value: unknown): boolean | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'number') return value !== 0;
+  return !/^(0|f|false|off|no|n)$/i.test(String(value).trim());
+}
