@@ -1,10 +1,15 @@
 // Every pipeline (consumer group) by name: `node services/main.ts pipeline <name>` runs one, the
-// `all` role runs them all. A pipeline starts its consumers and returns how to stop them (commit
-// what was finished, leave the group).
+// `all` role runs them all. A pipeline starts its consumers and returns how to stop them (finish
+// the batch in flight, commit, leave the group). Add an entry per pipeline (one line each).
 import type { Core } from '../services/core/context.ts';
+import { runOutboxRelay } from './outbox/index.ts';
 
 export interface RunningPipeline {
   stop(): Promise<void>;
 }
 
-export const pipelines: Record<string, (core: Core) => Promise<RunningPipeline>> = {};
+export type PipelineFactory = (core: Core) => Promise<RunningPipeline>;
+
+export const pipelines: Record<string, PipelineFactory> = {
+  outbox: async (core) => runOutboxRelay(core),
+};

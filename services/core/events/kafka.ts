@@ -8,6 +8,9 @@ function kafkaLogCreator(logger: Logger) {
   return () =>
     ({ level, log: entry }: LogEntry) => {
       const { message, ...rest } = entry;
+      // Retries are bounded on purpose (a caller must not hang while Kafka is away: the outbox relay
+      // re-publishes and consumers dedup), so this warning is expected.
+      if (message.startsWith('Limiting retries for the idempotent producer')) return;
       if (level <= KafkaLogLevel.ERROR) log.error(rest, message);
       else if (level === KafkaLogLevel.WARN) log.warn(rest, message);
       else if (level === KafkaLogLevel.INFO) log.debug(rest, message);

@@ -1,0 +1,4 @@
+// The consumer runtime pipelines are built on (see runPipeline.ts).
+export { runPipeline } from './runPipeline.ts';
+export { EventDeduper, EventInFlightError } from './dedup.ts';
+export type { Pipeline, PipelineContext, PipelineEvent, PipelineOptions, EventHandler, BatchHandler } from './types.ts';
