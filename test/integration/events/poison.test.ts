@@ -1,0 +1,78 @@
+// A poison message never blocks its partition: an undecodable message goes straight to the
+// dead-letter topic, an event whose handler keeps failing goes through the retry topic and then to
+// the dead-letter topic, while later events on the same partition are handled meanwhile.
+import { Partitioners } from 'kafkajs';
+import type { Core } from '../../../services/core/context.ts';
+import type { Pipeline } from '../../../pipelines/runtime/index.ts';
+import { createKafka, topicName } from '../../../services/core/events/kafka.ts';
+import { createLogger } from '../../../services/core/logger.ts';
+import { eventMessage } from '../../../services/core/events/kafkaSink.ts';
+import { eventCodec } from '../../../schemas/codec.ts';
+import { testConfig } from '../../support/config.ts';
+import { eventCore, eventually, runProbePipeline, counterValue, probe, readTopic } from './helpers.ts';
+
+let core: Core;
+let pipeline: Pipeline;
+const handled: string[] = [];
+
+beforeAll(async () => {
+  core = await eventCore(testConfig());
+  pipeline = await runProbePipeline(core, 'poison', {
+    maxAttempts: 3,
+    failOn: (e) => {
+      handled.push(`${e.payload.counter}#${e.attempt}`);
+      return e.payload.note === 'poison';
+    },
+  });
+});
+
+afterAll(async () => {
+  await pipeline?.stop();
+  await core?.db.dropDatabase();
+  await core?.close();
+});
+
+it('dead-letters poison messages while later messages on the same partition are processed', async () => {
+  const key = 'same-key';
+  const good = { eventId: 'good', type: 'ProbeSent' as const, key, occurredAt: new Date(), payload: probe('good') };
+  const bad = { ...good, eventId: 'bad', payload: probe('bad', 'poison') };
+  const kafka = createKafka(core.config, createLogger('warn', 'test'), 'test-poison');
+  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  await producer.connect();
+  try {
+    // One send: the three messages share a key, so one partition, in this order.
+    await producer.send({
+      topic: topicName(core.config, 'probe'),
+      acks: -1,
+      messages: [
+        { key, value: Buffer.from('this is not Avro'), headers: { 'event-id': 'garbage' } },
+        eventMessage(bad).message,
+        eventMessage(good).message,
+      ],
+    });
+  } finally {
+    await producer.disconnect();
+  }
+
+  // The good event behind both poison messages is handled without waiting for their retries.
+  await eventually(() => counterValue(core, 'good').then((n) => n === 1));
+  expect(handled.indexOf('good#1')).toBeGreaterThan(-1);
+
+  const dlq = await readTopic(core.config, 'poison.dlq', (m) => m.length >= 2);
+  const garbage = dlq.find((m) => m.headers['event-id'] === 'garbage')!;
+  expect(garbage.value?.toString()).toBe('this is not Avro');
+  expect(garbage.headers['retry-attempt']).toBe('1');
+  expect(garbage.headers.error).toMatch(/not an Avro single-object/);
+  const poisoned = dlq.find((m) => m.headers['event-id'] === 'bad')!;
+  expect(poisoned.key).toBe(key);
+  expect(poisoned.headers['retry-attempt']).toBe('3');
+  expect(poisoned.headers['original-topic']).toBe(topicName(core.config, 'probe'));
+  expect(poisoned.headers.error).toMatch(/fails on purpose/);
+  expect(eventCodec().decode(poisoned.value!).record).toMatchObject({ eventId: 'bad', counter: 'bad' });
+  // Three attempts: the first from the event topic, two from the retry topic.
+  expect(handled.filter((h) => h.startsWith('bad#'))).toEqual(['bad#1', 'bad#2', 'bad#3']);
+  expect(handled.indexOf('good#1')).toBeLessThan(handled.indexOf('bad#2'));
+  expect(await counterValue(core, 'bad')).toBe(0);
+  // Everything is committed: nothing is stuck behind the poison messages.
+  await eventually(async () => (await pipeline.lag()) === 0, 20_000, 'zero lag');
+});
