@@ -11,6 +11,45 @@ export interface AccountCreated {
   approvalRequired: boolean;
 }
 
+/** An account muted the notifications of a conversation. */
+export interface ConversationMuted {
+  eventId: string;
+  occurredAt: Date;
+  accountId: string;
+  conversationId: string;
+  statusId: string;
+}
+
+/** An account unmuted a conversation. */
+export interface ConversationUnmuted {
+  eventId: string;
+  occurredAt: Date;
+  accountId: string;
+  conversationId: string;
+  statusId: string;
+}
+
+/** An account favourited a status (notification, delivery of Like, trends). */
+export interface FavouriteCreated {
+  eventId: string;
+  occurredAt: Date;
+  favouriteId: string;
+  accountId: string;
+  statusId: string;
+  statusAccountId: string;
+  createdAt: Date;
+}
+
+/** A favourite was undone (delivery of Undo Like). */
+export interface FavouriteDeleted {
+  eventId: string;
+  occurredAt: Date;
+  favouriteId: string;
+  accountId: string;
+  statusId: string;
+  statusAccountId: string;
+}
+
 /** An e-mail to send (a job for the mailer pipeline). */
 export interface MailRequested {
   eventId: string;
@@ -22,6 +61,48 @@ export interface MailRequested {
   template: string;
 }
 
+/** An upload waits for the media pipeline (transcoding, thumbnail, blurhash). Keyed by the uploader's account id. */
+export interface MediaProcessRequested {
+  eventId: string;
+  occurredAt: Date;
+  mediaId: string;
+  accountId: string;
+}
+
+/** The media pipeline finished an upload: its files are ready (complete) or it could not be processed (failed). */
+export interface MediaProcessed {
+  eventId: string;
+  occurredAt: Date;
+  mediaId: string;
+  accountId: string;
+  mediaType: string;
+  state: string;
+  statusId: null | string;
+}
+
+/** A poll reached its end and was closed by the scheduler (voters and the author get a poll notification). Keyed by the poll id. */
+export interface PollExpired {
+  eventId: string;
+  occurredAt: Date;
+  pollId: string;
+  statusId: string;
+  accountId: string;
+  local: boolean;
+}
+
+/** An account voted in a poll. Keyed by the poll id. Remote polls get the vote federated by option name. */
+export interface PollVoted {
+  eventId: string;
+  occurredAt: Date;
+  pollId: string;
+  statusId: string;
+  pollAccountId: string;
+  accountId: string;
+  choices: Array<number>;
+  optionTitles: Array<string>;
+  local: boolean;
+}
+
 /** A probe through the event backbone: health checks and the event runtime's own tests. */
 export interface ProbeSent {
   eventId: string;
@@ -29,6 +110,114 @@ export interface ProbeSent {
   probeId: string;
   counter: string;
   note: null | string;
+}
+
+/** An account reblogged (boosted) a status. The reblog is a status of its own (statusId). */
+export interface ReblogCreated {
+  eventId: string;
+  occurredAt: Date;
+  statusId: string;
+  accountId: string;
+  uri: string;
+  local: boolean;
+  visibility: string;
+  reblogOfId: string;
+  reblogOfAccountId: string;
+  createdAt: Date;
+}
+
+/** A reblog was undone (or removed with its original). statusId is the reblog status. */
+export interface ReblogDeleted {
+  eventId: string;
+  occurredAt: Date;
+  statusId: string;
+  accountId: string;
+  uri: string;
+  local: boolean;
+  visibility: string;
+  reblogOfId: string;
+  reblogOfAccountId: string;
+}
+
+/** A status was scheduled for later publication. Keyed by the author's account id. */
+export interface ScheduledStatusCreated {
+  eventId: string;
+  occurredAt: Date;
+  scheduledStatusId: string;
+  accountId: string;
+  scheduledAt: Date;
+}
+
+/** A status was posted (local or remote). Fan-out, notifications (mentions), delivery (Create) and trends read what they need from here and from MongoDB. */
+export interface StatusCreated {
+  eventId: string;
+  occurredAt: Date;
+  statusId: string;
+  accountId: string;
+  uri: string;
+  local: boolean;
+  visibility: string;
+  inReplyToId: null | string;
+  inReplyToAccountId: null | string;
+  conversationId: null | string;
+  mentionedAccountIds: Array<string>;
+  tagNames: Array<string>;
+  language: null | string;
+  sensitive: boolean;
+  hasMedia: boolean;
+  hasPoll: boolean;
+  applicationId: null | string;
+  createdAt: Date;
+}
+
+/** A status (not a reblog, see ReblogDeleted) was deleted. Feeds and streams drop it; delivery sends Delete to its audience. */
+export interface StatusDeleted {
+  eventId: string;
+  occurredAt: Date;
+  statusId: string;
+  accountId: string;
+  uri: string;
+  local: boolean;
+  visibility: string;
+  inReplyToId: null | string;
+  conversationId: null | string;
+  mentionedAccountIds: Array<string>;
+  tagNames: Array<string>;
+  deletedAt: Date;
+}
+
+/** An account pinned one of its statuses (featured collection Add). */
+export interface StatusPinned {
+  eventId: string;
+  occurredAt: Date;
+  accountId: string;
+  statusId: string;
+  statusUri: string;
+}
+
+/** An account unpinned one of its statuses (featured collection Remove). */
+export interface StatusUnpinned {
+  eventId: string;
+  occurredAt: Date;
+  accountId: string;
+  statusId: string;
+  statusUri: string;
+}
+
+/** A status was edited (text, content warning, media, poll, language). */
+export interface StatusUpdated {
+  eventId: string;
+  occurredAt: Date;
+  statusId: string;
+  accountId: string;
+  uri: string;
+  local: boolean;
+  visibility: string;
+  mentionedAccountIds: Array<string>;
+  tagNames: Array<string>;
+  language: null | string;
+  pollChanged: boolean;
+  editedAt: Date;
 }
 
 /** What a producer gives for AccountCreated (the outbox adds eventId and occurredAt). */
@@ -40,6 +229,37 @@ export interface AccountCreatedPayload {
   approvalRequired: boolean;
 }
 
+/** What a producer gives for ConversationMuted (the outbox adds eventId and occurredAt). */
+export interface ConversationMutedPayload {
+  accountId: string;
+  conversationId: string;
+  statusId: string;
+}
+
+/** What a producer gives for ConversationUnmuted (the outbox adds eventId and occurredAt). */
+export interface ConversationUnmutedPayload {
+  accountId: string;
+  conversationId: string;
+  statusId: string;
+}
+
+/** What a producer gives for FavouriteCreated (the outbox adds eventId and occurredAt). */
+export interface FavouriteCreatedPayload {
+  favouriteId: string;
+  accountId: string;
+  statusId: string;
+  statusAccountId: string;
+  createdAt: Date;
+}
+
+/** What a producer gives for FavouriteDeleted (the outbox adds eventId and occurredAt). */
+export interface FavouriteDeletedPayload {
+  favouriteId: string;
+  accountId: string;
+  statusId: string;
+  statusAccountId: string;
+}
+
 /** What a producer gives for MailRequested (the outbox adds eventId and occurredAt). */
 export interface MailRequestedPayload {
   to: string;
@@ -49,6 +269,40 @@ export interface MailRequestedPayload {
   template: string;
 }
 
+/** What a producer gives for MediaProcessRequested (the outbox adds eventId and occurredAt). */
+export interface MediaProcessRequestedPayload {
+  mediaId: string;
+  accountId: string;
+}
+
+/** What a producer gives for MediaProcessed (the outbox adds eventId and occurredAt). */
+export interface MediaProcessedPayload {
+  mediaId: string;
+  accountId: string;
+  mediaType: string;
+  state: string;
+  statusId?: null | string;
+}
+
+/** What a producer gives for PollExpired (the outbox adds eventId and occurredAt). */
+export interface PollExpiredPayload {
+  pollId: string;
+  statusId: string;
+  accountId: string;
+  local: boolean;
+}
+
+/** What a producer gives for PollVoted (the outbox adds eventId and occurredAt). */
+export interface PollVotedPayload {
+  pollId: string;
+  statusId: string;
+  pollAccountId: string;
+  accountId: string;
+  choices: Array<number>;
+  optionTitles: Array<string>;
+  local: boolean;
+}
+
 /** What a producer gives for ProbeSent (the outbox adds eventId and occurredAt). */
 export interface ProbeSentPayload {
   probeId: string;
@@ -56,18 +310,142 @@ export interface ProbeSentPayload {
   note?: null | string;
 }
 
+/** What a producer gives for ReblogCreated (the outbox adds eventId and occurredAt). */
+export interface ReblogCreatedPayload {
+  statusId: string;
+  accountId: string;
+  uri: string;
+  local: boolean;
+  visibility: string;
+  reblogOfId: string;
+  reblogOfAccountId: string;
+  createdAt: Date;
+}
+
+/** What a producer gives for ReblogDeleted (the outbox adds eventId and occurredAt). */
+export interface ReblogDeletedPayload {
+  statusId: string;
+  accountId: string;
+  uri: string;
+  local: boolean;
+  visibility: string;
+  reblogOfId: string;
+  reblogOfAccountId: string;
+}
+
+/** What a producer gives for ScheduledStatusCreated (the outbox adds eventId and occurredAt). */
+export interface ScheduledStatusCreatedPayload {
+  scheduledStatusId: string;
+  accountId: string;
+  scheduledAt: Date;
+}
+
+/** What a producer gives for StatusCreated (the outbox adds eventId and occurredAt). */
+export interface StatusCreatedPayload {
+  statusId: string;
+  accountId: string;
+  uri: string;
+  local: boolean;
+  visibility: string;
+  inReplyToId?: null | string;
+  inReplyToAccountId?: null | string;
+  conversationId?: null | string;
+  mentionedAccountIds: Array<string>;
+  tagNames: Array<string>;
+  language?: null | string;
+  sensitive: boolean;
+  hasMedia: boolean;
+  hasPoll: boolean;
+  applicationId?: null | string;
+  createdAt: Date;
+}
+
+/** What a producer gives for StatusDeleted (the outbox adds eventId and occurredAt). */
+export interface StatusDeletedPayload {
+  statusId: string;
+  accountId: string;
+  uri: string;
+  local: boolean;
+  visibility: string;
+  inReplyToId?: null | string;
+  conversationId?: null | string;
+  mentionedAccountIds: Array<string>;
+  tagNames: Array<string>;
+  deletedAt: Date;
+}
+
+/** What a producer gives for StatusPinned (the outbox adds eventId and occurredAt). */
+export interface StatusPinnedPayload {
+  accountId: string;
+  statusId: string;
+  statusUri: string;
+}
+
+/** What a producer gives for StatusUnpinned (the outbox adds eventId and occurredAt). */
+export interface StatusUnpinnedPayload {
+  accountId: string;
+  statusId: string;
+  statusUri: string;
+}
+
+/** What a producer gives for StatusUpdated (the outbox adds eventId and occurredAt). */
+export interface StatusUpdatedPayload {
+  statusId: string;
+  accountId: string;
+  uri: string;
+  local: boolean;
+  visibility: string;
+  mentionedAccountIds: Array<string>;
+  tagNames: Array<string>;
+  language?: null | string;
+  pollChanged: boolean;
+  editedAt: Date;
+}
+
 /** Every event as consumers decode it. */
 export interface EventRecords {
   AccountCreated: AccountCreated;
+  ConversationMuted: ConversationMuted;
+  ConversationUnmuted: ConversationUnmuted;
+  FavouriteCreated: FavouriteCreated;
+  FavouriteDeleted: FavouriteDeleted;
   MailRequested: MailRequested;
+  MediaProcessRequested: MediaProcessRequested;
+  MediaProcessed: MediaProcessed;
+  PollExpired: PollExpired;
+  PollVoted: PollVoted;
   ProbeSent: ProbeSent;
+  ReblogCreated: ReblogCreated;
+  ReblogDeleted: ReblogDeleted;
+  ScheduledStatusCreated: ScheduledStatusCreated;
+  StatusCreated: StatusCreated;
+  StatusDeleted: StatusDeleted;
+  StatusPinned: StatusPinned;
+  StatusUnpinned: StatusUnpinned;
+  StatusUpdated: StatusUpdated;
 }
 
 /** Every event as producers write it through the outbox. */
 export interface EventPayloads {
   AccountCreated: AccountCreatedPayload;
+  ConversationMuted: ConversationMutedPayload;
+  ConversationUnmuted: ConversationUnmutedPayload;
+  FavouriteCreated: FavouriteCreatedPayload;
+  FavouriteDeleted: FavouriteDeletedPayload;
   MailRequested: MailRequestedPayload;
+  MediaProcessRequested: MediaProcessRequestedPayload;
+  MediaProcessed: MediaProcessedPayload;
+  PollExpired: PollExpiredPayload;
+  PollVoted: PollVotedPayload;
   ProbeSent: ProbeSentPayload;
+  ReblogCreated: ReblogCreatedPayload;
+  ReblogDeleted: ReblogDeletedPayload;
+  ScheduledStatusCreated: ScheduledStatusCreatedPayload;
+  StatusCreated: StatusCreatedPayload;
+  StatusDeleted: StatusDeletedPayload;
+  StatusPinned: StatusPinnedPayload;
+  StatusUnpinned: StatusUnpinnedPayload;
+  StatusUpdated: StatusUpdatedPayload;
 }
 
 export type EventName = keyof EventPayloads & string;
@@ -79,8 +457,24 @@ export type EventRecord<N extends EventName = EventName> = EventRecords[N];
 /** The coarse topic (without the deployment's prefix) each event goes to. */
 export const eventTopics = {
   AccountCreated: 'accounts',
+  ConversationMuted: 'interactions',
+  ConversationUnmuted: 'interactions',
+  FavouriteCreated: 'interactions',
+  FavouriteDeleted: 'interactions',
   MailRequested: 'mail',
+  MediaProcessRequested: 'media',
+  MediaProcessed: 'media',
+  PollExpired: 'polls',
+  PollVoted: 'polls',
   ProbeSent: 'probe',
+  ReblogCreated: 'statuses',
+  ReblogDeleted: 'statuses',
+  ScheduledStatusCreated: 'statuses',
+  StatusCreated: 'statuses',
+  StatusDeleted: 'statuses',
+  StatusPinned: 'interactions',
+  StatusUnpinned: 'interactions',
+  StatusUpdated: 'statuses',
 } as const satisfies Record<EventName, string>;
 
 export type EventTopic = (typeof eventTopics)[EventName];

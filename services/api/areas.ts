@@ -7,6 +7,8 @@ import healthArea from './health/index.ts';
 import instanceArea from './instance/index.ts';
 import mediaArea from './media/index.ts';
 import filesArea from './files/index.ts';
+import pollsArea from './polls/index.ts';
+import scheduledStatusesArea from './scheduled_statuses/index.ts';
 import statusesArea from './statuses/index.ts';
 import favouritesArea from './favourites/index.ts';
 import bookmarksArea from './bookmarks/index.ts';
@@ -20,6 +22,8 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   instanceArea,
   mediaArea,
   filesArea,
+  pollsArea,
+  scheduledStatusesArea,
   statusesArea,
   favouritesArea,
   bookmarksArea,

@@ -15,6 +15,8 @@ export interface PollDoc {
   expiresAt: Date | null;
   /** Set by the scheduler when the poll ended and its PollExpired event went out. */
   closedAt: Date | null;
+  /** Lease of the scheduler process closing it (see closeExpiredPolls). */
+  closingUntil?: Date | null;
   /** Votes per option, same order as options. */
   tallies: number[];
   /** Total choices made (Mastodon's votes_count). */

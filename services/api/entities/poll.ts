@@ -1,0 +1,45 @@
+// Poll entity (entities reference §7). Viewer fields (`voted`, `own_votes`) only with a user;
+// option counts are null while a hide_totals poll runs, except for its author.
+import { Type, type Static } from '@sinclair/typebox';
+import type { Core } from '../../core/context.ts';
+import type { Id } from '../../core/ids.ts';
+import type { PollDoc } from '../../core/model/polls.ts';
+import { findVote, isExpired } from '../../core/polls/polls.ts';
+
+export const PollOptionEntity = Type.Object({ title: Type.String(), votes_count: Type.Union([Type.Integer(), Type.Null()]) });
+
+export const PollEntity = Type.Object({
+  id: Type.String(),
+  expires_at: Type.Union([Type.String(), Type.Null()]),
+  expired: Type.Boolean(),
+  multiple: Type.Boolean(),
+  votes_count: Type.Integer(),
+  voters_count: Type.Union([Type.Integer(), Type.Null()]),
+  options: Type.Array(PollOptionEntity),
+  emojis: Type.Array(Type.Object({}, { additionalProperties: true })),
+  voted: Type.Optional(Type.Boolean()),
+  own_votes: Type.Optional(Type.Array(Type.Integer())),
+});
+export type PollEntity = Static<typeof PollEntity>;
+
+export async function presentPoll(core: Core, poll: PollDoc, viewerAccountId: Id | null): Promise<PollEntity> {
+  const expired = isExpired(poll);
+  const own = viewerAccountId !== null && viewerAccountId === poll.accountId;
+  const hidden = poll.hideTotals && !expired && !own;
+  const entity: PollEntity = {
+    id: String(poll._id),
+    expires_at: poll.expiresAt ? poll.expiresAt.toISOString() : null,
+    expired,
+    multiple: poll.multiple,
+    votes_count: poll.votesCount,
+    voters_count: poll.multiple ? poll.votersCount : null,
+    options: poll.options.map((title, i) => ({ title, votes_count: hidden ? null : (poll.tallies[i] ?? 0) })),
+    emojis: [],
+  };
+  if (viewerAccountId !== null) {
+    const vote = own ? null : await findVote(core, poll._id, viewerAccountId);
+    entity.voted = own || vote !== null;
+    entity.own_votes = vote ? vote.choices : [];
+  }
+  return entity;
+}

@@ -1,0 +1,54 @@
+// Polls area: read a poll (anyone who may see its status; non-public ones need a token) and vote.
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AreaOptions } from '../areas.ts';
+import type { Core } from '../../core/context.ts';
+import type { AccountDoc } from '../../core/model/accounts.ts';
+import type { PollDoc } from '../../core/model/polls.ts';
+import { requireUser } from '../plugins/auth.ts';
+import { notFound } from '../errors.ts';
+import { parseId } from '../../core/ids.ts';
+import { findPoll, parseChoices, votePoll } from '../../core/polls/polls.ts';
+import { findVisibleStatus } from '../../core/statuses/visibility.ts';
+import { PollEntity, presentPoll } from '../entities/poll.ts';
+
+const IdParams = Type.Object({ id: Type.String() });
+
+/** The poll if its status exists and the viewer may see it; 404 otherwise (existence is not revealed). */
+async function visiblePoll(core: Core, viewer: AccountDoc | null, rawId: string): Promise<PollDoc> {
+  const id = parseId(rawId);
+  const poll = id === null ? null : await findPoll(core, id);
+  if (!poll) throw notFound();
+  const status = await findVisibleStatus(core, viewer, poll.statusId);
+  if (!status) throw notFound();
+  return poll;
+}
+
+const pollsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
+  app.get(
+    '/api/v1/polls/:id',
+    { config: { auth: { scopes: ['read', 'read:statuses'], user: 'optional' } }, schema: { params: IdParams, response: { 200: PollEntity } } },
+    async (request) => {
+      const viewer = request.auth?.account ?? null;
+      const poll = await visiblePoll(core, viewer, request.params.id);
+      return presentPoll(core, poll, viewer?._id ?? null);
+    },
+  );
+
+  app.post(
+    '/api/v1/polls/:id/votes',
+    {
+      config: { auth: { scopes: ['write', 'write:statuses'], user: 'required' } },
+      schema: { params: IdParams, body: Type.Object({ choices: Type.Optional(Type.Unknown()) }, { additionalProperties: true }), response: { 200: PollEntity } },
+    },
+    async (request) => {
+      const { account } = requireUser(request);
+      const poll = await visiblePoll(core, account, request.params.id);
+      const choices = parseChoices((request.body as { choices?: unknown } | undefined)?.choices);
+      const updated = await votePoll(core, account, poll, choices);
+      return presentPoll(core, updated, account._id);
+    },
+  );
+};
+
+export default pollsArea;

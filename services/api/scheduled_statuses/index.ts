@@ -1,0 +1,71 @@
+// Scheduled statuses area: list, show, reschedule and cancel one's own scheduled posts.
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AreaOptions } from '../areas.ts';
+import { requireUser } from '../plugins/auth.ts';
+import { ApiError, notFound, missingParam } from '../errors.ts';
+import { pageParams, setLinkHeader } from '../pagination.ts';
+import { parseId } from '../../core/ids.ts';
+import {
+  deleteScheduledStatus,
+  findOwnScheduledStatus,
+  listScheduledStatuses,
+  rescheduleStatus,
+} from '../../core/scheduledStatuses/scheduledStatuses.ts';
+import { ScheduledStatusEntity, presentScheduledStatus } from '../entities/scheduledStatus.ts';
+
+const read = { auth: { scopes: ['read', 'read:statuses'], user: 'required' as const } };
+const write = { auth: { scopes: ['write', 'write:statuses'], user: 'required' as const } };
+const IdParams = Type.Object({ id: Type.String() });
+
+function idOf(raw: string) {
+  const id = parseId(raw);
+  if (id === null) throw notFound();
+  return id;
+}
+
+/** `scheduled_at` as Rails parses it: an ISO 8601 time; anything else is 422 "Invalid date supplied". */
+export function parseScheduledAt(value: unknown): Date {
+  if (value === undefined || value === null || value === '') throw missingParam('scheduled_at');
+  const d = typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value) ? new Date(value) : new Date(NaN);
+  if (Number.isNaN(d.getTime())) throw new ApiError(422, 'Invalid date supplied');
+  return d;
+}
+
+const scheduledStatusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
+  app.get('/api/v1/scheduled_statuses', { config: read, schema: { response: { 200: Type.Array(ScheduledStatusEntity) } } }, async (request, reply) => {
+    const { account } = requireUser(request);
+    const page = pageParams(request.query, { defaultLimit: 20, maxLimit: 40 });
+    const docs = await listScheduledStatuses(core, account._id, page);
+    setLinkHeader(core, request, reply, { oldest: docs.at(-1)?._id ?? null, newest: docs[0]?._id ?? null, count: docs.length, limit: page.limit });
+    return Promise.all(docs.map((d) => presentScheduledStatus(core, d)));
+  });
+
+  app.get('/api/v1/scheduled_statuses/:id', { config: read, schema: { params: IdParams, response: { 200: ScheduledStatusEntity } } }, async (request) => {
+    const { account } = requireUser(request);
+    return presentScheduledStatus(core, await findOwnScheduledStatus(core, account._id, idOf(request.params.id)));
+  });
+
+  app.put(
+    '/api/v1/scheduled_statuses/:id',
+    {
+      config: write,
+      schema: { params: IdParams, body: Type.Object({ scheduled_at: Type.Optional(Type.Unknown()) }, { additionalProperties: true }), response: { 200: ScheduledStatusEntity } },
+    },
+    async (request) => {
+      const { account } = requireUser(request);
+      const id = idOf(request.params.id);
+      const body = (request.body ?? {}) as { scheduled_at?: unknown };
+      const doc = await rescheduleStatus(core, account._id, id, parseScheduledAt(body.scheduled_at));
+      return presentScheduledStatus(core, doc);
+    },
+  );
+
+  app.delete('/api/v1/scheduled_statuses/:id', { config: write, schema: { params: IdParams } }, async (request) => {
+    const { account } = requireUser(request);
+    await deleteScheduledStatus(core, account._id, idOf(request.params.id));
+    return {};
+  });
+};
+
+export default scheduledStatusesArea;

@@ -1,0 +1,199 @@
+// Media over real HTTP against the real MongoDB-wire server and Redis: uploads (v1 inline, v2
+// inline for images and queued for video), processing results, the files served at /system,
+// attribute edits, limits and ownership. The Kafka path of the media pipeline is in test/e2e/media.
+import sharp from 'sharp';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCore, type Core } from '../../../services/core/context.ts';
+import type { OutboxEvent } from '../../../services/core/events/outbox.ts';
+import { processQueuedMedia } from '../../../services/core/media/attachments.ts';
+import { testConfig } from '../../support/config.ts';
+import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
+import { jpegWithExif, png, shortVideo, animatedGif, oggAudio } from './mediaFiles.ts';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, checked by the assertions
+type Json = Record<string, any>;
+
+async function upload(server: TestServer, token: string, version: 'v1' | 'v2', file: Buffer, fields: Record<string, string> = {}, name = 'upload.bin') {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(file)], { type: 'application/octet-stream' }), name);
+  for (const [k, v] of Object.entries(fields)) form.append(k, v);
+  const res = await fetch(`${server.url}/api/${version}/media`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as Json };
+}
+
+async function api(server: TestServer, token: string | null, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: (await res.json()) as Json };
+}
+
+describe('media attachments API', () => {
+  let core: Core;
+  let server: TestServer;
+  let alice: TestUser;
+  let bob: TestUser;
+  let mediaDir: string;
+  const published: OutboxEvent[] = [];
+
+  beforeAll(async () => {
+    mediaDir = await mkdtemp(join(tmpdir(), 'media-it-'));
+    core = await createCore(testConfig({ MEDIA_DIR: mediaDir }), { sink: { publish: async (events) => void published.push(...events) } });
+    server = await startTestServer(core);
+    alice = await createTestUser(core);
+    bob = await createTestUser(core);
+  });
+
+  afterAll(async () => {
+    await server.close();
+    await core.db.dropDatabase();
+    await core.close();
+    await rm(mediaDir, { recursive: true, force: true });
+  });
+
+  it('v1 processes an image inline: rotated, re-encoded without metadata, small version, meta and blurhash', async () => {
+    const res = await upload(server, alice.token, 'v1', await jpegWithExif(1200, 800), { description: 'A red square', focus: '0.5,-0.25' }, 'photo.png');
+    expect(res.status).toBe(200);
+    const m = res.body;
+    expect(m).toMatchObject({ type: 'image', description: 'A red square', remote_url: null, text_url: null });
+    expect(m.id).toMatch(/^\d+$/);
+    // Orientation 6: the stored image is upright, i.e. 800x1200.
+    expect(m.meta.original).toEqual({ width: 800, height: 1200, size: '800x1200', aspect: 800 / 1200 });
+    expect(m.meta.small.width * m.meta.small.height).toBeLessThanOrEqual(230_400);
+    expect(m.meta.focus).toEqual({ x: 0.5, y: -0.25 });
+    expect(m.blurhash).toMatch(/^[0-9A-Za-z#$%*+,-.:;=?@[\]^_{|}~]{20,}$/);
+    expect(m.url).toMatch(new RegExp(`^${core.config.baseUrl}/system/media_attachments/files/${m.id}/original/[0-9a-f]+\\.jpg$`));
+
+    const file = await fetch(m.url.replace(core.config.baseUrl, server.url));
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('image/jpeg');
+    const served = Buffer.from(await file.arrayBuffer());
+    const meta = await sharp(served).metadata();
+    expect(meta.width).toBe(800);
+    expect(meta.exif).toBeUndefined();
+    expect(meta.orientation).toBeUndefined();
+    expect(served.includes(Buffer.from('where-i-live'))).toBe(false);
+
+    const preview = await fetch(m.preview_url.replace(core.config.baseUrl, server.url));
+    expect(preview.status).toBe(200);
+  });
+
+  it('v2 answers 200 for an image processed inline and keeps PNG transparency', async () => {
+    const res = await upload(server, alice.token, 'v2', await png(300, 200));
+    expect(res.status).toBe(200);
+    expect(res.body.url).toMatch(/\.png$/);
+    expect(res.body.meta.original.size).toBe('300x200');
+    expect(res.headers.get('x-ratelimit-limit')).toBe('30');
+  });
+
+  it('v2 queues a video (202, url null, 206 on GET) until the media pipeline has processed it', async () => {
+    const res = await upload(server, alice.token, 'v2', await shortVideo(), {}, 'clip.gif');
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ type: 'video', url: null });
+    const id = res.body.id as string;
+    const requested = published.find((e) => e.type === 'MediaProcessRequested' && e.payload.mediaId === id);
+    expect(requested?.key).toBe(String(alice.account._id));
+
+    const pending = await api(server, alice.token, 'GET', `/api/v1/media/${id}`);
+    expect(pending.status).toBe(206);
+    expect(pending.body.url).toBeNull();
+
+    // What the media pipeline does for that event (the Kafka path is covered in test/e2e/media).
+    await processQueuedMedia(core, BigInt(id));
+    expect(published.some((e) => e.type === 'MediaProcessed' && e.payload.mediaId === id && e.payload.state === 'complete')).toBe(true);
+
+    const done = await api(server, alice.token, 'GET', `/api/v1/media/${id}`);
+    expect(done.status).toBe(200);
+    expect(done.body.type).toBe('video');
+    expect(done.body.url).toMatch(/\.mp4$/);
+    expect(done.body.preview_url).toMatch(/\.jpg$/);
+    expect(done.body.meta).toMatchObject({ fps: 10, width: 320, height: 240, audio_encode: 'aac' });
+    expect(done.body.meta.duration).toBeGreaterThan(0.9);
+    expect(done.body.blurhash).toEqual(expect.any(String));
+    const file = await fetch(done.body.url.replace(core.config.baseUrl, server.url));
+    expect(file.headers.get('content-type')).toBe('video/mp4');
+    // A redelivered event changes nothing.
+    const again = await processQueuedMedia(core, BigInt(id));
+    expect(again?.files.original).toBe(done.body.url.split('/system/')[1]);
+  });
+
+  it('v1 turns an animated GIF into a looping gifv and audio into mp3', async () => {
+    const gif = await upload(server, alice.token, 'v1', await animatedGif(), {}, 'anim.gif');
+    expect(gif.status).toBe(200);
+    expect(gif.body.type).toBe('gifv');
+    expect(gif.body.url).toMatch(/\.mp4$/);
+    const audio = await upload(server, alice.token, 'v1', await oggAudio(), {}, 'sound.ogg');
+    expect(audio.status).toBe(200);
+    expect(audio.body.type).toBe('audio');
+    expect(audio.body.url).toMatch(/\.mp3$/);
+    expect(audio.body.preview_url).toBeNull();
+    expect(audio.body.meta.length).toMatch(/^0:00:01\.\d\d$/);
+  });
+
+  it('refuses what is not media, no file, and a pixel count over the limit with clear errors', async () => {
+    const text = await upload(server, alice.token, 'v2', Buffer.from('<?php echo "hi"; ?>'), {}, 'innocent.png');
+    expect(text.status).toBe(422);
+    expect(text.body.error).toBe('Validation failed: File content type is invalid, File is invalid');
+    const svg = await upload(server, alice.token, 'v2', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script></svg>'), {}, 'a.svg');
+    expect(svg.status).toBe(422);
+    const huge = await sharp({ create: { width: 8000, height: 4500, channels: 3, background: 'white' } }).png({ compressionLevel: 9 }).toBuffer();
+    const big = await upload(server, alice.token, 'v2', huge);
+    expect(big.status).toBe(422);
+    expect(big.body.error).toMatch(/^Validation failed: Image dimensions/);
+    const form = new FormData();
+    form.append('description', 'no file');
+    const missing = await fetch(`${server.url}/api/v2/media`, { method: 'POST', headers: { authorization: `Bearer ${alice.token}` }, body: form });
+    expect(missing.status).toBe(400);
+    expect(((await missing.json()) as { error: string }).error).toBe('param is missing or the value is empty: file');
+  });
+
+  it('edits description and focus; validates both; other users get 404', async () => {
+    const res = await upload(server, alice.token, 'v2', await png(64, 64));
+    const id = res.body.id as string;
+    const put = await api(server, alice.token, 'PUT', `/api/v1/media/${id}`, { description: 'New alt text', focus: '-1,1' });
+    expect(put.status).toBe(200);
+    expect(put.body.description).toBe('New alt text');
+    expect(put.body.meta.focus).toEqual({ x: -1, y: 1 });
+    expect((await api(server, alice.token, 'PUT', `/api/v1/media/${id}`, { focus: '1.5,0' })).status).toBe(422);
+    const long = await api(server, alice.token, 'PUT', `/api/v1/media/${id}`, { description: 'x'.repeat(1501) });
+    expect(long.status).toBe(422);
+    expect(long.body.error).toBe('Validation failed: Description is too long (maximum is 1500 characters)');
+    expect((await api(server, bob.token, 'GET', `/api/v1/media/${id}`)).status).toBe(404);
+    expect((await api(server, bob.token, 'PUT', `/api/v1/media/${id}`, { description: 'mine now' })).status).toBe(404);
+    expect((await api(server, alice.token, 'GET', '/api/v1/media/999999999')).status).toBe(404);
+    expect((await api(server, alice.token, 'GET', '/api/v1/media/abc')).status).toBe(404);
+  });
+
+  it('needs a token with write:media', async () => {
+    const reader = await createTestUser(core, { scopes: ['read'] });
+    const res = await upload(server, reader.token, 'v2', await png(10, 10));
+    expect(res.status).toBe(403);
+    expect(res.body.error).toBe('This action is outside the authorized scopes');
+    const granular = await createTestUser(core, { scopes: ['write:media'] });
+    expect((await upload(server, granular.token, 'v2', await png(10, 10))).status).toBe(200);
+    const anonymous = await fetch(`${server.url}/api/v2/media`, { method: 'POST' });
+    expect(anonymous.status).toBe(401);
+  });
+
+  it('serves only safe keys under /system and never raw uploads', async () => {
+    for (const path of ['/system/../package.json', '/system/%2e%2e/%2e%2e/package.json', '/system/media_attachments/..%2F..%2Fpackage.json', '/system/']) {
+      const res = await fetch(`${server.url}${path}`);
+      expect(res.status).toBe(404);
+    }
+  });
+
+  it('rate-limits uploads to 30 per 30 minutes per user', async () => {
+    const carol = await createTestUser(core);
+    const tiny = await png(4, 4);
+    const key = `ratelimit:media:${carol.account._id}:${Math.floor(Date.now() / 1_800_000) * 1_800_000}`;
+    await core.redis.set(key, '30', 'EX', 60);
+    const res = await upload(server, carol.token, 'v2', tiny);
+    expect(res.status).toBe(429);
+    expect(res.body.error).toBe('Too many requests');
+    expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
+  });
+});
