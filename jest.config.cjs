@@ -10,7 +10,8 @@ module.exports = {
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/e2e/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/globalSetup.ts',
-      testTimeout: 60000,
     },
   ],
+  // A global option: jest ignores testTimeout inside `projects`.
+  testTimeout: 60000,
 };

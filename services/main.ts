@@ -55,8 +55,19 @@ async function startParts(role: Role, core: Core, logger: Logger, parts: Part[])
   if (role.kind === 'api' || role.kind === 'all') {
     const app = await buildApi(core);
     await app.listen({ host: config.bindHost, port: config.port });
-    // close(): stop accepting, answer in-flight requests, close idle keep-alive connections.
-    parts.push({ name: 'api', stop: () => app.close() });
+    parts.push({
+      name: 'api',
+      async stop() {
+        // close() stops accepting and waits for in-flight requests; it closes the connections that
+        // are idle at that moment only, so keep-alive connections still busy then are swept once idle.
+        const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+        try {
+          await app.close();
+        } finally {
+          clearInterval(sweep);
+        }
+      },
+    });
   }
   if (role.kind === 'streaming' || role.kind === 'all') {
     const streaming = await startStreamingServer({ host: config.bindHost, port: config.streamingPort, logger });
@@ -91,10 +102,13 @@ async function main(): Promise<void> {
       // Servers and pipelines drain side by side; the shared connections close last.
       await Promise.all(
         parts.map((p) =>
-          p.stop().catch((err: unknown) => {
-            failed = true;
-            logger.error({ err, part: p.name }, 'stop failed');
-          }),
+          p.stop().then(
+            () => logger.info({ part: p.name }, 'stopped part'),
+            (err: unknown) => {
+              failed = true;
+              logger.error({ err, part: p.name }, 'stop failed');
+            },
+          ),
         ),
       );
       await core?.close().catch((err: unknown) => {

@@ -5,7 +5,7 @@
 //   status   one line per server
 //   env      print REDIS_URL / KAFKA_BROKERS / MONGO_URL for the managed servers
 import { join } from 'node:path';
-import { ensureLocalInfra, installLocalInfra, localInfraEnv, localInfraSettings, localInfraStatus, stopLocalInfra } from './infra.ts';
+import { ensureLocalInfra, installLocalInfra, writeLocalInfraEnvFile, localInfraEnv, localInfraSettings, localInfraStatus, stopLocalInfra } from './infra.ts';
 
 const say = (message: string) => console.log(`[local-infra] ${message}`);
 
@@ -16,6 +16,7 @@ async function main(command: string | undefined): Promise<void> {
       return installLocalInfra(settings, say);
     case 'start':
       await ensureLocalInfra(settings, say);
+      writeLocalInfraEnvFile(settings);
       return;
     case 'stop':
       return stopLocalInfra(settings, say);

@@ -31,7 +31,7 @@ export async function ensureLocalInfra(s: LocalInfraSettings, say: Say = console
   const specs = serverSpecs(s);
   const managed = NAMES.filter((n) => !s.external[n]);
   const states = await Promise.all(managed.map((n) => specs[n].probe()));
-  if (states.every((st) => st === 'ready')) return writeEnvFile(s);
+  if (states.every((st) => st === 'ready')) return localInfraEnv(s);
 
   await withLock(s.runDir, async () => {
     mkdirSync(s.logDir, { recursive: true });
@@ -48,7 +48,7 @@ export async function ensureLocalInfra(s: LocalInfraSettings, say: Say = console
     installLocalInfra({ ...s, external: { ...s.external, ...Object.fromEntries(NAMES.map((n) => [n, !down.some((d) => d.name === n)])) } }, say);
     await Promise.all(down.map((spec) => start(s, spec, say)));
   });
-  return writeEnvFile(s);
+  return localInfraEnv(s);
 }
 
 async function start(s: LocalInfraSettings, spec: ServerSpec, say: Say): Promise<void> {
@@ -94,7 +94,7 @@ export async function localInfraStatus(s: LocalInfraSettings): Promise<string[]>
 }
 
 /** var/local-infra.env: read by `npm start` (node --env-file-if-exists) so non-default ports reach the server. */
-function writeEnvFile(s: LocalInfraSettings): Record<string, string> {
+export function writeLocalInfraEnvFile(s: LocalInfraSettings): Record<string, string> {
   const env = localInfraEnv(s);
   mkdirSync(s.varDir, { recursive: true });
   const text = Object.entries(env)

@@ -1,15 +1,11 @@
-// PLACEHOLDER (replaced by the infrastructure work): fails fast when the real servers are not up.
-import net from 'node:net';
+// Jest global setup for integration and e2e tests: the real servers must be up. Reuses whatever
+// answers on the configured ports, otherwise starts them with deploy/local (first run installs);
+// servers named by REDIS_URL / KAFKA_BROKERS / MONGO_URL are used as they are. Fast when all is up.
+// The connection variables it settles on reach the test workers through process.env.
+import { ensureLocalInfra, localInfraSettings } from '../../deploy/local/infra.ts';
 
-function reachable(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect(port, '127.0.0.1', () => { s.end(); resolve(true); });
-    s.on('error', () => resolve(false));
-  });
-}
-
-export default async function globalSetup(): Promise<void> {
-  for (const port of [6390, 19092, 27018]) {
-    if (!(await reachable(port))) throw new Error(`test infrastructure not reachable on 127.0.0.1:${port}`);
-  }
+export default async function globalSetup(_globalConfig: unknown, projectConfig: { rootDir: string }): Promise<void> {
+  const settings = localInfraSettings(projectConfig.rootDir);
+  const env = await ensureLocalInfra(settings, (m) => console.log(`[local-infra] ${m}`));
+  for (const [name, value] of Object.entries(env)) process.env[name] ??= value;
 }

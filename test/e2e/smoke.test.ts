@@ -1,0 +1,170 @@
+// Starts the server the way the README does (`services/main.ts all`, as `npm start` runs it after
+// starting the infrastructure) in a child process with a test database and topic prefix, then checks
+// the health endpoints of both servers and that SIGTERM drains and exits 0.
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { MongoClient } from 'mongodb';
+import { testConfig } from '../support/config.ts';
+
+const root = process.cwd();
+const config = testConfig();
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Started {
+  child: ChildProcess;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  output: () => string;
+}
+
+function startMain(env: Record<string, string>): Started {
+  const child = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', join(root, 'services/main.ts'), 'all'], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  return { child, exit, output: () => output };
+}
+
+/** Resolves once the process has written `text` to its output. */
+function logged(s: Started, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (!s.output().includes(text)) return;
+      s.child.stdout?.off('data', check);
+      resolve();
+    };
+    s.child.stdout?.on('data', check);
+    check();
+  });
+}
+
+/** Resolves when the process logs that it started (or rejects when it exits first). */
+function started(s: Started): Promise<void> {
+  return Promise.race([
+    logged(s, 'fedisrv started'),
+    s.exit.then(({ code }) => Promise.reject(new Error(`server exited with ${code} before starting:\n${s.output()}`))),
+  ]);
+}
+
+describe('smoke: services/main.ts all', () => {
+  let server: Started | null = null;
+  let port = 0;
+  let streamingPort = 0;
+
+  beforeAll(async () => {
+    port = await freePort();
+    streamingPort = await freePort();
+    server = startMain({
+      NODE_ENV: 'test',
+      PORT: String(port),
+      STREAMING_PORT: String(streamingPort),
+      MONGO_URL: config.mongoUrl,
+      REDIS_URL: config.redisUrl,
+      KAFKA_BROKERS: config.kafkaBrokers.join(','),
+      KAFKA_TOPIC_PREFIX: config.kafkaTopicPrefix,
+      KAFKA_PARTITIONS: '1',
+      LOG_LEVEL: 'info',
+    });
+    await started(server);
+  });
+
+  afterAll(async () => {
+    if (server && server.child.exitCode === null) {
+      server.child.kill('SIGKILL');
+      await server.exit;
+    }
+    const mongo = new MongoClient(config.mongoUrl);
+    await mongo.db().dropDatabase();
+    await mongo.close();
+    const admin = new Kafka({ brokers: config.kafkaBrokers, logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${config.kafkaTopicPrefix}.`));
+    if (topics.length > 0) await admin.deleteTopics({ topics });
+    await admin.disconnect();
+  });
+
+  it('answers OK on /health', async () => {
+    const res = await fetch(`http://127.0.0.1:${port}/health`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('OK');
+  });
+
+  it('answers OK on the streaming health check (uWebSockets.js)', async () => {
+    const res = await fetch(`http://127.0.0.1:${streamingPort}/api/v1/streaming/health`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('OK');
+  });
+
+  it('reports MongoDB, Redis and Kafka ready', async () => {
+    const res = await fetch(`http://127.0.0.1:${port}/health/ready`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      status: 'ready',
+      checks: {
+        mongodb: { status: 'up', latencyMs: expect.any(Number) },
+        redis: { status: 'up', latencyMs: expect.any(Number) },
+        kafka: { status: 'up', latencyMs: expect.any(Number) },
+      },
+    });
+  });
+
+  it('exposes Prometheus metrics with HTTP latency by route', async () => {
+    const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toMatch(/http_request_duration_seconds_count\{route="\/health",method="GET",status_code="200"\} [1-9]/);
+    expect(text).toContain('process_cpu_seconds_total');
+  });
+
+  it('created the event topics at start-up', async () => {
+    const admin = new Kafka({ brokers: config.kafkaBrokers, logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    try {
+      const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${config.kafkaTopicPrefix}.`));
+      expect(topics.length).toBeGreaterThan(0);
+    } finally {
+      await admin.disconnect();
+    }
+  });
+
+  it('drains on SIGTERM and exits 0', async () => {
+    const s = server!;
+    // A request the server has accepted before the signal still gets its answer.
+    const inFlight = fetch(`http://127.0.0.1:${port}/health/ready`, { headers: { 'x-request-id': 'smoke-in-flight' } });
+    await logged(s, '"reqId":"smoke-in-flight"');
+    s.child.kill('SIGTERM');
+    expect((await inFlight).status).toBe(200);
+    const exit = await s.exit;
+    if (exit.code !== 0) console.log(s.output());
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(s.output()).toContain('"msg":"stopped"');
+    await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
+  });
+});
+
+describe('smoke: invalid configuration', () => {
+  it('stops start-up with one line naming the variable and exit code 1', async () => {
+    const s = startMain({ PORT: 'not-a-port' });
+    const { code } = await s.exit;
+    expect(code).toBe(1);
+    expect(s.output().trim().split('\n')).toEqual(['Invalid configuration: PORT must be a whole number, got "not-a-port"']);
+  });
+});

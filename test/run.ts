@@ -1,0 +1,56 @@
+// `npm test`: makes sure the local servers are up (deploy/local, unless REDIS_URL / KAFKA_BROKERS /
+// MONGO_URL name others), runs jest, prints jest's summary and then one plain line
+// `N passed, N failed`, and exits non-zero on any failure. Extra arguments go to jest.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+if (Number(process.versions.node.split('.')[0]) < 24) {
+  console.error(`npm test needs Node 24 (found ${process.version}); run it through npm after \`npm ci\`.`);
+  process.exit(1);
+}
+
+const { ensureLocalInfra, localInfraSettings } = await import('../deploy/local/infra.ts');
+
+interface JestResults {
+  numPassedTests: number;
+  numFailedTests: number;
+  numRuntimeErrorTestSuites: number;
+  success: boolean;
+}
+
+const root = join(import.meta.dirname, '..');
+const settings = localInfraSettings(root);
+const infraEnv = await ensureLocalInfra(settings, (m) => console.log(`[local-infra] ${m}`)).catch((err: unknown) => {
+  console.error(`[local-infra] ${err instanceof Error ? err.message : String(err)}`);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+});
+
+mkdirSync(join(root, 'var'), { recursive: true });
+const resultsFile = join(root, 'var', 'jest-results.json');
+rmSync(resultsFile, { force: true });
+
+const jest = spawnSync(
+  process.execPath,
+  [join(root, 'node_modules/jest/bin/jest.js'), '--maxWorkers=2', '--json', `--outputFile=${resultsFile}`, ...process.argv.slice(2)],
+  {
+    cwd: root,
+    stdio: 'inherit',
+    env: {
+      ...infraEnv,
+      ...process.env,
+      // kafkajs 2.2.4 schedules a negative timeout on Node 24; the warning is noise.
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --disable-warning=TimeoutNegativeWarning`.trim(),
+    },
+  },
+);
+
+// A test file that cannot even run has no failed tests of its own; it counts as one failure.
+const results = existsSync(resultsFile) ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as JestResults) : null;
+const passed = results?.numPassedTests ?? 0;
+let failed = results ? results.numFailedTests + results.numRuntimeErrorTestSuites : 1;
+const ok = jest.status === 0 && failed === 0;
+if (!ok && failed === 0) failed = 1;
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(ok ? 0 : 1);
