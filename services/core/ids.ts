@@ -4,11 +4,12 @@
 // Every other resource takes a serial id from a MongoDB counter document.
 import type { Db } from 'mongodb';
 import type { Redis } from './db/redis.ts';
-import { defineCollection, collection } from './db/mongo.ts';
+import { defineCollection, collection, isDuplicateKeyError } from './db/mongo.ts';
 
 export type Id = bigint;
 
 const counters = defineCollection<{ _id: string; seq: bigint }>('counters');
+const serialClaims = defineCollection<{ _id: string }>('serial_claims');
 
 export function statusIdTimestamp(id: Id): Date {
   return new Date(Number(id >> 16n));
@@ -38,15 +39,37 @@ export class StatusIdGenerator {
   }
 }
 
-/** Next serial id of a named sequence (one per resource kind). */
+/**
+ * Next serial id of a named sequence (one per resource kind).
+ * The counter's `$inc` gives a candidate; a unique claim document makes it ours. On real MongoDB
+ * the `$inc` is atomic and the claim always succeeds; the MongoDB-wire stand-in (FerretDB on
+ * SQLite) loses concurrent updates, so two callers can get one candidate: the claim's unique `_id`
+ * lets only one keep it and the other takes the next.
+ */
 export async function nextSerialId(db: Db, sequence: string): Promise<Id> {
-  const doc = await collection(db, counters).findOneAndUpdate(
-    { _id: sequence },
-    { $inc: { seq: 1n } },
-    { upsert: true, returnDocument: 'after' },
-  );
-  if (!doc) throw new Error(`counter ${sequence} did not return a value`);
-  return BigInt(doc.seq);
+  for (let attempt = 0; attempt < 1000; attempt++) {
+    let doc;
+    try {
+      doc = await collection(db, counters).findOneAndUpdate(
+        { _id: sequence },
+        { $inc: { seq: 1n } },
+        { upsert: true, returnDocument: 'after' },
+      );
+    } catch (err) {
+      // Two first-ever upserts of one counter race on its _id: the loser tries again.
+      if (isDuplicateKeyError(err)) continue;
+      throw err;
+    }
+    if (!doc) throw new Error(`counter ${sequence} did not return a value`);
+    const id = BigInt(doc.seq);
+    try {
+      await collection(db, serialClaims).insertOne({ _id: `${sequence}:${id}` });
+      return id;
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+    }
+  }
+  throw new Error(`counter ${sequence}: no free id after 1000 attempts`);
 }
 
 /** Parses a REST id parameter; null when it is not a positive 64-bit integer. */
