@@ -37,7 +37,9 @@ export async function runPipeline<N extends EventName>(opts: PipelineOptions<N>)
   const groupId = `${config.kafkaTopicPrefix}.${name}`;
   const retryTopic = topicName(config, `${name}.retry`);
   const deadLetterTopic = topicName(config, `${name}.dlq`);
-  const sourceTopics = [...new Set(opts.topics ?? opts.types.map((t) => eventTopics[t]))].map((t) => topicName(config, t));
+  const sourceTopics = [...new Set(opts.topics ?? opts.types.map((t) => eventTopics[t]))].map((t) =>
+    topicName(config, t),
+  );
   const wanted = new Set<string>(opts.types);
   const maxAttempts = opts.maxAttempts ?? 5;
   const delays = opts.retryDelaysMs ?? DEFAULT_DELAYS;
@@ -146,7 +148,9 @@ export async function runPipeline<N extends EventName>(opts: PipelineOptions<N>)
         const reason = err instanceof EventDecodeError ? err.reason : 'malformed';
         // A schema this build does not know may be known to a newer deployment: retry it.
         if (reason === 'unknown-schema' && failures + 1 < maxAttempts) {
-          retries.push(failedMessage(message, origin, failures + 1, err, Date.now() + retryDelay(delays, failures + 1)));
+          retries.push(
+            failedMessage(message, origin, failures + 1, err, Date.now() + retryDelay(delays, failures + 1)),
+          );
           count(origin.topic, 'unknown', 'retried');
         } else {
           logger.warn({ err, origin }, 'undecodable message sent to the dead-letter topic');
@@ -163,12 +167,20 @@ export async function runPipeline<N extends EventName>(opts: PipelineOptions<N>)
     for (const { item, error } of failed) {
       const failures = item.failures + 1;
       if (failures >= maxAttempts) {
-        logger.error({ err: error, eventId: item.event.eventId, type: item.event.type, failures }, 'event dead-lettered');
+        logger.error(
+          { err: error, eventId: item.event.eventId, type: item.event.type, failures },
+          'event dead-lettered',
+        );
         deadLetters.push(failedMessage(item.message, item.origin, failures, error, null));
         count(item.origin.topic, item.event.type, 'dead_lettered');
       } else {
-        logger.warn({ err: error, eventId: item.event.eventId, type: item.event.type, failures }, 'event will be retried');
-        retries.push(failedMessage(item.message, item.origin, failures, error, Date.now() + retryDelay(delays, failures)));
+        logger.warn(
+          { err: error, eventId: item.event.eventId, type: item.event.type, failures },
+          'event will be retried',
+        );
+        retries.push(
+          failedMessage(item.message, item.origin, failures, error, Date.now() + retryDelay(delays, failures)),
+        );
         count(item.origin.topic, item.event.type, 'retried');
       }
     }
@@ -211,7 +223,10 @@ export async function runPipeline<N extends EventName>(opts: PipelineOptions<N>)
   const lagInterval = opts.lagIntervalMs ?? 15_000;
   const lagTimer =
     lagInterval > 0
-      ? setInterval(() => lag().catch((err: unknown) => logger.debug({ err }, 'consumer lag not measured')), lagInterval)
+      ? setInterval(
+          () => lag().catch((err: unknown) => logger.debug({ err }, 'consumer lag not measured')),
+          lagInterval,
+        )
       : undefined;
   lagTimer?.unref();
 

@@ -16,7 +16,11 @@ export async function eventCore(config: Config, outboxGraceMs = 200): Promise<Co
 }
 
 /** Polls `check` until it returns a value other than undefined/false, or fails after `ms`. */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, ms = 30_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false>,
+  ms = 30_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await check();
@@ -33,18 +37,28 @@ export function counterKey(core: Core, counter: string): string {
 }
 
 /** Effect of one ProbeSent: counter +1 in Redis (once per eventId) and a document in MongoDB. */
-export async function probeEffect(core: Core, event: PipelineEvent<'ProbeSent'>, dedup: { once(id: string, fn: () => Promise<void>): Promise<boolean> }): Promise<void> {
+export async function probeEffect(
+  core: Core,
+  event: PipelineEvent<'ProbeSent'>,
+  dedup: { once(id: string, fn: () => Promise<void>): Promise<boolean> },
+): Promise<void> {
   await dedup.once(event.eventId, async () => {
     await core.redis.incr(counterKey(core, event.payload.counter));
   });
-  await core.db.collection<{ _id: string }>('probe_effects').updateOne(
-    { _id: event.eventId },
-    { $setOnInsert: { probeId: event.payload.probeId, counter: event.payload.counter, note: event.payload.note } },
-    { upsert: true },
-  );
+  await core.db
+    .collection<{ _id: string }>('probe_effects')
+    .updateOne(
+      { _id: event.eventId },
+      { $setOnInsert: { probeId: event.payload.probeId, counter: event.payload.counter, note: event.payload.note } },
+      { upsert: true },
+    );
 }
 
-export function runProbePipeline(core: Core, name: string, extra: { failOn?: (e: PipelineEvent<'ProbeSent'>) => boolean; maxAttempts?: number } = {}): Promise<Pipeline> {
+export function runProbePipeline(
+  core: Core,
+  name: string,
+  extra: { failOn?: (e: PipelineEvent<'ProbeSent'>) => boolean; maxAttempts?: number } = {},
+): Promise<Pipeline> {
   return runPipeline({
     core,
     name,
@@ -77,7 +91,12 @@ export interface RawMessage {
 }
 
 /** Reads a topic from the beginning until `enough` says so (or fails after `ms`). */
-export async function readTopic(config: Config, coarseTopic: string, enough: (msgs: RawMessage[]) => boolean, ms = 30_000): Promise<RawMessage[]> {
+export async function readTopic(
+  config: Config,
+  coarseTopic: string,
+  enough: (msgs: RawMessage[]) => boolean,
+  ms = 30_000,
+): Promise<RawMessage[]> {
   const kafka = createKafka(config, createLogger('warn', 'test'), 'test-reader');
   const consumer = kafka.consumer({ groupId: `${config.kafkaTopicPrefix}.reader.${randomUUID()}`, ...consumerTuning });
   const msgs: RawMessage[] = [];
@@ -87,8 +106,15 @@ export async function readTopic(config: Config, coarseTopic: string, enough: (ms
     await consumer.run({
       eachMessage: async ({ message, partition }) => {
         const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = String(Array.isArray(v) ? v[0] : v);
-        msgs.push({ key: message.key?.toString() ?? null, value: message.value, headers, partition, offset: message.offset });
+        for (const [k, v] of Object.entries(message.headers ?? {}))
+          if (v !== undefined) headers[k] = String(Array.isArray(v) ? v[0] : v);
+        msgs.push({
+          key: message.key?.toString() ?? null,
+          value: message.value,
+          headers,
+          partition,
+          offset: message.offset,
+        });
       },
     });
     await eventually(async () => enough(msgs), ms, `messages on ${coarseTopic}`);

@@ -28,10 +28,23 @@ type KillPoint = 'after-record' | 'after-write' | 'after-publish';
 /** Runs the writer child until it reports READY at `point`, then kills it with SIGKILL. */
 function writeAndKill(point: KillPoint, probeId: string, counter: string): Promise<void> {
   const { config } = core;
-  const child = spawn('./node_modules/.bin/node', [join('test/integration/events/fixtures/outboxWriter.ts'), point, probeId, counter], {
-    env: { ...process.env, MONGO_URL: config.mongoUrl, REDIS_URL: config.redisUrl, KAFKA_BROKERS: config.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: config.kafkaTopicPrefix, KAFKA_PARTITIONS: String(config.kafkaPartitions), NODE_ENV: 'test', LOG_LEVEL: 'error' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    './node_modules/.bin/node',
+    [join('test/integration/events/fixtures/outboxWriter.ts'), point, probeId, counter],
+    {
+      env: {
+        ...process.env,
+        MONGO_URL: config.mongoUrl,
+        REDIS_URL: config.redisUrl,
+        KAFKA_BROKERS: config.kafkaBrokers.join(','),
+        KAFKA_TOPIC_PREFIX: config.kafkaTopicPrefix,
+        KAFKA_PARTITIONS: String(config.kafkaPartitions),
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'error',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
@@ -53,7 +66,11 @@ function writeAndKill(point: KillPoint, probeId: string, counter: string): Promi
 }
 
 async function eventsOnTopic(probeIds: string[], expected: number) {
-  const msgs = await readTopic(core.config, 'probe', (m) => m.filter((x) => probeIds.includes(x.key ?? '')).length >= expected);
+  const msgs = await readTopic(
+    core.config,
+    'probe',
+    (m) => m.filter((x) => probeIds.includes(x.key ?? '')).length >= expected,
+  );
   return msgs.filter((x) => probeIds.includes(x.key ?? ''));
 }
 
@@ -68,7 +85,11 @@ it('publishes, exactly once in effect, events whose writer was killed after its 
   // Each kill left its outbox record pending; the entity exists only where the write ran.
   const outbox = core.db.collection('outbox');
   expect(await outbox.countDocuments()).toBe(3);
-  expect(await core.db.collection('probe_writes').countDocuments({ _id: { $in: [lost.probeId, dup.probeId, never.probeId] } } as never)).toBe(2);
+  expect(
+    await core.db
+      .collection('probe_writes')
+      .countDocuments({ _id: { $in: [lost.probeId, dup.probeId, never.probeId] } } as never),
+  ).toBe(2);
   // Before the relay the first event was never published: nothing consumed it.
   expect(await counterValue(core, lost.counter)).toBe(0);
 
@@ -82,7 +103,14 @@ it('publishes, exactly once in effect, events whose writer was killed after its 
   // A later event on the same key as the duplicate marks the end of what the relay published.
   const barrier = probe('barrier');
   await core.outbox.write(
-    [{ type: 'ProbeSent', key: dup.probeId, payload: barrier, verify: { collection: 'probe_writes', filter: { _id: barrier.probeId }, expect: 'exists' } }],
+    [
+      {
+        type: 'ProbeSent',
+        key: dup.probeId,
+        payload: barrier,
+        verify: { collection: 'probe_writes', filter: { _id: barrier.probeId }, expect: 'exists' },
+      },
+    ],
     async () => void (await core.db.collection<{ _id: string }>('probe_writes').insertOne({ _id: barrier.probeId })),
   );
   await eventually(() => counterValue(core, 'barrier').then((n) => n === 1), 20_000, 'barrier consumed');

@@ -32,7 +32,10 @@ function fakeRedis(counts: Map<string, number>): Redis {
         async exec() {
           const n = (counts.get(key) ?? 0) + 1;
           counts.set(key, n);
-          return [[null, n], [null, 1]];
+          return [
+            [null, n],
+            [null, 1],
+          ];
         },
       };
       return chain;
@@ -59,7 +62,8 @@ describe('parseId', () => {
     ['9223372036854775807', 9223372036854775807n],
   ])('accepts %p', (input, expected) => expect(parseId(input)).toBe(expected));
 
-  it.each(['0', '-1', '1.5', 'abc', '', '9223372036854775808', '123456789012345678901', null, undefined, {}])('rejects %p', (input) =>
-    expect(parseId(input)).toBeNull(),
+  it.each(['0', '-1', '1.5', 'abc', '', '9223372036854775808', '123456789012345678901', null, undefined, {}])(
+    'rejects %p',
+    (input) => expect(parseId(input)).toBeNull(),
   );
 });
