@@ -9,7 +9,6 @@ function message(headers: Record<string, string> = {}): KafkaMessage {
     offset: '7',
     timestamp: '0',
     attributes: 0,
-    size: 0,
   };
 }
 
