@@ -16,7 +16,6 @@ import { editStatus, statusHistory } from '../../core/statuses/editStatus.ts';
 import { deleteStatus } from '../../core/statuses/deleteStatus.ts';
 import { statusContext } from '../../core/statuses/context.ts';
 import { filterVisible } from '../../core/statuses/visibility.ts';
-import { runIdempotent } from '../../core/statuses/idempotency.ts';
 import type { PollInput } from '../../core/statuses/attachments.ts';
 import { favouriteStatus, unfavouriteStatus, bookmarkStatus, unbookmarkStatus } from '../../core/interactions/favourites.ts';
 import { findReblog, reblogStatus, unreblogStatus } from '../../core/interactions/reblogs.ts';
