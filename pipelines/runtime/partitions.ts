@@ -6,7 +6,8 @@ export class Partitions {
   /** Pauses through `pause` (kafkajs's eachBatch helper) and resumes at `due`. */
   pauseUntil(topic: string, partition: number, due: number, pause: () => () => void): void {
     const key = `${topic}/${partition}`;
-    if (this.timers.has(key)) return;
+    // A rebalance may have resumed the partition while its timer was pending: pause it again.
+    clearTimeout(this.timers.get(key));
     const resume = pause();
     const timer = setTimeout(
       () => {
