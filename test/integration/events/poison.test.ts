@@ -3,13 +3,22 @@
 // the dead-letter topic, while later events on the same partition are handled meanwhile.
 import { Partitioners } from 'kafkajs';
 import type { Core } from '../../../services/core/context.ts';
-import type { Pipeline } from '../../../pipelines/runtime/index.ts';
+import { runPipeline, type Pipeline } from '../../../pipelines/runtime/index.ts';
 import { createKafka, topicName } from '../../../services/core/events/kafka.ts';
 import { createLogger } from '../../../services/core/logger.ts';
 import { eventMessage } from '../../../services/core/events/kafkaSink.ts';
 import { eventCodec } from '../../../schemas/codec.ts';
 import { testConfig } from '../../support/config.ts';
-import { eventCore, eventually, runProbePipeline, counterValue, probe, readTopic } from './helpers.ts';
+import {
+  eventCore,
+  eventually,
+  runProbePipeline,
+  counterValue,
+  probe,
+  readTopic,
+  consumerTuning,
+  probeEffect,
+} from './helpers.ts';
 
 let core: Core;
 let pipeline: Pipeline;
@@ -76,3 +85,47 @@ it('dead-letters poison messages while later messages on the same partition are 
   // Everything is committed: nothing is stuck behind the poison messages.
   await eventually(async () => (await pipeline.lag()) === 0, 20_000, 'zero lag');
 });
+
+it('waits for a retry due later than the session timeout without blocking other events', async () => {
+  const times = new Map<string, number>();
+  const applied = new Map<string, number>();
+  const flakyPipeline = await runPipeline({
+    core,
+    name: 'flaky',
+    types: ['ProbeSent'],
+    ...consumerTuning, // sessionTimeout 6 s
+    retryDelaysMs: [7_000],
+    handleEvent: async (event, ctx) => {
+      times.set(`${event.payload.counter}#${event.attempt}`, Date.now());
+      if (event.payload.note === 'flaky' && event.attempt === 1) throw new Error('first attempt fails');
+      await ctx.dedup.once(event.eventId, async () => {
+        applied.set(event.payload.counter, (applied.get(event.payload.counter) ?? 0) + 1);
+      });
+    },
+  });
+  // (The 'poison' pipeline reads the same topic, so this one counts its own effects.)
+  const count = async (counter: string) => applied.get(counter) ?? 0;
+  try {
+    const sink = (core.outbox as unknown as { sink: { publish(e: unknown[]): Promise<void> } }).sink;
+    const flaky = {
+      eventId: 'flaky-1',
+      type: 'ProbeSent',
+      key: 'f',
+      occurredAt: new Date(),
+      payload: probe('flaky', 'flaky'),
+    };
+    await sink.publish([flaky]);
+    await eventually(async () => times.has('flaky#1'), 20_000, 'first attempt');
+    // While the retry waits (its partition paused), new events are handled at once.
+    const later = { ...flaky, eventId: 'later-1', payload: probe('later') };
+    await sink.publish([later]);
+    await eventually(() => count('later').then((n) => n === 1), 5_000, 'later event');
+    expect(times.has('flaky#2')).toBe(false);
+    await eventually(() => count('flaky').then((n) => n === 1), 30_000, 'retried event');
+    expect(times.get('flaky#2')! - times.get('flaky#1')!).toBeGreaterThanOrEqual(7_000);
+    expect(await count('flaky')).toBe(1);
+    await eventually(async () => (await flakyPipeline.lag()) === 0, 20_000, 'zero lag');
+  } finally {
+    await flakyPipeline.stop();
+  }
+}, 60_000);
