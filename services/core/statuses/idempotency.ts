@@ -17,8 +17,9 @@ const PENDING = 'pending';
 const WAIT_MS = 30_000;
 const POLL_MS = 25;
 
-function redisKey(accountId: Id, key: string): string {
-  return `idempotency:${accountId}:${createHash('sha256').update(key).digest('hex')}`;
+// Namespaced by the deployment's prefix: several deployments (and test runs) may share one Redis.
+function redisKey(core: Core, accountId: Id, key: string): string {
+  return `${core.config.kafkaTopicPrefix}:idempotency:${accountId}:${createHash('sha256').update(key).digest('hex')}`;
 }
 
 function parse(value: string): IdempotentResult | null {
@@ -36,7 +37,7 @@ export async function runIdempotent(
   key: string,
   create: () => Promise<IdempotentResult>,
 ): Promise<{ result: IdempotentResult; replayed: boolean }> {
-  const rkey = redisKey(accountId, key);
+  const rkey = redisKey(core, accountId, key);
   const deadline = Date.now() + WAIT_MS;
   while (Date.now() < deadline) {
     const reserved = await core.redis.set(rkey, PENDING, 'EX', TTL_SECONDS, 'NX');
