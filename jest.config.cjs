@@ -1,6 +1,9 @@
 // Tests are TypeScript with `.ts` import specifiers (the runtime uses Node's type stripping);
 // @swc/jest compiles them to CommonJS for jest, which keeps the suite fast and mock-free.
-const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }];
+const swc = [
+  '@swc/jest',
+  { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+];
 const common = { transform: { '^.+\\.ts$': swc }, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
 module.exports = {
   projects: [

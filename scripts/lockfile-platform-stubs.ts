@@ -26,8 +26,16 @@ function platformOf(name: string): Pick<LockEntry, 'os' | 'cpu' | 'libc'> {
   const parts = name.split('/').pop()!.split('-');
   const os = OS.find((o) => parts.includes(o));
   const cpu = CPU.find((c) => parts.includes(c));
-  const libc = parts.some((p) => p.startsWith('musl')) ? 'musl' : parts.some((p) => p.startsWith('gnu')) ? 'glibc' : undefined;
-  return { ...(os ? { os: [os] } : {}), ...(cpu ? { cpu: [cpu] } : {}), ...(libc && os === 'linux' ? { libc: [libc] } : {}) };
+  const libc = parts.some((p) => p.startsWith('musl'))
+    ? 'musl'
+    : parts.some((p) => p.startsWith('gnu'))
+      ? 'glibc'
+      : undefined;
+  return {
+    ...(os ? { os: [os] } : {}),
+    ...(cpu ? { cpu: [cpu] } : {}),
+    ...(libc && os === 'linux' ? { libc: [libc] } : {}),
+  };
 }
 
 const file = join(process.cwd(), 'package-lock.json');
@@ -54,7 +62,9 @@ for (const [path, entry] of Object.entries(lock.packages)) {
   }
 }
 if (added.length > 0) {
-  lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))));
+  lock.packages = Object.fromEntries(
+    Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))),
+  );
   writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`);
 }
 console.log(added.length > 0 ? `lockfile: added platform stubs for ${added.join(', ')}` : 'lockfile: nothing to add');

@@ -57,7 +57,9 @@ function ensureTools(): void {
   if (missing.length === 0 && headers) return;
   const packages = ['gcc', 'libc6-dev', 'patchelf'];
   if (process.getuid?.() !== 0) {
-    fail(`needs ${packages.join(', ')}; install them with: sudo apt-get install -y --no-install-recommends ${packages.join(' ')}`);
+    fail(
+      `needs ${packages.join(', ')}; install them with: sudo apt-get install -y --no-install-recommends ${packages.join(' ')}`,
+    );
   }
   log(`installing ${packages.join(', ')} from Debian`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
@@ -73,7 +75,8 @@ function main(): void {
   if (process.platform !== 'linux') return;
   const glibc = glibcVersion();
   if (glibc === null) return log('not a glibc system, nothing to do');
-  if (glibc[0] > 2 || (glibc[0] === 2 && glibc[1] >= 38)) return log(`glibc ${glibc.join('.')} is new enough, nothing to do`);
+  if (glibc[0] > 2 || (glibc[0] === 2 && glibc[1] >= 38))
+    return log(`glibc ${glibc.join('.')} is new enough, nothing to do`);
 
   const dir = join(process.cwd(), 'node_modules', 'uWebSockets.js');
   if (!existsSync(dir)) return log('uWebSockets.js is not installed, nothing to do');
@@ -82,7 +85,11 @@ function main(): void {
   // Already done? (npm install re-runs postinstall over an unchanged package.)
   const pending = binaries.filter((f) => {
     const file = join(dir, f);
-    return weakenVersionNeed(readFileSync(file), NEEDED_VERSION, { dryRun: true }) || !existsSync(join(dir, SHIM)) || !hasShim(file);
+    return (
+      weakenVersionNeed(readFileSync(file), NEEDED_VERSION, { dryRun: true }) ||
+      !existsSync(join(dir, SHIM)) ||
+      !hasShim(file)
+    );
   });
   if (pending.length === 0) return verify(dir);
 
@@ -90,7 +97,9 @@ function main(): void {
   const build = mkdtempSync(join(tmpdir(), 'uws-compat-'));
   try {
     writeFileSync(join(build, 'shim.c'), SHIM_SOURCE);
-    execFileSync('gcc', ['-shared', '-fPIC', '-O2', '-o', join(build, SHIM), join(build, 'shim.c')], { stdio: 'inherit' });
+    execFileSync('gcc', ['-shared', '-fPIC', '-O2', '-o', join(build, SHIM), join(build, 'shim.c')], {
+      stdio: 'inherit',
+    });
     copyFileSync(join(build, SHIM), join(dir, SHIM));
   } finally {
     rmSync(build, { recursive: true, force: true });
@@ -109,14 +118,20 @@ function main(): void {
 
 function hasShim(file: string): boolean {
   if (!have('patchelf')) return false;
-  return patchelf(['--print-needed', file]).split('\n').includes(SHIM) && patchelf(['--print-rpath', file]) === '$ORIGIN';
+  return (
+    patchelf(['--print-needed', file]).split('\n').includes(SHIM) && patchelf(['--print-rpath', file]) === '$ORIGIN'
+  );
 }
 
 /** Loads the package in a child (the running Node may be another version than the one npm scripts use). */
 function verify(dir: string): void {
-  const probe = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(dir)}); console.log(process.versions.modules)`], {
-    encoding: 'utf8',
-  });
+  const probe = spawnSync(
+    process.execPath,
+    ['-e', `require(${JSON.stringify(dir)}); console.log(process.versions.modules)`],
+    {
+      encoding: 'utf8',
+    },
+  );
   if (probe.status !== 0) fail(`uWebSockets.js still does not load on Node ${process.version}:\n${probe.stderr}`);
   log(`uWebSockets.js loads on Node ${process.version} (abi ${probe.stdout.trim()})`);
 }

@@ -1,7 +1,7 @@
 // The one entry point: `node services/main.ts <role>` with role
 //   api               the Fastify REST/ActivityPub server (PORT)
 //   streaming         the uWebSockets.js streaming server (STREAMING_PORT)
-//   pipeline <name>   one consumer group from pipelines/index.ts
+//   pipeline <name>   one consumer group from pipelines/index.ts (/health, /health/ready, /metrics on PORT)
 //   all               all of the above in one process (the default; `npm start`)
 // SIGTERM/SIGINT drain: servers stop accepting and finish in-flight requests, pipelines commit
 // what they finished, connections close, exit 0.
@@ -12,6 +12,7 @@ import { collectProcessMetrics } from './core/metrics.ts';
 import { createKafkaEventSink } from './core/events/kafkaSink.ts';
 import { buildApi } from './api/app.ts';
 import { startStreamingServer } from './streaming/server.ts';
+import { startOpsServer } from './api/health/opsServer.ts';
 import { pipelines } from '../pipelines/index.ts';
 
 type Role = { kind: 'api' } | { kind: 'streaming' } | { kind: 'pipeline'; name: string } | { kind: 'all' };
@@ -73,6 +74,11 @@ async function startParts(role: Role, core: Core, logger: Logger, parts: Part[])
     const streaming = await startStreamingServer({ host: config.bindHost, port: config.streamingPort, logger });
     parts.push({ name: 'streaming', stop: () => streaming.stop() });
   }
+  if (role.kind === 'pipeline') {
+    // No API in this process: serve /health, /health/ready and /metrics on PORT for probes and Prometheus.
+    const ops = await startOpsServer(core, config.bindHost, config.port);
+    parts.push({ name: 'ops', stop: () => ops.stop() });
+  }
   const names = role.kind === 'pipeline' ? [role.name] : role.kind === 'all' ? Object.keys(pipelines) : [];
   for (const name of names) {
     const running = await pipelines[name](core);
@@ -133,7 +139,11 @@ async function main(): Promise<void> {
     die(`Start-up failed: ${err instanceof Error ? err.message : String(err)}`);
   }
   logger.info(
-    { role: role.kind === 'pipeline' ? `pipeline ${role.name}` : role.kind, port: config.port, streamingPort: config.streamingPort },
+    {
+      role: role.kind === 'pipeline' ? `pipeline ${role.name}` : role.kind,
+      port: config.port,
+      streamingPort: config.streamingPort,
+    },
     `fedisrv started: ${parts.map((p) => p.name).join(', ')}`,
   );
 }

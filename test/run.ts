@@ -33,7 +33,13 @@ rmSync(resultsFile, { force: true });
 
 const jest = spawnSync(
   process.execPath,
-  [join(root, 'node_modules/jest/bin/jest.js'), '--maxWorkers=2', '--json', `--outputFile=${resultsFile}`, ...process.argv.slice(2)],
+  [
+    join(root, 'node_modules/jest/bin/jest.js'),
+    '--maxWorkers=2',
+    '--json',
+    `--outputFile=${resultsFile}`,
+    ...process.argv.slice(2),
+  ],
   {
     cwd: root,
     stdio: 'inherit',

@@ -5,7 +5,15 @@
 //   status   one line per server
 //   env      print REDIS_URL / KAFKA_BROKERS / MONGO_URL for the managed servers
 import { join } from 'node:path';
-import { ensureLocalInfra, installLocalInfra, writeLocalInfraEnvFile, localInfraEnv, localInfraSettings, localInfraStatus, stopLocalInfra } from './infra.ts';
+import {
+  ensureLocalInfra,
+  installLocalInfra,
+  writeLocalInfraEnvFile,
+  localInfraEnv,
+  localInfraSettings,
+  localInfraStatus,
+  stopLocalInfra,
+} from './infra.ts';
 
 const say = (message: string) => console.log(`[local-infra] ${message}`);
 

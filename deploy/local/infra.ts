@@ -40,12 +40,20 @@ export async function ensureLocalInfra(s: LocalInfraSettings, say: Say = console
       const spec = specs[n];
       const state = await spec.probe();
       if (state === 'foreign') {
-        throw new Error(`${s.host}:${spec.port} is taken by something that does not answer as ${spec.label}; choose another port (${portVariable(n)}) or name a server (${urlVariable(n)})`);
+        throw new Error(
+          `${s.host}:${spec.port} is taken by something that does not answer as ${spec.label}; choose another port (${portVariable(n)}) or name a server (${urlVariable(n)})`,
+        );
       }
       if (state === 'closed') down.push(spec);
     }
     if (down.length === 0) return;
-    installLocalInfra({ ...s, external: { ...s.external, ...Object.fromEntries(NAMES.map((n) => [n, !down.some((d) => d.name === n)])) } }, say);
+    installLocalInfra(
+      {
+        ...s,
+        external: { ...s.external, ...Object.fromEntries(NAMES.map((n) => [n, !down.some((d) => d.name === n)])) },
+      },
+      say,
+    );
     await Promise.all(down.map((spec) => start(s, spec, say)));
   });
   return localInfraEnv(s);
@@ -64,7 +72,8 @@ async function start(s: LocalInfraSettings, spec: ServerSpec, say: Say): Promise
   const deadline = Date.now() + spec.startTimeoutS * 1000;
   for (;;) {
     if ((await spec.probe()) === 'ready') return say(`${spec.label} ready on ${s.host}:${spec.port}`);
-    if (!isRunning(started)) throw new Error(`${spec.label} exited during start-up; last lines of ${logFile}:\n${tail(logFile)}`);
+    if (!isRunning(started))
+      throw new Error(`${spec.label} exited during start-up; last lines of ${logFile}:\n${tail(logFile)}`);
     if (Date.now() > deadline) throw new Error(`${spec.label} not ready after ${spec.startTimeoutS}s; see ${logFile}`);
     await sleep(250);
   }

@@ -18,7 +18,8 @@ function have(command: string): boolean {
 function run(command: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): string {
   const r = spawnSync(command, args, { ...opts, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (r.error) throw new Error(`${command} could not run: ${r.error.message}`);
-  if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (exit ${r.status}):\n${r.stderr || r.stdout}`);
+  if (r.status !== 0)
+    throw new Error(`${command} ${args.join(' ')} failed (exit ${r.status}):\n${r.stderr || r.stdout}`);
   return r.stdout;
 }
 
@@ -28,12 +29,17 @@ export function ensureDebianPackages(commands: Record<string, string>, say: Say)
   if (missing.length === 0) return;
   const packages = [...new Set(missing.map(([, pkg]) => pkg))];
   if (process.getuid?.() !== 0) {
-    throw new Error(`missing ${missing.map(([c]) => c).join(', ')}; install with: sudo apt-get install -y --no-install-recommends ${packages.join(' ')}`);
+    throw new Error(
+      `missing ${missing.map(([c]) => c).join(', ')}; install with: sudo apt-get install -y --no-install-recommends ${packages.join(' ')}`,
+    );
   }
   say(`installing Debian packages: ${packages.join(' ')}`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   execFileSync('apt-get', ['update', '-qq'], { stdio: ['ignore', 'ignore', 'inherit'], env });
-  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], { stdio: ['ignore', 'ignore', 'inherit'], env });
+  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env,
+  });
 }
 
 export function kafkaLibDir(s: LocalInfraSettings): string {
@@ -44,7 +50,8 @@ export function kafkaLibDir(s: LocalInfraSettings): string {
 export function ensureKafka(s: LocalInfraSettings, say: Say): void {
   const libs = kafkaLibDir(s);
   if (existsSync(join(libs, '.complete'))) return;
-  for (const tool of ['java', 'mvn']) if (!have(tool)) throw new Error(`Kafka needs ${tool} (Java 17 and Maven) on the PATH`);
+  for (const tool of ['java', 'mvn'])
+    if (!have(tool)) throw new Error(`Kafka needs ${tool} (Java 17 and Maven) on the PATH`);
   say(`fetching Kafka ${KAFKA_VERSION} from Maven Central (first run only)`);
   const partial = `${libs}.partial`;
   rmSync(partial, { recursive: true, force: true });
@@ -57,7 +64,8 @@ export function ensureKafka(s: LocalInfraSettings, say: Say): void {
     '-DincludeScope=runtime',
     `-DoutputDirectory=${partial}`,
   ]);
-  if (!existsSync(join(partial, `kafka_2.13-${KAFKA_VERSION}.jar`))) throw new Error(`Maven did not deliver kafka_2.13-${KAFKA_VERSION}.jar`);
+  if (!existsSync(join(partial, `kafka_2.13-${KAFKA_VERSION}.jar`)))
+    throw new Error(`Maven did not deliver kafka_2.13-${KAFKA_VERSION}.jar`);
   writeFileSync(join(partial, '.complete'), new Date().toISOString());
   rmSync(libs, { recursive: true, force: true });
   renameSync(partial, libs);
@@ -79,7 +87,12 @@ export function ensureFerretdb(s: LocalInfraSettings, say: Say): void {
   if (!have('go')) throw new Error('FerretDB is built with Go: put go on the PATH');
   say(`building FerretDB ${FERRETDB_VERSION} with Go (first run only, a few minutes)`);
   const env = { ...process.env, CGO_ENABLED: '0', GOTOOLCHAIN: 'local', GOFLAGS: '-buildvcs=false' };
-  const module = JSON.parse(run('go', ['mod', 'download', '-json', `github.com/FerretDB/FerretDB@${FERRETDB_VERSION}`], { cwd: s.cacheDir, env })) as {
+  const module = JSON.parse(
+    run('go', ['mod', 'download', '-json', `github.com/FerretDB/FerretDB@${FERRETDB_VERSION}`], {
+      cwd: s.cacheDir,
+      env,
+    }),
+  ) as {
     Dir?: string;
     Error?: string;
   };

@@ -34,7 +34,8 @@ export async function probeRedis(host: string, port: number): Promise<ProbeResul
     });
     socket.on('data', (d) => {
       reply += d.toString('latin1');
-      if (reply.includes('\r\n')) done(reply.startsWith('+PONG') ? 'ready' : reply.startsWith('-LOADING') ? 'closed' : 'foreign');
+      if (reply.includes('\r\n'))
+        done(reply.startsWith('+PONG') ? 'ready' : reply.startsWith('-LOADING') ? 'closed' : 'foreign');
     });
     socket.once('error', () => done(connected ? 'foreign' : 'closed'));
   });

@@ -95,7 +95,8 @@ export async function withLock<T>(runDir: string, fn: () => Promise<T>, timeoutM
         rmSync(file, { force: true });
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${file} (held by pid ${holder})`, { cause: err });
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${file} (held by pid ${holder})`, { cause: err });
       await sleep(500);
     }
   }

@@ -32,7 +32,20 @@ export function serverSpecs(s: LocalInfraSettings): Record<ServerName, ServerSpe
         const dir = join(s.varDir, 'redis');
         mkdirSync(dir, { recursive: true });
         // AOF, fsync every second: what `npm start` needs to keep feeds and counters across restarts.
-        const args = ['--bind', host, '--port', String(ports.redis), '--dir', dir, '--appendonly', 'yes', '--appendfsync', 'everysec', '--save', ''];
+        const args = [
+          '--bind',
+          host,
+          '--port',
+          String(ports.redis),
+          '--dir',
+          dir,
+          '--appendonly',
+          'yes',
+          '--appendfsync',
+          'everysec',
+          '--save',
+          '',
+        ];
         return { command: 'redis-server', args };
       },
     },
@@ -51,12 +64,36 @@ export function serverSpecs(s: LocalInfraSettings): Record<ServerName, ServerSpe
         const classpath = `${kafkaLibDir(s)}/*`;
         const log4j = `-Dlog4j.configuration=file:${join(s.root, 'deploy/local/kafka/log4j.properties')}`;
         if (!existsSync(join(dataDir, 'meta.properties'))) {
-          const format = spawnSync('java', ['-cp', classpath, log4j, 'kafka.tools.StorageTool', 'format', '-t', clusterId(dir), '-c', properties, '-g'], {
-            encoding: 'utf8',
-          });
+          const format = spawnSync(
+            'java',
+            [
+              '-cp',
+              classpath,
+              log4j,
+              'kafka.tools.StorageTool',
+              'format',
+              '-t',
+              clusterId(dir),
+              '-c',
+              properties,
+              '-g',
+            ],
+            {
+              encoding: 'utf8',
+            },
+          );
           if (format.status !== 0) throw new Error(`Kafka storage format failed:\n${format.stderr || format.stdout}`);
         }
-        const args = [...s.kafkaJvmOptions, '-XX:+ExitOnOutOfMemoryError', '-Djava.awt.headless=true', log4j, '-cp', classpath, 'kafka.Kafka', properties];
+        const args = [
+          ...s.kafkaJvmOptions,
+          '-XX:+ExitOnOutOfMemoryError',
+          '-Djava.awt.headless=true',
+          log4j,
+          '-cp',
+          classpath,
+          'kafka.Kafka',
+          properties,
+        ];
         return { command: 'java', args };
       },
     },

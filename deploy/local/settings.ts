@@ -25,7 +25,8 @@ function port(env: Env, name: string, fallback: number): number {
   const v = env[name];
   if (v === undefined || v === '') return fallback;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new Error(`Invalid configuration: ${name} must be a port number, got "${v}"`);
+  if (!Number.isInteger(n) || n < 1 || n > 65535)
+    throw new Error(`Invalid configuration: ${name} must be a port number, got "${v}"`);
   return n;
 }
 
@@ -47,7 +48,9 @@ export function localInfraSettings(root: string, env: Env = loadEnvironment(join
       mongo: port(env, 'MONGO_PORT', 27018),
     },
     external: { redis: Boolean(env.REDIS_URL), kafka: Boolean(env.KAFKA_BROKERS), mongo: Boolean(env.MONGO_URL) },
-    kafkaJvmOptions: (env.KAFKA_JVM_OPTS ?? '-Xms256m -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:TieredStopAtLevel=1')
+    kafkaJvmOptions: (
+      env.KAFKA_JVM_OPTS ?? '-Xms256m -Xmx1g -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:TieredStopAtLevel=1'
+    )
       .split(/\s+/)
       .filter(Boolean),
   };

@@ -1,7 +1,16 @@
 // The `streaming` role's server: uWebSockets.js (see README, "uWebSockets.js", for where the binary
-// comes from). For now it answers Mastodon's streaming health check; the streaming API comes later.
-import { App, us_listen_socket_close, us_socket_local_port, type HttpResponse, type TemplatedApp, type us_listen_socket } from 'uWebSockets.js';
+// comes from). For now it answers Mastodon's streaming health check and serves /metrics; the
+// streaming API comes later.
+import {
+  App,
+  us_listen_socket_close,
+  us_socket_local_port,
+  type HttpResponse,
+  type TemplatedApp,
+  type us_listen_socket,
+} from 'uWebSockets.js';
 import type { Logger } from '../core/logger.ts';
+import { registry } from '../core/metrics.ts';
 
 export interface StreamingServer {
   /** The port it listens on (useful when started on port 0). */
@@ -28,6 +37,20 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
   const inFlight = { count: 0 };
   const app: TemplatedApp = App()
     .get('/api/v1/streaming/health', (res) => text(res, '200 OK', 'OK'))
+    .get('/metrics', (res) => {
+      let aborted = false;
+      res.onAborted(() => (aborted = true));
+      inFlight.count++;
+      registry
+        .metrics()
+        .then((body) => {
+          if (aborted) return;
+          res.cork(() => {
+            res.writeStatus('200 OK').writeHeader('Content-Type', registry.contentType).end(body);
+          });
+        })
+        .finally(() => inFlight.count--);
+    })
     .any('/*', (res) => {
       res.cork(() => {
         res.writeStatus('404 Not Found').writeHeader('Content-Type', 'application/json').end('{"error":"Not found"}');

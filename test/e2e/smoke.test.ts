@@ -28,12 +28,16 @@ interface Started {
   output: () => string;
 }
 
-function startMain(env: Record<string, string>): Started {
-  const child = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', join(root, 'services/main.ts'), 'all'], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+function startMain(env: Record<string, string>, role: string[] = ['all']): Started {
+  const child = spawn(
+    process.execPath,
+    ['--disable-warning=TimeoutNegativeWarning', join(root, 'services/main.ts'), ...role],
+    {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
@@ -64,6 +68,18 @@ function started(s: Started): Promise<void> {
   ]);
 }
 
+// Every test here shares one database and topic prefix; both are removed at the end.
+afterAll(async () => {
+  const mongo = new MongoClient(config.mongoUrl);
+  await mongo.db().dropDatabase();
+  await mongo.close();
+  const admin = new Kafka({ brokers: config.kafkaBrokers, logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${config.kafkaTopicPrefix}.`));
+  if (topics.length > 0) await admin.deleteTopics({ topics });
+  await admin.disconnect();
+});
+
 describe('smoke: services/main.ts all', () => {
   let server: Started | null = null;
   let port = 0;
@@ -91,14 +107,6 @@ describe('smoke: services/main.ts all', () => {
       server.child.kill('SIGKILL');
       await server.exit;
     }
-    const mongo = new MongoClient(config.mongoUrl);
-    await mongo.db().dropDatabase();
-    await mongo.close();
-    const admin = new Kafka({ brokers: config.kafkaBrokers, logLevel: logLevel.NOTHING }).admin();
-    await admin.connect();
-    const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${config.kafkaTopicPrefix}.`));
-    if (topics.length > 0) await admin.deleteTopics({ topics });
-    await admin.disconnect();
   });
 
   it('answers OK on /health', async () => {
@@ -126,11 +134,19 @@ describe('smoke: services/main.ts all', () => {
     });
   });
 
+  it('serves metrics on the streaming port too', async () => {
+    const res = await fetch(`http://127.0.0.1:${streamingPort}/metrics`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('process_cpu_seconds_total');
+  });
+
   it('exposes Prometheus metrics with HTTP latency by route', async () => {
     const res = await fetch(`http://127.0.0.1:${port}/metrics`);
     expect(res.status).toBe(200);
     const text = await res.text();
-    expect(text).toMatch(/http_request_duration_seconds_count\{route="\/health",method="GET",status_code="200"\} [1-9]/);
+    expect(text).toMatch(
+      /http_request_duration_seconds_count\{route="\/health",method="GET",status_code="200"\} [1-9]/,
+    );
     expect(text).toContain('process_cpu_seconds_total');
   });
 
@@ -160,11 +176,42 @@ describe('smoke: services/main.ts all', () => {
   });
 });
 
+describe('smoke: services/main.ts pipeline outbox', () => {
+  it('runs one pipeline with /health and /metrics on PORT, and drains on SIGTERM', async () => {
+    const port = await freePort();
+    const s = startMain(
+      {
+        NODE_ENV: 'test',
+        PORT: String(port),
+        MONGO_URL: config.mongoUrl,
+        REDIS_URL: config.redisUrl,
+        KAFKA_BROKERS: config.kafkaBrokers.join(','),
+        KAFKA_TOPIC_PREFIX: config.kafkaTopicPrefix,
+        KAFKA_PARTITIONS: '1',
+        LOG_LEVEL: 'info',
+      },
+      ['pipeline', 'outbox'],
+    );
+    try {
+      await started(s);
+      expect(await (await fetch(`http://127.0.0.1:${port}/health`)).text()).toBe('OK');
+      expect((await fetch(`http://127.0.0.1:${port}/health/ready`)).status).toBe(200);
+      expect(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).toContain('outbox_relayed_total');
+      s.child.kill('SIGTERM');
+      expect(await s.exit).toEqual({ code: 0, signal: null });
+    } finally {
+      if (s.child.exitCode === null) s.child.kill('SIGKILL');
+    }
+  });
+});
+
 describe('smoke: invalid configuration', () => {
   it('stops start-up with one line naming the variable and exit code 1', async () => {
     const s = startMain({ PORT: 'not-a-port' });
     const { code } = await s.exit;
     expect(code).toBe(1);
-    expect(s.output().trim().split('\n')).toEqual(['Invalid configuration: PORT must be a whole number, got "not-a-port"']);
+    expect(s.output().trim().split('\n')).toEqual([
+      'Invalid configuration: PORT must be a whole number, got "not-a-port"',
+    ]);
   });
 });

@@ -38,7 +38,11 @@ describe('loadConfig', () => {
     });
     expect(config.baseUrl).toBe('https://www.example.social');
     expect(config.port).toBe(8080);
-    expect(config.smtp).toMatchObject({ server: 'mail.example.social', port: 587, fromAddress: 'notifications@example.social' });
+    expect(config.smtp).toMatchObject({
+      server: 'mail.example.social',
+      port: 587,
+      fromAddress: 'notifications@example.social',
+    });
     expect(config.omniauthOnly).toBe(true);
     expect(config.kafkaBrokers).toEqual(['k1:9092', 'k2:9092']);
   });

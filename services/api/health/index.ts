@@ -28,7 +28,10 @@ const healthArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core })
   app.addHook('onResponse', async (request, reply) => {
     // The route pattern, not the URL, keeps the label set small; unmatched requests share one label.
     const route = request.routeOptions.url ?? 'unmatched';
-    httpRequestSeconds.observe({ route, method: request.method, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    httpRequestSeconds.observe(
+      { route, method: request.method, status_code: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
   });
 
   const readiness = createReadinessChecks(core);
