@@ -17,7 +17,6 @@ import {
   probe,
   readTopic,
   consumerTuning,
-  probeEffect,
 } from './helpers.ts';
 
 let core: Core;
