@@ -89,6 +89,8 @@ it('applies an event published twice only once (dedup by eventId)', async () => 
 
 it('commits offsets so the group has no lag once events are handled', async () => {
   await eventually(async () => (await pipeline.lag()) === 0, 20_000, 'zero lag');
+  const gauge = await registry.getSingleMetricAsString('kafka_consumer_lag');
+  expect(gauge).toMatch(/kafka_consumer_lag\{pipeline="probe-counter",topic="[^"]+\.probe",partition="0"\} 0/);
 });
 
 it('stop() finishes the batch in flight and commits it, so a restarted group does not redo it', async () => {
