@@ -17,6 +17,8 @@ import { loadAttachments } from '../../core/media/attachments.ts';
 import { AccountEntity, CustomEmojiEntity, presentAccounts, type Account } from './account.ts';
 import { MediaAttachmentEntity, presentMediaAttachment } from './mediaAttachment.ts';
 import { StatusApplicationEntity } from './application.ts';
+import { PollEntity, presentPoll, type PollEntity as PollEntityType } from './poll.ts';
+import { polls } from '../../core/model/polls.ts';
 import { MentionEntity, StatusTagEntity, presentMention, presentStatusTag } from './mention.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
@@ -44,8 +46,7 @@ const statusProperties = {
   replies_count: Type.Integer(),
   in_reply_to_id: NullableString,
   in_reply_to_account_id: NullableString,
-  // The Poll entity is the media area's; rendered as given.
-  poll: Type.Union([Type.Unknown(), Type.Null()]),
+  poll: Type.Union([PollEntity, Type.Null()]),
   card: Type.Null(),
   language: NullableString,
   favourited: Type.Optional(Type.Boolean()),
@@ -64,13 +65,6 @@ type NestedStatus = Static<typeof NestedStatusEntity>;
 export interface PresentOptions {
   /** Delete/redraft answers: `text` (source) instead of `content`. */
   source?: boolean;
-}
-
-/** Optional renderer of polls, set by the polls area (keeps this module free of it). */
-export type PollPresenter = (core: Core, pollIds: Id[], viewer: AccountDoc | null) => Promise<Map<bigint, unknown>>;
-let pollPresenter: PollPresenter | null = null;
-export function setPollPresenter(p: PollPresenter): void {
-  pollPresenter = p;
 }
 
 interface ViewerState {
@@ -117,7 +111,9 @@ export async function presentStatuses(core: Core, docs: StatusDoc[], viewer: Acc
   const appDocs = appIds.length ? await collection(core.db, apps).find({ _id: { $in: appIds } }).toArray() : [];
   const appById = new Map(appDocs.map((a) => [a._id, { name: a.name, website: a.website }]));
   const pollIds = all.map((s) => s.pollId).filter((p): p is Id => p !== null);
-  const polls = pollPresenter && pollIds.length ? await pollPresenter(core, pollIds, viewer) : new Map<bigint, unknown>();
+  const pollDocs = pollIds.length ? await collection(core.db, polls).find({ _id: { $in: pollIds } }).toArray() : [];
+  const pollById = new Map<bigint, PollEntityType>();
+  for (const p of pollDocs) pollById.set(p._id, await presentPoll(core, p, viewer?._id ?? null));
   const state = viewer
     ? await viewerState(
         core,
@@ -149,7 +145,7 @@ export async function presentStatuses(core: Core, docs: StatusDoc[], viewer: Acc
       replies_count: s.repliesCount,
       in_reply_to_id: s.inReplyToId === null ? null : String(s.inReplyToId),
       in_reply_to_account_id: s.inReplyToAccountId === null ? null : String(s.inReplyToAccountId),
-      poll: s.pollId === null ? null : (polls.get(s.pollId) ?? null),
+      poll: s.pollId === null ? null : (pollById.get(s.pollId) ?? null),
       card: null,
       language: s.language,
       reblog: null,

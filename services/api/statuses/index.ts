@@ -17,6 +17,11 @@ import { deleteStatus } from '../../core/statuses/deleteStatus.ts';
 import { statusContext } from '../../core/statuses/context.ts';
 import { filterVisible } from '../../core/statuses/visibility.ts';
 import type { PollInput } from '../../core/statuses/attachments.ts';
+import { runIdempotent, type IdempotentResult } from '../../core/statuses/idempotency.ts';
+import { users } from '../../core/model/users.ts';
+import { scheduledStatuses, type ScheduledStatusParams } from '../../core/model/scheduledStatuses.ts';
+import { createScheduledStatus } from '../../core/scheduledStatuses/scheduledStatuses.ts';
+import { presentScheduledStatus } from '../entities/scheduledStatus.ts';
 import { favouriteStatus, unfavouriteStatus, bookmarkStatus, unbookmarkStatus } from '../../core/interactions/favourites.ts';
 import { findReblog, reblogStatus, unreblogStatus } from '../../core/interactions/reblogs.ts';
 import { pinStatus, unpinStatus } from '../../core/interactions/pins.ts';
@@ -67,6 +72,22 @@ export function postInputOf(body: PostStatusBody): PostStatusInput {
   };
 }
 
+/** A scheduled post stores its parameters with the author's defaults resolved. */
+async function scheduledParamsOf(core: Core, account: AccountDoc, input: PostStatusInput): Promise<ScheduledStatusParams> {
+  const user = await collection(core.db, users).findOne({ accountId: account._id });
+  const spoilerText = (input.spoilerText ?? '').trim();
+  return {
+    text: input.text ?? '',
+    spoilerText,
+    sensitive: (input.sensitive ?? user?.settings.defaultSensitive ?? false) || spoilerText !== '',
+    visibility: input.visibility ?? user?.settings.defaultPrivacy ?? 'public',
+    language: input.language ?? null,
+    inReplyToId: input.inReplyToId ?? null,
+    mediaIds: input.mediaIds ?? [],
+    poll: input.poll ?? null,
+  };
+}
+
 /** The status with the viewer's flags, or 404 when it is gone. */
 async function answer(core: Core, id: bigint, viewer: AccountDoc) {
   const status = await collection(core.db, statuses).findOne({ _id: id });
@@ -88,11 +109,25 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     async (request, reply) => {
       const { account, app: oauthApp } = requireUser(request);
       const body = request.body;
-      if (body.scheduled_at) throw validationFailed('Scheduled statuses are not available yet');
       await enforceRateLimit(core, reply, RATE_LIMITS.statuses, String(account._id));
-      const key = request.headers['idempotency-key'];
+      const header = request.headers['idempotency-key'];
+      const key = typeof header === 'string' && header ? header.slice(0, 512) : null;
       const input = postInputOf(body);
-      const doc = await run(postStatus(core, account, input, { applicationId: oauthApp._id, idempotencyKey: typeof key === 'string' && key ? key : null }));
+      const scheduledAt = body.scheduled_at ? new Date(body.scheduled_at) : null;
+      if (scheduledAt && Number.isNaN(scheduledAt.getTime())) throw new ApiError(422, 'Invalid date supplied');
+      const create = async (): Promise<IdempotentResult> => {
+        if (!scheduledAt) return { kind: 'status', id: (await postStatus(core, account, input, { applicationId: oauthApp._id }))._id };
+        const params = await scheduledParamsOf(core, account, input);
+        return { kind: 'scheduled', id: (await createScheduledStatus(core, account, params, scheduledAt, { applicationId: oauthApp._id, idempotencyKey: key }))._id };
+      };
+      const { result } = key ? await run(runIdempotent(core, account._id, key, create)) : { result: await run(create()) };
+      if (result.kind === 'scheduled') {
+        const scheduled = await collection(core.db, scheduledStatuses).findOne({ _id: result.id });
+        if (!scheduled) throw notFound();
+        return reply.send(await presentScheduledStatus(core, scheduled));
+      }
+      const doc = await collection(core.db, statuses).findOne({ _id: result.id });
+      if (!doc) throw notFound();
       return presentStatus(core, doc, account);
     },
   );
