@@ -11,6 +11,16 @@ export interface AccountCreated {
   approvalRequired: boolean;
 }
 
+/** A local account's profile changed (update_credentials, avatar/header removal): federated as an Update of the actor to its followers. */
+export interface AccountUpdated {
+  eventId: string;
+  occurredAt: Date;
+  accountId: string;
+  username: string;
+  domain: null | string;
+  changed: Array<string>;
+}
+
 /** An account muted the notifications of a conversation. */
 export interface ConversationMuted {
   eventId: string;
@@ -229,6 +239,14 @@ export interface AccountCreatedPayload {
   approvalRequired: boolean;
 }
 
+/** What a producer gives for AccountUpdated (the outbox adds eventId and occurredAt). */
+export interface AccountUpdatedPayload {
+  accountId: string;
+  username: string;
+  domain?: null | string;
+  changed?: Array<string>;
+}
+
 /** What a producer gives for ConversationMuted (the outbox adds eventId and occurredAt). */
 export interface ConversationMutedPayload {
   accountId: string;
@@ -405,6 +423,7 @@ export interface StatusUpdatedPayload {
 /** Every event as consumers decode it. */
 export interface EventRecords {
   AccountCreated: AccountCreated;
+  AccountUpdated: AccountUpdated;
   ConversationMuted: ConversationMuted;
   ConversationUnmuted: ConversationUnmuted;
   FavouriteCreated: FavouriteCreated;
@@ -428,6 +447,7 @@ export interface EventRecords {
 /** Every event as producers write it through the outbox. */
 export interface EventPayloads {
   AccountCreated: AccountCreatedPayload;
+  AccountUpdated: AccountUpdatedPayload;
   ConversationMuted: ConversationMutedPayload;
   ConversationUnmuted: ConversationUnmutedPayload;
   FavouriteCreated: FavouriteCreatedPayload;
@@ -457,6 +477,7 @@ export type EventRecord<N extends EventName = EventName> = EventRecords[N];
 /** The coarse topic (without the deployment's prefix) each event goes to. */
 export const eventTopics = {
   AccountCreated: 'accounts',
+  AccountUpdated: 'accounts',
   ConversationMuted: 'interactions',
   ConversationUnmuted: 'interactions',
   FavouriteCreated: 'interactions',

@@ -12,6 +12,10 @@ import scheduledStatusesArea from './scheduled_statuses/index.ts';
 import statusesArea from './statuses/index.ts';
 import favouritesArea from './favourites/index.ts';
 import bookmarksArea from './bookmarks/index.ts';
+import appsArea from './apps/index.ts';
+import oauthArea from './oauth/index.ts';
+import accountsArea from './accounts/index.ts';
+import emailsArea from './emails/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -27,6 +31,10 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   statusesArea,
   favouritesArea,
   bookmarksArea,
+  appsArea,
+  oauthArea,
+  accountsArea,
+  emailsArea,
 ];
 
 export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {

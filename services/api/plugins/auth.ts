@@ -17,11 +17,15 @@ import { users, type UserDoc } from '../../core/model/users.ts';
 import { accounts, type AccountDoc } from '../../core/model/accounts.ts';
 import { hashSecret } from '../../core/auth/tokens.ts';
 import { scopesAllow } from '../../core/auth/scopes.ts';
+import { hasPermission, type Permission } from '../../core/roles/permissions.ts';
+import { roleOfUser, type EffectiveRole } from '../../core/roles/roles.ts';
 import { ApiError, forbidden, outsideScopes, unauthorized } from '../errors.ts';
 
 export interface AuthRequirement {
   scopes?: string[];
   user?: 'required' | 'optional' | 'app' | 'none';
+  /** Let users who still have to confirm their e-mail through (POST /api/v1/emails/confirmations). */
+  allowUnconfirmed?: boolean;
 }
 
 export interface AuthContext {
@@ -41,6 +45,8 @@ export interface UserAuth extends AuthContext {
 declare module 'fastify' {
   interface FastifyRequest {
     auth: AuthContext | null;
+    /** The Core of the app that received the request (for helpers such as requirePermission). */
+    authCore: Core | null;
   }
   interface FastifyContextConfig {
     auth?: AuthRequirement;
@@ -76,11 +82,14 @@ export async function resolveToken(core: Core, raw: string): Promise<AuthContext
 }
 
 /** Mastodon refuses tokens of logins that cannot use the API (403 with the reason). */
-function assertUsableLogin(auth: AuthContext): void {
+function assertUsableLogin(auth: AuthContext, allowUnconfirmed = false): void {
   const { user, account } = auth;
   if (!user || !account) return;
   if (user.disabled || account.suspendedAt) throw forbidden('Your login is currently disabled');
-  if (!user.confirmedAt) throw forbidden('Your login is missing a confirmed e-mail address');
+  if (!user.confirmedAt) {
+    if (allowUnconfirmed) return;
+    throw forbidden('Your login is missing a confirmed e-mail address');
+  }
   if (!user.approved) throw forbidden('Your login is currently pending approval');
 }
 
@@ -90,10 +99,29 @@ export function requireUser(request: FastifyRequest): UserAuth {
   return auth as UserAuth;
 }
 
+/** The role of the authenticated user (everyone role when none). */
+export async function roleOfRequest(request: FastifyRequest): Promise<EffectiveRole> {
+  const { user } = requireUser(request);
+  if (!request.authCore) throw new Error('auth plugin not registered');
+  return roleOfUser(request.authCore, user);
+}
+
+/**
+ * For admin routes: the authenticated user must hold `permission` through their role (Owner's
+ * administrator flag holds all). 403 `This action is not allowed` otherwise.
+ */
+export async function requirePermission(request: FastifyRequest, permission: Permission): Promise<UserAuth> {
+  const auth = requireUser(request);
+  if (!hasPermission((await roleOfRequest(request)).permissions, permission)) throw forbidden();
+  return auth;
+}
+
 export default fp(
   async function authPlugin(app: FastifyInstance, opts: { core: Core }) {
     app.decorateRequest('auth', null);
+    app.decorateRequest('authCore', null);
     app.addHook('preValidation', async (request) => {
+      request.authCore = opts.core;
       const req: AuthRequirement = request.routeOptions.config?.auth ?? { user: 'none' };
       const mode = req.user ?? (req.scopes && req.scopes.length > 0 ? 'required' : 'none');
       if (mode === 'none') return;
@@ -106,7 +134,7 @@ export default fp(
       }
       if (!scopesAllow(auth.token.scopes, req.scopes ?? [])) throw outsideScopes();
       if (mode === 'required' && !auth.user) throw new ApiError(422, 'This method requires an authenticated user');
-      assertUsableLogin(auth);
+      assertUsableLogin(auth, req.allowUnconfirmed === true);
       request.auth = auth;
       // Last use is bookkeeping (hourly resolution): it must not slow or fail the request.
       const last = auth.token.lastUsedAt?.getTime() ?? 0;

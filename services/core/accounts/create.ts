@@ -44,7 +44,8 @@ export async function findLocalAccountByUsername(core: Core, username: string): 
   return collection(core.db, accounts).findOne({ usernameLower: username.toLowerCase(), domain: null });
 }
 
-async function uniquenessProblems(core: Core, username: string, email: string): Promise<FieldProblems> {
+/** `taken` problems of a username and an e-mail address. */
+export async function uniquenessProblems(core: Core, username: string, email: string): Promise<FieldProblems> {
   const out: FieldProblems = {};
   if (await findLocalAccountByUsername(core, username)) out.username = [taken()];
   if (await collection(core.db, users).findOne({ emailLower: email.toLowerCase() }, { projection: { _id: 1 } })) out.email = [taken()];

@@ -27,6 +27,8 @@ export interface AuthorizationCodeDoc {
   codeChallengeMethod: 'S256' | null;
   expiresAt: Date;
   usedAt: Date | null;
+  /** The token the code was exchanged for: revoked when the code is replayed (RFC 6749 §4.1.2). */
+  issuedTokenId?: Id | null;
   createdAt: Date;
 }
 

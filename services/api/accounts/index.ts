@@ -1,0 +1,218 @@
+// Accounts area: sign-up, the own profile (verify/update credentials, avatar/header removal),
+// reading accounts (by id, several ids, lookup by acct) and the placeholder images.
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AreaOptions } from '../areas.ts';
+import type { Core } from '../../core/context.ts';
+import { collection } from '../../core/db/mongo.ts';
+import { parseId } from '../../core/ids.ts';
+import { accounts, type AccountDoc } from '../../core/model/accounts.ts';
+import { signUp, RegistrationsClosedError } from '../../core/accounts/registration.ts';
+import { AccountValidationError } from '../../core/accounts/create.ts';
+import { fullMessages } from '../../core/accounts/validation.ts';
+import { updateProfile, removeProfileImage, ProfileValidationError, type ProfileChanges } from '../../core/accounts/profile.ts';
+import { ProfileImageError } from '../../core/accounts/images.ts';
+import { findAccountByAcct, findVisibleAccount, findVisibleAccounts } from '../../core/accounts/queries.ts';
+import { tokenEntity } from '../../core/oauth/tokens.ts';
+import { requireUser } from '../plugins/auth.ts';
+import { AccountEntity, CredentialAccountEntity, presentAccount, presentAccounts, presentCredentialAccount } from '../entities/account.ts';
+import { ApiError, forbidden, missingParam, notFound, validationFailed } from '../errors.ts';
+import { enforceRateLimit, RATE_LIMITS } from '../rateLimit.ts';
+import { BoolLike, FieldsAttributes, fieldList, railsBoolean } from './params.ts';
+import { placeholderImage } from './placeholders.ts';
+
+const TokenEntity = Type.Object({ access_token: Type.String(), token_type: Type.String(), scope: Type.String(), created_at: Type.Integer() });
+
+const SignUpBody = Type.Object(
+  {
+    username: Type.Optional(Type.String({ maxLength: 1000 })),
+    email: Type.Optional(Type.String({ maxLength: 1000 })),
+    password: Type.Optional(Type.String({ maxLength: 1000 })),
+    agreement: Type.Optional(BoolLike),
+    locale: Type.Optional(Type.String({ maxLength: 100 })),
+    reason: Type.Optional(Type.String({ maxLength: 10_000 })),
+    date_of_birth: Type.Optional(Type.String({ maxLength: 100 })),
+  },
+  { additionalProperties: true },
+);
+
+const NullableText = Type.Union([Type.String({ maxLength: 100_000 }), Type.Null()]);
+
+const UpdateBody = Type.Object(
+  {
+    display_name: Type.Optional(NullableText),
+    note: Type.Optional(NullableText),
+    locked: Type.Optional(BoolLike),
+    bot: Type.Optional(BoolLike),
+    discoverable: Type.Optional(BoolLike),
+    indexable: Type.Optional(BoolLike),
+    hide_collections: Type.Optional(BoolLike),
+    fields_attributes: Type.Optional(FieldsAttributes),
+    // An empty `source` (e.g. `source=` in a form) is accepted and changes nothing.
+    source: Type.Optional(
+      Type.Union([
+        Type.String({ maxLength: 0 }),
+        Type.Null(),
+        Type.Object(
+          {
+            privacy: Type.Optional(Type.String({ maxLength: 20 })),
+            sensitive: Type.Optional(BoolLike),
+            language: Type.Optional(Type.Union([Type.String({ maxLength: 10 }), Type.Null()])),
+          },
+          { additionalProperties: true },
+        ),
+      ]),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+const IdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
+
+async function credentialAccountOf(core: Core, account: AccountDoc, user: Parameters<typeof presentCredentialAccount>[2]) {
+  return presentCredentialAccount(core, account, user);
+}
+
+const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
+  app.post(
+    '/api/v1/accounts',
+    {
+      schema: { body: SignUpBody, response: { 200: TokenEntity } },
+      config: { auth: { scopes: ['write', 'write:accounts'], user: 'app' } },
+    },
+    async (request, reply) => {
+      const auth = request.auth!;
+      // Only an app token (client-credentials grant) may create accounts.
+      if (auth.user) throw forbidden('This method requires an app token');
+      if (core.config.omniauthOnly) throw forbidden();
+      await enforceRateLimit(core, reply, RATE_LIMITS.signUp, request.ip);
+      const body = request.body;
+      try {
+        const issued = await signUp(core, {
+          username: (body.username ?? '').trim(),
+          email: (body.email ?? '').trim(),
+          password: body.password ?? '',
+          agreement: railsBoolean(body.agreement) === true,
+          locale: body.locale?.trim() ? body.locale.trim() : null,
+          reason: body.reason ?? null,
+          app: auth.app,
+          scopes: auth.token.scopes,
+          ip: request.ip,
+        });
+        return tokenEntity(issued);
+      } catch (err) {
+        if (err instanceof RegistrationsClosedError) throw forbidden();
+        if (err instanceof AccountValidationError) throw validationFailed(fullMessages(err.problems), err.problems);
+        throw err;
+      }
+    },
+  );
+
+  app.get(
+    '/api/v1/accounts/verify_credentials',
+    { schema: { response: { 200: CredentialAccountEntity } }, config: { auth: { scopes: ['read', 'read:accounts', 'profile'], user: 'required' } } },
+    async (request) => {
+      const { account, user } = requireUser(request);
+      return credentialAccountOf(core, account, user);
+    },
+  );
+
+  app.patch(
+    '/api/v1/accounts/update_credentials',
+    {
+      schema: { body: UpdateBody, response: { 200: CredentialAccountEntity } },
+      config: { auth: { scopes: ['write', 'write:accounts'], user: 'required' } },
+    },
+    async (request) => {
+      const { account, user } = requireUser(request);
+      const body = request.body;
+      const source = body.source && typeof body.source === 'object' ? body.source : {};
+      const changes: ProfileChanges = {
+        displayName: body.display_name ?? undefined,
+        note: body.note ?? undefined,
+        locked: railsBoolean(body.locked),
+        bot: railsBoolean(body.bot),
+        discoverable: railsBoolean(body.discoverable),
+        indexable: railsBoolean(body.indexable),
+        hideCollections: railsBoolean(body.hide_collections),
+        fields: body.fields_attributes !== undefined ? fieldList(body.fields_attributes) : undefined,
+        avatar: request.uploads.avatar?.data,
+        header: request.uploads.header?.data,
+        privacy: source.privacy || undefined,
+        sensitive: railsBoolean(source.sensitive),
+        language: source.language === undefined ? undefined : source.language,
+      };
+      try {
+        const updated = await updateProfile(core, account, user, changes);
+        return credentialAccountOf(core, updated.account, updated.user);
+      } catch (err) {
+        if (err instanceof ProfileValidationError || err instanceof ProfileImageError) throw validationFailed(err.message);
+        throw err;
+      }
+    },
+  );
+
+  for (const kind of ['avatar', 'header'] as const) {
+    app.delete(
+      `/api/v1/profile/${kind}`,
+      { schema: { response: { 200: CredentialAccountEntity } }, config: { auth: { scopes: ['write', 'write:accounts'], user: 'required' } } },
+      async (request) => {
+        const { account, user } = requireUser(request);
+        return credentialAccountOf(core, await removeProfileImage(core, account, kind), user);
+      },
+    );
+  }
+
+  app.get(
+    '/api/v1/accounts/lookup',
+    {
+      schema: { querystring: Type.Object({ acct: Type.Optional(Type.String({ maxLength: 500 })) }, { additionalProperties: true }), response: { 200: AccountEntity } },
+      config: { auth: { scopes: ['read', 'read:accounts'], user: 'optional' } },
+    },
+    async (request) => {
+      const acct = request.query.acct?.trim();
+      if (!acct) throw missingParam('acct');
+      // Lookup is the one read that also finds unconfirmed and unapproved users.
+      const account = await findAccountByAcct(core, acct);
+      if (!account) throw notFound();
+      return presentAccount(core, account);
+    },
+  );
+
+  app.get(
+    '/api/v1/accounts',
+    {
+      schema: {
+        querystring: Type.Object({ id: Type.Optional(Type.Array(Type.String({ maxLength: 30 }), { maxItems: 1000 })) }, { additionalProperties: true }),
+        response: { 200: Type.Array(AccountEntity) },
+      },
+      config: { auth: { scopes: ['read', 'read:accounts'], user: 'optional' } },
+    },
+    async (request) => {
+      const ids = (request.query.id ?? []).map(parseId).filter((id) => id !== null);
+      if (ids.length > 40) throw new ApiError(422, 'Validation failed: Too many ids (at most 40)');
+      return presentAccounts(core, await findVisibleAccounts(core, ids));
+    },
+  );
+
+  app.get(
+    '/api/v1/accounts/:id',
+    { schema: { params: IdParams, response: { 200: AccountEntity } }, config: { auth: { scopes: ['read', 'read:accounts'], user: 'optional' } } },
+    async (request) => {
+      const id = parseId(request.params.id);
+      const account = id === null ? null : await findVisibleAccount(core, id);
+      if (!account) throw notFound();
+      const moved = account.movedToAccountId ? await collection(core.db, accounts).findOne({ _id: account.movedToAccountId }) : null;
+      return presentAccount(core, account, { moved });
+    },
+  );
+
+  for (const kind of ['avatar', 'header'] as const) {
+    app.get(`/${kind}s/original/missing.png`, async (_request, reply) => {
+      reply.header('content-type', 'image/png').header('cache-control', 'public, max-age=31536000, immutable');
+      return reply.send(await placeholderImage(kind));
+    });
+  }
+};
+
+export default accountsArea;

@@ -1,0 +1,34 @@
+// Reading accounts the way the REST API may show them: accounts of unconfirmed or unapproved users
+// stay hidden everywhere except lookup by acct.
+import type { Core } from '../context.ts';
+import type { Id } from '../ids.ts';
+import { collection } from '../db/mongo.ts';
+import { accounts, visibleAccountFilter, type AccountDoc } from '../model/accounts.ts';
+
+export async function findVisibleAccount(core: Core, id: Id): Promise<AccountDoc | null> {
+  return collection(core.db, accounts).findOne({ _id: id, ...visibleAccountFilter });
+}
+
+/** Visible accounts in the order of `ids`; unknown or hidden ones are left out. */
+export async function findVisibleAccounts(core: Core, ids: Id[]): Promise<AccountDoc[]> {
+  if (ids.length === 0) return [];
+  const found = await collection(core.db, accounts).find({ _id: { $in: ids }, ...visibleAccountFilter }).toArray();
+  const byId = new Map(found.map((a) => [String(a._id), a]));
+  return [...new Set(ids.map(String))].map((id) => byId.get(id)).filter((a): a is AccountDoc => a !== undefined);
+}
+
+/** Splits `user`, `@user`, `user@domain` or `@user@domain`; the local domain means local. */
+export function parseAcct(core: Core, acct: string): { username: string; domain: string | null } | null {
+  const m = /^@?([^@\s]+)(?:@([^@\s]+))?$/.exec(acct.trim());
+  if (!m) return null;
+  const domain = m[2]?.toLowerCase() ?? null;
+  const local = domain === null || domain === core.config.localDomain.toLowerCase() || domain === core.config.webDomain.toLowerCase();
+  return { username: m[1], domain: local ? null : domain };
+}
+
+/** Lookup by acct: also finds accounts of unconfirmed or unapproved users. */
+export async function findAccountByAcct(core: Core, acct: string): Promise<AccountDoc | null> {
+  const parsed = parseAcct(core, acct);
+  if (!parsed) return null;
+  return collection(core.db, accounts).findOne({ usernameLower: parsed.username.toLowerCase(), domain: parsed.domain });
+}

@@ -1,0 +1,40 @@
+// Sign-up through the API (POST /api/v1/accounts): registration mode, validation with Mastodon's
+// per-field errors, the account + user (unconfirmed; unapproved in "approved" mode) and a user
+// token for the app that signed the user up, with that app token's scopes.
+import type { Core } from '../context.ts';
+import type { AppDoc } from '../model/oauth.ts';
+import { getRegistrationsMode } from '../settings/settings.ts';
+import { issueAccessToken, type IssuedToken } from '../oauth/tokens.ts';
+import { createLocalAccount, AccountValidationError, uniquenessProblems } from './create.ts';
+import { validateSignUp, type SignUpInput } from './validation.ts';
+
+export class RegistrationsClosedError extends Error {}
+
+export async function signUp(
+  core: Core,
+  input: SignUpInput & { app: AppDoc; scopes: string[]; ip: string | null },
+): Promise<IssuedToken> {
+  const mode = await getRegistrationsMode(core);
+  if (core.config.omniauthOnly || mode === 'closed') throw new RegistrationsClosedError();
+  const problems = validateSignUp(input);
+  if (Object.keys(problems).length > 0) {
+    // Report every problem at once, "taken" included, as Rails validations do.
+    const taken = await uniquenessProblems(core, input.username, input.email);
+    for (const [field, list] of Object.entries(taken)) problems[field] = [...(problems[field] ?? []), ...list];
+    const order = ['username', 'email', 'password', 'agreement', 'locale', 'reason'];
+    const sorted = Object.fromEntries(Object.entries(problems).sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)));
+    throw new AccountValidationError(sorted);
+  }
+  const { user } = await createLocalAccount(core, {
+    username: input.username,
+    email: input.email,
+    password: input.password,
+    locale: input.locale,
+    confirmed: false,
+    approved: mode !== 'approved',
+    createdByAppId: input.app._id,
+    signUpIp: input.ip,
+    reason: input.reason ?? null,
+  });
+  return issueAccessToken(core, { appId: input.app._id, userId: user._id, scopes: input.scopes, reuse: false });
+}
