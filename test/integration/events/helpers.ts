@@ -123,3 +123,15 @@ export async function readTopic(
     await consumer.disconnect();
   }
 }
+
+/** Deletes every topic of the test's prefix (tests create a dozen each; the broker keeps them). */
+export async function deleteTestTopics(config: Config): Promise<void> {
+  const admin = createKafka(config, createLogger('fatal', 'test'), 'test-cleanup').admin();
+  await admin.connect();
+  try {
+    const mine = (await admin.listTopics()).filter((t) => t.startsWith(`${config.kafkaTopicPrefix}.`));
+    if (mine.length > 0) await admin.deleteTopics({ topics: mine });
+  } finally {
+    await admin.disconnect();
+  }
+}

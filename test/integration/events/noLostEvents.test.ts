@@ -7,7 +7,15 @@ import type { Core } from '../../../services/core/context.ts';
 import type { Pipeline } from '../../../pipelines/runtime/index.ts';
 import { runOutboxRelay } from '../../../pipelines/outbox/index.ts';
 import { testConfig } from '../../support/config.ts';
-import { eventCore, eventually, runProbePipeline, counterValue, probe, readTopic } from './helpers.ts';
+import {
+  eventCore,
+  eventually,
+  runProbePipeline,
+  counterValue,
+  probe,
+  readTopic,
+  deleteTestTopics,
+} from './helpers.ts';
 
 let core: Core;
 let pipeline: Pipeline;
@@ -21,6 +29,7 @@ afterAll(async () => {
   await pipeline?.stop();
   await core?.db.dropDatabase();
   await core?.close();
+  if (core) await deleteTestTopics(core.config);
 });
 
 type KillPoint = 'after-record' | 'after-write' | 'after-publish';

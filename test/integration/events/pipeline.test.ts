@@ -3,7 +3,16 @@
 import type { Core } from '../../../services/core/context.ts';
 import { runPipeline, type Pipeline } from '../../../pipelines/runtime/index.ts';
 import { testConfig } from '../../support/config.ts';
-import { eventCore, eventually, runProbePipeline, counterValue, probe, readTopic, consumerTuning } from './helpers.ts';
+import {
+  eventCore,
+  eventually,
+  runProbePipeline,
+  counterValue,
+  probe,
+  readTopic,
+  consumerTuning,
+  deleteTestTopics,
+} from './helpers.ts';
 import { eventCodec } from '../../../schemas/codec.ts';
 import { registry } from '../../../services/core/metrics.ts';
 
@@ -19,6 +28,7 @@ afterAll(async () => {
   await pipeline?.stop();
   await core?.db.dropDatabase();
   await core?.close();
+  if (core) await deleteTestTopics(core.config);
 });
 
 async function writeProbe(p: ReturnType<typeof probe>): Promise<string> {

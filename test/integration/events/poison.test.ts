@@ -17,6 +17,7 @@ import {
   probe,
   readTopic,
   consumerTuning,
+  deleteTestTopics,
 } from './helpers.ts';
 
 let core: Core;
@@ -38,6 +39,7 @@ afterAll(async () => {
   await pipeline?.stop();
   await core?.db.dropDatabase();
   await core?.close();
+  if (core) await deleteTestTopics(core.config);
 });
 
 it('dead-letters poison messages while later messages on the same partition are processed', async () => {

@@ -1,0 +1,53 @@
+// Topic creation at start-up: every event topic with the configured partitions, idempotent
+// (also when processes race), and grown when the configured count goes up.
+import type { Admin } from 'kafkajs';
+import { createKafka, topicName } from '../../../services/core/events/kafka.ts';
+import { ensureEventTopics, ensureTopicsWith, eventTopicNames } from '../../../services/core/events/topics.ts';
+import { createLogger } from '../../../services/core/logger.ts';
+import { eventTopics } from '../../../schemas/index.ts';
+import { testConfig } from '../../support/config.ts';
+import { deleteTestTopics } from './helpers.ts';
+
+const config = testConfig();
+const kafka = createKafka(config, createLogger('warn', 'test'), 'test-topics');
+let admin: Admin;
+
+beforeAll(async () => {
+  admin = kafka.admin();
+  await admin.connect();
+});
+
+afterAll(async () => {
+  await admin.disconnect();
+  await deleteTestTopics(config);
+});
+
+async function partitions(topic: string): Promise<number> {
+  const meta = await admin.fetchTopicMetadata({ topics: [topic] });
+  return meta.topics[0].partitions.length;
+}
+
+it('creates every event topic once, with the configured partitions, even when processes race', async () => {
+  expect(eventTopicNames()).toEqual([...new Set(Object.values(eventTopics))].sort());
+  await Promise.all([
+    ensureEventTopics(kafka, config),
+    ensureEventTopics(kafka, config),
+    ensureEventTopics(kafka, config),
+  ]);
+  await ensureEventTopics(kafka, config);
+  const topics = await admin.listTopics();
+  for (const t of eventTopicNames()) {
+    expect(topics).toContain(topicName(config, t));
+    expect(await partitions(topicName(config, t))).toBe(config.kafkaPartitions);
+  }
+});
+
+it('grows a topic to a higher configured partition count', async () => {
+  const topic = topicName(config, 'growing');
+  await ensureTopicsWith(admin, [topic], 1);
+  expect(await partitions(topic)).toBe(1);
+  await ensureTopicsWith(admin, [topic], 3);
+  expect(await partitions(topic)).toBe(3);
+  await ensureTopicsWith(admin, [topic], 2); // never shrinks
+  expect(await partitions(topic)).toBe(3);
+});
