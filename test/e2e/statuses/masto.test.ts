@@ -1,0 +1,51 @@
+// End to end through a real client library (masto): post with a content warning, read it back,
+// edit and read the history, reply and read the context, favourite/reblog/bookmark/pin and undo,
+// delete and redraft. masto runs in its own Node process (see mastoFlow.ts).
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Core } from '../../../services/core/context.ts';
+import { testConfig } from '../../support/config.ts';
+import { createTestUser, startTestServer, type TestServer } from '../../support/fixtures.ts';
+import { clearRateLimits, statusesCore } from '../../integration/statuses/helpers.ts';
+
+const run = promisify(execFile);
+const root = join(__dirname, '..', '..', '..');
+
+let core: Core;
+let server: TestServer;
+
+beforeAll(async () => {
+  ({ core } = await statusesCore(testConfig()));
+  server = await startTestServer(core);
+});
+
+afterAll(async () => {
+  await server?.close();
+  await core?.db.dropDatabase();
+  await core?.close();
+});
+
+it('a client posts, edits, replies, interacts, deletes and redrafts', async () => {
+  const alice = await createTestUser(core);
+  const bob = await createTestUser(core);
+  for (const u of [alice, bob]) await clearRateLimits(core, u.account._id);
+  const { stdout } = await run(join(root, 'node_modules/.bin/node'), [join(root, 'test/e2e/statuses/mastoFlow.ts'), server.url, alice.token, bob.token], {
+    cwd: root,
+    timeout: 60_000,
+  });
+  const seen = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}');
+  expect(seen.posted).toMatchObject({ spoilerText: 'greeting', sensitive: true, language: 'en' });
+  expect(seen.readContent).toContain('#<span>fediverse</span>');
+  expect(seen.editedAt).toBeTruthy();
+  expect(seen.editedContent).toBe('<p>Hello again</p>');
+  expect(seen.historyLength).toBe(2);
+  expect(seen.ancestors).toEqual([seen.posted.id]);
+  expect(seen).toMatchObject({ favourited: true, reblogOf: seen.posted.id, reblogReblogged: true, bookmarked: true, pinned: true });
+  expect(seen.favouriteIds).toEqual([seen.posted.id]);
+  expect(seen.undone).toEqual({ favourited: false, reblogged: false, bookmarked: false, pinned: false });
+  expect(seen.deletedText).toBe('Hello again');
+  expect(seen.redraft).toMatchObject({ content: '<p>Hello again</p>', spoilerText: 'greeting' });
+  expect(seen.redraft.id).not.toBe(seen.posted.id);
+  expect(seen.goneStatus).toBe(404);
+});
