@@ -4,7 +4,8 @@ import type { Core } from '../../../services/core/context.ts';
 import type { OutboxEvent } from '../../../services/core/events/outbox.ts';
 import { testConfig } from '../../support/config.ts';
 import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
-import { recordFollow } from '../../../services/core/graph/relations.ts';
+import { recordBlock, recordFollow } from '../../../services/core/graph/relations.ts';
+import { postStatus } from '../../../services/core/statuses/postStatus.ts';
 import { clearRateLimits, client, statusesCore } from './helpers.ts';
 
 let core: Core;
@@ -221,5 +222,40 @@ describe('interactions', () => {
     expect((await call('POST', `/api/v1/statuses/${priv.id}/unfavourite`, erin.token)).body.favourited).toBe(false);
     expect((await call('POST', `/api/v1/statuses/${priv.id}/unbookmark`, erin.token)).body.bookmarked).toBe(false);
     expect((await call('POST', `/api/v1/statuses/${priv.id}/unfavourite`, erin.token)).status).toBe(404);
+  });
+
+  it('lets unreblog and unbookmark work when blocked by the author', async () => {
+    const fay = await createTestUser(core);
+    const s = (await call('POST', '/api/v1/statuses', alice.token, { status: 'soon blocked' })).body;
+    expect((await call('POST', `/api/v1/statuses/${s.id}/reblog`, fay.token)).status).toBe(200);
+    expect((await call('POST', `/api/v1/statuses/${s.id}/bookmark`, fay.token)).status).toBe(200);
+    await recordBlock(core, alice.account._id, fay.account._id);
+    expect((await call('GET', `/api/v1/statuses/${s.id}`, fay.token)).status).toBe(404);
+    expect((await call('POST', `/api/v1/statuses/${s.id}/unreblog`, fay.token)).body).toMatchObject({ id: s.id, reblogged: false });
+    expect((await call('POST', `/api/v1/statuses/${s.id}/unbookmark`, fay.token)).body).toMatchObject({ id: s.id, bookmarked: false });
+    expect((await call('POST', `/api/v1/statuses/${s.id}/reblog`, fay.token)).status).toBe(404);
+  });
+
+  it('refuses to mute a status without a conversation', async () => {
+    const s = (await call('POST', '/api/v1/statuses', alice.token, { status: 'no thread' })).body;
+    await core.db.collection('statuses').updateOne({ _id: BigInt(s.id) }, { $set: { conversationId: null } });
+    const res = await call('POST', `/api/v1/statuses/${s.id}/mute`, bob.token);
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatch(/^Validation failed: /);
+  });
+});
+
+describe('context limits', () => {
+  it('gives logged-out callers at most 20 levels of descendants', async () => {
+    const root = await postStatus(core, alice.account, { text: 'deep thread' });
+    let parent = root;
+    for (let i = 0; i < 22; i++) parent = await postStatus(core, i % 2 ? alice.account : bob.account, { text: `level ${i + 1}`, inReplyToId: parent._id });
+    const anonymous = await call('GET', `/api/v1/statuses/${root._id}/context`, null);
+    expect(anonymous.body.descendants).toHaveLength(20);
+    const signedIn = await call('GET', `/api/v1/statuses/${root._id}/context`, bob.token);
+    expect(signedIn.body.descendants).toHaveLength(22);
+    const leaf = await call('GET', `/api/v1/statuses/${parent._id}/context`, null);
+    expect(leaf.body.ancestors).toHaveLength(22);
+    expect(leaf.body.ancestors[0].id).toBe(String(root._id));
   });
 });
