@@ -2,3 +2,4 @@
 export { runPipeline } from './runPipeline.ts';
 export { EventDeduper, EventInFlightError } from './dedup.ts';
 export type { Pipeline, PipelineContext, PipelineEvent, PipelineOptions, EventHandler, BatchHandler } from './types.ts';
+export { replayDeadLetters } from './deadLetters.ts';

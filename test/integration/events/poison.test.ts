@@ -4,6 +4,7 @@
 import { Partitioners } from 'kafkajs';
 import type { Core } from '../../../services/core/context.ts';
 import { runPipeline, type Pipeline } from '../../../pipelines/runtime/index.ts';
+import { replayDeadLetters } from '../../../pipelines/runtime/deadLetters.ts';
 import { createKafka, topicName } from '../../../services/core/events/kafka.ts';
 import { createLogger } from '../../../services/core/logger.ts';
 import { eventMessage } from '../../../services/core/events/kafkaSink.ts';
@@ -23,6 +24,7 @@ import {
 let core: Core;
 let pipeline: Pipeline;
 const handled: string[] = [];
+let poisonFixed = false;
 
 beforeAll(async () => {
   core = await eventCore(testConfig());
@@ -30,7 +32,7 @@ beforeAll(async () => {
     maxAttempts: 3,
     failOn: (e) => {
       handled.push(`${e.payload.counter}#${e.attempt}`);
-      return e.payload.note === 'poison';
+      return e.payload.note === 'poison' && !poisonFixed;
     },
   });
 });
@@ -85,6 +87,16 @@ it('dead-letters poison messages while later messages on the same partition are 
   expect(await counterValue(core, 'bad')).toBe(0);
   // Everything is committed: nothing is stuck behind the poison messages.
   await eventually(async () => (await pipeline.lag()) === 0, 20_000, 'zero lag');
+});
+
+it('replays dead letters to the retry topic once the cause is fixed, each only once', async () => {
+  // The first test left the garbage message and the poisoned event in the dead-letter topic.
+  poisonFixed = true;
+  expect(await replayDeadLetters(core, 'poison')).toBe(2);
+  await eventually(() => counterValue(core, 'bad').then((n) => n === 1), 20_000, 'replayed event handled');
+  // The garbage is still garbage: back in the dead-letter topic, and only it is replayed next time.
+  await readTopic(core.config, 'poison.dlq', (m) => m.length >= 3);
+  expect(await replayDeadLetters(core, 'poison')).toBe(1);
 });
 
 it('waits for a retry due later than the session timeout without blocking other events', async () => {
