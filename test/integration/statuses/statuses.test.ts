@@ -6,6 +6,8 @@ import { testConfig } from '../../support/config.ts';
 import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
 import { recordBlock, recordFollow } from '../../../services/core/graph/relations.ts';
 import { postStatus } from '../../../services/core/statuses/postStatus.ts';
+import { collection } from '../../../services/core/db/mongo.ts';
+import { statuses } from '../../../services/core/model/statuses.ts';
 import { clearRateLimits, client, statusesCore } from './helpers.ts';
 
 let core: Core;
@@ -238,7 +240,7 @@ describe('interactions', () => {
 
   it('refuses to mute a status without a conversation', async () => {
     const s = (await call('POST', '/api/v1/statuses', alice.token, { status: 'no thread' })).body;
-    await core.db.collection('statuses').updateOne({ _id: BigInt(s.id) }, { $set: { conversationId: null } });
+    await collection(core.db, statuses).updateOne({ _id: BigInt(s.id) }, { $set: { conversationId: null } });
     const res = await call('POST', `/api/v1/statuses/${s.id}/mute`, bob.token);
     expect(res.status).toBe(422);
     expect(res.body.error).toMatch(/^Validation failed: /);
