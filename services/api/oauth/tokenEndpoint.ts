@@ -99,7 +99,7 @@ function buildModel(core: Core): OAuth2Server.AuthorizationCodeModel & OAuth2Ser
         accessToken: issued.token,
         client,
         user,
-        scope: issued.doc.scopes.join(' ') as unknown as string[],
+        scope: issued.doc.scopes,
         created_at: Math.floor(issued.doc.createdAt.getTime() / 1000),
       };
     },
