@@ -3,6 +3,9 @@
 // the batch in flight, commit, leave the group). Add an entry per pipeline (one line each).
 import type { Core } from '../services/core/context.ts';
 import { runOutboxRelay } from './outbox/index.ts';
+import { runMailerPipeline } from './mailer/index.ts';
+import { runMediaPipeline } from './media/index.ts';
+import { runScheduler } from './scheduler/index.ts';
 
 export interface RunningPipeline {
   stop(): Promise<void>;
@@ -12,4 +15,7 @@ export type PipelineFactory = (core: Core) => Promise<RunningPipeline>;
 
 export const pipelines: Record<string, PipelineFactory> = {
   outbox: async (core) => runOutboxRelay(core),
+  mailer: (core) => runMailerPipeline(core),
+  media: (core) => runMediaPipeline(core),
+  scheduler: async (core) => runScheduler(core),
 };
