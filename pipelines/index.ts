@@ -4,8 +4,6 @@
 import type { Core } from '../services/core/context.ts';
 import { runOutboxRelay } from './outbox/index.ts';
 import { runMailerPipeline } from './mailer/index.ts';
-import { runMediaPipeline } from './media/index.ts';
-import { runScheduler } from './scheduler/index.ts';
 
 export interface RunningPipeline {
   stop(): Promise<void>;
@@ -16,6 +14,4 @@ export type PipelineFactory = (core: Core) => Promise<RunningPipeline>;
 export const pipelines: Record<string, PipelineFactory> = {
   outbox: async (core) => runOutboxRelay(core),
   mailer: (core) => runMailerPipeline(core),
-  media: (core) => runMediaPipeline(core),
-  scheduler: async (core) => runScheduler(core),
 };
