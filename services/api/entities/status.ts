@@ -7,7 +7,7 @@ import { collection } from '../../core/db/mongo.ts';
 import { accounts, type AccountDoc } from '../../core/model/accounts.ts';
 import { apps } from '../../core/model/oauth.ts';
 import type { StatusDoc } from '../../core/model/statuses.ts';
-import { statuses } from '../../core/model/statuses.ts';
+import { statuses, reblogUniqueKey } from '../../core/model/statuses.ts';
 import { favourites } from '../../core/model/favourites.ts';
 import { bookmarks } from '../../core/model/bookmarks.ts';
 import { pins } from '../../core/model/pins.ts';
@@ -81,7 +81,8 @@ async function viewerState(core: Core, viewer: AccountDoc, ids: Id[], conversati
     collection(core.db, favourites).find(q, { projection: { statusId: 1 } }).toArray(),
     collection(core.db, bookmarks).find(q, { projection: { statusId: 1 } }).toArray(),
     collection(core.db, statuses)
-      .find({ accountId: viewer._id, reblogOfId: { $in: ids }, deletedAt: null }, { projection: { reblogOfId: 1 } })
+      // Live reblogs by unique key (indexed): `r:<viewer>:<original>`.
+      .find({ uniqueKey: { $in: ids.map((id) => reblogUniqueKey(viewer._id, id)) } }, { projection: { reblogOfId: 1 } })
       .toArray(),
     collection(core.db, pins).find(q, { projection: { statusId: 1 } }).toArray(),
     conversationIds.length
