@@ -86,7 +86,12 @@ export function ensureFerretdb(s: LocalInfraSettings, say: Say): void {
   if (existsSync(binary)) return;
   if (!have('go')) throw new Error('FerretDB is built with Go: put go on the PATH');
   say(`building FerretDB ${FERRETDB_VERSION} with Go (first run only, a few minutes)`);
-  const env = { ...process.env, CGO_ENABLED: '0', GOTOOLCHAIN: 'local', GOFLAGS: [process.env.GOFLAGS, '-buildvcs=false'].filter(Boolean).join(' ') };
+  const env = {
+    ...process.env,
+    CGO_ENABLED: '0',
+    GOTOOLCHAIN: 'local',
+    GOFLAGS: [process.env.GOFLAGS, '-buildvcs=false'].filter(Boolean).join(' '),
+  };
   const module = JSON.parse(
     run('go', ['mod', 'download', '-json', `github.com/FerretDB/FerretDB@${FERRETDB_VERSION}`], {
       cwd: s.cacheDir,
