@@ -1,9 +1,13 @@
-// End to end through a real client library (masto): post with a content warning, read it back,
+// End to end through a real client library (masto): post with a content warning, media and a
+// poll, read it back,
 // edit and read the history, reply and read the context, favourite/reblog/bookmark/pin and undo,
 // delete and redraft. masto runs in its own Node process (see mastoFlow.ts).
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { png } from '../../integration/media/mediaFiles.ts';
 import type { Core } from '../../../services/core/context.ts';
 import { testConfig } from '../../support/config.ts';
 import { createTestUser, startTestServer, type TestServer } from '../../support/fixtures.ts';
@@ -14,9 +18,11 @@ const root = join(__dirname, '..', '..', '..');
 
 let core: Core;
 let server: TestServer;
+let dir: string;
 
 beforeAll(async () => {
-  ({ core } = await statusesCore(testConfig()));
+  dir = await mkdtemp(join(tmpdir(), 'statuses-e2e-'));
+  ({ core } = await statusesCore(testConfig({ MEDIA_DIR: join(dir, 'media') })));
   server = await startTestServer(core);
 });
 
@@ -24,13 +30,16 @@ afterAll(async () => {
   await server?.close();
   await core?.db.dropDatabase();
   await core?.close();
+  await rm(dir, { recursive: true, force: true });
 });
 
 it('a client posts, edits, replies, interacts, deletes and redrafts', async () => {
   const alice = await createTestUser(core);
   const bob = await createTestUser(core);
   for (const u of [alice, bob]) await clearRateLimits(core, u.account._id);
-  const { stdout } = await run(join(root, 'node_modules/.bin/node'), [join(root, 'test/e2e/statuses/mastoFlow.ts'), server.url, alice.token, bob.token], {
+  const image = join(dir, 'image.png');
+  await writeFile(image, await png(80, 60));
+  const { stdout } = await run(join(root, 'node_modules/.bin/node'), [join(root, 'test/e2e/statuses/mastoFlow.ts'), server.url, alice.token, bob.token, image], {
     cwd: root,
     timeout: 60_000,
   });
@@ -48,4 +57,6 @@ it('a client posts, edits, replies, interacts, deletes and redrafts', async () =
   expect(seen.redraft).toMatchObject({ content: '<p>Hello again</p>', spoilerText: 'greeting' });
   expect(seen.redraft.id).not.toBe(seen.posted.id);
   expect(seen.goneStatus).toBe(404);
+  expect(seen.media).toEqual([{ id: seen.mediaId, description: 'a test image', type: 'image' }]);
+  expect(seen.poll).toEqual({ options: ['this', 'that'], votesAfterVote: 1, ownVotes: [1] });
 });
