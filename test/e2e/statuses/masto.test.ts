@@ -1,7 +1,6 @@
 // End to end through a real client library (masto): post with a content warning, media and a
-// poll, read it back,
-// edit and read the history, reply and read the context, favourite/reblog/bookmark/pin and undo,
-// delete and redraft. masto runs in its own Node process (see mastoFlow.ts).
+// poll, read it back, edit and read the history, reply and read the context, favourite/reblog/
+// bookmark/pin and undo, delete and redraft. masto runs in its own Node process (mastoFlow.ts).
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
