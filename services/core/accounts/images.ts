@@ -32,7 +32,8 @@ export async function storeProfileImage(core: Core, accountId: Id, kind: Profile
   const animated = meta.format === 'gif' && (meta.pages ?? 1) > 1;
   const storage = storageFor(core);
   const dir = `accounts/${kind}s/${accountId}/original`;
-  const resize = { width, height, fit: 'cover' as const, withoutEnlargement: kind === 'header' };
+  // Cropped to exactly this size, like Paperclip's `400x400#` / `1500x500#` geometries.
+  const resize = { width, height, fit: 'cover' as const };
   try {
     if (animated) {
       const gif = await sharp(data, { animated: true }).resize(resize).gif().toBuffer();
