@@ -1,0 +1,78 @@
+// Readiness and metrics of the API role against the real servers: ready when MongoDB, Redis and
+// Kafka answer; 503 naming Kafka when its broker is unreachable.
+import net from 'node:net';
+import { createCore, type Core } from '../../../services/core/context.ts';
+import { testConfig } from '../../support/config.ts';
+import { startTestServer, type TestServer } from '../../support/fixtures.ts';
+
+/** A port with nothing listening on it (bound, then released). */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+// The readiness check has its own Kafka client; the event sink does not matter here.
+const sink = { publish: async () => undefined };
+
+describe('GET /health/ready and /metrics', () => {
+  const cores: Core[] = [];
+  const servers: TestServer[] = [];
+
+  /** GET on a fresh API server (real HTTP); `overrides` change its configuration. */
+  async function api(overrides: Record<string, string> = {}): Promise<(path: string) => Promise<Response>> {
+    const core = await createCore(testConfig(overrides), { sink });
+    cores.push(core);
+    const server = await startTestServer(core);
+    servers.push(server);
+    return (path) => fetch(`${server.url}${path}`);
+  }
+
+  afterAll(async () => {
+    for (const server of servers) await server.close();
+    for (const core of cores) {
+      await core.db.dropDatabase();
+      await core.close();
+    }
+  });
+
+  it('is ready when MongoDB, Redis and Kafka answer', async () => {
+    const get = await api();
+    const res = await get('/health/ready');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      status: 'ready',
+      checks: { mongodb: { status: 'up' }, redis: { status: 'up' }, kafka: { status: 'up' } },
+    });
+  });
+
+  it('answers 503 and names Kafka when the broker is unreachable', async () => {
+    const get = await api({ KAFKA_BROKERS: `127.0.0.1:${await closedPort()}` });
+    const res = await get('/health/ready');
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({
+      status: 'unavailable',
+      checks: { mongodb: { status: 'up' }, redis: { status: 'up' }, kafka: { status: 'down' } },
+    });
+    // Liveness is independent of the dependencies.
+    expect(await (await get('/health')).text()).toBe('OK');
+  });
+
+  it('records request latency by route pattern, not by URL', async () => {
+    const get = await api();
+    await get('/health');
+    await get('/no/such/path/123');
+    const res = await get('/metrics');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/plain');
+    const body = await res.text();
+    expect(body).toMatch(/http_request_duration_seconds_count\{route="\/health",method="GET",status_code="200"\} \d+/);
+    expect(body).toMatch(/http_request_duration_seconds_count\{route="unmatched",method="GET",status_code="404"\} \d+/);
+    expect(body).not.toContain('/no/such/path');
+  });
+});
