@@ -28,7 +28,8 @@ const infraEnv = await ensureLocalInfra(settings, (m) => console.log(`[local-inf
 });
 
 mkdirSync(join(root, 'var'), { recursive: true });
-const resultsFile = join(root, 'var', 'jest-results.json');
+// One file per run: several runs may share a checkout.
+const resultsFile = join(root, 'var', `jest-results-${process.pid}.json`);
 rmSync(resultsFile, { force: true });
 
 const jest = spawnSync(
@@ -54,6 +55,7 @@ const jest = spawnSync(
 
 // A test file that cannot even run has no failed tests of its own; it counts as one failure.
 const results = existsSync(resultsFile) ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as JestResults) : null;
+rmSync(resultsFile, { force: true });
 const passed = results?.numPassedTests ?? 0;
 let failed = results ? results.numFailedTests + results.numRuntimeErrorTestSuites : 1;
 const ok = jest.status === 0 && failed === 0;
