@@ -30,6 +30,8 @@ export interface Config {
   secretKeyBase: string;
   mongoUrl: string;
   redisUrl: string;
+  /** Prefix of every Redis key (Mastodon's REDIS_NAMESPACE), so deployments can share a server. */
+  redisNamespace: string;
   kafkaBrokers: string[];
   kafkaTopicPrefix: string;
   kafkaPartitions: number;
@@ -96,6 +98,12 @@ function url(env: Env, name: string, fallback: string, schemes: string[]): strin
   return v;
 }
 
+function redisNamespace(env: Env): string {
+  const ns = str(env, 'REDIS_NAMESPACE', '');
+  if (!/^[a-zA-Z0-9._-]*$/.test(ns)) throw new ConfigError('REDIS_NAMESPACE', `may hold only letters, digits, ".", "_" and "-", got "${ns}"`);
+  return ns;
+}
+
 const DOMAIN = /^[a-z0-9.-]+(:\d{1,5})?$/i;
 
 export function loadConfig(env: Env = process.env): Config {
@@ -137,6 +145,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretKeyBase,
     mongoUrl: url(env, 'MONGO_URL', 'mongodb://127.0.0.1:27018/fedi', ['mongodb', 'mongodb+srv']),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6390/0', ['redis', 'rediss']),
+    redisNamespace: redisNamespace(env),
     kafkaBrokers: brokers,
     kafkaTopicPrefix: prefix,
     kafkaPartitions: int(env, 'KAFKA_PARTITIONS', 4, 1, 1024),

@@ -32,7 +32,7 @@ export async function createCore(config: Config, opts: CoreOptions): Promise<Cor
   const logger = opts.logger ?? createLogger(config.logLevel, 'fedisrv');
   const { client, db } = await connectMongo(config.mongoUrl);
   await ensureIndexes(db);
-  const redis = connectRedis(config.redisUrl);
+  const redis = connectRedis(config.redisUrl, { namespace: config.redisNamespace });
   return {
     config,
     logger,

@@ -18,6 +18,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     NODE_ENV: 'test',
     MONGO_URL: mongo.toString(),
     KAFKA_TOPIC_PREFIX: name,
+    REDIS_NAMESPACE: name,
     KAFKA_PARTITIONS: '2',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     ...overrides,

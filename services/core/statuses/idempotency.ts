@@ -19,7 +19,7 @@ const POLL_MS = 25;
 
 // Namespaced by the deployment's prefix: several deployments (and test runs) may share one Redis.
 function redisKey(core: Core, accountId: Id, key: string): string {
-  return `${core.config.kafkaTopicPrefix}:idempotency:${accountId}:${createHash('sha256').update(key).digest('hex')}`;
+  return `idempotency:${accountId}:${createHash('sha256').update(key).digest('hex')}`;
 }
 
 function parse(value: string): IdempotentResult | null {

@@ -46,12 +46,3 @@ export function client(base: string) {
     return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
   };
 }
-
-/**
- * Rate-limit counters live in Redis under the account id only, and serial ids repeat across test
- * databases: clear this account's counters so earlier runs do not count against it.
- */
-export async function clearRateLimits(core: Core, accountId: bigint): Promise<void> {
-  const keys = await core.redis.keys(`ratelimit:*:${accountId}:*`);
-  if (keys.length > 0) await core.redis.del(...keys);
-}

@@ -7,7 +7,7 @@ import type { Core } from '../../../services/core/context.ts';
 import { testConfig } from '../../support/config.ts';
 import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
 import { png } from '../media/mediaFiles.ts';
-import { clearRateLimits, client, statusesCore } from './helpers.ts';
+import { client, statusesCore } from './helpers.ts';
 
 let core: Core;
 let server: TestServer;
@@ -23,7 +23,6 @@ beforeAll(async () => {
   call = client(server.url);
   alice = await createTestUser(core);
   bob = await createTestUser(core);
-  for (const u of [alice, bob]) await clearRateLimits(core, u.account._id);
 });
 
 afterAll(async () => {

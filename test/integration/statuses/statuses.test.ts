@@ -8,7 +8,7 @@ import { recordBlock, recordFollow } from '../../../services/core/graph/relation
 import { postStatus } from '../../../services/core/statuses/postStatus.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { statuses } from '../../../services/core/model/statuses.ts';
-import { clearRateLimits, client, statusesCore } from './helpers.ts';
+import { client, statusesCore } from './helpers.ts';
 
 let core: Core;
 let published: OutboxEvent[];
@@ -23,7 +23,6 @@ beforeAll(async () => {
   call = client(server.url);
   alice = await createTestUser(core, { username: 'alice' });
   bob = await createTestUser(core, { username: 'bob' });
-  for (const u of [alice, bob]) await clearRateLimits(core, u.account._id);
 });
 
 afterAll(async () => {
