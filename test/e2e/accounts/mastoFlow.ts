@@ -23,7 +23,7 @@ const { verifier, challenge } = pkcePair();
 const browser = new Browser(url);
 const consent = await logInAndReachConsent(
   browser,
-  authorizeUrl({ client_id: clientId, client_secret: clientSecret, id: app.id ?? '' }, { redirectUri, scope: 'read write follow push', challenge }),
+  authorizeUrl({ client_id: clientId, client_secret: clientSecret, id: '' }, { redirectUri, scope: 'read write follow push', challenge }),
   email,
   password,
 );
