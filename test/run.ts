@@ -11,6 +11,7 @@ if (Number(process.versions.node.split('.')[0]) < 24) {
 }
 
 const { ensureLocalInfra, localInfraSettings } = await import('../deploy/local/infra.ts');
+const { loadEnvironment } = await import('../services/core/config.ts');
 
 interface JestResults {
   numPassedTests: number;
@@ -20,7 +21,12 @@ interface JestResults {
 }
 
 const root = join(import.meta.dirname, '..');
-const settings = localInfraSettings(root);
+const environment = loadEnvironment(join(root, '.env'));
+const settings = localInfraSettings(root, environment);
+// Servers named in .env reach the tests too (the test configuration reads only process.env).
+const namedServers = Object.fromEntries(
+  ['REDIS_URL', 'KAFKA_BROKERS', 'MONGO_URL'].filter((k) => environment[k]).map((k) => [k, environment[k] as string]),
+);
 const infraEnv = await ensureLocalInfra(settings, (m) => console.log(`[local-infra] ${m}`)).catch((err: unknown) => {
   console.error(`[local-infra] ${err instanceof Error ? err.message : String(err)}`);
   console.log('0 passed, 1 failed');
@@ -46,6 +52,7 @@ const jest = spawnSync(
     stdio: 'inherit',
     env: {
       ...infraEnv,
+      ...namedServers,
       ...process.env,
       // kafkajs 2.2.4 schedules a negative timeout on Node 24; the warning is noise.
       NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --disable-warning=TimeoutNegativeWarning`.trim(),
