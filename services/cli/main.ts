@@ -1,0 +1,110 @@
+// The admin command line, in the style of tootctl: `npm run cli -- <command> ...`
+//   accounts create NAME --email E [--confirmed] [--approve] [--role R]   (prints the new password)
+//   accounts modify NAME [--confirm] [--approve] [--role R | --remove-role] [--disable | --enable]
+//   settings registrations [open | approved | closed]                      (no mode: prints the current one)
+// Bad input: a one-line error on stderr and exit code 1.
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, loadEnvironment, type Config } from '../core/config.ts';
+import { createLogger } from '../core/logger.ts';
+import { createCore, type Core } from '../core/context.ts';
+import type { EventSink } from '../core/events/outbox.ts';
+import { createKafkaEventSink } from '../core/events/kafkaSink.ts';
+import { accountsCreate, accountsModify, settingsRegistrations, CliError, type Out } from './commands.ts';
+
+const USAGE = `Usage:
+  cli accounts create NAME --email EMAIL [--confirmed] [--approve] [--role ROLE]
+  cli accounts modify NAME [--confirm] [--approve] [--role ROLE | --remove-role] [--disable | --enable]
+  cli settings registrations [open | approved | closed]`;
+
+type Command = (core: Core, out: Out) => Promise<void>;
+
+function parse(argv: string[]): Command {
+  const [group, action, ...rest] = argv;
+  if (group === 'accounts' && action === 'create') {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: { email: { type: 'string' }, confirmed: { type: 'boolean' }, approve: { type: 'boolean' }, role: { type: 'string' } },
+    });
+    if (positionals.length !== 1) throw new CliError('accounts create needs exactly one NAME');
+    return (core, out) => accountsCreate(core, positionals[0], values, out);
+  }
+  if (group === 'accounts' && action === 'modify') {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: {
+        confirm: { type: 'boolean' },
+        approve: { type: 'boolean' },
+        role: { type: 'string' },
+        'remove-role': { type: 'boolean' },
+        disable: { type: 'boolean' },
+        enable: { type: 'boolean' },
+      },
+    });
+    if (positionals.length !== 1) throw new CliError('accounts modify needs exactly one NAME');
+    return (core, out) => accountsModify(core, positionals[0], { ...values, removeRole: values['remove-role'] }, out);
+  }
+  if (group === 'settings' && action === 'registrations') {
+    const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
+    if (positionals.length > 1) throw new CliError('settings registrations takes one mode');
+    return (core, out) => settingsRegistrations(core, positionals[0], out);
+  }
+  throw new CliError(`Unknown command: ${argv.join(' ') || '(none)'}`);
+}
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.length === 0 || argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    if (argv.length === 0) process.exit(1);
+    return;
+  }
+  let command: Command;
+  try {
+    command = parse(argv);
+  } catch (err) {
+    // parseArgs throws TypeErrors with a code for unknown or malformed options.
+    if (err instanceof CliError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) fail(`${(err as Error).message}\n${USAGE}`);
+    throw err;
+  }
+  let config: Config;
+  try {
+    config = loadConfig(loadEnvironment());
+  } catch (err) {
+    if (err instanceof ConfigError) fail(err.message);
+    throw err;
+  }
+  const logger = createLogger(process.env.LOG_LEVEL ?? 'warn', 'cli');
+  // Events (e.g. a confirmation mail) go through the outbox: if Kafka is unreachable now, they stay
+  // pending and the outbox relay of a running server publishes them.
+  const kafka = await createKafkaEventSink(config, logger).catch((err: unknown) => {
+    logger.warn({ err }, 'Kafka unreachable: events stay in the outbox for the relay');
+    return null;
+  });
+  const sink: EventSink & { close?: () => Promise<void> } = {
+    async publish(events) {
+      if (!kafka) throw new Error('Kafka unreachable');
+      await kafka.publish(events);
+    },
+    close: async () => kafka?.close(),
+  };
+  const core = await createCore(config, { sink, logger });
+  try {
+    await command(core, (line) => process.stdout.write(`${line}\n`));
+  } catch (err) {
+    if (err instanceof CliError) {
+      await core.close();
+      fail(err.message);
+    }
+    throw err;
+  }
+  await core.close();
+}
+
+await main();
