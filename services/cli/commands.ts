@@ -80,7 +80,7 @@ export async function accountsModify(core: Core, username: string, opts: ModifyO
   if (opts.confirm) user = await confirmUserByAdmin(core, user, null);
   if (opts.approve) user = await approveUser(core, user, null);
   if (opts.disable) user = await setDisabled(core, user, true, null);
-  if (opts.enable) user = await setDisabled(core, user, false, null);
+  if (opts.enable) await setDisabled(core, user, false, null);
   out('OK');
 }
 
