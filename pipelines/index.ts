@@ -4,6 +4,8 @@
 import type { Core } from '../services/core/context.ts';
 import { runOutboxRelay } from './outbox/index.ts';
 import { runMailerPipeline } from './mailer/index.ts';
+import { runMediaPipeline } from './media/index.ts';
+import { runScheduler } from './scheduler/index.ts';
 
 export interface RunningPipeline {
   stop(): Promise<void>;
@@ -14,4 +16,6 @@ export type PipelineFactory = (core: Core) => Promise<RunningPipeline>;
 export const pipelines: Record<string, PipelineFactory> = {
   outbox: async (core) => runOutboxRelay(core),
   mailer: (core) => runMailerPipeline(core),
+  media: (core) => runMediaPipeline(core),
+  scheduler: async (core) => runScheduler(core),
 };

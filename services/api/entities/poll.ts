@@ -4,7 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Core } from '../../core/context.ts';
 import type { Id } from '../../core/ids.ts';
 import type { PollDoc } from '../../core/model/polls.ts';
-import { findVote, isExpired } from '../../core/polls/polls.ts';
+import { findVote, isExpired, pollCounts } from '../../core/polls/polls.ts';
 
 export const PollOptionEntity = Type.Object({ title: Type.String(), votes_count: Type.Union([Type.Integer(), Type.Null()]) });
 
@@ -26,14 +26,15 @@ export async function presentPoll(core: Core, poll: PollDoc, viewerAccountId: Id
   const expired = isExpired(poll);
   const own = viewerAccountId !== null && viewerAccountId === poll.accountId;
   const hidden = poll.hideTotals && !expired && !own;
+  const counts = await pollCounts(core, poll);
   const entity: PollEntity = {
     id: String(poll._id),
     expires_at: poll.expiresAt ? poll.expiresAt.toISOString() : null,
     expired,
     multiple: poll.multiple,
-    votes_count: poll.votesCount,
-    voters_count: poll.multiple ? poll.votersCount : null,
-    options: poll.options.map((title, i) => ({ title, votes_count: hidden ? null : (poll.tallies[i] ?? 0) })),
+    votes_count: counts.votesCount,
+    voters_count: poll.multiple ? counts.votersCount : null,
+    options: poll.options.map((title, i) => ({ title, votes_count: hidden ? null : (counts.tallies[i] ?? 0) })),
     emojis: [],
   };
   if (viewerAccountId !== null) {

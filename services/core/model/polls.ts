@@ -1,6 +1,7 @@
 // Polls belong to one status. Votes are one document per voter (all their choices), unique per
-// (poll, account): the unique index is what stops double voting under concurrency. Tallies on the
-// poll are maintained with $inc when a vote lands.
+// (poll, account): the unique index is what stops double voting under concurrency. A running poll is
+// counted from its votes; the counts stored on the poll are final once it closed (or, for a remote
+// poll, what its server reported).
 import type { Id } from '../ids.ts';
 import { defineCollection } from '../db/mongo.ts';
 
@@ -15,9 +16,10 @@ export interface PollDoc {
   expiresAt: Date | null;
   /** Set by the scheduler when the poll ended and its PollExpired event went out. */
   closedAt: Date | null;
-  /** Lease of the scheduler process closing it (see closeExpiredPolls). */
+  /** Lease of the scheduler process closing it, and its attempts (see closeExpiredPolls). */
   closingUntil?: Date | null;
-  /** Votes per option, same order as options. */
+  closingAttempts?: number;
+  /** Votes per option, same order as options (final once closed; see polls.ts pollCounts). */
   tallies: number[];
   /** Total choices made (Mastodon's votes_count). */
   votesCount: number;
@@ -49,4 +51,5 @@ export const polls = defineCollection<PollDoc>('polls', [
 
 export const pollVotes = defineCollection<PollVoteDoc>('poll_votes', [
   { key: { pollId: 1, accountId: 1 }, name: 'poll_account', unique: true },
+  { key: { pollId: 1, choices: 1 }, name: 'poll_choices' },
 ]);

@@ -45,3 +45,16 @@ export const scheduledStatuses = defineCollection<ScheduledStatusDoc>('scheduled
   { key: { scheduledAt: 1 }, name: 'due' },
   { key: { accountId: 1, idempotencyKey: 1 }, name: 'idempotency' },
 ]);
+
+/**
+ * One document per claimed attempt of a scheduler job on a record (`<job>:<recordId>#<attempt>`).
+ * Claims rely only on the unique _id, the one write the MongoDB-wire stand-in performs atomically
+ * (its findOneAndUpdate/updateOne are not compare-and-set under concurrency).
+ */
+export interface SchedulerClaimDoc {
+  _id: string;
+  owner: string;
+  createdAt: Date;
+}
+
+export const schedulerClaims = defineCollection<SchedulerClaimDoc>('scheduler_claims', [{ key: { createdAt: 1 }, name: 'created' }]);

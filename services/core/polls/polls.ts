@@ -1,5 +1,5 @@
 // Polls: validation of the poll a status is posted with, creation and replacement on edits
-// (changing options or `multiple` resets the votes, like Mastodon), voting and closing.
+// (changing options or `multiple` resets the votes, like Mastodon), voting, counting and closing.
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { nextSerialId } from '../ids.ts';
@@ -8,6 +8,7 @@ import { polls, pollVotes, type PollDoc, type PollVoteDoc } from '../model/polls
 import type { AccountDoc } from '../model/accounts.ts';
 import { LIMITS } from '../instance/limits.ts';
 import { validationFailed } from '../../api/errors.ts';
+import { claimAttempt } from '../scheduledStatuses/claims.ts';
 
 const P = LIMITS.polls;
 
@@ -166,8 +167,6 @@ export async function votePoll(core: Core, voter: AccountDoc, poll: PollDoc, cho
   if (choices.some((c) => c < 0 || c >= poll.options.length)) throw validationFailed('The chosen vote option does not exist');
   if (!poll.multiple && choices.length > 1) throw validationFailed('You have already voted on this poll');
   const vote: PollVoteDoc = { _id: await nextSerialId(core.db, 'poll_votes'), pollId: poll._id, accountId: voter._id, choices, uri: null, createdAt: new Date() };
-  const inc: Record<string, number> = { votesCount: choices.length, votersCount: 1 };
-  for (const c of choices) inc[`tallies.${c}`] = 1;
   try {
     await core.outbox.write(
       [
@@ -188,7 +187,6 @@ export async function votePoll(core: Core, voter: AccountDoc, poll: PollDoc, cho
       ],
       async () => {
         await collection(core.db, pollVotes).insertOne(vote);
-        await collection(core.db, polls).updateOne({ _id: poll._id }, { $inc: inc, $set: { updatedAt: new Date() } });
       },
     );
   } catch (err) {
@@ -198,56 +196,77 @@ export async function votePoll(core: Core, voter: AccountDoc, poll: PollDoc, cho
   return (await findPoll(core, poll._id)) ?? poll;
 }
 
-/** Recomputes a poll's counts from its votes (exact, e.g. when it closes). */
-export async function recountPoll(core: Core, pollId: Id): Promise<void> {
-  const poll = await findPoll(core, pollId);
-  if (!poll) return;
+export interface PollCounts {
+  tallies: number[];
+  /** Choices made in total. */
+  votesCount: number;
+  votersCount: number;
+}
+
+/** Counts the votes of a poll from its vote documents (one indexed aggregation per question). */
+async function countVotes(core: Core, poll: PollDoc): Promise<PollCounts> {
+  const votes = collection(core.db, pollVotes);
+  const [perOption, voters] = await Promise.all([
+    votes.aggregate<{ _id: number; n: number }>([{ $match: { pollId: poll._id } }, { $unwind: '$choices' }, { $group: { _id: '$choices', n: { $sum: 1 } } }]).toArray(),
+    votes.countDocuments({ pollId: poll._id }),
+  ]);
   const tallies = poll.options.map(() => 0);
-  let voters = 0;
-  let votes = 0;
-  for await (const v of collection(core.db, pollVotes).find({ pollId }, { projection: { choices: 1 } })) {
-    voters++;
-    for (const c of v.choices) {
-      if (c >= 0 && c < tallies.length) {
-        tallies[c]++;
-        votes++;
-      }
-    }
-  }
-  await collection(core.db, polls).updateOne({ _id: pollId }, { $set: { tallies, votesCount: votes, votersCount: voters } });
+  for (const row of perOption) if (row._id >= 0 && row._id < tallies.length) tallies[row._id] = row.n;
+  return { tallies, votesCount: tallies.reduce((a, b) => a + b, 0), votersCount: voters };
 }
 
 /**
- * Closes polls whose time is up. Each due poll is first claimed with a short lease (only one
- * scheduler process gets it), then closed together with its PollExpired event through the outbox.
- * A process that dies holding a lease leaves the poll to the next one once the lease ends.
- * Returns how many it closed.
+ * The counts to show. A running local poll is counted from its votes: exact under concurrent votes
+ * without relying on atomic $inc (which the MongoDB-wire stand-in does not guarantee). A closed poll
+ * (counted once when it closed) and a remote poll (counts from its server) use the stored numbers.
  */
-export async function closeExpiredPolls(core: Core, opts: { now?: Date; limit?: number; leaseMs?: number } = {}): Promise<number> {
+export async function pollCounts(core: Core, poll: PollDoc): Promise<PollCounts> {
+  if (poll.closedAt !== null || poll.remote) return { tallies: poll.tallies, votesCount: poll.votesCount, votersCount: poll.votersCount };
+  return countVotes(core, poll);
+}
+
+/** Recomputes and stores a poll's counts from its votes (when it closes). */
+export async function recountPoll(core: Core, pollId: Id): Promise<void> {
+  const poll = await findPoll(core, pollId);
+  if (!poll || poll.remote) return;
+  const counts = await countVotes(core, poll);
+  await collection(core.db, polls).updateOne({ _id: pollId }, { $set: { ...counts, updatedAt: new Date() } });
+}
+
+/**
+ * Closes polls whose time is up. Each due poll is claimed (claims.ts: one owner per attempt, a lease
+ * on the poll for crashes), counted for good and closed together with its PollExpired event through
+ * the outbox. Returns how many it closed.
+ */
+export async function closeExpiredPolls(core: Core, opts: { now?: Date; limit?: number; leaseMs?: number; workerId?: string } = {}): Promise<number> {
   const coll = collection(core.db, polls);
-  const limit = opts.limit ?? 100;
   const leaseMs = opts.leaseMs ?? 60_000;
+  const now = opts.now ?? new Date();
+  const owner = opts.workerId ?? `pid:${process.pid}`;
+  const due = await coll
+    .find({ closedAt: null, expiresAt: { $lte: now }, $or: [{ closingUntil: null }, { closingUntil: { $lte: now } }] })
+    .sort({ expiresAt: 1 })
+    .limit(opts.limit ?? 100)
+    .toArray();
   let closed = 0;
-  for (let i = 0; i < limit; i++) {
-    const now = opts.now ?? new Date();
-    const claimed = await coll.findOneAndUpdate(
-      { closedAt: null, expiresAt: { $lte: now }, $or: [{ closingUntil: null }, { closingUntil: { $lte: now } }] },
-      { $set: { closingUntil: new Date(now.getTime() + leaseMs) } },
-      { sort: { expiresAt: 1 }, returnDocument: 'after' },
-    );
-    if (!claimed) break;
+  for (const candidate of due) {
+    const attempt = candidate.closingAttempts ?? 0;
+    if (!(await claimAttempt(core, `poll_expiry:${candidate._id}`, attempt, owner))) continue;
+    const current = await coll.findOne({ _id: candidate._id });
+    if (!current || current.closedAt !== null || (current.closingAttempts ?? 0) !== attempt) continue;
+    await coll.updateOne({ _id: current._id }, { $set: { closingUntil: new Date(Date.now() + leaseMs), closingAttempts: attempt + 1 } });
     await core.outbox.write(
       [
         {
           type: 'PollExpired',
-          key: String(claimed._id),
-          payload: { pollId: String(claimed._id), statusId: String(claimed.statusId), accountId: String(claimed.accountId), local: !claimed.remote },
-          verify: { collection: polls.name, filter: { _id: claimed._id, closedAt: { $ne: null } }, expect: 'exists' },
+          key: String(current._id),
+          payload: { pollId: String(current._id), statusId: String(current.statusId), accountId: String(current.accountId), local: !current.remote },
+          verify: { collection: polls.name, filter: { _id: current._id, closedAt: { $ne: null } }, expect: 'exists' },
         },
       ],
       async () => {
-        await recountPoll(core, claimed._id);
-        await coll.updateOne({ _id: claimed._id, closedAt: null }, { $set: { closedAt: now, updatedAt: now } });
+        const counts = current.remote ? {} : await countVotes(core, current);
+        await coll.updateOne({ _id: current._id }, { $set: { ...counts, closedAt: now, updatedAt: new Date() } });
       },
     );
     closed++;

@@ -1,8 +1,8 @@
 // Scheduled statuses: what POST /api/v1/statuses with `scheduled_at` creates, their listing and
 // rescheduling, and their publication by the scheduler pipeline — exactly once, even with several
-// scheduler processes: a due record is claimed atomically (findOneAndUpdate with a lease) before it
-// is posted, and the post carries an idempotency key derived from the record's id, so a process that
-// dies between claim and post neither loses the status nor doubles it.
+// scheduler processes: a due record is claimed atomically (unique claim insert, then a lease) before it
+// is posted (see claims.ts), and the post carries an idempotency key derived from the record's id,
+// so a process that dies between claim and post neither loses the status nor doubles it.
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { nextSerialId, statusIdFloor } from '../ids.ts';
@@ -16,6 +16,7 @@ import { loadAttachmentsForPosting, holdForScheduledStatus } from '../media/atta
 import { validatePollInput } from '../polls/polls.ts';
 import { postStatus, checkLength } from '../statuses/postStatus.ts';
 import { StatusError } from '../statuses/errors.ts';
+import { claimAttempt } from './claims.ts';
 
 export const TOTAL_LIMIT = 300;
 export const DAILY_LIMIT = 25;
@@ -178,21 +179,26 @@ export interface PublishOptions {
 
 /**
  * Publishes every due scheduled status this process manages to claim. Returns the posted statuses.
- * Safe to run in any number of processes at once.
+ * Safe to run in any number of processes at once (see claims.ts).
  */
 export async function publishDueScheduledStatuses(core: Core, opts: PublishOptions): Promise<StatusDoc[]> {
   const coll = collection(core.db, scheduledStatuses);
   const leaseMs = opts.leaseMs ?? 60_000;
+  const now = opts.now ?? new Date();
+  const due = await coll
+    .find({ scheduledAt: { $lte: now }, $or: [{ claimedUntil: null }, { claimedUntil: { $lte: now } }] })
+    .sort({ scheduledAt: 1 })
+    .limit(opts.limit ?? 100)
+    .toArray();
   const posted: StatusDoc[] = [];
-  for (let i = 0; i < (opts.limit ?? 100); i++) {
-    const now = opts.now ?? new Date();
-    const claimed = await coll.findOneAndUpdate(
-      { scheduledAt: { $lte: now }, $or: [{ claimedUntil: null }, { claimedUntil: { $lte: now } }] },
-      { $set: { claimedUntil: new Date(now.getTime() + leaseMs), claimedBy: opts.workerId }, $inc: { attempts: 1 } },
-      { sort: { scheduledAt: 1 }, returnDocument: 'after' },
-    );
-    if (!claimed) break;
-    const status = await publishClaimed(core, claimed);
+  for (const candidate of due) {
+    if (!(await claimAttempt(core, `scheduled_status:${candidate._id}`, candidate.attempts, opts.workerId))) continue;
+    // Ours now. Read it again: it may have been published (and removed) since the list was read.
+    const current = await coll.findOne({ _id: candidate._id });
+    if (!current || current.attempts !== candidate.attempts) continue;
+    const claimedUntil = new Date(Date.now() + leaseMs);
+    await coll.updateOne({ _id: current._id }, { $set: { claimedUntil, claimedBy: opts.workerId, attempts: current.attempts + 1 } });
+    const status = await publishClaimed(core, { ...current, claimedUntil, claimedBy: opts.workerId, attempts: current.attempts + 1 });
     if (status) posted.push(status);
   }
   return posted;
