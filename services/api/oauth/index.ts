@@ -46,7 +46,8 @@ function html(reply: FastifyReply, status: number, body: string): FastifyReply {
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
     .header('x-frame-options', 'DENY')
-    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' *; frame-ancestors 'none'")
+    // No form-action: browsers apply it to the redirect after a form, and apps use custom schemes.
+    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
     .send(body);
 }
 

@@ -9,6 +9,7 @@ import { accounts } from '../model/accounts.ts';
 import { adminActions, type AdminActionDoc } from '../model/adminActions.ts';
 import type { RoleDoc } from '../model/roles.ts';
 import { syncPendingFlag, confirmUser } from './confirmation.ts';
+import { mailRequestedEvent } from '../mail/request.ts';
 
 /** The acting administrator's account id; null for the command line. */
 export type Actor = Id | null;
@@ -38,10 +39,22 @@ async function reload(core: Core, id: Id): Promise<UserDoc> {
 
 export async function approveUser(core: Core, user: UserDoc, actor: Actor): Promise<UserDoc> {
   if (user.approved) return user;
-  await collection(core.db, users).updateOne({ _id: user._id }, { $set: { approved: true, updatedAt: new Date() } });
+  const username = await usernameOf(core, user);
+  // The person learns by mail that they can log in now (sent once the address is confirmed).
+  const events = user.confirmedAt
+    ? [
+      mailRequestedEvent(
+        { to: user.email, template: 'approved', key: String(user._id), variables: { username, instance: core.config.localDomain, link: `${core.config.baseUrl}/auth/sign_in` } },
+        { collection: users.name, filter: { _id: user._id, approved: true }, expect: 'exists' },
+      ),
+    ]
+    : [];
+  await core.outbox.write(events, async () => {
+    await collection(core.db, users).updateOne({ _id: user._id }, { $set: { approved: true, updatedAt: new Date() } });
+  });
   const updated = await reload(core, user._id);
   await syncPendingFlag(core, updated);
-  await logAdminAction(core, { accountId: actor, action: 'approve', targetType: 'User', targetId: String(user._id), humanIdentifier: await usernameOf(core, user) });
+  await logAdminAction(core, { accountId: actor, action: 'approve', targetType: 'User', targetId: String(user._id), humanIdentifier: username });
   return updated;
 }
 

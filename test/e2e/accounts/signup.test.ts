@@ -169,6 +169,8 @@ describe('sign-up with e-mail confirmation', () => {
       await approveUser(core, user!, admin.account._id);
       expect((await fetch(`${server.url}/api/v1/accounts/${id}`)).status).toBe(200);
       expect((await call('GET', '/api/v1/accounts/verify_credentials', token)).status).toBe(200);
+      const welcome = await smtp.waitFor('erin@example.test', 1);
+      expect(welcome.subject).toContain('Your account has been approved');
       const log = await collection(core.db, adminActions).findOne({ action: 'approve', targetId: String(user!._id) });
       expect(log).toMatchObject({ accountId: admin.account._id, targetType: 'User', humanIdentifier: 'erin' });
     } finally {
