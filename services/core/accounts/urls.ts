@@ -1,5 +1,8 @@
 // ActivityPub ids and web addresses of local accounts, in Mastodon's forms, so federation can
-// plug in without migrating data: https://LOCAL_DOMAIN/users/NAME and https://LOCAL_DOMAIN/@NAME.
+// plug in without migrating data: https://DOMAIN/users/NAME and https://DOMAIN/@NAME.
+// DOMAIN is where this server answers HTTP: WEB_DOMAIN, which defaults to LOCAL_DOMAIN. Like
+// Mastodon, when the two differ the handle stays name@LOCAL_DOMAIN (WebFinger) while ids and
+// pages live on WEB_DOMAIN, the only host that can serve them.
 import type { Config } from '../config.ts';
 
 export interface LocalActorUrls {
@@ -12,9 +15,9 @@ export interface LocalActorUrls {
   featuredUrl: string;
 }
 
-/** Base of ActivityPub ids: LOCAL_DOMAIN (the handle domain), with the web scheme. */
+/** Base of local ActivityPub ids and pages (config.baseUrl: scheme and WEB_DOMAIN). */
 export function localBase(config: Config): string {
-  return `${config.localHttps ? 'https' : 'http'}://${config.localDomain}`;
+  return config.baseUrl;
 }
 
 export function localActorUrls(config: Config, username: string): LocalActorUrls {
