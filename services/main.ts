@@ -35,7 +35,8 @@ function parseRole(args: string[]): Role {
   const [kind = 'all', name, ...rest] = args;
   if (kind === 'pipeline') {
     if (!name || rest.length > 0) die(`${USAGE} (pipelines: ${Object.keys(pipelines).join(', ') || 'none'})`);
-    if (!(name in pipelines)) die(`Unknown pipeline "${name}"; known: ${Object.keys(pipelines).join(', ') || 'none'}`);
+    if (!Object.hasOwn(pipelines, name))
+      die(`Unknown pipeline "${name}"; known: ${Object.keys(pipelines).join(', ') || 'none'}`);
     return { kind, name };
   }
   if ((kind === 'api' || kind === 'streaming' || kind === 'all') && name === undefined) return { kind };
