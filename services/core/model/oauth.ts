@@ -55,6 +55,12 @@ export const authorizationCodes = defineCollection<AuthorizationCodeDoc>('oauth_
   { key: { codeHash: 1 }, name: 'code', unique: true },
 ]);
 
+/**
+ * One document per exchanged code (`_id` = the code's id): the unique insert makes a code single-use
+ * even where conditional updates are not atomic (the MongoDB-wire stand-in loses concurrent updates).
+ */
+export const authorizationCodeUses = defineCollection<{ _id: Id; usedAt: Date }>('oauth_code_uses');
+
 export const accessTokens = defineCollection<AccessTokenDoc>('oauth_tokens', [
   { key: { tokenHash: 1 }, name: 'token', unique: true },
   { key: { appId: 1, userId: 1 }, name: 'app_user' },

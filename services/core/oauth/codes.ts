@@ -3,8 +3,8 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { nextSerialId } from '../ids.ts';
-import { collection } from '../db/mongo.ts';
-import { accessTokens, authorizationCodes, type AuthorizationCodeDoc } from '../model/oauth.ts';
+import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { accessTokens, authorizationCodeUses, authorizationCodes, type AuthorizationCodeDoc } from '../model/oauth.ts';
 import { newSecret, hashSecret } from '../auth/tokens.ts';
 
 export const CODE_LIFETIME_MS = 10 * 60 * 1000;
@@ -39,8 +39,15 @@ export async function findAuthorizationCode(core: Core, code: string): Promise<A
 
 /** Marks a code used; false when it already was (a concurrent or replayed exchange). */
 export async function consumeAuthorizationCode(core: Core, id: Id): Promise<boolean> {
-  const res = await collection(core.db, authorizationCodes).updateOne({ _id: id, usedAt: null }, { $set: { usedAt: new Date() } });
-  return res.modifiedCount === 1;
+  const usedAt = new Date();
+  try {
+    await collection(core.db, authorizationCodeUses).insertOne({ _id: id, usedAt });
+  } catch (err) {
+    if (isDuplicateKeyError(err)) return false;
+    throw err;
+  }
+  await collection(core.db, authorizationCodes).updateOne({ _id: id }, { $set: { usedAt } });
+  return true;
 }
 
 export async function recordIssuedToken(core: Core, codeId: Id, tokenId: Id): Promise<void> {
