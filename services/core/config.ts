@@ -90,7 +90,8 @@ function url(env: Env, name: string, fallback: string, schemes: string[]): strin
   try {
     parsed = new URL(v);
   } catch {
-    throw new ConfigError(name, `must be a URL, got "${v}"`);
+    // The value is not echoed: URLs carry passwords.
+    throw new ConfigError(name, 'must be a URL');
   }
   if (!schemes.includes(parsed.protocol.replace(/:$/, ''))) {
     throw new ConfigError(name, `must use one of ${schemes.join(', ')}, got "${parsed.protocol}"`);
