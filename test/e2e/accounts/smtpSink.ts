@@ -27,14 +27,33 @@ function textPart(raw: string): string {
 
 export class SmtpSink {
   readonly mails: ReceivedMail[] = [];
+  /** Recipients refused with a temporary error (see refuseNext). */
+  readonly refused: string[] = [];
+  private readonly toRefuse = new Map<string, number>();
   private server: SMTPServer | null = null;
   port = 0;
+
+  /** Answers the next `times` deliveries to `address` with 451 (try again later). */
+  refuseNext(address: string, times: number): void {
+    this.toRefuse.set(address, times);
+  }
 
   async start(): Promise<void> {
     this.server = new SMTPServer({
       authOptional: true,
       disabledCommands: ['STARTTLS'],
       logger: false,
+      onRcptTo: (address, _session, callback) => {
+        const left = this.toRefuse.get(address.address) ?? 0;
+        if (left > 0) {
+          this.toRefuse.set(address.address, left - 1);
+          this.refused.push(address.address);
+          const err = new Error('Mailbox busy, try again later') as Error & { responseCode: number };
+          err.responseCode = 451;
+          return callback(err);
+        }
+        callback();
+      },
       onData: (stream, session, callback) => {
         const chunks: Buffer[] = [];
         stream.on('data', (c: Buffer) => chunks.push(c));
