@@ -1,6 +1,7 @@
 // The admin commands, in the style of Mastodon's tootctl. Each takes parsed arguments and the core,
 // prints what an operator needs on `out`, and throws CliError for bad input (exit code 1).
 import type { Core } from '../core/context.ts';
+import type { RegistrationsMode } from '../core/config.ts';
 import { collection } from '../core/db/mongo.ts';
 import { users, type UserDoc } from '../core/model/users.ts';
 import type { RoleDoc } from '../core/model/roles.ts';
@@ -35,18 +36,28 @@ export interface CreateOptions {
   role?: string;
 }
 
-export async function accountsCreate(core: Core, username: string, opts: CreateOptions, out: Out): Promise<void> {
+/** Checks what needs no database: the name and the address. */
+export function checkCreateInput(username: string, opts: CreateOptions): void {
   const nameProblems = validateUsername(username);
   if (Object.keys(nameProblems).length > 0) throw new CliError(`Invalid username: ${fullMessages(nameProblems)}`);
   if (!opts.email) throw new CliError('--email is required');
   if (!isValidEmail(opts.email)) throw new CliError(`Invalid e-mail address: ${opts.email}`);
+}
+
+export function checkRegistrationsMode(mode: string | undefined): void {
+  if (mode !== undefined && !isRegistrationsMode(mode)) throw new CliError(`Unknown registrations mode "${mode}"; use one of: ${REGISTRATIONS_MODES.join(', ')}`);
+}
+
+export async function accountsCreate(core: Core, username: string, opts: CreateOptions, out: Out): Promise<void> {
+  checkCreateInput(username, opts);
+  const email = opts.email as string;
   const role = opts.role ? await roleNamed(core, opts.role) : null;
   const password = generatePassword();
   const mode = await getRegistrationsMode(core);
   try {
     const { user } = await createLocalAccount(core, {
       username,
-      email: opts.email,
+      email,
       password,
       confirmed: opts.confirmed === true,
       approved: opts.approve === true || mode !== 'approved',
@@ -89,7 +100,7 @@ export async function settingsRegistrations(core: Core, mode: string | undefined
     out(await getRegistrationsMode(core));
     return;
   }
-  if (!isRegistrationsMode(mode)) throw new CliError(`Unknown registrations mode "${mode}"; use one of: ${REGISTRATIONS_MODES.join(', ')}`);
-  await setRegistrationsMode(core, mode);
+  checkRegistrationsMode(mode);
+  await setRegistrationsMode(core, mode as RegistrationsMode);
   out('OK');
 }

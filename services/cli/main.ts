@@ -9,7 +9,7 @@ import { createLogger } from '../core/logger.ts';
 import { createCore, type Core } from '../core/context.ts';
 import type { EventSink } from '../core/events/outbox.ts';
 import { createKafkaEventSink } from '../core/events/kafkaSink.ts';
-import { accountsCreate, accountsModify, settingsRegistrations, CliError, type Out } from './commands.ts';
+import { accountsCreate, accountsModify, settingsRegistrations, checkCreateInput, checkRegistrationsMode, CliError, type Out } from './commands.ts';
 
 const USAGE = `Usage:
   cli accounts create NAME --email EMAIL [--confirmed] [--approve] [--role ROLE]
@@ -27,6 +27,7 @@ function parse(argv: string[]): Command {
       options: { email: { type: 'string' }, confirmed: { type: 'boolean' }, approve: { type: 'boolean' }, role: { type: 'string' } },
     });
     if (positionals.length !== 1) throw new CliError('accounts create needs exactly one NAME');
+    checkCreateInput(positionals[0], values);
     return (core, out) => accountsCreate(core, positionals[0], values, out);
   }
   if (group === 'accounts' && action === 'modify') {
@@ -48,6 +49,7 @@ function parse(argv: string[]): Command {
   if (group === 'settings' && action === 'registrations') {
     const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
     if (positionals.length > 1) throw new CliError('settings registrations takes one mode');
+    checkRegistrationsMode(positionals[0]);
     return (core, out) => settingsRegistrations(core, positionals[0], out);
   }
   throw new CliError(`Unknown command: ${argv.join(' ') || '(none)'}`);
@@ -65,6 +67,7 @@ async function main(): Promise<void> {
     if (argv.length === 0) process.exit(1);
     return;
   }
+  // Input is checked before any connection is made: mistakes fail fast.
   let command: Command;
   try {
     command = parse(argv);
