@@ -5,7 +5,6 @@ import type { Core } from '../../core/context.ts';
 import { collection } from '../../core/db/mongo.ts';
 import type { AccountDoc, StoredImage } from '../../core/model/accounts.ts';
 import { users, type UserDoc } from '../../core/model/users.ts';
-import { roles as rolesCollection } from '../../core/model/roles.ts';
 import { storageFor } from '../../core/media/storage.ts';
 import { EVERYONE_ROLE, roleOfUser, type EffectiveRole } from '../../core/roles/roles.ts';
 
@@ -171,7 +170,7 @@ export async function presentAccount(core: Core, doc: AccountDoc, opts: { role?:
   return base;
 }
 
-/** Renders many accounts, looking the roles of local ones up in two queries. */
+/** Renders many accounts, looking the users of local ones up in one query (roles are cached). */
 export async function presentAccounts(core: Core, docs: AccountDoc[]): Promise<Account[]> {
   const localIds = docs.filter((d) => d.domain === null).map((d) => d._id);
   const roleByAccount = new Map<string, EffectiveRole>();
@@ -179,15 +178,7 @@ export async function presentAccounts(core: Core, docs: AccountDoc[]): Promise<A
     const us = await collection(core.db, users)
       .find({ accountId: { $in: localIds } }, { projection: { accountId: 1, roleId: 1 } })
       .toArray();
-    const roleIds = [...new Set(us.map((u) => u.roleId).filter((r) => r !== null))];
-    const rs = roleIds.length ? await collection(core.db, rolesCollection).find({ _id: { $in: roleIds } }).toArray() : [];
-    for (const u of us) {
-      const r = rs.find((x) => x._id === u.roleId);
-      roleByAccount.set(
-        String(u.accountId),
-        r ? { id: String(r._id), name: r.name, color: r.color, position: r.position, permissions: r.permissions, highlighted: r.highlighted } : EVERYONE_ROLE,
-      );
-    }
+    for (const u of us) roleByAccount.set(String(u.accountId), await roleOfUser(core, u));
   }
   return Promise.all(docs.map((d) => presentAccount(core, d, { role: roleByAccount.get(String(d._id)) ?? EVERYONE_ROLE })));
 }

@@ -72,11 +72,22 @@ export async function createRole(
   return doc;
 }
 
+// Roles are few and change rarely, but are read for every rendered local account and admin
+// request: keep each for a short while per process (keyed by database, as tests share processes).
+const ROLE_CACHE_MS = 10_000;
+const roleCache = new Map<string, { role: EffectiveRole; until: number }>();
+
 /** The effective role of a user (everyone role when none or when the stored one vanished). */
 export async function roleOfUser(core: Core, user: { roleId: Id | null }): Promise<EffectiveRole> {
   if (user.roleId === null) return EVERYONE_ROLE;
+  const key = `${core.db.databaseName}:${user.roleId}`;
+  const cached = roleCache.get(key);
+  if (cached && cached.until > Date.now()) return cached.role;
   const doc = await collection(core.db, roles).findOne({ _id: user.roleId });
-  return doc ? toEffectiveRole(doc) : EVERYONE_ROLE;
+  const role = doc ? toEffectiveRole(doc) : EVERYONE_ROLE;
+  if (roleCache.size > 1000) roleCache.clear();
+  roleCache.set(key, { role, until: Date.now() + ROLE_CACHE_MS });
+  return role;
 }
 
 export async function userCan(core: Core, user: { roleId: Id | null }, permission: Permission): Promise<boolean> {
