@@ -8,6 +8,9 @@
 //       'optional' — anonymous allowed, a token if present must be valid;
 //       'app'      — an app or user token (e.g. apps/verify_credentials);
 //       'none'     — public, the token is ignored.
+// allowUnconfirmed: true lets a user who has not confirmed the e-mail yet through (only for
+// POST /api/v1/emails/confirmations and its check). Admin routes add `await requirePermission(
+// request, 'manage_users')` (Mastodon's role permission names, core/roles/permissions.ts).
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Core } from '../../core/context.ts';
