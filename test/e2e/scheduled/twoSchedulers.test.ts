@@ -1,0 +1,130 @@
+// Two scheduler processes (`services/main.ts pipeline scheduler`, real child processes) against one
+// database and Kafka: every due scheduled status is published exactly once (one status, one
+// StatusCreated on Kafka), an expired poll is closed once, and both processes stop cleanly.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import net from 'node:net';
+import type { Core } from '../../../services/core/context.ts';
+import { collection } from '../../../services/core/db/mongo.ts';
+import { statuses } from '../../../services/core/model/statuses.ts';
+import { polls } from '../../../services/core/model/polls.ts';
+import { scheduledStatuses } from '../../../services/core/model/scheduledStatuses.ts';
+import { postStatus } from '../../../services/core/statuses/postStatus.ts';
+import { createScheduledStatus } from '../../../services/core/scheduledStatuses/scheduledStatuses.ts';
+import { eventCodec } from '../../../schemas/codec.ts';
+import { testConfig } from '../../support/config.ts';
+import { createTestUser } from '../../support/fixtures.ts';
+import { eventCore, eventually, readTopic } from '../../integration/events/helpers.ts';
+
+const root = process.cwd();
+const MIN_DELAY_S = 1;
+const COUNT = 12;
+
+interface Child {
+  child: ChildProcess;
+  exit: Promise<number | null>;
+  output: () => string;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function startScheduler(env: Record<string, string>): Child {
+  const child = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', join(root, 'services/main.ts'), 'pipeline', 'scheduler'], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, exit, output: () => output };
+}
+
+describe('scheduler pipeline with two processes', () => {
+  const config = testConfig({ SCHEDULED_STATUS_MIN_DELAY: String(MIN_DELAY_S) });
+  let core: Core;
+  const children: Child[] = [];
+
+  beforeAll(async () => {
+    core = await eventCore(config);
+  });
+
+  afterAll(async () => {
+    for (const c of children) if (c.child.exitCode === null) c.child.kill('SIGKILL');
+    await core.db.dropDatabase();
+    await core.close();
+  });
+
+  it('publishes each due status exactly once and closes an expired poll once', async () => {
+    const alice = await createTestUser(core);
+    const env = {
+      NODE_ENV: 'test',
+      MONGO_URL: config.mongoUrl,
+      KAFKA_TOPIC_PREFIX: config.kafkaTopicPrefix,
+      REDIS_NAMESPACE: config.redisNamespace,
+      KAFKA_PARTITIONS: String(config.kafkaPartitions),
+      SCHEDULED_STATUS_MIN_DELAY: String(MIN_DELAY_S),
+      LOG_LEVEL: 'info',
+    };
+    // Each process serves its ops endpoints (health, metrics) on its own port.
+    children.push(startScheduler({ ...env, PORT: String(await freePort()) }), startScheduler({ ...env, PORT: String(await freePort()) }));
+    await eventually(async () => children.every((c) => c.output().includes('fedisrv started')), 45_000, 'both schedulers to start').catch((err: Error) => {
+      throw new Error(`${err.message}: ${children.map((c) => c.output().slice(-1500)).join('\n---\n')}`);
+    });
+
+    // Due a moment from now, so both processes are running when they fall due.
+    const dueAt = new Date(Date.now() + MIN_DELAY_S * 1000 + 1000);
+    const scheduled = [];
+    for (let i = 0; i < COUNT; i++) {
+      scheduled.push(
+        await createScheduledStatus(
+          core,
+          alice.account,
+          { text: `Scheduled post number ${i}`, spoilerText: '', sensitive: false, visibility: 'public', language: null, inReplyToId: null, mediaIds: [], poll: null },
+          dueAt,
+        ),
+      );
+    }
+    const withPoll = await postStatus(core, alice.account, { text: 'Poll ending soon', poll: { options: ['a', 'b'], expiresIn: 300, multiple: false, hideTotals: false } });
+    await collection(core.db, polls).updateOne({ _id: withPoll.pollId! }, { $set: { expiresAt: dueAt } });
+
+    await eventually(
+      async () => (await collection(core.db, scheduledStatuses).countDocuments({ _id: { $in: scheduled.map((s) => s._id) } })) === 0,
+      30_000,
+      'the scheduled statuses to be published',
+    );
+    const posted = await collection(core.db, statuses).find({ accountId: alice.account._id, text: /^Scheduled post number/ }).toArray();
+    if (posted.length !== COUNT) throw new Error(`posted ${posted.length}: ${children.map((c) => c.output().slice(-3000)).join('\n---\n')}`);
+    expect(new Set(posted.map((s) => s.text)).size).toBe(COUNT);
+
+    // Kafka saw one StatusCreated per published status, no more.
+    const ids = new Set(posted.map((s) => String(s._id)));
+    const codec = eventCodec();
+    const created = (msgs: Awaited<ReturnType<typeof readTopic>>) =>
+      msgs
+        .filter((m) => m.headers['event-type'] === 'StatusCreated')
+        .map((m) => String((codec.decode(m.value!).record as { statusId: string }).statusId))
+        .filter((id) => ids.has(id));
+    const messages = await readTopic(config, 'statuses', (msgs) => created(msgs).length >= COUNT);
+    expect(created(messages).sort()).toEqual([...ids].sort());
+
+    const closed = await eventually(async () => (await collection(core.db, polls).findOne({ _id: withPoll.pollId!, closedAt: { $ne: null } })) ?? undefined, 30_000, 'the poll to close');
+    expect(closed.closingAttempts).toBe(1);
+    const pollMessages = await readTopic(config, 'polls', (msgs) => msgs.some((m) => m.headers['event-type'] === 'PollExpired'));
+    expect(pollMessages.filter((m) => m.headers['event-type'] === 'PollExpired')).toHaveLength(1);
+
+    if (process.env.DEBUG_SCHEDULER) console.log(children.map((c) => c.output().split('\n').filter((l) => l.includes('handled')).join('\n')).join('\n---\n'));
+    for (const c of children) c.child.kill('SIGTERM');
+    expect(await Promise.all(children.map((c) => c.exit))).toEqual([0, 0]);
+  });
+});
