@@ -8,7 +8,7 @@ import type { Core } from '../../../services/core/context.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { statuses } from '../../../services/core/model/statuses.ts';
 import { polls } from '../../../services/core/model/polls.ts';
-import { scheduledStatuses } from '../../../services/core/model/scheduledStatuses.ts';
+import { scheduledStatuses, type ScheduledStatusDoc } from '../../../services/core/model/scheduledStatuses.ts';
 import { postStatus } from '../../../services/core/statuses/postStatus.ts';
 import { createScheduledStatus } from '../../../services/core/scheduledStatuses/scheduledStatuses.ts';
 import { eventCodec } from '../../../schemas/codec.ts';
@@ -84,7 +84,7 @@ describe('scheduler pipeline with two processes', () => {
 
     // Due a moment from now, so both processes are running when they fall due.
     const dueAt = new Date(Date.now() + MIN_DELAY_S * 1000 + 1000);
-    const scheduled = [];
+    const scheduled: ScheduledStatusDoc[] = [];
     for (let i = 0; i < COUNT; i++) {
       scheduled.push(
         await createScheduledStatus(
