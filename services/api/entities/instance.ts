@@ -104,10 +104,17 @@ export interface InstanceFacts {
   stats: InstanceStats;
 }
 
-/** Where clients open the streaming API: STREAMING_API_BASE_URL, else this host over ws(s). */
+/**
+ * Where clients open the streaming API: STREAMING_API_BASE_URL, else this host over ws(s) (a proxy
+ * routes /api/v1/streaming to the streaming role). On a laptop (`localhost`) there is no proxy, so
+ * clients go straight to the streaming port.
+ */
 export function streamingBaseUrl(core: Core): string {
   const { config } = core;
-  return config.streamingApiBaseUrl ?? `${config.localHttps ? 'wss' : 'ws'}://${config.webDomain}`;
+  if (config.streamingApiBaseUrl) return config.streamingApiBaseUrl;
+  const scheme = config.localHttps ? 'wss' : 'ws';
+  const local = /^(localhost|127\.0\.0\.1)(:\d+)?$/.exec(config.webDomain);
+  return local ? `${scheme}://${local[1]}:${config.streamingPort}` : `${scheme}://${config.webDomain}`;
 }
 
 function configuration(core: Core): Static<typeof Configuration> {

@@ -80,7 +80,12 @@ async function createStatus(core: Core, author: AccountDoc, input: PostStatusInp
   const user = author.domain === null ? await collection(core.db, users).findOne({ accountId: author._id }) : null;
   const visibility: Visibility = input.visibility ?? user?.settings.defaultPrivacy ?? 'public';
   const sensitive = (input.sensitive ?? user?.settings.defaultSensitive ?? false) || spoilerText !== '';
-  const language = normaliseLanguage(input.language) ?? normaliseLanguage(user?.settings.defaultLanguage) ?? null;
+  // Mastodon's cascade: the request, the user's posting language, the user's locale, the default locale.
+  const language =
+    normaliseLanguage(input.language) ??
+    normaliseLanguage(user?.settings.defaultLanguage) ??
+    normaliseLanguage(user?.locale) ??
+    (user ? 'en' : null);
 
   let parent: StatusDoc | null = null;
   if (input.inReplyToId) {
