@@ -1,5 +1,5 @@
 // The scheduler: a timer-driven job runner (not a Kafka consumer). Each round it publishes due
-// scheduled statuses and closes expired polls. Any number of scheduler processes may run: every job
+// scheduled statuses and closes expired polls; hourly it removes uploads nobody attached. Any number of scheduler processes may run: every job
 // claims its records atomically in MongoDB, so each record is handled by one process.
 // Add a job by appending it to JOBS (e.g. mute expiry).
 import { hostname } from 'node:os';
@@ -8,6 +8,7 @@ import type { Core } from '../../services/core/context.ts';
 import { publishDueScheduledStatuses } from '../../services/core/scheduledStatuses/scheduledStatuses.ts';
 import { closeExpiredPolls } from '../../services/core/polls/polls.ts';
 import { pruneClaims } from '../../services/core/scheduledStatuses/claims.ts';
+import { removeUnattachedMedia } from '../../services/core/media/attachments.ts';
 
 export interface SchedulerJob {
   name: string;
@@ -20,6 +21,7 @@ export interface SchedulerJob {
 export const JOBS: SchedulerJob[] = [
   { name: 'scheduled-statuses', run: async (core, workerId) => (await publishDueScheduledStatuses(core, { workerId, limit: 50 })).length },
   { name: 'poll-expiry', run: (core, workerId) => closeExpiredPolls(core, { workerId, limit: 100 }) },
+  { name: 'unattached-media-cleanup', everyMs: 3600_000, run: (core) => removeUnattachedMedia(core) },
   {
     name: 'claim-pruning',
     everyMs: 3600_000,

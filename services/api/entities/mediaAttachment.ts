@@ -80,7 +80,8 @@ export function presentMediaAttachment(core: Core, doc: MediaAttachmentDoc): Med
   const storage = storageFor(core);
   const ready = doc.processing === 'complete';
   const url = ready && doc.files.original ? storage.url(doc.files.original) : doc.remoteUrl && ready ? doc.remoteUrl : null;
-  const preview = ready && doc.files.small ? storage.url(doc.files.small) : doc.previewRemoteUrl ?? null;
+  // A custom thumbnail is there before processing ends; a generated one only after.
+  const preview = doc.files.small ? storage.url(doc.files.small) : (doc.previewRemoteUrl ?? null);
   return {
     id: String(doc._id),
     type: doc.type,

@@ -8,7 +8,7 @@ import { requireUser } from '../plugins/auth.ts';
 import { missingParam, notFound, ApiError } from '../errors.ts';
 import { enforceRateLimit, RATE_LIMITS } from '../rateLimit.ts';
 import { parseId } from '../../core/ids.ts';
-import { createMediaAttachment, findOwnMedia, updateAttachmentAttributes } from '../../core/media/attachments.ts';
+import { createMediaAttachment, deleteMediaAttachment, findOwnMedia, setCustomThumbnail, updateAttachmentAttributes } from '../../core/media/attachments.ts';
 import { MediaAttachmentEntity, presentMediaAttachment } from '../entities/mediaAttachment.ts';
 
 const write = { auth: { scopes: ['write', 'write:media'], user: 'required' as const } };
@@ -30,7 +30,8 @@ const mediaArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
     const { account } = requireUser(request);
     const data = uploadedFile(request);
     const body = (request.body ?? {}) as { description?: unknown; focus?: unknown };
-    const doc = await createMediaAttachment(core, account._id, data, { description: body.description, focus: body.focus, synchronous });
+    const thumbnail = request.uploads?.thumbnail?.data ?? null;
+    const doc = await createMediaAttachment(core, account._id, data, { description: body.description, focus: body.focus, thumbnail, synchronous });
     if (doc.processing !== 'complete') reply.code(202);
     return presentMediaAttachment(core, doc);
   };
@@ -72,11 +73,22 @@ const mediaArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
       const id = parseId(request.params.id);
       if (id === null) throw notFound();
       const body = (request.body ?? {}) as { description?: unknown; focus?: unknown };
+      const thumbnail = request.uploads?.thumbnail?.data;
+      if (thumbnail) await setCustomThumbnail(core, account._id, id, thumbnail);
       const doc = await updateAttachmentAttributes(core, account._id, id, { description: body.description, focus: body.focus });
       if (doc.processing !== 'complete') reply.code(206);
       return presentMediaAttachment(core, doc);
     },
   );
+
+  // 4.4+: removes an upload no status uses.
+  app.delete('/api/v1/media/:id', { config: write, schema: { params: IdParams } }, async (request) => {
+    const { account } = requireUser(request);
+    const id = parseId(request.params.id);
+    if (id === null) throw notFound();
+    await deleteMediaAttachment(core, account._id, id);
+    return {};
+  });
 };
 
 export default mediaArea;

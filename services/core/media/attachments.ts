@@ -4,12 +4,12 @@ import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { nextSerialId } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { mediaAttachments, type MediaAttachmentDoc, type MediaType } from '../model/media.ts';
+import { mediaAttachments, type MediaAttachmentDoc, type MediaMeta, type MediaType } from '../model/media.ts';
 import { LIMITS } from '../instance/limits.ts';
 import { ApiError, notFound, validationFailed } from '../../api/errors.ts';
-import { storageFor, randomFileName } from './storage.ts';
+import { storageFor, randomFileName, type MediaStorage } from './storage.ts';
 import { MediaRejectedError } from './errors.ts';
-import { inspectUpload, processMedia, processedInline, mediaKeyPrefix, type SniffedKind } from './process.ts';
+import { inspectUpload, processMedia, processThumbnail, processedInline, mediaKeyPrefix, type ProcessedMedia, type SniffedKind } from './process.ts';
 
 export const MAX_ATTACHMENTS = LIMITS.statuses.maxMediaAttachments;
 
@@ -58,6 +58,8 @@ function typeOfKind(kind: SniffedKind): MediaType {
 export interface UploadOptions {
   description?: unknown;
   focus?: unknown;
+  /** Custom preview image for audio and video (Mastodon's `thumbnail`). */
+  thumbnail?: Buffer | null;
   /** v1 upload: always process before answering. v2: images inline, the rest through the pipeline. */
   synchronous: boolean;
 }
@@ -66,17 +68,13 @@ export interface UploadOptions {
 export async function createMediaAttachment(core: Core, accountId: Id, data: Buffer, opts: UploadOptions): Promise<MediaAttachmentDoc> {
   const description = normalizeDescription(opts.description);
   const focus = parseFocus(opts.focus);
-  let sniffed;
-  try {
-    sniffed = await inspectUpload(data);
-  } catch (err) {
-    if (err instanceof MediaRejectedError) throw validationFailed(err.message);
-    throw err;
-  }
+  const sniffed = await rejectAs422(inspectUpload(data));
   const id = await nextSerialId(core.db, 'media_attachments');
   const now = new Date();
   const coll = collection(core.db, mediaAttachments);
   const storage = storageFor(core);
+  // A custom preview only makes sense for kinds without a picture of their own.
+  const thumb = opts.thumbnail && sniffed.kind !== 'image' ? await rejectAs422(processThumbnail(storage, id, opts.thumbnail)) : null;
   const base: MediaAttachmentDoc = {
     _id: id,
     accountId,
@@ -85,10 +83,10 @@ export async function createMediaAttachment(core: Core, accountId: Id, data: Buf
     type: typeOfKind(sniffed.kind),
     processing: 'queued',
     processingError: null,
-    files: { original: null, small: null, contentType: null, upload: null, fileSize: null },
-    meta: focus ? { focus } : null,
+    files: { original: null, small: thumb?.key ?? null, contentType: null, upload: null, fileSize: null, ...(thumb ? { customThumbnail: true } : {}) },
+    meta: focus || thumb ? { ...(focus ? { focus } : {}), ...(thumb ? { small: thumb.dims } : {}) } : null,
     description,
-    blurhash: null,
+    blurhash: thumb?.blurhash ?? null,
     remoteUrl: null,
     previewRemoteUrl: null,
     createdAt: now,
@@ -96,21 +94,8 @@ export async function createMediaAttachment(core: Core, accountId: Id, data: Buf
   };
 
   if (opts.synchronous || processedInline(sniffed.kind)) {
-    let processed;
-    try {
-      processed = await processMedia(storage, id, data);
-    } catch (err) {
-      if (err instanceof MediaRejectedError) throw validationFailed(err.message);
-      throw err;
-    }
-    const doc: MediaAttachmentDoc = {
-      ...base,
-      type: processed.type,
-      processing: 'complete',
-      files: { original: processed.original, small: processed.small, contentType: processed.contentType, upload: null, fileSize: processed.fileSize },
-      meta: focus ? { ...processed.meta, focus } : processed.meta,
-      blurhash: processed.blurhash,
-    };
+    const processed = await rejectAs422(processMedia(storage, id, data));
+    const doc: MediaAttachmentDoc = { ...base, ...(await finishedFields(storage, base, processed)) };
     await coll.insertOne(doc);
     return doc;
   }
@@ -135,6 +120,91 @@ export async function createMediaAttachment(core: Core, accountId: Id, data: Buf
   return doc;
 }
 
+async function rejectAs422<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (err instanceof MediaRejectedError) throw validationFailed(err.message);
+    throw err;
+  }
+}
+
+/** The fields of a processed attachment; a custom thumbnail and the focus point survive processing. */
+async function finishedFields(storage: MediaStorage, doc: MediaAttachmentDoc, p: ProcessedMedia): Promise<Partial<MediaAttachmentDoc>> {
+  const custom = doc.files.customThumbnail === true && doc.files.small !== null;
+  if (custom && p.small) await storage.delete(p.small).catch(() => undefined);
+  const meta: MediaMeta = { ...p.meta };
+  if (doc.meta?.focus) meta.focus = doc.meta.focus;
+  if (custom && doc.meta?.small) meta.small = doc.meta.small;
+  return {
+    type: p.type,
+    processing: 'complete',
+    processingError: null,
+    files: {
+      original: p.original,
+      small: custom ? doc.files.small : p.small,
+      contentType: p.contentType,
+      upload: null,
+      fileSize: p.fileSize,
+      ...(custom ? { customThumbnail: true } : {}),
+    },
+    meta,
+    blurhash: custom ? doc.blurhash : p.blurhash,
+  };
+}
+
+/** PUT /api/v1/media/:id with `thumbnail`: a new custom preview for audio or video. */
+export async function setCustomThumbnail(core: Core, accountId: Id, id: Id, data: Buffer): Promise<MediaAttachmentDoc> {
+  const doc = await findOwnMedia(core, accountId, id);
+  if (doc.type === 'image') return doc;
+  const storage = storageFor(core);
+  const thumb = await rejectAs422(processThumbnail(storage, id, data));
+  const previous = doc.files.small;
+  const updated = await collection(core.db, mediaAttachments).findOneAndUpdate(
+    { _id: id, accountId },
+    { $set: { 'files.small': thumb.key, 'files.customThumbnail': true, meta: { ...(doc.meta ?? {}), small: thumb.dims }, blurhash: thumb.blurhash, updatedAt: new Date() } },
+    { returnDocument: 'after' },
+  );
+  if (previous && previous !== thumb.key) await storage.delete(previous).catch(() => undefined);
+  if (!updated) throw notFound();
+  return updated;
+}
+
+function fileKeys(doc: MediaAttachmentDoc): string[] {
+  return [doc.files.original, doc.files.small, doc.files.upload].filter((k): k is string => typeof k === 'string');
+}
+
+/** DELETE /api/v1/media/:id: only media no status uses (422 otherwise, like Mastodon 4.4). */
+export async function deleteMediaAttachment(core: Core, accountId: Id, id: Id): Promise<void> {
+  const doc = await findOwnMedia(core, accountId, id);
+  if (doc.statusId !== null || doc.scheduledStatusId !== null) throw new ApiError(422, 'Media attachment is currently used by a status');
+  const res = await collection(core.db, mediaAttachments).deleteOne({ _id: id, accountId, statusId: null, scheduledStatusId: null });
+  if (res.deletedCount === 0) throw new ApiError(422, 'Media attachment is currently used by a status');
+  const storage = storageFor(core);
+  await Promise.all(fileKeys(doc).map((k) => storage.delete(k).catch(() => undefined)));
+}
+
+/**
+ * Removes local uploads nobody attached within `olderThanMs` (Mastodon: a day) with their files.
+ * Returns how many it removed. Idempotent; safe in several processes.
+ */
+export async function removeUnattachedMedia(core: Core, olderThanMs = 24 * 3600_000, limit = 500): Promise<number> {
+  const coll = collection(core.db, mediaAttachments);
+  const stale = await coll
+    .find({ statusId: null, scheduledStatusId: null, remoteUrl: null, createdAt: { $lt: new Date(Date.now() - olderThanMs) } })
+    .limit(limit)
+    .toArray();
+  const storage = storageFor(core);
+  let removed = 0;
+  for (const doc of stale) {
+    const res = await coll.deleteOne({ _id: doc._id, statusId: null, scheduledStatusId: null });
+    if (res.deletedCount === 0) continue;
+    await Promise.all(fileKeys(doc).map((k) => storage.delete(k).catch(() => undefined)));
+    removed++;
+  }
+  return removed;
+}
+
 /**
  * The media pipeline's job: processes a queued upload. Idempotent (a redelivered event for a
  * finished attachment does nothing). Returns the final state, or null when the record is gone.
@@ -152,16 +222,7 @@ export async function processQueuedMedia(core: Core, mediaId: Id): Promise<Media
   } else {
     await coll.updateOne({ _id: mediaId, processing: 'queued' }, { $set: { processing: 'in_progress', updatedAt: new Date() } });
     try {
-      const p = await processMedia(storage, mediaId, data);
-      const focus = doc.meta?.focus;
-      update = {
-        type: p.type,
-        processing: 'complete',
-        processingError: null,
-        files: { original: p.original, small: p.small, contentType: p.contentType, upload: null, fileSize: p.fileSize },
-        meta: focus ? { ...p.meta, focus } : p.meta,
-        blurhash: p.blurhash,
-      };
+      update = await finishedFields(storage, doc, await processMedia(storage, mediaId, data));
     } catch (err) {
       if (!(err instanceof MediaRejectedError)) throw err;
       update = { processing: 'failed', processingError: err.message };

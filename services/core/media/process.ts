@@ -16,7 +16,7 @@ import type { MediaMeta, MediaType, ImageDimensions } from '../model/media.ts';
 import { LIMITS } from '../instance/limits.ts';
 import { randomFileName, type MediaStorage } from './storage.ts';
 import { MediaRejectedError } from './errors.ts';
-import { ffmpeg, probe, parseFrameRate, formatLength, type ProbeResult } from './ffmpeg.ts';
+import { ffmpeg, probe, parseFrameRate, formatLength, MediaToolError, type ProbeResult } from './ffmpeg.ts';
 
 const L = LIMITS.mediaAttachments;
 /** Mastodon's style geometry: original ≤ 3840x2160 pixels' worth, small ≤ 640x360. */
@@ -273,6 +273,16 @@ export async function inspectUpload(data: Buffer): Promise<Sniffed & { probe?: P
 
 /** Processes an upload into stored files. Throws MediaRejectedError for unacceptable input. */
 export async function processMedia(storage: MediaStorage, id: Id, data: Buffer): Promise<ProcessedMedia> {
+  try {
+    return await transcode(storage, id, data);
+  } catch (err) {
+    // ffmpeg refusing a file that probed fine is a property of the file: the uploader gets a 422.
+    if (err instanceof MediaToolError) throw new MediaRejectedError('File could not be processed');
+    throw err;
+  }
+}
+
+async function transcode(storage: MediaStorage, id: Id, data: Buffer): Promise<ProcessedMedia> {
   const prefix = mediaKeyPrefix(id);
   return withTempDir(async (dir) => {
     const input = join(dir, 'upload');
@@ -296,6 +306,24 @@ export async function processMedia(storage: MediaStorage, id: Id, data: Buffer):
         return processAudio(storage, prefix, input, dir, data.length);
     }
   });
+}
+
+export interface ProcessedThumbnail {
+  key: string;
+  dims: ImageDimensions;
+  blurhash: string;
+}
+
+/** A custom preview image for audio/video (`thumbnail` parameter): stored like a small version. */
+export async function processThumbnail(storage: MediaStorage, id: Id, data: Buffer): Promise<ProcessedThumbnail> {
+  const meta = await imageMetadata(data);
+  if (!meta?.format || !IMAGE_FORMATS.has(meta.format)) throw new MediaRejectedError('Thumbnail content type is invalid, Thumbnail is invalid');
+  checkImageLimits(data.length, meta.width ?? 0, meta.height ?? 0);
+  try {
+    return await smallVersion(storage, `${mediaKeyPrefix(id)}/thumbnail`, data);
+  } catch {
+    throw new MediaRejectedError('Thumbnail is invalid');
+  }
 }
 
 /** Whether an upload of this kind is processed inline by POST /api/v2/media (Mastodon: small images). */

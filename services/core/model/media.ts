@@ -39,6 +39,8 @@ export interface MediaFiles {
   upload: string | null;
   /** Size of the processed original in bytes. */
   fileSize: number | null;
+  /** `small` is a preview the uploader gave (`thumbnail`), kept when the file is (re)processed. */
+  customThumbnail?: boolean;
 }
 
 export interface MediaAttachmentDoc {

@@ -7,7 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCore, type Core } from '../../../services/core/context.ts';
 import type { OutboxEvent } from '../../../services/core/events/outbox.ts';
-import { processQueuedMedia } from '../../../services/core/media/attachments.ts';
+import { processQueuedMedia, removeUnattachedMedia } from '../../../services/core/media/attachments.ts';
+import { storageFor } from '../../../services/core/media/storage.ts';
+import { collection } from '../../../services/core/db/mongo.ts';
+import { mediaAttachments } from '../../../services/core/model/media.ts';
 import { testConfig } from '../../support/config.ts';
 import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
 import { jpegWithExif, png, shortVideo, animatedGif, oggAudio } from './mediaFiles.ts';
@@ -15,9 +18,10 @@ import { jpegWithExif, png, shortVideo, animatedGif, oggAudio } from './mediaFil
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, checked by the assertions
 type Json = Record<string, any>;
 
-async function upload(server: TestServer, token: string, version: 'v1' | 'v2', file: Buffer, fields: Record<string, string> = {}, name = 'upload.bin') {
+async function upload(server: TestServer, token: string, version: 'v1' | 'v2', file: Buffer, fields: Record<string, string> = {}, name = 'upload.bin', thumbnail?: Buffer) {
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(file)], { type: 'application/octet-stream' }), name);
+  if (thumbnail) form.append('thumbnail', new Blob([new Uint8Array(thumbnail)]), 'thumb.png');
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
   const res = await fetch(`${server.url}/api/${version}/media`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
   return { status: res.status, headers: res.headers, body: (await res.json()) as Json };
@@ -184,6 +188,78 @@ describe('media attachments API', () => {
       const res = await fetch(`${server.url}${path}`);
       expect(res.status).toBe(404);
     }
+  });
+
+  it('takes a custom thumbnail for audio and video, at upload and later', async () => {
+    const audio = await upload(server, alice.token, 'v1', await oggAudio(), {}, 'a.ogg', await png(100, 100));
+    expect(audio.status).toBe(200);
+    expect(audio.body.preview_url).toMatch(/\/thumbnail\/small\/[0-9a-f]+\.jpg$/);
+    expect(audio.body.blurhash).toEqual(expect.any(String));
+    expect(audio.body.meta.small).toMatchObject({ width: 100, height: 100 });
+    // Queued video: the custom preview is there at once and survives processing.
+    const video = await upload(server, alice.token, 'v2', await shortVideo(), {}, 'v.mp4', await png(64, 32));
+    expect(video.status).toBe(202);
+    const preview = video.body.preview_url as string;
+    expect(preview).toMatch(/\/thumbnail\//);
+    await processQueuedMedia(core, BigInt(video.body.id));
+    const done = await api(server, alice.token, 'GET', `/api/v1/media/${video.body.id}`);
+    expect(done.body.preview_url).toBe(preview);
+    expect(done.body.meta.small).toMatchObject({ width: 64, height: 32 });
+    // Replaced later through PUT (multipart).
+    const form = new FormData();
+    form.append('thumbnail', new Blob([new Uint8Array(await png(50, 50))]), 't.png');
+    const put = await fetch(`${server.url}/api/v1/media/${video.body.id}`, { method: 'PUT', headers: { authorization: `Bearer ${alice.token}` }, body: form });
+    const body = (await put.json()) as Json;
+    expect(put.status).toBe(200);
+    expect(body.preview_url).not.toBe(preview);
+    expect(body.meta.small).toMatchObject({ width: 50, height: 50 });
+    const bad = await upload(server, alice.token, 'v1', await oggAudio(), {}, 'a.ogg', Buffer.from('not an image'));
+    expect(bad.status).toBe(422);
+    expect(bad.body.error).toBe('Validation failed: Thumbnail content type is invalid, Thumbnail is invalid');
+  });
+
+  it('refuses to post media that is still processing; reports failed processing as 422', async () => {
+    const queued = await upload(server, alice.token, 'v2', await shortVideo(), {}, 'v.mp4');
+    const post = await api(server, alice.token, 'POST', '/api/v1/statuses', { status: 'too early', media_ids: [queued.body.id] });
+    expect(post.status).toBe(422);
+    expect(post.body.error).toBe('Cannot attach files that have not finished processing. Try again in a moment!');
+    // The upload vanished before the pipeline got to it: the attachment fails, visibly.
+    const doc = await collection(core.db, mediaAttachments).findOne({ _id: BigInt(queued.body.id) });
+    // The raw upload is stored but never served.
+    expect(await storageFor(core).get(doc!.files.upload!)).not.toBeNull();
+    expect((await fetch(`${server.url}/system/${doc!.files.upload}`)).status).toBe(404);
+    await storageFor(core).delete(doc!.files.upload!);
+    await processQueuedMedia(core, doc!._id);
+    const failed = await api(server, alice.token, 'GET', `/api/v1/media/${queued.body.id}`);
+    expect(failed.status).toBe(422);
+    expect(failed.body.error).toBe('Validation failed: File is missing');
+    expect(published.some((e) => e.type === 'MediaProcessed' && e.payload.mediaId === queued.body.id && e.payload.state === 'failed')).toBe(true);
+  });
+
+  it('deletes unattached media with its files, refuses attached media, and cleans up old uploads', async () => {
+    const res = await upload(server, alice.token, 'v2', await png(16, 16));
+    const fileUrl = (res.body.url as string).replace(core.config.baseUrl, server.url);
+    expect((await fetch(fileUrl)).status).toBe(200);
+    expect((await api(server, bob.token, 'DELETE', `/api/v1/media/${res.body.id}`)).status).toBe(404);
+    const del = await api(server, alice.token, 'DELETE', `/api/v1/media/${res.body.id}`);
+    expect(del).toEqual({ status: 200, body: {} });
+    expect((await fetch(fileUrl)).status).toBe(404);
+    expect((await api(server, alice.token, 'GET', `/api/v1/media/${res.body.id}`)).status).toBe(404);
+
+    const attached = await upload(server, alice.token, 'v2', await png(16, 16));
+    const status = await api(server, alice.token, 'POST', '/api/v1/statuses', { status: 'with a picture', media_ids: [attached.body.id] });
+    expect(status.status).toBe(200);
+    const refused = await api(server, alice.token, 'DELETE', `/api/v1/media/${attached.body.id}`);
+    expect(refused.status).toBe(422);
+    // PUT still works on media of a posted status.
+    expect((await api(server, alice.token, 'PUT', `/api/v1/media/${attached.body.id}`, { description: 'late alt text' })).body.description).toBe('late alt text');
+
+    const stale = await upload(server, alice.token, 'v2', await png(16, 16));
+    await collection(core.db, mediaAttachments).updateOne({ _id: BigInt(stale.body.id) }, { $set: { createdAt: new Date(Date.now() - 25 * 3600_000) } });
+    expect(await removeUnattachedMedia(core)).toBeGreaterThanOrEqual(1);
+    expect(await collection(core.db, mediaAttachments).countDocuments({ _id: BigInt(stale.body.id) })).toBe(0);
+    expect((await fetch((stale.body.url as string).replace(core.config.baseUrl, server.url))).status).toBe(404);
+    expect(await collection(core.db, mediaAttachments).countDocuments({ _id: BigInt(attached.body.id) })).toBe(1);
   });
 
   it('rate-limits uploads to 30 per 30 minutes per user', async () => {
