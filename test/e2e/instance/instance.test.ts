@@ -1,0 +1,112 @@
+// The instance documents over real HTTP: configuration clients rely on, registration state that
+// follows the server setting and OMNIAUTH_ONLY, live statistics, and the streaming URL.
+import { testConfig } from '../../support/config.ts';
+import { createTestCore, closeTestCore } from '../../support/core.ts';
+import { createTestUser, startTestServer, type TestServer } from '../../support/fixtures.ts';
+import { setRegistrationsMode } from '../../../services/core/settings/settings.ts';
+import type { Core } from '../../../services/core/context.ts';
+
+async function getJson(
+  server: TestServer,
+  path: string,
+): Promise<{ status: number; body: Record<string, any>; headers: Headers }> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
+  const res = await fetch(`${server.url}${path}`);
+  return { status: res.status, body: (await res.json()) as Record<string, any>, headers: res.headers }; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+describe('instance', () => {
+  let core: Core;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    ({ core } = await createTestCore(testConfig({ LOCAL_DOMAIN: 'social.example', LOCAL_HTTPS: 'true' })));
+    server = await startTestServer(core);
+  });
+  afterAll(async () => {
+    await server.close();
+    await closeTestCore(core);
+  });
+
+  it('GET /api/v2/instance describes the server and its limits, without authentication', async () => {
+    const { status, body, headers } = await getJson(server, '/api/v2/instance');
+    expect(status).toBe(200);
+    expect(headers.get('access-control-allow-origin')).toBe('*');
+    expect(body.domain).toBe('social.example');
+    expect(body.version).toMatch(/^4\.\d+\.\d+/);
+    expect(body.api_versions).toEqual({ mastodon: expect.any(Number) });
+    expect(body.configuration.statuses).toEqual({
+      max_characters: 500,
+      max_media_attachments: 4,
+      characters_reserved_per_url: 23,
+    });
+    expect(body.configuration.polls).toEqual({
+      max_options: 4,
+      max_characters_per_option: 50,
+      min_expiration: 300,
+      max_expiration: 2629746,
+    });
+    expect(body.configuration.accounts.max_featured_tags).toBe(10);
+    expect(body.configuration.media_attachments.supported_mime_types).toContain('image/png');
+    expect(body.configuration.urls.streaming).toBe('wss://social.example');
+    expect(body.registrations).toMatchObject({ enabled: true, approval_required: false });
+    expect(body.contact).toEqual({ email: '', account: null });
+    expect(body.rules).toEqual([]);
+  });
+
+  it('follows the registrations setting', async () => {
+    await setRegistrationsMode(core, 'approved');
+    await core.redis.del('instance:stats');
+    expect((await getJson(server, '/api/v2/instance')).body.registrations).toMatchObject({
+      enabled: true,
+      approval_required: true,
+    });
+    expect((await getJson(server, '/api/v1/instance')).body).toMatchObject({
+      registrations: true,
+      approval_required: true,
+    });
+    await setRegistrationsMode(core, 'closed');
+    expect((await getJson(server, '/api/v2/instance')).body.registrations.enabled).toBe(false);
+    expect((await getJson(server, '/api/v1/instance')).body.registrations).toBe(false);
+    await setRegistrationsMode(core, 'open');
+  });
+
+  it('GET /api/v1/instance counts confirmed users and local statuses, and is marked deprecated', async () => {
+    await createTestUser(core, { username: 'counted' });
+    await createTestUser(core, { username: 'unconfirmed', confirmed: false });
+    await core.redis.del('instance:stats');
+    const { status, body, headers } = await getJson(server, '/api/v1/instance');
+    expect(status).toBe(200);
+    expect(headers.get('deprecation')).toBeTruthy();
+    expect(body.uri).toBe('social.example');
+    expect(body.stats).toEqual({ user_count: 1, status_count: 0, domain_count: 0 });
+    expect(body.urls.streaming_api).toBe('wss://social.example');
+  });
+
+  it('custom emojis are an empty list', async () => {
+    const { status, body } = await getJson(server, '/api/v1/custom_emojis');
+    expect(status).toBe(200);
+    expect(body).toEqual([]);
+  });
+});
+
+describe('instance with OMNIAUTH_ONLY and a separate streaming host', () => {
+  let core: Core;
+  let server: TestServer;
+  beforeAll(async () => {
+    ({ core } = await createTestCore(
+      testConfig({ OMNIAUTH_ONLY: 'true', STREAMING_API_BASE_URL: 'wss://streaming.social.example' }),
+    ));
+    server = await startTestServer(core);
+  });
+  afterAll(async () => {
+    await server.close();
+    await closeTestCore(core);
+  });
+
+  it('reports registrations closed and the configured streaming URL', async () => {
+    const { body } = await getJson(server, '/api/v2/instance');
+    expect(body.registrations.enabled).toBe(false);
+    expect(body.configuration.urls.streaming).toBe('wss://streaming.social.example');
+  });
+});
