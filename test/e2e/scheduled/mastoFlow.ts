@@ -35,7 +35,7 @@ const ownRead = await a.v1.polls.$select(pollId).fetch();
 
 process.stdout.write(
   JSON.stringify({
-    video: { id: video.id, type: video.type, url: video.url, fps: video.meta?.fps, focus: focused.meta?.focus },
+    video: { id: video.id, type: video.type, url: video.url, fps: (video.meta as { fps?: number } | null)?.fps, focus: focused.meta?.focus },
     scheduled: { id: scheduled.id, text: scheduled.params.text, mediaIds: scheduled.params.mediaIds, media: scheduled.mediaAttachments.map((m) => m.id) },
     listedIds: listed.map((s) => s.id),
     movedAt: moved.scheduledAt,
