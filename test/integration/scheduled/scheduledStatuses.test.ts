@@ -129,6 +129,29 @@ describe('scheduled statuses', () => {
     expect((await collection(core.db, mediaAttachments).findOne({ _id: media._id }))?.scheduledStatusId).toBeNull();
   });
 
+  it('is created by POST /api/v1/statuses with scheduled_at, once per Idempotency-Key', async () => {
+    const erin = await createTestUser(core);
+    const at = later(4).toISOString();
+    const body = { status: 'Scheduled over HTTP', scheduled_at: at, visibility: 'unlisted', poll: { options: ['a', 'b'], expires_in: 900 } };
+    const first = await call('POST', '/api/v1/statuses', erin.token, body, { 'idempotency-key': 'same-compose' });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({
+      scheduled_at: at,
+      params: { text: 'Scheduled over HTTP', visibility: 'unlisted', poll: { options: ['a', 'b'], expires_in: '900', multiple: false, hide_totals: false }, idempotency: 'same-compose' },
+      media_attachments: [],
+    });
+    const again = await call('POST', '/api/v1/statuses', erin.token, body, { 'idempotency-key': 'same-compose' });
+    expect(again.body.id).toBe(first.body.id);
+    expect(await collection(core.db, scheduledStatuses).countDocuments({ accountId: erin.account._id })).toBe(1);
+    const tooSoon = await call('POST', '/api/v1/statuses', erin.token, { status: 'x', scheduled_at: new Date(Date.now() + 1000).toISOString() });
+    expect(tooSoon.status).toBe(422);
+    expect(tooSoon.body.error).toBe('Validation failed: Scheduled at The scheduled date must be in the future');
+    const badPoll = await call('POST', '/api/v1/statuses', erin.token, { status: 'x', scheduled_at: at, poll: { options: ['only'], expires_in: 900 } });
+    expect(badPoll.status).toBe(422);
+    // Nothing was posted yet.
+    expect(await collection(core.db, statuses).countDocuments({ accountId: erin.account._id })).toBe(0);
+  });
+
   it('paginates with Link headers', async () => {
     const carol = await createTestUser(core);
     const docs = [];
