@@ -162,10 +162,11 @@ export function s3SettingsFromEnv(env: Env): S3Settings | null {
     region: env.S3_REGION || 'us-east-1',
     accessKeyId: env.AWS_ACCESS_KEY_ID || null,
     secretAccessKey: env.AWS_SECRET_ACCESS_KEY || null,
-    aliasHost: env.S3_ALIAS_HOST || null,
+    aliasHost: env.S3_ALIAS_HOST || env.S3_CLOUDFRONT_HOST || null,
     protocol,
-    // S3-compatible servers (MinIO, Garage, Ceph) mostly want path-style addressing.
-    forcePathStyle: env.S3_FORCE_SINGLE_REQUEST === undefined ? endpoint !== null : true,
+    // S3-compatible servers (MinIO, Garage, Ceph) mostly want path-style addressing: the default
+    // with a custom endpoint; S3_OVERRIDE_PATH_STYLE (Mastodon's name) decides when given.
+    forcePathStyle: env.S3_OVERRIDE_PATH_STYLE ? /^true$/i.test(env.S3_OVERRIDE_PATH_STYLE) : endpoint !== null,
     permission: env.S3_PERMISSION === undefined ? 'public-read' : env.S3_PERMISSION || null,
   };
 }

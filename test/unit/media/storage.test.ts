@@ -42,6 +42,13 @@ describe('storage driver selection', () => {
     expect(s3PublicUrl(aws!, 'a/b.png')).toBe('https://b.s3.us-west-2.amazonaws.com/a/b.png');
   });
 
+  it('addresses buckets path-style for custom endpoints unless S3_OVERRIDE_PATH_STYLE says otherwise', () => {
+    expect(s3SettingsFromEnv({ S3_ENABLED: 'true', S3_BUCKET: 'b', S3_ENDPOINT: 'http://minio:9000' })?.forcePathStyle).toBe(true);
+    expect(s3SettingsFromEnv({ S3_ENABLED: 'true', S3_BUCKET: 'b', S3_ENDPOINT: 'http://minio:9000', S3_OVERRIDE_PATH_STYLE: 'false' })?.forcePathStyle).toBe(false);
+    expect(s3SettingsFromEnv({ S3_ENABLED: 'true', S3_BUCKET: 'b' })?.forcePathStyle).toBe(false);
+    expect(s3SettingsFromEnv({ S3_ENABLED: 'true', S3_BUCKET: 'b', S3_CLOUDFRONT_HOST: 'cdn.example' })?.aliasHost).toBe('cdn.example');
+  });
+
   it('rejects an S3 setup without a bucket or with a bad endpoint', () => {
     expect(() => s3SettingsFromEnv({ S3_ENABLED: 'true' })).toThrow(ConfigError);
     expect(() => s3SettingsFromEnv({ S3_ENABLED: 'true', S3_BUCKET: 'b', S3_ENDPOINT: 'not a url' })).toThrow(/S3_ENDPOINT/);
