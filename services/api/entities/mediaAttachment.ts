@@ -81,7 +81,9 @@ export function presentMediaAttachment(core: Core, doc: MediaAttachmentDoc): Med
   const ready = doc.processing === 'complete';
   const url = ready && doc.files.original ? storage.url(doc.files.original) : doc.remoteUrl && ready ? doc.remoteUrl : null;
   // A custom thumbnail is there before processing ends; a generated one only after.
-  const preview = doc.files.small ? storage.url(doc.files.small) : (doc.previewRemoteUrl ?? null);
+  const preview = doc.files.small
+    ? storage.url(doc.files.small)
+    : (doc.previewRemoteUrl ?? (doc.type === 'image' && !doc.files.original && ready ? doc.remoteUrl : null));
   return {
     id: String(doc._id),
     type: doc.type,
