@@ -1,9 +1,3 @@
-// Media errors surface as Mastodon's 422 `Validation failed: ...`.
-import { validationFailed, type ApiError } from '../../api/errors.ts';
-
-/** The upload is not acceptable media (wrong type, too big, unreadable). */
+// The upload is not acceptable media (wrong type, too big, unreadable, untranscodable). Callers
+// turn it into Mastodon's 422 `Validation failed: <message>`.
 export class MediaRejectedError extends Error {}
-
-export function mediaValidationFailed(message: string): ApiError {
-  return validationFailed(message);
-}
