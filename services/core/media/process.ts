@@ -1,7 +1,7 @@
 // Turns an upload into web-friendly files, Mastodon-style:
 //   image  → original re-encoded (auto-rotated, metadata stripped, at most 3840x2160 pixels' worth),
 //            small preview (at most 640x360 pixels' worth), sizes/aspect in meta, blurhash;
-//   GIF    → animated: gifv (silent H.264 mp4) + thumbnail; static: png image;
+//   GIF    → animated: gifv (silent H.264 mp4) + thumbnail; static: png image (animated WebP too);
 //   video  → H.264/AAC mp4 + thumbnail (a video without sound becomes gifv, like Mastodon);
 //   audio  → mp3.
 // The real type comes from the bytes (sharp and ffprobe read them), never from the file name.
@@ -59,7 +59,7 @@ export async function sniffMedia(data: Buffer, probeFile: () => Promise<ProbeRes
   if (data.length === 0) throw new MediaRejectedError('File is invalid');
   const image = await imageMetadata(data);
   if (image?.format && IMAGE_FORMATS.has(image.format)) {
-    const animated = image.format === 'gif' && (image.pages ?? 1) > 1;
+    const animated = (image.format === 'gif' || image.format === 'webp') && (image.pages ?? 1) > 1;
     return { kind: animated ? 'animated-gif' : 'image', format: image.format, image };
   }
   const probed = await probeFile();
@@ -294,6 +294,8 @@ async function transcode(storage: MediaStorage, id: Id, data: Buffer): Promise<P
       case 'animated-gif': {
         const m = sniffed.image as SharpMetadata;
         checkImageLimits(data.length, m.width ?? 0, m.pageHeight ?? m.height ?? 0);
+        // Debian's ffmpeg 5 cannot decode animated WebP: sharp turns it into a GIF first.
+        if (m.format === 'webp') await writeFile(input, await sharp(data, { animated: true, limitInputPixels: L.imageMatrixLimit }).gif().toBuffer());
         const probed = await probe(input);
         if (!probed) throw new MediaRejectedError('File is invalid');
         return processVideo(storage, prefix, input, dir, probed, true);

@@ -13,7 +13,7 @@ import { collection } from '../../../services/core/db/mongo.ts';
 import { mediaAttachments } from '../../../services/core/model/media.ts';
 import { testConfig } from '../../support/config.ts';
 import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
-import { jpegWithExif, png, shortVideo, animatedGif, oggAudio } from './mediaFiles.ts';
+import { jpegWithExif, png, shortVideo, animatedGif, animatedWebp, oggAudio } from './mediaFiles.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, checked by the assertions
 type Json = Record<string, any>;
@@ -130,6 +130,10 @@ describe('media attachments API', () => {
     expect(gif.status).toBe(200);
     expect(gif.body.type).toBe('gifv');
     expect(gif.body.url).toMatch(/\.mp4$/);
+    expect(gif.body.meta).toMatchObject({ width: 64, height: 48 });
+    const webp = await upload(server, alice.token, 'v1', await animatedWebp(), {}, 'anim.webp');
+    expect(webp.status).toBe(200);
+    expect(webp.body).toMatchObject({ type: 'gifv', meta: expect.objectContaining({ width: 64, height: 48 }) });
     const audio = await upload(server, alice.token, 'v1', await oggAudio(), {}, 'sound.ogg');
     expect(audio.status).toBe(200);
     expect(audio.body.type).toBe('audio');

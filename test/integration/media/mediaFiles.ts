@@ -47,3 +47,7 @@ export function animatedGif(): Promise<Buffer> {
 export function oggAudio(): Promise<Buffer> {
   return ffmpegToBuffer(['-f', 'lavfi', '-i', 'sine=frequency=330', '-t', '1', '-c:a', 'libvorbis'], 'ogg');
 }
+
+export async function animatedWebp(): Promise<Buffer> {
+  return sharp(await animatedGif(), { animated: true }).webp().toBuffer();
+}
