@@ -92,6 +92,12 @@ describe('media attachments API', () => {
     expect(res.body.url).toMatch(/\.png$/);
     expect(res.body.meta.original.size).toBe('300x200');
     expect(res.headers.get('x-ratelimit-limit')).toBe('30');
+    // AVIF (what phones increasingly send) is read and served as JPEG.
+    const avif = await sharp({ create: { width: 90, height: 60, channels: 3, background: 'orange' } }).avif().toBuffer();
+    const fromAvif = await upload(server, alice.token, 'v2', avif, {}, 'photo.avif');
+    expect(fromAvif.status).toBe(200);
+    expect(fromAvif.body.url).toMatch(/\.jpg$/);
+    expect(fromAvif.body.meta.original.size).toBe('90x60');
   });
 
   it('v2 queues a video (202, url null, 206 on GET) until the media pipeline has processed it', async () => {
