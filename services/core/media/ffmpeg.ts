@@ -1,5 +1,8 @@
 // Debian's ffmpeg/ffprobe through execFile (no shell): probing and transcoding of video, GIF and
-// audio. Every call has a timeout and reads stdin from nowhere (-nostdin).
+// audio. Every call has a timeout and reads stdin from nowhere (-nostdin). Uploads are hostile:
+// inputs may only be read through the `file` protocol (a playlist naming http:// or other URLs
+// cannot make us fetch anything), and transcoding pins the demuxer the probe accepted, so a file
+// is never re-detected as a playlist or concat script that pulls in other local files.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 
@@ -30,7 +33,7 @@ export class MediaToolError extends Error {}
 /** ffprobe of a file; null when ffprobe cannot read it as media at all. */
 export async function probe(path: string): Promise<ProbeResult | null> {
   try {
-    const { stdout } = await run('ffprobe', ['-v', 'error', '-show_streams', '-show_format', '-of', 'json', path], {
+    const { stdout } = await run('ffprobe', ['-v', 'error', '-protocol_whitelist', 'file', '-show_streams', '-show_format', '-of', 'json', path], {
       timeout: 30_000,
       maxBuffer: 4 * 1024 * 1024,
     });
@@ -52,6 +55,12 @@ export async function ffmpeg(args: string[], timeoutMs = 10 * 60_000): Promise<v
     const stderr = (err as { stderr?: string }).stderr ?? '';
     throw new MediaToolError(`ffmpeg failed: ${stderr.trim().split('\n').slice(-3).join(' ') || (err as Error).message}`);
   }
+}
+
+/** ffmpeg input options for a probed upload: file protocol only, demuxer pinned. */
+export function safeInput(path: string, formatName: string | undefined): string[] {
+  const demuxer = (formatName ?? '').split(',')[0];
+  return ['-protocol_whitelist', 'file', ...(/^[a-z0-9_]+$/.test(demuxer) ? ['-f', demuxer] : []), '-i', path];
 }
 
 /** "30000/1001" → 29.97; null for "0/0" or garbage. */

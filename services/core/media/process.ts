@@ -16,7 +16,7 @@ import type { MediaMeta, MediaType, ImageDimensions } from '../model/media.ts';
 import { LIMITS } from '../instance/limits.ts';
 import { randomFileName, type MediaStorage } from './storage.ts';
 import { MediaRejectedError } from './errors.ts';
-import { ffmpeg, probe, parseFrameRate, formatLength, MediaToolError, type ProbeResult } from './ffmpeg.ts';
+import { ffmpeg, probe, parseFrameRate, formatLength, safeInput, MediaToolError, type ProbeResult } from './ffmpeg.ts';
 
 const L = LIMITS.mediaAttachments;
 /** Mastodon's style geometry: original ≤ 3840x2160 pixels' worth, small ≤ 640x360. */
@@ -168,7 +168,7 @@ async function processVideo(storage: MediaStorage, prefix: string, input: string
   const hasAudio = !gif && probed.streams.some((s) => s.codec_type === 'audio');
   const out = join(dir, 'out.mp4');
   await ffmpeg([
-    '-i', input,
+    ...safeInput(input, probed.format.format_name),
     '-map_metadata', '-1',
     '-map', '0:v:0', ...(hasAudio ? ['-map', '0:a:0'] : []),
     '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-maxrate', '1300K', '-bufsize', '1300K',
@@ -216,10 +216,10 @@ async function processVideo(storage: MediaStorage, prefix: string, input: string
   };
 }
 
-async function processAudio(storage: MediaStorage, prefix: string, input: string, dir: string, size: number): Promise<ProcessedMedia> {
+async function processAudio(storage: MediaStorage, prefix: string, input: string, dir: string, size: number, probed: ProbeResult): Promise<ProcessedMedia> {
   if (size > L.videoSizeLimit) throw new MediaRejectedError(`File size must be less than ${L.videoSizeLimit / 1024 / 1024} MB`);
   const out = join(dir, 'out.mp3');
-  await ffmpeg(['-i', input, '-map_metadata', '-1', '-vn', '-c:a', 'libmp3lame', '-b:a', '192k', out]);
+  await ffmpeg([...safeInput(input, probed.format.format_name), '-map_metadata', '-1', '-vn', '-c:a', 'libmp3lame', '-b:a', '192k', out]);
   const after = await probe(out);
   const a = after?.streams.find((s) => s.codec_type === 'audio');
   const duration = Number(after?.format.duration ?? 0) || 0;
@@ -305,7 +305,7 @@ async function transcode(storage: MediaStorage, id: Id, data: Buffer): Promise<P
         return processVideo(storage, prefix, input, dir, sniffed.probe as ProbeResult, false);
       }
       case 'audio':
-        return processAudio(storage, prefix, input, dir, data.length);
+        return processAudio(storage, prefix, input, dir, data.length, sniffed.probe as ProbeResult);
     }
   });
 }

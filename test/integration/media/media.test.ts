@@ -2,6 +2,8 @@
 // inline for images and queued for video), processing results, the files served at /system,
 // attribute edits, limits and ownership. The Kafka path of the media pipeline is in test/e2e/media.
 import sharp from 'sharp';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -163,6 +165,26 @@ describe('media attachments API', () => {
     const missing = await fetch(`${server.url}/api/v2/media`, { method: 'POST', headers: { authorization: `Bearer ${alice.token}` }, body: form });
     expect(missing.status).toBe(400);
     expect(((await missing.json()) as { error: string }).error).toBe('param is missing or the value is empty: file');
+  });
+
+  it('never lets ffmpeg follow what an upload points at (playlists, concat scripts)', async () => {
+    let hits = 0;
+    const bait = http.createServer((_req, res) => {
+      hits++;
+      res.end('x');
+    });
+    await new Promise<void>((resolve) => bait.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (bait.address() as AddressInfo).port;
+      const playlist = `#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10.0,\nhttp://127.0.0.1:${port}/segment.ts\n#EXT-X-ENDLIST\n`;
+      const hls = await upload(server, alice.token, 'v1', Buffer.from(playlist), {}, 'video.mp4');
+      expect(hls.status).toBe(422);
+      const concat = await upload(server, alice.token, 'v1', Buffer.from('ffconcat version 1.0\nfile /etc/passwd\n'), {}, 'video.mp4');
+      expect(concat.status).toBe(422);
+      expect(hits).toBe(0);
+    } finally {
+      await new Promise((resolve) => bait.close(resolve));
+    }
   });
 
   it('edits description and focus; validates both; other users get 404', async () => {
