@@ -15,7 +15,16 @@ import { ConfigError } from '../config.ts';
 export interface StoredObject {
   body: Readable;
   contentType: string;
+  /** Bytes in `body`. */
   size: number;
+  /** Size of the whole object (differs from `size` for a byte range). */
+  totalSize: number;
+}
+
+/** Inclusive byte range, as in an HTTP Range header. */
+export interface ByteRange {
+  start: number;
+  end: number;
 }
 
 export interface MediaStorage {
@@ -23,8 +32,8 @@ export interface MediaStorage {
   put(key: string, data: Buffer, contentType: string): Promise<void>;
   /** The whole object, or null when it does not exist. */
   get(key: string): Promise<Buffer | null>;
-  /** A stream of the object, or null when it does not exist. */
-  stream(key: string): Promise<StoredObject | null>;
+  /** A stream of the object (or of a byte range of it), or null when it does not exist. */
+  stream(key: string, range?: ByteRange): Promise<StoredObject | null>;
   /** Public URL of the object. */
   url(key: string): string;
   delete(key: string): Promise<void>;
@@ -103,12 +112,16 @@ export class LocalStorage implements MediaStorage {
     }
   }
 
-  async stream(key: string): Promise<StoredObject | null> {
+  async stream(key: string, range?: ByteRange): Promise<StoredObject | null> {
     const full = this.path(key);
     try {
       const s = await stat(full);
       if (!s.isFile()) return null;
-      return { body: createReadStream(full), contentType: contentTypeForKey(key), size: s.size };
+      if (range) {
+        const end = Math.min(range.end, s.size - 1);
+        return { body: createReadStream(full, { start: range.start, end }), contentType: contentTypeForKey(key), size: end - range.start + 1, totalSize: s.size };
+      }
+      return { body: createReadStream(full), contentType: contentTypeForKey(key), size: s.size, totalSize: s.size };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;
@@ -222,17 +235,22 @@ export class S3Storage implements MediaStorage {
     );
   }
 
-  async stream(key: string): Promise<StoredObject | null> {
+  async stream(key: string, range?: ByteRange): Promise<StoredObject | null> {
     assertSafeKey(key);
     const { s3, sdk } = await this.connect();
     try {
-      const out = (await s3.send(new sdk.GetObjectCommand({ Bucket: this.settings.bucket, Key: key }))) as {
+      const out = (await s3.send(
+        new sdk.GetObjectCommand({ Bucket: this.settings.bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+      )) as {
         Body?: Readable;
         ContentType?: string;
         ContentLength?: number;
+        ContentRange?: string;
       };
       if (!out.Body) return null;
-      return { body: out.Body, contentType: out.ContentType ?? contentTypeForKey(key), size: out.ContentLength ?? 0 };
+      const size = out.ContentLength ?? 0;
+      const total = out.ContentRange ? Number(/\/(\d+)$/.exec(out.ContentRange)?.[1] ?? size) : size;
+      return { body: out.Body, contentType: out.ContentType ?? contentTypeForKey(key), size, totalSize: total };
     } catch (err) {
       const name = (err as { name?: string }).name;
       if (name === 'NoSuchKey' || name === 'NotFound') return null;

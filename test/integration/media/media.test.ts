@@ -126,8 +126,21 @@ describe('media attachments API', () => {
     expect(done.body.meta).toMatchObject({ fps: 10, width: 320, height: 240, audio_encode: 'aac' });
     expect(done.body.meta.duration).toBeGreaterThan(0.9);
     expect(done.body.blurhash).toEqual(expect.any(String));
-    const file = await fetch(done.body.url.replace(core.config.baseUrl, server.url));
+    const fileUrl = done.body.url.replace(core.config.baseUrl, server.url);
+    const file = await fetch(fileUrl);
     expect(file.headers.get('content-type')).toBe('video/mp4');
+    expect(file.headers.get('accept-ranges')).toBe('bytes');
+    const whole = Buffer.from(await file.arrayBuffer());
+    // Byte ranges, as video players ask for them.
+    const part = await fetch(fileUrl, { headers: { range: 'bytes=100-199' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 100-199/${whole.length}`);
+    expect(Buffer.from(await part.arrayBuffer()).equals(whole.subarray(100, 200))).toBe(true);
+    const tail = await fetch(fileUrl, { headers: { range: 'bytes=-10' } });
+    expect(Buffer.from(await tail.arrayBuffer()).equals(whole.subarray(whole.length - 10))).toBe(true);
+    const beyond = await fetch(fileUrl, { headers: { range: `bytes=${whole.length}-` } });
+    expect(beyond.status).toBe(416);
+    expect(beyond.headers.get('content-range')).toBe(`bytes */${whole.length}`);
     // A redelivered event changes nothing.
     const again = await processQueuedMedia(core, BigInt(id));
     expect(again?.files.original).toBe(done.body.url.split('/system/')[1]);

@@ -93,3 +93,19 @@ describe('local storage', () => {
     expect(contentTypeForKey('x/y.unknownext')).toBe('application/octet-stream');
   });
 });
+
+describe('Range header', () => {
+  it('parses single byte ranges and refuses unsatisfiable ones', async () => {
+    const { parseRange } = await import('../../../services/api/files/index.ts');
+    expect(parseRange(undefined, 100)).toBeNull();
+    expect(parseRange('bytes=0-9', 100)).toEqual({ start: 0, end: 9 });
+    expect(parseRange('bytes=90-', 100)).toEqual({ start: 90, end: 99 });
+    expect(parseRange('bytes=90-500', 100)).toEqual({ start: 90, end: 99 });
+    expect(parseRange('bytes=-5', 100)).toEqual({ start: 95, end: 99 });
+    expect(parseRange('bytes=-500', 100)).toEqual({ start: 0, end: 99 });
+    expect(parseRange('bytes=100-', 100)).toBe('unsatisfiable');
+    expect(parseRange('bytes=5-2', 100)).toBe('unsatisfiable');
+    expect(parseRange('bytes=0-1,5-6', 100)).toBeNull();
+    expect(parseRange('items=0-1', 100)).toBeNull();
+  });
+});
