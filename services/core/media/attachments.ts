@@ -6,6 +6,7 @@ import { nextSerialId } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { mediaAttachments, type MediaAttachmentDoc, type MediaMeta, type MediaType } from '../model/media.ts';
 import { LIMITS } from '../instance/limits.ts';
+import { statuses } from '../model/statuses.ts';
 import { ApiError, notFound, validationFailed } from '../../api/errors.ts';
 import { storageFor, randomFileName, type MediaStorage } from './storage.ts';
 import { MediaRejectedError } from './errors.ts';
@@ -264,8 +265,9 @@ export async function findOwnMedia(core: Core, accountId: Id, id: Id): Promise<M
 
 /**
  * The attachments for a new or edited status, in the order given. 422 for more than four, and for
- * ids that are unknown, someone else's, attached to another status, or still processing.
- * Media held by a scheduled status may be posted (the scheduler posts it that way).
+ * ids that are unknown, someone else's, attached to another live status, or not processed.
+ * Media of a deleted status may be posted again (delete and redraft keeps the media, like Mastodon),
+ * and so may media held by a scheduled status (the scheduler posts it that way).
  */
 export async function loadAttachmentsForPosting(core: Core, accountId: Id, ids: Id[], opts: { statusId?: Id } = {}): Promise<MediaAttachmentDoc[]> {
   const unique = [...new Set(ids)];
@@ -275,11 +277,17 @@ export async function loadAttachmentsForPosting(core: Core, accountId: Id, ids: 
     .find({ _id: { $in: unique }, accountId })
     .toArray();
   const byId = new Map(found.map((d) => [d._id, d]));
+  const elsewhere = [...new Set(found.filter((d) => d.statusId !== null && d.statusId !== opts.statusId).map((d) => d.statusId as Id))];
+  const deleted = new Set(
+    elsewhere.length === 0
+      ? []
+      : (await collection(core.db, statuses).find({ _id: { $in: elsewhere }, deletedAt: { $ne: null } }, { projection: { _id: 1 } }).toArray()).map((s) => s._id),
+  );
   const docs: MediaAttachmentDoc[] = [];
   for (const id of unique) {
     const doc = byId.get(id);
     if (!doc) throw validationFailed('Media attachments are invalid');
-    if (doc.statusId !== null && doc.statusId !== opts.statusId) throw validationFailed('Media attachments are invalid');
+    if (doc.statusId !== null && doc.statusId !== opts.statusId && !deleted.has(doc.statusId)) throw validationFailed('Media attachments are invalid');
     if (doc.processing === 'failed') throw validationFailed('Media attachments are invalid');
     if (doc.processing !== 'complete') throw new ApiError(422, 'Cannot attach files that have not finished processing. Try again in a moment!');
     docs.push(doc);
@@ -287,13 +295,10 @@ export async function loadAttachmentsForPosting(core: Core, accountId: Id, ids: 
   return docs;
 }
 
-/** Attaches media to a (just created or edited) status. */
+/** Attaches media (checked by loadAttachmentsForPosting) to a just created or edited status. */
 export async function attachToStatus(core: Core, ids: Id[], statusId: Id): Promise<void> {
   if (ids.length === 0) return;
-  await collection(core.db, mediaAttachments).updateMany(
-    { _id: { $in: ids }, $or: [{ statusId: null }, { statusId }] },
-    { $set: { statusId, scheduledStatusId: null, updatedAt: new Date() } },
-  );
+  await collection(core.db, mediaAttachments).updateMany({ _id: { $in: ids } }, { $set: { statusId, scheduledStatusId: null, updatedAt: new Date() } });
 }
 
 /** Releases media an edit removed from a status (they become unattached, as Mastodon keeps them). */

@@ -298,6 +298,14 @@ describe('media attachments API', () => {
     expect(refused.status).toBe(422);
     // PUT still works on media of a posted status.
     expect((await api(server, alice.token, 'PUT', `/api/v1/media/${attached.body.id}`, { description: 'late alt text' })).body.description).toBe('late alt text');
+    // Delete and redraft: the media of the deleted status go into the new one.
+    expect((await api(server, alice.token, 'DELETE', `/api/v1/statuses/${status.body.id}`)).status).toBe(200);
+    const redraft = await api(server, alice.token, 'POST', '/api/v1/statuses', { status: 'with a picture, again', media_ids: [attached.body.id] });
+    expect(redraft.status).toBe(200);
+    expect(redraft.body.media_attachments.map((m: Json) => m.id)).toEqual([attached.body.id]);
+    expect((await collection(core.db, mediaAttachments).findOne({ _id: BigInt(attached.body.id) }))?.statusId).toBe(BigInt(redraft.body.id));
+    // A live status's media still cannot be taken.
+    expect((await api(server, alice.token, 'POST', '/api/v1/statuses', { status: 'steal', media_ids: [attached.body.id] })).status).toBe(422);
 
     const stale = await upload(server, alice.token, 'v2', await png(16, 16));
     await collection(core.db, mediaAttachments).updateOne({ _id: BigInt(stale.body.id) }, { $set: { createdAt: new Date(Date.now() - 25 * 3600_000) } });
