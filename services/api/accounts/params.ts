@@ -1,18 +1,8 @@
 // Parameter shapes shared by the accounts routes: Rails-style booleans and field attributes.
 import { Type } from '@sinclair/typebox';
 
-/** A boolean as clients send it: JSON true/false, or form strings ("1", "true", "0", "false", "off"...). */
-export const BoolLike = Type.Union([Type.Boolean(), Type.String({ maxLength: 10 }), Type.Integer()]);
-
-const FALSE_VALUES = new Set(['0', 'f', 'false', 'off', 'n', 'no']);
-
-/** Rails' ActiveModel boolean casting; undefined for "not given" (undefined, null or ""). */
-export function railsBoolean(value: unknown): boolean | undefined {
-  if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value === 'boolean') return value;
-  if (typeof value === 'number') return value !== 0;
-  return !FALSE_VALUES.has(String(value).trim().toLowerCase());
-}
+export { BoolLike } from '../params.ts';
+export { railsBoolean } from '../../core/railsParams.ts';
 
 export const FieldAttribute = Type.Object(
   { name: Type.Optional(Type.String({ maxLength: 10_000 })), value: Type.Optional(Type.String({ maxLength: 10_000 })) },

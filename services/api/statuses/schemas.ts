@@ -1,8 +1,10 @@
 // Request shapes of the statuses API. Forms arrive with strings for everything (Rails-style
 // booleans), JSON with real types and nulls; both are accepted and normalised by the route.
+import { BoolLike } from '../params.ts';
+import { railsBoolean } from '../../core/railsParams.ts';
 import { Type, type Static } from '@sinclair/typebox';
 
-const Flag = Type.Union([Type.Boolean(), Type.String(), Type.Number(), Type.Null()]);
+const Flag = BoolLike;
 const OptString = Type.Optional(Type.Union([Type.String(), Type.Null()]));
 const IdList = Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()]));
 
@@ -55,10 +57,7 @@ export const PageQuery = Type.Object({
   limit: Type.Optional(Type.String()),
 });
 
-/** Rails-style boolean: "0", "f", "false", "off" are false; absent/""/null means not given. */
+/** Rails-style boolean; null when not given. */
 export function parseFlag(value: unknown): boolean | null {
-  if (value === undefined || value === null || value === '') return null;
-  if (typeof value === 'boolean') return value;
-  if (typeof value === 'number') return value !== 0;
-  return !/^(0|f|false|off|no|n)$/i.test(String(value).trim());
+  return railsBoolean(value) ?? null;
 }

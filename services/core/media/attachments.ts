@@ -7,7 +7,7 @@ import { collection } from '../db/mongo.ts';
 import { mediaAttachments, type MediaAttachmentDoc, type MediaMeta, type MediaType } from '../model/media.ts';
 import { LIMITS } from '../instance/limits.ts';
 import { statuses } from '../model/statuses.ts';
-import { ApiError, notFound, validationFailed } from '../../api/errors.ts';
+import { ApiError, notFound, validationFailed } from '../errors.ts';
 import { storageFor, randomFileName, type MediaStorage } from './storage.ts';
 import { MediaRejectedError } from './errors.ts';
 import { inspectUpload, processMedia, processThumbnail, processedInline, mediaKeyPrefix, type ProcessedMedia, type SniffedKind } from './process.ts';

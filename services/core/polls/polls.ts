@@ -7,8 +7,9 @@ import { collection, isDuplicateKeyError } from '../db/mongo.ts';
 import { polls, pollVotes, type PollDoc, type PollVoteDoc } from '../model/polls.ts';
 import type { AccountDoc } from '../model/accounts.ts';
 import { LIMITS } from '../instance/limits.ts';
-import { validationFailed } from '../../api/errors.ts';
+import { validationFailed } from '../errors.ts';
 import { claimAttempt } from '../scheduledStatuses/claims.ts';
+import { railsBoolean } from '../railsParams.ts';
 
 const P = LIMITS.polls;
 
@@ -27,13 +28,9 @@ export interface PollInputRaw {
   hideTotals?: unknown;
 }
 
-/** Rails-style boolean: "0", "f", "false", "off" (and "") are false. */
+/** Rails-style boolean with a default for "not given". */
 export function castBoolean(value: unknown, fallback = false): boolean {
-  if (value === undefined || value === null || value === '') return fallback;
-  if (typeof value === 'boolean') return value;
-  if (typeof value === 'number') return value !== 0;
-  if (typeof value === 'string') return !/^(0|f|false|off|no|n)$/i.test(value.trim());
-  return fallback;
+  return railsBoolean(value) ?? fallback;
 }
 
 /** Checks a poll as posted (422 `Validation failed: ...` with Mastodon's wording) and normalises it. */

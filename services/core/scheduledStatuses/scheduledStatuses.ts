@@ -11,7 +11,7 @@ import { accounts, type AccountDoc } from '../model/accounts.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { mediaAttachments } from '../model/media.ts';
 import { scheduledStatuses, type ScheduledStatusDoc, type ScheduledStatusParams } from '../model/scheduledStatuses.ts';
-import { notFound, validationFailed } from '../../api/errors.ts';
+import { notFound, validationFailed } from '../errors.ts';
 import { loadAttachmentsForPosting, holdForScheduledStatus } from '../media/attachments.ts';
 import { validatePollInput } from '../polls/polls.ts';
 import { postStatus, checkLength } from '../statuses/postStatus.ts';
