@@ -2,6 +2,7 @@
 // Invalid values stop start-up with one line that names the variable (ConfigError).
 import { readFileSync, existsSync } from 'node:fs';
 import { parse as parseDotenv } from 'dotenv';
+import { s3SettingsFromEnv, type S3Settings } from './s3Settings.ts';
 
 export class ConfigError extends Error {
   readonly variable: string;
@@ -46,6 +47,8 @@ export interface Config {
   vapid: { publicKey: string | null; privateKey: string | null };
   /** Where uploaded media lives on disk (local storage driver). */
   mediaDir: string;
+  /** S3-compatible media storage instead of the disk (S3_ENABLED=true and S3_* variables). */
+  s3: S3Settings | null;
   logLevel: string;
   /** Minimum delay for scheduled statuses, in seconds (Mastodon: 300). Lower only for tests. */
   scheduledStatusMinDelaySeconds: number;
@@ -160,6 +163,7 @@ export function loadConfig(env: Env = process.env): Config {
     omniauthOnly: bool(env, 'OMNIAUTH_ONLY', false),
     vapid: { publicKey: optional(env, 'VAPID_PUBLIC_KEY'), privateKey: optional(env, 'VAPID_PRIVATE_KEY') },
     mediaDir: str(env, 'MEDIA_DIR', 'var/media'),
+    s3: s3SettingsFromEnv(env),
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info'),
     scheduledStatusMinDelaySeconds: int(env, 'SCHEDULED_STATUS_MIN_DELAY', 300, 0),
   };

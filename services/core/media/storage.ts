@@ -10,7 +10,6 @@ import { dirname, extname, resolve, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Config } from '../config.ts';
-import { ConfigError } from '../config.ts';
 
 export interface StoredObject {
   body: Readable;
@@ -138,51 +137,9 @@ export class LocalStorage implements MediaStorage {
   }
 }
 
-export interface S3Settings {
-  bucket: string;
-  endpoint: string | null;
-  region: string;
-  accessKeyId: string | null;
-  secretAccessKey: string | null;
-  /** Public host (CDN or proxy) serving the bucket, e.g. files.example.com. */
-  aliasHost: string | null;
-  protocol: 'http' | 'https';
-  forcePathStyle: boolean;
-  permission: string | null;
-}
-
-type Env = Record<string, string | undefined>;
-
-/** S3 settings from Mastodon's variable names; null when S3_ENABLED is not true. */
-export function s3SettingsFromEnv(env: Env): S3Settings | null {
-  const enabled = env.S3_ENABLED ?? '';
-  if (!/^(true|1|yes|on)$/i.test(enabled)) return null;
-  const bucket = env.S3_BUCKET ?? '';
-  if (!bucket) throw new ConfigError('S3_BUCKET', 'is required when S3_ENABLED is true');
-  const endpoint = env.S3_ENDPOINT || null;
-  if (endpoint !== null) {
-    try {
-      new URL(endpoint);
-    } catch {
-      throw new ConfigError('S3_ENDPOINT', `must be a URL, got "${endpoint}"`);
-    }
-  }
-  const protocol = (env.S3_PROTOCOL || 'https').toLowerCase();
-  if (protocol !== 'http' && protocol !== 'https') throw new ConfigError('S3_PROTOCOL', `must be http or https, got "${protocol}"`);
-  return {
-    bucket,
-    endpoint,
-    region: env.S3_REGION || 'us-east-1',
-    accessKeyId: env.AWS_ACCESS_KEY_ID || null,
-    secretAccessKey: env.AWS_SECRET_ACCESS_KEY || null,
-    aliasHost: env.S3_ALIAS_HOST || env.S3_CLOUDFRONT_HOST || null,
-    protocol,
-    // S3-compatible servers (MinIO, Garage, Ceph) mostly want path-style addressing: the default
-    // with a custom endpoint; S3_OVERRIDE_PATH_STYLE (Mastodon's name) decides when given.
-    forcePathStyle: env.S3_OVERRIDE_PATH_STYLE ? /^true$/i.test(env.S3_OVERRIDE_PATH_STYLE) : endpoint !== null,
-    permission: env.S3_PERMISSION === undefined ? 'public-read' : env.S3_PERMISSION || null,
-  };
-}
+import type { S3Settings } from '../s3Settings.ts';
+export type { S3Settings };
+export { s3SettingsFromEnv } from '../s3Settings.ts';
 
 /** Public URL of an object in a bucket (alias host first, like Mastodon). */
 export function s3PublicUrl(s: S3Settings, key: string): string {
@@ -278,10 +235,9 @@ export class S3Storage implements MediaStorage {
   }
 }
 
-/** Picks the driver: S3 when S3_ENABLED is true, the local disk otherwise. */
-export function createStorage(config: Pick<Config, 'mediaDir' | 'baseUrl'>, env: Env = process.env): MediaStorage {
-  const s3 = s3SettingsFromEnv(env);
-  return s3 ? new S3Storage(s3) : new LocalStorage(config.mediaDir, config.baseUrl);
+/** Picks the driver: S3 when S3_ENABLED is true (config.s3), the local disk otherwise. */
+export function createStorage(config: Pick<Config, 'mediaDir' | 'baseUrl' | 's3'>): MediaStorage {
+  return config.s3 ? new S3Storage(config.s3) : new LocalStorage(config.mediaDir, config.baseUrl);
 }
 
 const perCore = new WeakMap<object, MediaStorage>();

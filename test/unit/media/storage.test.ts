@@ -16,22 +16,34 @@ describe('storage driver selection', () => {
   const config = { mediaDir: '/tmp/x', baseUrl: 'https://social.example' };
 
   it('uses the local disk unless S3_ENABLED is true', () => {
-    expect(createStorage(config, {}).driver).toBe('local');
-    expect(createStorage(config, { S3_ENABLED: 'false', S3_BUCKET: 'b' }).driver).toBe('local');
+    expect(createStorage({ ...config, s3: s3SettingsFromEnv({}) }).driver).toBe('local');
+    expect(createStorage({ ...config, s3: s3SettingsFromEnv({ S3_ENABLED: 'false', S3_BUCKET: 'b' }) }).driver).toBe(
+      'local',
+    );
   });
 
   it('uses S3 with Mastodon variable names', () => {
-    const s = createStorage(config, {
-      S3_ENABLED: 'true',
-      S3_BUCKET: 'media',
-      S3_ENDPOINT: 'http://127.0.0.1:9000',
-      S3_REGION: 'eu-west-1',
-      AWS_ACCESS_KEY_ID: 'ak',
-      AWS_SECRET_ACCESS_KEY: 'sk',
+    const s = createStorage({
+      ...config,
+      s3: s3SettingsFromEnv({
+        S3_ENABLED: 'true',
+        S3_BUCKET: 'media',
+        S3_ENDPOINT: 'http://127.0.0.1:9000',
+        S3_REGION: 'eu-west-1',
+        AWS_ACCESS_KEY_ID: 'ak',
+        AWS_SECRET_ACCESS_KEY: 'sk',
+      }),
     });
     expect(s).toBeInstanceOf(S3Storage);
-    expect((s as S3Storage).settings).toMatchObject({ bucket: 'media', region: 'eu-west-1', accessKeyId: 'ak', forcePathStyle: true });
-    expect(s.url('media_attachments/files/1/original/ab.png')).toBe('http://127.0.0.1:9000/media/media_attachments/files/1/original/ab.png');
+    expect((s as S3Storage).settings).toMatchObject({
+      bucket: 'media',
+      region: 'eu-west-1',
+      accessKeyId: 'ak',
+      forcePathStyle: true,
+    });
+    expect(s.url('media_attachments/files/1/original/ab.png')).toBe(
+      'http://127.0.0.1:9000/media/media_attachments/files/1/original/ab.png',
+    );
   });
 
   it('prefers S3_ALIAS_HOST for public URLs', () => {
@@ -43,15 +55,28 @@ describe('storage driver selection', () => {
   });
 
   it('addresses buckets path-style for custom endpoints unless S3_OVERRIDE_PATH_STYLE says otherwise', () => {
-    expect(s3SettingsFromEnv({ S3_ENABLED: 'true', S3_BUCKET: 'b', S3_ENDPOINT: 'http://minio:9000' })?.forcePathStyle).toBe(true);
-    expect(s3SettingsFromEnv({ S3_ENABLED: 'true', S3_BUCKET: 'b', S3_ENDPOINT: 'http://minio:9000', S3_OVERRIDE_PATH_STYLE: 'false' })?.forcePathStyle).toBe(false);
+    expect(
+      s3SettingsFromEnv({ S3_ENABLED: 'true', S3_BUCKET: 'b', S3_ENDPOINT: 'http://minio:9000' })?.forcePathStyle,
+    ).toBe(true);
+    expect(
+      s3SettingsFromEnv({
+        S3_ENABLED: 'true',
+        S3_BUCKET: 'b',
+        S3_ENDPOINT: 'http://minio:9000',
+        S3_OVERRIDE_PATH_STYLE: 'false',
+      })?.forcePathStyle,
+    ).toBe(false);
     expect(s3SettingsFromEnv({ S3_ENABLED: 'true', S3_BUCKET: 'b' })?.forcePathStyle).toBe(false);
-    expect(s3SettingsFromEnv({ S3_ENABLED: 'true', S3_BUCKET: 'b', S3_CLOUDFRONT_HOST: 'cdn.example' })?.aliasHost).toBe('cdn.example');
+    expect(
+      s3SettingsFromEnv({ S3_ENABLED: 'true', S3_BUCKET: 'b', S3_CLOUDFRONT_HOST: 'cdn.example' })?.aliasHost,
+    ).toBe('cdn.example');
   });
 
   it('rejects an S3 setup without a bucket or with a bad endpoint', () => {
     expect(() => s3SettingsFromEnv({ S3_ENABLED: 'true' })).toThrow(ConfigError);
-    expect(() => s3SettingsFromEnv({ S3_ENABLED: 'true', S3_BUCKET: 'b', S3_ENDPOINT: 'not a url' })).toThrow(/S3_ENDPOINT/);
+    expect(() => s3SettingsFromEnv({ S3_ENABLED: 'true', S3_BUCKET: 'b', S3_ENDPOINT: 'not a url' })).toThrow(
+      /S3_ENDPOINT/,
+    );
   });
 });
 
