@@ -12,7 +12,7 @@ input[type=email],input[type=password],input[type=text]{width:100%;padding:.6em;
 button{padding:.6em 1.2em;margin:1em .5em 0 0;border-radius:4px;border:0;background:#6364ff;color:#fff;font-size:1em;cursor:pointer}
 button.secondary{background:#444}.error{background:#df405a33;padding:.6em;border-radius:4px}
 .dangerous{border:1px solid #df405a;border-radius:4px;padding:.4em .8em}code{font-size:1.2em;word-break:break-all}
-ul{padding-left:1.2em}li{margin:.3em 0}small{color:#9baec8}`;
+ul{padding-left:1.2em}li{margin:.3em 0}small{color:#9baec8}a{color:#8c8dff}`;
 
 export function layout(title: string, body: string, lang = 'en'): string {
   return `<!DOCTYPE html>
