@@ -16,6 +16,7 @@ import appsArea from './apps/index.ts';
 import oauthArea from './oauth/index.ts';
 import accountsArea from './accounts/index.ts';
 import emailsArea from './emails/index.ts';
+import streamingRedirectArea from './streaming/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -35,6 +36,7 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   oauthArea,
   accountsArea,
   emailsArea,
+  streamingRedirectArea,
 ];
 
 export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {

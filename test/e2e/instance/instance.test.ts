@@ -6,13 +6,13 @@ import { createTestUser, startTestServer, type TestServer } from '../../support/
 import { setRegistrationsMode } from '../../../services/core/settings/settings.ts';
 import type { Core } from '../../../services/core/context.ts';
 
-async function getJson(
-  server: TestServer,
-  path: string,
-): Promise<{ status: number; body: Record<string, any>; headers: Headers }> {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
+// Responses are checked field by field.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
+
+async function getJson(server: TestServer, path: string): Promise<{ status: number; body: Json; headers: Headers }> {
   const res = await fetch(`${server.url}${path}`);
-  return { status: res.status, body: (await res.json()) as Record<string, any>, headers: res.headers }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  return { status: res.status, body: (await res.json()) as Json, headers: res.headers };
 }
 
 describe('instance', () => {
@@ -108,5 +108,32 @@ describe('instance with OMNIAUTH_ONLY and a separate streaming host', () => {
     const { body } = await getJson(server, '/api/v2/instance');
     expect(body.registrations.enabled).toBe(false);
     expect(body.configuration.urls.streaming).toBe('wss://streaming.social.example');
+  });
+});
+
+describe('streaming requests reaching the API server', () => {
+  it('are redirected to STREAMING_API_BASE_URL with their path and query', async () => {
+    const { core } = await createTestCore(testConfig({ STREAMING_API_BASE_URL: 'wss://streaming.social.example' }));
+    const server = await startTestServer(core);
+    try {
+      const res = await fetch(`${server.url}/api/v1/streaming/public?stream=public`, { redirect: 'manual' });
+      expect(res.status).toBe(302);
+      expect(res.headers.get('location')).toBe('https://streaming.social.example/api/v1/streaming/public?stream=public');
+    } finally {
+      await server.close();
+      await closeTestCore(core);
+    }
+  });
+
+  it('answer 404 when the streaming server shares the web address (a proxy routes them)', async () => {
+    const { core } = await createTestCore(testConfig({ LOCAL_DOMAIN: 'social.example', LOCAL_HTTPS: 'true' }));
+    const server = await startTestServer(core);
+    try {
+      const res = await fetch(`${server.url}/api/v1/streaming?stream=user`, { redirect: 'manual' });
+      expect(res.status).toBe(404);
+    } finally {
+      await server.close();
+      await closeTestCore(core);
+    }
   });
 });
