@@ -13,6 +13,7 @@ module.exports = {
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/e2e/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/globalSetup.ts',
+      globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
     },
   ],
   // A global option: jest ignores testTimeout inside `projects`.

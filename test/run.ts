@@ -27,11 +27,16 @@ const settings = localInfraSettings(root, environment);
 const namedServers = Object.fromEntries(
   ['REDIS_URL', 'KAFKA_BROKERS', 'MONGO_URL'].filter((k) => environment[k]).map((k) => [k, environment[k] as string]),
 );
-const infraEnv = await ensureLocalInfra(settings, (m) => console.log(`[local-infra] ${m}`)).catch((err: unknown) => {
-  console.error(`[local-infra] ${err instanceof Error ? err.message : String(err)}`);
-  console.log('0 passed, 1 failed');
-  process.exit(1);
-});
+// With a reachable Docker engine the jest global setup starts containers instead (test/support/containers.ts).
+const { chooseInfraMode, dockerReachable } = await import('./support/containers.ts');
+const useContainers = chooseInfraMode({ ...environment, ...process.env }, await dockerReachable()) === 'containers';
+const infraEnv = useContainers
+  ? {}
+  : await ensureLocalInfra(settings, (m) => console.log(`[local-infra] ${m}`)).catch((err: unknown) => {
+      console.error(`[local-infra] ${err instanceof Error ? err.message : String(err)}`);
+      console.log('0 passed, 1 failed');
+      process.exit(1);
+    });
 
 mkdirSync(join(root, 'var'), { recursive: true });
 // One file per run: several runs may share a checkout.
