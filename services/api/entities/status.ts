@@ -65,6 +65,11 @@ type NestedStatus = Static<typeof NestedStatusEntity>;
 export interface PresentOptions {
   /** Delete/redraft answers: `text` (source) instead of `content`. */
   source?: boolean;
+  /**
+   * A reblog wrapper's favourited/reblogged/bookmarked flags are those of the original (Mastodon's
+   * rendering of a single status without preloaded relationships: `status.proper`).
+   */
+  properFlags?: boolean;
 }
 
 interface ViewerState {
@@ -156,10 +161,11 @@ export async function presentStatuses(core: Core, docs: StatusDoc[], viewer: Acc
     const app = s.applicationId === null ? undefined : appById.get(s.applicationId);
     if (app) out.application = app;
     if (viewer && state) {
-      out.favourited = state.favourited.has(s._id);
-      out.reblogged = state.reblogged.has(s._id);
+      const flagsOf = opts.properFlags && !nested && s.reblogOfId !== null ? s.reblogOfId : s._id;
+      out.favourited = state.favourited.has(flagsOf);
+      out.reblogged = state.reblogged.has(flagsOf);
       out.muted = !nested && s.conversationId !== null && state.mutedConversations.has(s.conversationId);
-      out.bookmarked = state.bookmarked.has(s._id);
+      out.bookmarked = state.bookmarked.has(flagsOf);
       out.filtered = [];
       if (s.accountId === viewer._id && s.reblogOfId === null && s.visibility !== 'direct') out.pinned = state.pinned.has(s._id);
     }
@@ -175,6 +181,6 @@ export async function presentStatuses(core: Core, docs: StatusDoc[], viewer: Acc
 }
 
 export async function presentStatus(core: Core, doc: StatusDoc, viewer: AccountDoc | null, opts: PresentOptions = {}): Promise<Status> {
-  const [out] = await presentStatuses(core, [doc], viewer, opts);
+  const [out] = await presentStatuses(core, [doc], viewer, { properFlags: true, ...opts });
   return out;
 }

@@ -24,7 +24,48 @@ declare module 'fastify' {
 const QS = { arrayLimit: 1000, depth: 8, parameterLimit: 2000, allowDots: false } as const;
 
 export function parseQueryString(s: string): Record<string, unknown> {
-  return qs.parse(s, QS) as Record<string, unknown>;
+  return qs.parse(indexRailsHashArrays(s), QS) as Record<string, unknown>;
+}
+
+function decodeKey(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * Rack builds arrays of hashes from `list[][name]=a&list[][value]=b&list[][name]=c`: a key goes
+ * into the last hash unless that hash has it already, which starts a new one. qs would merge them
+ * into one hash of arrays, so such keys get explicit indexes first (`list[0][name]`, ...).
+ */
+export function indexRailsHashArrays(s: string): string {
+  if (!s.includes('[]') && !/%5B%5D/i.test(s)) return s;
+  const state = new Map<string, { index: number; seen: Set<string> }>();
+  return s
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const rawKey = eq === -1 ? pair : pair.slice(0, eq);
+      const key = decodeKey(rawKey);
+      const at = key.indexOf('[][');
+      if (at <= 0) return pair;
+      const prefix = key.slice(0, at);
+      const child = key.slice(at + 2);
+      let entry = state.get(prefix);
+      if (!entry) {
+        entry = { index: 0, seen: new Set() };
+        state.set(prefix, entry);
+      } else if (!child.includes('[]') && entry.seen.has(child)) {
+        entry.index += 1;
+        entry.seen = new Set();
+      }
+      entry.seen.add(child);
+      const indexed = `${prefix}[${entry.index}]${child}`;
+      return eq === -1 ? encodeURIComponent(indexed) : `${encodeURIComponent(indexed)}${pair.slice(eq)}`;
+    })
+    .join('&');
 }
 
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;

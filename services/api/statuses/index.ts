@@ -102,6 +102,11 @@ async function statusForUndo(core: Core, viewer: AccountDoc, rawId: string, hasR
   return visibleStatusOr404(core, viewer, rawId);
 }
 
+/** The original of a reblog (visibility-checked), or the status itself. */
+async function properStatus(core: Core, viewer: AccountDoc, status: StatusDoc): Promise<StatusDoc> {
+  return status.reblogOfId === null ? status : visibleStatusOr404(core, viewer, String(status.reblogOfId));
+}
+
 const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
   app.post(
     '/api/v1/statuses',
@@ -213,9 +218,11 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
       return answer(core, await run(handler(core, account, request.params.id)), account);
     });
 
+  // Favourites and bookmarks of a reblog go to the original (Mastodon's models resolve
+  // `status.reblog`); the answer is the status asked about.
   action('favourite', FAVOURITES, async (c, account, raw) => {
     const status = await visibleStatusOr404(c, account, raw);
-    await favouriteStatus(c, account, status);
+    await favouriteStatus(c, account, await properStatus(c, account, status));
     return status._id;
   });
   action('unfavourite', FAVOURITES, async (c, account, raw) => {
@@ -225,7 +232,7 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
   });
   action('bookmark', BOOKMARKS, async (c, account, raw) => {
     const status = await visibleStatusOr404(c, account, raw);
-    await bookmarkStatus(c, account, status);
+    await bookmarkStatus(c, account, await properStatus(c, account, status));
     return status._id;
   });
   action('unbookmark', BOOKMARKS, async (c, account, raw) => {

@@ -71,7 +71,8 @@ export async function editStatus(core: Core, author: AccountDoc, statusId: Id, i
     text: input.text,
     content: processed.content,
     spoilerText,
-    sensitive: (input.sensitive ?? status.sensitive) || spoilerText !== '',
+    // Mastodon's UpdateStatusService: `sensitive || spoiler_text.present?` (not given = false).
+    sensitive: (input.sensitive ?? false) || spoilerText !== '',
     language: normaliseLanguage(input.language) ?? status.language,
     mentions: processed.mentions,
     mentionedAccountIds: processed.mentions.map((m) => m.accountId),

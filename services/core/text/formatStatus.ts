@@ -80,5 +80,7 @@ export function formatStatusHtml(text: string, opts: FormatOptions): string {
     pos = e.end;
   }
   html += escapeHtml(source.slice(pos));
-  return sanitizeHtml(paragraphs(html), SANITIZE);
+  // sanitize-html drops empty class attributes; Mastodon renders a short link's display span as
+  // `<span class="">` (it follows the invisible prefix span; escaped user text has no `<`).
+  return sanitizeHtml(paragraphs(html), SANITIZE).replace(/(<span class="invisible">[^<]*<\/span>)<span>/g, '$1<span class="">');
 }

@@ -1,0 +1,90 @@
+// Statuses against the interface specification and Mastodon's behaviour, over real HTTP:
+// interactions through a reblog act on the original, single-status answers carry the viewer's
+// flags of the original, edits reset `sensitive` like Mastodon, link markup keeps `class=""`.
+import { testConfig } from '../../support/config.ts';
+import { createTestCore, closeTestCore } from '../../support/core.ts';
+import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
+import type { Core } from '../../../services/core/context.ts';
+import { call } from './helpers.ts';
+
+let core: Core;
+let server: TestServer;
+let alice: TestUser;
+let bob: TestUser;
+let carol: TestUser;
+
+beforeAll(async () => {
+  ({ core } = await createTestCore(testConfig({ LOCAL_DOMAIN: 'social.example', LOCAL_HTTPS: 'true' })));
+  server = await startTestServer(core);
+  [alice, bob, carol] = await Promise.all([createTestUser(core), createTestUser(core), createTestUser(core)]);
+});
+
+afterAll(async () => {
+  await server?.close();
+  if (core) await closeTestCore(core);
+});
+
+async function post(user: TestUser, form: string) {
+  const res = await call(server, 'POST', '/api/v1/statuses', { token: user.token, form });
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+describe('interactions through a reblog', () => {
+  it('favouriting a reblog favourites the original, and the answer says favourited', async () => {
+    const original = await post(alice, 'status=original');
+    const reblog = (await call(server, 'POST', `/api/v1/statuses/${original.id}/reblog`, { token: bob.token })).body;
+    const fav = await call(server, 'POST', `/api/v1/statuses/${reblog.id}/favourite`, { token: carol.token });
+    expect(fav.status).toBe(200);
+    expect(fav.body.favourited).toBe(true);
+    expect(fav.body.reblog.favourited).toBe(true);
+    const read = await call(server, 'GET', `/api/v1/statuses/${original.id}`, { token: carol.token });
+    expect(read.body).toMatchObject({ favourited: true, favourites_count: 1 });
+    const favs = await call(server, 'GET', '/api/v1/favourites', { token: carol.token });
+    expect(favs.body.map((s: { id: string }) => s.id)).toEqual([original.id]);
+  });
+
+  it('bookmarking a reblog bookmarks the original', async () => {
+    const original = await post(alice, 'status=to bookmark');
+    const reblog = (await call(server, 'POST', `/api/v1/statuses/${original.id}/reblog`, { token: bob.token })).body;
+    const mark = await call(server, 'POST', `/api/v1/statuses/${reblog.id}/bookmark`, { token: carol.token });
+    expect(mark.status).toBe(200);
+    expect(mark.body.bookmarked).toBe(true);
+    const marks = await call(server, 'GET', '/api/v1/bookmarks', { token: carol.token });
+    expect(marks.body.map((s: { id: string }) => s.id)).toEqual([original.id]);
+  });
+
+  it('the reblog answer is the wrapper with reblogged true, like Mastodon', async () => {
+    const original = await post(alice, 'status=boost me');
+    const reblog = await call(server, 'POST', `/api/v1/statuses/${original.id}/reblog`, { token: carol.token });
+    expect(reblog.status).toBe(200);
+    expect(reblog.body.id).not.toBe(original.id);
+    expect(reblog.body.reblog.id).toBe(original.id);
+    expect(reblog.body.reblogged).toBe(true);
+    expect(reblog.body.reblog.reblogged).toBe(true);
+    // Reading the wrapper by id shows the viewer's flags of the original too.
+    const wrapper = await call(server, 'GET', `/api/v1/statuses/${reblog.body.id}`, { token: carol.token });
+    expect(wrapper.body.reblogged).toBe(true);
+    const undone = await call(server, 'POST', `/api/v1/statuses/${original.id}/unreblog`, { token: carol.token });
+    expect(undone.body).toMatchObject({ id: original.id, reblogged: false });
+  });
+});
+
+describe('edits', () => {
+  it('an edit without `sensitive` or a content warning makes the status not sensitive (Mastodon resets it)', async () => {
+    const status = await post(alice, 'status=v1&spoiler_text=cw');
+    expect(status.sensitive).toBe(true);
+    const edited = await call(server, 'PUT', `/api/v1/statuses/${status.id}`, { token: alice.token, form: 'status=v2' });
+    expect(edited.status).toBe(200);
+    expect(edited.body).toMatchObject({ spoiler_text: '', sensitive: false });
+    const explicit = await call(server, 'PUT', `/api/v1/statuses/${status.id}`, { token: alice.token, form: 'status=v3&sensitive=true' });
+    expect(explicit.body.sensitive).toBe(true);
+  });
+});
+
+describe('HTML of links', () => {
+  it('a short link has an empty class on its display span, as Mastodon renders it', async () => {
+    const status = await post(alice, `status=${encodeURIComponent('see https://x.example/a')}`);
+    expect(status.content).toContain('<span class="invisible">https://</span><span class="">x.example/a</span><span class="invisible"></span>');
+  });
+});
