@@ -16,7 +16,7 @@ import { testConfig } from '../../support/config.ts';
 import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
 import { authorizeUrl, pkcePair, registerApp, type RegisteredApp } from '../accounts/browser.ts';
-import { SmtpSink, confirmationLink } from '../accounts/smtpSink.ts';
+import { SmtpSink, confirmationLink } from '../../support/smtpSink.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
