@@ -88,3 +88,15 @@ describe('HTML of links', () => {
     expect(status.content).toContain('<span class="invisible">https://</span><span class="">x.example/a</span><span class="invisible"></span>');
   });
 });
+
+describe('GET /api/v1/statuses?id[]=', () => {
+  it('answers each visible status once, in the order asked, skipping unknown, malformed and invisible ids', async () => {
+    const a = await post(alice, 'status=one');
+    const b = await post(alice, 'status=two');
+    const hidden = await post(alice, 'status=followers only&visibility=private');
+    const q = [b.id, 'nope', a.id, b.id, '1', hidden.id].map((id) => `id[]=${encodeURIComponent(id)}`).join('&');
+    const res = await call(server, 'GET', `/api/v1/statuses?${q}`, { token: bob.token });
+    expect(res.status).toBe(200);
+    expect(res.body.map((s: { id: string }) => s.id)).toEqual([b.id, a.id]);
+  });
+});
