@@ -189,7 +189,7 @@ const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
       config: { auth: { scopes: ['read', 'read:accounts'], user: 'optional' } },
     },
     async (request) => {
-      const ids = (request.query.id ?? []).map(parseId).filter((id) => id !== null);
+      const ids = [...new Set((request.query.id ?? []).map(parseId).filter((id) => id !== null))];
       if (ids.length > 40) throw new ApiError(422, 'Validation failed: Too many ids (at most 40)');
       return presentAccounts(core, await findVisibleAccounts(core, ids));
     },

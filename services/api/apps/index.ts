@@ -5,7 +5,7 @@ import type { AreaOptions } from '../areas.ts';
 import { createApp, AppValidationError } from '../../core/oauth/apps.ts';
 import { parseScopes } from '../../core/auth/scopes.ts';
 import { ApplicationEntity, CredentialApplicationEntity, presentApplication, presentCredentialApplication } from '../entities/application.ts';
-import { missingParam, validationFailed } from '../errors.ts';
+import { validationFailed } from '../errors.ts';
 
 const StringOrList = Type.Union([Type.String(), Type.Array(Type.String())]);
 
@@ -30,8 +30,9 @@ const appsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) =
     { schema: { body: AppBody, response: { 200: CredentialApplicationEntity } } },
     async (request) => {
       const body = request.body;
-      if (!body.client_name?.trim()) throw missingParam('client_name');
-      if (body.redirect_uris === undefined || redirectList(body.redirect_uris).length === 0) throw missingParam('redirect_uris');
+      // Mastodon validates the Doorkeeper application model: 422, not a missing-parameter 400.
+      if (!body.client_name?.trim()) throw validationFailed("Application name can't be blank");
+      if (body.redirect_uris === undefined || redirectList(body.redirect_uris).length === 0) throw validationFailed("Redirect URI can't be blank");
       try {
         const { app: created, clientSecret } = await createApp(core, {
           name: body.client_name,

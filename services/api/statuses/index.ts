@@ -141,8 +141,9 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     '/api/v1/statuses',
     { config: { auth: READ }, schema: { querystring: Type.Object({ id: Type.Optional(Type.Array(Type.String())) }), response: { 200: Type.Array(StatusEntity) } } },
     async (request) => {
-      // Mastodon: unique ids, unknown or invisible ones skipped.
-      const ids = [...new Set((request.query.id ?? []).map((v) => parseId(v)).filter((v) => v !== null))].slice(0, 20);
+      // Mastodon: unique ids (at most 20, else 422), unknown or invisible ones skipped.
+      const ids = [...new Set((request.query.id ?? []).map((v) => parseId(v)).filter((v) => v !== null))];
+      if (ids.length > 20) throw new ApiError(422, 'Validation failed: Too many ids (at most 20)');
       const found = await collection(core.db, statuses).find({ _id: { $in: ids }, deletedAt: null }).toArray();
       const byId = new Map(found.map((s) => [s._id, s]));
       const ordered = ids.map((id) => byId.get(id)).filter((s) => s !== undefined);

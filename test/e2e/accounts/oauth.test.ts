@@ -269,7 +269,7 @@ describe('OAuth 2 over HTTP', () => {
     expect(bad.status).toBe(422);
     expect(await bad.json()).toEqual({ error: 'Validation failed: Redirect URI must be an absolute URI.' });
     expect((await post({ client_name: 'x', redirect_uris: REDIRECT, scopes: 'read fly' })).status).toBe(422);
-    expect((await post({ redirect_uris: REDIRECT })).status).toBe(400);
+    expect((await post({ redirect_uris: REDIRECT })).status).toBe(422);
     const form = await fetch(`${server.url}/api/v1/apps`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },

@@ -49,3 +49,33 @@ describe('update_credentials fields_attributes', () => {
     ]);
   });
 });
+
+describe('GET /api/v1/accounts?id[]=', () => {
+  it('answers each visible account once, skipping unknown, malformed and unconfirmed ones', async () => {
+    const bob = await createTestUser(core);
+    const pending = await createTestUser(core, { confirmed: false });
+    const q = [String(bob.account._id), 'x', String(alice.account._id), String(bob.account._id), '999999', String(pending.account._id)]
+      .map((id) => `id[]=${id}`)
+      .join('&');
+    const res = await call(server, 'GET', `/api/v1/accounts?${q}`);
+    expect(res.status).toBe(200);
+    expect(res.body.map((a: { id: string }) => a.id)).toEqual([String(bob.account._id), String(alice.account._id)]);
+  });
+
+  it('counts distinct ids against the limit of 40', async () => {
+    const same = Array.from({ length: 50 }, () => `id[]=${alice.account._id}`).join('&');
+    expect((await call(server, 'GET', `/api/v1/accounts?${same}`)).status).toBe(200);
+    const many = Array.from({ length: 41 }, (_, i) => `id[]=${5000 + i}`).join('&');
+    expect((await call(server, 'GET', `/api/v1/accounts?${many}`)).status).toBe(422);
+  });
+});
+
+describe('POST /api/v1/apps validation', () => {
+  it('answers 422 (model validation, as Mastodon) when client_name or redirect_uris is missing', async () => {
+    const noName = await call(server, 'POST', '/api/v1/apps', { form: 'redirect_uris=urn:ietf:wg:oauth:2.0:oob' });
+    expect(noName.status).toBe(422);
+    expect(noName.body.error).toMatch(/^Validation failed: /);
+    const noRedirect = await call(server, 'POST', '/api/v1/apps', { json: { client_name: 'x' } });
+    expect(noRedirect.status).toBe(422);
+  });
+});

@@ -99,4 +99,11 @@ describe('GET /api/v1/statuses?id[]=', () => {
     expect(res.status).toBe(200);
     expect(res.body.map((s: { id: string }) => s.id)).toEqual([b.id, a.id]);
   });
+
+  it('refuses more than 20 distinct ids with 422, like Mastodon', async () => {
+    const q = Array.from({ length: 21 }, (_, i) => `id[]=${1000 + i}`).join('&');
+    expect((await call(server, 'GET', `/api/v1/statuses?${q}`)).status).toBe(422);
+    const same = Array.from({ length: 30 }, () => 'id[]=1000').join('&');
+    expect((await call(server, 'GET', `/api/v1/statuses?${same}`)).status).toBe(200);
+  });
 });
