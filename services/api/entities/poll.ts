@@ -33,7 +33,8 @@ export async function presentPoll(core: Core, poll: PollDoc, viewerAccountId: Id
     expired,
     multiple: poll.multiple,
     votes_count: counts.votesCount,
-    voters_count: poll.multiple ? counts.votersCount : null,
+    // Mastodon creates local polls with voters_count 0 and counts voters for every poll.
+    voters_count: counts.votersCount,
     options: poll.options.map((title, i) => ({ title, votes_count: hidden ? null : (counts.tallies[i] ?? 0) })),
     emojis: [],
   };

@@ -82,7 +82,7 @@ describe('polls API', () => {
       expired: false,
       multiple: false,
       votes_count: 0,
-      voters_count: null,
+      voters_count: 0,
       options: [
         { title: 'red', votes_count: 0 },
         { title: 'green', votes_count: 0 },
