@@ -26,7 +26,8 @@ export async function statusContext(
   while (parentId !== null && ancestors.length < limits.ancestors && !seen.has(parentId)) {
     seen.add(parentId);
     const parent = await coll.findOne({ _id: parentId });
-    if (!parent) break;
+    // A deleted parent cuts the thread (Mastodon nullifies its replies' in_reply_to_id).
+    if (!parent || parent.deletedAt) break;
     ancestors.unshift(parent);
     parentId = parent.inReplyToId;
   }

@@ -107,3 +107,22 @@ describe('GET /api/v1/statuses?id[]=', () => {
     expect((await call(server, 'GET', `/api/v1/statuses?${same}`)).status).toBe(200);
   });
 });
+
+describe('context', () => {
+  it('orders descendants depth-first; a deleted reply cuts the thread above its own replies', async () => {
+    const root = await post(alice, 'status=root');
+    const r1 = await post(bob, `status=r1&in_reply_to_id=${root.id}`);
+    const r2 = await post(alice, `status=r2&in_reply_to_id=${r1.id}`);
+    const r3 = await post(carol, `status=r3&in_reply_to_id=${root.id}`);
+    const ctx = await call(server, 'GET', `/api/v1/statuses/${r2.id}/context`);
+    expect(ctx.body.ancestors.map((s: { id: string }) => s.id)).toEqual([root.id, r1.id]);
+    const rootCtx = await call(server, 'GET', `/api/v1/statuses/${root.id}/context`, { token: carol.token });
+    expect(rootCtx.body.descendants.map((s: { id: string }) => s.id)).toEqual([r1.id, r2.id, r3.id]);
+
+    expect((await call(server, 'DELETE', `/api/v1/statuses/${r1.id}`, { token: bob.token })).status).toBe(200);
+    const after = await call(server, 'GET', `/api/v1/statuses/${r2.id}/context`);
+    expect(after.body.ancestors).toEqual([]);
+    const rootAfter = await call(server, 'GET', `/api/v1/statuses/${root.id}/context`);
+    expect(rootAfter.body.descendants.map((s: { id: string }) => s.id)).toEqual([r3.id]);
+  });
+});
