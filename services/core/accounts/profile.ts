@@ -4,7 +4,7 @@
 import type { Core } from '../context.ts';
 import type { NewEvent } from '../events/outbox.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts, type AccountDoc, type ProfileField, type StoredImage } from '../model/accounts.ts';
+import { accounts, visibleAccountFilter, type AccountDoc, type ProfileField, type StoredImage } from '../model/accounts.ts';
 import { users, type PostingPrivacy, type UserDoc } from '../model/users.ts';
 import { formatStatusHtml, type MentionTarget } from '../text/formatStatus.ts';
 import { extractEntities } from '../text/extract.ts';
@@ -73,7 +73,9 @@ async function mentionResolver(core: Core, text: string): Promise<(username: str
     ),
   ].slice(0, 50);
   const found = names.length
-    ? await collection(core.db, accounts).find({ usernameLower: { $in: names }, domain: null }, { projection: { usernameLower: 1, username: 1, url: 1 } }).toArray()
+    ? await collection(core.db, accounts)
+      .find({ usernameLower: { $in: names }, domain: null, ...visibleAccountFilter }, { projection: { usernameLower: 1, username: 1, url: 1 } })
+      .toArray()
     : [];
   return (username, domain) => {
     if (domain !== null && domain !== core.config.localDomain) return null;

@@ -43,7 +43,8 @@ async function resolveMentionedAccounts(core: Core, text: string): Promise<Map<s
     .find({ $or: [...wanted.values()].map((w) => ({ usernameLower: w.usernameLower, domain: w.domain })) })
     .toArray();
   for (const [key, w] of wanted) {
-    const doc = docs.find((d) => d.usernameLower === w.usernameLower && d.domain === w.domain && !d.suspendedAt);
+    // Unconfirmed and unapproved local accounts are not mentionable (Mastodon's ProcessMentionsService).
+    const doc = docs.find((d) => d.usernameLower === w.usernameLower && d.domain === w.domain && !d.suspendedAt && !d.pendingUser);
     if (doc) found.set(key, doc);
   }
   return found;

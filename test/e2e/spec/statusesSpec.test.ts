@@ -126,3 +126,14 @@ describe('context', () => {
     expect(rootAfter.body.descendants.map((s: { id: string }) => s.id)).toEqual([r3.id]);
   });
 });
+
+describe('mentions', () => {
+  it('an unconfirmed or unapproved account is not mentionable (it stays plain text, no mention entry)', async () => {
+    const unconfirmed = await createTestUser(core, { confirmed: false });
+    const unapproved = await createTestUser(core, { approved: false });
+    const status = await post(alice, `status=${encodeURIComponent(`hi @${unconfirmed.account.username} @${unapproved.account.username} @${bob.account.username}`)}`);
+    expect(status.mentions.map((m: { id: string }) => m.id)).toEqual([String(bob.account._id)]);
+    expect(status.content).not.toContain(`/@${unconfirmed.account.username}`);
+    expect(status.content).not.toContain(`/@${unapproved.account.username}`);
+  });
+});
