@@ -48,6 +48,8 @@ const statusProperties = {
   in_reply_to_account_id: NullableString,
   poll: Type.Union([PollEntity, Type.Null()]),
   card: Type.Null(),
+  /** Mastodon 4.4+ always sends it; null until quote posts exist. */
+  quote: Type.Null(),
   language: NullableString,
   favourited: Type.Optional(Type.Boolean()),
   reblogged: Type.Optional(Type.Boolean()),
@@ -153,6 +155,7 @@ export async function presentStatuses(core: Core, docs: StatusDoc[], viewer: Acc
       in_reply_to_account_id: s.inReplyToAccountId === null ? null : String(s.inReplyToAccountId),
       poll: s.pollId === null ? null : (pollById.get(s.pollId) ?? null),
       card: null,
+      quote: null,
       language: s.language,
       reblog: null,
     };
