@@ -1,112 +1,30 @@
 // Starts the server the way the README does (`services/main.ts all`, as `npm start` runs it after
 // starting the infrastructure) in a child process with a test database and topic prefix, then checks
 // the health endpoints of both servers and that SIGTERM drains and exits 0.
-import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
-import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { MongoClient } from 'mongodb';
 import { testConfig } from '../support/config.ts';
+import { removeTestData } from '../support/core.ts';
+import { freePort, killChild, logged, serverEnv, startMain, started, type ChildRun } from '../support/processes.ts';
 
-const root = process.cwd();
-const config = testConfig();
+const config = testConfig({ KAFKA_PARTITIONS: '1', LOG_LEVEL: 'info' });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-interface Started {
-  child: ChildProcess;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  output: () => string;
-}
-
-function startMain(env: Record<string, string>, role: string[] = ['all']): Started {
-  const child = spawn(
-    process.execPath,
-    ['--disable-warning=TimeoutNegativeWarning', join(root, 'services/main.ts'), ...role],
-    {
-      cwd: root,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
-  });
-  return { child, exit, output: () => output };
-}
-
-/** Resolves once the process has written `text` to its output. */
-function logged(s: Started, text: string): Promise<void> {
-  return new Promise((resolve) => {
-    const check = () => {
-      if (!s.output().includes(text)) return;
-      s.child.stdout?.off('data', check);
-      resolve();
-    };
-    s.child.stdout?.on('data', check);
-    check();
-  });
-}
-
-/** Resolves when the process logs that it started (or rejects when it exits first). */
-function started(s: Started): Promise<void> {
-  return Promise.race([
-    logged(s, 'fedisrv started'),
-    s.exit.then(({ code }) => Promise.reject(new Error(`server exited with ${code} before starting:\n${s.output()}`))),
-  ]);
-}
-
-// Every test here shares one database and topic prefix; both are removed at the end.
-afterAll(async () => {
-  const mongo = new MongoClient(config.mongoUrl);
-  await mongo.db().dropDatabase();
-  await mongo.close();
-  const admin = new Kafka({ brokers: config.kafkaBrokers, logLevel: logLevel.NOTHING }).admin();
-  await admin.connect();
-  const topics = (await admin.listTopics()).filter((t) => t.startsWith(`${config.kafkaTopicPrefix}.`));
-  if (topics.length > 0) await admin.deleteTopics({ topics });
-  await admin.disconnect();
-});
+// Every test here shares one database, Redis namespace and topic prefix; all are removed at the end.
+afterAll(() => removeTestData(config));
 
 describe('smoke: services/main.ts all', () => {
-  let server: Started | null = null;
+  let server: ChildRun | null = null;
   let port = 0;
   let streamingPort = 0;
 
   beforeAll(async () => {
     port = await freePort();
     streamingPort = await freePort();
-    server = startMain({
-      NODE_ENV: 'test',
-      PORT: String(port),
-      STREAMING_PORT: String(streamingPort),
-      MONGO_URL: config.mongoUrl,
-      REDIS_URL: config.redisUrl,
-      KAFKA_BROKERS: config.kafkaBrokers.join(','),
-      KAFKA_TOPIC_PREFIX: config.kafkaTopicPrefix,
-      KAFKA_PARTITIONS: '1',
-      LOG_LEVEL: 'info',
-    });
+    server = startMain(['all'], serverEnv(config, { PORT: String(port), STREAMING_PORT: String(streamingPort) }));
     await started(server);
   });
 
   afterAll(async () => {
-    if (server && server.child.exitCode === null) {
-      server.child.kill('SIGKILL');
-      await server.exit;
-    }
+    if (server) await killChild(server);
   });
 
   it('answers OK on /health', async () => {
@@ -179,19 +97,7 @@ describe('smoke: services/main.ts all', () => {
 describe('smoke: services/main.ts pipeline outbox', () => {
   it('runs one pipeline with /health and /metrics on PORT, and drains on SIGTERM', async () => {
     const port = await freePort();
-    const s = startMain(
-      {
-        NODE_ENV: 'test',
-        PORT: String(port),
-        MONGO_URL: config.mongoUrl,
-        REDIS_URL: config.redisUrl,
-        KAFKA_BROKERS: config.kafkaBrokers.join(','),
-        KAFKA_TOPIC_PREFIX: config.kafkaTopicPrefix,
-        KAFKA_PARTITIONS: '1',
-        LOG_LEVEL: 'info',
-      },
-      ['pipeline', 'outbox'],
-    );
+    const s = startMain(['pipeline', 'outbox'], serverEnv(config, { PORT: String(port) }));
     try {
       await started(s);
       expect(await (await fetch(`http://127.0.0.1:${port}/health`)).text()).toBe('OK');
@@ -200,14 +106,14 @@ describe('smoke: services/main.ts pipeline outbox', () => {
       s.child.kill('SIGTERM');
       expect(await s.exit).toEqual({ code: 0, signal: null });
     } finally {
-      if (s.child.exitCode === null) s.child.kill('SIGKILL');
+      await killChild(s);
     }
   });
 });
 
 describe('smoke: invalid configuration', () => {
   it('stops start-up with one line naming the variable and exit code 1', async () => {
-    const s = startMain({ PORT: 'not-a-port' });
+    const s = startMain(['all'], { PORT: 'not-a-port' });
     const { code } = await s.exit;
     expect(code).toBe(1);
     expect(s.output().trim().split('\n')).toEqual([

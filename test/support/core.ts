@@ -1,13 +1,17 @@
 // A Core for tests on the real servers: its own database, Redis namespace and Kafka topics (see
 // config.ts), the real Kafka event sink, and a record of what it published so tests can assert on
-// events without consuming them. `closeTestCore` drops the database, deletes the topics, disconnects.
+// events without consuming them. `closeTestCore` removes all three and disconnects.
 import type { Config } from '../../services/core/config.ts';
 import { createCore, type Core } from '../../services/core/context.ts';
 import { createLogger } from '../../services/core/logger.ts';
 import { createKafkaEventSink } from '../../services/core/events/kafkaSink.ts';
-import { createKafka } from '../../services/core/events/kafka.ts';
 import type { OutboxEvent } from '../../services/core/events/outbox.ts';
+import { connectMongo } from '../../services/core/db/mongo.ts';
+import { connectRedis, type Redis } from '../../services/core/db/redis.ts';
 import { testConfig } from './config.ts';
+import { deleteTestTopics } from './kafka.ts';
+
+export { eventually } from './eventually.ts';
 
 export interface TestCore {
   core: Core;
@@ -33,35 +37,40 @@ export async function createTestCore(
   return { core, published };
 }
 
-/** Deletes every Kafka topic of the test's prefix (each test core creates a dozen). */
-export async function deleteTestTopics(config: Config): Promise<void> {
-  const admin = createKafka(config, createLogger('fatal', 'test'), 'test-cleanup').admin();
-  await admin.connect();
-  try {
-    const mine = (await admin.listTopics()).filter((t) => t.startsWith(`${config.kafkaTopicPrefix}.`));
-    if (mine.length > 0) await admin.deleteTopics({ topics: mine });
-  } finally {
-    await admin.disconnect();
-  }
+/** Deletes the keys of a Redis namespace (rate limits, idempotency records, dedup claims, ...). */
+export async function deleteRedisNamespace(redis: Redis, namespace: string): Promise<void> {
+  if (!namespace) return;
+  // The connection prefixes the keys it is given, but neither SCAN patterns nor the keys SCAN returns.
+  const prefix = `${namespace}:`;
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys.map((k) => k.slice(prefix.length)));
+  } while (cursor !== '0');
 }
 
+/** Drops the database, empties the Redis namespace, disconnects and deletes the Kafka topics. */
 export async function closeTestCore(core: Core): Promise<void> {
   await core.db.dropDatabase();
+  await deleteRedisNamespace(core.redis, core.config.redisNamespace);
   await core.close();
   await deleteTestTopics(core.config);
 }
 
-/** Polls `check` until it returns something other than undefined/false; fails after `ms`. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined | false>,
-  ms = 30_000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+/** The same clean-up for a test whose data only child processes wrote (no Core of its own). */
+export async function removeTestData(config: Config): Promise<void> {
+  const { client, db } = await connectMongo(config.mongoUrl);
+  try {
+    await db.dropDatabase();
+  } finally {
+    await client.close();
   }
+  const redis = connectRedis(config.redisUrl, { namespace: config.redisNamespace });
+  try {
+    await deleteRedisNamespace(redis, config.redisNamespace);
+  } finally {
+    redis.disconnect();
+  }
+  await deleteTestTopics(config);
 }

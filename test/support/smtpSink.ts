@@ -1,6 +1,7 @@
 // A real SMTP server (smtp-server) on a free port that keeps what it receives, for the mailer tests.
 import { SMTPServer } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
+import { eventually } from './eventually.ts';
 
 export interface ReceivedMail {
   from: string;
@@ -75,15 +76,9 @@ export class SmtpSink {
     this.port = (this.server.server.address() as AddressInfo).port;
   }
 
-  /** Waits for a mail to `to` (beyond the first `skip` ones), polling with a deadline. */
-  async waitFor(to: string, skip = 0, ms = 30_000): Promise<ReceivedMail> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const found = this.mails.filter((m) => m.to.includes(to));
-      if (found.length > skip) return found[skip];
-      if (Date.now() > deadline) throw new Error(`no mail to ${to} within ${ms} ms`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+  /** Waits for a mail to `to` (beyond the first `skip` ones). */
+  waitFor(to: string, skip = 0, ms = 30_000): Promise<ReceivedMail> {
+    return eventually(async () => this.mails.filter((m) => m.to.includes(to))[skip], ms, `mail number ${skip + 1} to ${to}`);
   }
 
   async stop(): Promise<void> {

@@ -3,10 +3,11 @@
 // scope checks, and the account rows of the specification's Errors table.
 import sharp from 'sharp';
 import { rm } from 'node:fs/promises';
-import { createCore, type Core } from '../../../services/core/context.ts';
+import type { Core } from '../../../services/core/context.ts';
 import type { OutboxEvent } from '../../../services/core/events/outbox.ts';
 import { setDisabled } from '../../../services/core/users/moderation.ts';
 import { testConfig, uniqueName } from '../../support/config.ts';
+import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
 
 describe('accounts API', () => {
@@ -14,7 +15,7 @@ describe('accounts API', () => {
   let server: TestServer;
   let alice: TestUser;
   let bob: TestUser;
-  const events: OutboxEvent[] = [];
+  let events: OutboxEvent[];
   const mediaDir = `/tmp/${uniqueName('media')}`;
 
   async function call(method: string, path: string, token?: string, body?: unknown): Promise<Response> {
@@ -36,16 +37,15 @@ describe('accounts API', () => {
   }
 
   beforeAll(async () => {
-    core = await createCore(testConfig({ MEDIA_DIR: mediaDir }), { sink: { publish: async (e) => void events.push(...e) } });
+    ({ core, published: events } = await createTestCore(testConfig({ MEDIA_DIR: mediaDir })));
     server = await startTestServer(core);
     alice = await createTestUser(core, { username: 'alice' });
     bob = await createTestUser(core, { username: 'bob', role: 'Moderator' });
   });
 
   afterAll(async () => {
-    await server.close();
-    await core.db.dropDatabase();
-    await core.close();
+    await server?.close();
+    if (core) await closeTestCore(core);
     await rm(mediaDir, { recursive: true, force: true });
   });
 

@@ -1,38 +1,28 @@
 // A real client library (masto.js) against a live server: it creates an app, obtains tokens (client
 // credentials; a user token through the browser code flow with PKCE), reads and updates its account.
 // masto runs in its own Node process (mastoFlow.ts), because it is ESM-only.
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { createCore, type Core } from '../../../services/core/context.ts';
-import { testConfig } from '../../support/config.ts';
+import type { Core } from '../../../services/core/context.ts';
+import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestUser, startTestServer, type TestServer } from '../../support/fixtures.ts';
-
-const run = promisify(execFile);
-const root = join(__dirname, '..', '..', '..');
+import { runNodeForJson } from '../../support/processes.ts';
 
 describe('masto.js client', () => {
   let core: Core;
   let server: TestServer;
 
   beforeAll(async () => {
-    core = await createCore(testConfig(), { sink: { publish: async () => undefined } });
+    ({ core } = await createTestCore());
     server = await startTestServer(core);
   });
 
   afterAll(async () => {
     await server?.close();
-    await core?.db.dropDatabase();
-    await core?.close();
+    if (core) await closeTestCore(core);
   });
 
   it('creates an app, obtains tokens, reads and updates its account', async () => {
     const alice = await createTestUser(core, { username: 'masto_alice', email: 'masto_alice@example.test' });
-    const { stdout } = await run(join(root, 'node_modules/.bin/node'), [join(root, 'test/e2e/accounts/mastoFlow.ts'), server.url, 'masto_alice@example.test', alice.password], {
-      cwd: root,
-      timeout: 60_000,
-    });
-    const seen = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}');
+    const seen = await runNodeForJson('test/e2e/accounts/mastoFlow.ts', [server.url, 'masto_alice@example.test', alice.password]);
     expect(seen.app).toEqual({ name: 'masto test', hasClientId: true, hasSecret: true });
     expect(seen.verifiedAppName).toBe('masto test');
     expect(seen.appTokenScope).toBe('read write');

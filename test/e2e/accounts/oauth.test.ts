@@ -1,8 +1,8 @@
 // The OAuth 2 flows over real HTTP: app registration, log-in and consent pages with cookies and
 // CSRF, authorization code with PKCE (and the refusals), client credentials, revocation,
 // userinfo and the server metadata.
-import { createCore, type Core } from '../../../services/core/context.ts';
-import { testConfig } from '../../support/config.ts';
+import type { Core } from '../../../services/core/context.ts';
+import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
 import { approve, authorizeUrl, Browser, hiddenFields, logInAndReachConsent, pkcePair, registerApp, type RegisteredApp } from './browser.ts';
 
@@ -36,7 +36,7 @@ describe('OAuth 2 over HTTP', () => {
   }
 
   beforeAll(async () => {
-    core = await createCore(testConfig(), { sink: { publish: async () => undefined } });
+    ({ core } = await createTestCore());
     server = await startTestServer(core);
     alice = await createTestUser(core, { username: 'alice', email: 'alice@example.test' });
     app = await registerApp(server.url, `${REDIRECT}\nurn:ietf:wg:oauth:2.0:oob`, 'read write follow push admin:read profile');
@@ -44,9 +44,8 @@ describe('OAuth 2 over HTTP', () => {
   });
 
   afterAll(async () => {
-    await server.close();
-    await core.db.dropDatabase();
-    await core.close();
+    await server?.close();
+    if (core) await closeTestCore(core);
   });
 
   it('shows a login page, then a consent page listing the scopes with dangerous ones apart', async () => {

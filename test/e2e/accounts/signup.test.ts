@@ -5,9 +5,6 @@
 // registrations, OMNIAUTH_ONLY, the rate limit, and every sign-up error of the specification.
 import { randomInt } from 'node:crypto';
 import type { Core } from '../../../services/core/context.ts';
-import { createLogger } from '../../../services/core/logger.ts';
-import { createCore } from '../../../services/core/context.ts';
-import { createKafkaEventSink } from '../../../services/core/events/kafkaSink.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { users } from '../../../services/core/model/users.ts';
 import { adminActions } from '../../../services/core/model/adminActions.ts';
@@ -16,10 +13,12 @@ import { approveUser } from '../../../services/core/users/moderation.ts';
 import { runMailerPipeline } from '../../../pipelines/mailer/index.ts';
 import type { Pipeline } from '../../../pipelines/runtime/index.ts';
 import { testConfig } from '../../support/config.ts';
+import { closeTestCore, createTestCore } from '../../support/core.ts';
+import { consumerTuning } from '../../support/kafka.ts';
 import { createTestApp, createTestUser, startTestServer, type TestServer } from '../../support/fixtures.ts';
 import { issueAccessToken } from '../../../services/core/oauth/tokens.ts';
 import { registerApp, type RegisteredApp } from './browser.ts';
-import { SmtpSink, confirmationLink } from './smtpSink.ts';
+import { SmtpSink, confirmationLink } from '../../support/smtpSink.ts';
 
 const CALLBACK = 'https://app.example/after-confirmation';
 
@@ -69,11 +68,9 @@ describe('sign-up with e-mail confirmation', () => {
 
   beforeAll(async () => {
     await smtp.start();
-    const config = testConfig({ SMTP_SERVER: '127.0.0.1', SMTP_PORT: String(smtp.port), SMTP_FROM_ADDRESS: 'notifications@social.test' });
-    const logger = createLogger(config.logLevel, 'test');
-    core = await createCore(config, { sink: await createKafkaEventSink(config, logger), logger, outboxGraceMs: 200 });
+    ({ core } = await createTestCore(testConfig({ SMTP_SERVER: '127.0.0.1', SMTP_PORT: String(smtp.port), SMTP_FROM_ADDRESS: 'notifications@social.test' })));
     server = await startTestServer(core);
-    mailer = await runMailerPipeline(core, { sessionTimeout: 6_000, heartbeatInterval: 500, maxWaitTimeInMs: 100, lagIntervalMs: 0, retryDelaysMs: [200] });
+    mailer = await runMailerPipeline(core, { ...consumerTuning, retryDelaysMs: [200] });
     app = await registerApp(server.url, `${CALLBACK}\nurn:ietf:wg:oauth:2.0:oob`, 'read write follow push');
     appToken = await appTokenFor(app);
   });
@@ -81,8 +78,7 @@ describe('sign-up with e-mail confirmation', () => {
   afterAll(async () => {
     await mailer?.stop();
     await server?.close();
-    await core?.db.dropDatabase();
-    await core?.close();
+    if (core) await closeTestCore(core);
     await smtp.stop();
   });
 
@@ -190,8 +186,7 @@ describe('sign-up with e-mail confirmation', () => {
   });
 
   it('refuses sign-ups with 403 when OMNIAUTH_ONLY is true', async () => {
-    const config = testConfig({ OMNIAUTH_ONLY: 'true' });
-    const omni = await createCore(config, { sink: { publish: async () => undefined } });
+    const { core: omni } = await createTestCore(testConfig({ OMNIAUTH_ONLY: 'true' }));
     const omniServer = await startTestServer(omni);
     try {
       const { token } = await createTestApp(omni);
@@ -199,8 +194,7 @@ describe('sign-up with e-mail confirmation', () => {
       expect(res.status).toBe(403);
     } finally {
       await omniServer.close();
-      await omni.db.dropDatabase();
-      await omni.close();
+      await closeTestCore(omni);
     }
   });
 

@@ -9,10 +9,11 @@ import type { Core } from '../../../services/core/context.ts';
 import type { Pipeline } from '../../../pipelines/runtime/index.ts';
 import { runMediaPipeline } from '../../../pipelines/media/index.ts';
 import { testConfig } from '../../support/config.ts';
+import { closeTestCore, createTestCore, eventually } from '../../support/core.ts';
 import { createTestUser, startTestServer, type TestServer } from '../../support/fixtures.ts';
-import { eventCore, eventually, consumerTuning, readTopic } from '../../integration/events/helpers.ts';
-import { client } from '../../integration/statuses/helpers.ts';
-import { animatedGif, shortVideo } from '../../integration/media/mediaFiles.ts';
+import { client } from '../../support/http.ts';
+import { consumerTuning, readTopic } from '../../support/kafka.ts';
+import { animatedGif, shortVideo } from '../../support/mediaFiles.ts';
 import { eventCodec } from '../../../schemas/codec.ts';
 
 describe('media pipeline over Kafka', () => {
@@ -23,7 +24,7 @@ describe('media pipeline over Kafka', () => {
 
   beforeAll(async () => {
     mediaDir = await mkdtemp(join(tmpdir(), 'media-e2e-'));
-    core = await eventCore(testConfig({ MEDIA_DIR: mediaDir }));
+    ({ core } = await createTestCore(testConfig({ MEDIA_DIR: mediaDir })));
     server = await startTestServer(core);
     pipeline = await runMediaPipeline(core, consumerTuning);
   });
@@ -31,8 +32,7 @@ describe('media pipeline over Kafka', () => {
   afterAll(async () => {
     await pipeline?.stop();
     await server?.close();
-    await core?.db.dropDatabase();
-    await core?.close();
+    if (core) await closeTestCore(core);
     await rm(mediaDir, { recursive: true, force: true });
   });
 

@@ -2,9 +2,7 @@
 // pipeline (Kafka) processes while masto polls, a focus edit, a scheduled status with that video
 // that is listed, moved and published by the scheduler, a cancelled one, and a private poll that
 // needs a token and the right to see its status.
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import type { Core } from '../../../services/core/context.ts';
@@ -12,14 +10,13 @@ import type { Pipeline } from '../../../pipelines/runtime/index.ts';
 import { runMediaPipeline } from '../../../pipelines/media/index.ts';
 import { runScheduler, type Scheduler } from '../../../pipelines/scheduler/index.ts';
 import { testConfig } from '../../support/config.ts';
+import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestUser, startTestServer, type TestServer } from '../../support/fixtures.ts';
-import { eventCore, consumerTuning } from '../../integration/events/helpers.ts';
-import { shortVideo } from '../../integration/media/mediaFiles.ts';
+import { consumerTuning } from '../../support/kafka.ts';
+import { runNodeForJson } from '../../support/processes.ts';
+import { shortVideo } from '../../support/mediaFiles.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { statuses } from '../../../services/core/model/statuses.ts';
-
-const run = promisify(execFile);
-const root = join(__dirname, '..', '..', '..');
 
 let core: Core;
 let server: TestServer;
@@ -29,7 +26,7 @@ let dir: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'scheduled-e2e-'));
-  core = await eventCore(testConfig({ MEDIA_DIR: join(dir, 'media'), SCHEDULED_STATUS_MIN_DELAY: '2' }));
+  ({ core } = await createTestCore(testConfig({ MEDIA_DIR: join(dir, 'media'), SCHEDULED_STATUS_MIN_DELAY: '2' })));
   server = await startTestServer(core);
   pipeline = await runMediaPipeline(core, consumerTuning);
   scheduler = runScheduler(core, { intervalMs: 200 });
@@ -39,8 +36,7 @@ afterAll(async () => {
   await scheduler?.stop();
   await pipeline?.stop();
   await server?.close();
-  await core?.db.dropDatabase();
-  await core?.close();
+  if (core) await closeTestCore(core);
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -49,11 +45,7 @@ it('a client uploads a video, schedules it, and reads polls with the right permi
   const bob = await createTestUser(core);
   const mp4 = join(dir, 'clip.mp4');
   await writeFile(mp4, await shortVideo());
-  const { stdout } = await run(join(root, 'node_modules/.bin/node'), [join(root, 'test/e2e/scheduled/mastoFlow.ts'), server.url, alice.token, bob.token, mp4], {
-    cwd: root,
-    timeout: 90_000,
-  });
-  const seen = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}');
+  const seen = await runNodeForJson('test/e2e/scheduled/mastoFlow.ts', [server.url, alice.token, bob.token, mp4], 90_000);
   expect(seen.video).toMatchObject({ type: 'video', fps: 10, focus: { x: 0.25, y: -0.5 } });
   expect(seen.video.url).toMatch(/\.mp4$/);
   expect(seen.scheduled).toEqual({ id: expect.stringMatching(/^\d+$/), text: 'Later, via masto', mediaIds: [seen.video.id], media: [seen.video.id] });

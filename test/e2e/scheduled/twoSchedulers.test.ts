@@ -1,9 +1,6 @@
 // Two scheduler processes (`services/main.ts pipeline scheduler`, real child processes) against one
 // database and Kafka: every due scheduled status is published exactly once (one status, one
 // StatusCreated on Kafka), an expired poll is closed once, and both processes stop cleanly.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import net from 'node:net';
 import type { Core } from '../../../services/core/context.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { statuses } from '../../../services/core/model/statuses.ts';
@@ -13,71 +10,35 @@ import { postStatus } from '../../../services/core/statuses/postStatus.ts';
 import { createScheduledStatus } from '../../../services/core/scheduledStatuses/scheduledStatuses.ts';
 import { eventCodec } from '../../../schemas/codec.ts';
 import { testConfig } from '../../support/config.ts';
+import { closeTestCore, createTestCore, eventually } from '../../support/core.ts';
 import { createTestUser } from '../../support/fixtures.ts';
-import { eventCore, eventually, readTopic } from '../../integration/events/helpers.ts';
+import { readTopic } from '../../support/kafka.ts';
+import { freePort, killChild, serverEnv, startMain, type ChildRun } from '../../support/processes.ts';
 
-const root = process.cwd();
 const MIN_DELAY_S = 1;
 const COUNT = 12;
-
-interface Child {
-  child: ChildProcess;
-  exit: Promise<number | null>;
-  output: () => string;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function startScheduler(env: Record<string, string>): Child {
-  const child = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', join(root, 'services/main.ts'), 'pipeline', 'scheduler'], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, exit, output: () => output };
-}
 
 describe('scheduler pipeline with two processes', () => {
   const config = testConfig({ SCHEDULED_STATUS_MIN_DELAY: String(MIN_DELAY_S) });
   let core: Core;
-  const children: Child[] = [];
+  const children: ChildRun[] = [];
 
   beforeAll(async () => {
-    core = await eventCore(config);
+    ({ core } = await createTestCore(config));
   });
 
   afterAll(async () => {
-    for (const c of children) if (c.child.exitCode === null) c.child.kill('SIGKILL');
-    await core.db.dropDatabase();
-    await core.close();
+    await Promise.all(children.map(killChild));
+    if (core) await closeTestCore(core);
   });
 
   it('publishes each due status exactly once and closes an expired poll once', async () => {
     const alice = await createTestUser(core);
-    const env = {
-      NODE_ENV: 'test',
-      MONGO_URL: config.mongoUrl,
-      KAFKA_TOPIC_PREFIX: config.kafkaTopicPrefix,
-      REDIS_NAMESPACE: config.redisNamespace,
-      KAFKA_PARTITIONS: String(config.kafkaPartitions),
-      SCHEDULED_STATUS_MIN_DELAY: String(MIN_DELAY_S),
-      LOG_LEVEL: 'info',
-    };
     // Each process serves its ops endpoints (health, metrics) on its own port.
-    children.push(startScheduler({ ...env, PORT: String(await freePort()) }), startScheduler({ ...env, PORT: String(await freePort()) }));
+    for (let i = 0; i < 2; i++) {
+      const env = serverEnv(config, { SCHEDULED_STATUS_MIN_DELAY: String(MIN_DELAY_S), LOG_LEVEL: 'info', PORT: String(await freePort()) });
+      children.push(startMain(['pipeline', 'scheduler'], env));
+    }
     await eventually(async () => children.every((c) => c.output().includes('fedisrv started')), 45_000, 'both schedulers to start').catch((err: Error) => {
       throw new Error(`${err.message}: ${children.map((c) => c.output().slice(-1500)).join('\n---\n')}`);
     });
@@ -125,6 +86,9 @@ describe('scheduler pipeline with two processes', () => {
 
     if (process.env.DEBUG_SCHEDULER) console.log(children.map((c) => c.output().split('\n').filter((l) => l.includes('handled')).join('\n')).join('\n---\n'));
     for (const c of children) c.child.kill('SIGTERM');
-    expect(await Promise.all(children.map((c) => c.exit))).toEqual([0, 0]);
+    expect(await Promise.all(children.map((c) => c.exit))).toEqual([
+      { code: 0, signal: null },
+      { code: 0, signal: null },
+    ]);
   });
 });

@@ -1,19 +1,15 @@
 // End to end through a real client library (masto): post with a content warning, media and a
 // poll, read it back, edit and read the history, reply and read the context, favourite/reblog/
 // bookmark/pin and undo, delete and redraft. masto runs in its own Node process (mastoFlow.ts).
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { png } from '../../integration/media/mediaFiles.ts';
+import { png } from '../../support/mediaFiles.ts';
 import type { Core } from '../../../services/core/context.ts';
 import { testConfig } from '../../support/config.ts';
+import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestUser, startTestServer, type TestServer } from '../../support/fixtures.ts';
-import { statusesCore } from '../../integration/statuses/helpers.ts';
-
-const run = promisify(execFile);
-const root = join(__dirname, '..', '..', '..');
+import { runNodeForJson } from '../../support/processes.ts';
 
 let core: Core;
 let server: TestServer;
@@ -21,14 +17,13 @@ let dir: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'statuses-e2e-'));
-  ({ core } = await statusesCore(testConfig({ MEDIA_DIR: join(dir, 'media') })));
+  ({ core } = await createTestCore(testConfig({ MEDIA_DIR: join(dir, 'media') })));
   server = await startTestServer(core);
 });
 
 afterAll(async () => {
   await server?.close();
-  await core?.db.dropDatabase();
-  await core?.close();
+  if (core) await closeTestCore(core);
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -37,11 +32,7 @@ it('a client posts, edits, replies, interacts, deletes and redrafts', async () =
   const bob = await createTestUser(core);
   const image = join(dir, 'image.png');
   await writeFile(image, await png(80, 60));
-  const { stdout } = await run(join(root, 'node_modules/.bin/node'), [join(root, 'test/e2e/statuses/mastoFlow.ts'), server.url, alice.token, bob.token, image], {
-    cwd: root,
-    timeout: 60_000,
-  });
-  const seen = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}');
+  const seen = await runNodeForJson('test/e2e/statuses/mastoFlow.ts', [server.url, alice.token, bob.token, image]);
   expect(seen.posted).toMatchObject({ spoilerText: 'greeting', sensitive: true, language: 'en' });
   expect(seen.readContent).toContain('#<span>fediverse</span>');
   expect(seen.editedAt).toBeTruthy();

@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createCore, type Core } from '../../../services/core/context.ts';
+import type { Core } from '../../../services/core/context.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { users } from '../../../services/core/model/users.ts';
 import { accounts } from '../../../services/core/model/accounts.ts';
@@ -11,21 +11,20 @@ import { adminActions } from '../../../services/core/model/adminActions.ts';
 import { getRegistrationsMode } from '../../../services/core/settings/settings.ts';
 import { findRoleByName } from '../../../services/core/roles/roles.ts';
 import { logIn } from '../../../services/core/users/login.ts';
-import { testConfig, uniqueName } from '../../support/config.ts';
+import { testConfig } from '../../support/config.ts';
+import { closeTestCore, createTestCore } from '../../support/core.ts';
+import { nodeBin, projectRoot, serverEnv } from '../../support/processes.ts';
 
-const root = join(__dirname, '..', '..', '..');
 const exec = promisify(execFile);
 
 describe('admin CLI', () => {
-  const name = uniqueName('cli');
-  const mongoUrl = new URL(process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27018/fedi');
-  mongoUrl.pathname = `/${name}`;
-  const env = { ...process.env, NODE_ENV: 'test', MONGO_URL: mongoUrl.toString(), KAFKA_TOPIC_PREFIX: name, KAFKA_PARTITIONS: '2', LOG_LEVEL: 'error' };
   let core: Core;
 
+  /** The CLI as operators run it, on this test's database, Redis namespace and topics. */
   async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    const env = { ...process.env, ...serverEnv(core.config) };
     try {
-      const { stdout, stderr } = await exec(join(root, 'node_modules/.bin/node'), [join(root, 'services/cli/main.ts'), ...args], { cwd: root, env, timeout: 60_000 });
+      const { stdout, stderr } = await exec(nodeBin, [join(projectRoot, 'services/cli/main.ts'), ...args], { cwd: projectRoot, env, timeout: 60_000 });
       return { code: 0, stdout, stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };
@@ -39,12 +38,11 @@ describe('admin CLI', () => {
   }
 
   beforeAll(async () => {
-    core = await createCore(testConfig({ MONGO_URL: mongoUrl.toString(), KAFKA_TOPIC_PREFIX: name }), { sink: { publish: async () => undefined } });
+    ({ core } = await createTestCore(testConfig({ LOG_LEVEL: 'error' })));
   });
 
   afterAll(async () => {
-    await core.db.dropDatabase();
-    await core.close();
+    if (core) await closeTestCore(core);
   });
 
   it('creates a confirmed, approved account with a role and prints a working password', async () => {

@@ -1,17 +1,16 @@
 // Authorization codes are single-use even under concurrent exchanges (the claim is a unique insert).
-import { createCore, type Core } from '../../../services/core/context.ts';
+import type { Core } from '../../../services/core/context.ts';
 import { createAuthorizationCode, findAuthorizationCode, consumeAuthorizationCode } from '../../../services/core/oauth/codes.ts';
-import { testConfig } from '../../support/config.ts';
+import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestUser } from '../../support/fixtures.ts';
 
 describe('authorization codes', () => {
   let core: Core;
   beforeAll(async () => {
-    core = await createCore(testConfig(), { sink: { publish: async () => undefined } });
+    ({ core } = await createTestCore());
   });
   afterAll(async () => {
-    await core.db.dropDatabase();
-    await core.close();
+    if (core) await closeTestCore(core);
   });
 
   it('lets exactly one of many concurrent exchanges consume a code', async () => {

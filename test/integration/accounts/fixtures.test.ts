@@ -1,25 +1,23 @@
-import { createCore, type Core } from '../../../services/core/context.ts';
+import type { Core } from '../../../services/core/context.ts';
 import type { OutboxEvent } from '../../../services/core/events/outbox.ts';
 import { testConfig } from '../../support/config.ts';
+import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestApp, createTestUser, startTestServer, type TestServer } from '../../support/fixtures.ts';
 import { presentAccount } from '../../../services/api/entities/account.ts';
 
 describe('test fixtures and the account presenter', () => {
   let core: Core;
   let server: TestServer;
-  const published: OutboxEvent[] = [];
+  let published: OutboxEvent[];
 
   beforeAll(async () => {
-    core = await createCore(testConfig({ LOCAL_DOMAIN: 'social.example', LOCAL_HTTPS: 'true' }), {
-      sink: { publish: async (events) => void published.push(...events) },
-    });
+    ({ core, published } = await createTestCore(testConfig({ LOCAL_DOMAIN: 'social.example', LOCAL_HTTPS: 'true' })));
     server = await startTestServer(core);
   });
 
   afterAll(async () => {
-    await server.close();
-    await core.db.dropDatabase();
-    await core.close();
+    await server?.close();
+    if (core) await closeTestCore(core);
   });
 
   it('creates a confirmed user with a working token, an RSA key pair and an AccountCreated event', async () => {

@@ -1,13 +1,13 @@
 // The mailer pipeline on real Kafka and a real SMTP server: a MailRequested event written through
 // the outbox is sent once; an SMTP server that refuses at first gets the mail on a retry.
-import { createCore, type Core } from '../../../services/core/context.ts';
-import { createLogger } from '../../../services/core/logger.ts';
-import { createKafkaEventSink } from '../../../services/core/events/kafkaSink.ts';
+import type { Core } from '../../../services/core/context.ts';
 import { mailRequestedEvent } from '../../../services/core/mail/request.ts';
 import { runMailerPipeline } from '../../../pipelines/mailer/index.ts';
 import type { Pipeline } from '../../../pipelines/runtime/index.ts';
 import { testConfig } from '../../support/config.ts';
-import { SmtpSink } from '../../e2e/accounts/smtpSink.ts';
+import { closeTestCore, createTestCore } from '../../support/core.ts';
+import { consumerTuning } from '../../support/kafka.ts';
+import { SmtpSink } from '../../support/smtpSink.ts';
 
 describe('mailer pipeline', () => {
   const smtp = new SmtpSink();
@@ -16,17 +16,14 @@ describe('mailer pipeline', () => {
 
   beforeAll(async () => {
     await smtp.start();
-    const config = testConfig({ SMTP_SERVER: '127.0.0.1', SMTP_PORT: String(smtp.port), SMTP_FROM_ADDRESS: 'robot@social.test' });
     // The refused delivery is logged as a warning on purpose; keep the test output clean.
-    const logger = createLogger('error', 'test');
-    core = await createCore(config, { sink: await createKafkaEventSink(config, logger), logger, outboxGraceMs: 200 });
-    mailer = await runMailerPipeline(core, { sessionTimeout: 6_000, heartbeatInterval: 500, maxWaitTimeInMs: 100, lagIntervalMs: 0, retryDelaysMs: [300] });
+    ({ core } = await createTestCore(testConfig({ SMTP_SERVER: '127.0.0.1', SMTP_PORT: String(smtp.port), SMTP_FROM_ADDRESS: 'robot@social.test', LOG_LEVEL: 'error' })));
+    mailer = await runMailerPipeline(core, { ...consumerTuning, retryDelaysMs: [300] });
   });
 
   afterAll(async () => {
     await mailer?.stop();
-    await core?.db.dropDatabase();
-    await core?.close();
+    if (core) await closeTestCore(core);
     await smtp.stop();
   });
 

@@ -1,11 +1,11 @@
 // requirePermission, the check every admin route uses: a route on the real API app, called over
 // HTTP by users with different roles.
-import { createCore, type Core } from '../../../services/core/context.ts';
+import type { Core } from '../../../services/core/context.ts';
 import { buildApi, type Api } from '../../../services/api/app.ts';
 import { requirePermission } from '../../../services/api/plugins/auth.ts';
 import { createRole } from '../../../services/core/roles/roles.ts';
 import { permissionMask } from '../../../services/core/roles/permissions.ts';
-import { testConfig } from '../../support/config.ts';
+import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestUser } from '../../support/fixtures.ts';
 
 describe('requirePermission', () => {
@@ -14,7 +14,7 @@ describe('requirePermission', () => {
   let url: string;
 
   beforeAll(async () => {
-    core = await createCore(testConfig(), { sink: { publish: async () => undefined } });
+    ({ core } = await createTestCore());
     app = await buildApi(core);
     app.get('/test/admin/users', { config: { auth: { scopes: ['admin:read', 'admin:read:accounts'], user: 'required' } } }, async (request) => {
       const { account } = await requirePermission(request, 'manage_users');
@@ -28,9 +28,8 @@ describe('requirePermission', () => {
   });
 
   afterAll(async () => {
-    await app.close();
-    await core.db.dropDatabase();
-    await core.close();
+    await app?.close();
+    if (core) await closeTestCore(core);
   });
 
   const get = (token: string) => fetch(`${url}/test/admin/users`, { headers: { authorization: `Bearer ${token}` } });

@@ -3,25 +3,36 @@ import { randomUUID } from 'node:crypto';
 import { connectRedis, type Redis } from '../../../services/core/db/redis.ts';
 import { EventDeduper, EventInFlightError } from '../../../pipelines/runtime/dedup.ts';
 import { testConfig } from '../../support/config.ts';
+import { deleteRedisNamespace } from '../../support/core.ts';
 
+const config = testConfig();
 let redis: Redis;
 let dedup: EventDeduper;
 
 beforeAll(() => {
-  redis = connectRedis(testConfig().redisUrl);
-  dedup = new EventDeduper(redis, `test-${randomUUID()}`, { ttlMs: 60_000, leaseMs: 5_000 });
+  redis = connectRedis(config.redisUrl, { namespace: config.redisNamespace });
+  dedup = new EventDeduper(redis, 'test', { ttlMs: 60_000, leaseMs: 5_000 });
 });
 
-afterAll(() => redis.disconnect());
+afterAll(async () => {
+  await deleteRedisNamespace(redis, config.redisNamespace);
+  redis.disconnect();
+});
 
 it('runs an effect once per eventId, also when deliveries race', async () => {
   let runs = 0;
   const id = randomUUID();
+  // The first effect holds until the other delivery has been answered (or has run the effect too).
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
   const effect = async () => {
     runs++;
-    await new Promise((r) => setTimeout(r, 20));
+    if (runs > 1) release();
+    await released;
   };
-  const results = await Promise.allSettled([dedup.once(id, effect), dedup.once(id, effect)]);
+  const deliveries = [dedup.once(id, effect), dedup.once(id, effect)];
+  void Promise.race(deliveries).catch(() => undefined).finally(release);
+  const results = await Promise.allSettled(deliveries);
   expect(runs).toBe(1);
   expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
   const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;

@@ -1,77 +1,41 @@
 // No event is lost (nor applied twice) when a process dies with SIGKILL anywhere between its
 // MongoDB write and the publish: a real child process does an outbox write and is killed at each
 // point; then the outbox relay runs and the consumer's effects are counted.
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import type { Core } from '../../../services/core/context.ts';
 import type { Pipeline } from '../../../pipelines/runtime/index.ts';
 import { runOutboxRelay } from '../../../pipelines/outbox/index.ts';
 import { testConfig } from '../../support/config.ts';
-import {
-  eventCore,
-  eventually,
-  runProbePipeline,
-  counterValue,
-  probe,
-  readTopic,
-  deleteTestTopics,
-} from './helpers.ts';
+import { closeTestCore, createTestCore, eventually } from '../../support/core.ts';
+import { readTopic } from '../../support/kafka.ts';
+import { killChild, logged, serverEnv, startNode } from '../../support/processes.ts';
+import { runProbePipeline, counterValue, probe } from './helpers.ts';
 
 let core: Core;
 let pipeline: Pipeline;
 
 beforeAll(async () => {
-  core = await eventCore(testConfig(), 300);
+  ({ core } = await createTestCore(testConfig(), { outboxGraceMs: 300 }));
   pipeline = await runProbePipeline(core, 'no-loss');
 });
 
 afterAll(async () => {
   await pipeline?.stop();
-  await core?.db.dropDatabase();
-  await core?.close();
-  if (core) await deleteTestTopics(core.config);
+  if (core) await closeTestCore(core);
 });
 
 type KillPoint = 'after-record' | 'after-write' | 'after-publish';
 
 /** Runs the writer child until it reports READY at `point`, then kills it with SIGKILL. */
-function writeAndKill(point: KillPoint, probeId: string, counter: string): Promise<void> {
-  const { config } = core;
-  const child = spawn(
-    './node_modules/.bin/node',
-    [join('test/integration/events/fixtures/outboxWriter.ts'), point, probeId, counter],
-    {
-      env: {
-        ...process.env,
-        MONGO_URL: config.mongoUrl,
-        REDIS_URL: config.redisUrl,
-        KAFKA_BROKERS: config.kafkaBrokers.join(','),
-        KAFKA_TOPIC_PREFIX: config.kafkaTopicPrefix,
-        KAFKA_PARTITIONS: String(config.kafkaPartitions),
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'error',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let out = '';
-  let err = '';
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`child never reached ${point}: ${out} ${err}`));
-    }, 30_000);
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (out.includes('READY')) child.kill('SIGKILL');
-    });
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      if (signal === 'SIGKILL' && out.includes('READY')) resolve();
-      else reject(new Error(`child exited with ${code ?? signal} before ${point}: ${out} ${err}`));
-    });
-  });
+async function writeAndKill(point: KillPoint, probeId: string, counter: string): Promise<void> {
+  const writer = startNode('test/integration/events/fixtures/outboxWriter.ts', [point, probeId, counter], serverEnv(core.config, { LOG_LEVEL: 'error' }));
+  try {
+    await Promise.race([
+      logged(writer, 'READY'),
+      writer.exit.then(({ code }) => Promise.reject(new Error(`writer exited with ${code} before ${point}: ${writer.output()}`))),
+    ]);
+  } finally {
+    await killChild(writer);
+  }
 }
 
 async function eventsOnTopic(probeIds: string[], expected: number) {

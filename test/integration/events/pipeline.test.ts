@@ -2,17 +2,9 @@
 // lands in Redis and MongoDB; duplicates are absorbed by eventId dedup; stop() is clean.
 import type { Core } from '../../../services/core/context.ts';
 import { runPipeline, type Pipeline } from '../../../pipelines/runtime/index.ts';
-import { testConfig } from '../../support/config.ts';
-import {
-  eventCore,
-  eventually,
-  runProbePipeline,
-  counterValue,
-  probe,
-  readTopic,
-  consumerTuning,
-  deleteTestTopics,
-} from './helpers.ts';
+import { closeTestCore, createTestCore, eventually } from '../../support/core.ts';
+import { consumerTuning, readTopic } from '../../support/kafka.ts';
+import { runProbePipeline, counterValue, probe } from './helpers.ts';
 import { eventCodec } from '../../../schemas/codec.ts';
 import { registry } from '../../../services/core/metrics.ts';
 
@@ -20,15 +12,13 @@ let core: Core;
 let pipeline: Pipeline;
 
 beforeAll(async () => {
-  core = await eventCore(testConfig());
+  ({ core } = await createTestCore());
   pipeline = await runProbePipeline(core, 'probe-counter');
 });
 
 afterAll(async () => {
   await pipeline?.stop();
-  await core?.db.dropDatabase();
-  await core?.close();
-  if (core) await deleteTestTopics(core.config);
+  if (core) await closeTestCore(core);
 });
 
 async function writeProbe(p: ReturnType<typeof probe>): Promise<string> {

@@ -9,17 +9,9 @@ import { createKafka, topicName } from '../../../services/core/events/kafka.ts';
 import { createLogger } from '../../../services/core/logger.ts';
 import { eventMessage } from '../../../services/core/events/kafkaSink.ts';
 import { eventCodec } from '../../../schemas/codec.ts';
-import { testConfig } from '../../support/config.ts';
-import {
-  eventCore,
-  eventually,
-  runProbePipeline,
-  counterValue,
-  probe,
-  readTopic,
-  consumerTuning,
-  deleteTestTopics,
-} from './helpers.ts';
+import { closeTestCore, createTestCore, eventually } from '../../support/core.ts';
+import { consumerTuning, readTopic } from '../../support/kafka.ts';
+import { runProbePipeline, counterValue, probe } from './helpers.ts';
 
 let core: Core;
 let pipeline: Pipeline;
@@ -27,7 +19,7 @@ const handled: string[] = [];
 let poisonFixed = false;
 
 beforeAll(async () => {
-  core = await eventCore(testConfig());
+  ({ core } = await createTestCore());
   pipeline = await runProbePipeline(core, 'poison', {
     maxAttempts: 3,
     failOn: (e) => {
@@ -39,9 +31,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await pipeline?.stop();
-  await core?.db.dropDatabase();
-  await core?.close();
-  if (core) await deleteTestTopics(core.config);
+  if (core) await closeTestCore(core);
 });
 
 it('dead-letters poison messages while later messages on the same partition are processed', async () => {

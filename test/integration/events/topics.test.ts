@@ -6,7 +6,7 @@ import { ensureEventTopics, ensureTopicsWith, eventTopicNames } from '../../../s
 import { createLogger } from '../../../services/core/logger.ts';
 import { eventTopics } from '../../../schemas/index.ts';
 import { testConfig } from '../../support/config.ts';
-import { deleteTestTopics } from './helpers.ts';
+import { deleteTestTopics } from '../../support/kafka.ts';
 
 const config = testConfig();
 const kafka = createKafka(config, createLogger('warn', 'test'), 'test-topics');

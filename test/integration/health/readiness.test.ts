@@ -1,44 +1,27 @@
 // Readiness and metrics of the API role against the real servers: ready when MongoDB, Redis and
 // Kafka answer; 503 naming Kafka when its broker is unreachable.
-import net from 'node:net';
-import { createCore, type Core } from '../../../services/core/context.ts';
-import { testConfig } from '../../support/config.ts';
+import type { Core } from '../../../services/core/context.ts';
+import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { startTestServer, type TestServer } from '../../support/fixtures.ts';
-
-/** A port with nothing listening on it (bound, then released). */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-// The readiness check has its own Kafka client; the event sink does not matter here.
-const sink = { publish: async () => undefined };
+import { freePort } from '../../support/processes.ts';
 
 describe('GET /health/ready and /metrics', () => {
   const cores: Core[] = [];
   const servers: TestServer[] = [];
 
-  /** GET on a fresh API server (real HTTP); `overrides` change its configuration. */
-  async function api(overrides: Record<string, string> = {}): Promise<(path: string) => Promise<Response>> {
-    const core = await createCore(testConfig(overrides), { sink });
+  /** GET on a fresh API server (real HTTP); `brokers` is where its readiness check looks for Kafka. */
+  async function api(brokers?: string[]): Promise<(path: string) => Promise<Response>> {
+    const { core } = await createTestCore();
     cores.push(core);
-    const server = await startTestServer(core);
+    // The readiness check has a Kafka client of its own, built from the configuration it is given.
+    const server = await startTestServer(brokers ? { ...core, config: { ...core.config, kafkaBrokers: brokers } } : core);
     servers.push(server);
     return (path) => fetch(`${server.url}${path}`);
   }
 
   afterAll(async () => {
     for (const server of servers) await server.close();
-    for (const core of cores) {
-      await core.db.dropDatabase();
-      await core.close();
-    }
+    for (const core of cores) await closeTestCore(core);
   });
 
   it('is ready when MongoDB, Redis and Kafka answer', async () => {
@@ -52,7 +35,7 @@ describe('GET /health/ready and /metrics', () => {
   });
 
   it('answers 503 and names Kafka when the broker is unreachable', async () => {
-    const get = await api({ KAFKA_BROKERS: `127.0.0.1:${await closedPort()}` });
+    const get = await api([`127.0.0.1:${await freePort()}`]);
     const res = await get('/health/ready');
     expect(res.status).toBe(503);
     expect(await res.json()).toMatchObject({

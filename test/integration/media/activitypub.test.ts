@@ -3,13 +3,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCore, type Core } from '../../../services/core/context.ts';
+import type { Core } from '../../../services/core/context.ts';
 import { createMediaAttachment } from '../../../services/core/media/attachments.ts';
 import { attachmentToActivityPub, createRemoteAttachments, remoteAttachmentFrom } from '../../../services/core/media/activitypub.ts';
 import { presentMediaAttachment } from '../../../services/api/entities/mediaAttachment.ts';
 import { testConfig } from '../../support/config.ts';
+import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestUser } from '../../support/fixtures.ts';
-import { png, oggAudio } from './mediaFiles.ts';
+import { png, oggAudio } from '../../support/mediaFiles.ts';
 
 describe('media attachments in ActivityPub', () => {
   let core: Core;
@@ -17,12 +18,11 @@ describe('media attachments in ActivityPub', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'media-ap-'));
-    core = await createCore(testConfig({ MEDIA_DIR: dir, LOCAL_DOMAIN: 'social.example', LOCAL_HTTPS: 'true' }), { sink: { publish: async () => undefined } });
+    ({ core } = await createTestCore(testConfig({ MEDIA_DIR: dir, LOCAL_DOMAIN: 'social.example', LOCAL_HTTPS: 'true' })));
   });
 
   afterAll(async () => {
-    await core.db.dropDatabase();
-    await core.close();
+    if (core) await closeTestCore(core);
     await rm(dir, { recursive: true, force: true });
   });
 

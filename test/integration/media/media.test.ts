@@ -7,15 +7,16 @@ import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCore, type Core } from '../../../services/core/context.ts';
+import type { Core } from '../../../services/core/context.ts';
 import type { OutboxEvent } from '../../../services/core/events/outbox.ts';
 import { processQueuedMedia, removeUnattachedMedia } from '../../../services/core/media/attachments.ts';
 import { storageFor } from '../../../services/core/media/storage.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { mediaAttachments } from '../../../services/core/model/media.ts';
 import { testConfig } from '../../support/config.ts';
+import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
-import { jpegWithExif, png, shortVideo, animatedGif, animatedWebp, oggAudio } from './mediaFiles.ts';
+import { jpegWithExif, png, shortVideo, animatedGif, animatedWebp, oggAudio } from '../../support/mediaFiles.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, checked by the assertions
 type Json = Record<string, any>;
@@ -44,20 +45,19 @@ describe('media attachments API', () => {
   let alice: TestUser;
   let bob: TestUser;
   let mediaDir: string;
-  const published: OutboxEvent[] = [];
+  let published: OutboxEvent[];
 
   beforeAll(async () => {
     mediaDir = await mkdtemp(join(tmpdir(), 'media-it-'));
-    core = await createCore(testConfig({ MEDIA_DIR: mediaDir }), { sink: { publish: async (events) => void published.push(...events) } });
+    ({ core, published } = await createTestCore(testConfig({ MEDIA_DIR: mediaDir })));
     server = await startTestServer(core);
     alice = await createTestUser(core);
     bob = await createTestUser(core);
   });
 
   afterAll(async () => {
-    await server.close();
-    await core.db.dropDatabase();
-    await core.close();
+    await server?.close();
+    if (core) await closeTestCore(core);
     await rm(mediaDir, { recursive: true, force: true });
   });
 

@@ -1,25 +1,24 @@
 // Polls in ActivityPub: our poll as Question members (oneOf/anyOf, counts, endTime/closed), remote
 // Questions read into polls and refreshed, vote Notes for remote polls, remote votes on ours.
-import { createCore, type Core } from '../../../services/core/context.ts';
+import type { Core } from '../../../services/core/context.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { polls } from '../../../services/core/model/polls.ts';
 import { postStatus } from '../../../services/core/statuses/postStatus.ts';
 import { findPoll, votePoll } from '../../../services/core/polls/polls.ts';
 import { pollToActivityPub, recordRemoteVote, remotePollFrom, upsertRemotePoll, voteNotes } from '../../../services/core/polls/activitypub.ts';
 import { presentPoll } from '../../../services/api/entities/poll.ts';
-import { testConfig } from '../../support/config.ts';
+import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestUser } from '../../support/fixtures.ts';
 
 describe('polls in ActivityPub', () => {
   let core: Core;
 
   beforeAll(async () => {
-    core = await createCore(testConfig(), { sink: { publish: async () => undefined } });
+    ({ core } = await createTestCore());
   });
 
   afterAll(async () => {
-    await core.db.dropDatabase();
-    await core.close();
+    if (core) await closeTestCore(core);
   });
 
   it('renders our polls as Question members and counts remote votes by option name', async () => {

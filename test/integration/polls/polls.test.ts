@@ -1,16 +1,16 @@
 // Polls over real HTTP: reading (visibility of the status decides; non-public needs a token),
 // voting (single and multiple choice, the 422s), counts, own_votes, hide_totals, closing by the
 // scheduler's poll-expiry job and the events of both.
-import { createCore, type Core } from '../../../services/core/context.ts';
+import type { Core } from '../../../services/core/context.ts';
 import type { OutboxEvent } from '../../../services/core/events/outbox.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { statuses, type Visibility } from '../../../services/core/model/statuses.ts';
 import { polls } from '../../../services/core/model/polls.ts';
 import { closeExpiredPolls, validatePollInput, replacePoll } from '../../../services/core/polls/polls.ts';
 import { runScheduler } from '../../../pipelines/scheduler/index.ts';
-import { testConfig } from '../../support/config.ts';
+import { closeTestCore, createTestCore, eventually } from '../../support/core.ts';
 import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
-import { client } from '../statuses/helpers.ts';
+import { client } from '../../support/http.ts';
 
 describe('polls API', () => {
   let core: Core;
@@ -19,7 +19,7 @@ describe('polls API', () => {
   let alice: TestUser;
   let bob: TestUser;
   let carol: TestUser;
-  const published: OutboxEvent[] = [];
+  let published: OutboxEvent[];
 
   /** A status with a poll, posted through the statuses API. */
   async function statusWithPoll(author: TestUser, opts: { visibility?: Visibility; text?: string; multiple?: boolean; hideTotals?: boolean; expiresIn?: number } = {}) {
@@ -37,7 +37,7 @@ describe('polls API', () => {
   }
 
   beforeAll(async () => {
-    core = await createCore(testConfig(), { sink: { publish: async (events) => void published.push(...events) } });
+    ({ core, published } = await createTestCore());
     server = await startTestServer(core);
     call = client(server.url);
     alice = await createTestUser(core, { username: 'alice' });
@@ -46,9 +46,8 @@ describe('polls API', () => {
   });
 
   afterAll(async () => {
-    await server.close();
-    await core.db.dropDatabase();
-    await core.close();
+    await server?.close();
+    if (core) await closeTestCore(core);
   });
 
   it('validates poll input with Mastodon wording', () => {
@@ -195,12 +194,7 @@ describe('polls API', () => {
     await collection(core.db, polls).updateOne({ _id: poll._id }, { $set: { expiresAt: new Date(Date.now() - 10) } });
     const scheduler = runScheduler(core, { intervalMs: 50 });
     try {
-      const deadline = Date.now() + 10_000;
-      let closedAt: Date | null = null;
-      while (Date.now() < deadline && !closedAt) {
-        closedAt = (await collection(core.db, polls).findOne({ _id: poll._id }))?.closedAt ?? null;
-        if (!closedAt) await new Promise((r) => setTimeout(r, 50));
-      }
+      const closedAt = await eventually(async () => (await collection(core.db, polls).findOne({ _id: poll._id }))?.closedAt ?? undefined, 10_000, 'the poll to close');
       expect(closedAt).toBeInstanceOf(Date);
     } finally {
       await scheduler.stop();

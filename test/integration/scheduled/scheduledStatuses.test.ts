@@ -5,13 +5,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCore, type Core } from '../../../services/core/context.ts';
+import type { Core } from '../../../services/core/context.ts';
 import type { OutboxEvent } from '../../../services/core/events/outbox.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { statuses } from '../../../services/core/model/statuses.ts';
 import { mediaAttachments } from '../../../services/core/model/media.ts';
 import { polls } from '../../../services/core/model/polls.ts';
-import { scheduledStatuses, type ScheduledStatusParams } from '../../../services/core/model/scheduledStatuses.ts';
+import { scheduledStatuses, type ScheduledStatusDoc, type ScheduledStatusParams } from '../../../services/core/model/scheduledStatuses.ts';
 import { createMediaAttachment } from '../../../services/core/media/attachments.ts';
 import { postStatus } from '../../../services/core/statuses/postStatus.ts';
 import { claimAttempt } from '../../../services/core/scheduledStatuses/claims.ts';
@@ -22,22 +22,15 @@ import {
   DAILY_LIMIT,
 } from '../../../services/core/scheduledStatuses/scheduledStatuses.ts';
 import { testConfig } from '../../support/config.ts';
+import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
-import { client } from '../statuses/helpers.ts';
-import { png } from '../media/mediaFiles.ts';
+import { client } from '../../support/http.ts';
+import { png } from '../../support/mediaFiles.ts';
 
 const MIN_DELAY_S = 2;
 
 function params(text: string, extra: Partial<ScheduledStatusParams> = {}): ScheduledStatusParams {
   return { text, spoilerText: '', sensitive: false, visibility: 'public', language: 'en', inReplyToId: null, mediaIds: [], poll: null, ...extra };
-}
-
-async function until(check: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('scheduled statuses', () => {
@@ -47,15 +40,17 @@ describe('scheduled statuses', () => {
   let alice: TestUser;
   let bob: TestUser;
   let mediaDir: string;
-  const published: OutboxEvent[] = [];
-  const soon = () => new Date(Date.now() + MIN_DELAY_S * 1000 + 200);
+  let published: OutboxEvent[];
   const later = (hours = 2) => new Date(Date.now() + hours * 3600_000);
+
+  /** Their time has come: moves them a second into the past (creation refuses times that close). */
+  async function makeDue(...docs: ScheduledStatusDoc[]): Promise<void> {
+    await collection(core.db, scheduledStatuses).updateMany({ _id: { $in: docs.map((d) => d._id) } }, { $set: { scheduledAt: new Date(Date.now() - 1000) } });
+  }
 
   beforeAll(async () => {
     mediaDir = await mkdtemp(join(tmpdir(), 'sched-it-'));
-    core = await createCore(testConfig({ MEDIA_DIR: mediaDir, SCHEDULED_STATUS_MIN_DELAY: String(MIN_DELAY_S) }), {
-      sink: { publish: async (events) => void published.push(...events) },
-    });
+    ({ core, published } = await createTestCore(testConfig({ MEDIA_DIR: mediaDir, SCHEDULED_STATUS_MIN_DELAY: String(MIN_DELAY_S) })));
     server = await startTestServer(core);
     call = client(server.url);
     alice = await createTestUser(core);
@@ -63,9 +58,8 @@ describe('scheduled statuses', () => {
   });
 
   afterAll(async () => {
-    await server.close();
-    await core.db.dropDatabase();
-    await core.close();
+    await server?.close();
+    if (core) await closeTestCore(core);
     await rm(mediaDir, { recursive: true, force: true });
   });
 
@@ -198,14 +192,14 @@ describe('scheduled statuses', () => {
 
   it('publishes a due status exactly once with concurrent schedulers, with its media and poll', async () => {
     const media = await createMediaAttachment(core, alice.account._id, await png(20, 20), { synchronous: true });
-    const withMedia = await createScheduledStatus(core, alice.account, params('Scheduled with media', { mediaIds: [media._id] }), soon());
+    const withMedia = await createScheduledStatus(core, alice.account, params('Scheduled with media', { mediaIds: [media._id] }), later());
     const withPoll = await createScheduledStatus(
       core,
       alice.account,
       params('Scheduled with a poll', { poll: { options: ['yes', 'no'], expiresIn: 600, multiple: false, hideTotals: false } }),
-      soon(),
+      later(),
     );
-    await new Promise((r) => setTimeout(r, MIN_DELAY_S * 1000 + 300));
+    await makeDue(withMedia, withPoll);
     const rounds = await Promise.all(
       Array.from({ length: 6 }, (_, i) => publishDueScheduledStatuses(core, { workerId: `w${i}` })),
     );
@@ -222,21 +216,24 @@ describe('scheduled statuses', () => {
   });
 
   it('recovers from a scheduler that died after claiming, before posting', async () => {
-    const doc = await createScheduledStatus(core, bob.account, params('Claimed then crashed'), soon());
-    await new Promise((r) => setTimeout(r, MIN_DELAY_S * 1000 + 300));
+    const doc = await createScheduledStatus(core, bob.account, params('Claimed then crashed'), later());
+    await makeDue(doc);
     // The dead process won attempt 0 and set its lease, then died.
     expect(await claimAttempt(core, `scheduled_status:${doc._id}`, 0, 'dead')).toBe(true);
-    await collection(core.db, scheduledStatuses).updateOne({ _id: doc._id }, { $set: { attempts: 1, claimedBy: 'dead', claimedUntil: new Date(Date.now() + 400) } });
+    const leaseEnd = new Date(Date.now() + 60_000);
+    await collection(core.db, scheduledStatuses).updateOne({ _id: doc._id }, { $set: { attempts: 1, claimedBy: 'dead', claimedUntil: leaseEnd } });
     expect(await publishDueScheduledStatuses(core, { workerId: 'early' })).toEqual([]);
-    await until(async () => (await publishDueScheduledStatuses(core, { workerId: 'late' })).length === 1);
+    // Once the lease has run out, the next scheduler takes the record over as attempt 1.
+    const late = await publishDueScheduledStatuses(core, { workerId: 'late', now: new Date(leaseEnd.getTime() + 1) });
+    expect(late.map((s) => s.text)).toEqual(['Claimed then crashed']);
     expect(await collection(core.db, statuses).countDocuments({ accountId: bob.account._id, text: 'Claimed then crashed' })).toBe(1);
   });
 
   it('does not post twice when a scheduler died after posting, before removing the record', async () => {
     for (const lostIdempotencyRecord of [false, true]) {
       const text = `Posted then crashed ${lostIdempotencyRecord}`;
-      const doc = await createScheduledStatus(core, bob.account, params(text), soon());
-      await new Promise((r) => setTimeout(r, MIN_DELAY_S * 1000 + 300));
+      const doc = await createScheduledStatus(core, bob.account, params(text), later());
+      await makeDue(doc);
       await claimAttempt(core, `scheduled_status:${doc._id}`, 0, 'dead');
       await collection(core.db, scheduledStatuses).updateOne({ _id: doc._id }, { $set: { attempts: 1, claimedBy: 'dead', claimedUntil: new Date(Date.now() - 1) } });
       await postStatus(core, bob.account, { text, visibility: 'public' }, { idempotencyKey: publicationKey(doc._id) });
@@ -255,9 +252,9 @@ describe('scheduled statuses', () => {
   it('drops a scheduled status that can no longer be posted and frees its media', async () => {
     const media = await createMediaAttachment(core, bob.account._id, await png(8, 8), { synchronous: true });
     const parent = await postStatus(core, alice.account, { text: 'parent', visibility: 'public' });
-    const doc = await createScheduledStatus(core, bob.account, params('reply to a deleted post', { inReplyToId: parent._id, mediaIds: [media._id] }), soon());
+    const doc = await createScheduledStatus(core, bob.account, params('reply to a deleted post', { inReplyToId: parent._id, mediaIds: [media._id] }), later());
     await collection(core.db, statuses).updateOne({ _id: parent._id }, { $set: { deletedAt: new Date() } });
-    await new Promise((r) => setTimeout(r, MIN_DELAY_S * 1000 + 300));
+    await makeDue(doc);
     expect(await publishDueScheduledStatuses(core, { workerId: 'w' })).toEqual([]);
     expect(await collection(core.db, scheduledStatuses).countDocuments({ _id: doc._id })).toBe(0);
     expect((await collection(core.db, mediaAttachments).findOne({ _id: media._id }))?.scheduledStatusId).toBeNull();

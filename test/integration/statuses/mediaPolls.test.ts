@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import type { Core } from '../../../services/core/context.ts';
 import { testConfig } from '../../support/config.ts';
 import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
-import { png } from '../media/mediaFiles.ts';
-import { client, statusesCore } from './helpers.ts';
+import { png } from '../../support/mediaFiles.ts';
+import { closeTestCore, createTestCore } from '../../support/core.ts';
+import { client } from '../../support/http.ts';
 
 let core: Core;
 let server: TestServer;
@@ -18,7 +19,7 @@ let mediaDir: string;
 
 beforeAll(async () => {
   mediaDir = await mkdtemp(join(tmpdir(), 'statuses-media-'));
-  ({ core } = await statusesCore(testConfig({ MEDIA_DIR: mediaDir, SCHEDULED_STATUS_MIN_DELAY: '60' })));
+  ({ core } = await createTestCore(testConfig({ MEDIA_DIR: mediaDir, SCHEDULED_STATUS_MIN_DELAY: '60' })));
   server = await startTestServer(core);
   call = client(server.url);
   alice = await createTestUser(core);
@@ -27,8 +28,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  await core?.db.dropDatabase();
-  await core?.close();
+  if (core) await closeTestCore(core);
   await rm(mediaDir, { recursive: true, force: true });
 });
 

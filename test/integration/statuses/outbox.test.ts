@@ -6,27 +6,34 @@ import { collection } from '../../../services/core/db/mongo.ts';
 import { statuses } from '../../../services/core/model/statuses.ts';
 import { postStatus } from '../../../services/core/statuses/postStatus.ts';
 import { statusDeletedEvent, statusUpdatedEvent } from '../../../services/core/statuses/events.ts';
-import { testConfig } from '../../support/config.ts';
+import { closeTestCore, createTestCore, eventually } from '../../support/core.ts';
 import { createTestUser } from '../../support/fixtures.ts';
-import { statusesCore } from './helpers.ts';
 
 let core: Core;
 let published: OutboxEvent[];
 
 beforeAll(async () => {
-  ({ core, published } = await statusesCore(testConfig()));
+  ({ core, published } = await createTestCore());
 });
 
 afterAll(async () => {
-  await core?.db.dropDatabase();
-  await core?.close();
+  if (core) await closeTestCore(core);
 });
 
 class Crash extends Error {}
 
-async function relayAfterGrace(): Promise<number> {
-  await new Promise((r) => setTimeout(r, core.outbox.graceMs + 50));
-  return core.outbox.relayPending();
+/** Runs the relay until every pending record has been handled (published or dropped). */
+async function relayAll(): Promise<number> {
+  let relayed = 0;
+  await eventually(
+    async () => {
+      relayed += await core.outbox.relayPending();
+      return (await core.db.collection('outbox').countDocuments()) === 0;
+    },
+    10_000,
+    'the outbox to be relayed',
+  );
+  return relayed;
 }
 
 it('publishes an edit and a delete whose write landed, and drops those whose write did not', async () => {
@@ -53,7 +60,7 @@ it('publishes an edit and a delete whose write landed, and drops those whose wri
     }),
   ).rejects.toThrow(Crash);
 
-  expect(await relayAfterGrace()).toBe(1);
+  expect(await relayAll()).toBe(1);
   const relayed = published.filter((e) => e.payload.statusId === String(status._id) && e.type !== 'StatusCreated');
   expect(relayed.map((e) => e.type)).toEqual(['StatusUpdated']);
   expect(new Date(relayed[0].payload.editedAt as string).getTime()).toBe(landedAt.getTime());
@@ -64,6 +71,6 @@ it('publishes an edit and a delete whose write landed, and drops those whose wri
       throw new Crash();
     }),
   ).rejects.toThrow(Crash);
-  expect(await relayAfterGrace()).toBe(1);
+  expect(await relayAll()).toBe(1);
   expect(published.some((e) => e.type === 'StatusDeleted' && e.payload.statusId === String(status._id))).toBe(true);
 });

@@ -2,13 +2,13 @@
 // rendering, reading, editing, deleting, threads, interactions, pagination, idempotency, events.
 import type { Core } from '../../../services/core/context.ts';
 import type { OutboxEvent } from '../../../services/core/events/outbox.ts';
-import { testConfig } from '../../support/config.ts';
 import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
 import { recordBlock, recordFollow } from '../../../services/core/graph/relations.ts';
 import { postStatus } from '../../../services/core/statuses/postStatus.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { statuses } from '../../../services/core/model/statuses.ts';
-import { client, statusesCore } from './helpers.ts';
+import { closeTestCore, createTestCore } from '../../support/core.ts';
+import { client } from '../../support/http.ts';
 
 let core: Core;
 let published: OutboxEvent[];
@@ -18,7 +18,7 @@ let alice: TestUser;
 let bob: TestUser;
 
 beforeAll(async () => {
-  ({ core, published } = await statusesCore(testConfig()));
+  ({ core, published } = await createTestCore());
   server = await startTestServer(core);
   call = client(server.url);
   alice = await createTestUser(core, { username: 'alice' });
@@ -27,8 +27,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  await core?.db.dropDatabase();
-  await core?.close();
+  if (core) await closeTestCore(core);
 });
 
 describe('posting', () => {

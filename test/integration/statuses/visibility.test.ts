@@ -1,10 +1,10 @@
 // The visibility matrix: for each visibility and each viewer, read, context, favourite and reblog
 // answer as Mastodon's StatusPolicy does (invisible → 404; visible but not rebloggable → 403).
 import type { Core } from '../../../services/core/context.ts';
-import { testConfig } from '../../support/config.ts';
 import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
 import { recordFollow } from '../../../services/core/graph/relations.ts';
-import { client, statusesCore } from './helpers.ts';
+import { closeTestCore, createTestCore } from '../../support/core.ts';
+import { client } from '../../support/http.ts';
 
 type Viewer = 'author' | 'follower' | 'mentioned' | 'stranger' | 'anonymous';
 type Visibility = 'public' | 'unlisted' | 'private' | 'direct';
@@ -24,7 +24,7 @@ const users = {} as Record<Exclude<Viewer, 'anonymous'>, TestUser>;
 const statusIds = {} as Record<Visibility, string>;
 
 beforeAll(async () => {
-  ({ core } = await statusesCore(testConfig()));
+  ({ core } = await createTestCore());
   server = await startTestServer(core);
   call = client(server.url);
   users.author = await createTestUser(core, { username: 'author' });
@@ -41,8 +41,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  await core?.db.dropDatabase();
-  await core?.close();
+  if (core) await closeTestCore(core);
 });
 
 const cases = (Object.keys(MATRIX) as Visibility[]).flatMap((v) => (Object.keys(MATRIX[v]) as Viewer[]).map((viewer) => [v, viewer] as const));

@@ -1,0 +1,101 @@
+// Real child processes for tests: the server (`services/main.ts <role>`) and helper scripts, run
+// with the project's Node 24, on a test's own database, Redis namespace and Kafka topics.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Config } from '../../services/core/config.ts';
+
+export const projectRoot = join(__dirname, '..', '..');
+/** The project's Node 24 (the system node may be older). */
+export const nodeBin = join(projectRoot, 'node_modules/.bin/node');
+const execFileAsync = promisify(execFile);
+
+/** A TCP port nothing listens on right now (bound, then released). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The environment that points a server process at the servers and names of `config`. */
+export function serverEnv(config: Config, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    MONGO_URL: config.mongoUrl,
+    REDIS_URL: config.redisUrl,
+    REDIS_NAMESPACE: config.redisNamespace,
+    KAFKA_BROKERS: config.kafkaBrokers.join(','),
+    KAFKA_TOPIC_PREFIX: config.kafkaTopicPrefix,
+    KAFKA_PARTITIONS: String(config.kafkaPartitions),
+    LOG_LEVEL: config.logLevel,
+    ...extra,
+  };
+}
+
+export interface ChildRun {
+  child: ChildProcess;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Everything written to stdout and stderr so far. */
+  output(): string;
+}
+
+/** Starts `node <script> ...args` (script relative to the project root); `env` adds to process.env. */
+export function startNode(script: string, args: string[], env: Record<string, string>): ChildRun {
+  const child = spawn(nodeBin, ['--disable-warning=TimeoutNegativeWarning', join(projectRoot, script), ...args], {
+    cwd: projectRoot,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  return { child, exit, output: () => output };
+}
+
+/** Starts the server the way operators do: `services/main.ts <role...>`. */
+export function startMain(role: string[], env: Record<string, string>): ChildRun {
+  return startNode('services/main.ts', role, env);
+}
+
+/** Resolves once the process has written `text` to its stdout. */
+export function logged(run: ChildRun, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (!run.output().includes(text)) return;
+      run.child.stdout?.off('data', check);
+      resolve();
+    };
+    run.child.stdout?.on('data', check);
+    check();
+  });
+}
+
+/** Resolves when the server logs that it started; rejects (with its output) when it exits first. */
+export function started(run: ChildRun): Promise<void> {
+  return Promise.race([
+    logged(run, 'fedisrv started'),
+    run.exit.then(({ code }) => Promise.reject(new Error(`server exited with ${code} before starting:\n${run.output()}`))),
+  ]);
+}
+
+/** Kills the process if it still runs (SIGKILL) and waits for it to be gone. */
+export async function killChild(run: ChildRun): Promise<void> {
+  if (run.child.exitCode === null && run.child.signalCode === null) run.child.kill('SIGKILL');
+  await run.exit;
+}
+
+/** Runs `node <script> ...args` to completion and parses the JSON line it printed last. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- what the script printed; tests check it field by field
+export async function runNodeForJson(script: string, args: string[], timeoutMs = 60_000): Promise<any> {
+  const { stdout } = await execFileAsync(nodeBin, [join(projectRoot, script), ...args], { cwd: projectRoot, timeout: timeoutMs });
+  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}');
+}
