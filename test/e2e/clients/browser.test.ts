@@ -69,11 +69,22 @@ describeWithBrowser('OAuth pages in a real browser (Chromium)', () => {
     return { context, page: await context.newPage() };
   }
 
-  async function exchange(code: string, verifier: string, redirectUri = callback): Promise<{ status: number; body: Record<string, unknown> }> {
+  async function exchange(
+    code: string,
+    verifier: string,
+    redirectUri = callback,
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
     const res = await fetch(`${server.url}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: app.client_id, client_secret: app.client_secret, code_verifier: verifier }),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: redirectUri,
+        client_id: app.client_id,
+        client_secret: app.client_secret,
+        code_verifier: verifier,
+      }),
     });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   }
@@ -89,14 +100,35 @@ describeWithBrowser('OAuth pages in a real browser (Chromium)', () => {
     await target.start();
     await smtp.start();
     callback = `${target.url}/callback`;
-    ({ core } = await createTestCore(testConfig({ SMTP_SERVER: '127.0.0.1', SMTP_PORT: String(smtp.port), SMTP_FROM_ADDRESS: 'notifications@social.test' })));
+    ({ core } = await createTestCore(
+      testConfig({
+        SMTP_SERVER: '127.0.0.1',
+        SMTP_PORT: String(smtp.port),
+        SMTP_FROM_ADDRESS: 'notifications@social.test',
+      }),
+    ));
     server = await startTestServer(core);
-    mailer = await runMailerPipeline(core, { sessionTimeout: 6_000, heartbeatInterval: 500, maxWaitTimeInMs: 100, lagIntervalMs: 0, retryDelaysMs: [200] });
+    mailer = await runMailerPipeline(core, {
+      sessionTimeout: 6_000,
+      heartbeatInterval: 500,
+      maxWaitTimeInMs: 100,
+      lagIntervalMs: 0,
+      retryDelaysMs: [200],
+    });
     alice = await createTestUser(core, { username: 'alice', email: 'alice@example.test' });
     app = await registerApp(server.url, callback, 'read write follow push admin:read admin:write:accounts');
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
 
@@ -113,7 +145,9 @@ describeWithBrowser('OAuth pages in a real browser (Chromium)', () => {
     const { context, page } = await newPage();
     const { challenge } = pkcePair();
     const scope = 'read write admin:read admin:write:accounts';
-    await page.goto(`${server.url}${authorizeUrl(app, { redirectUri: callback, scope, state: 'st-approve', challenge })}`);
+    await page.goto(
+      `${server.url}${authorizeUrl(app, { redirectUri: callback, scope, state: 'st-approve', challenge })}`,
+    );
 
     // The log-in page: a real form with labelled fields and a submit button.
     expect(await page.title()).toContain('Log in');
@@ -153,7 +187,9 @@ describeWithBrowser('OAuth pages in a real browser (Chromium)', () => {
     // The code needs the PKCE verifier, and works once.
     expect((await exchange(code!, pkcePair().verifier)).status).toBe(400);
     const { verifier: v2, challenge: c2 } = pkcePair();
-    await page.goto(`${server.url}${authorizeUrl(app, { redirectUri: callback, scope, state: 'st-2', challenge: c2 })}`);
+    await page.goto(
+      `${server.url}${authorizeUrl(app, { redirectUri: callback, scope, state: 'st-2', challenge: c2 })}`,
+    );
     // Still logged in: straight to the consent page.
     await expect(page.getByRole('button', { name: 'Authorize' }).isVisible()).resolves.toBe(true);
     await Promise.all([page.waitForURL(`${callback}?**`), page.getByRole('button', { name: 'Authorize' }).click()]);
@@ -161,7 +197,9 @@ describeWithBrowser('OAuth pages in a real browser (Chromium)', () => {
     const token = await exchange(code2, v2);
     expect(token.status).toBe(200);
     expect(token.body).toMatchObject({ token_type: 'Bearer', scope, access_token: expect.any(String) });
-    const me = await fetch(`${server.url}/api/v1/accounts/verify_credentials`, { headers: { authorization: `Bearer ${String(token.body.access_token)}` } });
+    const me = await fetch(`${server.url}/api/v1/accounts/verify_credentials`, {
+      headers: { authorization: `Bearer ${String(token.body.access_token)}` },
+    });
     expect(me.status).toBe(200);
     expect(await me.json()).toMatchObject({ username: 'alice' });
     // A replayed code is refused (RFC 6749 10.5: and what it issued is revoked).
@@ -191,7 +229,9 @@ describeWithBrowser('OAuth pages in a real browser (Chromium)', () => {
     // Without force_login the session is reused; with it, the log-in form comes back.
     await page.goto(`${server.url}${authorizeUrl(app, { redirectUri: callback, scope: 'read', state: 's' })}`);
     await expect(page.getByRole('button', { name: 'Authorize' }).isVisible()).resolves.toBe(true);
-    await page.goto(`${server.url}${authorizeUrl(app, { redirectUri: callback, scope: 'read', state: 's-force', extra: { force_login: 'true' } })}`);
+    await page.goto(
+      `${server.url}${authorizeUrl(app, { redirectUri: callback, scope: 'read', state: 's-force', extra: { force_login: 'true' } })}`,
+    );
     await expect(page.getByRole('button', { name: 'Log in' }).isVisible()).resolves.toBe(true);
     await logIn(page, 'bob@example.test', bob.password);
     await expect(page.locator('main').textContent()).resolves.toContain('@bob');
@@ -204,12 +244,23 @@ describeWithBrowser('OAuth pages in a real browser (Chromium)', () => {
     const appToken = await fetch(`${server.url}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'client_credentials', client_id: app.client_id, client_secret: app.client_secret, scope: 'read write' }),
+      body: JSON.stringify({
+        grant_type: 'client_credentials',
+        client_id: app.client_id,
+        client_secret: app.client_secret,
+        scope: 'read write',
+      }),
     }).then(async (r) => ((await r.json()) as { access_token: string }).access_token);
     const signUp = await fetch(`${server.url}/api/v1/accounts`, {
       method: 'POST',
       headers: { authorization: `Bearer ${appToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'carol', email: 'carol@example.test', password: 'a long password', agreement: true, locale: 'en' }),
+      body: JSON.stringify({
+        username: 'carol',
+        email: 'carol@example.test',
+        password: 'a long password',
+        agreement: true,
+        locale: 'en',
+      }),
     });
     expect(signUp.status).toBe(200);
     const userToken = ((await signUp.json()) as { access_token: string }).access_token;
@@ -221,7 +272,9 @@ describeWithBrowser('OAuth pages in a real browser (Chromium)', () => {
     await page.goto(`${server.url}${link.pathname}${link.search}`);
     await page.waitForURL(callback);
     expect(target.hits.length).toBe(hitsBefore + 1);
-    const me = await fetch(`${server.url}/api/v1/accounts/verify_credentials`, { headers: { authorization: `Bearer ${userToken}` } });
+    const me = await fetch(`${server.url}/api/v1/accounts/verify_credentials`, {
+      headers: { authorization: `Bearer ${userToken}` },
+    });
     expect(me.status).toBe(200);
 
     // A second visit shows a readable error page, not a redirect.

@@ -20,7 +20,10 @@ import { canImport, pythonWithClients, selfAddressedConfig, startSelfAddressedSe
 const run = promisify(execFile);
 const python = pythonWithClients();
 const available = canImport(python, 'mastodon');
-if (!available) console.warn(`mastodonpy.test.ts skipped: ${python} cannot import mastodon (pip install Mastodon.py, as .ci/run does)`);
+if (!available)
+  console.warn(
+    `mastodonpy.test.ts skipped: ${python} cannot import mastodon (pip install Mastodon.py, as .ci/run does)`,
+  );
 const describeWithClient = available ? describe : describe.skip;
 
 interface Step {
@@ -57,9 +60,22 @@ describeWithClient('Mastodon.py', () => {
     const video = join(dir, 'clip.mp4');
     await writeFile(image, await png(120, 90));
     await writeFile(video, await shortVideo());
-    const input = { base: server.url, email: 'pybot@example.test', password: bot.password, voterToken: voter.token, png: image, mp4: video };
-    const { stdout } = await run(python, [join(__dirname, 'mastodonpy_flow.py'), JSON.stringify(input)], { timeout: 120_000, maxBuffer: 10 * 1024 * 1024 });
-    const report = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { steps: Step[]; facts: Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any -- checked field by field below
+    const input = {
+      base: server.url,
+      email: 'pybot@example.test',
+      password: bot.password,
+      voterToken: voter.token,
+      png: image,
+      mp4: video,
+    };
+    const { stdout } = await run(python, [join(__dirname, 'mastodonpy_flow.py'), JSON.stringify(input)], {
+      timeout: 120_000,
+      maxBuffer: 10 * 1024 * 1024,
+    });
+    const report = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as {
+      steps: Step[];
+      facts: Record<string, any>;
+    }; // eslint-disable-line @typescript-eslint/no-explicit-any -- checked field by field below
     const failed = report.steps.filter((s) => !s.ok);
     if (failed.length > 0) console.error(failed.map((s) => `${s.name}: ${s.error}\n${s.trace ?? ''}`).join('\n\n'));
     expect(failed.map((s) => `${s.name}: ${s.error}`)).toEqual([]);
@@ -81,15 +97,32 @@ describeWithClient('Mastodon.py', () => {
       bot: true,
       avatar_changed: true,
     });
-    expect(f.image).toEqual({ type: 'image', description: 'a generated image', has_url: true, focus: { x: 0.5, y: -0.25 } });
+    expect(f.image).toEqual({
+      type: 'image',
+      description: 'a generated image',
+      has_url: true,
+      focus: { x: 0.5, y: -0.25 },
+    });
     expect(f.video).toEqual({ type: 'video', has_url: true });
-    expect(f.posted).toMatchObject({ visibility: 'unlisted', spoiler_text: 'bot post', sensitive: true, media_count: 2, tags: ['MastodonPy'], created_at_is_datetime: true });
+    expect(f.posted).toMatchObject({
+      visibility: 'unlisted',
+      spoiler_text: 'bot post',
+      sensitive: true,
+      media_count: 2,
+      tags: ['MastodonPy'],
+      created_at_is_datetime: true,
+    });
     expect(f.poll).toEqual({ options: ['tea', 'coffee', 'water'], multiple: true, expires_at_is_datetime: true });
     expect(f.vote).toEqual({ votes_count: 2, own_votes: [0, 2], voted: true, seen_by_author: [1, 0, 1] });
     expect(f.reply.in_reply_to_id).toBe(f.posted.id);
     expect(f.reply.ancestors).toEqual([f.posted.id]);
     expect(f.reply.descendants).toHaveLength(1);
-    expect(f.edit).toMatchObject({ edited_at_is_datetime: true, history: 2, source_text: 'Hello again from #MastodonPy', source_spoiler: 'edited bot post' });
+    expect(f.edit).toMatchObject({
+      edited_at_is_datetime: true,
+      history: 2,
+      source_text: 'Hello again from #MastodonPy',
+      source_spoiler: 'edited bot post',
+    });
     expect(f.edit.content).toContain('Hello again from');
     expect(f.edit.history_first).toContain('Hello from');
     expect(f.favourite).toEqual({ after: true, count: 1, undone: false });
@@ -98,7 +131,17 @@ describeWithClient('Mastodon.py', () => {
     expect(f.pin).toEqual({ after: true, seen: true, undone: false });
     expect(f.pages.favourites).toEqual(f.pages.expected_favourites);
     expect(f.pages.bookmarks).toEqual(f.pages.expected_bookmarks);
-    expect(f.scheduled).toMatchObject({ listed: [f.scheduled.id], text: 'posted later', scheduled_at_is_datetime: true, moved_by_seconds: 3600, left: 0 });
-    expect(f.deleted).toEqual({ text: '@pybot replying to myself', id: f.reply.descendants[0], gone: 'MastodonNotFoundError' });
+    expect(f.scheduled).toMatchObject({
+      listed: [f.scheduled.id],
+      text: 'posted later',
+      scheduled_at_is_datetime: true,
+      moved_by_seconds: 3600,
+      left: 0,
+    });
+    expect(f.deleted).toEqual({
+      text: '@pybot replying to myself',
+      id: f.reply.descendants[0],
+      gone: 'MastodonNotFoundError',
+    });
   });
 });
