@@ -27,7 +27,7 @@ function redirectList(value: string | string[] | undefined): string[] {
 const appsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
   app.post(
     '/api/v1/apps',
-    { schema: { body: AppBody, response: { 200: CredentialApplicationEntity } } },
+    { config: { auth: { user: 'none' } }, schema: { body: AppBody, response: { 200: CredentialApplicationEntity } } },
     async (request) => {
       const body = request.body;
       // Mastodon validates the Doorkeeper application model: 422, not a missing-parameter 400.

@@ -22,25 +22,26 @@ async function instanceFacts(core: Core): Promise<InstanceFacts> {
 
 const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
   const publicCache = 'public, max-age=60';
+  const open = { config: { auth: { user: 'none' as const } } };
 
-  app.get('/api/v2/instance', { schema: { response: { 200: InstanceEntity } } }, async (_request, reply) => {
+  app.get('/api/v2/instance', { ...open, schema: { response: { 200: InstanceEntity } } }, async (_request, reply) => {
     reply.header('cache-control', publicCache);
     return presentInstance(core, await instanceFacts(core));
   });
 
-  app.get('/api/v1/instance', { schema: { response: { 200: InstanceV1Entity } } }, async (_request, reply) => {
+  app.get('/api/v1/instance', { ...open, schema: { response: { 200: InstanceV1Entity } } }, async (_request, reply) => {
     reply.header('cache-control', publicCache);
     reply.header('deprecation', '@1667260800'); // deprecated since 4.0 (RFC 9745)
     return presentInstanceV1(core, await instanceFacts(core));
   });
 
   // No custom emojis can be uploaded yet; the list is empty but real, and cacheable.
-  app.get('/api/v1/custom_emojis', { schema: { response: { 200: Type.Array(Type.Object({}, { additionalProperties: true })) } } }, async (_request, reply) => {
+  app.get('/api/v1/custom_emojis', { ...open, schema: { response: { 200: Type.Array(Type.Object({}, { additionalProperties: true })) } } }, async (_request, reply) => {
     reply.header('cache-control', publicCache);
     return [];
   });
 
-  app.get('/api/v1/instance/rules', async () => []);
+  app.get('/api/v1/instance/rules', open, async () => []);
 };
 
 export default instanceArea;

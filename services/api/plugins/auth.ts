@@ -123,6 +123,18 @@ export default fp(
   async function authPlugin(app: FastifyInstance, opts: { core: Core }) {
     app.decorateRequest('auth', null);
     app.decorateRequest('authCore', null);
+    // Every API route states who may call it (scopes, or `user: 'none'` for public documents):
+    // a route that forgets is a start-up error, not a silently public endpoint.
+    const undeclared: string[] = [];
+    app.addHook('onRoute', (route) => {
+      const declared = (route.config as { auth?: AuthRequirement } | undefined)?.auth;
+      if (route.url.startsWith('/api/') && route.method !== 'HEAD' && route.method !== 'OPTIONS' && !declared) {
+        undeclared.push(`${String(route.method)} ${route.url}`);
+      }
+    });
+    app.addHook('onReady', async () => {
+      if (undeclared.length > 0) throw new Error(`API routes without an auth declaration: ${undeclared.join(', ')}`);
+    });
     app.addHook('preValidation', async (request) => {
       request.authCore = opts.core;
       const req: AuthRequirement = request.routeOptions.config?.auth ?? { user: 'none' };

@@ -15,8 +15,9 @@ const streamingRedirectArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app
     if (!elsewhere) throw notFound();
     return reply.redirect(`${base}${request.url}`, 302);
   };
-  app.get('/api/v1/streaming', redirect);
-  app.get('/api/v1/streaming/*', redirect);
+  const open = { config: { auth: { user: 'none' as const } } };
+  app.get('/api/v1/streaming', open, redirect);
+  app.get('/api/v1/streaming/*', open, redirect);
 };
 
 export default streamingRedirectArea;
