@@ -147,5 +147,27 @@ describeWithClient('Mastodon.py', () => {
       id: f.reply.descendants[0],
       gone: 'MastodonNotFoundError',
     });
+    expect(f.media_update).toEqual({
+      description: 'described later',
+      fetched: 'described later',
+      focus: { x: -0.5, y: 0.5 },
+    });
+    expect(f.interactions).toEqual({
+      favourited_by: ['voter'],
+      reblogged_by: ['voter'],
+      muted: true,
+      unmuted: false,
+      counts: [1, 1],
+    });
+    expect(f.idempotent).toBe(true);
+    expect(f.lookups).toEqual({ account: 'pybot', lookup: true, poll_options: 3, emojis: 0, rules: true });
+    expect(f.userinfo).toEqual({ preferred_username: 'pybot' });
+    expect(f.signup).toEqual({
+      token: true,
+      unconfirmed: 'MastodonAPIError',
+      taken_error: expect.stringContaining('Validation failed'),
+      taken_details: { username: ['ERR_TAKEN'] },
+    });
+    expect(f.revoked).toBe('MastodonUnauthorizedError');
   });
 });

@@ -20,6 +20,13 @@ import requests
 from mastodon import Mastodon
 
 SCOPES = ["read", "write", "follow", "push"]
+
+# The test server speaks plain HTTP on 127.0.0.1. Mastodon.py insists on https OAuth URLs except
+# where a call takes allow_http (oauth_userinfo and revoke_access_token do not): allow http here.
+import mastodon.internals  # noqa: E402 - the class that defines the check
+
+_oauth_url_check = mastodon.internals.Mastodon._Mastodon__oauth_url_check
+mastodon.internals.Mastodon._Mastodon__oauth_url_check = staticmethod(lambda url, allow_http=False: _oauth_url_check(url, allow_http=True))
 args = json.loads(sys.argv[1])
 BASE = args["base"]
 steps = []
@@ -136,7 +143,7 @@ def _():
     url = anon.auth_request_url(scopes=SCOPES, state="bot-state", allow_http=True)
     assert url.startswith(BASE + "/oauth/authorize?"), url
     token = anon.log_in(code=oauth_code(url), scopes=SCOPES, allow_http=True)
-    api = Mastodon(access_token=token, api_base_url=BASE, version_check_mode="created", session=raw_session())
+    api = Mastodon(client_id=client_id, client_secret=client_secret, access_token=token, api_base_url=BASE, version_check_mode="created", session=raw_session())
     facts["version"] = api.retrieve_mastodon_version()
 
 
@@ -369,6 +376,89 @@ def _():
         facts["deleted"]["gone"] = False
     except Exception as e:  # MastodonNotFoundError
         facts["deleted"]["gone"] = type(e).__name__
+
+
+@step("media_update, media")
+def _():
+    spare = api.media_post(args["png"], mime_type="image/png")
+    updated = api.media_update(spare, description="described later", focus=(-0.5, 0.5))
+    fetched = api.media(spare)
+    facts["media_update"] = {"description": updated.description, "fetched": fetched.description, "focus": dict(fetched.meta.focus)}
+
+
+@step("favourited_by, reblogged_by, status_mute")
+def _():
+    voter = Mastodon(access_token=args["voterToken"], api_base_url=BASE)
+    target = api.status_post("boost me", visibility="public")
+    voter.status_favourite(target)
+    voter.status_reblog(target)
+    muted = api.status_mute(target)
+    unmuted = api.status_unmute(target)
+    facts["interactions"] = {
+        "favourited_by": [a.username for a in api.status_favourited_by(target)],
+        "reblogged_by": [a.username for a in api.status_reblogged_by(target)],
+        "muted": muted.muted,
+        "unmuted": unmuted.muted,
+        "counts": [api.status(target).favourites_count, api.status(target).reblogs_count],
+    }
+
+
+@step("idempotent status_post")
+def _():
+    first = api.status_post("only once", idempotency_key="bot-key-1")
+    second = api.status_post("only once", idempotency_key="bot-key-1")
+    facts["idempotent"] = str(first.id) == str(second.id)
+
+
+@step("account, account_lookup, accounts, poll, custom_emojis, instance_rules")
+def _():
+    me = api.me()
+    facts["lookups"] = {
+        "account": api.account(me.id).username,
+        "lookup": str(api.account_lookup("pybot").id) == str(me.id),
+        "poll_options": len(api.poll(poll_status.poll.id).options),
+        "emojis": len(api.custom_emojis()),
+        "rules": isinstance(api.instance_rules(), list),
+    }
+
+
+@step("oauth_userinfo")
+def _():
+    info = api.oauth_userinfo()
+    facts["userinfo"] = {"preferred_username": info.preferred_username}
+
+
+@step("create_account (sign-up through Mastodon.py), email_resend_confirmation")
+def _():
+    client_id, client_secret = Mastodon.create_app("Mastodon.py sign-up", scopes=SCOPES, api_base_url=BASE)
+    signer = Mastodon(client_id=client_id, client_secret=client_secret, api_base_url=BASE)
+    token = signer.create_account("pynewbie", "a long enough password", "pynewbie@example.test", agreement=True, locale="en")
+    signer.email_resend_confirmation()
+    newbie = Mastodon(access_token=token, api_base_url=BASE)
+    try:
+        newbie.account_verify_credentials()
+        unconfirmed = "accepted"
+    except Exception as e:  # MastodonAPIError: 403 until the address is confirmed
+        unconfirmed = type(e).__name__
+    again = Mastodon(client_id=client_id, client_secret=client_secret, api_base_url=BASE)
+    _token, error = again.create_account("pynewbie", "a long enough password", "other@example.test", agreement=True, return_detailed_error=True)
+    facts["signup"] = {
+        "token": bool(token),
+        "unconfirmed": unconfirmed,
+        "taken_error": error.error,
+        "taken_details": {k: [d.error for d in v] for k, v in (error.details or {}).items() if v},
+    }
+
+
+@step("revoke_access_token")
+def _():
+    token = api.access_token
+    api.revoke_access_token()
+    try:
+        Mastodon(access_token=token, api_base_url=BASE).account_verify_credentials()
+        facts["revoked"] = False
+    except Exception as e:  # MastodonUnauthorizedError
+        facts["revoked"] = type(e).__name__
 
 
 print(json.dumps({"steps": steps, "facts": facts}, default=str))
