@@ -8,6 +8,8 @@ const core = { logger: createLogger('silent', 'test') } as unknown as Core;
 describe('scheduler loop', () => {
   it('runs every job each round, rate-limits slow jobs, survives failures and stops cleanly', async () => {
     const runs: string[] = [];
+    let thirdRound!: () => void;
+    const threeRounds = new Promise<void>((r) => (thirdRound = r));
     const jobs: SchedulerJob[] = [
       { name: 'often', run: async () => (runs.push('often'), 0) },
       { name: 'hourly', everyMs: 3600_000, run: async () => (runs.push('hourly'), 0) },
@@ -15,19 +17,21 @@ describe('scheduler loop', () => {
         name: 'broken',
         run: async () => {
           runs.push('broken');
+          // The last job of a round: three rounds are complete once it ran three times.
+          if (runs.filter((r) => r === 'broken').length === 3) thirdRound();
           throw new Error('boom');
         },
       },
     ];
     const scheduler = runScheduler(core, { intervalMs: 5, jobs, workerId: 'w1' });
-    const deadline = Date.now() + 5000;
-    while (runs.filter((r) => r === 'often').length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    await threeRounds;
     await scheduler.stop();
     expect(scheduler.workerId).toBe('w1');
     expect(runs.filter((r) => r === 'often').length).toBeGreaterThanOrEqual(3);
     expect(runs.filter((r) => r === 'broken').length).toBeGreaterThanOrEqual(3);
     expect(runs.filter((r) => r === 'hourly')).toHaveLength(1);
     const after = runs.length;
+    // Nothing runs after stop(): a negative, shown by waiting several intervals.
     await new Promise((r) => setTimeout(r, 30));
     expect(runs.length).toBe(after);
   });
