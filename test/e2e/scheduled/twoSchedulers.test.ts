@@ -15,11 +15,10 @@ import { createTestUser } from '../../support/fixtures.ts';
 import { readTopic } from '../../support/kafka.ts';
 import { freePort, killChild, serverEnv, startMain, type ChildRun } from '../../support/processes.ts';
 
-const MIN_DELAY_S = 1;
 const COUNT = 12;
 
 describe('scheduler pipeline with two processes', () => {
-  const config = testConfig({ SCHEDULED_STATUS_MIN_DELAY: String(MIN_DELAY_S) });
+  const config = testConfig();
   let core: Core;
   const children: ChildRun[] = [];
 
@@ -36,15 +35,15 @@ describe('scheduler pipeline with two processes', () => {
     const alice = await createTestUser(core);
     // Each process serves its ops endpoints (health, metrics) on its own port.
     for (let i = 0; i < 2; i++) {
-      const env = serverEnv(config, { SCHEDULED_STATUS_MIN_DELAY: String(MIN_DELAY_S), LOG_LEVEL: 'info', PORT: String(await freePort()) });
+      const env = serverEnv(config, { LOG_LEVEL: 'info', PORT: String(await freePort()) });
       children.push(startMain(['pipeline', 'scheduler'], env));
     }
     await eventually(async () => children.every((c) => c.output().includes('fedisrv started')), 45_000, 'both schedulers to start').catch((err: Error) => {
       throw new Error(`${err.message}: ${children.map((c) => c.output().slice(-1500)).join('\n---\n')}`);
     });
 
-    // Due a moment from now, so both processes are running when they fall due.
-    const dueAt = new Date(Date.now() + MIN_DELAY_S * 1000 + 1000);
+    // Scheduled for later, then all made due at once while both processes are running.
+    const later = new Date(Date.now() + 3600_000);
     const scheduled: ScheduledStatusDoc[] = [];
     for (let i = 0; i < COUNT; i++) {
       scheduled.push(
@@ -52,11 +51,13 @@ describe('scheduler pipeline with two processes', () => {
           core,
           alice.account,
           { text: `Scheduled post number ${i}`, spoilerText: '', sensitive: false, visibility: 'public', language: null, inReplyToId: null, mediaIds: [], poll: null },
-          dueAt,
+          later,
         ),
       );
     }
     const withPoll = await postStatus(core, alice.account, { text: 'Poll ending soon', poll: { options: ['a', 'b'], expiresIn: 300, multiple: false, hideTotals: false } });
+    const dueAt = new Date();
+    await collection(core.db, scheduledStatuses).updateMany({ _id: { $in: scheduled.map((s) => s._id) } }, { $set: { scheduledAt: dueAt } });
     await collection(core.db, polls).updateOne({ _id: withPoll.pollId! }, { $set: { expiresAt: dueAt } });
 
     await eventually(
