@@ -1,21 +1,24 @@
-// A small JSON client for the API under test (real HTTP): bearer token, JSON body, parsed answer.
+// Requests to the API under test over real HTTP: a bearer token and a JSON body when given.
+// `requester` answers with the fetch Response; `client` with the status and the parsed JSON body.
+export type Requester = (
+  method: string,
+  path: string,
+  token?: string | null,
+  body?: unknown,
+  headers?: Record<string, string>,
+) => Promise<Response>;
+
 export interface JsonResponse {
   status: number;
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test responses are checked field by field
   headers: Headers;
 }
 
-export type JsonClient = (
-  method: string,
-  path: string,
-  token?: string | null,
-  body?: unknown,
-  headers?: Record<string, string>,
-) => Promise<JsonResponse>;
+export type JsonClient = (...args: Parameters<Requester>) => Promise<JsonResponse>;
 
-export function client(base: string): JsonClient {
-  return async function call(method, path, token = null, body, headers = {}) {
-    const res = await fetch(`${base}${path}`, {
+export function requester(base: string): Requester {
+  return (method, path, token = null, body, headers = {}) =>
+    fetch(`${base}${path}`, {
       method,
       headers: {
         ...(token ? { authorization: `Bearer ${token}` } : {}),
@@ -24,6 +27,12 @@ export function client(base: string): JsonClient {
       },
       body: body !== undefined ? JSON.stringify(body) : undefined,
     });
+}
+
+export function client(base: string): JsonClient {
+  const send = requester(base);
+  return async (...args) => {
+    const res = await send(...args);
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
   };

@@ -2,29 +2,21 @@
 // (verify/update credentials with every attribute, avatar and header uploads processed by sharp),
 // scope checks, and the account rows of the specification's Errors table.
 import sharp from 'sharp';
-import { rm } from 'node:fs/promises';
 import type { Core } from '../../../services/core/context.ts';
 import type { OutboxEvent } from '../../../services/core/events/outbox.ts';
 import { setDisabled } from '../../../services/core/users/moderation.ts';
-import { testConfig, uniqueName } from '../../support/config.ts';
-import { closeTestCore, createTestCore } from '../../support/core.ts';
-import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
+import { startTestApi, type TestApi } from '../../support/api.ts';
+import { createTestUser, type TestServer, type TestUser } from '../../support/fixtures.ts';
+import { requester, type Requester } from '../../support/http.ts';
 
 describe('accounts API', () => {
+  let api: TestApi;
   let core: Core;
   let server: TestServer;
+  let call: Requester;
   let alice: TestUser;
   let bob: TestUser;
   let events: OutboxEvent[];
-  const mediaDir = `/tmp/${uniqueName('media')}`;
-
-  async function call(method: string, path: string, token?: string, body?: unknown): Promise<Response> {
-    return fetch(`${server.url}${path}`, {
-      method,
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
-  }
 
   async function patchForm(token: string, form: FormData | URLSearchParams): Promise<Response> {
     return fetch(`${server.url}/api/v1/accounts/update_credentials`, { method: 'PATCH', headers: { authorization: `Bearer ${token}` }, body: form });
@@ -37,17 +29,14 @@ describe('accounts API', () => {
   }
 
   beforeAll(async () => {
-    ({ core, published: events } = await createTestCore(testConfig({ MEDIA_DIR: mediaDir })));
-    server = await startTestServer(core);
+    api = await startTestApi({}, { mediaDir: true });
+    ({ core, server, published: events } = api);
+    call = requester(server.url);
     alice = await createTestUser(core, { username: 'alice' });
     bob = await createTestUser(core, { username: 'bob', role: 'Moderator' });
   });
 
-  afterAll(async () => {
-    await server?.close();
-    if (core) await closeTestCore(core);
-    await rm(mediaDir, { recursive: true, force: true });
-  });
+  afterAll(() => api?.close());
 
   it('reads an account by id, without authentication too', async () => {
     const res = await call('GET', `/api/v1/accounts/${bob.account._id}`);

@@ -2,22 +2,22 @@
 // credentials; a user token through the browser code flow with PKCE), reads and updates its account.
 // masto runs in its own Node process (mastoFlow.ts), because it is ESM-only.
 import type { Core } from '../../../services/core/context.ts';
-import { closeTestCore, createTestCore } from '../../support/core.ts';
-import { createTestUser, startTestServer, type TestServer } from '../../support/fixtures.ts';
+import { startTestApi, type TestApi } from '../../support/api.ts';
+import { createTestUser, type TestServer } from '../../support/fixtures.ts';
 import { runNodeForJson } from '../../support/processes.ts';
 
 describe('masto.js client', () => {
+  let api: TestApi;
   let core: Core;
   let server: TestServer;
 
   beforeAll(async () => {
-    ({ core } = await createTestCore());
-    server = await startTestServer(core);
+    api = await startTestApi();
+    ({ core, server } = api);
   });
 
   afterAll(async () => {
-    await server?.close();
-    if (core) await closeTestCore(core);
+    await api?.close();
   });
 
   it('creates an app, obtains tokens, reads and updates its account', async () => {

@@ -2,13 +2,14 @@
 // CSRF, authorization code with PKCE (and the refusals), client credentials, revocation,
 // userinfo and the server metadata.
 import type { Core } from '../../../services/core/context.ts';
-import { closeTestCore, createTestCore } from '../../support/core.ts';
-import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
+import { startTestApi, type TestApi } from '../../support/api.ts';
+import { createTestUser, type TestServer, type TestUser } from '../../support/fixtures.ts';
 import { approve, authorizeUrl, Browser, hiddenFields, logInAndReachConsent, pkcePair, registerApp, type RegisteredApp } from './browser.ts';
 
 const REDIRECT = 'https://client.example/callback';
 
 describe('OAuth 2 over HTTP', () => {
+  let testApi: TestApi;
   let core: Core;
   let server: TestServer;
   let alice: TestUser;
@@ -36,16 +37,15 @@ describe('OAuth 2 over HTTP', () => {
   }
 
   beforeAll(async () => {
-    ({ core } = await createTestCore());
-    server = await startTestServer(core);
+    testApi = await startTestApi();
+    ({ core, server } = testApi);
     alice = await createTestUser(core, { username: 'alice', email: 'alice@example.test' });
     app = await registerApp(server.url, `${REDIRECT}\nurn:ietf:wg:oauth:2.0:oob`, 'read write follow push admin:read profile');
     browser = new Browser(server.url);
   });
 
   afterAll(async () => {
-    await server?.close();
-    if (core) await closeTestCore(core);
+    await testApi?.close();
   });
 
   it('shows a login page, then a consent page listing the scopes with dangerous ones apart', async () => {

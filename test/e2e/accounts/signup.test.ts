@@ -12,10 +12,10 @@ import { setRegistrationsMode } from '../../../services/core/settings/settings.t
 import { approveUser } from '../../../services/core/users/moderation.ts';
 import { runMailerPipeline } from '../../../pipelines/mailer/index.ts';
 import type { Pipeline } from '../../../pipelines/runtime/index.ts';
-import { testConfig } from '../../support/config.ts';
-import { closeTestCore, createTestCore } from '../../support/core.ts';
+import { startTestApi, type TestApi } from '../../support/api.ts';
 import { consumerTuning } from '../../support/kafka.ts';
-import { createTestApp, createTestUser, startTestServer, type TestServer } from '../../support/fixtures.ts';
+import { createTestApp, createTestUser, type TestServer } from '../../support/fixtures.ts';
+import { requester, type Requester } from '../../support/http.ts';
 import { issueAccessToken } from '../../../services/core/oauth/tokens.ts';
 import { registerApp, type RegisteredApp } from './browser.ts';
 import { SmtpSink, confirmationLink } from '../../support/smtpSink.ts';
@@ -28,8 +28,10 @@ function randomIp(): string {
 
 describe('sign-up with e-mail confirmation', () => {
   const smtp = new SmtpSink();
+  let api: TestApi;
   let core: Core;
   let server: TestServer;
+  let call: Requester;
   let mailer: Pipeline;
   let app: RegisteredApp;
   let appToken: string;
@@ -44,19 +46,7 @@ describe('sign-up with e-mail confirmation', () => {
   }
 
   async function signUp(body: Record<string, unknown>, opts: { token?: string; ip?: string; base?: string } = {}): Promise<Response> {
-    return fetch(`${opts.base ?? server.url}/api/v1/accounts`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${opts.token ?? appToken}`, 'content-type': 'application/json', 'x-forwarded-for': opts.ip ?? randomIp() },
-      body: JSON.stringify(body),
-    });
-  }
-
-  async function call(method: string, path: string, token: string, body?: unknown): Promise<Response> {
-    return fetch(`${server.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
+    return requester(opts.base ?? server.url)('POST', '/api/v1/accounts', opts.token ?? appToken, body, { 'x-forwarded-for': opts.ip ?? randomIp() });
   }
 
   /** Follows the mailed link like a browser: the link's path on our server, redirects not followed. */
@@ -68,8 +58,9 @@ describe('sign-up with e-mail confirmation', () => {
 
   beforeAll(async () => {
     await smtp.start();
-    ({ core } = await createTestCore(testConfig({ SMTP_SERVER: '127.0.0.1', SMTP_PORT: String(smtp.port), SMTP_FROM_ADDRESS: 'notifications@social.test' })));
-    server = await startTestServer(core);
+    api = await startTestApi({ SMTP_SERVER: '127.0.0.1', SMTP_PORT: String(smtp.port), SMTP_FROM_ADDRESS: 'notifications@social.test' });
+    ({ core, server } = api);
+    call = requester(server.url);
     mailer = await runMailerPipeline(core, { ...consumerTuning, retryDelaysMs: [200] });
     app = await registerApp(server.url, `${CALLBACK}\nurn:ietf:wg:oauth:2.0:oob`, 'read write follow push');
     appToken = await appTokenFor(app);
@@ -77,8 +68,7 @@ describe('sign-up with e-mail confirmation', () => {
 
   afterAll(async () => {
     await mailer?.stop();
-    await server?.close();
-    if (core) await closeTestCore(core);
+    await api?.close();
     await smtp.stop();
   });
 
@@ -186,15 +176,13 @@ describe('sign-up with e-mail confirmation', () => {
   });
 
   it('refuses sign-ups with 403 when OMNIAUTH_ONLY is true', async () => {
-    const { core: omni } = await createTestCore(testConfig({ OMNIAUTH_ONLY: 'true' }));
-    const omniServer = await startTestServer(omni);
+    const omni = await startTestApi({ OMNIAUTH_ONLY: 'true' });
     try {
-      const { token } = await createTestApp(omni);
-      const res = await signUp({ username: 'gina', email: 'gina@example.test', password: 'a long password', agreement: true, locale: 'en' }, { token, base: omniServer.url });
+      const { token } = await createTestApp(omni.core);
+      const res = await signUp({ username: 'gina', email: 'gina@example.test', password: 'a long password', agreement: true, locale: 'en' }, { token, base: omni.server.url });
       expect(res.status).toBe(403);
     } finally {
-      await omniServer.close();
-      await closeTestCore(omni);
+      await omni.close();
     }
   });
 

@@ -1,35 +1,24 @@
 // The instance documents over real HTTP: configuration clients rely on, registration state that
 // follows the server setting and OMNIAUTH_ONLY, live statistics, and the streaming URL.
-import { testConfig } from '../../support/config.ts';
-import { createTestCore, closeTestCore } from '../../support/core.ts';
-import { createTestUser, startTestServer, type TestServer } from '../../support/fixtures.ts';
+import { startTestApi, type TestApi } from '../../support/api.ts';
+import { createTestUser } from '../../support/fixtures.ts';
+import type { JsonClient } from '../../support/http.ts';
 import { setRegistrationsMode } from '../../../services/core/settings/settings.ts';
 import type { Core } from '../../../services/core/context.ts';
 
-// Responses are checked field by field.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Json = Record<string, any>;
-
-async function getJson(server: TestServer, path: string): Promise<{ status: number; body: Json; headers: Headers }> {
-  const res = await fetch(`${server.url}${path}`);
-  return { status: res.status, body: (await res.json()) as Json, headers: res.headers };
-}
-
 describe('instance', () => {
+  let api: TestApi;
   let core: Core;
-  let server: TestServer;
+  let call: JsonClient;
 
   beforeAll(async () => {
-    ({ core } = await createTestCore(testConfig({ LOCAL_DOMAIN: 'social.example', LOCAL_HTTPS: 'true' })));
-    server = await startTestServer(core);
+    api = await startTestApi({ LOCAL_DOMAIN: 'social.example', LOCAL_HTTPS: 'true' });
+    ({ core, call } = api);
   });
-  afterAll(async () => {
-    await server.close();
-    await closeTestCore(core);
-  });
+  afterAll(() => api?.close());
 
   it('GET /api/v2/instance describes the server and its limits, without authentication', async () => {
-    const { status, body, headers } = await getJson(server, '/api/v2/instance');
+    const { status, body, headers } = await call('GET', '/api/v2/instance');
     expect(status).toBe(200);
     expect(headers.get('access-control-allow-origin')).toBe('*');
     expect(body.domain).toBe('social.example');
@@ -57,17 +46,17 @@ describe('instance', () => {
   it('follows the registrations setting', async () => {
     await setRegistrationsMode(core, 'approved');
     await core.redis.del('instance:stats');
-    expect((await getJson(server, '/api/v2/instance')).body.registrations).toMatchObject({
+    expect((await call('GET', '/api/v2/instance')).body.registrations).toMatchObject({
       enabled: true,
       approval_required: true,
     });
-    expect((await getJson(server, '/api/v1/instance')).body).toMatchObject({
+    expect((await call('GET', '/api/v1/instance')).body).toMatchObject({
       registrations: true,
       approval_required: true,
     });
     await setRegistrationsMode(core, 'closed');
-    expect((await getJson(server, '/api/v2/instance')).body.registrations.enabled).toBe(false);
-    expect((await getJson(server, '/api/v1/instance')).body.registrations).toBe(false);
+    expect((await call('GET', '/api/v2/instance')).body.registrations.enabled).toBe(false);
+    expect((await call('GET', '/api/v1/instance')).body.registrations).toBe(false);
     await setRegistrationsMode(core, 'open');
   });
 
@@ -75,7 +64,7 @@ describe('instance', () => {
     await createTestUser(core, { username: 'counted' });
     await createTestUser(core, { username: 'unconfirmed', confirmed: false });
     await core.redis.del('instance:stats');
-    const { status, body, headers } = await getJson(server, '/api/v1/instance');
+    const { status, body, headers } = await call('GET', '/api/v1/instance');
     expect(status).toBe(200);
     expect(headers.get('deprecation')).toBeTruthy();
     expect(body.uri).toBe('social.example');
@@ -84,28 +73,23 @@ describe('instance', () => {
   });
 
   it('custom emojis are an empty list', async () => {
-    const { status, body } = await getJson(server, '/api/v1/custom_emojis');
+    const { status, body } = await call('GET', '/api/v1/custom_emojis');
     expect(status).toBe(200);
     expect(body).toEqual([]);
   });
 });
 
 describe('instance with OMNIAUTH_ONLY and a separate streaming host', () => {
-  let core: Core;
-  let server: TestServer;
+  let api: TestApi;
+  let call: JsonClient;
   beforeAll(async () => {
-    ({ core } = await createTestCore(
-      testConfig({ OMNIAUTH_ONLY: 'true', STREAMING_API_BASE_URL: 'wss://streaming.social.example' }),
-    ));
-    server = await startTestServer(core);
+    api = await startTestApi({ OMNIAUTH_ONLY: 'true', STREAMING_API_BASE_URL: 'wss://streaming.social.example' });
+    ({ call } = api);
   });
-  afterAll(async () => {
-    await server.close();
-    await closeTestCore(core);
-  });
+  afterAll(() => api?.close());
 
   it('reports registrations closed and the configured streaming URL', async () => {
-    const { body } = await getJson(server, '/api/v2/instance');
+    const { body } = await call('GET', '/api/v2/instance');
     expect(body.registrations.enabled).toBe(false);
     expect(body.configuration.urls.streaming).toBe('wss://streaming.social.example');
   });
@@ -113,27 +97,23 @@ describe('instance with OMNIAUTH_ONLY and a separate streaming host', () => {
 
 describe('streaming requests reaching the API server', () => {
   it('are redirected to STREAMING_API_BASE_URL with their path and query', async () => {
-    const { core } = await createTestCore(testConfig({ STREAMING_API_BASE_URL: 'wss://streaming.social.example' }));
-    const server = await startTestServer(core);
+    const api = await startTestApi({ STREAMING_API_BASE_URL: 'wss://streaming.social.example' });
     try {
-      const res = await fetch(`${server.url}/api/v1/streaming/public?stream=public`, { redirect: 'manual' });
+      const res = await fetch(`${api.server.url}/api/v1/streaming/public?stream=public`, { redirect: 'manual' });
       expect(res.status).toBe(302);
       expect(res.headers.get('location')).toBe('https://streaming.social.example/api/v1/streaming/public?stream=public');
     } finally {
-      await server.close();
-      await closeTestCore(core);
+      await api.close();
     }
   });
 
   it('answer 404 when the streaming server shares the web address (a proxy routes them)', async () => {
-    const { core } = await createTestCore(testConfig({ LOCAL_DOMAIN: 'social.example', LOCAL_HTTPS: 'true' }));
-    const server = await startTestServer(core);
+    const api = await startTestApi({ LOCAL_DOMAIN: 'social.example', LOCAL_HTTPS: 'true' });
     try {
-      const res = await fetch(`${server.url}/api/v1/streaming?stream=user`, { redirect: 'manual' });
+      const res = await fetch(`${api.server.url}/api/v1/streaming?stream=user`, { redirect: 'manual' });
       expect(res.status).toBe(404);
     } finally {
-      await server.close();
-      await closeTestCore(core);
+      await api.close();
     }
   });
 });

@@ -2,38 +2,33 @@
 // MediaProcessRequested event goes through Kafka to the media pipeline (a real consumer group),
 // which transcodes with ffmpeg; GET /api/v1/media/:id turns from 206 to 200. The processed video is
 // then posted with a status and its description edited afterwards.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Core } from '../../../services/core/context.ts';
 import type { Pipeline } from '../../../pipelines/runtime/index.ts';
 import { runMediaPipeline } from '../../../pipelines/media/index.ts';
-import { testConfig } from '../../support/config.ts';
-import { closeTestCore, createTestCore, eventually } from '../../support/core.ts';
-import { createTestUser, startTestServer, type TestServer } from '../../support/fixtures.ts';
-import { client } from '../../support/http.ts';
+import { startTestApi, type TestApi } from '../../support/api.ts';
+import { eventually } from '../../support/core.ts';
+import { createTestUser, type TestServer } from '../../support/fixtures.ts';
+import type { JsonClient } from '../../support/http.ts';
 import { consumerTuning, readTopic } from '../../support/kafka.ts';
 import { animatedGif, shortVideo } from '../../support/mediaFiles.ts';
 import { eventCodec } from '../../../schemas/codec.ts';
 
 describe('media pipeline over Kafka', () => {
+  let api: TestApi;
   let core: Core;
   let server: TestServer;
   let pipeline: Pipeline;
-  let mediaDir: string;
+  let call: JsonClient;
 
   beforeAll(async () => {
-    mediaDir = await mkdtemp(join(tmpdir(), 'media-e2e-'));
-    ({ core } = await createTestCore(testConfig({ MEDIA_DIR: mediaDir })));
-    server = await startTestServer(core);
+    api = await startTestApi({}, { mediaDir: true });
+    ({ core, server, call } = api);
     pipeline = await runMediaPipeline(core, consumerTuning);
   });
 
   afterAll(async () => {
     await pipeline?.stop();
-    await server?.close();
-    if (core) await closeTestCore(core);
-    await rm(mediaDir, { recursive: true, force: true });
+    await api?.close();
   });
 
   async function uploadV2(token: string, file: Buffer, name: string) {
@@ -46,7 +41,6 @@ describe('media pipeline over Kafka', () => {
 
   it('processes a queued video and a GIF through the pipeline; the video can then be posted and edited', async () => {
     const alice = await createTestUser(core);
-    const call = client(server.url);
     const video = await uploadV2(alice.token, await shortVideo(), 'clip.mp4');
     expect(video.status).toBe(202);
     expect(video.body.url).toBeNull();

@@ -9,15 +9,15 @@ import type { Core } from '../../../services/core/context.ts';
 import type { Pipeline } from '../../../pipelines/runtime/index.ts';
 import { runMediaPipeline } from '../../../pipelines/media/index.ts';
 import { runScheduler, type Scheduler } from '../../../pipelines/scheduler/index.ts';
-import { testConfig } from '../../support/config.ts';
-import { closeTestCore, createTestCore } from '../../support/core.ts';
-import { createTestUser, startTestServer, type TestServer } from '../../support/fixtures.ts';
+import { startTestApi, type TestApi } from '../../support/api.ts';
+import { createTestUser, type TestServer } from '../../support/fixtures.ts';
 import { consumerTuning } from '../../support/kafka.ts';
 import { runNodeForJson } from '../../support/processes.ts';
 import { shortVideo } from '../../support/mediaFiles.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { statuses } from '../../../services/core/model/statuses.ts';
 
+let api: TestApi;
 let core: Core;
 let server: TestServer;
 let pipeline: Pipeline;
@@ -26,8 +26,8 @@ let dir: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'scheduled-e2e-'));
-  ({ core } = await createTestCore(testConfig({ MEDIA_DIR: join(dir, 'media'), SCHEDULED_STATUS_MIN_DELAY: '2' })));
-  server = await startTestServer(core);
+  api = await startTestApi({ MEDIA_DIR: join(dir, 'media'), SCHEDULED_STATUS_MIN_DELAY: '1' });
+  ({ core, server } = api);
   pipeline = await runMediaPipeline(core, consumerTuning);
   scheduler = runScheduler(core, { intervalMs: 200 });
 });
@@ -35,8 +35,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await scheduler?.stop();
   await pipeline?.stop();
-  await server?.close();
-  if (core) await closeTestCore(core);
+  await api?.close();
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -6,24 +6,23 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { png } from '../../support/mediaFiles.ts';
 import type { Core } from '../../../services/core/context.ts';
-import { testConfig } from '../../support/config.ts';
-import { closeTestCore, createTestCore } from '../../support/core.ts';
-import { createTestUser, startTestServer, type TestServer } from '../../support/fixtures.ts';
+import { startTestApi, type TestApi } from '../../support/api.ts';
+import { createTestUser, type TestServer } from '../../support/fixtures.ts';
 import { runNodeForJson } from '../../support/processes.ts';
 
+let api: TestApi;
 let core: Core;
 let server: TestServer;
 let dir: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'statuses-e2e-'));
-  ({ core } = await createTestCore(testConfig({ MEDIA_DIR: join(dir, 'media') })));
-  server = await startTestServer(core);
+  api = await startTestApi({ MEDIA_DIR: join(dir, 'media') });
+  ({ core, server } = api);
 });
 
 afterAll(async () => {
-  await server?.close();
-  if (core) await closeTestCore(core);
+  await api?.close();
   await rm(dir, { recursive: true, force: true });
 });
 

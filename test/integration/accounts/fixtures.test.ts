@@ -1,23 +1,22 @@
 import type { Core } from '../../../services/core/context.ts';
 import type { OutboxEvent } from '../../../services/core/events/outbox.ts';
-import { testConfig } from '../../support/config.ts';
-import { closeTestCore, createTestCore } from '../../support/core.ts';
-import { createTestApp, createTestUser, startTestServer, type TestServer } from '../../support/fixtures.ts';
+import { startTestApi, type TestApi } from '../../support/api.ts';
+import { createTestApp, createTestUser, type TestServer } from '../../support/fixtures.ts';
 import { presentAccount } from '../../../services/api/entities/account.ts';
 
 describe('test fixtures and the account presenter', () => {
+  let api: TestApi;
   let core: Core;
   let server: TestServer;
   let published: OutboxEvent[];
 
   beforeAll(async () => {
-    ({ core, published } = await createTestCore(testConfig({ LOCAL_DOMAIN: 'social.example', LOCAL_HTTPS: 'true' })));
-    server = await startTestServer(core);
+    api = await startTestApi({ LOCAL_DOMAIN: 'social.example', LOCAL_HTTPS: 'true' });
+    ({ core, published, server } = api);
   });
 
   afterAll(async () => {
-    await server?.close();
-    if (core) await closeTestCore(core);
+    await api?.close();
   });
 
   it('creates a confirmed user with a working token, an RSA key pair and an AccountCreated event', async () => {

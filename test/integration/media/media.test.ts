@@ -4,18 +4,15 @@
 import sharp from 'sharp';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Core } from '../../../services/core/context.ts';
 import type { OutboxEvent } from '../../../services/core/events/outbox.ts';
 import { processQueuedMedia, removeUnattachedMedia } from '../../../services/core/media/attachments.ts';
 import { storageFor } from '../../../services/core/media/storage.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { mediaAttachments } from '../../../services/core/model/media.ts';
-import { testConfig } from '../../support/config.ts';
-import { closeTestCore, createTestCore } from '../../support/core.ts';
-import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
+import { startTestApi, type TestApi } from '../../support/api.ts';
+import { createTestUser, type TestServer, type TestUser } from '../../support/fixtures.ts';
+import type { JsonClient } from '../../support/http.ts';
 import { jpegWithExif, png, shortVideo, animatedGif, animatedWebp, oggAudio } from '../../support/mediaFiles.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, checked by the assertions
@@ -30,36 +27,23 @@ async function upload(server: TestServer, token: string, version: 'v1' | 'v2', f
   return { status: res.status, headers: res.headers, body: (await res.json()) as Json };
 }
 
-async function api(server: TestServer, token: string | null, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, body: (await res.json()) as Json };
-}
-
 describe('media attachments API', () => {
+  let api: TestApi;
   let core: Core;
   let server: TestServer;
+  let call: JsonClient;
   let alice: TestUser;
   let bob: TestUser;
-  let mediaDir: string;
   let published: OutboxEvent[];
 
   beforeAll(async () => {
-    mediaDir = await mkdtemp(join(tmpdir(), 'media-it-'));
-    ({ core, published } = await createTestCore(testConfig({ MEDIA_DIR: mediaDir })));
-    server = await startTestServer(core);
+    api = await startTestApi({}, { mediaDir: true });
+    ({ core, server, call, published } = api);
     alice = await createTestUser(core);
     bob = await createTestUser(core);
   });
 
-  afterAll(async () => {
-    await server?.close();
-    if (core) await closeTestCore(core);
-    await rm(mediaDir, { recursive: true, force: true });
-  });
+  afterAll(() => api?.close());
 
   it('v1 processes an image inline: rotated, re-encoded without metadata, small version, meta and blurhash', async () => {
     const res = await upload(server, alice.token, 'v1', await jpegWithExif(1200, 800), { description: 'A red square', focus: '0.5,-0.25' }, 'photo.png');
@@ -110,7 +94,7 @@ describe('media attachments API', () => {
     const requested = published.find((e) => e.type === 'MediaProcessRequested' && e.payload.mediaId === id);
     expect(requested?.key).toBe(String(alice.account._id));
 
-    const pending = await api(server, alice.token, 'GET', `/api/v1/media/${id}`);
+    const pending = await call('GET', `/api/v1/media/${id}`, alice.token);
     expect(pending.status).toBe(206);
     expect(pending.body.url).toBeNull();
 
@@ -118,7 +102,7 @@ describe('media attachments API', () => {
     await processQueuedMedia(core, BigInt(id));
     expect(published.some((e) => e.type === 'MediaProcessed' && e.payload.mediaId === id && e.payload.state === 'complete')).toBe(true);
 
-    const done = await api(server, alice.token, 'GET', `/api/v1/media/${id}`);
+    const done = await call('GET', `/api/v1/media/${id}`, alice.token);
     expect(done.status).toBe(200);
     expect(done.body.type).toBe('video');
     expect(done.body.url).toMatch(/\.mp4$/);
@@ -203,18 +187,18 @@ describe('media attachments API', () => {
   it('edits description and focus; validates both; other users get 404', async () => {
     const res = await upload(server, alice.token, 'v2', await png(64, 64));
     const id = res.body.id as string;
-    const put = await api(server, alice.token, 'PUT', `/api/v1/media/${id}`, { description: 'New alt text', focus: '-1,1' });
+    const put = await call('PUT', `/api/v1/media/${id}`, alice.token, { description: 'New alt text', focus: '-1,1' });
     expect(put.status).toBe(200);
     expect(put.body.description).toBe('New alt text');
     expect(put.body.meta.focus).toEqual({ x: -1, y: 1 });
-    expect((await api(server, alice.token, 'PUT', `/api/v1/media/${id}`, { focus: '1.5,0' })).status).toBe(422);
-    const long = await api(server, alice.token, 'PUT', `/api/v1/media/${id}`, { description: 'x'.repeat(1501) });
+    expect((await call('PUT', `/api/v1/media/${id}`, alice.token, { focus: '1.5,0' })).status).toBe(422);
+    const long = await call('PUT', `/api/v1/media/${id}`, alice.token, { description: 'x'.repeat(1501) });
     expect(long.status).toBe(422);
     expect(long.body.error).toBe('Validation failed: Description is too long (maximum is 1500 characters)');
-    expect((await api(server, bob.token, 'GET', `/api/v1/media/${id}`)).status).toBe(404);
-    expect((await api(server, bob.token, 'PUT', `/api/v1/media/${id}`, { description: 'mine now' })).status).toBe(404);
-    expect((await api(server, alice.token, 'GET', '/api/v1/media/999999999')).status).toBe(404);
-    expect((await api(server, alice.token, 'GET', '/api/v1/media/abc')).status).toBe(404);
+    expect((await call('GET', `/api/v1/media/${id}`, bob.token)).status).toBe(404);
+    expect((await call('PUT', `/api/v1/media/${id}`, bob.token, { description: 'mine now' })).status).toBe(404);
+    expect((await call('GET', '/api/v1/media/999999999', alice.token)).status).toBe(404);
+    expect((await call('GET', '/api/v1/media/abc', alice.token)).status).toBe(404);
   });
 
   it('needs a token with write:media', async () => {
@@ -247,7 +231,7 @@ describe('media attachments API', () => {
     const preview = video.body.preview_url as string;
     expect(preview).toMatch(/\/thumbnail\//);
     await processQueuedMedia(core, BigInt(video.body.id));
-    const done = await api(server, alice.token, 'GET', `/api/v1/media/${video.body.id}`);
+    const done = await call('GET', `/api/v1/media/${video.body.id}`, alice.token);
     expect(done.body.preview_url).toBe(preview);
     expect(done.body.meta.small).toMatchObject({ width: 64, height: 32 });
     // Replaced later through PUT (multipart).
@@ -265,7 +249,7 @@ describe('media attachments API', () => {
 
   it('refuses to post media that is still processing; reports failed processing as 422', async () => {
     const queued = await upload(server, alice.token, 'v2', await shortVideo(), {}, 'v.mp4');
-    const post = await api(server, alice.token, 'POST', '/api/v1/statuses', { status: 'too early', media_ids: [queued.body.id] });
+    const post = await call('POST', '/api/v1/statuses', alice.token, { status: 'too early', media_ids: [queued.body.id] });
     expect(post.status).toBe(422);
     expect(post.body.error).toBe('Cannot attach files that have not finished processing. Try again in a moment!');
     // The upload vanished before the pipeline got to it: the attachment fails, visibly.
@@ -275,7 +259,7 @@ describe('media attachments API', () => {
     expect((await fetch(`${server.url}/system/${doc!.files.upload}`)).status).toBe(404);
     await storageFor(core).delete(doc!.files.upload!);
     await processQueuedMedia(core, doc!._id);
-    const failed = await api(server, alice.token, 'GET', `/api/v1/media/${queued.body.id}`);
+    const failed = await call('GET', `/api/v1/media/${queued.body.id}`, alice.token);
     expect(failed.status).toBe(422);
     expect(failed.body.error).toBe('Validation failed: File is missing');
     expect(published.some((e) => e.type === 'MediaProcessed' && e.payload.mediaId === queued.body.id && e.payload.state === 'failed')).toBe(true);
@@ -285,27 +269,28 @@ describe('media attachments API', () => {
     const res = await upload(server, alice.token, 'v2', await png(16, 16));
     const fileUrl = (res.body.url as string).replace(core.config.baseUrl, server.url);
     expect((await fetch(fileUrl)).status).toBe(200);
-    expect((await api(server, bob.token, 'DELETE', `/api/v1/media/${res.body.id}`)).status).toBe(404);
-    const del = await api(server, alice.token, 'DELETE', `/api/v1/media/${res.body.id}`);
-    expect(del).toEqual({ status: 200, body: {} });
+    expect((await call('DELETE', `/api/v1/media/${res.body.id}`, bob.token)).status).toBe(404);
+    const del = await call('DELETE', `/api/v1/media/${res.body.id}`, alice.token);
+    expect(del.status).toBe(200);
+    expect(del.body).toEqual({});
     expect((await fetch(fileUrl)).status).toBe(404);
-    expect((await api(server, alice.token, 'GET', `/api/v1/media/${res.body.id}`)).status).toBe(404);
+    expect((await call('GET', `/api/v1/media/${res.body.id}`, alice.token)).status).toBe(404);
 
     const attached = await upload(server, alice.token, 'v2', await png(16, 16));
-    const status = await api(server, alice.token, 'POST', '/api/v1/statuses', { status: 'with a picture', media_ids: [attached.body.id] });
+    const status = await call('POST', '/api/v1/statuses', alice.token, { status: 'with a picture', media_ids: [attached.body.id] });
     expect(status.status).toBe(200);
-    const refused = await api(server, alice.token, 'DELETE', `/api/v1/media/${attached.body.id}`);
+    const refused = await call('DELETE', `/api/v1/media/${attached.body.id}`, alice.token);
     expect(refused.status).toBe(422);
     // PUT still works on media of a posted status.
-    expect((await api(server, alice.token, 'PUT', `/api/v1/media/${attached.body.id}`, { description: 'late alt text' })).body.description).toBe('late alt text');
+    expect((await call('PUT', `/api/v1/media/${attached.body.id}`, alice.token, { description: 'late alt text' })).body.description).toBe('late alt text');
     // Delete and redraft: the media of the deleted status go into the new one.
-    expect((await api(server, alice.token, 'DELETE', `/api/v1/statuses/${status.body.id}`)).status).toBe(200);
-    const redraft = await api(server, alice.token, 'POST', '/api/v1/statuses', { status: 'with a picture, again', media_ids: [attached.body.id] });
+    expect((await call('DELETE', `/api/v1/statuses/${status.body.id}`, alice.token)).status).toBe(200);
+    const redraft = await call('POST', '/api/v1/statuses', alice.token, { status: 'with a picture, again', media_ids: [attached.body.id] });
     expect(redraft.status).toBe(200);
     expect(redraft.body.media_attachments.map((m: Json) => m.id)).toEqual([attached.body.id]);
     expect((await collection(core.db, mediaAttachments).findOne({ _id: BigInt(attached.body.id) }))?.statusId).toBe(BigInt(redraft.body.id));
     // A live status's media still cannot be taken.
-    expect((await api(server, alice.token, 'POST', '/api/v1/statuses', { status: 'steal', media_ids: [attached.body.id] })).status).toBe(422);
+    expect((await call('POST', '/api/v1/statuses', alice.token, { status: 'steal', media_ids: [attached.body.id] })).status).toBe(422);
 
     const stale = await upload(server, alice.token, 'v2', await png(16, 16));
     await collection(core.db, mediaAttachments).updateOne({ _id: BigInt(stale.body.id) }, { $set: { createdAt: new Date(Date.now() - 25 * 3600_000) } });

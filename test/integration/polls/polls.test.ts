@@ -8,14 +8,15 @@ import { statuses, type Visibility } from '../../../services/core/model/statuses
 import { polls } from '../../../services/core/model/polls.ts';
 import { closeExpiredPolls, validatePollInput, replacePoll } from '../../../services/core/polls/polls.ts';
 import { runScheduler } from '../../../pipelines/scheduler/index.ts';
-import { closeTestCore, createTestCore, eventually } from '../../support/core.ts';
-import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
-import { client } from '../../support/http.ts';
+import { startTestApi, type TestApi } from '../../support/api.ts';
+import { eventually } from '../../support/core.ts';
+import { createTestUser, type TestUser } from '../../support/fixtures.ts';
+import type { JsonClient } from '../../support/http.ts';
 
 describe('polls API', () => {
+  let api: TestApi;
   let core: Core;
-  let server: TestServer;
-  let call: ReturnType<typeof client>;
+  let call: JsonClient;
   let alice: TestUser;
   let bob: TestUser;
   let carol: TestUser;
@@ -37,18 +38,14 @@ describe('polls API', () => {
   }
 
   beforeAll(async () => {
-    ({ core, published } = await createTestCore());
-    server = await startTestServer(core);
-    call = client(server.url);
+    api = await startTestApi();
+    ({ core, published, call } = api);
     alice = await createTestUser(core, { username: 'alice' });
     bob = await createTestUser(core, { username: 'bob' });
     carol = await createTestUser(core, { username: 'carol' });
   });
 
-  afterAll(async () => {
-    await server?.close();
-    if (core) await closeTestCore(core);
-  });
+  afterAll(() => api?.close());
 
   it('validates poll input with Mastodon wording', () => {
     const bad: Array<[Record<string, unknown>, string]> = [

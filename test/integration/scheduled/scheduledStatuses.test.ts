@@ -1,10 +1,7 @@
 // Scheduled statuses: the REST endpoints (list, show, reschedule, cancel), the limits and the
 // minimum delay, media held by a scheduled status, and publication exactly once — with concurrent
 // schedulers and after crashes at each point between claim and clean-up.
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Core } from '../../../services/core/context.ts';
 import type { OutboxEvent } from '../../../services/core/events/outbox.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
@@ -21,10 +18,9 @@ import {
   publicationKey,
   DAILY_LIMIT,
 } from '../../../services/core/scheduledStatuses/scheduledStatuses.ts';
-import { testConfig } from '../../support/config.ts';
-import { closeTestCore, createTestCore } from '../../support/core.ts';
-import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
-import { client } from '../../support/http.ts';
+import { startTestApi, type TestApi } from '../../support/api.ts';
+import { createTestUser, type TestUser } from '../../support/fixtures.ts';
+import type { JsonClient } from '../../support/http.ts';
 import { png } from '../../support/mediaFiles.ts';
 
 const MIN_DELAY_S = 2;
@@ -34,12 +30,11 @@ function params(text: string, extra: Partial<ScheduledStatusParams> = {}): Sched
 }
 
 describe('scheduled statuses', () => {
+  let api: TestApi;
   let core: Core;
-  let server: TestServer;
-  let call: ReturnType<typeof client>;
+  let call: JsonClient;
   let alice: TestUser;
   let bob: TestUser;
-  let mediaDir: string;
   let published: OutboxEvent[];
   const later = (hours = 2) => new Date(Date.now() + hours * 3600_000);
 
@@ -49,19 +44,13 @@ describe('scheduled statuses', () => {
   }
 
   beforeAll(async () => {
-    mediaDir = await mkdtemp(join(tmpdir(), 'sched-it-'));
-    ({ core, published } = await createTestCore(testConfig({ MEDIA_DIR: mediaDir, SCHEDULED_STATUS_MIN_DELAY: String(MIN_DELAY_S) })));
-    server = await startTestServer(core);
-    call = client(server.url);
+    api = await startTestApi({ SCHEDULED_STATUS_MIN_DELAY: String(MIN_DELAY_S) }, { mediaDir: true });
+    ({ core, published, call } = api);
     alice = await createTestUser(core);
     bob = await createTestUser(core);
   });
 
-  afterAll(async () => {
-    await server?.close();
-    if (core) await closeTestCore(core);
-    await rm(mediaDir, { recursive: true, force: true });
-  });
+  afterAll(() => api?.close());
 
   it('lists, shows, reschedules and cancels; media stay editable and are released on cancel', async () => {
     const media = await createMediaAttachment(core, alice.account._id, await png(40, 30), { synchronous: true, description: 'before' });

@@ -1,36 +1,26 @@
 // Posting and editing statuses with media, polls and scheduling (the media area's parts joined
 // through the statuses API), and form-encoded requests as Rails-style clients send them.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Core } from '../../../services/core/context.ts';
-import { testConfig } from '../../support/config.ts';
-import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
+import { startTestApi, type TestApi } from '../../support/api.ts';
+import { createTestUser, type TestServer, type TestUser } from '../../support/fixtures.ts';
+import type { JsonClient } from '../../support/http.ts';
 import { png } from '../../support/mediaFiles.ts';
-import { closeTestCore, createTestCore } from '../../support/core.ts';
-import { client } from '../../support/http.ts';
 
+let api: TestApi;
 let core: Core;
 let server: TestServer;
-let call: ReturnType<typeof client>;
+let call: JsonClient;
 let alice: TestUser;
 let bob: TestUser;
-let mediaDir: string;
 
 beforeAll(async () => {
-  mediaDir = await mkdtemp(join(tmpdir(), 'statuses-media-'));
-  ({ core } = await createTestCore(testConfig({ MEDIA_DIR: mediaDir, SCHEDULED_STATUS_MIN_DELAY: '60' })));
-  server = await startTestServer(core);
-  call = client(server.url);
+  api = await startTestApi({ SCHEDULED_STATUS_MIN_DELAY: '60' }, { mediaDir: true });
+  ({ core, server, call } = api);
   alice = await createTestUser(core);
   bob = await createTestUser(core);
 });
 
-afterAll(async () => {
-  await server?.close();
-  if (core) await closeTestCore(core);
-  await rm(mediaDir, { recursive: true, force: true });
-});
+afterAll(() => api?.close());
 
 async function uploadPng(token: string, description: string): Promise<string> {
   const form = new FormData();

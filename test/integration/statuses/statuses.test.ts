@@ -2,33 +2,29 @@
 // rendering, reading, editing, deleting, threads, interactions, pagination, idempotency, events.
 import type { Core } from '../../../services/core/context.ts';
 import type { OutboxEvent } from '../../../services/core/events/outbox.ts';
-import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
+import { createTestUser, type TestUser } from '../../support/fixtures.ts';
 import { recordBlock, recordFollow } from '../../../services/core/graph/relations.ts';
 import { postStatus } from '../../../services/core/statuses/postStatus.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { statuses } from '../../../services/core/model/statuses.ts';
-import { closeTestCore, createTestCore } from '../../support/core.ts';
-import { client } from '../../support/http.ts';
+import { startTestApi, type TestApi } from '../../support/api.ts';
+import type { JsonClient } from '../../support/http.ts';
 
+let api: TestApi;
 let core: Core;
 let published: OutboxEvent[];
-let server: TestServer;
-let call: ReturnType<typeof client>;
+let call: JsonClient;
 let alice: TestUser;
 let bob: TestUser;
 
 beforeAll(async () => {
-  ({ core, published } = await createTestCore());
-  server = await startTestServer(core);
-  call = client(server.url);
+  api = await startTestApi();
+  ({ core, published, call } = api);
   alice = await createTestUser(core, { username: 'alice' });
   bob = await createTestUser(core, { username: 'bob' });
 });
 
-afterAll(async () => {
-  await server?.close();
-  if (core) await closeTestCore(core);
-});
+afterAll(() => api?.close());
 
 describe('posting', () => {
   it('renders mentions, hashtags and links and records them', async () => {

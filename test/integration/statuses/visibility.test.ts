@@ -1,10 +1,10 @@
 // The visibility matrix: for each visibility and each viewer, read, context, favourite and reblog
 // answer as Mastodon's StatusPolicy does (invisible → 404; visible but not rebloggable → 403).
 import type { Core } from '../../../services/core/context.ts';
-import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
+import { createTestUser, type TestUser } from '../../support/fixtures.ts';
 import { recordFollow } from '../../../services/core/graph/relations.ts';
-import { closeTestCore, createTestCore } from '../../support/core.ts';
-import { client } from '../../support/http.ts';
+import { startTestApi, type TestApi } from '../../support/api.ts';
+import type { JsonClient } from '../../support/http.ts';
 
 type Viewer = 'author' | 'follower' | 'mentioned' | 'stranger' | 'anonymous';
 type Visibility = 'public' | 'unlisted' | 'private' | 'direct';
@@ -17,16 +17,15 @@ const MATRIX: Record<Visibility, Record<Viewer, [number, number, number, number]
   direct: { author: [200, 200, 200, 403], follower: [404, 404, 404, 404], mentioned: [200, 200, 200, 403], stranger: [404, 404, 404, 404], anonymous: [404, 404, 401, 401] },
 };
 
+let api: TestApi;
 let core: Core;
-let server: TestServer;
-let call: ReturnType<typeof client>;
+let call: JsonClient;
 const users = {} as Record<Exclude<Viewer, 'anonymous'>, TestUser>;
 const statusIds = {} as Record<Visibility, string>;
 
 beforeAll(async () => {
-  ({ core } = await createTestCore());
-  server = await startTestServer(core);
-  call = client(server.url);
+  api = await startTestApi();
+  ({ core, call } = api);
   users.author = await createTestUser(core, { username: 'author' });
   users.follower = await createTestUser(core, { username: 'follower' });
   users.mentioned = await createTestUser(core, { username: 'mentioned' });
@@ -39,10 +38,7 @@ beforeAll(async () => {
   }
 });
 
-afterAll(async () => {
-  await server?.close();
-  if (core) await closeTestCore(core);
-});
+afterAll(() => api?.close());
 
 const cases = (Object.keys(MATRIX) as Visibility[]).flatMap((v) => (Object.keys(MATRIX[v]) as Viewer[]).map((viewer) => [v, viewer] as const));
 
