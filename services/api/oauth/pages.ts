@@ -118,7 +118,7 @@ ${hidden({ _csrf: opts.csrf, ...opts.params })}
 export function codePage(code: string, instance: string): string {
   return layout(
     `Authorization code - ${instance}`,
-    `<h1>Authorization code</h1><p>Copy this authorization code and paste it into the application.</p><p><code id="authorization-code">${escapeHtml(code)}</code></p>`,
+    `<h1>Authorization code</h1><p>Copy this authorization code and paste it into the application.</p><p><code id="authorization-code" class="oauth-code">${escapeHtml(code)}</code></p>`,
   );
 }
 

@@ -116,7 +116,11 @@ describeWithBrowser('OAuth pages in a real browser (Chromium)', () => {
       retryDelaysMs: [200],
     });
     alice = await createTestUser(core, { username: 'alice', email: 'alice@example.test' });
-    app = await registerApp(server.url, callback, 'read write follow push admin:read admin:write:accounts');
+    app = await registerApp(
+      server.url,
+      `${callback}\nurn:ietf:wg:oauth:2.0:oob`,
+      'read write follow push admin:read admin:write:accounts',
+    );
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [
@@ -281,6 +285,31 @@ describeWithBrowser('OAuth pages in a real browser (Chromium)', () => {
     const again = await page.goto(`${server.url}${link.pathname}${link.search}`);
     expect(again?.status()).toBe(404);
     await expect(page.locator('h1').textContent()).resolves.toBe('Confirmation failed');
+    await context.close();
+  });
+  it('out of band: the code is shown on a page to copy, and works with PKCE; errors are readable pages', async () => {
+    const { context, page } = await newPage();
+    const oob = 'urn:ietf:wg:oauth:2.0:oob';
+    const { verifier, challenge } = pkcePair();
+    await page.goto(`${server.url}${authorizeUrl(app, { redirectUri: oob, scope: 'read', challenge })}`);
+    await logIn(page, 'alice@example.test', alice.password);
+    await Promise.all([
+      page.waitForURL('**/oauth/authorize/native?**'),
+      page.getByRole('button', { name: 'Authorize' }).click(),
+    ]);
+    // Marked like Mastodon's page (class oauth-code), for tools that scrape it.
+    const code = (await page.locator('.oauth-code').textContent())!.trim();
+    expect(code).toBe(new URL(page.url()).searchParams.get('code'));
+    await page.screenshot({ path: join(SCREENSHOTS, 'oauth-code.png'), fullPage: true });
+    expect((await exchange(code, verifier, oob)).status).toBe(200);
+
+    // An unknown client gets an error page, never a redirect.
+    const res = await page.goto(
+      `${server.url}/oauth/authorize?response_type=code&client_id=nope&redirect_uri=${encodeURIComponent(callback)}`,
+    );
+    expect(res?.status()).toBe(401);
+    expect(page.url()).toContain(server.url);
+    await expect(page.locator('h1').textContent()).resolves.toBe('An error has occurred');
     await context.close();
   });
 });

@@ -63,7 +63,7 @@ def oauth_code(auth_url):
     approved = web.post(f"{BASE}/oauth/authorize", data={**hidden_fields(signed_in.text), "decision": "approve"}, allow_redirects=False)
     assert approved.status_code == 302, f"approve answered {approved.status_code}"
     native = web.get(BASE + approved.headers["location"] if approved.headers["location"].startswith("/") else approved.headers["location"])
-    match = re.search(r'<code id="authorization-code">([^<]+)</code>', native.text)
+    match = re.search(r'<code id="authorization-code"[^>]*>([^<]+)</code>', native.text)
     assert match, "no code on the out-of-band page"
     code_from_location = parse_qs(urlparse(approved.headers["location"]).query)["code"][0]
     assert unescape(match.group(1)) == code_from_location
