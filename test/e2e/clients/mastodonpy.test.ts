@@ -169,5 +169,22 @@ describeWithClient('Mastodon.py', () => {
       taken_details: { username: ['ERR_TAKEN'] },
     });
     expect(f.revoked).toBe('MastodonUnauthorizedError');
+    expect(f.paging.second).toHaveLength(1);
+    expect(f.paging.back).toEqual(f.paging.first);
+    expect(f.paging.remaining).toBe(f.pages.expected_bookmarks.length);
+    expect(f.profile).toEqual({
+      header_set: true,
+      locked: true,
+      discoverable: true,
+      unlocked: true,
+      avatar_removed: true,
+      header_removed: true,
+    });
+    expect(f.errors).toEqual({
+      too_long: [422, expect.stringContaining('Validation failed')],
+      missing: [404, 'Record not found'],
+      voted_twice: 422,
+    });
+    expect(f.more).toEqual({ media_only: true, thumbnail: true, scheduled_visibility: 'private', deleted_media: 1 });
   });
 });

@@ -450,6 +450,71 @@ def _():
     }
 
 
+@step("fetch_previous and fetch_remaining")
+def _():
+    first = api.favourites(limit=1)
+    second = api.fetch_next(first)
+    back = api.fetch_previous(second)
+    everything = api.fetch_remaining(api.bookmarks(limit=1))
+    facts["paging"] = {
+        "first": [str(s.id) for s in first],
+        "second": [str(s.id) for s in second],
+        "back": [str(s.id) for s in back],
+        "remaining": len(everything),
+    }
+
+
+@step("header upload, account flags, avatar and header removal")
+def _():
+    me = api.account_update_credentials(header=args["png"], locked=True, discoverable=True, indexable=True, hide_collections=True)
+    flags = {"header_set": "missing" not in me.header, "locked": me.locked, "discoverable": me.discoverable}
+    me = api.account_update_credentials(locked=False)
+    flags["unlocked"] = me.locked is False
+    no_avatar = api.account_delete_avatar()
+    no_header = api.account_delete_header()
+    flags["avatar_removed"] = no_avatar.avatar.endswith("missing.png")
+    flags["header_removed"] = no_header.header.endswith("missing.png")
+    facts["profile"] = flags
+
+
+@step("error answers raise typed exceptions")
+def _():
+    from mastodon import MastodonAPIError, MastodonNotFoundError
+
+    outcomes = {}
+    try:
+        api.status_post("x" * 600)
+    except MastodonAPIError as e:
+        outcomes["too_long"] = [e.args[1], e.args[3]]
+    try:
+        api.status("1")
+    except MastodonNotFoundError as e:
+        outcomes["missing"] = [e.args[1], e.args[3]]
+    voter = Mastodon(access_token=args["voterToken"], api_base_url=BASE)
+    try:
+        voter.poll_vote(poll_status.poll.id, [1])
+    except MastodonAPIError as e:
+        outcomes["voted_twice"] = e.args[1]
+    facts["errors"] = outcomes
+
+
+@step("media-only post, video thumbnail, scheduled_status, status_delete with delete_media")
+def _():
+    pic = api.media_post(args["png"], mime_type="image/png")
+    media_only = api.status_post("", media_ids=[pic])
+    out = {"media_only": len(media_only.media_attachments) == 1 and media_only.content == ""}
+    if args.get("mp4"):
+        clip = api.media_post(args["mp4"], mime_type="video/mp4", thumbnail=args["png"], thumbnail_mime_type="image/png", synchronous=True)
+        out["thumbnail"] = bool(clip.preview_url) and clip.preview_url != clip.url
+    at = datetime.now(timezone.utc) + timedelta(days=1)
+    later = api.status_post("tomorrow", scheduled_at=at, visibility="private")
+    out["scheduled_visibility"] = api.scheduled_status(later).params.visibility
+    api.scheduled_status_delete(later)
+    deleted = api.status_delete(media_only, delete_media=True)
+    out["deleted_media"] = len(deleted.media_attachments)
+    facts["more"] = out
+
+
 @step("revoke_access_token")
 def _():
     token = api.access_token
