@@ -77,22 +77,42 @@ def parse_version(text):
 # Mastodon.py declares these on the whole type, but Mastodon sends them only on a variant of it:
 # mute_expires_at only on MutedAccount (GET /api/v1/mutes).
 ONLY_ON_VARIANTS = {"Account": {"mute_expires_at"}}
+# Where Mastodon.py shares a type between places that Mastodon renders differently (entities reference):
+# V1::Instance has no media description_limit (v2 only); scheduled params keep only the keys given.
+NOT_SENT_AT = {
+    "Instance.configuration.media_attachments": {"description_limit"},
+    "ScheduledStatus.params": {"allowed_mentions", "quoted_status_id"},
+}
 
 
-def required_fields(type_name, server_version):
-    """The fields of Mastodon.py's entity type not marked (optional) and added in a Mastodon version up
-    to `server_version`: a Mastodon server of that version always sends them."""
+def declared_fields(type_name, server_version):
+    """(name, type annotation) of the fields of Mastodon.py's entity type `type_name` that are not
+    marked (optional) and were added in a Mastodon version up to `server_version`: a Mastodon server
+    of that version always sends them."""
     import inspect
     from mastodon import return_types
 
     source = inspect.getsource(getattr(return_types, type_name))
     out = []
-    for name, doc in re.findall(r'^    (\w+): "[^"]*"\n    """(.*?)"""', source, re.S | re.M):
+    for name, annotation, doc in re.findall(r'^    (\w+): "([^"]*)"\n    """(.*?)"""', source, re.S | re.M):
         added = re.search(r"\* ([\d.]+)(?:rc\d+)?: added", doc)
         if "(optional" in doc or (added and parse_version(added.group(1)) > server_version) or name in ONLY_ON_VARIANTS.get(type_name, ()):
             continue
-        out.append(name)
+        out.append((name, annotation))
     return out
+
+
+def entity_type(annotation):
+    """The entity type named by an annotation such as Optional[NonPaginatableList[Rule]], if any."""
+    from mastodon import return_types
+
+    inner = annotation
+    while True:
+        m = re.fullmatch(r"(?:Optional|NonPaginatableList|PaginatableList)\[(.*)\]", inner)
+        if not m:
+            break
+        inner = m.group(1)
+    return inner if re.fullmatch(r"\w+", inner) and isinstance(getattr(return_types, inner, None), type) and inner != "AttribAccessDict" else None
 
 
 raw_responses = []
@@ -111,11 +131,26 @@ def last_raw(method, path_pattern):
     raise AssertionError(f"no {method} {path_pattern} response was seen")
 
 
-def check_shape(where, entity, type_name):
-    """Records, under facts["missing"], the fields of `type_name` that the raw JSON `entity` lacks."""
-    if entity is None:
+def check_shape(where, entity, type_name, depth=0):
+    """Records, under facts["missing"], the declared fields of `type_name` (and of the entities nested
+    in it) that the raw JSON `entity` lacks."""
+    if entity is None or depth > 3:
         return
-    missing = [f for f in required_fields(type_name, parse_version(facts["version"])) if f not in entity]
+    if isinstance(entity, list):
+        for item in entity[:3]:
+            check_shape(f"{where}[]", item, type_name, depth)
+        return
+    if not isinstance(entity, dict):
+        return
+    missing = []
+    for name, annotation in declared_fields(type_name, parse_version(facts["version"])):
+        if name not in entity:
+            if name not in NOT_SENT_AT.get(where, ()):
+                missing.append(name)
+            continue
+        nested = entity_type(annotation)
+        if nested:
+            check_shape(f"{where}.{name}", entity[name], nested, depth + 1)
     if missing:
         facts.setdefault("missing", {})[where] = missing
 
