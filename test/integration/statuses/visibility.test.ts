@@ -2,7 +2,7 @@
 // answer as Mastodon's StatusPolicy does (invisible → 404; visible but not rebloggable → 403).
 import type { Core } from '../../../services/core/context.ts';
 import { createTestUser, type TestUser } from '../../support/fixtures.ts';
-import { recordFollow } from '../../../services/core/graph/relations.ts';
+import { recordBlock, recordFollow } from '../../../services/core/graph/relations.ts';
 import { startTestApi, type TestApi } from '../../support/api.ts';
 import type { JsonClient } from '../../support/http.ts';
 
@@ -60,7 +60,6 @@ it.each(cases)('%s status seen by %s', async (visibility, viewer) => {
 });
 
 it('hides a public status from a viewer its author blocks', async () => {
-  const { recordBlock } = await import('../../../services/core/graph/relations.ts');
   const blocked = await createTestUser(core);
   await recordBlock(core, users.author.account._id, blocked.account._id);
   expect((await call('GET', `/api/v1/statuses/${statusIds.public}`, blocked.token)).status).toBe(404);
