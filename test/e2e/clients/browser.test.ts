@@ -312,4 +312,55 @@ describeWithBrowser('OAuth pages in a real browser (Chromium)', () => {
     await expect(page.locator('h1').textContent()).resolves.toBe('An error has occurred');
     await context.close();
   });
+  it('two tabs: the older log-in form still works after a second one was opened, and the page survives a reload', async () => {
+    const { context, page } = await newPage();
+    const url = `${server.url}${authorizeUrl(app, { redirectUri: callback, scope: 'read', state: 'tab-a' })}`;
+    await page.goto(url);
+    const second = await context.newPage();
+    await second.goto(`${server.url}${authorizeUrl(app, { redirectUri: callback, scope: 'read', state: 'tab-b' })}`);
+    await second.reload();
+    await logIn(page, 'alice@example.test', alice.password);
+    await expect(page.getByRole('button', { name: 'Authorize' }).isVisible()).resolves.toBe(true);
+    // The consent page reloaded (a new CSRF token) still approves.
+    await page.reload();
+    await Promise.all([page.waitForURL(`${callback}?**`), page.getByRole('button', { name: 'Authorize' }).click()]);
+    expect(new URL(page.url()).searchParams.get('state')).toBe('tab-a');
+    await context.close();
+  });
+  it('a native app with a custom-scheme redirect URI gets the code in the Location the browser is sent to', async () => {
+    const nativeRedirect = 'org.example.app://oauth/callback';
+    const nativeApp = await registerApp(server.url, nativeRedirect, 'read write');
+    const { context, page } = await newPage();
+    const { verifier, challenge } = pkcePair();
+    await page.goto(
+      `${server.url}${authorizeUrl(nativeApp, { redirectUri: nativeRedirect, scope: 'read write', state: 'native', challenge })}`,
+    );
+    await logIn(page, 'alice@example.test', alice.password);
+    const approved = page.waitForResponse(
+      (r) => r.url() === `${server.url}/oauth/authorize` && r.request().method() === 'POST',
+    );
+    await page
+      .getByRole('button', { name: 'Authorize' })
+      .click({ noWaitAfter: true })
+      .catch(() => undefined);
+    const res = await approved;
+    expect(res.status()).toBe(302);
+    const location = new URL(res.headers().location);
+    expect(`${location.protocol}//${location.host}${location.pathname}`).toBe(nativeRedirect);
+    expect(location.searchParams.get('state')).toBe('native');
+    const token = await fetch(`${server.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: location.searchParams.get('code')!,
+        redirect_uri: nativeRedirect,
+        client_id: nativeApp.client_id,
+        client_secret: nativeApp.client_secret,
+        code_verifier: verifier,
+      }),
+    });
+    expect(token.status).toBe(200);
+    await context.close();
+  });
 });
