@@ -6,7 +6,7 @@ import type { Core } from '../../core/context.ts';
 import type { AccountDoc } from '../../core/model/accounts.ts';
 import type { PollDoc } from '../../core/model/polls.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { notFound } from '../errors.ts';
+import { missingParam, notFound } from '../errors.ts';
 import { parseId } from '../../core/ids.ts';
 import { findPoll, parseChoices, votePoll } from '../../core/polls/polls.ts';
 import { findVisibleStatus } from '../../core/statuses/visibility.ts';
@@ -44,7 +44,9 @@ const pollsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
     async (request) => {
       const { account } = requireUser(request);
       const poll = await visiblePoll(core, account, request.params.id);
-      const choices = parseChoices((request.body as { choices?: unknown } | undefined)?.choices);
+      const raw = (request.body as { choices?: unknown } | undefined)?.choices;
+      if (raw === undefined || raw === null || raw === '' || (Array.isArray(raw) && raw.length === 0)) throw missingParam('choices');
+      const choices = parseChoices(raw);
       const updated = await votePoll(core, account, poll, choices);
       return presentPoll(core, updated, account._id);
     },

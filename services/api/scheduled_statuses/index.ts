@@ -56,6 +56,8 @@ const scheduledStatusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app
       const { account } = requireUser(request);
       const id = idOf(request.params.id);
       const body = (request.body ?? {}) as { scheduled_at?: unknown };
+      // Like Mastodon's update with permitted params: nothing to change is not an error.
+      if (body.scheduled_at === undefined) return presentScheduledStatus(core, await findOwnScheduledStatus(core, account._id, id));
       const doc = await rescheduleStatus(core, account._id, id, parseScheduledAt(body.scheduled_at));
       return presentScheduledStatus(core, doc);
     },

@@ -39,9 +39,14 @@ export interface PostStatusOptions {
 const LANGUAGE = /^([a-z]{2,3})(-[a-z0-9]{2,8})?$/i;
 
 /** An ISO 639 code as Mastodon keeps it (`en`, `zh-TW`); null for anything else. */
+const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
+
+/** An ISO 639 language code (with optional region) that exists, normalised; null otherwise. */
 export function normaliseLanguage(value: string | null | undefined): string | null {
   const m = value ? LANGUAGE.exec(value.trim()) : null;
   if (!m) return null;
+  // Unknown codes ("xx") fall back to the user's language like Mastodon's locale cascade.
+  if (languageNames.of(m[1].toLowerCase()) === undefined) return null;
   return m[1].toLowerCase() + (m[2] ? `-${m[2].slice(1).toUpperCase()}` : '');
 }
 

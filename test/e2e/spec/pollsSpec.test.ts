@@ -30,7 +30,10 @@ it('a single-choice poll has voters_count 0, then the number of voters', async (
   });
   expect(posted.status).toBe(200);
   expect(posted.body.poll).toMatchObject({ multiple: false, votes_count: 0, voters_count: 0 });
-  const voted = await call(server, 'POST', `/api/v1/polls/${posted.body.poll.id}/votes`, { token: bob.token, form: 'choices[]=1' });
+  const voted = await call(server, 'POST', `/api/v1/polls/${posted.body.poll.id}/votes`, {
+    token: bob.token,
+    form: 'choices[]=1',
+  });
   expect(voted.status).toBe(200);
   expect(voted.body).toMatchObject({ votes_count: 1, voters_count: 1, voted: true, own_votes: [1] });
 });
@@ -44,4 +47,14 @@ it('a poll of a followers-only status is 404 for strangers and anonymous callers
   expect((await call(server, 'GET', path)).status).toBe(404);
   expect((await call(server, 'GET', path, { token: bob.token })).status).toBe(404);
   expect((await call(server, 'GET', path, { token: alice.token })).status).toBe(200);
+});
+
+it('voting without choices is a missing parameter (400), as Mastodon requires `choices`', async () => {
+  const posted = await call(server, 'POST', '/api/v1/statuses', {
+    token: alice.token,
+    json: { status: 'vote?', poll: { options: ['a', 'b'], expires_in: 600 } },
+  });
+  const res = await call(server, 'POST', `/api/v1/polls/${posted.body.poll.id}/votes`, { token: bob.token, json: {} });
+  expect(res.status).toBe(400);
+  expect(res.body.error).toBe('param is missing or the value is empty: choices');
 });

@@ -74,10 +74,16 @@ describe('edits', () => {
   it('an edit without `sensitive` or a content warning makes the status not sensitive (Mastodon resets it)', async () => {
     const status = await post(alice, 'status=v1&spoiler_text=cw');
     expect(status.sensitive).toBe(true);
-    const edited = await call(server, 'PUT', `/api/v1/statuses/${status.id}`, { token: alice.token, form: 'status=v2' });
+    const edited = await call(server, 'PUT', `/api/v1/statuses/${status.id}`, {
+      token: alice.token,
+      form: 'status=v2',
+    });
     expect(edited.status).toBe(200);
     expect(edited.body).toMatchObject({ spoiler_text: '', sensitive: false });
-    const explicit = await call(server, 'PUT', `/api/v1/statuses/${status.id}`, { token: alice.token, form: 'status=v3&sensitive=true' });
+    const explicit = await call(server, 'PUT', `/api/v1/statuses/${status.id}`, {
+      token: alice.token,
+      form: 'status=v3&sensitive=true',
+    });
     expect(explicit.body.sensitive).toBe(true);
   });
 });
@@ -85,7 +91,9 @@ describe('edits', () => {
 describe('HTML of links', () => {
   it('a short link has an empty class on its display span, as Mastodon renders it', async () => {
     const status = await post(alice, `status=${encodeURIComponent('see https://x.example/a')}`);
-    expect(status.content).toContain('<span class="invisible">https://</span><span class="">x.example/a</span><span class="invisible"></span>');
+    expect(status.content).toContain(
+      '<span class="invisible">https://</span><span class="">x.example/a</span><span class="invisible"></span>',
+    );
   });
 });
 
@@ -131,9 +139,28 @@ describe('mentions', () => {
   it('an unconfirmed or unapproved account is not mentionable (it stays plain text, no mention entry)', async () => {
     const unconfirmed = await createTestUser(core, { confirmed: false });
     const unapproved = await createTestUser(core, { approved: false });
-    const status = await post(alice, `status=${encodeURIComponent(`hi @${unconfirmed.account.username} @${unapproved.account.username} @${bob.account.username}`)}`);
+    const status = await post(
+      alice,
+      `status=${encodeURIComponent(`hi @${unconfirmed.account.username} @${unapproved.account.username} @${bob.account.username}`)}`,
+    );
     expect(status.mentions.map((m: { id: string }) => m.id)).toEqual([String(bob.account._id)]);
     expect(status.content).not.toContain(`/@${unconfirmed.account.username}`);
     expect(status.content).not.toContain(`/@${unapproved.account.username}`);
+  });
+});
+
+describe('status language', () => {
+  it('keeps a real language code and replaces an unknown one with the user language', async () => {
+    const known = await call(server, 'POST', '/api/v1/statuses', {
+      token: alice.token,
+      json: { status: 'Hallo', language: 'de' },
+    });
+    expect(known.body.language).toBe('de');
+    const unknown = await call(server, 'POST', '/api/v1/statuses', {
+      token: alice.token,
+      json: { status: 'hm', language: 'xx' },
+    });
+    expect(unknown.status).toBe(200);
+    expect(unknown.body.language).toBe('en');
   });
 });

@@ -77,7 +77,7 @@ describe('scheduled statuses', () => {
         visibility: 'public',
         in_reply_to_id: null,
         language: 'en',
-        application_id: String(alice.app._id),
+        application_id: Number(alice.app._id),
         scheduled_at: null,
         idempotency: 'key-1',
         with_rate_limit: false,
@@ -102,6 +102,10 @@ describe('scheduled statuses', () => {
     const put = await call('PUT', `/api/v1/scheduled_statuses/${doc._id}`, alice.token, { scheduled_at: moved.toISOString() });
     expect(put.status).toBe(200);
     expect(put.body.scheduled_at).toBe(moved.toISOString());
+    // Nothing to change is not an error (Mastodon permits only scheduled_at and updates with what it got).
+    const unchanged = await call('PUT', `/api/v1/scheduled_statuses/${doc._id}`, alice.token, {});
+    expect(unchanged.status).toBe(200);
+    expect(unchanged.body.scheduled_at).toBe(moved.toISOString());
     expect((await call('PUT', `/api/v1/scheduled_statuses/${doc._id}`, bob.token, { scheduled_at: moved.toISOString() })).status).toBe(404);
 
     expect((await call('DELETE', `/api/v1/scheduled_statuses/${doc._id}`, bob.token)).status).toBe(404);
