@@ -7,6 +7,7 @@ import { connectMongo, ensureIndexes } from './db/mongo.ts';
 import { connectRedis, type Redis } from './db/redis.ts';
 import { StatusIdGenerator } from './ids.ts';
 import { Outbox, type EventSink } from './events/outbox.ts';
+import { ensureVapidKeys, type VapidKeys } from './push/vapid.ts';
 import './model/index.ts';
 
 export interface Core {
@@ -17,6 +18,8 @@ export interface Core {
   redis: Redis;
   statusIds: StatusIdGenerator;
   outbox: Outbox;
+  /** Web Push keys: configured, or generated once per deployment and stored. */
+  vapid: VapidKeys;
   close(): Promise<void>;
 }
 
@@ -33,6 +36,7 @@ export async function createCore(config: Config, opts: CoreOptions): Promise<Cor
   const { client, db } = await connectMongo(config.mongoUrl);
   await ensureIndexes(db);
   const redis = connectRedis(config.redisUrl, { namespace: config.redisNamespace });
+  const vapid = await ensureVapidKeys(db, config);
   return {
     config,
     logger,
@@ -41,6 +45,7 @@ export async function createCore(config: Config, opts: CoreOptions): Promise<Cor
     redis,
     statusIds: new StatusIdGenerator(redis),
     outbox: new Outbox(db, opts.sink, logger, opts.outboxGraceMs),
+    vapid,
     async close() {
       await opts.sink.close?.();
       redis.disconnect();

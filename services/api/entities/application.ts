@@ -41,7 +41,7 @@ export function presentApplication(core: Core, app: AppDoc): Application {
     redirect_uri: app.redirectUris.join('\n'),
     // Deprecated since 4.3 but still read by clients for Web Push: the instance's VAPID public key
     // (as in the instance entity's configuration.vapid.public_key).
-    vapid_key: core.config.vapid.publicKey ?? '',
+    vapid_key: core.vapid.publicKey,
   };
   return out;
 }

@@ -128,7 +128,7 @@ function configuration(core: Core): Static<typeof Configuration> {
       privacy_policy: `${config.baseUrl}/privacy-policy`,
       terms_of_service: null,
     },
-    vapid: { public_key: config.vapid.publicKey ?? '' },
+    vapid: { public_key: core.vapid.publicKey },
     accounts: { max_featured_tags: LIMITS.accounts.maxFeaturedTags, max_pinned_statuses: LIMITS.accounts.maxPinnedStatuses },
     statuses: {
       max_characters: LIMITS.statuses.maxCharacters,

@@ -4,7 +4,7 @@ import { defineCollection } from '../db/mongo.ts';
 export interface SettingDoc {
   /** Setting name, e.g. `registrations_mode`. */
   _id: string;
-  value: string | number | boolean | null;
+  value: string | number | boolean | null | Record<string, string>;
   updatedAt: Date;
 }
 
