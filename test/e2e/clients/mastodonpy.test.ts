@@ -14,7 +14,7 @@ import { runMediaPipeline } from '../../../pipelines/media/index.ts';
 import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestUser, type TestServer } from '../../support/fixtures.ts';
 import { png, shortVideo } from '../../support/mediaFiles.ts';
-import { consumerTuning } from '../../integration/events/helpers.ts';
+import { consumerTuning } from '../../support/kafka.ts';
 import { canImport, pythonWithClients, selfAddressedConfig, startSelfAddressedServer } from './pythonClients.ts';
 
 const run = promisify(execFile);

@@ -6,7 +6,6 @@ import { runPipeline, type Pipeline, type PipelineEvent } from '../../../pipelin
 import { consumerTuning } from '../../support/kafka.ts';
 
 // Kept for test/e2e/clients, written meanwhile; import it from test/support/kafka.ts.
-export { consumerTuning };
 
 function counterKey(core: Core, counter: string): string {
   return `${core.config.kafkaTopicPrefix}:probe:${counter}`;
