@@ -6,7 +6,9 @@ import type { Core } from '../../services/core/context.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 import { createSmtpTransport } from './transport.ts';
 
-export type MailerPipelineOptions = Partial<Omit<PipelineOptions<'MailRequested'>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>> & {
+export type MailerPipelineOptions = Partial<
+  Omit<PipelineOptions<'MailRequested'>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
+> & {
   /** Another transport (tests use the real SMTP transport against a local SMTP server). */
   transport?: Transporter;
 };

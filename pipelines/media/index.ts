@@ -5,7 +5,9 @@ import type { Core } from '../../services/core/context.ts';
 import { processQueuedMedia } from '../../services/core/media/attachments.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 
-export type MediaPipelineOptions = Partial<Omit<PipelineOptions<'MediaProcessRequested'>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>>;
+export type MediaPipelineOptions = Partial<
+  Omit<PipelineOptions<'MediaProcessRequested'>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
+>;
 
 export function runMediaPipeline(core: Core, opts: MediaPipelineOptions = {}): Promise<Pipeline> {
   return runPipeline({

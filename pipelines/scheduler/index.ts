@@ -19,7 +19,10 @@ export interface SchedulerJob {
 }
 
 export const JOBS: SchedulerJob[] = [
-  { name: 'scheduled-statuses', run: async (core, workerId) => (await publishDueScheduledStatuses(core, { workerId, limit: 50 })).length },
+  {
+    name: 'scheduled-statuses',
+    run: async (core, workerId) => (await publishDueScheduledStatuses(core, { workerId, limit: 50 })).length,
+  },
   { name: 'poll-expiry', run: (core, workerId) => closeExpiredPolls(core, { workerId, limit: 100 }) },
   { name: 'unattached-media-cleanup', everyMs: 3600_000, run: (core) => removeUnattachedMedia(core) },
   {
@@ -39,7 +42,10 @@ export interface Scheduler {
   stop(): Promise<void>;
 }
 
-export function runScheduler(core: Core, opts: { intervalMs?: number; jobs?: SchedulerJob[]; workerId?: string } = {}): Scheduler {
+export function runScheduler(
+  core: Core,
+  opts: { intervalMs?: number; jobs?: SchedulerJob[]; workerId?: string } = {},
+): Scheduler {
   const intervalMs = opts.intervalMs ?? 1_000;
   const jobs = opts.jobs ?? JOBS;
   const workerId = opts.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;

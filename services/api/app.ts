@@ -32,7 +32,14 @@ export async function buildApi(core: Core): Promise<FastifyInstance> {
   await app.register(cors, {
     origin: '*',
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    exposedHeaders: ['Link', 'X-RateLimit-Reset', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-Request-Id', 'Idempotency-Key'],
+    exposedHeaders: [
+      'Link',
+      'X-RateLimit-Reset',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-Request-Id',
+      'Idempotency-Key',
+    ],
     credentials: false,
     // Only the API and discovery paths are cross-origin; the HTML OAuth pages are not.
     hook: 'onRequest',
@@ -49,7 +56,9 @@ export async function buildApi(core: Core): Promise<FastifyInstance> {
       return reply.code(err.statusCode).send(err.body);
     }
     if (err.validation) {
-      return reply.code(400).send({ error: `Invalid parameter: ${err.message.replace(/^(body|querystring|params)\/?/, '')}` });
+      return reply
+        .code(400)
+        .send({ error: `Invalid parameter: ${err.message.replace(/^(body|querystring|params)\/?/, '')}` });
     }
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       return reply.code(err.statusCode).send({ error: err.message });

@@ -26,7 +26,12 @@ export function pageParams(query: unknown, opts: { defaultLimit: number; maxLimi
 }
 
 /** One page of `coll` under `filter`, cursor on `field` (an integer id), newest first. */
-export async function findPage<T extends Document>(coll: Collection<T>, filter: Filter<T>, p: PageParams, field = '_id'): Promise<T[]> {
+export async function findPage<T extends Document>(
+  coll: Collection<T>,
+  filter: Filter<T>,
+  p: PageParams,
+  field = '_id',
+): Promise<T[]> {
   if (p.limit === 0) return [];
   const range: Record<string, Id> = {};
   if (p.maxId !== null) range.$lt = p.maxId;
@@ -34,10 +39,18 @@ export async function findPage<T extends Document>(coll: Collection<T>, filter: 
   if (lower !== null) range.$gt = lower;
   const query = (Object.keys(range).length ? { ...filter, [field]: range } : filter) as Filter<T>;
   if (p.minId !== null) {
-    const page = await coll.find(query).sort({ [field]: 1 }).limit(p.limit).toArray();
+    const page = await coll
+      .find(query)
+      .sort({ [field]: 1 })
+      .limit(p.limit)
+      .toArray();
     return (page as T[]).reverse();
   }
-  return (await coll.find(query).sort({ [field]: -1 }).limit(p.limit).toArray()) as T[];
+  return (await coll
+    .find(query)
+    .sort({ [field]: -1 })
+    .limit(p.limit)
+    .toArray()) as T[];
 }
 
 export interface LinkInfo {

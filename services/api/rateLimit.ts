@@ -4,7 +4,12 @@ import type { Core } from '../core/context.ts';
 import { hitRateLimit, rateLimitHeaders, type RateLimitRule } from '../core/rateLimit.ts';
 import { ApiError } from './errors.ts';
 
-export async function enforceRateLimit(core: Core, reply: FastifyReply, rule: RateLimitRule, subject: string): Promise<void> {
+export async function enforceRateLimit(
+  core: Core,
+  reply: FastifyReply,
+  rule: RateLimitRule,
+  subject: string,
+): Promise<void> {
   const verdict = await hitRateLimit(core.redis, rule, subject);
   const headers = rateLimitHeaders(verdict);
   reply.headers(headers);

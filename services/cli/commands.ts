@@ -10,7 +10,12 @@ import { validateUsername, isValidEmail, fullMessages } from '../core/accounts/v
 import { generatePassword } from '../core/users/passwords.ts';
 import { findRoleByName } from '../core/roles/roles.ts';
 import { approveUser, changeRole, confirmUserByAdmin, setDisabled } from '../core/users/moderation.ts';
-import { getRegistrationsMode, isRegistrationsMode, setRegistrationsMode, REGISTRATIONS_MODES } from '../core/settings/settings.ts';
+import {
+  getRegistrationsMode,
+  isRegistrationsMode,
+  setRegistrationsMode,
+  REGISTRATIONS_MODES,
+} from '../core/settings/settings.ts';
 
 export class CliError extends Error {}
 
@@ -45,7 +50,8 @@ export function checkCreateInput(username: string, opts: CreateOptions): void {
 }
 
 export function checkRegistrationsMode(mode: string | undefined): void {
-  if (mode !== undefined && !isRegistrationsMode(mode)) throw new CliError(`Unknown registrations mode "${mode}"; use one of: ${REGISTRATIONS_MODES.join(', ')}`);
+  if (mode !== undefined && !isRegistrationsMode(mode))
+    throw new CliError(`Unknown registrations mode "${mode}"; use one of: ${REGISTRATIONS_MODES.join(', ')}`);
 }
 
 export async function accountsCreate(core: Core, username: string, opts: CreateOptions, out: Out): Promise<void> {

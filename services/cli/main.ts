@@ -9,7 +9,15 @@ import { createLogger } from '../core/logger.ts';
 import { createCore, type Core } from '../core/context.ts';
 import type { EventSink } from '../core/events/outbox.ts';
 import { createKafkaEventSink } from '../core/events/kafkaSink.ts';
-import { accountsCreate, accountsModify, settingsRegistrations, checkCreateInput, checkRegistrationsMode, CliError, type Out } from './commands.ts';
+import {
+  accountsCreate,
+  accountsModify,
+  settingsRegistrations,
+  checkCreateInput,
+  checkRegistrationsMode,
+  CliError,
+  type Out,
+} from './commands.ts';
 
 const USAGE = `Usage:
   cli accounts create NAME --email EMAIL [--confirmed] [--approve] [--role ROLE]
@@ -24,7 +32,12 @@ function parse(argv: string[]): Command {
     const { values, positionals } = parseArgs({
       args: rest,
       allowPositionals: true,
-      options: { email: { type: 'string' }, confirmed: { type: 'boolean' }, approve: { type: 'boolean' }, role: { type: 'string' } },
+      options: {
+        email: { type: 'string' },
+        confirmed: { type: 'boolean' },
+        approve: { type: 'boolean' },
+        role: { type: 'string' },
+      },
     });
     if (positionals.length !== 1) throw new CliError('accounts create needs exactly one NAME');
     checkCreateInput(positionals[0], values);
@@ -73,7 +86,8 @@ async function main(): Promise<void> {
     command = parse(argv);
   } catch (err) {
     // parseArgs throws TypeErrors with a code for unknown or malformed options.
-    if (err instanceof CliError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) fail(`${(err as Error).message}\n${USAGE}`);
+    if (err instanceof CliError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))
+      fail(`${(err as Error).message}\n${USAGE}`);
     throw err;
   }
   let config: Config;

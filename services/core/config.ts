@@ -104,7 +104,8 @@ function url(env: Env, name: string, fallback: string, schemes: string[]): strin
 
 function redisNamespace(env: Env): string {
   const ns = str(env, 'REDIS_NAMESPACE', '');
-  if (!/^[a-zA-Z0-9._-]*$/.test(ns)) throw new ConfigError('REDIS_NAMESPACE', `may hold only letters, digits, ".", "_" and "-", got "${ns}"`);
+  if (!/^[a-zA-Z0-9._-]*$/.test(ns))
+    throw new ConfigError('REDIS_NAMESPACE', `may hold only letters, digits, ".", "_" and "-", got "${ns}"`);
   return ns;
 }
 
@@ -122,19 +123,25 @@ export function loadConfig(env: Env = process.env): Config {
   if (!DOMAIN.test(webDomain)) throw new ConfigError('WEB_DOMAIN', `must be a host name, got "${webDomain}"`);
   const isLocalhost = /^(localhost|127\.0\.0\.1)(:\d+)?$/.test(webDomain);
   const localHttps = bool(env, 'LOCAL_HTTPS', !isLocalhost);
-  const secretKeyBase = str(env, 'SECRET_KEY_BASE', nodeEnv === 'production' ? undefined : 'development-secret-key-base-not-for-production-use-0123456789abcdef');
+  const secretKeyBase = str(
+    env,
+    'SECRET_KEY_BASE',
+    nodeEnv === 'production' ? undefined : 'development-secret-key-base-not-for-production-use-0123456789abcdef',
+  );
   if (secretKeyBase.length < 32) throw new ConfigError('SECRET_KEY_BASE', 'must be at least 32 characters long');
   const brokers = str(env, 'KAFKA_BROKERS', '127.0.0.1:19092')
     .split(',')
     .map((b) => b.trim())
     .filter(Boolean);
   for (const b of brokers) {
-    if (!/^[^\s:]+:\d{1,5}$/.test(b)) throw new ConfigError('KAFKA_BROKERS', `must be a comma-separated list of host:port, got "${b}"`);
+    if (!/^[^\s:]+:\d{1,5}$/.test(b))
+      throw new ConfigError('KAFKA_BROKERS', `must be a comma-separated list of host:port, got "${b}"`);
   }
   const streamingBase = optional(env, 'STREAMING_API_BASE_URL');
   if (streamingBase !== null) url(env, 'STREAMING_API_BASE_URL', streamingBase, ['ws', 'wss', 'http', 'https']);
   const prefix = str(env, 'KAFKA_TOPIC_PREFIX', 'fedi');
-  if (!/^[a-zA-Z0-9._-]+$/.test(prefix)) throw new ConfigError('KAFKA_TOPIC_PREFIX', `may hold only letters, digits, ".", "_" and "-", got "${prefix}"`);
+  if (!/^[a-zA-Z0-9._-]+$/.test(prefix))
+    throw new ConfigError('KAFKA_TOPIC_PREFIX', `may hold only letters, digits, ".", "_" and "-", got "${prefix}"`);
   return {
     env: nodeEnv as Config['env'],
     localDomain,

@@ -12,7 +12,12 @@ export class ApiError extends Error {
   readonly body: Record<string, unknown>;
   readonly headers: Record<string, string>;
 
-  constructor(statusCode: number, error: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+  constructor(
+    statusCode: number,
+    error: string,
+    extra: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ) {
     super(error);
     this.statusCode = statusCode;
     this.body = { error, ...extra };
@@ -24,8 +29,14 @@ export const notFound = (): ApiError => new ApiError(404, 'Record not found');
 export const forbidden = (message = 'This action is not allowed'): ApiError => new ApiError(403, message);
 export const outsideScopes = (): ApiError => new ApiError(403, 'This action is outside the authorized scopes');
 export const unauthorized = (message = 'The access token is invalid'): ApiError =>
-  new ApiError(401, message, {}, { 'www-authenticate': `Bearer realm="Doorkeeper", error="invalid_token", error_description="${message}"` });
-export const missingParam = (name: string): ApiError => new ApiError(400, `param is missing or the value is empty: ${name}`);
+  new ApiError(
+    401,
+    message,
+    {},
+    { 'www-authenticate': `Bearer realm="Doorkeeper", error="invalid_token", error_description="${message}"` },
+  );
+export const missingParam = (name: string): ApiError =>
+  new ApiError(400, `param is missing or the value is empty: ${name}`);
 export const badRequest = (message: string): ApiError => new ApiError(400, message);
 export const tooManyRequests = (): ApiError => new ApiError(429, 'Too many requests');
 

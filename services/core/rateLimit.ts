@@ -23,7 +23,11 @@ export async function hitRateLimit(redis: Redis, rule: RateLimitRule, subject: s
   const periodMs = rule.periodSeconds * 1000;
   const windowStart = Math.floor(Date.now() / periodMs) * periodMs;
   const key = `ratelimit:${rule.family}:${subject}:${windowStart}`;
-  const [[, count]] = (await redis.multi().incr(key).pexpire(key, periodMs + 1000).exec()) as [[Error | null, number]];
+  const [[, count]] = (await redis
+    .multi()
+    .incr(key)
+    .pexpire(key, periodMs + 1000)
+    .exec()) as [[Error | null, number]];
   return {
     allowed: count <= rule.limit,
     limit: rule.limit,

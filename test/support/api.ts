@@ -16,9 +16,14 @@ export interface TestApi extends TestCore {
   close(): Promise<void>;
 }
 
-export async function startTestApi(overrides: Record<string, string> = {}, opts: { mediaDir?: boolean } = {}): Promise<TestApi> {
+export async function startTestApi(
+  overrides: Record<string, string> = {},
+  opts: { mediaDir?: boolean } = {},
+): Promise<TestApi> {
   const mediaDir = opts.mediaDir ? await mkdtemp(join(tmpdir(), 'fedisrv-test-media-')) : null;
-  const { core, published } = await createTestCore(testConfig({ ...(mediaDir ? { MEDIA_DIR: mediaDir } : {}), ...overrides }));
+  const { core, published } = await createTestCore(
+    testConfig({ ...(mediaDir ? { MEDIA_DIR: mediaDir } : {}), ...overrides }),
+  );
   const removeAll = async (server?: TestServer) => {
     await server?.close();
     await closeTestCore(core);

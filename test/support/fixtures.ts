@@ -75,7 +75,12 @@ export async function createTestUser(core: Core, opts: TestUserOptions = {}): Pr
     if (!role) throw new Error(`createTestUser: no role named ${opts.role}`);
     roleId = role._id;
   }
-  const { app } = await createApp(core, { name: `${username}'s app`, redirectUris: ['urn:ietf:wg:oauth:2.0:oob'], scopes, website: null });
+  const { app } = await createApp(core, {
+    name: `${username}'s app`,
+    redirectUris: ['urn:ietf:wg:oauth:2.0:oob'],
+    scopes,
+    website: null,
+  });
   const { account, user } = await createLocalAccount(core, {
     username,
     email: opts.email ?? `${username.toLowerCase()}@example.test`,

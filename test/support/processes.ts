@@ -83,7 +83,9 @@ export function logged(run: ChildRun, text: string): Promise<void> {
 export function started(run: ChildRun): Promise<void> {
   return Promise.race([
     logged(run, 'fedisrv started'),
-    run.exit.then(({ code }) => Promise.reject(new Error(`server exited with ${code} before starting:\n${run.output()}`))),
+    run.exit.then(({ code }) =>
+      Promise.reject(new Error(`server exited with ${code} before starting:\n${run.output()}`)),
+    ),
   ]);
 }
 
@@ -96,6 +98,9 @@ export async function killChild(run: ChildRun): Promise<void> {
 /** Runs `node <script> ...args` to completion and parses the JSON line it printed last. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- what the script printed; tests check it field by field
 export async function runNodeForJson(script: string, args: string[], timeoutMs = 60_000): Promise<any> {
-  const { stdout } = await execFileAsync(nodeBin, [join(projectRoot, script), ...args], { cwd: projectRoot, timeout: timeoutMs });
+  const { stdout } = await execFileAsync(nodeBin, [join(projectRoot, script), ...args], {
+    cwd: projectRoot,
+    timeout: timeoutMs,
+  });
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}');
 }

@@ -13,12 +13,17 @@ export interface ReceivedMail {
 }
 
 function decodeQuotedPrintable(s: string): string {
-  const bytes = s.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  const bytes = s
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
   return Buffer.from(bytes, 'latin1').toString('utf8');
 }
 
 function textPart(raw: string): string {
-  const m = /Content-Type: text\/plain[^\r\n]*\r?\n(?:[^\r\n]+\r?\n)*?Content-Transfer-Encoding: ([\w-]+)\r?\n\r?\n([\s\S]*?)\r?\n(?:--|$)/i.exec(raw);
+  const m =
+    /Content-Type: text\/plain[^\r\n]*\r?\n(?:[^\r\n]+\r?\n)*?Content-Transfer-Encoding: ([\w-]+)\r?\n\r?\n([\s\S]*?)\r?\n(?:--|$)/i.exec(
+      raw,
+    );
   if (!m) return raw;
   const [, encoding, body] = m;
   if (/quoted-printable/i.test(encoding)) return decodeQuotedPrintable(body);
@@ -78,7 +83,11 @@ export class SmtpSink {
 
   /** Waits for a mail to `to` (beyond the first `skip` ones). */
   waitFor(to: string, skip = 0, ms = 30_000): Promise<ReceivedMail> {
-    return eventually(async () => this.mails.filter((m) => m.to.includes(to))[skip], ms, `mail number ${skip + 1} to ${to}`);
+    return eventually(
+      async () => this.mails.filter((m) => m.to.includes(to))[skip],
+      ms,
+      `mail number ${skip + 1} to ${to}`,
+    );
   }
 
   async stop(): Promise<void> {

@@ -10,18 +10,34 @@ import { accounts, type AccountDoc } from '../../core/model/accounts.ts';
 import { signUp, RegistrationsClosedError } from '../../core/accounts/registration.ts';
 import { AccountValidationError } from '../../core/accounts/create.ts';
 import { fullMessages } from '../../core/accounts/validation.ts';
-import { updateProfile, removeProfileImage, ProfileValidationError, type ProfileChanges } from '../../core/accounts/profile.ts';
+import {
+  updateProfile,
+  removeProfileImage,
+  ProfileValidationError,
+  type ProfileChanges,
+} from '../../core/accounts/profile.ts';
 import { ProfileImageError } from '../../core/accounts/images.ts';
 import { findAccountByAcct, findVisibleAccount, findVisibleAccounts } from '../../core/accounts/queries.ts';
 import { tokenEntity } from '../../core/oauth/tokens.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { AccountEntity, CredentialAccountEntity, presentAccount, presentAccounts, presentCredentialAccount } from '../entities/account.ts';
+import {
+  AccountEntity,
+  CredentialAccountEntity,
+  presentAccount,
+  presentAccounts,
+  presentCredentialAccount,
+} from '../entities/account.ts';
 import { ApiError, forbidden, missingParam, notFound, validationFailed } from '../errors.ts';
 import { enforceRateLimit, RATE_LIMITS } from '../rateLimit.ts';
 import { BoolLike, FieldsAttributes, fieldList, railsBoolean } from './params.ts';
 import { placeholderImage } from './placeholders.ts';
 
-const TokenEntity = Type.Object({ access_token: Type.String(), token_type: Type.String(), scope: Type.String(), created_at: Type.Integer() });
+const TokenEntity = Type.Object({
+  access_token: Type.String(),
+  token_type: Type.String(),
+  scope: Type.String(),
+  created_at: Type.Integer(),
+});
 
 const SignUpBody = Type.Object(
   {
@@ -69,7 +85,11 @@ const UpdateBody = Type.Object(
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
 
-async function credentialAccountOf(core: Core, account: AccountDoc, user: Parameters<typeof presentCredentialAccount>[2]) {
+async function credentialAccountOf(
+  core: Core,
+  account: AccountDoc,
+  user: Parameters<typeof presentCredentialAccount>[2],
+) {
   return presentCredentialAccount(core, account, user);
 }
 
@@ -110,7 +130,10 @@ const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
 
   app.get(
     '/api/v1/accounts/verify_credentials',
-    { schema: { response: { 200: CredentialAccountEntity } }, config: { auth: { scopes: ['read', 'read:accounts', 'profile'], user: 'required' } } },
+    {
+      schema: { response: { 200: CredentialAccountEntity } },
+      config: { auth: { scopes: ['read', 'read:accounts', 'profile'], user: 'required' } },
+    },
     async (request) => {
       const { account, user } = requireUser(request);
       return credentialAccountOf(core, account, user);
@@ -146,7 +169,8 @@ const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
         const updated = await updateProfile(core, account, user, changes);
         return credentialAccountOf(core, updated.account, updated.user);
       } catch (err) {
-        if (err instanceof ProfileValidationError || err instanceof ProfileImageError) throw validationFailed(err.message);
+        if (err instanceof ProfileValidationError || err instanceof ProfileImageError)
+          throw validationFailed(err.message);
         throw err;
       }
     },
@@ -155,7 +179,10 @@ const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
   for (const kind of ['avatar', 'header'] as const) {
     app.delete(
       `/api/v1/profile/${kind}`,
-      { schema: { response: { 200: CredentialAccountEntity } }, config: { auth: { scopes: ['write', 'write:accounts'], user: 'required' } } },
+      {
+        schema: { response: { 200: CredentialAccountEntity } },
+        config: { auth: { scopes: ['write', 'write:accounts'], user: 'required' } },
+      },
       async (request) => {
         const { account, user } = requireUser(request);
         return credentialAccountOf(core, await removeProfileImage(core, account, kind), user);
@@ -166,7 +193,13 @@ const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
   app.get(
     '/api/v1/accounts/lookup',
     {
-      schema: { querystring: Type.Object({ acct: Type.Optional(Type.String({ maxLength: 500 })) }, { additionalProperties: true }), response: { 200: AccountEntity } },
+      schema: {
+        querystring: Type.Object(
+          { acct: Type.Optional(Type.String({ maxLength: 500 })) },
+          { additionalProperties: true },
+        ),
+        response: { 200: AccountEntity },
+      },
       config: { auth: { scopes: ['read', 'read:accounts'], user: 'optional' } },
     },
     async (request) => {
@@ -183,7 +216,10 @@ const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     '/api/v1/accounts',
     {
       schema: {
-        querystring: Type.Object({ id: Type.Optional(Type.Array(Type.String({ maxLength: 30 }), { maxItems: 1000 })) }, { additionalProperties: true }),
+        querystring: Type.Object(
+          { id: Type.Optional(Type.Array(Type.String({ maxLength: 30 }), { maxItems: 1000 })) },
+          { additionalProperties: true },
+        ),
         response: { 200: Type.Array(AccountEntity) },
       },
       config: { auth: { scopes: ['read', 'read:accounts'], user: 'optional' } },
@@ -197,12 +233,17 @@ const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
 
   app.get(
     '/api/v1/accounts/:id',
-    { schema: { params: IdParams, response: { 200: AccountEntity } }, config: { auth: { scopes: ['read', 'read:accounts'], user: 'optional' } } },
+    {
+      schema: { params: IdParams, response: { 200: AccountEntity } },
+      config: { auth: { scopes: ['read', 'read:accounts'], user: 'optional' } },
+    },
     async (request) => {
       const id = parseId(request.params.id);
       const account = id === null ? null : await findVisibleAccount(core, id);
       if (!account) throw notFound();
-      const moved = account.movedToAccountId ? await collection(core.db, accounts).findOne({ _id: account.movedToAccountId }) : null;
+      const moved = account.movedToAccountId
+        ? await collection(core.db, accounts).findOne({ _id: account.movedToAccountId })
+        : null;
       return presentAccount(core, account, { moved });
     },
   );

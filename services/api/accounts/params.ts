@@ -20,9 +20,12 @@ export function fieldList(value: unknown): { name: string; value: string }[] {
   const entries = Array.isArray(value)
     ? value
     : Object.entries(value as Record<string, unknown>)
-      .sort(([a], [b]) => Number(a) - Number(b))
-      .map(([, v]) => v);
+        .sort(([a], [b]) => Number(a) - Number(b))
+        .map(([, v]) => v);
   return entries
     .filter((e): e is Record<string, unknown> => typeof e === 'object' && e !== null)
-    .map((e) => ({ name: typeof e.name === 'string' ? e.name : '', value: typeof e.value === 'string' ? e.value : '' }));
+    .map((e) => ({
+      name: typeof e.name === 'string' ? e.name : '',
+      value: typeof e.value === 'string' ? e.value : '',
+    }));
 }

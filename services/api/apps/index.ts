@@ -4,7 +4,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
 import { createApp, AppValidationError } from '../../core/oauth/apps.ts';
 import { parseScopes } from '../../core/auth/scopes.ts';
-import { ApplicationEntity, CredentialApplicationEntity, presentApplication, presentCredentialApplication } from '../entities/application.ts';
+import {
+  ApplicationEntity,
+  CredentialApplicationEntity,
+  presentApplication,
+  presentCredentialApplication,
+} from '../entities/application.ts';
 import { validationFailed } from '../errors.ts';
 
 const StringOrList = Type.Union([Type.String(), Type.Array(Type.String())]);
@@ -32,7 +37,8 @@ const appsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) =
       const body = request.body;
       // Mastodon validates the Doorkeeper application model: 422, not a missing-parameter 400.
       if (!body.client_name?.trim()) throw validationFailed("Application name can't be blank");
-      if (body.redirect_uris === undefined || redirectList(body.redirect_uris).length === 0) throw validationFailed("Redirect URI can't be blank");
+      if (body.redirect_uris === undefined || redirectList(body.redirect_uris).length === 0)
+        throw validationFailed("Redirect URI can't be blank");
       try {
         const { app: created, clientSecret } = await createApp(core, {
           name: body.client_name,

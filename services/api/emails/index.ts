@@ -21,7 +21,10 @@ const emailsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core })
   app.post(
     '/api/v1/emails/confirmations',
     {
-      schema: { body: Type.Object({ email: Type.Optional(Type.String({ maxLength: 1000 })) }, { additionalProperties: true }), response: { 200: Type.Object({}) } },
+      schema: {
+        body: Type.Object({ email: Type.Optional(Type.String({ maxLength: 1000 })) }, { additionalProperties: true }),
+        response: { 200: Type.Object({}) },
+      },
       config: { auth },
     },
     async (request, reply) => {
@@ -35,8 +38,12 @@ const emailsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core })
       const email = request.body.email?.trim() || undefined;
       if (email !== undefined) {
         if (!isValidEmail(email)) throw validationFailed(`Email ${invalid().description}`, { email: [invalid()] });
-        const owner = await collection(core.db, users).findOne({ emailLower: email.toLowerCase() }, { projection: { _id: 1 } });
-        if (owner && owner._id !== user._id) throw validationFailed(`Email ${taken().description}`, { email: [taken()] });
+        const owner = await collection(core.db, users).findOne(
+          { emailLower: email.toLowerCase() },
+          { projection: { _id: 1 } },
+        );
+        if (owner && owner._id !== user._id)
+          throw validationFailed(`Email ${taken().description}`, { email: [taken()] });
       }
       await resendConfirmation(core, user, account, email);
       return {};
@@ -48,25 +55,44 @@ const emailsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core })
     { schema: { response: { 200: Type.Boolean() } }, config: { auth: { ...auth, scopes: ['read', 'read:accounts'] } } },
     async (request) => {
       const { user, app: client } = requireUser(request);
-      if (user.createdByAppId !== client._id) throw forbidden('This method is only available to the application the user originally signed-up with');
+      if (user.createdByAppId !== client._id)
+        throw forbidden('This method is only available to the application the user originally signed-up with');
       return user.confirmedAt !== null;
     },
   );
 
   app.get(
     '/auth/confirmation',
-    { schema: { querystring: Type.Object({ confirmation_token: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: true }) } },
+    {
+      schema: {
+        querystring: Type.Object(
+          { confirmation_token: Type.Optional(Type.String({ maxLength: 200 })) },
+          { additionalProperties: true },
+        ),
+      },
+    },
     async (request, reply) => {
       const page = (status: number, title: string, message: string) =>
-        reply.code(status).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store').send(messagePage(title, message));
+        reply
+          .code(status)
+          .header('content-type', 'text/html; charset=utf-8')
+          .header('cache-control', 'no-store')
+          .send(messagePage(title, message));
       const user = await confirmByToken(core, request.query.confirmation_token ?? '');
       if (!user) return page(404, 'Confirmation failed', 'This confirmation link is invalid or was already used.');
       const app = user.createdByAppId !== null ? await findAppById(core, user.createdByAppId) : null;
       const target = app ? browserRedirectUri(app) : null;
       if (target) return reply.redirect(target, 302);
-      const account = await collection(core.db, accounts).findOne({ _id: user.accountId }, { projection: { username: 1 } });
+      const account = await collection(core.db, accounts).findOne(
+        { _id: user.accountId },
+        { projection: { username: 1 } },
+      );
       const pending = user.approved ? '' : ' An administrator still has to approve your account.';
-      return page(200, 'E-mail address confirmed', `Thank you, @${account?.username ?? ''}: your e-mail address is confirmed.${pending}`);
+      return page(
+        200,
+        'E-mail address confirmed',
+        `Thank you, @${account?.username ?? ''}: your e-mail address is confirmed.${pending}`,
+      );
     },
   );
 };

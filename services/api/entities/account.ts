@@ -94,7 +94,12 @@ export type CredentialAccount = Static<typeof CredentialAccountEntity>;
 export const MISSING_AVATAR_PATH = '/avatars/original/missing.png';
 export const MISSING_HEADER_PATH = '/headers/original/missing.png';
 
-function imageUrls(core: Core, image: StoredImage | null, remote: string | null | undefined, missing: string): [string, string] {
+function imageUrls(
+  core: Core,
+  image: StoredImage | null,
+  remote: string | null | undefined,
+  missing: string,
+): [string, string] {
   if (image) {
     const storage = storageFor(core);
     return [storage.url(image.path), storage.url(image.staticPath)];
@@ -122,11 +127,21 @@ function roleBadges(role: EffectiveRole): Static<typeof AccountRoleEntity>[] {
 }
 
 export function presentRole(role: EffectiveRole): RoleEntityType {
-  return { id: role.id, name: role.name, color: role.color, permissions: String(role.permissions), highlighted: role.highlighted };
+  return {
+    id: role.id,
+    name: role.name,
+    color: role.color,
+    permissions: String(role.permissions),
+    highlighted: role.highlighted,
+  };
 }
 
 /** Renders the Account entity. `role` is the user's role for local accounts (looked up when omitted). */
-export async function presentAccount(core: Core, doc: AccountDoc, opts: { role?: EffectiveRole; moved?: AccountDoc | null } = {}): Promise<Account> {
+export async function presentAccount(
+  core: Core,
+  doc: AccountDoc,
+  opts: { role?: EffectiveRole; moved?: AccountDoc | null } = {},
+): Promise<Account> {
   const [avatar, avatarStatic] = imageUrls(core, doc.avatar, doc.avatarRemoteUrl, MISSING_AVATAR_PATH);
   const [header, headerStatic] = imageUrls(core, doc.header, doc.headerRemoteUrl, MISSING_HEADER_PATH);
   const suspended = doc.suspendedAt !== null;
@@ -145,7 +160,11 @@ export async function presentAccount(core: Core, doc: AccountDoc, opts: { role?:
     locked: suspended ? false : doc.locked,
     fields: suspended
       ? []
-      : doc.fields.map((f) => ({ name: f.name, value: f.value, verified_at: f.verifiedAt ? f.verifiedAt.toISOString() : null })),
+      : doc.fields.map((f) => ({
+          name: f.name,
+          value: f.value,
+          verified_at: f.verifiedAt ? f.verifiedAt.toISOString() : null,
+        })),
     emojis: [],
     bot: suspended ? false : doc.bot,
     group: doc.group,
@@ -180,7 +199,9 @@ export async function presentAccounts(core: Core, docs: AccountDoc[]): Promise<A
       .toArray();
     for (const u of us) roleByAccount.set(String(u.accountId), await roleOfUser(core, u));
   }
-  return Promise.all(docs.map((d) => presentAccount(core, d, { role: roleByAccount.get(String(d._id)) ?? EVERYONE_ROLE })));
+  return Promise.all(
+    docs.map((d) => presentAccount(core, d, { role: roleByAccount.get(String(d._id)) ?? EVERYONE_ROLE })),
+  );
 }
 
 async function localRole(core: Core, doc: AccountDoc): Promise<EffectiveRole> {

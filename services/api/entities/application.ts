@@ -47,7 +47,12 @@ export function presentApplication(core: Core, app: AppDoc): Application {
 }
 
 export function presentCredentialApplication(core: Core, app: AppDoc, clientSecret: string): CredentialApplication {
-  return { ...presentApplication(core, app), client_id: app.clientId, client_secret: clientSecret, client_secret_expires_at: 0 };
+  return {
+    ...presentApplication(core, app),
+    client_id: app.clientId,
+    client_secret: clientSecret,
+    client_secret_expires_at: 0,
+  };
 }
 
 export function presentStatusApplication(app: Pick<AppDoc, 'name' | 'website'>): StatusApplication {

@@ -129,7 +129,10 @@ function configuration(core: Core): Static<typeof Configuration> {
       terms_of_service: null,
     },
     vapid: { public_key: core.vapid.publicKey },
-    accounts: { max_featured_tags: LIMITS.accounts.maxFeaturedTags, max_pinned_statuses: LIMITS.accounts.maxPinnedStatuses },
+    accounts: {
+      max_featured_tags: LIMITS.accounts.maxFeaturedTags,
+      max_pinned_statuses: LIMITS.accounts.maxPinnedStatuses,
+    },
     statuses: {
       max_characters: LIMITS.statuses.maxCharacters,
       max_media_attachments: LIMITS.statuses.maxMediaAttachments,
@@ -197,7 +200,11 @@ export function presentInstanceV1(core: Core, facts: InstanceFacts): InstanceV1E
     email: facts.contactEmail,
     version: MASTODON_API_VERSION,
     urls: { streaming_api: streamingBaseUrl(core) },
-    stats: { user_count: facts.stats.userCount, status_count: facts.stats.statusCount, domain_count: facts.stats.domainCount },
+    stats: {
+      user_count: facts.stats.userCount,
+      status_count: facts.stats.statusCount,
+      domain_count: facts.stats.domainCount,
+    },
     thumbnail: thumbnailUrl(core),
     languages: ['en'],
     registrations: facts.registrations.enabled,

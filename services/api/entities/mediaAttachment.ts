@@ -34,7 +34,13 @@ export const MediaMetaEntity = Type.Object({
 
 export const MediaAttachmentEntity = Type.Object({
   id: Type.String(),
-  type: Type.Union([Type.Literal('image'), Type.Literal('gifv'), Type.Literal('video'), Type.Literal('audio'), Type.Literal('unknown')]),
+  type: Type.Union([
+    Type.Literal('image'),
+    Type.Literal('gifv'),
+    Type.Literal('video'),
+    Type.Literal('audio'),
+    Type.Literal('unknown'),
+  ]),
   url: NullableString,
   preview_url: NullableString,
   remote_url: NullableString,
@@ -58,7 +64,13 @@ function presentMeta(meta: MediaMeta | null): Static<typeof MediaMetaEntity> | n
       ...(o.bitrate !== undefined ? { bitrate: o.bitrate } : {}),
     };
   }
-  if (meta.small) out.small = { width: meta.small.width, height: meta.small.height, size: meta.small.size, aspect: meta.small.aspect };
+  if (meta.small)
+    out.small = {
+      width: meta.small.width,
+      height: meta.small.height,
+      size: meta.small.size,
+      aspect: meta.small.aspect,
+    };
   if (meta.focus) out.focus = { x: meta.focus.x, y: meta.focus.y };
   if (meta.length !== undefined) out.length = meta.length;
   if (meta.duration !== undefined) out.duration = meta.duration;
@@ -79,7 +91,8 @@ function presentMeta(meta: MediaMeta | null): Static<typeof MediaMetaEntity> | n
 export function presentMediaAttachment(core: Core, doc: MediaAttachmentDoc): MediaAttachmentEntity {
   const storage = storageFor(core);
   const ready = doc.processing === 'complete';
-  const url = ready && doc.files.original ? storage.url(doc.files.original) : doc.remoteUrl && ready ? doc.remoteUrl : null;
+  const url =
+    ready && doc.files.original ? storage.url(doc.files.original) : doc.remoteUrl && ready ? doc.remoteUrl : null;
   // A custom thumbnail is there before processing ends; a generated one only after.
   const preview = doc.files.small
     ? storage.url(doc.files.small)

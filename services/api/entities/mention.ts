@@ -4,7 +4,12 @@ import type { Config } from '../../core/config.ts';
 import type { StatusMention, StatusTag } from '../../core/model/statuses.ts';
 import { tagUrl } from '../../core/statuses/urls.ts';
 
-export const MentionEntity = Type.Object({ id: Type.String(), username: Type.String(), url: Type.String(), acct: Type.String() });
+export const MentionEntity = Type.Object({
+  id: Type.String(),
+  username: Type.String(),
+  url: Type.String(),
+  acct: Type.String(),
+});
 export type Mention = Static<typeof MentionEntity>;
 
 export const StatusTagEntity = Type.Object({ name: Type.String(), url: Type.String() });

@@ -6,7 +6,10 @@ import type { Id } from '../../core/ids.ts';
 import type { PollDoc } from '../../core/model/polls.ts';
 import { findVote, isExpired, pollCounts } from '../../core/polls/polls.ts';
 
-export const PollOptionEntity = Type.Object({ title: Type.String(), votes_count: Type.Union([Type.Integer(), Type.Null()]) });
+export const PollOptionEntity = Type.Object({
+  title: Type.String(),
+  votes_count: Type.Union([Type.Integer(), Type.Null()]),
+});
 
 export const PollEntity = Type.Object({
   id: Type.String(),

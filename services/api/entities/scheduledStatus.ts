@@ -45,7 +45,12 @@ export async function presentScheduledStatus(core: Core, doc: ScheduledStatusDoc
     params: {
       text: p.text,
       poll: p.poll
-        ? { options: p.poll.options, expires_in: String(p.poll.expiresIn), multiple: p.poll.multiple, hide_totals: p.poll.hideTotals }
+        ? {
+            options: p.poll.options,
+            expires_in: String(p.poll.expiresIn),
+            multiple: p.poll.multiple,
+            hide_totals: p.poll.hideTotals,
+          }
         : null,
       media_ids: p.mediaIds.length > 0 ? p.mediaIds.map(String) : null,
       sensitive: p.sensitive,

@@ -85,15 +85,23 @@ interface ViewerState {
 async function viewerState(core: Core, viewer: AccountDoc, ids: Id[], conversationIds: Id[]): Promise<ViewerState> {
   const q = { accountId: viewer._id, statusId: { $in: ids } };
   const [favs, marks, reblogs, pinned, muted] = await Promise.all([
-    collection(core.db, favourites).find(q, { projection: { statusId: 1 } }).toArray(),
-    collection(core.db, bookmarks).find(q, { projection: { statusId: 1 } }).toArray(),
+    collection(core.db, favourites)
+      .find(q, { projection: { statusId: 1 } })
+      .toArray(),
+    collection(core.db, bookmarks)
+      .find(q, { projection: { statusId: 1 } })
+      .toArray(),
     collection(core.db, statuses)
       // Live reblogs by unique key (indexed): `r:<viewer>:<original>`.
       .find({ uniqueKey: { $in: ids.map((id) => reblogUniqueKey(viewer._id, id)) } }, { projection: { reblogOfId: 1 } })
       .toArray(),
-    collection(core.db, pins).find(q, { projection: { statusId: 1 } }).toArray(),
+    collection(core.db, pins)
+      .find(q, { projection: { statusId: 1 } })
+      .toArray(),
     conversationIds.length
-      ? collection(core.db, conversationMutes).find({ accountId: viewer._id, conversationId: { $in: conversationIds } }).toArray()
+      ? collection(core.db, conversationMutes)
+          .find({ accountId: viewer._id, conversationId: { $in: conversationIds } })
+          .toArray()
       : Promise.resolve([]),
   ]);
   return {
@@ -105,21 +113,36 @@ async function viewerState(core: Core, viewer: AccountDoc, ids: Id[], conversati
   };
 }
 
-export async function presentStatuses(core: Core, docs: StatusDoc[], viewer: AccountDoc | null, opts: PresentOptions = {}): Promise<Status[]> {
+export async function presentStatuses(
+  core: Core,
+  docs: StatusDoc[],
+  viewer: AccountDoc | null,
+  opts: PresentOptions = {},
+): Promise<Status[]> {
   if (docs.length === 0) return [];
   const originals = await loadReblogged(core, docs);
   const all = [...docs, ...originals.values()];
   const accountIds = [...new Set(all.map((s) => s.accountId))];
-  const accountDocs = await collection(core.db, accounts).find({ _id: { $in: accountIds } }).toArray();
+  const accountDocs = await collection(core.db, accounts)
+    .find({ _id: { $in: accountIds } })
+    .toArray();
   const rendered = await presentAccounts(core, accountDocs);
   const accountById = new Map<bigint, Account>(accountDocs.map((d, i) => [d._id, rendered[i]]));
   const media = await loadAttachments(core, [...new Set(all.flatMap((s) => s.mediaIds))]);
   const mediaById = new Map(media.map((m) => [m._id, presentMediaAttachment(core, m)]));
   const appIds = [...new Set(all.map((s) => s.applicationId).filter((a): a is Id => a !== null))];
-  const appDocs = appIds.length ? await collection(core.db, apps).find({ _id: { $in: appIds } }).toArray() : [];
+  const appDocs = appIds.length
+    ? await collection(core.db, apps)
+        .find({ _id: { $in: appIds } })
+        .toArray()
+    : [];
   const appById = new Map(appDocs.map((a) => [a._id, { name: a.name, website: a.website }]));
   const pollIds = all.map((s) => s.pollId).filter((p): p is Id => p !== null);
-  const pollDocs = pollIds.length ? await collection(core.db, polls).find({ _id: { $in: pollIds } }).toArray() : [];
+  const pollDocs = pollIds.length
+    ? await collection(core.db, polls)
+        .find({ _id: { $in: pollIds } })
+        .toArray()
+    : [];
   const pollById = new Map<bigint, PollEntityType>();
   for (const p of pollDocs) pollById.set(p._id, await presentPoll(core, p, viewer?._id ?? null));
   const state = viewer
@@ -170,7 +193,8 @@ export async function presentStatuses(core: Core, docs: StatusDoc[], viewer: Acc
       out.muted = !nested && s.conversationId !== null && state.mutedConversations.has(s.conversationId);
       out.bookmarked = state.bookmarked.has(flagsOf);
       out.filtered = [];
-      if (s.accountId === viewer._id && s.reblogOfId === null && s.visibility !== 'direct') out.pinned = state.pinned.has(s._id);
+      if (s.accountId === viewer._id && s.reblogOfId === null && s.visibility !== 'direct')
+        out.pinned = state.pinned.has(s._id);
     }
     return out;
   };
@@ -183,7 +207,12 @@ export async function presentStatuses(core: Core, docs: StatusDoc[], viewer: Acc
   });
 }
 
-export async function presentStatus(core: Core, doc: StatusDoc, viewer: AccountDoc | null, opts: PresentOptions = {}): Promise<Status> {
+export async function presentStatus(
+  core: Core,
+  doc: StatusDoc,
+  viewer: AccountDoc | null,
+  opts: PresentOptions = {},
+): Promise<Status> {
   const [out] = await presentStatuses(core, [doc], viewer, { properFlags: true, ...opts });
   return out;
 }

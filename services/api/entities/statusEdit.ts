@@ -19,7 +19,11 @@ export const StatusEditEntity = Type.Object({
 });
 export type StatusEdit = Static<typeof StatusEditEntity>;
 
-export async function presentStatusEdits(core: Core, edits: StatusEditDoc[], author: AccountDoc): Promise<StatusEdit[]> {
+export async function presentStatusEdits(
+  core: Core,
+  edits: StatusEditDoc[],
+  author: AccountDoc,
+): Promise<StatusEdit[]> {
   const account = await presentAccount(core, author);
   const media = await loadAttachments(core, [...new Set(edits.flatMap((e) => e.mediaIds))]);
   const byId = new Map(media.map((m) => [m._id, presentMediaAttachment(core, m)]));

@@ -14,15 +14,29 @@ import { PageQuery } from '../statuses/schemas.ts';
 const favouritesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
   app.get(
     '/api/v1/favourites',
-    { config: { auth: { scopes: ['read', 'read:favourites'], user: 'required' } }, schema: { querystring: PageQuery, response: { 200: Type.Array(StatusEntity) } } },
+    {
+      config: { auth: { scopes: ['read', 'read:favourites'], user: 'required' } },
+      schema: { querystring: PageQuery, response: { 200: Type.Array(StatusEntity) } },
+    },
     async (request, reply) => {
       const { account } = requireUser(request);
       const p = pageParams(request.query, { defaultLimit: 20, maxLimit: 40 });
       const page = await findPage(collection(core.db, favourites), { accountId: account._id }, p);
-      setLinkHeader(core, request, reply, { oldest: page.at(-1)?._id ?? null, newest: page[0]?._id ?? null, count: page.length, limit: p.limit });
-      const found = await collection(core.db, statuses).find({ _id: { $in: page.map((f) => f.statusId) }, deletedAt: null }).toArray();
+      setLinkHeader(core, request, reply, {
+        oldest: page.at(-1)?._id ?? null,
+        newest: page[0]?._id ?? null,
+        count: page.length,
+        limit: p.limit,
+      });
+      const found = await collection(core.db, statuses)
+        .find({ _id: { $in: page.map((f) => f.statusId) }, deletedAt: null })
+        .toArray();
       const byId = new Map(found.map((s) => [s._id, s]));
-      return presentStatuses(core, page.map((f) => byId.get(f.statusId)).filter((s) => s !== undefined), account);
+      return presentStatuses(
+        core,
+        page.map((f) => byId.get(f.statusId)).filter((s) => s !== undefined),
+        account,
+      );
     },
   );
 };

@@ -6,7 +6,13 @@ import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
 import { instanceStats } from '../../core/instance/stats.ts';
 import { getRegistrationsMode } from '../../core/settings/settings.ts';
-import { InstanceEntity, InstanceV1Entity, presentInstance, presentInstanceV1, type InstanceFacts } from '../entities/instance.ts';
+import {
+  InstanceEntity,
+  InstanceV1Entity,
+  presentInstance,
+  presentInstanceV1,
+  type InstanceFacts,
+} from '../entities/instance.ts';
 
 async function instanceFacts(core: Core): Promise<InstanceFacts> {
   const [mode, stats] = await Promise.all([getRegistrationsMode(core), instanceStats(core)]);
@@ -36,10 +42,14 @@ const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
   });
 
   // No custom emojis can be uploaded yet; the list is empty but real, and cacheable.
-  app.get('/api/v1/custom_emojis', { ...open, schema: { response: { 200: Type.Array(Type.Object({}, { additionalProperties: true })) } } }, async (_request, reply) => {
-    reply.header('cache-control', publicCache);
-    return [];
-  });
+  app.get(
+    '/api/v1/custom_emojis',
+    { ...open, schema: { response: { 200: Type.Array(Type.Object({}, { additionalProperties: true })) } } },
+    async (_request, reply) => {
+      reply.header('cache-control', publicCache);
+      return [];
+    },
+  );
 
   app.get('/api/v1/instance/rules', open, async () => []);
 };

@@ -8,7 +8,13 @@ import { requireUser } from '../plugins/auth.ts';
 import { missingParam, notFound, ApiError } from '../errors.ts';
 import { enforceRateLimit, RATE_LIMITS } from '../rateLimit.ts';
 import { parseId } from '../../core/ids.ts';
-import { createMediaAttachment, deleteMediaAttachment, findOwnMedia, setCustomThumbnail, updateAttachmentAttributes } from '../../core/media/attachments.ts';
+import {
+  createMediaAttachment,
+  deleteMediaAttachment,
+  findOwnMedia,
+  setCustomThumbnail,
+  updateAttachmentAttributes,
+} from '../../core/media/attachments.ts';
 import { MediaAttachmentEntity, presentMediaAttachment } from '../entities/mediaAttachment.ts';
 
 const write = { auth: { scopes: ['write', 'write:media'], user: 'required' as const } };
@@ -26,12 +32,21 @@ function uploadedFile(request: FastifyRequest): Buffer {
 }
 
 const mediaArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
-  const upload = async (request: FastifyRequest, reply: { code(n: number): unknown; header(k: string, v: string): unknown }, synchronous: boolean) => {
+  const upload = async (
+    request: FastifyRequest,
+    reply: { code(n: number): unknown; header(k: string, v: string): unknown },
+    synchronous: boolean,
+  ) => {
     const { account } = requireUser(request);
     const data = uploadedFile(request);
     const body = (request.body ?? {}) as { description?: unknown; focus?: unknown };
     const thumbnail = request.uploads?.thumbnail?.data ?? null;
-    const doc = await createMediaAttachment(core, account._id, data, { description: body.description, focus: body.focus, thumbnail, synchronous });
+    const doc = await createMediaAttachment(core, account._id, data, {
+      description: body.description,
+      focus: body.focus,
+      thumbnail,
+      synchronous,
+    });
     if (doc.processing !== 'complete') reply.code(202);
     return presentMediaAttachment(core, doc);
   };
@@ -53,13 +68,22 @@ const mediaArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
 
   app.get(
     '/api/v1/media/:id',
-    { config: write, schema: { params: IdParams, response: { 200: MediaAttachmentEntity, 206: MediaAttachmentEntity } } },
+    {
+      config: write,
+      schema: { params: IdParams, response: { 200: MediaAttachmentEntity, 206: MediaAttachmentEntity } },
+    },
     async (request, reply) => {
       const { account } = requireUser(request);
       const id = parseId(request.params.id);
       if (id === null) throw notFound();
       const doc = await findOwnMedia(core, account._id, id);
-      if (doc.processing === 'failed') throw new ApiError(422, doc.processingError ? `Validation failed: ${doc.processingError}` : 'Error processing thumbnail for uploaded media');
+      if (doc.processing === 'failed')
+        throw new ApiError(
+          422,
+          doc.processingError
+            ? `Validation failed: ${doc.processingError}`
+            : 'Error processing thumbnail for uploaded media',
+        );
       if (doc.processing !== 'complete') reply.code(206);
       return presentMediaAttachment(core, doc);
     },
@@ -67,7 +91,14 @@ const mediaArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
 
   app.put(
     '/api/v1/media/:id',
-    { config: write, schema: { params: IdParams, body: UploadBody, response: { 200: MediaAttachmentEntity, 206: MediaAttachmentEntity } } },
+    {
+      config: write,
+      schema: {
+        params: IdParams,
+        body: UploadBody,
+        response: { 200: MediaAttachmentEntity, 206: MediaAttachmentEntity },
+      },
+    },
     async (request, reply) => {
       const { account } = requireUser(request);
       const id = parseId(request.params.id);
@@ -75,7 +106,10 @@ const mediaArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
       const body = (request.body ?? {}) as { description?: unknown; focus?: unknown };
       const thumbnail = request.uploads?.thumbnail?.data;
       if (thumbnail) await setCustomThumbnail(core, account._id, id, thumbnail);
-      const doc = await updateAttachmentAttributes(core, account._id, id, { description: body.description, focus: body.focus });
+      const doc = await updateAttachmentAttributes(core, account._id, id, {
+        description: body.description,
+        focus: body.focus,
+      });
       if (doc.processing !== 'complete') reply.code(206);
       return presentMediaAttachment(core, doc);
     },

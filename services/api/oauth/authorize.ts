@@ -21,7 +21,14 @@ export interface AuthorizeParams {
 export type AuthorizeCheck =
   | { kind: 'page'; status: number; message: string }
   | { kind: 'redirect'; location: string }
-  | { kind: 'ok'; app: AppDoc; redirectUri: string; scopes: string[]; state: string | null; codeChallenge: string | null };
+  | {
+      kind: 'ok';
+      app: AppDoc;
+      redirectUri: string;
+      scopes: string[];
+      state: string | null;
+      codeChallenge: string | null;
+    };
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
@@ -42,7 +49,16 @@ export function authorizeParams(source: Record<string, unknown>): AuthorizeParam
 /** The parameters to carry from page to page (hidden form fields), without empty ones. */
 export function carriedParams(p: AuthorizeParams): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const k of ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'lang'] as const) {
+  for (const k of [
+    'response_type',
+    'client_id',
+    'redirect_uri',
+    'scope',
+    'state',
+    'code_challenge',
+    'code_challenge_method',
+    'lang',
+  ] as const) {
     const v = p[k];
     if (v !== undefined && v !== '') out[k] = v;
   }
@@ -50,7 +66,11 @@ export function carriedParams(p: AuthorizeParams): Record<string, string> {
 }
 
 /** A redirect to the client with the given query parameters (state added when present). */
-export function clientRedirect(redirectUri: string, params: Record<string, string>, state: string | null | undefined): string {
+export function clientRedirect(
+  redirectUri: string,
+  params: Record<string, string>,
+  state: string | null | undefined,
+): string {
   const url = new URL(redirectUri);
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   if (state) url.searchParams.set('state', state);
@@ -61,7 +81,13 @@ const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
 export async function checkAuthorizeRequest(core: Core, p: AuthorizeParams): Promise<AuthorizeCheck> {
   const app = p.client_id ? await findAppByClientId(core, p.client_id) : null;
-  if (!app) return { kind: 'page', status: 401, message: 'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.' };
+  if (!app)
+    return {
+      kind: 'page',
+      status: 401,
+      message:
+        'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
+    };
   // Mastodon's apps usually have one redirect URI, which is then the default.
   const redirectUri = p.redirect_uri || (app.redirectUris.length === 1 ? app.redirectUris[0] : '');
   if (!redirectUri || !app.redirectUris.includes(redirectUri)) {

@@ -37,18 +37,22 @@ function truthy(value: unknown): boolean {
 
 /** Only our own authorize page may be returned to after log-in (no open redirect). */
 function safeReturnTo(value: unknown): string {
-  return typeof value === 'string' && /^\/oauth\/authorize(\?|$)/.test(value) && !value.includes('//') ? value : '/oauth/authorize/signed_in';
+  return typeof value === 'string' && /^\/oauth\/authorize(\?|$)/.test(value) && !value.includes('//')
+    ? value
+    : '/oauth/authorize/signed_in';
 }
 
 function html(reply: FastifyReply, status: number, body: string): FastifyReply {
-  return reply
-    .code(status)
-    .header('content-type', 'text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .header('x-frame-options', 'DENY')
-    // No form-action: browsers apply it to the redirect after a form, and apps use custom schemes.
-    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
-    .send(body);
+  return (
+    reply
+      .code(status)
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .header('x-frame-options', 'DENY')
+      // No form-action: browsers apply it to the redirect after a form, and apps use custom schemes.
+      .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+      .send(body)
+  );
 }
 
 async function sessionUser(core: Core, request: FastifyRequest): Promise<UserDoc | null> {
@@ -59,7 +63,8 @@ async function sessionUser(core: Core, request: FastifyRequest): Promise<UserDoc
 /** Why a logged-in user cannot authorize apps, as a page message; null when they can. */
 function loginProblem(user: UserDoc): string | null {
   if (user.disabled) return 'Your login is currently disabled.';
-  if (!user.confirmedAt) return 'Your login is missing a confirmed e-mail address. Please follow the link in the e-mail we sent you.';
+  if (!user.confirmedAt)
+    return 'Your login is missing a confirmed e-mail address. Please follow the link in the e-mail we sent you.';
   if (!user.approved) return 'Your account is currently pending approval by an administrator.';
   return null;
 }
@@ -76,11 +81,16 @@ const oauthArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
   const tokenEndpoint = createTokenEndpoint(core);
   const form = { preHandler: app.csrfProtection };
 
-  async function showAuthorize(request: FastifyRequest, reply: FastifyReply, source: Record<string, unknown>): Promise<FastifyReply> {
+  async function showAuthorize(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    source: Record<string, unknown>,
+  ): Promise<FastifyReply> {
     const params = authorizeParams(source);
     const lang = pageLang(params.lang);
     const check = await checkAuthorizeRequest(core, params);
-    if (check.kind === 'page') return html(reply, check.status, messagePage('An error has occurred', check.message, lang));
+    if (check.kind === 'page')
+      return html(reply, check.status, messagePage('An error has occurred', check.message, lang));
     if (check.kind === 'redirect') return reply.redirect(check.location, 302);
 
     let user = await sessionUser(core, request);
@@ -91,7 +101,11 @@ const oauthArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
     }
     if (!user) {
       const query = new URLSearchParams(carriedParams(params)).toString();
-      return html(reply, 200, loginPage({ csrf: reply.generateCsrf(), returnTo: `/oauth/authorize?${query}`, instance, lang }));
+      return html(
+        reply,
+        200,
+        loginPage({ csrf: reply.generateCsrf(), returnTo: `/oauth/authorize?${query}`, instance, lang }),
+      );
     }
     const problem = loginProblem(user);
     if (problem) return html(reply, 403, messagePage('Cannot authorize', problem, lang));
@@ -112,24 +126,40 @@ const oauthArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
     );
   }
 
-  app.get('/oauth/authorize', async (request, reply) => showAuthorize(request, reply, request.query as Record<string, unknown>));
+  app.get('/oauth/authorize', async (request, reply) =>
+    showAuthorize(request, reply, request.query as Record<string, unknown>),
+  );
 
   app.post('/oauth/authorize', form, async (request, reply) => {
     const body = (request.body ?? {}) as Record<string, unknown>;
     const params = authorizeParams(body);
     const lang = pageLang(params.lang);
     const check = await checkAuthorizeRequest(core, params);
-    if (check.kind === 'page') return html(reply, check.status, messagePage('An error has occurred', check.message, lang));
+    if (check.kind === 'page')
+      return html(reply, check.status, messagePage('An error has occurred', check.message, lang));
     if (check.kind === 'redirect') return reply.redirect(check.location, 302);
     const user = await sessionUser(core, request);
-    if (!user) return html(reply, 401, messagePage('Session expired', 'Please start again from the application.', lang));
+    if (!user)
+      return html(reply, 401, messagePage('Session expired', 'Please start again from the application.', lang));
     const problem = loginProblem(user);
     if (problem) return html(reply, 403, messagePage('Cannot authorize', problem, lang));
 
     if (body.decision !== 'approve') {
-      if (check.redirectUri === OOB_REDIRECT_URI) return html(reply, 200, messagePage('Authorization denied', 'You denied the application access to your account.', lang));
+      if (check.redirectUri === OOB_REDIRECT_URI)
+        return html(
+          reply,
+          200,
+          messagePage('Authorization denied', 'You denied the application access to your account.', lang),
+        );
       return reply.redirect(
-        clientRedirect(check.redirectUri, { error: 'access_denied', error_description: 'The resource owner or authorization server denied the request.' }, check.state),
+        clientRedirect(
+          check.redirectUri,
+          {
+            error: 'access_denied',
+            error_description: 'The resource owner or authorization server denied the request.',
+          },
+          check.state,
+        ),
         302,
       );
     }
@@ -140,23 +170,44 @@ const oauthArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
       scopes: check.scopes,
       codeChallenge: check.codeChallenge,
     });
-    if (check.redirectUri === OOB_REDIRECT_URI) return reply.redirect(`/oauth/authorize/native?code=${encodeURIComponent(code)}`, 302);
+    if (check.redirectUri === OOB_REDIRECT_URI)
+      return reply.redirect(`/oauth/authorize/native?code=${encodeURIComponent(code)}`, 302);
     return reply.redirect(clientRedirect(check.redirectUri, { code }, check.state), 302);
   });
 
-  app.get('/oauth/authorize/native', { schema: { querystring: Type.Object({ code: Type.Optional(Type.String({ maxLength: 200 })) }) } }, async (request, reply) => {
-    const code = request.query.code;
-    if (!code) return html(reply, 400, messagePage('An error has occurred', 'No authorization code was given.'));
-    return html(reply, 200, codePage(code, instance));
-  });
+  app.get(
+    '/oauth/authorize/native',
+    { schema: { querystring: Type.Object({ code: Type.Optional(Type.String({ maxLength: 200 })) }) } },
+    async (request, reply) => {
+      const code = request.query.code;
+      if (!code) return html(reply, 400, messagePage('An error has occurred', 'No authorization code was given.'));
+      return html(reply, 200, codePage(code, instance));
+    },
+  );
 
   app.get('/oauth/authorize/signed_in', async (request, reply) => {
     const user = await sessionUser(core, request);
-    return html(reply, 200, messagePage(user ? 'Logged in' : 'Not logged in', user ? 'You are logged in. Return to your application.' : 'Start from your application to log in.'));
+    return html(
+      reply,
+      200,
+      messagePage(
+        user ? 'Logged in' : 'Not logged in',
+        user ? 'You are logged in. Return to your application.' : 'Start from your application to log in.',
+      ),
+    );
   });
 
   app.get('/auth/sign_in', async (request, reply) =>
-    html(reply, 200, loginPage({ csrf: reply.generateCsrf(), returnTo: safeReturnTo((request.query as Record<string, unknown>).return_to), instance, lang: 'en' })),
+    html(
+      reply,
+      200,
+      loginPage({
+        csrf: reply.generateCsrf(),
+        returnTo: safeReturnTo((request.query as Record<string, unknown>).return_to),
+        instance,
+        lang: 'en',
+      }),
+    ),
   );
 
   app.post('/auth/sign_in', form, async (request, reply) => {
@@ -166,13 +217,26 @@ const oauthArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
     const returnTo = safeReturnTo(body.return_to);
     const result = await logIn(core, email, password);
     if (!result.ok) {
-      const error = result.reason === 'throttled' ? 'Too many failed attempts. Try again later.' : 'Invalid E-mail address or password.';
-      return html(reply, result.reason === 'throttled' ? 429 : 401, loginPage({ csrf: reply.generateCsrf(), returnTo, error, email, instance, lang: 'en' }));
+      const error =
+        result.reason === 'throttled'
+          ? 'Too many failed attempts. Try again later.'
+          : 'Invalid E-mail address or password.';
+      return html(
+        reply,
+        result.reason === 'throttled' ? 429 : 401,
+        loginPage({ csrf: reply.generateCsrf(), returnTo, error, email, instance, lang: 'en' }),
+      );
     }
     // A fresh session id at every log-in (no session fixation).
     await destroyWebSession(core, request.cookies[SESSION_COOKIE]);
     const sessionId = await createWebSession(core, result.user._id);
-    reply.setCookie(SESSION_COOKIE, sessionId, { httpOnly: true, secure, sameSite: 'lax', path: '/', maxAge: SESSION_TTL_SECONDS });
+    reply.setCookie(SESSION_COOKIE, sessionId, {
+      httpOnly: true,
+      secure,
+      sameSite: 'lax',
+      path: '/',
+      maxAge: SESSION_TTL_SECONDS,
+    });
     return reply.redirect(returnTo, 303);
   });
 
@@ -183,7 +247,10 @@ const oauthArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
   });
 
   app.post('/oauth/token', async (request, reply) => {
-    const result = await tokenEndpoint({ headers: request.headers, body: (request.body ?? {}) as Record<string, unknown> });
+    const result = await tokenEndpoint({
+      headers: request.headers,
+      body: (request.body ?? {}) as Record<string, unknown>,
+    });
     reply.headers({ ...result.headers, 'cache-control': 'no-store', pragma: 'no-cache' });
     return reply.code(result.status).send(result.body);
   });
@@ -196,17 +263,28 @@ const oauthArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
     if (basic) {
       const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
       const i = decoded.indexOf(':');
-      if (i > 0) [clientId, clientSecret] = [decodeURIComponent(decoded.slice(0, i)), decodeURIComponent(decoded.slice(i + 1))];
+      if (i > 0)
+        [clientId, clientSecret] = [decodeURIComponent(decoded.slice(0, i)), decodeURIComponent(decoded.slice(i + 1))];
     }
     const token = typeof body.token === 'string' ? body.token : '';
-    if (!token) return reply.code(400).send({ error: 'invalid_request', error_description: 'Missing parameter: token' });
+    if (!token)
+      return reply.code(400).send({ error: 'invalid_request', error_description: 'Missing parameter: token' });
     const client = clientId ? await findAppByClientId(core, clientId) : null;
     if (!client || !clientSecret || !clientSecretMatches(client, clientSecret)) {
-      return reply.code(401).send({ error: 'invalid_client', error_description: 'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.' });
+      return reply.code(401).send({
+        error: 'invalid_client',
+        error_description:
+          'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
+      });
     }
-    const doc = await collection(core.db, accessTokens).findOne({ tokenHash: hashSecret(token) }, { projection: { appId: 1 } });
+    const doc = await collection(core.db, accessTokens).findOne(
+      { tokenHash: hashSecret(token) },
+      { projection: { appId: 1 } },
+    );
     if (doc && doc.appId !== client._id) {
-      return reply.code(403).send({ error: 'unauthorized_client', error_description: 'You are not authorized to revoke this token' });
+      return reply
+        .code(403)
+        .send({ error: 'unauthorized_client', error_description: 'You are not authorized to revoke this token' });
     }
     await revokeAccessToken(core, client._id, token);
     return {};
@@ -232,7 +310,10 @@ const oauthArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
       picture: entity.avatar,
     };
   };
-  const userinfoOpts = { schema: { response: { 200: UserInfo } }, config: { auth: { scopes: ['profile', 'read:accounts'], user: 'required' as const } } };
+  const userinfoOpts = {
+    schema: { response: { 200: UserInfo } },
+    config: { auth: { scopes: ['profile', 'read:accounts'], user: 'required' as const } },
+  };
   app.get('/oauth/userinfo', userinfoOpts, userinfo);
   app.post('/oauth/userinfo', userinfoOpts, userinfo);
 

@@ -3,7 +3,10 @@
 import { DANGEROUS_SCOPES } from '../../core/auth/scopes.ts';
 
 export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+  return s.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+  );
 }
 
 const STYLE = `body{font-family:system-ui,sans-serif;background:#191b22;color:#d9e1e8;display:flex;justify-content:center;padding:3em 1em}
@@ -27,7 +30,14 @@ function hidden(fields: Record<string, string>): string {
     .join('\n');
 }
 
-export function loginPage(opts: { csrf: string; returnTo: string; error?: string; email?: string; instance: string; lang: string }): string {
+export function loginPage(opts: {
+  csrf: string;
+  returnTo: string;
+  error?: string;
+  email?: string;
+  instance: string;
+  lang: string;
+}): string {
   return layout(
     `Log in - ${opts.instance}`,
     `<h1>Log in to ${escapeHtml(opts.instance)}</h1>
@@ -81,7 +91,8 @@ const SCOPE_DESCRIPTIONS: Record<string, string> = {
 function describe(scope: string): string {
   if (SCOPE_DESCRIPTIONS[scope]) return SCOPE_DESCRIPTIONS[scope];
   const m = /^admin:(read|write):(.+)$/.exec(scope);
-  if (m) return `${m[1] === 'read' ? 'Read sensitive information of' : 'Perform moderation actions on'} all ${m[2].replace(/_/g, ' ')}`;
+  if (m)
+    return `${m[1] === 'read' ? 'Read sensitive information of' : 'Perform moderation actions on'} all ${m[2].replace(/_/g, ' ')}`;
   return scope;
 }
 
@@ -97,8 +108,11 @@ export function consentPage(opts: {
 }): string {
   const normal = opts.scopes.filter((s) => !DANGEROUS_SCOPES.has(s));
   const dangerous = opts.scopes.filter((s) => DANGEROUS_SCOPES.has(s));
-  const item = (s: string): string => `<li><strong>${escapeHtml(describe(s))}</strong> <small>${escapeHtml(s)}</small></li>`;
-  const site = opts.website ? ` (<a href="${escapeHtml(opts.website)}" rel="noopener noreferrer">${escapeHtml(opts.website)}</a>)` : '';
+  const item = (s: string): string =>
+    `<li><strong>${escapeHtml(describe(s))}</strong> <small>${escapeHtml(s)}</small></li>`;
+  const site = opts.website
+    ? ` (<a href="${escapeHtml(opts.website)}" rel="noopener noreferrer">${escapeHtml(opts.website)}</a>)`
+    : '';
   return layout(
     `Authorization required - ${opts.instance}`,
     `<h1>Authorization required</h1>

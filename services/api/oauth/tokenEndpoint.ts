@@ -5,7 +5,12 @@
 import OAuth2Server from '@node-oauth/oauth2-server';
 import type { Core } from '../../core/context.ts';
 import { findAppByClientId, clientSecretMatches } from '../../core/oauth/apps.ts';
-import { findAuthorizationCode, consumeAuthorizationCode, handleCodeReplay, recordIssuedToken } from '../../core/oauth/codes.ts';
+import {
+  findAuthorizationCode,
+  consumeAuthorizationCode,
+  handleCodeReplay,
+  recordIssuedToken,
+} from '../../core/oauth/codes.ts';
 import { issueAccessToken } from '../../core/oauth/tokens.ts';
 import { parseScopes, scopesWithin } from '../../core/auth/scopes.ts';
 import type { AppDoc } from '../../core/model/oauth.ts';
@@ -40,7 +45,12 @@ function buildModel(core: Core): OAuth2Server.AuthorizationCodeModel & OAuth2Ser
       if (!app) return null;
       // A secret, when sent, must match; without one only a PKCE code exchange gets this far.
       if (clientSecret && !clientSecretMatches(app, clientSecret)) return null;
-      const client: OurClient = { id: String(app._id), grants: ['authorization_code', 'client_credentials'], redirectUris: app.redirectUris, app };
+      const client: OurClient = {
+        id: String(app._id),
+        grants: ['authorization_code', 'client_credentials'],
+        redirectUris: app.redirectUris,
+        app,
+      };
       return client;
     },
 
@@ -113,7 +123,12 @@ function buildModel(core: Core): OAuth2Server.AuthorizationCodeModel & OAuth2Ser
 
 const GRANT_TYPES = new Set(['authorization_code', 'client_credentials']);
 
-export function createTokenEndpoint(core: Core): (input: { headers: Record<string, string | string[] | undefined>; body: Record<string, unknown> }) => Promise<TokenResult> {
+export function createTokenEndpoint(
+  core: Core,
+): (input: {
+  headers: Record<string, string | string[] | undefined>;
+  body: Record<string, unknown>;
+}) => Promise<TokenResult> {
   const server = new OAuth2Server({
     model: buildModel(core),
     // Required by the library; our saveToken returns no expiry, so no `expires_in` is sent.
@@ -129,7 +144,10 @@ export function createTokenEndpoint(core: Core): (input: { headers: Record<strin
       return {
         status: 400,
         headers: {},
-        body: { error: 'unsupported_grant_type', error_description: 'The authorization grant type is not supported by the authorization server.' },
+        body: {
+          error: 'unsupported_grant_type',
+          error_description: 'The authorization grant type is not supported by the authorization server.',
+        },
       };
     }
     // Our params plugin already parsed JSON, form and multipart bodies: present them as a form.
@@ -139,7 +157,11 @@ export function createTokenEndpoint(core: Core): (input: { headers: Record<strin
     const request = new Request({
       method: 'POST',
       query: {},
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': '1', ...(authorization ? { authorization } : {}) },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'content-length': '1',
+        ...(authorization ? { authorization } : {}),
+      },
       body: flat,
     });
     const response = new Response({ headers: {} });
@@ -151,8 +173,16 @@ export function createTokenEndpoint(core: Core): (input: { headers: Record<strin
       if (status >= 500) throw err;
       // RFC 6749 §5.2 (and Doorkeeper): a redirect URI that differs from the authorization request's is invalid_grant.
       const error = err.name === 'invalid_request' && /redirect_uri/.test(err.message) ? 'invalid_grant' : err.name;
-      return { status, headers: (response.headers ?? {}) as Record<string, string>, body: { error, error_description: err.message } };
+      return {
+        status,
+        headers: (response.headers ?? {}) as Record<string, string>,
+        body: { error, error_description: err.message },
+      };
     }
-    return { status: 200, headers: (response.headers ?? {}) as Record<string, string>, body: (response.body ?? {}) as Record<string, unknown> };
+    return {
+      status: 200,
+      headers: (response.headers ?? {}) as Record<string, string>,
+      body: (response.body ?? {}) as Record<string, unknown>,
+    };
   };
 }

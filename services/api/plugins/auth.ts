@@ -155,8 +155,8 @@ export default fp(
       const last = auth.token.lastUsedAt?.getTime() ?? 0;
       if (Date.now() - last > 3_600_000)
         void collection(opts.core.db, accessTokens)
-        .updateOne({ _id: auth.token._id }, { $set: { lastUsedAt: new Date() } })
-        .catch(() => undefined);
+          .updateOne({ _id: auth.token._id }, { $set: { lastUsedAt: new Date() } })
+          .catch(() => undefined);
     });
   },
   { name: 'auth' },

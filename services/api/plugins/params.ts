@@ -74,7 +74,9 @@ export default fp(
   async function paramsPlugin(app: FastifyInstance) {
     app.decorateRequest('uploads', null as unknown as Record<string, Upload>);
     await app.register(formbody, { parser: (s: string) => parseQueryString(s), bodyLimit: 1024 * 1024 });
-    await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 4, fields: 1000, fieldSize: 1024 * 1024 } });
+    await app.register(multipart, {
+      limits: { fileSize: MAX_UPLOAD_BYTES, files: 4, fields: 1000, fieldSize: 1024 * 1024 },
+    });
 
     // An empty JSON body is an empty object (clients POST `{}`-less bodies to favourite etc.).
     app.removeContentTypeParser('application/json');

@@ -27,7 +27,10 @@ async function visiblePoll(core: Core, viewer: AccountDoc | null, rawId: string)
 const pollsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
   app.get(
     '/api/v1/polls/:id',
-    { config: { auth: { scopes: ['read', 'read:statuses'], user: 'optional' } }, schema: { params: IdParams, response: { 200: PollEntity } } },
+    {
+      config: { auth: { scopes: ['read', 'read:statuses'], user: 'optional' } },
+      schema: { params: IdParams, response: { 200: PollEntity } },
+    },
     async (request) => {
       const viewer = request.auth?.account ?? null;
       const poll = await visiblePoll(core, viewer, request.params.id);
@@ -39,13 +42,18 @@ const pollsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
     '/api/v1/polls/:id/votes',
     {
       config: { auth: { scopes: ['write', 'write:statuses'], user: 'required' } },
-      schema: { params: IdParams, body: Type.Object({ choices: Type.Optional(Type.Unknown()) }, { additionalProperties: true }), response: { 200: PollEntity } },
+      schema: {
+        params: IdParams,
+        body: Type.Object({ choices: Type.Optional(Type.Unknown()) }, { additionalProperties: true }),
+        response: { 200: PollEntity },
+      },
     },
     async (request) => {
       const { account } = requireUser(request);
       const poll = await visiblePoll(core, account, request.params.id);
       const raw = (request.body as { choices?: unknown } | undefined)?.choices;
-      if (raw === undefined || raw === null || raw === '' || (Array.isArray(raw) && raw.length === 0)) throw missingParam('choices');
+      if (raw === undefined || raw === null || raw === '' || (Array.isArray(raw) && raw.length === 0))
+        throw missingParam('choices');
       const choices = parseChoices(raw);
       const updated = await votePoll(core, account, poll, choices);
       return presentPoll(core, updated, account._id);

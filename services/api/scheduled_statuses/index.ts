@@ -33,31 +33,49 @@ export function parseScheduledAt(value: unknown): Date {
 }
 
 const scheduledStatusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
-  app.get('/api/v1/scheduled_statuses', { config: read, schema: { response: { 200: Type.Array(ScheduledStatusEntity) } } }, async (request, reply) => {
-    const { account } = requireUser(request);
-    const page = pageParams(request.query, { defaultLimit: 20, maxLimit: 40 });
-    const docs = await listScheduledStatuses(core, account._id, page);
-    setLinkHeader(core, request, reply, { oldest: docs.at(-1)?._id ?? null, newest: docs[0]?._id ?? null, count: docs.length, limit: page.limit });
-    return Promise.all(docs.map((d) => presentScheduledStatus(core, d)));
-  });
+  app.get(
+    '/api/v1/scheduled_statuses',
+    { config: read, schema: { response: { 200: Type.Array(ScheduledStatusEntity) } } },
+    async (request, reply) => {
+      const { account } = requireUser(request);
+      const page = pageParams(request.query, { defaultLimit: 20, maxLimit: 40 });
+      const docs = await listScheduledStatuses(core, account._id, page);
+      setLinkHeader(core, request, reply, {
+        oldest: docs.at(-1)?._id ?? null,
+        newest: docs[0]?._id ?? null,
+        count: docs.length,
+        limit: page.limit,
+      });
+      return Promise.all(docs.map((d) => presentScheduledStatus(core, d)));
+    },
+  );
 
-  app.get('/api/v1/scheduled_statuses/:id', { config: read, schema: { params: IdParams, response: { 200: ScheduledStatusEntity } } }, async (request) => {
-    const { account } = requireUser(request);
-    return presentScheduledStatus(core, await findOwnScheduledStatus(core, account._id, idOf(request.params.id)));
-  });
+  app.get(
+    '/api/v1/scheduled_statuses/:id',
+    { config: read, schema: { params: IdParams, response: { 200: ScheduledStatusEntity } } },
+    async (request) => {
+      const { account } = requireUser(request);
+      return presentScheduledStatus(core, await findOwnScheduledStatus(core, account._id, idOf(request.params.id)));
+    },
+  );
 
   app.put(
     '/api/v1/scheduled_statuses/:id',
     {
       config: write,
-      schema: { params: IdParams, body: Type.Object({ scheduled_at: Type.Optional(Type.Unknown()) }, { additionalProperties: true }), response: { 200: ScheduledStatusEntity } },
+      schema: {
+        params: IdParams,
+        body: Type.Object({ scheduled_at: Type.Optional(Type.Unknown()) }, { additionalProperties: true }),
+        response: { 200: ScheduledStatusEntity },
+      },
     },
     async (request) => {
       const { account } = requireUser(request);
       const id = idOf(request.params.id);
       const body = (request.body ?? {}) as { scheduled_at?: unknown };
       // Like Mastodon's update with permitted params: nothing to change is not an error.
-      if (body.scheduled_at === undefined) return presentScheduledStatus(core, await findOwnScheduledStatus(core, account._id, id));
+      if (body.scheduled_at === undefined)
+        return presentScheduledStatus(core, await findOwnScheduledStatus(core, account._id, id));
       const doc = await rescheduleStatus(core, account._id, id, parseScheduledAt(body.scheduled_at));
       return presentScheduledStatus(core, doc);
     },

@@ -22,7 +22,12 @@ import { users } from '../../core/model/users.ts';
 import { scheduledStatuses, type ScheduledStatusParams } from '../../core/model/scheduledStatuses.ts';
 import { createScheduledStatus } from '../../core/scheduledStatuses/scheduledStatuses.ts';
 import { presentScheduledStatus } from '../entities/scheduledStatus.ts';
-import { favouriteStatus, unfavouriteStatus, bookmarkStatus, unbookmarkStatus } from '../../core/interactions/favourites.ts';
+import {
+  favouriteStatus,
+  unfavouriteStatus,
+  bookmarkStatus,
+  unbookmarkStatus,
+} from '../../core/interactions/favourites.ts';
 import { findReblog, reblogStatus, unreblogStatus } from '../../core/interactions/reblogs.ts';
 import { pinStatus, unpinStatus } from '../../core/interactions/pins.ts';
 import { muteConversation, unmuteConversation } from '../../core/interactions/conversationMutes.ts';
@@ -34,7 +39,15 @@ import { StatusEditEntity, presentStatusEdits } from '../entities/statusEdit.ts'
 import { StatusSourceEntity, presentStatusSource } from '../entities/statusSource.ts';
 import { AccountEntity, presentAccounts } from '../entities/account.ts';
 import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
-import { EditStatusBody, IdParams, PageQuery, PostStatusBody, ReblogBody, parseFlag, type PollBody } from './schemas.ts';
+import {
+  EditStatusBody,
+  IdParams,
+  PageQuery,
+  PostStatusBody,
+  ReblogBody,
+  parseFlag,
+  type PollBody,
+} from './schemas.ts';
 import { idList, idParam, run, viewerOf, visibleStatusOr404 } from './helpers.ts';
 import type { Static } from '@sinclair/typebox';
 
@@ -47,19 +60,26 @@ const MUTES = { scopes: ['write', 'write:mutes', 'follow'], user: 'required' as 
 
 function visibilityOf(value: string | null | undefined): Visibility | null {
   if (value === undefined || value === null || value === '') return null;
-  if (!(VISIBILITIES as readonly string[]).includes(value)) throw validationFailed('Visibility is not included in the list');
+  if (!(VISIBILITIES as readonly string[]).includes(value))
+    throw validationFailed('Visibility is not included in the list');
   return value as Visibility;
 }
 
 function pollOf(body: Static<typeof PollBody> | null | undefined): PollInput | null {
   if (!body) return null;
   // The polls module validates and normalises (422 with Mastodon's wording).
-  return { options: body.options as string[], expiresIn: body.expires_in as number, multiple: parseFlag(body.multiple) ?? false, hideTotals: parseFlag(body.hide_totals) ?? false };
+  return {
+    options: body.options as string[],
+    expiresIn: body.expires_in as number,
+    multiple: parseFlag(body.multiple) ?? false,
+    hideTotals: parseFlag(body.hide_totals) ?? false,
+  };
 }
 
 export function postInputOf(body: PostStatusBody): PostStatusInput {
   const inReplyToId = body.in_reply_to_id ? parseId(body.in_reply_to_id) : null;
-  if (body.in_reply_to_id && inReplyToId === null) throw new ApiError(404, 'The post you are trying to reply to does not appear to exist.');
+  if (body.in_reply_to_id && inReplyToId === null)
+    throw new ApiError(404, 'The post you are trying to reply to does not appear to exist.');
   return {
     text: body.status ?? '',
     spoilerText: body.spoiler_text ?? '',
@@ -73,7 +93,11 @@ export function postInputOf(body: PostStatusBody): PostStatusInput {
 }
 
 /** A scheduled post stores its parameters with the author's defaults resolved. */
-async function scheduledParamsOf(core: Core, account: AccountDoc, input: PostStatusInput): Promise<ScheduledStatusParams> {
+async function scheduledParamsOf(
+  core: Core,
+  account: AccountDoc,
+  input: PostStatusInput,
+): Promise<ScheduledStatusParams> {
   const user = await collection(core.db, users).findOne({ accountId: account._id });
   const spoilerText = (input.spoilerText ?? '').trim();
   return {
@@ -96,7 +120,12 @@ async function answer(core: Core, id: bigint, viewer: AccountDoc) {
 }
 
 /** For undo actions: the status (deleted ones excepted) when the caller has the record, else only if visible. */
-async function statusForUndo(core: Core, viewer: AccountDoc, rawId: string, hasRecord: (s: StatusDoc) => Promise<boolean>): Promise<StatusDoc> {
+async function statusForUndo(
+  core: Core,
+  viewer: AccountDoc,
+  rawId: string,
+  hasRecord: (s: StatusDoc) => Promise<boolean>,
+): Promise<StatusDoc> {
   const status = await collection(core.db, statuses).findOne({ _id: idParam(rawId), deletedAt: null });
   if (status && (await hasRecord(status))) return status;
   return visibleStatusOr404(core, viewer, rawId);
@@ -121,11 +150,22 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
       const scheduledAt = body.scheduled_at ? new Date(body.scheduled_at) : null;
       if (scheduledAt && Number.isNaN(scheduledAt.getTime())) throw new ApiError(422, 'Invalid date supplied');
       const create = async (): Promise<IdempotentResult> => {
-        if (!scheduledAt) return { kind: 'status', id: (await postStatus(core, account, input, { applicationId: oauthApp._id }))._id };
+        if (!scheduledAt)
+          return { kind: 'status', id: (await postStatus(core, account, input, { applicationId: oauthApp._id }))._id };
         const params = await scheduledParamsOf(core, account, input);
-        return { kind: 'scheduled', id: (await createScheduledStatus(core, account, params, scheduledAt, { applicationId: oauthApp._id, idempotencyKey: key }))._id };
+        return {
+          kind: 'scheduled',
+          id: (
+            await createScheduledStatus(core, account, params, scheduledAt, {
+              applicationId: oauthApp._id,
+              idempotencyKey: key,
+            })
+          )._id,
+        };
       };
-      const { result } = key ? await run(runIdempotent(core, account._id, key, create)) : { result: await run(create()) };
+      const { result } = key
+        ? await run(runIdempotent(core, account._id, key, create))
+        : { result: await run(create()) };
       if (result.kind === 'scheduled') {
         const scheduled = await collection(core.db, scheduledStatuses).findOne({ _id: result.id });
         if (!scheduled) throw notFound();
@@ -139,29 +179,45 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
 
   app.get(
     '/api/v1/statuses',
-    { config: { auth: READ }, schema: { querystring: Type.Object({ id: Type.Optional(Type.Array(Type.String())) }), response: { 200: Type.Array(StatusEntity) } } },
+    {
+      config: { auth: READ },
+      schema: {
+        querystring: Type.Object({ id: Type.Optional(Type.Array(Type.String())) }),
+        response: { 200: Type.Array(StatusEntity) },
+      },
+    },
     async (request) => {
       // Mastodon: unique ids (at most 20, else 422), unknown or invisible ones skipped.
       const ids = [...new Set((request.query.id ?? []).map((v) => parseId(v)).filter((v) => v !== null))];
       if (ids.length > 20) throw new ApiError(422, 'Validation failed: Too many ids (at most 20)');
-      const found = await collection(core.db, statuses).find({ _id: { $in: ids }, deletedAt: null }).toArray();
+      const found = await collection(core.db, statuses)
+        .find({ _id: { $in: ids }, deletedAt: null })
+        .toArray();
       const byId = new Map(found.map((s) => [s._id, s]));
       const ordered = ids.map((id) => byId.get(id)).filter((s) => s !== undefined);
       return presentStatuses(core, await filterVisible(core, viewerOf(request), ordered), viewerOf(request));
     },
   );
 
-  app.get('/api/v1/statuses/:id', { config: { auth: READ }, schema: { params: IdParams, response: { 200: StatusEntity } } }, async (request) => {
-    const viewer = viewerOf(request);
-    return presentStatus(core, await visibleStatusOr404(core, viewer, request.params.id), viewer);
-  });
+  app.get(
+    '/api/v1/statuses/:id',
+    { config: { auth: READ }, schema: { params: IdParams, response: { 200: StatusEntity } } },
+    async (request) => {
+      const viewer = viewerOf(request);
+      return presentStatus(core, await visibleStatusOr404(core, viewer, request.params.id), viewer);
+    },
+  );
 
-  app.delete('/api/v1/statuses/:id', { config: { auth: WRITE }, schema: { params: IdParams, response: { 200: StatusEntity } } }, async (request, reply) => {
-    const { account } = requireUser(request);
-    await enforceRateLimit(core, reply, RATE_LIMITS.deletes, String(account._id));
-    const deleted = await run(deleteStatus(core, account, idParam(request.params.id)));
-    return presentStatus(core, { ...deleted, deletedAt: null }, account, { source: true });
-  });
+  app.delete(
+    '/api/v1/statuses/:id',
+    { config: { auth: WRITE }, schema: { params: IdParams, response: { 200: StatusEntity } } },
+    async (request, reply) => {
+      const { account } = requireUser(request);
+      await enforceRateLimit(core, reply, RATE_LIMITS.deletes, String(account._id));
+      const deleted = await run(deleteStatus(core, account, idParam(request.params.id)));
+      return presentStatus(core, { ...deleted, deletedAt: null }, account, { source: true });
+    },
+  );
 
   app.put(
     '/api/v1/statuses/:id',
@@ -171,7 +227,11 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
       await visibleStatusOr404(core, account, request.params.id);
       await enforceRateLimit(core, reply, RATE_LIMITS.statusEdits, String(account._id));
       const body = request.body;
-      const attrs = body.media_attributes ? (Array.isArray(body.media_attributes) ? body.media_attributes : Object.values(body.media_attributes)) : [];
+      const attrs = body.media_attributes
+        ? Array.isArray(body.media_attributes)
+          ? body.media_attributes
+          : Object.values(body.media_attributes)
+        : [];
       const updated = await run(
         editStatus(core, account, idParam(request.params.id), {
           text: body.status ?? '',
@@ -195,16 +255,23 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     return { ancestors: rendered.slice(0, ancestors.length), descendants: rendered.slice(ancestors.length) };
   });
 
-  app.get('/api/v1/statuses/:id/history', { config: { auth: READ }, schema: { params: IdParams, response: { 200: Type.Array(StatusEditEntity) } } }, async (request) => {
-    const status = await visibleStatusOr404(core, viewerOf(request), request.params.id);
-    const author = await collection(core.db, accounts).findOne({ _id: status.accountId });
-    if (!author) throw notFound();
-    return presentStatusEdits(core, await statusHistory(core, status), author);
-  });
+  app.get(
+    '/api/v1/statuses/:id/history',
+    { config: { auth: READ }, schema: { params: IdParams, response: { 200: Type.Array(StatusEditEntity) } } },
+    async (request) => {
+      const status = await visibleStatusOr404(core, viewerOf(request), request.params.id);
+      const author = await collection(core.db, accounts).findOne({ _id: status.accountId });
+      if (!author) throw notFound();
+      return presentStatusEdits(core, await statusHistory(core, status), author);
+    },
+  );
 
   app.get(
     '/api/v1/statuses/:id/source',
-    { config: { auth: { scopes: ['read', 'read:statuses'], user: 'required' } }, schema: { params: IdParams, response: { 200: StatusSourceEntity } } },
+    {
+      config: { auth: { scopes: ['read', 'read:statuses'], user: 'required' } },
+      schema: { params: IdParams, response: { 200: StatusSourceEntity } },
+    },
     async (request) => {
       const { account } = requireUser(request);
       const status = await visibleStatusOr404(core, account, request.params.id);
@@ -214,11 +281,19 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
   );
 
   // Interactions ----------------------------------------------------------------------------
-  const action = (path: string, auth: typeof WRITE, handler: (core: Core, account: AccountDoc, rawId: string) => Promise<bigint>) =>
-    app.post(`/api/v1/statuses/:id/${path}`, { config: { auth }, schema: { params: IdParams, body: ReblogBody, response: { 200: StatusEntity } } }, async (request) => {
-      const { account } = requireUser(request);
-      return answer(core, await run(handler(core, account, request.params.id)), account);
-    });
+  const action = (
+    path: string,
+    auth: typeof WRITE,
+    handler: (core: Core, account: AccountDoc, rawId: string) => Promise<bigint>,
+  ) =>
+    app.post(
+      `/api/v1/statuses/:id/${path}`,
+      { config: { auth }, schema: { params: IdParams, body: ReblogBody, response: { 200: StatusEntity } } },
+      async (request) => {
+        const { account } = requireUser(request);
+        return answer(core, await run(handler(core, account, request.params.id)), account);
+      },
+    );
 
   // Favourites and bookmarks of a reblog go to the original (Mastodon's models resolve
   // `status.reblog`); the answer is the status asked about.
@@ -228,7 +303,12 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     return status._id;
   });
   action('unfavourite', FAVOURITES, async (c, account, raw) => {
-    const status = await statusForUndo(c, account, raw, async (s) => (await collection(c.db, favourites).countDocuments({ accountId: account._id, statusId: s._id })) > 0);
+    const status = await statusForUndo(
+      c,
+      account,
+      raw,
+      async (s) => (await collection(c.db, favourites).countDocuments({ accountId: account._id, statusId: s._id })) > 0,
+    );
     await unfavouriteStatus(c, account, status);
     return status._id;
   });
@@ -238,7 +318,12 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     return status._id;
   });
   action('unbookmark', BOOKMARKS, async (c, account, raw) => {
-    const status = await statusForUndo(c, account, raw, async (s) => (await collection(c.db, bookmarks).countDocuments({ accountId: account._id, statusId: s._id })) > 0);
+    const status = await statusForUndo(
+      c,
+      account,
+      raw,
+      async (s) => (await collection(c.db, bookmarks).countDocuments({ accountId: account._id, statusId: s._id })) > 0,
+    );
     await unbookmarkStatus(c, account, status);
     return status._id;
   });
@@ -281,7 +366,12 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     async (request, reply) => {
       const { account } = requireUser(request);
       await enforceRateLimit(core, reply, RATE_LIMITS.deletes, String(account._id));
-      const status = await statusForUndo(core, account, request.params.id, async (s) => (await findReblog(core, account, s)) !== null);
+      const status = await statusForUndo(
+        core,
+        account,
+        request.params.id,
+        async (s) => (await findReblog(core, account, s)) !== null,
+      );
       await run(unreblogStatus(core, account, status));
       return answer(core, status._id, account);
     },
@@ -290,31 +380,57 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
   // Who interacted ---------------------------------------------------------------------------
   app.get(
     '/api/v1/statuses/:id/favourited_by',
-    { config: { auth: READ }, schema: { params: IdParams, querystring: PageQuery, response: { 200: Type.Array(AccountEntity) } } },
+    {
+      config: { auth: READ },
+      schema: { params: IdParams, querystring: PageQuery, response: { 200: Type.Array(AccountEntity) } },
+    },
     async (request, reply) => {
       const status = await visibleStatusOr404(core, viewerOf(request), request.params.id);
       const p = pageParams(request.query, { defaultLimit: 40, maxLimit: 80 });
       const page = await findPage(collection(core.db, favourites), { statusId: status._id }, p);
-      setLinkHeader(core, request, reply, { oldest: page.at(-1)?._id ?? null, newest: page[0]?._id ?? null, count: page.length, limit: p.limit, prevParam: 'since_id' });
-      return presentAccountsInOrder(core, page.map((f) => f.accountId));
+      setLinkHeader(core, request, reply, {
+        oldest: page.at(-1)?._id ?? null,
+        newest: page[0]?._id ?? null,
+        count: page.length,
+        limit: p.limit,
+        prevParam: 'since_id',
+      });
+      return presentAccountsInOrder(
+        core,
+        page.map((f) => f.accountId),
+      );
     },
   );
 
   app.get(
     '/api/v1/statuses/:id/reblogged_by',
-    { config: { auth: READ }, schema: { params: IdParams, querystring: PageQuery, response: { 200: Type.Array(AccountEntity) } } },
+    {
+      config: { auth: READ },
+      schema: { params: IdParams, querystring: PageQuery, response: { 200: Type.Array(AccountEntity) } },
+    },
     async (request, reply) => {
       const status = await visibleStatusOr404(core, viewerOf(request), request.params.id);
       const p = pageParams(request.query, { defaultLimit: 40, maxLimit: 80 });
       const page = await findPage(collection(core.db, statuses), { reblogOfId: status._id, deletedAt: null }, p);
-      setLinkHeader(core, request, reply, { oldest: page.at(-1)?._id ?? null, newest: page[0]?._id ?? null, count: page.length, limit: p.limit, prevParam: 'since_id' });
-      return presentAccountsInOrder(core, page.map((s) => s.accountId));
+      setLinkHeader(core, request, reply, {
+        oldest: page.at(-1)?._id ?? null,
+        newest: page[0]?._id ?? null,
+        count: page.length,
+        limit: p.limit,
+        prevParam: 'since_id',
+      });
+      return presentAccountsInOrder(
+        core,
+        page.map((s) => s.accountId),
+      );
     },
   );
 };
 
 async function presentAccountsInOrder(core: Core, ids: bigint[]) {
-  const docs = await collection(core.db, accounts).find({ _id: { $in: ids }, suspendedAt: null }).toArray();
+  const docs = await collection(core.db, accounts)
+    .find({ _id: { $in: ids }, suspendedAt: null })
+    .toArray();
   const byId = new Map(docs.map((d) => [d._id, d]));
   const ordered = ids.map((id) => byId.get(id)).filter((d) => d !== undefined);
   return presentAccounts(core, ordered);

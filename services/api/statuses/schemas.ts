@@ -41,7 +41,9 @@ export const EditStatusBody = Type.Object({
   sensitive: Type.Optional(Flag),
   language: OptString,
   media_ids: IdList,
-  media_attributes: Type.Optional(Type.Union([Type.Array(MediaAttributesBody), Type.Record(Type.String(), MediaAttributesBody), Type.Null()])),
+  media_attributes: Type.Optional(
+    Type.Union([Type.Array(MediaAttributesBody), Type.Record(Type.String(), MediaAttributesBody), Type.Null()]),
+  ),
   poll: Type.Optional(Type.Union([PollBody, Type.Null()])),
 });
 export type EditStatusBody = Static<typeof EditStatusBody>;

@@ -48,7 +48,8 @@ export async function findLocalAccountByUsername(core: Core, username: string): 
 export async function uniquenessProblems(core: Core, username: string, email: string): Promise<FieldProblems> {
   const out: FieldProblems = {};
   if (await findLocalAccountByUsername(core, username)) out.username = [taken()];
-  if (await collection(core.db, users).findOne({ emailLower: email.toLowerCase() }, { projection: { _id: 1 } })) out.email = [taken()];
+  if (await collection(core.db, users).findOne({ emailLower: email.toLowerCase() }, { projection: { _id: 1 } }))
+    out.email = [taken()];
   return out;
 }
 
@@ -133,7 +134,13 @@ export async function createLocalAccount(core: Core, input: NewLocalAccount): Pr
     {
       type: 'AccountCreated',
       key: String(accountId),
-      payload: { accountId: String(accountId), userId: String(userId), username: account.username, domain: null, approvalRequired: !approved },
+      payload: {
+        accountId: String(accountId),
+        userId: String(userId),
+        username: account.username,
+        domain: null,
+        approvalRequired: !approved,
+      },
       verify: { collection: users.name, filter: { _id: userId }, expect: 'exists' },
     } satisfies NewEvent<'AccountCreated'>,
   ];

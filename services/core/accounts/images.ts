@@ -18,7 +18,12 @@ const ACCEPTED = new Set(['jpeg', 'png', 'gif', 'webp']);
 
 export class ProfileImageError extends Error {}
 
-export async function storeProfileImage(core: Core, accountId: Id, kind: ProfileImageKind, data: Buffer): Promise<StoredImage> {
+export async function storeProfileImage(
+  core: Core,
+  accountId: Id,
+  kind: ProfileImageKind,
+  data: Buffer,
+): Promise<StoredImage> {
   const label = kind === 'avatar' ? 'Avatar' : 'Header';
   if (data.length > PROFILE_IMAGE_MAX_BYTES) throw new ProfileImageError(`${label} file size must be less than 8 MB`);
   let meta: Metadata;
@@ -66,6 +71,8 @@ export async function deleteProfileImage(core: Core, image: StoredImage | null):
   if (!image) return;
   const storage = storageFor(core);
   for (const key of new Set([image.path, image.staticPath])) {
-    await storage.delete(key).catch((err: unknown) => core.logger.warn({ err, key }, 'could not delete a replaced profile image'));
+    await storage
+      .delete(key)
+      .catch((err: unknown) => core.logger.warn({ err, key }, 'could not delete a replaced profile image'));
   }
 }

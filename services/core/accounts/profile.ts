@@ -4,7 +4,13 @@
 import type { Core } from '../context.ts';
 import type { NewEvent } from '../events/outbox.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts, visibleAccountFilter, type AccountDoc, type ProfileField, type StoredImage } from '../model/accounts.ts';
+import {
+  accounts,
+  visibleAccountFilter,
+  type AccountDoc,
+  type ProfileField,
+  type StoredImage,
+} from '../model/accounts.ts';
 import { users, type PostingPrivacy, type UserDoc } from '../model/users.ts';
 import { formatStatusHtml, type MentionTarget } from '../text/formatStatus.ts';
 import { extractEntities } from '../text/extract.ts';
@@ -57,14 +63,22 @@ export function validateProfile(changes: ProfileChanges): string[] {
   if (changes.privacy !== undefined && !(DEFAULT_PRIVACY_VALUES as readonly string[]).includes(changes.privacy)) {
     problems.push('Setting default privacy is not included in the list');
   }
-  if (changes.language !== undefined && changes.language !== null && changes.language !== '' && !/^[a-z]{2,3}$/.test(changes.language)) {
+  if (
+    changes.language !== undefined &&
+    changes.language !== null &&
+    changes.language !== '' &&
+    !/^[a-z]{2,3}$/.test(changes.language)
+  ) {
     problems.push('Setting default language is not included in the list');
   }
   return problems;
 }
 
 /** Local mentions in a bio resolve to profile links; remote ones stay text until federation knows them. */
-async function mentionResolver(core: Core, text: string): Promise<(username: string, domain: string | null) => MentionTarget | null> {
+async function mentionResolver(
+  core: Core,
+  text: string,
+): Promise<(username: string, domain: string | null) => MentionTarget | null> {
   const names = [
     ...new Set(
       extractEntities(text)
@@ -74,8 +88,11 @@ async function mentionResolver(core: Core, text: string): Promise<(username: str
   ].slice(0, 50);
   const found = names.length
     ? await collection(core.db, accounts)
-      .find({ usernameLower: { $in: names }, domain: null, ...visibleAccountFilter }, { projection: { usernameLower: 1, username: 1, url: 1 } })
-      .toArray()
+        .find(
+          { usernameLower: { $in: names }, domain: null, ...visibleAccountFilter },
+          { projection: { usernameLower: 1, username: 1, url: 1 } },
+        )
+        .toArray()
     : [];
   return (username, domain) => {
     if (domain !== null && domain !== core.config.localDomain) return null;
@@ -90,11 +107,22 @@ export async function renderNote(core: Core, text: string): Promise<string> {
 
 /** A field value as HTML: links shortened, `rel="me"` so other servers can verify them. */
 export function renderFieldValue(core: Core, value: string): string {
-  const html = formatStatusHtml(value.replace(/\n+/g, ' '), { baseUrl: core.config.baseUrl, resolveMention: () => null });
-  return html.replace(/^<p>/, '').replace(/<\/p>$/, '').replace(/rel="nofollow noopener"/g, 'rel="nofollow noopener me"');
+  const html = formatStatusHtml(value.replace(/\n+/g, ' '), {
+    baseUrl: core.config.baseUrl,
+    resolveMention: () => null,
+  });
+  return html
+    .replace(/^<p>/, '')
+    .replace(/<\/p>$/, '')
+    .replace(/rel="nofollow noopener"/g, 'rel="nofollow noopener me"');
 }
 
-export async function updateProfile(core: Core, account: AccountDoc, user: UserDoc, changes: ProfileChanges): Promise<{ account: AccountDoc; user: UserDoc }> {
+export async function updateProfile(
+  core: Core,
+  account: AccountDoc,
+  user: UserDoc,
+  changes: ProfileChanges,
+): Promise<{ account: AccountDoc; user: UserDoc }> {
   const problems = validateProfile(changes);
   if (problems.length > 0) throw new ProfileValidationError(problems.join(', '));
 
@@ -128,7 +156,11 @@ export async function updateProfile(core: Core, account: AccountDoc, user: UserD
     set.fields = kept.map((f): ProfileField => {
       // A verification survives only while the field's value stays the same.
       const before = account.fieldsSource.findIndex((o) => o.value === f.value.trim());
-      return { name: f.name.trim(), value: renderFieldValue(core, f.value.trim()), verifiedAt: before >= 0 ? (account.fields[before]?.verifiedAt ?? null) : null };
+      return {
+        name: f.name.trim(),
+        value: renderFieldValue(core, f.value.trim()),
+        verifiedAt: before >= 0 ? (account.fields[before]?.verifiedAt ?? null) : null,
+      };
     });
     changed.push('fields');
   }
@@ -179,7 +211,12 @@ export async function removeProfileImage(core: Core, account: AccountDoc, kind: 
       {
         type: 'AccountUpdated',
         key: String(account._id),
-        payload: { accountId: String(account._id), username: account.username, domain: account.domain, changed: [kind] },
+        payload: {
+          accountId: String(account._id),
+          username: account.username,
+          domain: account.domain,
+          changed: [kind],
+        },
         verify: { collection: accounts.name, filter: { _id: account._id, updatedAt: now }, expect: 'exists' },
       } satisfies NewEvent<'AccountUpdated'>,
     ],

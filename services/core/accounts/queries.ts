@@ -12,7 +12,9 @@ export async function findVisibleAccount(core: Core, id: Id): Promise<AccountDoc
 /** Visible accounts in the order of `ids`; unknown or hidden ones are left out. */
 export async function findVisibleAccounts(core: Core, ids: Id[]): Promise<AccountDoc[]> {
   if (ids.length === 0) return [];
-  const found = await collection(core.db, accounts).find({ _id: { $in: ids }, ...visibleAccountFilter }).toArray();
+  const found = await collection(core.db, accounts)
+    .find({ _id: { $in: ids }, ...visibleAccountFilter })
+    .toArray();
   const byId = new Map(found.map((a) => [String(a._id), a]));
   return [...new Set(ids.map(String))].map((id) => byId.get(id)).filter((a): a is AccountDoc => a !== undefined);
 }
@@ -22,7 +24,10 @@ export function parseAcct(core: Core, acct: string): { username: string; domain:
   const m = /^@?([^@\s]+)(?:@([^@\s]+))?$/.exec(acct.trim());
   if (!m) return null;
   const domain = m[2]?.toLowerCase() ?? null;
-  const local = domain === null || domain === core.config.localDomain.toLowerCase() || domain === core.config.webDomain.toLowerCase();
+  const local =
+    domain === null ||
+    domain === core.config.localDomain.toLowerCase() ||
+    domain === core.config.webDomain.toLowerCase();
   return { username: m[1], domain: local ? null : domain };
 }
 

@@ -14,20 +14,49 @@ export const EMAIL_MAX = 320;
 
 /** Mastodon's ReservedUsernameValidator list plus names our own routes and actors use. */
 export const RESERVED_USERNAMES = new Set([
-  'admin', 'support', 'help', 'root', 'webmaster', 'administrator', 'mod', 'moderator',
-  'postmaster', 'abuse', 'security', 'noreply', 'no_reply', 'instance_actor', 'actor', 'mastodon',
-  'about', 'api', 'auth', 'oauth', 'settings', 'users', 'inbox', 'outbox', 'system',
+  'admin',
+  'support',
+  'help',
+  'root',
+  'webmaster',
+  'administrator',
+  'mod',
+  'moderator',
+  'postmaster',
+  'abuse',
+  'security',
+  'noreply',
+  'no_reply',
+  'instance_actor',
+  'actor',
+  'mastodon',
+  'about',
+  'api',
+  'auth',
+  'oauth',
+  'settings',
+  'users',
+  'inbox',
+  'outbox',
+  'system',
 ]);
 
 const LOCAL_USERNAME = /^[a-z0-9_]+$/i;
 // Pragmatic address syntax (what HTML's type=email accepts): one @, a dotted domain, no spaces.
-const EMAIL = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+$/;
+const EMAIL =
+  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)+$/;
 
 export const blank = (): FieldProblem => ({ error: 'ERR_BLANK', description: "can't be blank" });
 export const invalid = (): FieldProblem => ({ error: 'ERR_INVALID', description: 'is invalid' });
 export const taken = (): FieldProblem => ({ error: 'ERR_TAKEN', description: 'has already been taken' });
-export const tooLong = (max: number): FieldProblem => ({ error: 'ERR_TOO_LONG', description: `is too long (maximum is ${max} characters)` });
-export const tooShort = (min: number): FieldProblem => ({ error: 'ERR_TOO_SHORT', description: `is too short (minimum is ${min} characters)` });
+export const tooLong = (max: number): FieldProblem => ({
+  error: 'ERR_TOO_LONG',
+  description: `is too long (maximum is ${max} characters)`,
+});
+export const tooShort = (min: number): FieldProblem => ({
+  error: 'ERR_TOO_SHORT',
+  description: `is too short (minimum is ${min} characters)`,
+});
 
 function add(out: FieldProblems, field: string, problem: FieldProblem): void {
   (out[field] ??= []).push(problem);
@@ -42,7 +71,8 @@ export function validateUsername(username: string, out: FieldProblems = {}): Fie
   else {
     if (!LOCAL_USERNAME.test(username)) add(out, 'username', invalid());
     if (username.length > USERNAME_MAX) add(out, 'username', tooLong(USERNAME_MAX));
-    if (RESERVED_USERNAMES.has(username.toLowerCase())) add(out, 'username', { error: 'ERR_RESERVED', description: 'is reserved' });
+    if (RESERVED_USERNAMES.has(username.toLowerCase()))
+      add(out, 'username', { error: 'ERR_RESERVED', description: 'is reserved' });
   }
   return out;
 }
@@ -73,7 +103,14 @@ export function validateSignUp(input: SignUpInput): FieldProblems {
   return out;
 }
 
-const FIELD_LABELS: Record<string, string> = { username: 'Username', email: 'Email', password: 'Password', agreement: 'Agreement', locale: 'Locale', reason: 'Reason' };
+const FIELD_LABELS: Record<string, string> = {
+  username: 'Username',
+  email: 'Email',
+  password: 'Password',
+  agreement: 'Agreement',
+  locale: 'Locale',
+  reason: 'Reason',
+};
 
 /** Rails-style full message: "Username has already been taken, Email is invalid". */
 export function fullMessages(problems: FieldProblems): string {

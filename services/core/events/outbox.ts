@@ -90,7 +90,8 @@ export class Outbox {
       payload: e.payload as unknown as Record<string, unknown>,
     }));
     // A payload its schema rejects fails here, before anything is written, rather than in the relay.
-    for (const r of records) eventCodec().encode(r.type, { ...r.payload, eventId: r.eventId, occurredAt: r.occurredAt });
+    for (const r of records)
+      eventCodec().encode(r.type, { ...r.payload, eventId: r.eventId, occurredAt: r.occurredAt });
     if (records.length > 0) {
       await collection(this.db, outboxCollection).insertMany(
         records.map((r, i) => ({

@@ -36,7 +36,10 @@ async function countStats(core: Core): Promise<InstanceStats> {
     ])
     .toArray();
   const domains = await accountsColl
-    .aggregate<{ _id: string }>([{ $match: { domain: { $ne: null } } }, { $group: { _id: '$domain', n: { $count: {} } } }])
+    .aggregate<{ _id: string }>([
+      { $match: { domain: { $ne: null } } },
+      { $group: { _id: '$domain', n: { $count: {} } } },
+    ])
     .toArray();
   const usable = { confirmedAt: { $ne: null }, approved: true, disabled: false };
   const [userCount, activeMonth, activeHalfyear] = await Promise.all([
@@ -44,5 +47,11 @@ async function countStats(core: Core): Promise<InstanceStats> {
     usersColl.countDocuments({ ...usable, lastSignInAt: { $gte: new Date(now - 30 * DAY_MS) } }),
     usersColl.countDocuments({ ...usable, lastSignInAt: { $gte: new Date(now - 180 * DAY_MS) } }),
   ]);
-  return { userCount, statusCount: Number(local?.statuses ?? 0), domainCount: domains.length, activeMonth, activeHalfyear };
+  return {
+    userCount,
+    statusCount: Number(local?.statuses ?? 0),
+    domainCount: domains.length,
+    activeMonth,
+    activeHalfyear,
+  };
 }

@@ -9,12 +9,21 @@ import { conversationMutes } from '../model/conversations.ts';
 import { statusValidation } from '../statuses/errors.ts';
 import type { NewEvent } from '../events/outbox.ts';
 
-function muteEvent(type: 'ConversationMuted' | 'ConversationUnmuted', account: AccountDoc, status: StatusDoc, conversationId: bigint): NewEvent {
+function muteEvent(
+  type: 'ConversationMuted' | 'ConversationUnmuted',
+  account: AccountDoc,
+  status: StatusDoc,
+  conversationId: bigint,
+): NewEvent {
   return {
     type,
     key: String(account._id),
     payload: { accountId: String(account._id), conversationId: String(conversationId), statusId: String(status._id) },
-    verify: { collection: 'conversation_mutes', filter: { accountId: account._id, conversationId }, expect: type === 'ConversationMuted' ? 'exists' : 'absent' },
+    verify: {
+      collection: 'conversation_mutes',
+      filter: { accountId: account._id, conversationId },
+      expect: type === 'ConversationMuted' ? 'exists' : 'absent',
+    },
   };
 }
 

@@ -12,10 +12,25 @@ import { statusForbidden } from '../statuses/errors.ts';
 import type { NewEvent } from '../events/outbox.ts';
 
 function favouriteEvent(type: 'FavouriteCreated' | 'FavouriteDeleted', fav: FavouriteDoc, status: StatusDoc): NewEvent {
-  const base = { favouriteId: String(fav._id), accountId: String(fav.accountId), statusId: String(status._id), statusAccountId: String(status.accountId) };
+  const base = {
+    favouriteId: String(fav._id),
+    accountId: String(fav.accountId),
+    statusId: String(status._id),
+    statusAccountId: String(status.accountId),
+  };
   return type === 'FavouriteCreated'
-    ? { type, key: String(fav.accountId), payload: { ...base, createdAt: fav.createdAt }, verify: { collection: 'favourites', filter: { _id: fav._id }, expect: 'exists' } }
-    : { type, key: String(fav.accountId), payload: base, verify: { collection: 'favourites', filter: { _id: fav._id }, expect: 'absent' } };
+    ? {
+        type,
+        key: String(fav.accountId),
+        payload: { ...base, createdAt: fav.createdAt },
+        verify: { collection: 'favourites', filter: { _id: fav._id }, expect: 'exists' },
+      }
+    : {
+        type,
+        key: String(fav.accountId),
+        payload: base,
+        verify: { collection: 'favourites', filter: { _id: fav._id }, expect: 'absent' },
+      };
 }
 
 /** Favourites a visible status (idempotent). The caller has checked visibility (404 otherwise). */
@@ -23,7 +38,12 @@ export async function favouriteStatus(core: Core, account: AccountDoc, status: S
   if (!(await canFavourite(core, account, status))) throw statusForbidden();
   const coll = collection(core.db, favourites);
   if (await coll.findOne({ accountId: account._id, statusId: status._id })) return;
-  const fav: FavouriteDoc = { _id: await nextSerialId(core.db, 'favourites'), accountId: account._id, statusId: status._id, createdAt: new Date() };
+  const fav: FavouriteDoc = {
+    _id: await nextSerialId(core.db, 'favourites'),
+    accountId: account._id,
+    statusId: status._id,
+    createdAt: new Date(),
+  };
   await core.outbox.write([favouriteEvent('FavouriteCreated', fav, status)], async () => {
     try {
       await coll.insertOne(fav);
@@ -41,18 +61,29 @@ export async function unfavouriteStatus(core: Core, account: AccountDoc, status:
   if (!fav) return;
   await core.outbox.write([favouriteEvent('FavouriteDeleted', fav, status)], async () => {
     const res = await coll.deleteOne({ _id: fav._id });
-    if (res.deletedCount > 0) await collection(core.db, statuses).updateOne({ _id: status._id }, { $inc: { favouritesCount: -1 } });
+    if (res.deletedCount > 0)
+      await collection(core.db, statuses).updateOne({ _id: status._id }, { $inc: { favouritesCount: -1 } });
   });
 }
 
 export async function hasFavourited(core: Core, account: AccountDoc, status: StatusDoc): Promise<boolean> {
-  return (await collection(core.db, favourites).countDocuments({ accountId: account._id, statusId: status._id }, { limit: 1 })) > 0;
+  return (
+    (await collection(core.db, favourites).countDocuments(
+      { accountId: account._id, statusId: status._id },
+      { limit: 1 },
+    )) > 0
+  );
 }
 
 /** Bookmarks are private: no event. */
 export async function bookmarkStatus(core: Core, account: AccountDoc, status: StatusDoc): Promise<void> {
   try {
-    await collection(core.db, bookmarks).insertOne({ _id: await nextSerialId(core.db, 'bookmarks'), accountId: account._id, statusId: status._id, createdAt: new Date() });
+    await collection(core.db, bookmarks).insertOne({
+      _id: await nextSerialId(core.db, 'bookmarks'),
+      accountId: account._id,
+      statusId: status._id,
+      createdAt: new Date(),
+    });
   } catch (err) {
     if (!isDuplicateKeyError(err)) throw err;
   }
@@ -63,5 +94,10 @@ export async function unbookmarkStatus(core: Core, account: AccountDoc, status: 
 }
 
 export async function hasBookmarked(core: Core, account: AccountDoc, status: StatusDoc): Promise<boolean> {
-  return (await collection(core.db, bookmarks).countDocuments({ accountId: account._id, statusId: status._id }, { limit: 1 })) > 0;
+  return (
+    (await collection(core.db, bookmarks).countDocuments(
+      { accountId: account._id, statusId: status._id },
+      { limit: 1 },
+    )) > 0
+  );
 }

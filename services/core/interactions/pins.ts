@@ -14,13 +14,19 @@ function pinEvent(type: 'StatusPinned' | 'StatusUnpinned', account: AccountDoc, 
     type,
     key: String(account._id),
     payload: { accountId: String(account._id), statusId: String(status._id), statusUri: status.uri },
-    verify: { collection: 'status_pins', filter: { accountId: account._id, statusId: status._id }, expect: type === 'StatusPinned' ? 'exists' : 'absent' },
+    verify: {
+      collection: 'status_pins',
+      filter: { accountId: account._id, statusId: status._id },
+      expect: type === 'StatusPinned' ? 'exists' : 'absent',
+    },
   };
 }
 
 export async function pinStatus(core: Core, account: AccountDoc, status: StatusDoc): Promise<void> {
-  if (status.accountId !== account._id || status.reblogOfId !== null) throw statusValidation("Someone else's post cannot be pinned");
-  if (status.visibility === 'direct') throw statusValidation('Posts that are only visible to mentioned users cannot be pinned');
+  if (status.accountId !== account._id || status.reblogOfId !== null)
+    throw statusValidation("Someone else's post cannot be pinned");
+  if (status.visibility === 'direct')
+    throw statusValidation('Posts that are only visible to mentioned users cannot be pinned');
   const coll = collection(core.db, pins);
   if (await coll.findOne({ accountId: account._id, statusId: status._id })) return;
   if ((await coll.countDocuments({ accountId: account._id })) >= LIMITS.accounts.maxPinnedStatuses) {

@@ -16,7 +16,12 @@ export async function findReblog(core: Core, account: AccountDoc, original: Stat
 }
 
 /** Reblogs a visible status (idempotent: an existing reblog is returned). */
-export async function reblogStatus(core: Core, account: AccountDoc, original: StatusDoc, requested: Visibility | null): Promise<StatusDoc> {
+export async function reblogStatus(
+  core: Core,
+  account: AccountDoc,
+  original: StatusDoc,
+  requested: Visibility | null,
+): Promise<StatusDoc> {
   if (original.reblogOfId !== null) throw statusValidation('Reblog of a reblog');
   const existing = await findReblog(core, account, original);
   if (existing) return existing;
@@ -25,7 +30,8 @@ export async function reblogStatus(core: Core, account: AccountDoc, original: St
   const user = await collection(core.db, users).findOne({ accountId: account._id });
   const preferred = requested ?? user?.settings.defaultPrivacy ?? 'public';
   // A private original keeps its audience (Mastodon: hidden statuses are reblogged as they are).
-  const visibility: Visibility = original.visibility === 'private' ? 'private' : preferred === 'direct' ? 'public' : preferred;
+  const visibility: Visibility =
+    original.visibility === 'private' ? 'private' : preferred === 'direct' ? 'public' : preferred;
   const id = await core.statusIds.next();
   const now = new Date();
   const reblog: StatusDoc = {
@@ -71,7 +77,10 @@ export async function reblogStatus(core: Core, account: AccountDoc, original: St
     }
     if (!inserted) return;
     await collection(core.db, statuses).updateOne({ _id: original._id }, { $inc: { reblogsCount: 1 } });
-    await collection(core.db, accounts).updateOne({ _id: account._id }, { $inc: { statusesCount: 1 }, $set: { lastStatusAt: now } });
+    await collection(core.db, accounts).updateOne(
+      { _id: account._id },
+      { $inc: { statusesCount: 1 }, $set: { lastStatusAt: now } },
+    );
   });
   if (inserted) return reblog;
   const winner = await findReblog(core, account, original);

@@ -18,7 +18,13 @@ export function mailRequestedEvent(mail: MailRequest, verify: Verification): New
   return {
     type: 'MailRequested',
     key: mail.key,
-    payload: { to: mail.to, subject: rendered.subject, text: rendered.text, html: rendered.html, template: mail.template },
+    payload: {
+      to: mail.to,
+      subject: rendered.subject,
+      text: rendered.text,
+      html: rendered.html,
+      template: mail.template,
+    },
     verify,
   };
 }

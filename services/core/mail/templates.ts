@@ -9,7 +9,10 @@ export interface RenderedMail {
 }
 
 function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+  return s.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+  );
 }
 
 function layout(title: string, paragraphs: string[], action?: { label: string; url: string }): string {
@@ -30,13 +33,20 @@ export function renderMail(template: MailTemplate, v: Record<string, string>): R
       return {
         subject,
         text: `${lines.join('\n\n')}\n\n${v.link}\n\nIf this wasn't you, please ignore this e-mail.\n`,
-        html: layout('One more step!', [...lines.slice(0, 1), "If this wasn't you, please ignore this e-mail."], { label: 'Verify e-mail address', url: v.link ?? '' }),
+        html: layout('One more step!', [...lines.slice(0, 1), "If this wasn't you, please ignore this e-mail."], {
+          label: 'Verify e-mail address',
+          url: v.link ?? '',
+        }),
       };
     }
     case 'approved': {
       const subject = `${instance}: Your account has been approved`;
       const line = `Your account on ${instance} has been approved. You can now log in.`;
-      return { subject, text: `${line}\n\n${v.link ?? ''}\n`, html: layout('Welcome aboard!', [line], v.link ? { label: 'Log in', url: v.link } : undefined) };
+      return {
+        subject,
+        text: `${line}\n\n${v.link ?? ''}\n`,
+        html: layout('Welcome aboard!', [line], v.link ? { label: 'Log in', url: v.link } : undefined),
+      };
     }
   }
 }

@@ -28,13 +28,20 @@ export function attachmentToActivityPub(core: Core, doc: MediaAttachmentDoc): Ap
   const storage = storageFor(core);
   const url = doc.files.original ? storage.url(doc.files.original) : doc.remoteUrl;
   if (!url) return null;
-  const out: ApDocument = { type: 'Document', mediaType: doc.files.contentType, url, name: doc.description, blurhash: doc.blurhash };
+  const out: ApDocument = {
+    type: 'Document',
+    mediaType: doc.files.contentType,
+    url,
+    name: doc.description,
+    blurhash: doc.blurhash,
+  };
   if (doc.meta?.focus) out.focalPoint = [doc.meta.focus.x, doc.meta.focus.y];
   if (doc.meta?.original?.width) {
     out.width = doc.meta.original.width;
     out.height = doc.meta.original.height;
   }
-  if (doc.files.customThumbnail && doc.files.small) out.icon = { type: 'Image', mediaType: 'image/jpeg', url: storage.url(doc.files.small) };
+  if (doc.files.customThumbnail && doc.files.small)
+    out.icon = { type: 'Image', mediaType: 'image/jpeg', url: storage.url(doc.files.small) };
   return out;
 }
 
@@ -52,7 +59,12 @@ export interface RemoteAttachmentInput {
 
 function httpUrl(value: unknown): string | null {
   const pick = Array.isArray(value) ? value[0] : value;
-  const raw = typeof pick === 'string' ? pick : pick && typeof pick === 'object' ? ((pick as { href?: unknown; url?: unknown }).href ?? (pick as { url?: unknown }).url) : null;
+  const raw =
+    typeof pick === 'string'
+      ? pick
+      : pick && typeof pick === 'object'
+        ? ((pick as { href?: unknown; url?: unknown }).href ?? (pick as { url?: unknown }).url)
+        : null;
   if (typeof raw !== 'string' || raw.length > 2048) return null;
   try {
     const u = new URL(raw);
@@ -81,7 +93,9 @@ function typeOfMime(mime: string | null): MediaType {
 function blurhashOf(value: unknown): string | null {
   if (typeof value !== 'string' || value.length > 100 || !isBlurhashValid(value).result) return null;
   // Mastodon refuses hashes with more than 5 components per axis (expensive to decode).
-  const sizeFlag = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz#$%*+,-.:;=?@[]^_{|}~'.indexOf(value[0]);
+  const sizeFlag = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz#$%*+,-.:;=?@[]^_{|}~'.indexOf(
+    value[0],
+  );
   const x = (sizeFlag % 9) + 1;
   const y = Math.floor(sizeFlag / 9) + 1;
   return x <= 5 && y <= 5 ? value : null;
@@ -106,8 +120,10 @@ export function remoteAttachmentFrom(item: unknown): RemoteAttachmentInput | nul
   const remoteUrl = httpUrl(o.url);
   if (!remoteUrl) return null;
   const mediaType = mediaTypeOf(o);
-  const alt = typeof o.summary === 'string' && o.summary.trim() !== '' ? o.summary : typeof o.name === 'string' ? o.name : null;
-  const description = alt === null ? null : [...alt.trim()].slice(0, LIMITS.mediaAttachments.descriptionLimit).join('') || null;
+  const alt =
+    typeof o.summary === 'string' && o.summary.trim() !== '' ? o.summary : typeof o.name === 'string' ? o.name : null;
+  const description =
+    alt === null ? null : [...alt.trim()].slice(0, LIMITS.mediaAttachments.descriptionLimit).join('') || null;
   return {
     type: typeOfMime(mediaType),
     remoteUrl,
@@ -122,8 +138,15 @@ export function remoteAttachmentFrom(item: unknown): RemoteAttachmentInput | nul
 }
 
 /** Records the attachments of a remote status (first four usable ones), in order. */
-export async function createRemoteAttachments(core: Core, accountId: Id, items: unknown[]): Promise<MediaAttachmentDoc[]> {
-  const inputs = items.map(remoteAttachmentFrom).filter((i): i is RemoteAttachmentInput => i !== null).slice(0, LIMITS.statuses.maxMediaAttachments);
+export async function createRemoteAttachments(
+  core: Core,
+  accountId: Id,
+  items: unknown[],
+): Promise<MediaAttachmentDoc[]> {
+  const inputs = items
+    .map(remoteAttachmentFrom)
+    .filter((i): i is RemoteAttachmentInput => i !== null)
+    .slice(0, LIMITS.statuses.maxMediaAttachments);
   const docs: MediaAttachmentDoc[] = [];
   for (const input of inputs) {
     const now = new Date();
@@ -140,7 +163,10 @@ export async function createRemoteAttachments(core: Core, accountId: Id, items: 
       files: { original: null, small: null, contentType: input.mediaType, upload: null, fileSize: null },
       meta:
         w && h
-          ? { original: { width: w, height: h, size: `${w}x${h}`, aspect: w / h }, ...(input.focus ? { focus: input.focus } : {}) }
+          ? {
+              original: { width: w, height: h, size: `${w}x${h}`, aspect: w / h },
+              ...(input.focus ? { focus: input.focus } : {}),
+            }
           : input.focus
             ? { focus: input.focus }
             : null,

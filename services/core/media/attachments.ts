@@ -10,7 +10,15 @@ import { statuses } from '../model/statuses.ts';
 import { ApiError, notFound, validationFailed } from '../errors.ts';
 import { storageFor, randomFileName, type MediaStorage } from './storage.ts';
 import { MediaRejectedError } from './errors.ts';
-import { inspectUpload, processMedia, processThumbnail, processedInline, mediaKeyPrefix, type ProcessedMedia, type SniffedKind } from './process.ts';
+import {
+  inspectUpload,
+  processMedia,
+  processThumbnail,
+  processedInline,
+  mediaKeyPrefix,
+  type ProcessedMedia,
+  type SniffedKind,
+} from './process.ts';
 
 export const MAX_ATTACHMENTS = LIMITS.statuses.maxMediaAttachments;
 
@@ -38,7 +46,9 @@ export function normalizeDescription(value: unknown): string | null {
   if (typeof value !== 'string') throw validationFailed('Description is invalid');
   const text = value.replace(/\r\n?/g, '\n');
   if ([...text].length > LIMITS.mediaAttachments.descriptionLimit) {
-    throw validationFailed(`Description is too long (maximum is ${LIMITS.mediaAttachments.descriptionLimit} characters)`);
+    throw validationFailed(
+      `Description is too long (maximum is ${LIMITS.mediaAttachments.descriptionLimit} characters)`,
+    );
   }
   return text === '' ? null : text;
 }
@@ -66,7 +76,12 @@ export interface UploadOptions {
 }
 
 /** Stores and (inline or through the media pipeline) processes an upload of a local account. */
-export async function createMediaAttachment(core: Core, accountId: Id, data: Buffer, opts: UploadOptions): Promise<MediaAttachmentDoc> {
+export async function createMediaAttachment(
+  core: Core,
+  accountId: Id,
+  data: Buffer,
+  opts: UploadOptions,
+): Promise<MediaAttachmentDoc> {
   const description = normalizeDescription(opts.description);
   const focus = parseFocus(opts.focus);
   const sniffed = await rejectAs422(inspectUpload(data));
@@ -75,7 +90,10 @@ export async function createMediaAttachment(core: Core, accountId: Id, data: Buf
   const coll = collection(core.db, mediaAttachments);
   const storage = storageFor(core);
   // A custom preview only makes sense for kinds without a picture of their own.
-  const thumb = opts.thumbnail && sniffed.kind !== 'image' ? await rejectAs422(processThumbnail(storage, id, opts.thumbnail)) : null;
+  const thumb =
+    opts.thumbnail && sniffed.kind !== 'image'
+      ? await rejectAs422(processThumbnail(storage, id, opts.thumbnail))
+      : null;
   const base: MediaAttachmentDoc = {
     _id: id,
     accountId,
@@ -84,7 +102,14 @@ export async function createMediaAttachment(core: Core, accountId: Id, data: Buf
     type: typeOfKind(sniffed.kind),
     processing: 'queued',
     processingError: null,
-    files: { original: null, small: thumb?.key ?? null, contentType: null, upload: null, fileSize: null, ...(thumb ? { customThumbnail: true } : {}) },
+    files: {
+      original: null,
+      small: thumb?.key ?? null,
+      contentType: null,
+      upload: null,
+      fileSize: null,
+      ...(thumb ? { customThumbnail: true } : {}),
+    },
     meta: focus || thumb ? { ...(focus ? { focus } : {}), ...(thumb ? { small: thumb.dims } : {}) } : null,
     description,
     blurhash: thumb?.blurhash ?? null,
@@ -131,7 +156,11 @@ async function rejectAs422<T>(work: Promise<T>): Promise<T> {
 }
 
 /** The fields of a processed attachment; a custom thumbnail and the focus point survive processing. */
-async function finishedFields(storage: MediaStorage, doc: MediaAttachmentDoc, p: ProcessedMedia): Promise<Partial<MediaAttachmentDoc>> {
+async function finishedFields(
+  storage: MediaStorage,
+  doc: MediaAttachmentDoc,
+  p: ProcessedMedia,
+): Promise<Partial<MediaAttachmentDoc>> {
   const custom = doc.files.customThumbnail === true && doc.files.small !== null;
   if (custom && p.small) await storage.delete(p.small).catch(() => undefined);
   const meta: MediaMeta = { ...p.meta };
@@ -163,7 +192,15 @@ export async function setCustomThumbnail(core: Core, accountId: Id, id: Id, data
   const previous = doc.files.small;
   const updated = await collection(core.db, mediaAttachments).findOneAndUpdate(
     { _id: id, accountId },
-    { $set: { 'files.small': thumb.key, 'files.customThumbnail': true, meta: { ...(doc.meta ?? {}), small: thumb.dims }, blurhash: thumb.blurhash, updatedAt: new Date() } },
+    {
+      $set: {
+        'files.small': thumb.key,
+        'files.customThumbnail': true,
+        meta: { ...(doc.meta ?? {}), small: thumb.dims },
+        blurhash: thumb.blurhash,
+        updatedAt: new Date(),
+      },
+    },
     { returnDocument: 'after' },
   );
   if (previous && previous !== thumb.key) await storage.delete(previous).catch(() => undefined);
@@ -178,8 +215,14 @@ function fileKeys(doc: MediaAttachmentDoc): string[] {
 /** DELETE /api/v1/media/:id: only media no status uses (422 otherwise, like Mastodon 4.4). */
 export async function deleteMediaAttachment(core: Core, accountId: Id, id: Id): Promise<void> {
   const doc = await findOwnMedia(core, accountId, id);
-  if (doc.statusId !== null || doc.scheduledStatusId !== null) throw new ApiError(422, 'Media attachment is currently used by a status');
-  const res = await collection(core.db, mediaAttachments).deleteOne({ _id: id, accountId, statusId: null, scheduledStatusId: null });
+  if (doc.statusId !== null || doc.scheduledStatusId !== null)
+    throw new ApiError(422, 'Media attachment is currently used by a status');
+  const res = await collection(core.db, mediaAttachments).deleteOne({
+    _id: id,
+    accountId,
+    statusId: null,
+    scheduledStatusId: null,
+  });
   if (res.deletedCount === 0) throw new ApiError(422, 'Media attachment is currently used by a status');
   const storage = storageFor(core);
   await Promise.all(fileKeys(doc).map((k) => storage.delete(k).catch(() => undefined)));
@@ -192,7 +235,12 @@ export async function deleteMediaAttachment(core: Core, accountId: Id, id: Id): 
 export async function removeUnattachedMedia(core: Core, olderThanMs = 24 * 3600_000, limit = 500): Promise<number> {
   const coll = collection(core.db, mediaAttachments);
   const stale = await coll
-    .find({ statusId: null, scheduledStatusId: null, remoteUrl: null, createdAt: { $lt: new Date(Date.now() - olderThanMs) } })
+    .find({
+      statusId: null,
+      scheduledStatusId: null,
+      remoteUrl: null,
+      createdAt: { $lt: new Date(Date.now() - olderThanMs) },
+    })
     .limit(limit)
     .toArray();
   const storage = storageFor(core);
@@ -221,7 +269,10 @@ export async function processQueuedMedia(core: Core, mediaId: Id): Promise<Media
   if (!data) {
     update = { processing: 'failed', processingError: 'File is missing' };
   } else {
-    await coll.updateOne({ _id: mediaId, processing: 'queued' }, { $set: { processing: 'in_progress', updatedAt: new Date() } });
+    await coll.updateOne(
+      { _id: mediaId, processing: 'queued' },
+      { $set: { processing: 'in_progress', updatedAt: new Date() } },
+    );
     try {
       update = await finishedFields(storage, doc, await processMedia(storage, mediaId, data));
     } catch (err) {
@@ -269,27 +320,41 @@ export async function findOwnMedia(core: Core, accountId: Id, id: Id): Promise<M
  * Media of a deleted status may be posted again (delete and redraft keeps the media, like Mastodon),
  * and so may media held by a scheduled status (the scheduler posts it that way).
  */
-export async function loadAttachmentsForPosting(core: Core, accountId: Id, ids: Id[], opts: { statusId?: Id } = {}): Promise<MediaAttachmentDoc[]> {
+export async function loadAttachmentsForPosting(
+  core: Core,
+  accountId: Id,
+  ids: Id[],
+  opts: { statusId?: Id } = {},
+): Promise<MediaAttachmentDoc[]> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return [];
-  if (unique.length > MAX_ATTACHMENTS) throw validationFailed(`Media attachments can't be more than ${MAX_ATTACHMENTS}`);
+  if (unique.length > MAX_ATTACHMENTS)
+    throw validationFailed(`Media attachments can't be more than ${MAX_ATTACHMENTS}`);
   const found = await collection(core.db, mediaAttachments)
     .find({ _id: { $in: unique }, accountId })
     .toArray();
   const byId = new Map(found.map((d) => [d._id, d]));
-  const elsewhere = [...new Set(found.filter((d) => d.statusId !== null && d.statusId !== opts.statusId).map((d) => d.statusId as Id))];
+  const elsewhere = [
+    ...new Set(found.filter((d) => d.statusId !== null && d.statusId !== opts.statusId).map((d) => d.statusId as Id)),
+  ];
   const deleted = new Set(
     elsewhere.length === 0
       ? []
-      : (await collection(core.db, statuses).find({ _id: { $in: elsewhere }, deletedAt: { $ne: null } }, { projection: { _id: 1 } }).toArray()).map((s) => s._id),
+      : (
+          await collection(core.db, statuses)
+            .find({ _id: { $in: elsewhere }, deletedAt: { $ne: null } }, { projection: { _id: 1 } })
+            .toArray()
+        ).map((s) => s._id),
   );
   const docs: MediaAttachmentDoc[] = [];
   for (const id of unique) {
     const doc = byId.get(id);
     if (!doc) throw validationFailed('Media attachments are invalid');
-    if (doc.statusId !== null && doc.statusId !== opts.statusId && !deleted.has(doc.statusId)) throw validationFailed('Media attachments are invalid');
+    if (doc.statusId !== null && doc.statusId !== opts.statusId && !deleted.has(doc.statusId))
+      throw validationFailed('Media attachments are invalid');
     if (doc.processing === 'failed') throw validationFailed('Media attachments are invalid');
-    if (doc.processing !== 'complete') throw new ApiError(422, 'Cannot attach files that have not finished processing. Try again in a moment!');
+    if (doc.processing !== 'complete')
+      throw new ApiError(422, 'Cannot attach files that have not finished processing. Try again in a moment!');
     docs.push(doc);
   }
   return docs;
@@ -298,13 +363,19 @@ export async function loadAttachmentsForPosting(core: Core, accountId: Id, ids: 
 /** Attaches media (checked by loadAttachmentsForPosting) to a just created or edited status. */
 export async function attachToStatus(core: Core, ids: Id[], statusId: Id): Promise<void> {
   if (ids.length === 0) return;
-  await collection(core.db, mediaAttachments).updateMany({ _id: { $in: ids } }, { $set: { statusId, scheduledStatusId: null, updatedAt: new Date() } });
+  await collection(core.db, mediaAttachments).updateMany(
+    { _id: { $in: ids } },
+    { $set: { statusId, scheduledStatusId: null, updatedAt: new Date() } },
+  );
 }
 
 /** Releases media an edit removed from a status (they become unattached, as Mastodon keeps them). */
 export async function detachFromStatus(core: Core, ids: Id[], statusId: Id): Promise<void> {
   if (ids.length === 0) return;
-  await collection(core.db, mediaAttachments).updateMany({ _id: { $in: ids }, statusId }, { $set: { statusId: null, updatedAt: new Date() } });
+  await collection(core.db, mediaAttachments).updateMany(
+    { _id: { $in: ids }, statusId },
+    { $set: { statusId: null, updatedAt: new Date() } },
+  );
 }
 
 /** Reserves media for a scheduled status (they stay unattached until it is published). */
@@ -350,7 +421,9 @@ export async function updateAttachmentAttributes(
 /** Attachments by id, in the given order (missing ones skipped): for presenters. */
 export async function loadAttachments(core: Core, ids: Id[]): Promise<MediaAttachmentDoc[]> {
   if (ids.length === 0) return [];
-  const found = await collection(core.db, mediaAttachments).find({ _id: { $in: ids } }).toArray();
+  const found = await collection(core.db, mediaAttachments)
+    .find({ _id: { $in: ids } })
+    .toArray();
   const byId = new Map(found.map((d) => [d._id, d]));
   return ids.map((id) => byId.get(id)).filter((d): d is MediaAttachmentDoc => d !== undefined);
 }

@@ -33,10 +33,14 @@ export class MediaToolError extends Error {}
 /** ffprobe of a file; null when ffprobe cannot read it as media at all. */
 export async function probe(path: string): Promise<ProbeResult | null> {
   try {
-    const { stdout } = await run('ffprobe', ['-v', 'error', '-protocol_whitelist', 'file', '-show_streams', '-show_format', '-of', 'json', path], {
-      timeout: 30_000,
-      maxBuffer: 4 * 1024 * 1024,
-    });
+    const { stdout } = await run(
+      'ffprobe',
+      ['-v', 'error', '-protocol_whitelist', 'file', '-show_streams', '-show_format', '-of', 'json', path],
+      {
+        timeout: 30_000,
+        maxBuffer: 4 * 1024 * 1024,
+      },
+    );
     const parsed = JSON.parse(stdout) as Partial<ProbeResult>;
     if (!parsed.format || !parsed.streams) return null;
     return { streams: parsed.streams, format: parsed.format };
@@ -53,7 +57,9 @@ export async function ffmpeg(args: string[], timeoutMs = 10 * 60_000): Promise<v
     });
   } catch (err) {
     const stderr = (err as { stderr?: string }).stderr ?? '';
-    throw new MediaToolError(`ffmpeg failed: ${stderr.trim().split('\n').slice(-3).join(' ') || (err as Error).message}`);
+    throw new MediaToolError(
+      `ffmpeg failed: ${stderr.trim().split('\n').slice(-3).join(' ') || (err as Error).message}`,
+    );
   }
 }
 

@@ -55,7 +55,10 @@ async function imageMetadata(data: Buffer): Promise<SharpMetadata | null> {
 }
 
 /** Finds out what an upload really is; throws MediaRejectedError for anything else. */
-export async function sniffMedia(data: Buffer, probeFile: () => Promise<ProbeResult | null>): Promise<Sniffed & { probe?: ProbeResult; image?: SharpMetadata }> {
+export async function sniffMedia(
+  data: Buffer,
+  probeFile: () => Promise<ProbeResult | null>,
+): Promise<Sniffed & { probe?: ProbeResult; image?: SharpMetadata }> {
   if (data.length === 0) throw new MediaRejectedError('File is invalid');
   const image = await imageMetadata(data);
   if (image?.format && IMAGE_FORMATS.has(image.format)) {
@@ -86,7 +89,12 @@ function fitPixels(width: number, height: number, pixels: number): { width: numb
 }
 
 async function blurhashOf(image: Sharp): Promise<string> {
-  const { data, info } = await image.clone().resize(32, 32, { fit: 'inside' }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await image
+    .clone()
+    .resize(32, 32, { fit: 'inside' })
+    .ensureAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   return encodeBlurhash(new Uint8ClampedArray(data), info.width, info.height, 4, 4);
 }
 
@@ -105,11 +113,18 @@ async function smallVersion(storage: MediaStorage, prefix: string, input: Buffer
 }
 
 function checkImageLimits(size: number, width: number, height: number): void {
-  if (size > L.imageSizeLimit) throw new MediaRejectedError(`File size must be less than ${L.imageSizeLimit / 1024 / 1024} MB`);
-  if (width * height > L.imageMatrixLimit) throw new MediaRejectedError(`Image dimensions must be at most ${L.imageMatrixLimit} pixels`);
+  if (size > L.imageSizeLimit)
+    throw new MediaRejectedError(`File size must be less than ${L.imageSizeLimit / 1024 / 1024} MB`);
+  if (width * height > L.imageMatrixLimit)
+    throw new MediaRejectedError(`Image dimensions must be at most ${L.imageMatrixLimit} pixels`);
 }
 
-async function processImage(storage: MediaStorage, prefix: string, data: Buffer, meta: SharpMetadata): Promise<ProcessedMedia> {
+async function processImage(
+  storage: MediaStorage,
+  prefix: string,
+  data: Buffer,
+  meta: SharpMetadata,
+): Promise<ProcessedMedia> {
   const width = meta.autoOrient?.width ?? meta.width ?? 0;
   const height = meta.autoOrient?.height ?? meta.height ?? 0;
   checkImageLimits(data.length, width, height);
@@ -123,7 +138,12 @@ async function processImage(storage: MediaStorage, prefix: string, data: Buffer,
   if (target.width !== width) pipeline = pipeline.resize(target.width, target.height, { fit: 'fill' });
   // Keep PNG/WebP (transparency), everything else becomes JPEG. sharp drops EXIF/GPS unless asked.
   const keep = meta.format === 'png' || meta.format === 'gif' ? 'png' : meta.format === 'webp' ? 'webp' : 'jpeg';
-  const encoded = keep === 'png' ? pipeline.png() : keep === 'webp' ? pipeline.webp({ quality: 90 }) : pipeline.jpeg({ quality: 90, mozjpeg: true });
+  const encoded =
+    keep === 'png'
+      ? pipeline.png()
+      : keep === 'webp'
+        ? pipeline.webp({ quality: 90 })
+        : pipeline.jpeg({ quality: 90, mozjpeg: true });
   let out: { data: Buffer; info: OutputInfo };
   try {
     out = await encoded.toBuffer({ resolveWithObject: true });
@@ -156,25 +176,51 @@ async function withTempDir<T>(fn: (dir: string) => Promise<T>): Promise<T> {
 }
 
 function videoLimits(size: number, probed: ProbeResult): void {
-  if (size > L.videoSizeLimit) throw new MediaRejectedError(`File size must be less than ${L.videoSizeLimit / 1024 / 1024} MB`);
+  if (size > L.videoSizeLimit)
+    throw new MediaRejectedError(`File size must be less than ${L.videoSizeLimit / 1024 / 1024} MB`);
   const v = probed.streams.find((s) => s.codec_type === 'video');
   if (!v) return;
-  if ((v.width ?? 0) * (v.height ?? 0) > L.videoMatrixLimit) throw new MediaRejectedError(`Video dimensions must be at most ${L.videoMatrixLimit} pixels`);
+  if ((v.width ?? 0) * (v.height ?? 0) > L.videoMatrixLimit)
+    throw new MediaRejectedError(`Video dimensions must be at most ${L.videoMatrixLimit} pixels`);
   const fps = parseFrameRate(v.avg_frame_rate) ?? parseFrameRate(v.r_frame_rate) ?? 0;
-  if (fps > L.videoFrameRateLimit) throw new MediaRejectedError(`Video frame rate must be at most ${L.videoFrameRateLimit} fps`);
+  if (fps > L.videoFrameRateLimit)
+    throw new MediaRejectedError(`Video frame rate must be at most ${L.videoFrameRateLimit} fps`);
 }
 
-async function processVideo(storage: MediaStorage, prefix: string, input: string, dir: string, probed: ProbeResult, gif: boolean): Promise<ProcessedMedia> {
+async function processVideo(
+  storage: MediaStorage,
+  prefix: string,
+  input: string,
+  dir: string,
+  probed: ProbeResult,
+  gif: boolean,
+): Promise<ProcessedMedia> {
   const hasAudio = !gif && probed.streams.some((s) => s.codec_type === 'audio');
   const out = join(dir, 'out.mp4');
   await ffmpeg([
     ...safeInput(input, probed.format.format_name),
-    '-map_metadata', '-1',
-    '-map', '0:v:0', ...(hasAudio ? ['-map', '0:a:0'] : []),
-    '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-maxrate', '1300K', '-bufsize', '1300K',
-    '-pix_fmt', 'yuv420p', '-vf', 'scale=trunc(iw/2)*2:trunc(ih/2)*2',
+    '-map_metadata',
+    '-1',
+    '-map',
+    '0:v:0',
+    ...(hasAudio ? ['-map', '0:a:0'] : []),
+    '-c:v',
+    'libx264',
+    '-preset',
+    'veryfast',
+    '-crf',
+    '23',
+    '-maxrate',
+    '1300K',
+    '-bufsize',
+    '1300K',
+    '-pix_fmt',
+    'yuv420p',
+    '-vf',
+    'scale=trunc(iw/2)*2:trunc(ih/2)*2',
     ...(hasAudio ? ['-c:a', 'aac', '-b:a', '192k'] : ['-an']),
-    '-movflags', '+faststart',
+    '-movflags',
+    '+faststart',
     out,
   ]);
   const thumbPath = join(dir, 'thumb.png');
@@ -216,10 +262,28 @@ async function processVideo(storage: MediaStorage, prefix: string, input: string
   };
 }
 
-async function processAudio(storage: MediaStorage, prefix: string, input: string, dir: string, size: number, probed: ProbeResult): Promise<ProcessedMedia> {
-  if (size > L.videoSizeLimit) throw new MediaRejectedError(`File size must be less than ${L.videoSizeLimit / 1024 / 1024} MB`);
+async function processAudio(
+  storage: MediaStorage,
+  prefix: string,
+  input: string,
+  dir: string,
+  size: number,
+  probed: ProbeResult,
+): Promise<ProcessedMedia> {
+  if (size > L.videoSizeLimit)
+    throw new MediaRejectedError(`File size must be less than ${L.videoSizeLimit / 1024 / 1024} MB`);
   const out = join(dir, 'out.mp3');
-  await ffmpeg([...safeInput(input, probed.format.format_name), '-map_metadata', '-1', '-vn', '-c:a', 'libmp3lame', '-b:a', '192k', out]);
+  await ffmpeg([
+    ...safeInput(input, probed.format.format_name),
+    '-map_metadata',
+    '-1',
+    '-vn',
+    '-c:a',
+    'libmp3lame',
+    '-b:a',
+    '192k',
+    out,
+  ]);
   const after = await probe(out);
   const a = after?.streams.find((s) => s.codec_type === 'audio');
   const duration = Number(after?.format.duration ?? 0) || 0;
@@ -295,7 +359,11 @@ async function transcode(storage: MediaStorage, id: Id, data: Buffer): Promise<P
         const m = sniffed.image as SharpMetadata;
         checkImageLimits(data.length, m.width ?? 0, m.pageHeight ?? m.height ?? 0);
         // Debian's ffmpeg 5 cannot decode animated WebP: sharp turns it into a GIF first.
-        if (m.format === 'webp') await writeFile(input, await sharp(data, { animated: true, limitInputPixels: L.imageMatrixLimit }).gif().toBuffer());
+        if (m.format === 'webp')
+          await writeFile(
+            input,
+            await sharp(data, { animated: true, limitInputPixels: L.imageMatrixLimit }).gif().toBuffer(),
+          );
         const probed = await probe(input);
         if (!probed) throw new MediaRejectedError('File is invalid');
         return processVideo(storage, prefix, input, dir, probed, true);
@@ -319,7 +387,8 @@ export interface ProcessedThumbnail {
 /** A custom preview image for audio/video (`thumbnail` parameter): stored like a small version. */
 export async function processThumbnail(storage: MediaStorage, id: Id, data: Buffer): Promise<ProcessedThumbnail> {
   const meta = await imageMetadata(data);
-  if (!meta?.format || !IMAGE_FORMATS.has(meta.format)) throw new MediaRejectedError('Thumbnail content type is invalid, Thumbnail is invalid');
+  if (!meta?.format || !IMAGE_FORMATS.has(meta.format))
+    throw new MediaRejectedError('Thumbnail content type is invalid, Thumbnail is invalid');
   checkImageLimits(data.length, meta.width ?? 0, meta.height ?? 0);
   try {
     return await smallVersion(storage, `${mediaKeyPrefix(id)}/thumbnail`, data);

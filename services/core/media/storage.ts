@@ -118,7 +118,12 @@ export class LocalStorage implements MediaStorage {
       if (!s.isFile()) return null;
       if (range) {
         const end = Math.min(range.end, s.size - 1);
-        return { body: createReadStream(full, { start: range.start, end }), contentType: contentTypeForKey(key), size: end - range.start + 1, totalSize: s.size };
+        return {
+          body: createReadStream(full, { start: range.start, end }),
+          contentType: contentTypeForKey(key),
+          size: end - range.start + 1,
+          totalSize: s.size,
+        };
       }
       return { body: createReadStream(full), contentType: contentTypeForKey(key), size: s.size, totalSize: s.size };
     } catch (err) {
@@ -170,7 +175,10 @@ export class S3Storage implements MediaStorage {
         region: s.region,
         endpoint: s.endpoint ?? undefined,
         forcePathStyle: s.forcePathStyle,
-        credentials: s.accessKeyId && s.secretAccessKey ? { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey } : undefined,
+        credentials:
+          s.accessKeyId && s.secretAccessKey
+            ? { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey }
+            : undefined,
       });
       return { s3, sdk };
     });
@@ -197,7 +205,11 @@ export class S3Storage implements MediaStorage {
     const { s3, sdk } = await this.connect();
     try {
       const out = (await s3.send(
-        new sdk.GetObjectCommand({ Bucket: this.settings.bucket, Key: key, Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
+        new sdk.GetObjectCommand({
+          Bucket: this.settings.bucket,
+          Key: key,
+          Range: range ? `bytes=${range.start}-${range.end}` : undefined,
+        }),
       )) as {
         Body?: Readable;
         ContentType?: string;

@@ -57,4 +57,6 @@ export interface SchedulerClaimDoc {
   createdAt: Date;
 }
 
-export const schedulerClaims = defineCollection<SchedulerClaimDoc>('scheduler_claims', [{ key: { createdAt: 1 }, name: 'created' }]);
+export const schedulerClaims = defineCollection<SchedulerClaimDoc>('scheduler_claims', [
+  { key: { createdAt: 1 }, name: 'created' },
+]);

@@ -46,7 +46,8 @@ export interface NewApp {
 export function validateApp(input: NewApp): void {
   const name = input.name.trim();
   if (!name) throw new AppValidationError('name', "Name can't be blank");
-  if (name.length > APP_NAME_MAX) throw new AppValidationError('name', `Name is too long (maximum is ${APP_NAME_MAX} characters)`);
+  if (name.length > APP_NAME_MAX)
+    throw new AppValidationError('name', `Name is too long (maximum is ${APP_NAME_MAX} characters)`);
   if (input.redirectUris.length === 0) throw new AppValidationError('redirect_uri', "Redirect URI can't be blank");
   if (input.redirectUris.length > 20) throw new AppValidationError('redirect_uri', 'Redirect URI has too many entries');
   for (const uri of input.redirectUris) {

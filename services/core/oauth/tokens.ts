@@ -69,7 +69,12 @@ export async function revokeUserTokens(core: Core, userId: Id): Promise<void> {
 }
 
 /** The Token entity (POST /oauth/token, POST /api/v1/accounts). */
-export function tokenEntity(issued: IssuedToken): { access_token: string; token_type: 'Bearer'; scope: string; created_at: number } {
+export function tokenEntity(issued: IssuedToken): {
+  access_token: string;
+  token_type: 'Bearer';
+  scope: string;
+  created_at: number;
+} {
   return {
     access_token: issued.token,
     token_type: 'Bearer',

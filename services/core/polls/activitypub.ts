@@ -27,8 +27,15 @@ export interface ApQuestionFields {
 /** The poll members of our status's `Question` object. */
 export async function pollToActivityPub(core: Core, poll: PollDoc): Promise<ApQuestionFields> {
   const counts = await pollCounts(core, poll);
-  const options = poll.options.map((name, i) => ({ type: 'Note' as const, name, replies: { type: 'Collection' as const, totalItems: counts.tallies[i] ?? 0 } }));
-  const out: ApQuestionFields = { endTime: poll.expiresAt ? poll.expiresAt.toISOString() : null, votersCount: counts.votersCount };
+  const options = poll.options.map((name, i) => ({
+    type: 'Note' as const,
+    name,
+    replies: { type: 'Collection' as const, totalItems: counts.tallies[i] ?? 0 },
+  }));
+  const out: ApQuestionFields = {
+    endTime: poll.expiresAt ? poll.expiresAt.toISOString() : null,
+    votersCount: counts.votersCount,
+  };
   if (isExpired(poll)) out.closed = (poll.closedAt ?? poll.expiresAt ?? new Date()).toISOString();
   if (poll.multiple) out.anyOf = options;
   else out.oneOf = options;
@@ -77,21 +84,48 @@ export function remotePollFrom(question: unknown): RemotePollInput | null {
     multiple,
     expiresAt: date(q.endTime) ?? closedAt,
     closedAt,
-    votersCount: typeof voters === 'number' && Number.isInteger(voters) && voters >= 0 ? voters : multiple ? 0 : tallies.reduce((a, b) => a + b, 0),
+    votersCount:
+      typeof voters === 'number' && Number.isInteger(voters) && voters >= 0
+        ? voters
+        : multiple
+          ? 0
+          : tallies.reduce((a, b) => a + b, 0),
   };
 }
 
 /** Creates or refreshes the poll of a remote status (counts come from its server). */
-export async function upsertRemotePoll(core: Core, statusId: Id, accountId: Id, input: RemotePollInput): Promise<PollDoc> {
+export async function upsertRemotePoll(
+  core: Core,
+  statusId: Id,
+  accountId: Id,
+  input: RemotePollInput,
+): Promise<PollDoc> {
   const coll = collection(core.db, polls);
   const now = new Date();
-  const counts = { tallies: input.tallies, votesCount: input.tallies.reduce((a, b) => a + b, 0), votersCount: input.votersCount };
+  const counts = {
+    tallies: input.tallies,
+    votesCount: input.tallies.reduce((a, b) => a + b, 0),
+    votersCount: input.votersCount,
+  };
   const existing = await coll.findOne({ statusId });
   if (existing) {
-    const changed = existing.options.length !== input.options.length || existing.options.some((o, i) => o !== input.options[i]);
+    const changed =
+      existing.options.length !== input.options.length || existing.options.some((o, i) => o !== input.options[i]);
     if (changed) await collection(core.db, pollVotes).deleteMany({ pollId: existing._id });
-    const set = { options: input.options, multiple: input.multiple, expiresAt: input.expiresAt, closedAt: input.closedAt, ...counts, updatedAt: now };
-    return (await coll.findOneAndUpdate({ _id: existing._id }, { $set: set }, { returnDocument: 'after' })) ?? { ...existing, ...set };
+    const set = {
+      options: input.options,
+      multiple: input.multiple,
+      expiresAt: input.expiresAt,
+      closedAt: input.closedAt,
+      ...counts,
+      updatedAt: now,
+    };
+    return (
+      (await coll.findOneAndUpdate({ _id: existing._id }, { $set: set }, { returnDocument: 'after' })) ?? {
+        ...existing,
+        ...set,
+      }
+    );
   }
   const poll: PollDoc = {
     _id: await nextSerialId(core.db, 'polls'),
@@ -113,15 +147,31 @@ export async function upsertRemotePoll(core: Core, statusId: Id, accountId: Id, 
 }
 
 /** The `Create{Note}` objects (without ids) a local voter sends to a remote poll's author. */
-export function voteNotes(poll: PollDoc, choices: number[], opts: { voterUri: string; questionUri: string; authorUri: string }) {
-  return choices.map((c) => ({ type: 'Note' as const, name: poll.options[c], inReplyTo: opts.questionUri, attributedTo: opts.voterUri, to: [opts.authorUri] }));
+export function voteNotes(
+  poll: PollDoc,
+  choices: number[],
+  opts: { voterUri: string; questionUri: string; authorUri: string },
+) {
+  return choices.map((c) => ({
+    type: 'Note' as const,
+    name: poll.options[c],
+    inReplyTo: opts.questionUri,
+    attributedTo: opts.voterUri,
+    to: [opts.authorUri],
+  }));
 }
 
 /**
  * A remote account's vote Note on our poll (one per chosen option). Returns false when it is not
  * counted: unknown option, poll ended, second option on a single-choice poll, a repeated option.
  */
-export async function recordRemoteVote(core: Core, voter: AccountDoc, poll: PollDoc, optionName: string, uri: string | null): Promise<boolean> {
+export async function recordRemoteVote(
+  core: Core,
+  voter: AccountDoc,
+  poll: PollDoc,
+  optionName: string,
+  uri: string | null,
+): Promise<boolean> {
   if (poll.remote || isExpired(poll) || voter._id === poll.accountId) return false;
   const choice = poll.options.indexOf(optionName);
   if (choice < 0 || poll.options.length > LIMITS.polls.maxOptions * 5) return false;
@@ -133,7 +183,14 @@ export async function recordRemoteVote(core: Core, voter: AccountDoc, poll: Poll
     return true;
   }
   try {
-    await votes.insertOne({ _id: await nextSerialId(core.db, 'poll_votes'), pollId: poll._id, accountId: voter._id, choices: [choice], uri, createdAt: new Date() });
+    await votes.insertOne({
+      _id: await nextSerialId(core.db, 'poll_votes'),
+      pollId: poll._id,
+      accountId: voter._id,
+      choices: [choice],
+      uri,
+      createdAt: new Date(),
+    });
     return true;
   } catch (err) {
     if (isDuplicateKeyError(err)) return recordRemoteVote(core, voter, poll, optionName, uri);

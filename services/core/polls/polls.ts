@@ -40,21 +40,29 @@ export function validatePollInput(input: PollInputRaw): PollParams {
     // `poll[options][0]=a&poll[options][1]=b` arrives as an object keyed by index.
     options = Object.values(options as Record<string, unknown>);
   }
-  if (!Array.isArray(options) || options.some((o) => typeof o !== 'string')) throw validationFailed('Poll options must have more than one item');
+  if (!Array.isArray(options) || options.some((o) => typeof o !== 'string'))
+    throw validationFailed('Poll options must have more than one item');
   const titles = (options as string[]).map((o) => o.trim());
   if (titles.length < 2) throw validationFailed('Poll options must have more than one item');
-  if (titles.length > P.maxOptions) throw validationFailed(`Poll options can't contain more than ${P.maxOptions} items`);
+  if (titles.length > P.maxOptions)
+    throw validationFailed(`Poll options can't contain more than ${P.maxOptions} items`);
   if (titles.some((t) => t === '')) throw validationFailed("Poll options can't be blank");
   if (titles.some((t) => [...t].length > P.maxCharactersPerOption)) {
     throw validationFailed(`Poll options cannot be longer than ${P.maxCharactersPerOption} characters each`);
   }
   if (new Set(titles).size !== titles.length) throw validationFailed('Poll options contain duplicate items');
   const raw = input.expiresIn;
-  const expiresIn = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
+  const expiresIn =
+    typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isFinite(expiresIn)) throw validationFailed('Poll expires at is invalid');
   if (expiresIn < P.minExpiration) throw validationFailed('Poll expires at is too soon');
   if (expiresIn > P.maxExpiration) throw validationFailed('Poll expires at is too far into the future');
-  return { options: titles, expiresIn: Math.floor(expiresIn), multiple: castBoolean(input.multiple), hideTotals: castBoolean(input.hideTotals) };
+  return {
+    options: titles,
+    expiresIn: Math.floor(expiresIn),
+    multiple: castBoolean(input.multiple),
+    hideTotals: castBoolean(input.hideTotals),
+  };
 }
 
 export interface CreatePollInput extends PollParams {
@@ -99,7 +107,10 @@ export async function replacePoll(core: Core, input: ReplacePollInput): Promise<
   const coll = collection(core.db, polls);
   const previous = input.pollId === null ? null : await coll.findOne({ _id: input.pollId, statusId: input.statusId });
   if (!previous) return { ...(await createPoll(core, input)), votesReset: true };
-  const sameChoices = previous.multiple === input.multiple && previous.options.length === input.options.length && previous.options.every((o, i) => o === input.options[i]);
+  const sameChoices =
+    previous.multiple === input.multiple &&
+    previous.options.length === input.options.length &&
+    previous.options.every((o, i) => o === input.options[i]);
   const now = new Date();
   const set: Partial<PollDoc> = {
     options: input.options,
@@ -110,7 +121,12 @@ export async function replacePoll(core: Core, input: ReplacePollInput): Promise<
     updatedAt: now,
   };
   if (!sameChoices) {
-    Object.assign(set, { tallies: input.options.map(() => 0), votesCount: 0, votersCount: 0, version: previous.version + 1 });
+    Object.assign(set, {
+      tallies: input.options.map(() => 0),
+      votesCount: 0,
+      votersCount: 0,
+      version: previous.version + 1,
+    });
     await collection(core.db, pollVotes).deleteMany({ pollId: previous._id });
   }
   const updated = await coll.findOneAndUpdate({ _id: previous._id }, { $set: set }, { returnDocument: 'after' });
@@ -142,7 +158,13 @@ export async function findVote(core: Core, pollId: Id, accountId: Id): Promise<P
 
 /** Parses `choices[]` (indexes as strings or numbers). */
 export function parseChoices(value: unknown): number[] {
-  const list = Array.isArray(value) ? value : value && typeof value === 'object' ? Object.values(value) : value === undefined || value === null || value === '' ? [] : [value];
+  const list = Array.isArray(value)
+    ? value
+    : value && typeof value === 'object'
+      ? Object.values(value)
+      : value === undefined || value === null || value === ''
+        ? []
+        : [value];
   const out: number[] = [];
   for (const v of list) {
     const s = typeof v === 'number' ? String(v) : typeof v === 'string' ? v.trim() : '';
@@ -161,9 +183,17 @@ export async function votePoll(core: Core, voter: AccountDoc, poll: PollDoc, cho
   if (choices.length === 0) throw validationFailed('The chosen vote option does not exist');
   if (isExpired(poll)) throw validationFailed('The poll has already ended');
   if (poll.accountId === voter._id) throw validationFailed('You cannot vote in your own polls');
-  if (choices.some((c) => c < 0 || c >= poll.options.length)) throw validationFailed('The chosen vote option does not exist');
+  if (choices.some((c) => c < 0 || c >= poll.options.length))
+    throw validationFailed('The chosen vote option does not exist');
   if (!poll.multiple && choices.length > 1) throw validationFailed('You have already voted on this poll');
-  const vote: PollVoteDoc = { _id: await nextSerialId(core.db, 'poll_votes'), pollId: poll._id, accountId: voter._id, choices, uri: null, createdAt: new Date() };
+  const vote: PollVoteDoc = {
+    _id: await nextSerialId(core.db, 'poll_votes'),
+    pollId: poll._id,
+    accountId: voter._id,
+    choices,
+    uri: null,
+    createdAt: new Date(),
+  };
   try {
     await core.outbox.write(
       [
@@ -204,7 +234,13 @@ export interface PollCounts {
 async function countVotes(core: Core, poll: PollDoc): Promise<PollCounts> {
   const votes = collection(core.db, pollVotes);
   const [perOption, voters] = await Promise.all([
-    votes.aggregate<{ _id: number; n: number }>([{ $match: { pollId: poll._id } }, { $unwind: '$choices' }, { $group: { _id: '$choices', n: { $sum: 1 } } }]).toArray(),
+    votes
+      .aggregate<{ _id: number; n: number }>([
+        { $match: { pollId: poll._id } },
+        { $unwind: '$choices' },
+        { $group: { _id: '$choices', n: { $sum: 1 } } },
+      ])
+      .toArray(),
     votes.countDocuments({ pollId: poll._id }),
   ]);
   const tallies = poll.options.map(() => 0);
@@ -218,7 +254,8 @@ async function countVotes(core: Core, poll: PollDoc): Promise<PollCounts> {
  * (counted once when it closed) and a remote poll (counts from its server) use the stored numbers.
  */
 export async function pollCounts(core: Core, poll: PollDoc): Promise<PollCounts> {
-  if (poll.closedAt !== null || poll.remote) return { tallies: poll.tallies, votesCount: poll.votesCount, votersCount: poll.votersCount };
+  if (poll.closedAt !== null || poll.remote)
+    return { tallies: poll.tallies, votesCount: poll.votesCount, votersCount: poll.votersCount };
   return countVotes(core, poll);
 }
 
@@ -235,7 +272,10 @@ export async function recountPoll(core: Core, pollId: Id): Promise<void> {
  * on the poll for crashes), counted for good and closed together with its PollExpired event through
  * the outbox. Returns how many it closed.
  */
-export async function closeExpiredPolls(core: Core, opts: { now?: Date; limit?: number; leaseMs?: number; workerId?: string } = {}): Promise<number> {
+export async function closeExpiredPolls(
+  core: Core,
+  opts: { now?: Date; limit?: number; leaseMs?: number; workerId?: string } = {},
+): Promise<number> {
   const coll = collection(core.db, polls);
   const leaseMs = opts.leaseMs ?? 60_000;
   const now = opts.now ?? new Date();
@@ -251,13 +291,21 @@ export async function closeExpiredPolls(core: Core, opts: { now?: Date; limit?: 
     if (!(await claimAttempt(core, `poll_expiry:${candidate._id}`, attempt, owner))) continue;
     const current = await coll.findOne({ _id: candidate._id });
     if (!current || current.closedAt !== null || (current.closingAttempts ?? 0) !== attempt) continue;
-    await coll.updateOne({ _id: current._id }, { $set: { closingUntil: new Date(Date.now() + leaseMs), closingAttempts: attempt + 1 } });
+    await coll.updateOne(
+      { _id: current._id },
+      { $set: { closingUntil: new Date(Date.now() + leaseMs), closingAttempts: attempt + 1 } },
+    );
     await core.outbox.write(
       [
         {
           type: 'PollExpired',
           key: String(current._id),
-          payload: { pollId: String(current._id), statusId: String(current.statusId), accountId: String(current.accountId), local: !current.remote },
+          payload: {
+            pollId: String(current._id),
+            statusId: String(current.statusId),
+            accountId: String(current.accountId),
+            local: !current.remote,
+          },
           verify: { collection: polls.name, filter: { _id: current._id, closedAt: { $ne: null } }, expect: 'exists' },
         },
       ],

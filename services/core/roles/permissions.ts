@@ -30,14 +30,39 @@ export const DEFAULT_PERMISSIONS = PERMISSION_FLAGS.invite_users;
 
 const f = PERMISSION_FLAGS;
 const MODERATION =
-  f.view_dashboard | f.view_audit_log | f.manage_users | f.manage_user_access | f.delete_user_data | f.manage_reports |
-  f.manage_appeals | f.manage_federation | f.manage_blocks | f.manage_taxonomies | f.manage_invites;
-const ADMINISTRATION = f.manage_settings | f.manage_rules | f.manage_roles | f.manage_webhooks | f.manage_custom_emojis | f.manage_announcements;
+  f.view_dashboard |
+  f.view_audit_log |
+  f.manage_users |
+  f.manage_user_access |
+  f.delete_user_data |
+  f.manage_reports |
+  f.manage_appeals |
+  f.manage_federation |
+  f.manage_blocks |
+  f.manage_taxonomies |
+  f.manage_invites;
+const ADMINISTRATION =
+  f.manage_settings |
+  f.manage_rules |
+  f.manage_roles |
+  f.manage_webhooks |
+  f.manage_custom_emojis |
+  f.manage_announcements;
 
 /** The built-in roles, as Mastodon seeds them. */
 export const BUILT_IN_ROLES = [
-  { name: 'Moderator', position: 10, permissions: f.view_dashboard | f.view_audit_log | f.manage_users | f.manage_reports | f.manage_taxonomies, highlighted: true },
-  { name: 'Admin', position: 100, permissions: MODERATION | ADMINISTRATION | f.invite_users | f.view_devops, highlighted: true },
+  {
+    name: 'Moderator',
+    position: 10,
+    permissions: f.view_dashboard | f.view_audit_log | f.manage_users | f.manage_reports | f.manage_taxonomies,
+    highlighted: true,
+  },
+  {
+    name: 'Admin',
+    position: 100,
+    permissions: MODERATION | ADMINISTRATION | f.invite_users | f.view_devops,
+    highlighted: true,
+  },
   { name: 'Owner', position: 1000, permissions: f.administrator, highlighted: true },
 ] as const;
 

@@ -16,10 +16,24 @@ export interface EffectiveRole {
   highlighted: boolean;
 }
 
-export const EVERYONE_ROLE: EffectiveRole = { id: '-99', name: '', color: '', position: -1, permissions: DEFAULT_PERMISSIONS, highlighted: false };
+export const EVERYONE_ROLE: EffectiveRole = {
+  id: '-99',
+  name: '',
+  color: '',
+  position: -1,
+  permissions: DEFAULT_PERMISSIONS,
+  highlighted: false,
+};
 
 export function toEffectiveRole(doc: RoleDoc): EffectiveRole {
-  return { id: String(doc._id), name: doc.name, color: doc.color, position: doc.position, permissions: doc.permissions, highlighted: doc.highlighted };
+  return {
+    id: String(doc._id),
+    name: doc.name,
+    color: doc.color,
+    position: doc.position,
+    permissions: doc.permissions,
+    highlighted: doc.highlighted,
+  };
 }
 
 /** Creates the built-in roles when missing; idempotent and safe to race. */

@@ -22,6 +22,8 @@ export async function claimAttempt(core: Core, ref: string, attempt: number, own
 
 /** Forgets claims older than a day (run by the scheduler now and then). */
 export async function pruneClaims(core: Core, now = new Date()): Promise<number> {
-  const res = await collection(core.db, schedulerClaims).deleteMany({ createdAt: { $lt: new Date(now.getTime() - KEEP_MS) } });
+  const res = await collection(core.db, schedulerClaims).deleteMany({
+    createdAt: { $lt: new Date(now.getTime() - KEEP_MS) },
+  });
   return res.deletedCount;
 }

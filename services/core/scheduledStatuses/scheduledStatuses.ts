@@ -42,7 +42,8 @@ async function checkLimits(core: Core, accountId: Id, scheduledAt: Date, except:
   const day = new Date(Date.UTC(scheduledAt.getUTCFullYear(), scheduledAt.getUTCMonth(), scheduledAt.getUTCDate()));
   const next = new Date(day.getTime() + 86_400_000);
   const sameDay = await coll.countDocuments({ accountId, scheduledAt: { $gte: day, $lt: next }, ...notSelf });
-  if (sameDay >= DAILY_LIMIT) throw validationFailed(`You have exceeded the limit of ${DAILY_LIMIT} scheduled posts for that day`);
+  if (sameDay >= DAILY_LIMIT)
+    throw validationFailed(`You have exceeded the limit of ${DAILY_LIMIT} scheduled posts for that day`);
 }
 
 /**
@@ -58,8 +59,10 @@ export async function createScheduledStatus(
 ): Promise<ScheduledStatusDoc> {
   checkTime(core, scheduledAt);
   // The text is checked now as well (Mastodon validates a scheduled post like an immediate one).
-  if (params.text.trim() === '' && params.mediaIds.length === 0 && !params.poll) throw validationFailed("Text can't be blank");
-  if (params.mediaIds.length > 0 && params.poll) throw validationFailed('Media attachments cannot be combined with a poll');
+  if (params.text.trim() === '' && params.mediaIds.length === 0 && !params.poll)
+    throw validationFailed("Text can't be blank");
+  if (params.mediaIds.length > 0 && params.poll)
+    throw validationFailed('Media attachments cannot be combined with a poll');
   checkLength(params.text, params.spoilerText);
   await checkLimits(core, account._id, scheduledAt);
   const media = await loadAttachmentsForPosting(core, account._id, params.mediaIds);
@@ -129,7 +132,12 @@ export async function listScheduledStatuses(core: Core, accountId: Id, page: Pag
 }
 
 /** PUT /api/v1/scheduled_statuses/:id: a new time, with the same rules as at creation. */
-export async function rescheduleStatus(core: Core, accountId: Id, id: Id, scheduledAt: Date): Promise<ScheduledStatusDoc> {
+export async function rescheduleStatus(
+  core: Core,
+  accountId: Id,
+  id: Id,
+  scheduledAt: Date,
+): Promise<ScheduledStatusDoc> {
   await findOwnScheduledStatus(core, accountId, id);
   checkTime(core, scheduledAt);
   await checkLimits(core, accountId, scheduledAt, id);
@@ -151,7 +159,10 @@ export async function deleteScheduledStatus(core: Core, accountId: Id, id: Id): 
 }
 
 async function releaseMedia(core: Core, scheduledStatusId: Id): Promise<void> {
-  await collection(core.db, mediaAttachments).updateMany({ scheduledStatusId, statusId: null }, { $set: { scheduledStatusId: null, updatedAt: new Date() } });
+  await collection(core.db, mediaAttachments).updateMany(
+    { scheduledStatusId, statusId: null },
+    { $set: { scheduledStatusId: null, updatedAt: new Date() } },
+  );
 }
 
 /**
@@ -197,8 +208,16 @@ export async function publishDueScheduledStatuses(core: Core, opts: PublishOptio
     const current = await coll.findOne({ _id: candidate._id });
     if (!current || current.attempts !== candidate.attempts) continue;
     const claimedUntil = new Date(Date.now() + leaseMs);
-    await coll.updateOne({ _id: current._id }, { $set: { claimedUntil, claimedBy: opts.workerId, attempts: current.attempts + 1 } });
-    const status = await publishClaimed(core, { ...current, claimedUntil, claimedBy: opts.workerId, attempts: current.attempts + 1 });
+    await coll.updateOne(
+      { _id: current._id },
+      { $set: { claimedUntil, claimedBy: opts.workerId, attempts: current.attempts + 1 } },
+    );
+    const status = await publishClaimed(core, {
+      ...current,
+      claimedUntil,
+      claimedBy: opts.workerId,
+      attempts: current.attempts + 1,
+    });
     if (status) posted.push(status);
   }
   return posted;
@@ -239,7 +258,8 @@ async function publishClaimed(core: Core, doc: ScheduledStatusDoc): Promise<Stat
     return earlier ? null : status;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    const invalid = (err instanceof StatusError && err.kind !== 'unavailable') || (err as { statusCode?: number }).statusCode === 422;
+    const invalid =
+      (err instanceof StatusError && err.kind !== 'unavailable') || (err as { statusCode?: number }).statusCode === 422;
     if (invalid || doc.attempts >= MAX_ATTEMPTS) {
       // Like Mastodon: a scheduled post that can no longer be posted (reply target gone, ...) is dropped.
       core.logger.warn({ scheduledStatusId: String(doc._id), err: message }, 'scheduled status dropped');
@@ -249,8 +269,14 @@ async function publishClaimed(core: Core, doc: ScheduledStatusDoc): Promise<Stat
     }
     // Try again after a backoff (the lease keeps other processes away until then).
     const retryAt = new Date(Date.now() + Math.min(60_000, 1000 * 2 ** doc.attempts));
-    await coll.updateOne({ _id: doc._id, claimedBy: doc.claimedBy }, { $set: { claimedUntil: retryAt, lastError: message } });
-    core.logger.warn({ scheduledStatusId: String(doc._id), err: message }, 'scheduled status publication failed, will retry');
+    await coll.updateOne(
+      { _id: doc._id, claimedBy: doc.claimedBy },
+      { $set: { claimedUntil: retryAt, lastError: message } },
+    );
+    core.logger.warn(
+      { scheduledStatusId: String(doc._id), err: message },
+      'scheduled status publication failed, will retry',
+    );
     return null;
   }
 }

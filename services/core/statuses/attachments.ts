@@ -1,7 +1,12 @@
 // The statuses side of media attachments and polls (owned by the media area): loading and
 // attaching media, creating and replacing polls. One place, so posting and editing share it.
 import type { Core } from '../context.ts';
-import { attachToStatus, detachFromStatus, loadAttachmentsForPosting, updateAttachmentAttributes } from '../media/attachments.ts';
+import {
+  attachToStatus,
+  detachFromStatus,
+  loadAttachmentsForPosting,
+  updateAttachmentAttributes,
+} from '../media/attachments.ts';
 import type { Id } from '../ids.ts';
 import { createPoll, findPoll, removePoll, replacePoll, validatePollInput } from '../polls/polls.ts';
 
@@ -32,7 +37,8 @@ export async function detachMedia(core: Core, ids: Id[], statusId: Id): Promise<
 }
 
 export async function updateMediaAttributes(core: Core, accountId: Id, attrs: MediaAttributesInput[]): Promise<void> {
-  for (const a of attrs) await updateAttachmentAttributes(core, accountId, a.id, { description: a.description, focus: a.focus });
+  for (const a of attrs)
+    await updateAttachmentAttributes(core, accountId, a.id, { description: a.description, focus: a.focus });
 }
 
 /** 422 for a bad poll (Mastodon's wording); returns it normalised. */
@@ -45,7 +51,13 @@ export async function createStatusPoll(core: Core, statusId: Id, accountId: Id, 
 }
 
 /** The poll of an edited status (votes reset when options change); null when it has none any more. */
-export async function replaceStatusPoll(core: Core, statusId: Id, accountId: Id, previous: Id | null, poll: PollInput | null): Promise<Id | null> {
+export async function replaceStatusPoll(
+  core: Core,
+  statusId: Id,
+  accountId: Id,
+  previous: Id | null,
+  poll: PollInput | null,
+): Promise<Id | null> {
   if (poll) return (await replacePoll(core, { statusId, accountId, pollId: previous, ...poll }))._id;
   if (previous !== null) await removePoll(core, previous);
   return null;

@@ -64,7 +64,11 @@ export async function statusContext(
   walk(status._id);
 
   return {
-    ancestors: await filterVisible(core, viewer, ancestors.filter((s) => !s.deletedAt)),
+    ancestors: await filterVisible(
+      core,
+      viewer,
+      ancestors.filter((s) => !s.deletedAt),
+    ),
     descendants: await filterVisible(core, viewer, descendants),
   };
 }

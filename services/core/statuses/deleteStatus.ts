@@ -19,10 +19,14 @@ export async function deleteStatus(core: Core, author: AccountDoc, statusId: Id)
   }
   const deletedAt = new Date();
   await core.outbox.write([statusDeletedEvent(status, deletedAt)], async () => {
-    const res = await collection(core.db, statuses).updateOne({ _id: status._id, deletedAt: null }, { $set: { deletedAt, updatedAt: deletedAt } });
+    const res = await collection(core.db, statuses).updateOne(
+      { _id: status._id, deletedAt: null },
+      { $set: { deletedAt, updatedAt: deletedAt } },
+    );
     if (res.modifiedCount === 0) return;
     await collection(core.db, pins).deleteMany({ statusId: status._id });
-    if (status.visibility !== 'direct') await collection(core.db, accounts).updateOne({ _id: status.accountId }, { $inc: { statusesCount: -1 } });
+    if (status.visibility !== 'direct')
+      await collection(core.db, accounts).updateOne({ _id: status.accountId }, { $inc: { statusesCount: -1 } });
     if (status.inReplyToId && (status.visibility === 'public' || status.visibility === 'unlisted')) {
       await collection(core.db, statuses).updateOne({ _id: status.inReplyToId }, { $inc: { repliesCount: -1 } });
     }
@@ -44,8 +48,10 @@ export async function removeReblog(core: Core, reblog: StatusDoc): Promise<boole
     );
     removed = res.modifiedCount > 0;
     if (!removed) return;
-    if (reblog.reblogOfId) await collection(core.db, statuses).updateOne({ _id: reblog.reblogOfId }, { $inc: { reblogsCount: -1 } });
-    if (reblog.visibility !== 'direct') await collection(core.db, accounts).updateOne({ _id: reblog.accountId }, { $inc: { statusesCount: -1 } });
+    if (reblog.reblogOfId)
+      await collection(core.db, statuses).updateOne({ _id: reblog.reblogOfId }, { $inc: { reblogsCount: -1 } });
+    if (reblog.visibility !== 'direct')
+      await collection(core.db, accounts).updateOne({ _id: reblog.accountId }, { $inc: { statusesCount: -1 } });
   });
   return removed;
 }

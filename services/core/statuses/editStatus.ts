@@ -13,8 +13,15 @@ import { processStatusText, tagNamesOf } from './entities.ts';
 import { statusNotFound, statusValidation } from './errors.ts';
 import { checkLength, normaliseLanguage } from './postStatus.ts';
 import {
-  attachMedia, checkMediaForPosting, detachMedia, checkPollInput, pollOptionTitles, replaceStatusPoll, updateMediaAttributes,
-  type MediaAttributesInput, type PollInput,
+  attachMedia,
+  checkMediaForPosting,
+  detachMedia,
+  checkPollInput,
+  pollOptionTitles,
+  replaceStatusPoll,
+  updateMediaAttributes,
+  type MediaAttributesInput,
+  type PollInput,
 } from './attachments.ts';
 import { statusUpdatedEvent } from './events.ts';
 
@@ -43,14 +50,21 @@ async function snapshot(core: Core, s: StatusDoc, at: Date): Promise<StatusEditD
   };
 }
 
-export async function editStatus(core: Core, author: AccountDoc, statusId: Id, input: EditStatusInput): Promise<StatusDoc> {
+export async function editStatus(
+  core: Core,
+  author: AccountDoc,
+  statusId: Id,
+  input: EditStatusInput,
+): Promise<StatusDoc> {
   const coll = collection(core.db, statuses);
   const status = await coll.findOne({ _id: statusId, deletedAt: null });
   if (!status || status.accountId !== author._id || status.reblogOfId !== null) throw statusNotFound();
 
   const spoilerText = input.spoilerText.trim();
-  if (input.text.trim() === '' && input.mediaIds.length === 0 && !input.poll) throw statusValidation("Text can't be blank");
-  if (input.mediaIds.length > 0 && input.poll) throw statusValidation('Media attachments cannot be combined with a poll');
+  if (input.text.trim() === '' && input.mediaIds.length === 0 && !input.poll)
+    throw statusValidation("Text can't be blank");
+  if (input.mediaIds.length > 0 && input.poll)
+    throw statusValidation('Media attachments cannot be combined with a poll');
   if (input.mediaIds.length > LIMITS.statuses.maxMediaAttachments) {
     throw statusValidation(`Media attachments can have at most ${LIMITS.statuses.maxMediaAttachments} items`);
   }

@@ -44,7 +44,9 @@ async function resolveMentionedAccounts(core: Core, text: string): Promise<Map<s
     .toArray();
   for (const [key, w] of wanted) {
     // Unconfirmed and unapproved local accounts are not mentionable (Mastodon's ProcessMentionsService).
-    const doc = docs.find((d) => d.usernameLower === w.usernameLower && d.domain === w.domain && !d.suspendedAt && !d.pendingUser);
+    const doc = docs.find(
+      (d) => d.usernameLower === w.usernameLower && d.domain === w.domain && !d.suspendedAt && !d.pendingUser,
+    );
     if (doc) found.set(key, doc);
   }
   return found;
@@ -56,7 +58,13 @@ export async function findOrCreateTag(core: Core, name: string): Promise<TagDoc>
   const existing = await coll.findOne({ nameNormalized });
   if (existing) return existing;
   const now = new Date();
-  const doc: TagDoc = { _id: await nextSerialId(core.db, 'tags'), name, nameNormalized, createdAt: now, updatedAt: now };
+  const doc: TagDoc = {
+    _id: await nextSerialId(core.db, 'tags'),
+    name,
+    nameNormalized,
+    createdAt: now,
+    updatedAt: now,
+  };
   try {
     await coll.insertOne(doc);
     return doc;
@@ -71,7 +79,8 @@ export async function findOrCreateTag(core: Core, name: string): Promise<TagDoc>
 export async function processStatusText(core: Core, text: string): Promise<ProcessedText> {
   const accountsByKey = await resolveMentionedAccounts(core, text);
   const byUsername = new Map<string, number>();
-  for (const a of new Set(accountsByKey.values())) byUsername.set(a.usernameLower, (byUsername.get(a.usernameLower) ?? 0) + 1);
+  for (const a of new Set(accountsByKey.values()))
+    byUsername.set(a.usernameLower, (byUsername.get(a.usernameLower) ?? 0) + 1);
   const mentions: StatusMention[] = [];
   const content = formatStatusHtml(text, {
     baseUrl: tagUrl(core.config, '').replace(/\/tags\/$/, ''),

@@ -12,4 +12,5 @@ export class StatusError extends Error {
 
 export const statusValidation = (message: string): StatusError => new StatusError('validation', message);
 export const statusNotFound = (message = 'Record not found'): StatusError => new StatusError('notFound', message);
-export const statusForbidden = (message = 'This action is not allowed'): StatusError => new StatusError('forbidden', message);
+export const statusForbidden = (message = 'This action is not allowed'): StatusError =>
+  new StatusError('forbidden', message);

@@ -5,7 +5,11 @@ import type { NewEvent } from '../events/outbox.ts';
 import type { StatusDoc } from '../model/statuses.ts';
 
 const str = (id: bigint | null): string | null => (id === null ? null : String(id));
-const exists = (status: StatusDoc) => ({ collection: 'statuses', filter: { _id: status._id }, expect: 'exists' as const });
+const exists = (status: StatusDoc) => ({
+  collection: 'statuses',
+  filter: { _id: status._id },
+  expect: 'exists' as const,
+});
 
 export function statusCreatedEvent(s: StatusDoc, opts: { hasPoll?: boolean } = {}): NewEvent<'StatusCreated'> {
   return {

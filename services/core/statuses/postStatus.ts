@@ -55,7 +55,12 @@ export function checkLength(text: string, spoilerText: string): void {
   if (countStatusCharacters(text, spoilerText) > max) throw statusValidation(`Text character limit of ${max} exceeded`);
 }
 
-export async function postStatus(core: Core, author: AccountDoc, input: PostStatusInput, opts: PostStatusOptions = {}): Promise<StatusDoc> {
+export async function postStatus(
+  core: Core,
+  author: AccountDoc,
+  input: PostStatusInput,
+  opts: PostStatusOptions = {},
+): Promise<StatusDoc> {
   if (opts.idempotencyKey) {
     const { result } = await runIdempotent(core, author._id, opts.idempotencyKey, async () => ({
       kind: 'status',
@@ -68,7 +73,12 @@ export async function postStatus(core: Core, author: AccountDoc, input: PostStat
   return createStatus(core, author, input, opts);
 }
 
-async function createStatus(core: Core, author: AccountDoc, input: PostStatusInput, opts: PostStatusOptions): Promise<StatusDoc> {
+async function createStatus(
+  core: Core,
+  author: AccountDoc,
+  input: PostStatusInput,
+  opts: PostStatusOptions,
+): Promise<StatusDoc> {
   const text = input.text ?? '';
   const spoilerText = (input.spoilerText ?? '').trim();
   const mediaIds = input.mediaIds ?? [];
@@ -79,7 +89,8 @@ async function createStatus(core: Core, author: AccountDoc, input: PostStatusInp
     throw statusValidation(`Media attachments can have at most ${LIMITS.statuses.maxMediaAttachments} items`);
   }
   checkLength(text, spoilerText);
-  if (input.visibility && !VISIBILITIES.includes(input.visibility)) throw statusValidation('Visibility is not included in the list');
+  if (input.visibility && !VISIBILITIES.includes(input.visibility))
+    throw statusValidation('Visibility is not included in the list');
   const poll = input.poll ? checkPollInput(input.poll) : null;
 
   const user = author.domain === null ? await collection(core.db, users).findOne({ accountId: author._id }) : null;

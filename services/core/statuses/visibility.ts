@@ -24,7 +24,11 @@ export interface ViewerRelations {
   unavailable: Set<bigint>;
 }
 
-export async function loadViewerRelations(core: Core, viewer: AccountDoc | null, authorIds: Id[]): Promise<ViewerRelations> {
+export async function loadViewerRelations(
+  core: Core,
+  viewer: AccountDoc | null,
+  authorIds: Id[],
+): Promise<ViewerRelations> {
   const ids = [...new Set(authorIds)];
   const authors = await collection(core.db, accounts)
     .find({ _id: { $in: ids } }, { projection: { _id: 1, suspendedAt: 1 } })
@@ -62,7 +66,9 @@ export function visibleWith(rel: ViewerRelations, status: StatusDoc): boolean {
 export async function loadReblogged(core: Core, list: StatusDoc[]): Promise<Map<bigint, StatusDoc>> {
   const ids = [...new Set(list.filter((s) => s.reblogOfId !== null).map((s) => s.reblogOfId as Id))];
   if (ids.length === 0) return new Map();
-  const found = await collection(core.db, statuses).find({ _id: { $in: ids } }).toArray();
+  const found = await collection(core.db, statuses)
+    .find({ _id: { $in: ids } })
+    .toArray();
   return new Map(found.map((s) => [s._id, s]));
 }
 

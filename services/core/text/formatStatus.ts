@@ -26,7 +26,12 @@ const SANITIZE: sanitizeHtml.IOptions = {
 };
 
 export function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 const URL_PREFIX = /^(https?:\/\/(?:www\.)?)/i;
@@ -82,5 +87,8 @@ export function formatStatusHtml(text: string, opts: FormatOptions): string {
   html += escapeHtml(source.slice(pos));
   // sanitize-html drops empty class attributes; Mastodon renders a short link's display span as
   // `<span class="">` (it follows the invisible prefix span; escaped user text has no `<`).
-  return sanitizeHtml(paragraphs(html), SANITIZE).replace(/(<span class="invisible">[^<]*<\/span>)<span>/g, '$1<span class="">');
+  return sanitizeHtml(paragraphs(html), SANITIZE).replace(
+    /(<span class="invisible">[^<]*<\/span>)<span>/g,
+    '$1<span class="">',
+  );
 }

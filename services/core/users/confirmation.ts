@@ -13,7 +13,12 @@ export function confirmationLink(core: Core, token: string): string {
 }
 
 /** The MailRequested event of a confirmation mail, verified by the token hash being stored. */
-export function confirmationMailEvent(core: Core, user: UserDoc, account: AccountDoc, token: string): NewEvent<'MailRequested'> {
+export function confirmationMailEvent(
+  core: Core,
+  user: UserDoc,
+  account: AccountDoc,
+  token: string,
+): NewEvent<'MailRequested'> {
   return mailRequestedEvent(
     {
       to: user.unconfirmedEmail ?? user.email,
@@ -31,8 +36,14 @@ export function userIsPending(user: Pick<UserDoc, 'confirmedAt' | 'approved'>): 
 }
 
 /** Keeps the account's `pendingUser` flag in step with its user. */
-export async function syncPendingFlag(core: Core, user: Pick<UserDoc, 'accountId' | 'confirmedAt' | 'approved'>): Promise<void> {
-  await collection(core.db, accounts).updateOne({ _id: user.accountId }, { $set: { pendingUser: userIsPending(user), updatedAt: new Date() } });
+export async function syncPendingFlag(
+  core: Core,
+  user: Pick<UserDoc, 'accountId' | 'confirmedAt' | 'approved'>,
+): Promise<void> {
+  await collection(core.db, accounts).updateOne(
+    { _id: user.accountId },
+    { $set: { pendingUser: userIsPending(user), updatedAt: new Date() } },
+  );
 }
 
 /** Confirms the user holding a token; null when the token is unknown or already used. */
@@ -80,7 +91,12 @@ export async function confirmUser(core: Core, user: UserDoc): Promise<UserDoc> {
  * Sends the confirmation mail again with a fresh token (the old link stops working); with `email`,
  * the mail goes to the new address, which replaces the old one once confirmed.
  */
-export async function resendConfirmation(core: Core, user: UserDoc, account: AccountDoc, email?: string): Promise<UserDoc> {
+export async function resendConfirmation(
+  core: Core,
+  user: UserDoc,
+  account: AccountDoc,
+  email?: string,
+): Promise<UserDoc> {
   const token = newSecret();
   const now = new Date();
   const changed = email !== undefined && email.toLowerCase() !== user.emailLower;
@@ -94,7 +110,14 @@ export async function resendConfirmation(core: Core, user: UserDoc, account: Acc
   await core.outbox.write([confirmationMailEvent(core, next, account, token)], async () => {
     await collection(core.db, users).updateOne(
       { _id: user._id },
-      { $set: { unconfirmedEmail: next.unconfirmedEmail, confirmationTokenHash: next.confirmationTokenHash, confirmationSentAt: now, updatedAt: now } },
+      {
+        $set: {
+          unconfirmedEmail: next.unconfirmedEmail,
+          confirmationTokenHash: next.confirmationTokenHash,
+          confirmationSentAt: now,
+          updatedAt: now,
+        },
+      },
     );
   });
   return next;

@@ -19,7 +19,8 @@ export async function logIn(core: Core, email: string, password: string): Promis
   const failuresKey = `login_failures:${hashSecret(address)}`;
   const failures = Number((await core.redis.get(failuresKey)) ?? 0);
   if (failures >= MAX_FAILURES) return { ok: false, reason: 'throttled' };
-  const user = address && address.length <= 320 ? await collection(core.db, users).findOne({ emailLower: address }) : null;
+  const user =
+    address && address.length <= 320 ? await collection(core.db, users).findOne({ emailLower: address }) : null;
   decoyHash ??= hashPassword('decoy password for timing');
   const ok = await verifyPassword(user ? user.passwordHash : await decoyHash, password.slice(0, 200));
   if (!user || !ok) {

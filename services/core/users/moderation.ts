@@ -43,30 +43,50 @@ export async function approveUser(core: Core, user: UserDoc, actor: Actor): Prom
   // The person learns by mail that they can log in now (sent once the address is confirmed).
   const events = user.confirmedAt
     ? [
-      mailRequestedEvent(
-        { to: user.email, template: 'approved', key: String(user._id), variables: { username, instance: core.config.localDomain, link: `${core.config.baseUrl}/auth/sign_in` } },
-        { collection: users.name, filter: { _id: user._id, approved: true }, expect: 'exists' },
-      ),
-    ]
+        mailRequestedEvent(
+          {
+            to: user.email,
+            template: 'approved',
+            key: String(user._id),
+            variables: { username, instance: core.config.localDomain, link: `${core.config.baseUrl}/auth/sign_in` },
+          },
+          { collection: users.name, filter: { _id: user._id, approved: true }, expect: 'exists' },
+        ),
+      ]
     : [];
   await core.outbox.write(events, async () => {
     await collection(core.db, users).updateOne({ _id: user._id }, { $set: { approved: true, updatedAt: new Date() } });
   });
   const updated = await reload(core, user._id);
   await syncPendingFlag(core, updated);
-  await logAdminAction(core, { accountId: actor, action: 'approve', targetType: 'User', targetId: String(user._id), humanIdentifier: username });
+  await logAdminAction(core, {
+    accountId: actor,
+    action: 'approve',
+    targetType: 'User',
+    targetId: String(user._id),
+    humanIdentifier: username,
+  });
   return updated;
 }
 
 export async function confirmUserByAdmin(core: Core, user: UserDoc, actor: Actor): Promise<UserDoc> {
   if (user.confirmedAt) return user;
   const updated = await confirmUser(core, user);
-  await logAdminAction(core, { accountId: actor, action: 'confirm', targetType: 'User', targetId: String(user._id), humanIdentifier: await usernameOf(core, user) });
+  await logAdminAction(core, {
+    accountId: actor,
+    action: 'confirm',
+    targetType: 'User',
+    targetId: String(user._id),
+    humanIdentifier: await usernameOf(core, user),
+  });
   return updated;
 }
 
 export async function changeRole(core: Core, user: UserDoc, role: RoleDoc | null, actor: Actor): Promise<UserDoc> {
-  await collection(core.db, users).updateOne({ _id: user._id }, { $set: { roleId: role?._id ?? null, updatedAt: new Date() } });
+  await collection(core.db, users).updateOne(
+    { _id: user._id },
+    { $set: { roleId: role?._id ?? null, updatedAt: new Date() } },
+  );
   await logAdminAction(core, {
     accountId: actor,
     action: 'change_role',

@@ -19,7 +19,11 @@ describe('accounts API', () => {
   let events: OutboxEvent[];
 
   async function patchForm(token: string, form: FormData | URLSearchParams): Promise<Response> {
-    return fetch(`${server.url}/api/v1/accounts/update_credentials`, { method: 'PATCH', headers: { authorization: `Bearer ${token}` }, body: form });
+    return fetch(`${server.url}/api/v1/accounts/update_credentials`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${token}` },
+      body: form,
+    });
   }
 
   /** Fetches a file URL of ours from the test server (URLs carry the configured base URL). */
@@ -42,12 +46,40 @@ describe('accounts API', () => {
     const res = await call('GET', `/api/v1/accounts/${bob.account._id}`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as Record<string, unknown>;
-    expect(body).toMatchObject({ id: String(bob.account._id), username: 'bob', acct: 'bob', roles: [{ name: 'Moderator', color: '' }] });
+    expect(body).toMatchObject({
+      id: String(bob.account._id),
+      username: 'bob',
+      acct: 'bob',
+      roles: [{ name: 'Moderator', color: '' }],
+    });
     expect(Object.keys(body).sort()).toEqual(
       [
-        'id', 'username', 'acct', 'url', 'uri', 'display_name', 'note', 'avatar', 'avatar_static', 'header', 'header_static', 'locked', 'fields',
-        'emojis', 'bot', 'group', 'discoverable', 'indexable', 'noindex', 'hide_collections', 'created_at', 'last_status_at', 'statuses_count',
-        'followers_count', 'following_count', 'roles',
+        'id',
+        'username',
+        'acct',
+        'url',
+        'uri',
+        'display_name',
+        'note',
+        'avatar',
+        'avatar_static',
+        'header',
+        'header_static',
+        'locked',
+        'fields',
+        'emojis',
+        'bot',
+        'group',
+        'discoverable',
+        'indexable',
+        'noindex',
+        'hide_collections',
+        'created_at',
+        'last_status_at',
+        'statuses_count',
+        'followers_count',
+        'following_count',
+        'roles',
       ].sort(),
     );
     expect((await call('GET', '/api/v1/accounts/999999')).status).toBe(404);
@@ -57,9 +89,15 @@ describe('accounts API', () => {
   it('reads several accounts, skipping unknown and hidden ones', async () => {
     const pending = await createTestUser(core, { confirmed: false });
     const unapproved = await createTestUser(core, { approved: false });
-    const res = await call('GET', `/api/v1/accounts?id[]=${bob.account._id}&id[]=424242&id[]=${pending.account._id}&id[]=${unapproved.account._id}&id[]=${alice.account._id}`);
+    const res = await call(
+      'GET',
+      `/api/v1/accounts?id[]=${bob.account._id}&id[]=424242&id[]=${pending.account._id}&id[]=${unapproved.account._id}&id[]=${alice.account._id}`,
+    );
     expect(res.status).toBe(200);
-    expect(((await res.json()) as { id: string }[]).map((a) => a.id)).toEqual([String(bob.account._id), String(alice.account._id)]);
+    expect(((await res.json()) as { id: string }[]).map((a) => a.id)).toEqual([
+      String(bob.account._id),
+      String(alice.account._id),
+    ]);
     // Errors table: unconfirmed or unapproved accounts are not returned, except through lookup.
     expect((await call('GET', `/api/v1/accounts/${pending.account._id}`)).status).toBe(404);
     expect((await call('GET', `/api/v1/accounts/${unapproved.account._id}`)).status).toBe(404);
@@ -68,7 +106,13 @@ describe('accounts API', () => {
   });
 
   it('looks accounts up by acct in its spellings', async () => {
-    for (const acct of ['alice', '@alice', 'ALICE', `alice@${core.config.localDomain}`, `@alice@${core.config.localDomain}`]) {
+    for (const acct of [
+      'alice',
+      '@alice',
+      'ALICE',
+      `alice@${core.config.localDomain}`,
+      `@alice@${core.config.localDomain}`,
+    ]) {
       const res = await call('GET', `/api/v1/accounts/lookup?acct=${encodeURIComponent(acct)}`);
       expect(res.status).toBe(200);
       expect(((await res.json()) as { id: string }).id).toBe(String(alice.account._id));
@@ -94,7 +138,13 @@ describe('accounts API', () => {
       indexable: false,
       attribution_domains: [],
     });
-    expect(me.role).toEqual({ id: expect.any(String), name: 'Moderator', color: '', permissions: String(0x8 | 0x4 | 0x400 | 0x10 | 0x100), highlighted: true });
+    expect(me.role).toEqual({
+      id: expect.any(String),
+      name: 'Moderator',
+      color: '',
+      permissions: String(0x8 | 0x4 | 0x400 | 0x10 | 0x100),
+      highlighted: true,
+    });
     expect((await call('GET', '/api/v1/accounts/verify_credentials')).status).toBe(401);
     expect((await call('GET', '/api/v1/accounts/verify_credentials', 'bogus')).status).toBe(401);
   });
@@ -108,12 +158,25 @@ describe('accounts API', () => {
       discoverable: '1',
       indexable: true,
       hide_collections: true,
-      fields_attributes: { '0': { name: 'Site', value: 'https://alice.example' }, '1': { name: 'Pronouns', value: 'she/her' } },
+      fields_attributes: {
+        '0': { name: 'Site', value: 'https://alice.example' },
+        '1': { name: 'Pronouns', value: 'she/her' },
+      },
       source: { privacy: 'unlisted', sensitive: true, language: 'de' },
     });
     expect(res.status).toBe(200);
-    const me = (await res.json()) as Record<string, unknown> & { source: Record<string, unknown>; fields: { name: string; value: string; verified_at: null }[] };
-    expect(me).toMatchObject({ display_name: 'Alice in Chains', locked: true, bot: true, discoverable: true, indexable: true, hide_collections: true });
+    const me = (await res.json()) as Record<string, unknown> & {
+      source: Record<string, unknown>;
+      fields: { name: string; value: string; verified_at: null }[];
+    };
+    expect(me).toMatchObject({
+      display_name: 'Alice in Chains',
+      locked: true,
+      bot: true,
+      discoverable: true,
+      indexable: true,
+      hide_collections: true,
+    });
     expect(me.note).toContain('Hello &lt;b&gt;world&lt;/b&gt;');
     expect(me.note).not.toContain('<b>');
     expect(me.note).toContain('href="https://example.com/about"');
@@ -132,9 +195,13 @@ describe('accounts API', () => {
         { name: 'Pronouns', value: 'she/her', verified_at: null },
       ],
     });
-    const updated = events.filter((e) => e.type === 'AccountUpdated' && e.payload.accountId === String(alice.account._id));
+    const updated = events.filter(
+      (e) => e.type === 'AccountUpdated' && e.payload.accountId === String(alice.account._id),
+    );
     expect(updated.length).toBe(1);
-    expect(updated[0].payload.changed).toEqual(expect.arrayContaining(['display_name', 'note', 'fields', 'locked', 'source', 'hide_collections']));
+    expect(updated[0].payload.changed).toEqual(
+      expect.arrayContaining(['display_name', 'note', 'fields', 'locked', 'source', 'hide_collections']),
+    );
     // The public view carries the changes too.
     const pub = (await (await call('GET', `/api/v1/accounts/${alice.account._id}`)).json()) as Record<string, unknown>;
     expect(pub).toMatchObject({ display_name: 'Alice in Chains', locked: true });
@@ -169,8 +236,14 @@ describe('accounts API', () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ note: 'x'.repeat(501) }, 'Validation failed: Note is too long (maximum is 500 characters)'],
       [{ display_name: 'y'.repeat(31) }, 'Validation failed: Display name is too long (maximum is 30 characters)'],
-      [{ fields_attributes: [1, 2, 3, 4, 5].map((i) => ({ name: `n${i}`, value: 'v' })) }, 'Validation failed: Fields is too long (maximum is 4 fields)'],
-      [{ fields_attributes: [{ name: 'n', value: 'v'.repeat(256) }] }, 'Validation failed: Fields name and value can be at most 255 characters'],
+      [
+        { fields_attributes: [1, 2, 3, 4, 5].map((i) => ({ name: `n${i}`, value: 'v' })) },
+        'Validation failed: Fields is too long (maximum is 4 fields)',
+      ],
+      [
+        { fields_attributes: [{ name: 'n', value: 'v'.repeat(256) }] },
+        'Validation failed: Fields name and value can be at most 255 characters',
+      ],
       [{ source: { privacy: 'everyone' } }, 'Validation failed: Setting default privacy is not included in the list'],
     ];
     for (const [body, error] of cases) {
@@ -179,7 +252,9 @@ describe('accounts API', () => {
       expect(await res.json()).toEqual({ error });
     }
     // 500 characters exactly is fine.
-    expect((await call('PATCH', '/api/v1/accounts/update_credentials', alice.token, { note: 'z'.repeat(500) })).status).toBe(200);
+    expect(
+      (await call('PATCH', '/api/v1/accounts/update_credentials', alice.token, { note: 'z'.repeat(500) })).status,
+    ).toBe(200);
   });
 
   it('processes avatar and header uploads with sharp and serves them', async () => {
@@ -226,7 +301,9 @@ describe('accounts API', () => {
     expect(patch.status).toBe(403);
     expect(await patch.json()).toEqual({ error: 'This action is outside the authorized scopes' });
     const writer = await createTestUser(core, { scopes: ['write:accounts'] });
-    expect((await call('PATCH', '/api/v1/accounts/update_credentials', writer.token, { display_name: 'ok' })).status).toBe(200);
+    expect(
+      (await call('PATCH', '/api/v1/accounts/update_credentials', writer.token, { display_name: 'ok' })).status,
+    ).toBe(200);
     expect((await call('GET', '/api/v1/accounts/verify_credentials', writer.token)).status).toBe(403);
     const granular = await createTestUser(core, { scopes: ['read:accounts'] });
     expect((await call('GET', '/api/v1/accounts/verify_credentials', granular.token)).status).toBe(200);

@@ -52,13 +52,19 @@ export class Browser {
 }
 
 function unescapeHtml(s: string): string {
-  return s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
 
 /** The hidden inputs of the (first) form on a page. */
 export function hiddenFields(html: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const m of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) out[unescapeHtml(m[1])] = unescapeHtml(m[2]);
+  for (const m of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g))
+    out[unescapeHtml(m[1])] = unescapeHtml(m[2]);
   return out;
 }
 
@@ -77,14 +83,28 @@ export async function registerApp(base: string, redirectUris: string, scopes: st
   const res = await fetch(`${base}/api/v1/apps`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_name: 'Browser test client', redirect_uris: redirectUris, scopes, website: 'https://client.example' }),
+    body: JSON.stringify({
+      client_name: 'Browser test client',
+      redirect_uris: redirectUris,
+      scopes,
+      website: 'https://client.example',
+    }),
   });
   if (res.status !== 200) throw new Error(`app registration failed: ${res.status} ${await res.text()}`);
   return (await res.json()) as RegisteredApp;
 }
 
-export function authorizeUrl(app: RegisteredApp, opts: { redirectUri: string; scope: string; state?: string; challenge?: string; extra?: Record<string, string> }): string {
-  const q = new URLSearchParams({ response_type: 'code', client_id: app.client_id, redirect_uri: opts.redirectUri, scope: opts.scope, ...(opts.extra ?? {}) });
+export function authorizeUrl(
+  app: RegisteredApp,
+  opts: { redirectUri: string; scope: string; state?: string; challenge?: string; extra?: Record<string, string> },
+): string {
+  const q = new URLSearchParams({
+    response_type: 'code',
+    client_id: app.client_id,
+    redirect_uri: opts.redirectUri,
+    scope: opts.scope,
+    ...(opts.extra ?? {}),
+  });
   if (opts.state) q.set('state', opts.state);
   if (opts.challenge) {
     q.set('code_challenge', opts.challenge);
@@ -94,15 +114,22 @@ export function authorizeUrl(app: RegisteredApp, opts: { redirectUri: string; sc
 }
 
 /** Logs in through the login page reached from `authorizePath`; returns the consent page HTML. */
-export async function logInAndReachConsent(browser: Browser, authorizePath: string, email: string, password: string): Promise<string> {
+export async function logInAndReachConsent(
+  browser: Browser,
+  authorizePath: string,
+  email: string,
+  password: string,
+): Promise<string> {
   const login = await browser.get(authorizePath);
   const loginHtml = await login.text();
-  if (login.status !== 200 || !loginHtml.includes('action="/auth/sign_in"')) throw new Error(`expected the login page, got ${login.status}`);
+  if (login.status !== 200 || !loginHtml.includes('action="/auth/sign_in"'))
+    throw new Error(`expected the login page, got ${login.status}`);
   const signIn = await browser.post('/auth/sign_in', { ...hiddenFields(loginHtml), email, password });
   if (signIn.status !== 303) throw new Error(`log-in failed: ${signIn.status}`);
   const consent = await browser.get(signIn.headers.get('location') as string);
   const html = await consent.text();
-  if (consent.status !== 200 || !html.includes('name="decision"')) throw new Error(`expected the consent page, got ${consent.status}`);
+  if (consent.status !== 200 || !html.includes('name="decision"'))
+    throw new Error(`expected the consent page, got ${consent.status}`);
   return html;
 }
 
@@ -123,13 +150,25 @@ export async function userTokenThroughBrowser(
   const app = await registerApp(base, redirectUri, scope);
   const { verifier, challenge } = pkcePair();
   const browser = new Browser(base);
-  const consent = await logInAndReachConsent(browser, authorizeUrl(app, { redirectUri, scope, state: 's1', challenge }), user.email, user.password);
+  const consent = await logInAndReachConsent(
+    browser,
+    authorizeUrl(app, { redirectUri, scope, state: 's1', challenge }),
+    user.email,
+    user.password,
+  );
   const location = new URL(await approve(browser, consent));
   const code = location.searchParams.get('code') as string;
   const res = await fetch(`${base}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: app.client_id, client_secret: app.client_secret, code_verifier: verifier }),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      client_id: app.client_id,
+      client_secret: app.client_secret,
+      code_verifier: verifier,
+    }),
   });
   if (res.status !== 200) throw new Error(`token exchange failed: ${res.status} ${await res.text()}`);
   return { token: ((await res.json()) as { access_token: string }).access_token, app };

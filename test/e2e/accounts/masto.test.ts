@@ -22,7 +22,11 @@ describe('masto.js client', () => {
 
   it('creates an app, obtains tokens, reads and updates its account', async () => {
     const alice = await createTestUser(core, { username: 'masto_alice', email: 'masto_alice@example.test' });
-    const seen = await runNodeForJson('test/e2e/accounts/mastoFlow.ts', [server.url, 'masto_alice@example.test', alice.password]);
+    const seen = await runNodeForJson('test/e2e/accounts/mastoFlow.ts', [
+      server.url,
+      'masto_alice@example.test',
+      alice.password,
+    ]);
     expect(seen.app).toEqual({ name: 'masto test', hasClientId: true, hasSecret: true });
     expect(seen.verifiedAppName).toBe('masto test');
     expect(seen.appTokenScope).toBe('read write');

@@ -40,13 +40,23 @@ describe('sign-up with e-mail confirmation', () => {
     const res = await fetch(`${server.url}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'client_credentials', client_id: a.client_id, client_secret: a.client_secret, scope }),
+      body: JSON.stringify({
+        grant_type: 'client_credentials',
+        client_id: a.client_id,
+        client_secret: a.client_secret,
+        scope,
+      }),
     });
     return ((await res.json()) as { access_token: string }).access_token;
   }
 
-  async function signUp(body: Record<string, unknown>, opts: { token?: string; ip?: string; base?: string } = {}): Promise<Response> {
-    return requester(opts.base ?? server.url)('POST', '/api/v1/accounts', opts.token ?? appToken, body, { 'x-forwarded-for': opts.ip ?? randomIp() });
+  async function signUp(
+    body: Record<string, unknown>,
+    opts: { token?: string; ip?: string; base?: string } = {},
+  ): Promise<Response> {
+    return requester(opts.base ?? server.url)('POST', '/api/v1/accounts', opts.token ?? appToken, body, {
+      'x-forwarded-for': opts.ip ?? randomIp(),
+    });
   }
 
   /** Follows the mailed link like a browser: the link's path on our server, redirects not followed. */
@@ -58,7 +68,11 @@ describe('sign-up with e-mail confirmation', () => {
 
   beforeAll(async () => {
     await smtp.start();
-    api = await startTestApi({ SMTP_SERVER: '127.0.0.1', SMTP_PORT: String(smtp.port), SMTP_FROM_ADDRESS: 'notifications@social.test' });
+    api = await startTestApi({
+      SMTP_SERVER: '127.0.0.1',
+      SMTP_PORT: String(smtp.port),
+      SMTP_FROM_ADDRESS: 'notifications@social.test',
+    });
     ({ core, server } = api);
     call = requester(server.url);
     mailer = await runMailerPipeline(core, { ...consumerTuning, retryDelaysMs: [200] });
@@ -73,10 +87,21 @@ describe('sign-up with e-mail confirmation', () => {
   });
 
   it('signs up, mails the link through Kafka and SMTP, and the link confirms and returns to the app', async () => {
-    const res = await signUp({ username: 'carol', email: 'carol@example.test', password: 'a long password', agreement: true, locale: 'en' });
+    const res = await signUp({
+      username: 'carol',
+      email: 'carol@example.test',
+      password: 'a long password',
+      agreement: true,
+      locale: 'en',
+    });
     expect(res.status).toBe(200);
     const token = (await res.json()) as { access_token: string; token_type: string; scope: string; created_at: number };
-    expect(token).toEqual({ access_token: expect.any(String), token_type: 'Bearer', scope: 'read write follow push', created_at: expect.any(Number) });
+    expect(token).toEqual({
+      access_token: expect.any(String),
+      token_type: 'Bearer',
+      scope: 'read write follow push',
+      created_at: expect.any(Number),
+    });
 
     // Unconfirmed: the token is refused and the account is hidden, except from lookup.
     const refused = await call('GET', '/api/v1/accounts/verify_credentials', token.access_token);
@@ -97,14 +122,26 @@ describe('sign-up with e-mail confirmation', () => {
 
     const me = await call('GET', '/api/v1/accounts/verify_credentials', token.access_token);
     expect(me.status).toBe(200);
-    expect(await me.json()).toMatchObject({ id, username: 'carol', acct: 'carol', source: { privacy: 'public', note: '' }, role: { id: '-99' } });
+    expect(await me.json()).toMatchObject({
+      id,
+      username: 'carol',
+      acct: 'carol',
+      source: { privacy: 'public', note: '' },
+      role: { id: '-99' },
+    });
     expect((await fetch(`${server.url}/api/v1/accounts/${id}`)).status).toBe(200);
     // The link works once.
     expect((await follow(confirmationLink(mail))).status).toBe(404);
   });
 
   it('re-sends the mail, to a new address when given, only for the app the user signed up with', async () => {
-    const res = await signUp({ username: 'dave', email: 'dave@example.test', password: 'a long password', agreement: 'true', locale: 'en' });
+    const res = await signUp({
+      username: 'dave',
+      email: 'dave@example.test',
+      password: 'a long password',
+      agreement: 'true',
+      locale: 'en',
+    });
     const { access_token: token } = (await res.json()) as { access_token: string };
     const first = await smtp.waitFor('dave@example.test');
 
@@ -114,11 +151,15 @@ describe('sign-up with e-mail confirmation', () => {
     const foreign = await issueAccessToken(core, { appId: BigInt(other.id), userId: user!._id, scopes: ['write'] });
     const wrongApp = await call('POST', '/api/v1/emails/confirmations', foreign.token, {});
     expect(wrongApp.status).toBe(403);
-    expect(await wrongApp.json()).toEqual({ error: 'This method is only available to the application the user originally signed-up with' });
+    expect(await wrongApp.json()).toEqual({
+      error: 'This method is only available to the application the user originally signed-up with',
+    });
 
     const taken = await call('POST', '/api/v1/emails/confirmations', token, { email: 'carol@example.test' });
     expect(taken.status).toBe(422);
-    expect(((await taken.json()) as { details: unknown }).details).toEqual({ email: [{ error: 'ERR_TAKEN', description: 'has already been taken' }] });
+    expect(((await taken.json()) as { details: unknown }).details).toEqual({
+      email: [{ error: 'ERR_TAKEN', description: 'has already been taken' }],
+    });
 
     const resent = await call('POST', '/api/v1/emails/confirmations', token, { email: 'dave.new@example.test' });
     expect(resent.status).toBe(200);
@@ -133,13 +174,22 @@ describe('sign-up with e-mail confirmation', () => {
 
     const again = await call('POST', '/api/v1/emails/confirmations', token, {});
     expect(again.status).toBe(403);
-    expect(await again.json()).toEqual({ error: 'This method is only available while the e-mail is awaiting confirmation' });
+    expect(await again.json()).toEqual({
+      error: 'This method is only available while the e-mail is awaiting confirmation',
+    });
   });
 
   it('in approval mode keeps the confirmed user hidden until an administrator approves, and logs the approval', async () => {
     await setRegistrationsMode(core, 'approved');
     try {
-      const res = await signUp({ username: 'erin', email: 'erin@example.test', password: 'a long password', agreement: true, locale: 'en', reason: 'I like it here' });
+      const res = await signUp({
+        username: 'erin',
+        email: 'erin@example.test',
+        password: 'a long password',
+        agreement: true,
+        locale: 'en',
+        reason: 'I like it here',
+      });
       expect(res.status).toBe(200);
       const { access_token: token } = (await res.json()) as { access_token: string };
       expect((await follow(confirmationLink(await smtp.waitFor('erin@example.test')))).status).toBe(302);
@@ -167,7 +217,13 @@ describe('sign-up with e-mail confirmation', () => {
   it('refuses sign-ups with 403 when registrations are closed', async () => {
     await setRegistrationsMode(core, 'closed');
     try {
-      const res = await signUp({ username: 'frank', email: 'frank@example.test', password: 'a long password', agreement: true, locale: 'en' });
+      const res = await signUp({
+        username: 'frank',
+        email: 'frank@example.test',
+        password: 'a long password',
+        agreement: true,
+        locale: 'en',
+      });
       expect(res.status).toBe(403);
       expect(await res.json()).toEqual({ error: 'This action is not allowed' });
     } finally {
@@ -179,7 +235,10 @@ describe('sign-up with e-mail confirmation', () => {
     const omni = await startTestApi({ OMNIAUTH_ONLY: 'true' });
     try {
       const { token } = await createTestApp(omni.core);
-      const res = await signUp({ username: 'gina', email: 'gina@example.test', password: 'a long password', agreement: true, locale: 'en' }, { token, base: omni.server.url });
+      const res = await signUp(
+        { username: 'gina', email: 'gina@example.test', password: 'a long password', agreement: true, locale: 'en' },
+        { token, base: omni.server.url },
+      );
       expect(res.status).toBe(403);
     } finally {
       await omni.close();
@@ -188,17 +247,37 @@ describe('sign-up with e-mail confirmation', () => {
 
   it('accepts only app tokens from the client-credentials grant', async () => {
     const { token } = await createTestUser(core);
-    const res = await signUp({ username: 'hank', email: 'hank@example.test', password: 'a long password', agreement: true, locale: 'en' }, { token });
+    const res = await signUp(
+      { username: 'hank', email: 'hank@example.test', password: 'a long password', agreement: true, locale: 'en' },
+      { token },
+    );
     expect(res.status).toBe(403);
-    const none = await fetch(`${server.url}/api/v1/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const none = await fetch(`${server.url}/api/v1/accounts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(none.status).toBe(401);
     const readOnly = await appTokenFor(app, 'read');
-    expect((await signUp({ username: 'hank', email: 'hank@example.test', password: 'a long password', agreement: true }, { token: readOnly })).status).toBe(403);
+    expect(
+      (
+        await signUp(
+          { username: 'hank', email: 'hank@example.test', password: 'a long password', agreement: true },
+          { token: readOnly },
+        )
+      ).status,
+    ).toBe(403);
   });
 
   it('rejects a sign-up without agreement as invalid (422 with details)', async () => {
     for (const agreement of [false, '0', undefined]) {
-      const res = await signUp({ username: 'ivan', email: 'ivan@example.test', password: 'a long password', agreement, locale: 'en' });
+      const res = await signUp({
+        username: 'ivan',
+        email: 'ivan@example.test',
+        password: 'a long password',
+        agreement,
+        locale: 'en',
+      });
       expect(res.status).toBe(422);
       const body = (await res.json()) as { error: string; details: Record<string, unknown> };
       expect(body.error).toBe('Validation failed: Agreement must be accepted');
@@ -207,43 +286,75 @@ describe('sign-up with e-mail confirmation', () => {
   });
 
   it('rejects invalid data with per-field details in Mastodon’s shape', async () => {
-    const res = await signUp({ username: 'carol', email: 'not-an-address', password: 'short', agreement: true, locale: 'en' });
+    const res = await signUp({
+      username: 'carol',
+      email: 'not-an-address',
+      password: 'short',
+      agreement: true,
+      locale: 'en',
+    });
     expect(res.status).toBe(422);
     expect(await res.json()).toEqual({
-      error: 'Validation failed: Username has already been taken, Email is invalid, Password is too short (minimum is 8 characters)',
+      error:
+        'Validation failed: Username has already been taken, Email is invalid, Password is too short (minimum is 8 characters)',
       details: {
         username: [{ error: 'ERR_TAKEN', description: 'has already been taken' }],
         email: [{ error: 'ERR_INVALID', description: 'is invalid' }],
         password: [{ error: 'ERR_TOO_SHORT', description: 'is too short (minimum is 8 characters)' }],
       },
     });
-    const reserved = await signUp({ username: 'admin', email: 'x@example.test', password: 'a long password', agreement: true });
-    expect(((await reserved.json()) as { details: unknown }).details).toEqual({ username: [{ error: 'ERR_RESERVED', description: 'is reserved' }] });
+    const reserved = await signUp({
+      username: 'admin',
+      email: 'x@example.test',
+      password: 'a long password',
+      agreement: true,
+    });
+    expect(((await reserved.json()) as { details: unknown }).details).toEqual({
+      username: [{ error: 'ERR_RESERVED', description: 'is reserved' }],
+    });
     const blank = await signUp({ agreement: true });
     expect(((await blank.json()) as { details: Record<string, { error: string }[]> }).details).toEqual({
       username: [{ error: 'ERR_BLANK', description: "can't be blank" }],
       email: [{ error: 'ERR_BLANK', description: "can't be blank" }],
       password: [{ error: 'ERR_BLANK', description: "can't be blank" }],
     });
-    const shape = await signUp({ username: 'bad-name!', email: 'carol@EXAMPLE.test', password: 'x'.repeat(73), agreement: true });
+    const shape = await signUp({
+      username: 'bad-name!',
+      email: 'carol@EXAMPLE.test',
+      password: 'x'.repeat(73),
+      agreement: true,
+    });
     expect(((await shape.json()) as { details: unknown }).details).toEqual({
       username: [{ error: 'ERR_INVALID', description: 'is invalid' }],
       email: [{ error: 'ERR_TAKEN', description: 'has already been taken' }],
       password: [{ error: 'ERR_TOO_LONG', description: 'is too long (maximum is 72 characters)' }],
     });
-    const long = await signUp({ username: 'a'.repeat(31), email: 'long@example.test', password: 'a long password', agreement: true });
-    expect(((await long.json()) as { details: unknown }).details).toEqual({ username: [{ error: 'ERR_TOO_LONG', description: 'is too long (maximum is 30 characters)' }] });
+    const long = await signUp({
+      username: 'a'.repeat(31),
+      email: 'long@example.test',
+      password: 'a long password',
+      agreement: true,
+    });
+    expect(((await long.json()) as { details: unknown }).details).toEqual({
+      username: [{ error: 'ERR_TOO_LONG', description: 'is too long (maximum is 30 characters)' }],
+    });
   });
 
   it('allows 5 sign-up requests per 30 minutes per IP address, then 429 with X-RateLimit headers', async () => {
     const ip = randomIp();
     for (let i = 0; i < 5; i++) {
-      const res = await signUp({ username: `rate${i}`, email: `rate${i}@example.test`, password: 'short', agreement: true }, { ip });
+      const res = await signUp(
+        { username: `rate${i}`, email: `rate${i}@example.test`, password: 'short', agreement: true },
+        { ip },
+      );
       expect(res.status).toBe(422);
       expect(res.headers.get('x-ratelimit-limit')).toBe('5');
       expect(res.headers.get('x-ratelimit-remaining')).toBe(String(4 - i));
     }
-    const limited = await signUp({ username: 'rate5', email: 'rate5@example.test', password: 'a long password', agreement: true }, { ip });
+    const limited = await signUp(
+      { username: 'rate5', email: 'rate5@example.test', password: 'a long password', agreement: true },
+      { ip },
+    );
     expect(limited.status).toBe(429);
     expect(await limited.json()).toEqual({ error: 'Too many requests' });
     expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
@@ -251,6 +362,8 @@ describe('sign-up with e-mail confirmation', () => {
     expect(reset.getTime()).toBeGreaterThan(Date.now());
     expect(reset.getTime()).toBeLessThanOrEqual(Date.now() + 30 * 60_000);
     // Another address is not affected.
-    expect((await signUp({ username: 'rate6', email: 'rate6@example.test', password: 'short', agreement: true })).status).toBe(422);
+    expect(
+      (await signUp({ username: 'rate6', email: 'rate6@example.test', password: 'short', agreement: true })).status,
+    ).toBe(422);
   });
 });

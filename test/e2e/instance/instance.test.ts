@@ -101,7 +101,9 @@ describe('streaming requests reaching the API server', () => {
     try {
       const res = await fetch(`${api.server.url}/api/v1/streaming/public?stream=public`, { redirect: 'manual' });
       expect(res.status).toBe(302);
-      expect(res.headers.get('location')).toBe('https://streaming.social.example/api/v1/streaming/public?stream=public');
+      expect(res.headers.get('location')).toBe(
+        'https://streaming.social.example/api/v1/streaming/public?stream=public',
+      );
     } finally {
       await api.close();
     }

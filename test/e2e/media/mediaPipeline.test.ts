@@ -35,7 +35,11 @@ describe('media pipeline over Kafka', () => {
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(file)]), name);
     form.append('description', 'A test pattern');
-    const res = await fetch(`${server.url}/api/v2/media`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+    const res = await fetch(`${server.url}/api/v2/media`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: form,
+    });
     return { status: res.status, body: (await res.json()) as { id: string; url: string | null; type: string } };
   }
 
@@ -51,7 +55,11 @@ describe('media pipeline over Kafka', () => {
     const done = await eventually(
       async () => {
         const res = await call('GET', `/api/v1/media/${video.body.id}`, alice.token);
-        return res.status === 200 ? res : res.status === 206 ? undefined : Promise.reject(new Error(`unexpected ${res.status}`));
+        return res.status === 200
+          ? res
+          : res.status === 206
+            ? undefined
+            : Promise.reject(new Error(`unexpected ${res.status}`));
       },
       45_000,
       'the video to be processed',
@@ -63,15 +71,23 @@ describe('media pipeline over Kafka', () => {
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe('video/mp4');
 
-    const gifDone = await eventually(async () => {
-      const res = await call('GET', `/api/v1/media/${gif.body.id}`, alice.token);
-      return res.status === 200 ? res : undefined;
-    }, 45_000, 'the gif to be processed');
+    const gifDone = await eventually(
+      async () => {
+        const res = await call('GET', `/api/v1/media/${gif.body.id}`, alice.token);
+        return res.status === 200 ? res : undefined;
+      },
+      45_000,
+      'the gif to be processed',
+    );
     expect(gifDone.body).toMatchObject({ type: 'gifv', meta: expect.objectContaining({ width: 64, height: 48 }) });
 
     // The pipeline announced both results.
     const codec = eventCodec();
-    const processed = await readTopic(core.config, 'media', (msgs) => msgs.filter((m) => m.headers['event-type'] === 'MediaProcessed').length >= 2);
+    const processed = await readTopic(
+      core.config,
+      'media',
+      (msgs) => msgs.filter((m) => m.headers['event-type'] === 'MediaProcessed').length >= 2,
+    );
     const results = processed
       .filter((m) => m.headers['event-type'] === 'MediaProcessed')
       .map((m) => codec.decode(m.value!).record as { mediaId: string; state: string; mediaType: string });
@@ -82,17 +98,28 @@ describe('media pipeline over Kafka', () => {
       ]),
     );
 
-    const posted = await call('POST', '/api/v1/statuses', alice.token, { status: 'Look at this', media_ids: [video.body.id] });
+    const posted = await call('POST', '/api/v1/statuses', alice.token, {
+      status: 'Look at this',
+      media_ids: [video.body.id],
+    });
     expect(posted.status).toBe(200);
-    expect(posted.body.media_attachments).toEqual([expect.objectContaining({ id: video.body.id, type: 'video', url: done.body.url })]);
+    expect(posted.body.media_attachments).toEqual([
+      expect.objectContaining({ id: video.body.id, type: 'video', url: done.body.url }),
+    ]);
     // Attached media can no longer go into another status.
     const reuse = await call('POST', '/api/v1/statuses', alice.token, { status: 'Again', media_ids: [video.body.id] });
     expect(reuse.status).toBe(422);
 
     // Alt text and focus of the already-posted status's media.
-    const edit = await call('PUT', `/api/v1/media/${video.body.id}`, alice.token, { description: 'Colour bars and a tone', focus: '0.0,0.5' });
+    const edit = await call('PUT', `/api/v1/media/${video.body.id}`, alice.token, {
+      description: 'Colour bars and a tone',
+      focus: '0.0,0.5',
+    });
     expect(edit.status).toBe(200);
     const reread = await call('GET', `/api/v1/statuses/${posted.body.id}`, alice.token);
-    expect(reread.body.media_attachments[0]).toMatchObject({ description: 'Colour bars and a tone', meta: expect.objectContaining({ focus: { x: 0, y: 0.5 } }) });
+    expect(reread.body.media_attachments[0]).toMatchObject({
+      description: 'Colour bars and a tone',
+      meta: expect.objectContaining({ focus: { x: 0, y: 0.5 } }),
+    });
   });
 });

@@ -44,20 +44,41 @@ it('a client uploads a video, schedules it, and reads polls with the right permi
   const bob = await createTestUser(core);
   const mp4 = join(dir, 'clip.mp4');
   await writeFile(mp4, await shortVideo());
-  const seen = await runNodeForJson('test/e2e/scheduled/mastoFlow.ts', [server.url, alice.token, bob.token, mp4], 90_000);
+  const seen = await runNodeForJson(
+    'test/e2e/scheduled/mastoFlow.ts',
+    [server.url, alice.token, bob.token, mp4],
+    90_000,
+  );
   expect(seen.video).toMatchObject({ type: 'video', fps: 10, focus: { x: 0.25, y: -0.5 } });
   expect(seen.video.url).toMatch(/\.mp4$/);
-  expect(seen.scheduled).toEqual({ id: expect.stringMatching(/^\d+$/), text: 'Later, via masto', mediaIds: [seen.video.id], media: [seen.video.id] });
+  expect(seen.scheduled).toEqual({
+    id: expect.stringMatching(/^\d+$/),
+    text: 'Later, via masto',
+    mediaIds: [seen.video.id],
+    media: [seen.video.id],
+  });
   expect(seen.listedIds).toHaveLength(2);
   expect(seen.listedIds).toContain(seen.scheduled.id);
   expect(typeof seen.movedAt).toBe('string');
   expect(seen.remaining).toBe(0);
   // The scheduler published it once, with the video (and its focus) attached.
-  const published = await collection(core.db, statuses).find({ accountId: alice.account._id, text: 'Later, via masto' }).toArray();
+  const published = await collection(core.db, statuses)
+    .find({ accountId: alice.account._id, text: 'Later, via masto' })
+    .toArray();
   expect(published).toHaveLength(1);
-  const read = await fetch(`${server.url}/api/v1/statuses/${published[0]._id}`, { headers: { authorization: `Bearer ${bob.token}` } });
+  const read = await fetch(`${server.url}/api/v1/statuses/${published[0]._id}`, {
+    headers: { authorization: `Bearer ${bob.token}` },
+  });
   const body = (await read.json()) as { media_attachments: Array<{ id: string; meta: { focus?: unknown } }> };
-  expect(body.media_attachments.map((m) => ({ id: m.id, focus: m.meta.focus }))).toEqual([{ id: seen.video.id, focus: { x: 0.25, y: -0.5 } }]);
-  expect(await collection(core.db, statuses).countDocuments({ accountId: alice.account._id, text: 'Never mind' })).toBe(0);
-  expect(seen.poll).toEqual({ ownRead: { voted: true, multiple: true, votersCount: 0 }, anonymous: 404, stranger: 404 });
+  expect(body.media_attachments.map((m) => ({ id: m.id, focus: m.meta.focus }))).toEqual([
+    { id: seen.video.id, focus: { x: 0.25, y: -0.5 } },
+  ]);
+  expect(await collection(core.db, statuses).countDocuments({ accountId: alice.account._id, text: 'Never mind' })).toBe(
+    0,
+  );
+  expect(seen.poll).toEqual({
+    ownRead: { voted: true, multiple: true, votersCount: 0 },
+    anonymous: 404,
+    stranger: 404,
+  });
 }, 120_000);

@@ -10,12 +10,19 @@ const b = createRestAPIClient({ url, accessToken: bobToken });
 const anonymous = createRestAPIClient({ url });
 
 // v2 upload: masto polls GET /api/v1/media/:id until the media pipeline has processed the video.
-const video = await a.v2.media.create({ file: new Blob([new Uint8Array(await readFile(mp4Path))], { type: 'video/mp4' }), description: 'a clip' });
+const video = await a.v2.media.create({
+  file: new Blob([new Uint8Array(await readFile(mp4Path))], { type: 'video/mp4' }),
+  description: 'a clip',
+});
 const focused = await a.v1.media.$select(video.id).update({ focus: '0.25,-0.5' });
 
 // A scheduled status with the video, moved once, then published by the scheduler.
 const soon = (ms: number) => new Date(Date.now() + ms).toISOString();
-const scheduled = await a.v1.statuses.create({ status: 'Later, via masto', mediaIds: [video.id], scheduledAt: soon(3_000) });
+const scheduled = await a.v1.statuses.create({
+  status: 'Later, via masto',
+  mediaIds: [video.id],
+  scheduledAt: soon(3_000),
+});
 const cancelled = await a.v1.statuses.create({ status: 'Never mind', scheduledAt: soon(3_600_000) });
 const listed = await a.v1.scheduledStatuses.list();
 const moved = await a.v1.scheduledStatuses.$select(scheduled.id).update({ scheduledAt: soon(2_500) });
@@ -28,15 +35,34 @@ while (remaining.length > 0 && Date.now() < deadline) {
 }
 
 // A private poll: the follower-less stranger and the logged-out client cannot read it.
-const privatePoll = await a.v1.statuses.create({ status: 'Secret vote', visibility: 'private', poll: { options: ['x', 'y'], expiresIn: 600, multiple: true } });
-const status = async (p: Promise<unknown>) => p.then(() => 200, (e: { statusCode?: number }) => e.statusCode ?? 0);
+const privatePoll = await a.v1.statuses.create({
+  status: 'Secret vote',
+  visibility: 'private',
+  poll: { options: ['x', 'y'], expiresIn: 600, multiple: true },
+});
+const status = async (p: Promise<unknown>) =>
+  p.then(
+    () => 200,
+    (e: { statusCode?: number }) => e.statusCode ?? 0,
+  );
 const pollId = privatePoll.poll?.id ?? '';
 const ownRead = await a.v1.polls.$select(pollId).fetch();
 
 process.stdout.write(
   JSON.stringify({
-    video: { id: video.id, type: video.type, url: video.url, fps: (video.meta as { fps?: number } | null)?.fps, focus: focused.meta?.focus },
-    scheduled: { id: scheduled.id, text: scheduled.params.text, mediaIds: scheduled.params.mediaIds, media: scheduled.mediaAttachments.map((m) => m.id) },
+    video: {
+      id: video.id,
+      type: video.type,
+      url: video.url,
+      fps: (video.meta as { fps?: number } | null)?.fps,
+      focus: focused.meta?.focus,
+    },
+    scheduled: {
+      id: scheduled.id,
+      text: scheduled.params.text,
+      mediaIds: scheduled.params.mediaIds,
+      media: scheduled.mediaAttachments.map((m) => m.id),
+    },
     listedIds: listed.map((s) => s.id),
     movedAt: moved.scheduledAt,
     remaining: remaining.length,

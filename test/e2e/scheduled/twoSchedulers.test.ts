@@ -38,7 +38,11 @@ describe('scheduler pipeline with two processes', () => {
       const env = serverEnv(config, { LOG_LEVEL: 'info', PORT: String(await freePort()) });
       children.push(startMain(['pipeline', 'scheduler'], env));
     }
-    await eventually(async () => children.every((c) => c.output().includes('fedisrv started')), 45_000, 'both schedulers to start').catch((err: Error) => {
+    await eventually(
+      async () => children.every((c) => c.output().includes('fedisrv started')),
+      45_000,
+      'both schedulers to start',
+    ).catch((err: Error) => {
       throw new Error(`${err.message}: ${children.map((c) => c.output().slice(-1500)).join('\n---\n')}`);
     });
 
@@ -50,23 +54,43 @@ describe('scheduler pipeline with two processes', () => {
         await createScheduledStatus(
           core,
           alice.account,
-          { text: `Scheduled post number ${i}`, spoilerText: '', sensitive: false, visibility: 'public', language: null, inReplyToId: null, mediaIds: [], poll: null },
+          {
+            text: `Scheduled post number ${i}`,
+            spoilerText: '',
+            sensitive: false,
+            visibility: 'public',
+            language: null,
+            inReplyToId: null,
+            mediaIds: [],
+            poll: null,
+          },
           later,
         ),
       );
     }
-    const withPoll = await postStatus(core, alice.account, { text: 'Poll ending soon', poll: { options: ['a', 'b'], expiresIn: 300, multiple: false, hideTotals: false } });
+    const withPoll = await postStatus(core, alice.account, {
+      text: 'Poll ending soon',
+      poll: { options: ['a', 'b'], expiresIn: 300, multiple: false, hideTotals: false },
+    });
     const dueAt = new Date();
-    await collection(core.db, scheduledStatuses).updateMany({ _id: { $in: scheduled.map((s) => s._id) } }, { $set: { scheduledAt: dueAt } });
+    await collection(core.db, scheduledStatuses).updateMany(
+      { _id: { $in: scheduled.map((s) => s._id) } },
+      { $set: { scheduledAt: dueAt } },
+    );
     await collection(core.db, polls).updateOne({ _id: withPoll.pollId! }, { $set: { expiresAt: dueAt } });
 
     await eventually(
-      async () => (await collection(core.db, scheduledStatuses).countDocuments({ _id: { $in: scheduled.map((s) => s._id) } })) === 0,
+      async () =>
+        (await collection(core.db, scheduledStatuses).countDocuments({ _id: { $in: scheduled.map((s) => s._id) } })) ===
+        0,
       30_000,
       'the scheduled statuses to be published',
     );
-    const posted = await collection(core.db, statuses).find({ accountId: alice.account._id, text: /^Scheduled post number/ }).toArray();
-    if (posted.length !== COUNT) throw new Error(`posted ${posted.length}: ${children.map((c) => c.output().slice(-3000)).join('\n---\n')}`);
+    const posted = await collection(core.db, statuses)
+      .find({ accountId: alice.account._id, text: /^Scheduled post number/ })
+      .toArray();
+    if (posted.length !== COUNT)
+      throw new Error(`posted ${posted.length}: ${children.map((c) => c.output().slice(-3000)).join('\n---\n')}`);
     expect(new Set(posted.map((s) => s.text)).size).toBe(COUNT);
 
     // Kafka saw one StatusCreated per published status, no more.
@@ -80,12 +104,30 @@ describe('scheduler pipeline with two processes', () => {
     const messages = await readTopic(config, 'statuses', (msgs) => created(msgs).length >= COUNT);
     expect(created(messages).sort()).toEqual([...ids].sort());
 
-    const closed = await eventually(async () => (await collection(core.db, polls).findOne({ _id: withPoll.pollId!, closedAt: { $ne: null } })) ?? undefined, 30_000, 'the poll to close');
+    const closed = await eventually(
+      async () =>
+        (await collection(core.db, polls).findOne({ _id: withPoll.pollId!, closedAt: { $ne: null } })) ?? undefined,
+      30_000,
+      'the poll to close',
+    );
     expect(closed.closingAttempts).toBe(1);
-    const pollMessages = await readTopic(config, 'polls', (msgs) => msgs.some((m) => m.headers['event-type'] === 'PollExpired'));
+    const pollMessages = await readTopic(config, 'polls', (msgs) =>
+      msgs.some((m) => m.headers['event-type'] === 'PollExpired'),
+    );
     expect(pollMessages.filter((m) => m.headers['event-type'] === 'PollExpired')).toHaveLength(1);
 
-    if (process.env.DEBUG_SCHEDULER) console.log(children.map((c) => c.output().split('\n').filter((l) => l.includes('handled')).join('\n')).join('\n---\n'));
+    if (process.env.DEBUG_SCHEDULER)
+      console.log(
+        children
+          .map((c) =>
+            c
+              .output()
+              .split('\n')
+              .filter((l) => l.includes('handled'))
+              .join('\n'),
+          )
+          .join('\n---\n'),
+      );
     for (const c of children) c.child.kill('SIGTERM');
     expect(await Promise.all(children.map((c) => c.exit))).toEqual([
       { code: 0, signal: null },

@@ -40,7 +40,8 @@ describe('update_credentials fields_attributes', () => {
   });
 
   it('accepts the indexed form Mastodon.py and masto.js (multipart) send', async () => {
-    const form = 'fields_attributes[0][name]=a&fields_attributes[0][value]=1&fields_attributes[1][name]=b&fields_attributes[1][value]=2';
+    const form =
+      'fields_attributes[0][name]=a&fields_attributes[0][value]=1&fields_attributes[1][name]=b&fields_attributes[1][value]=2';
     const res = await call(server, 'PATCH', '/api/v1/accounts/update_credentials', { token: alice.token, form });
     expect(res.status).toBe(200);
     expect(res.body.source.fields.map((f: { name: string; value: string }) => [f.name, f.value])).toEqual([
@@ -54,7 +55,14 @@ describe('GET /api/v1/accounts?id[]=', () => {
   it('answers each visible account once, skipping unknown, malformed and unconfirmed ones', async () => {
     const bob = await createTestUser(core);
     const pending = await createTestUser(core, { confirmed: false });
-    const q = [String(bob.account._id), 'x', String(alice.account._id), String(bob.account._id), '999999', String(pending.account._id)]
+    const q = [
+      String(bob.account._id),
+      'x',
+      String(alice.account._id),
+      String(bob.account._id),
+      '999999',
+      String(pending.account._id),
+    ]
       .map((id) => `id[]=${id}`)
       .join('&');
     const res = await call(server, 'GET', `/api/v1/accounts?${q}`);

@@ -38,7 +38,13 @@ it('a client posts, edits, replies, interacts, deletes and redrafts', async () =
   expect(seen.editedContent).toBe('<p>Hello again</p>');
   expect(seen.historyLength).toBe(2);
   expect(seen.ancestors).toEqual([seen.posted.id]);
-  expect(seen).toMatchObject({ favourited: true, reblogOf: seen.posted.id, reblogReblogged: true, bookmarked: true, pinned: true });
+  expect(seen).toMatchObject({
+    favourited: true,
+    reblogOf: seen.posted.id,
+    reblogReblogged: true,
+    bookmarked: true,
+    pinned: true,
+  });
   expect(seen.favouriteIds).toEqual([seen.posted.id]);
   expect(seen.undone).toEqual({ favourited: false, reblogged: false, bookmarked: false, pinned: false });
   expect(seen.deletedText).toBe('Hello again');

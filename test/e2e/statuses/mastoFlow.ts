@@ -11,7 +11,9 @@ const b = createRestAPIClient({ url, accessToken: bobToken });
 
 const posted = await a.v1.statuses.create({ status: 'Hello #fediverse', spoilerText: 'greeting', language: 'en' });
 const read = await b.v1.statuses.$select(posted.id).fetch();
-const edited = await a.v1.statuses.$select(posted.id).update({ status: 'Hello again', spoilerText: 'greeting', language: 'en' });
+const edited = await a.v1.statuses
+  .$select(posted.id)
+  .update({ status: 'Hello again', spoilerText: 'greeting', language: 'en' });
 const history = await a.v1.statuses.$select(posted.id).history.list();
 const reply = await b.v1.statuses.create({ status: 'hi back', inReplyToId: posted.id });
 const context = await a.v1.statuses.$select(reply.id).context.fetch();
@@ -20,7 +22,10 @@ const reblog = await b.v1.statuses.$select(posted.id).reblog();
 const bookmarked = (await b.v1.statuses.$select(posted.id).bookmark()).bookmarked;
 const pinned = (await a.v1.statuses.$select(posted.id).pin()).pinned;
 const favourites = await b.v1.favourites.list();
-const media = await a.v1.media.create({ file: new Blob([new Uint8Array(await readFile(pngPath))], { type: 'image/png' }), description: 'a test image' });
+const media = await a.v1.media.create({
+  file: new Blob([new Uint8Array(await readFile(pngPath))], { type: 'image/png' }),
+  description: 'a test image',
+});
 const withMedia = await a.v1.statuses.create({ status: 'with a picture', mediaIds: [media.id] });
 const withPoll = await a.v1.statuses.create({ status: 'which?', poll: { options: ['this', 'that'], expiresIn: 600 } });
 const votedPoll = await b.v1.polls.$select(withPoll.poll?.id ?? '').votes.create({ choices: [1] });
@@ -59,6 +64,10 @@ process.stdout.write(
     goneStatus,
     media: withMedia.mediaAttachments.map((m) => ({ id: m.id, description: m.description, type: m.type })),
     mediaId: media.id,
-    poll: { options: withPoll.poll?.options.map((o) => o.title), votesAfterVote: votedPoll.votesCount, ownVotes: votedPoll.ownVotes },
+    poll: {
+      options: withPoll.poll?.options.map((o) => o.title),
+      votesAfterVote: votedPoll.votesCount,
+      ownVotes: votedPoll.ownVotes,
+    },
   })}\n`,
 );

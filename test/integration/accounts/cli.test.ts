@@ -24,7 +24,11 @@ describe('admin CLI', () => {
   async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
     const env = { ...process.env, ...serverEnv(core.config) };
     try {
-      const { stdout, stderr } = await exec(nodeBin, [join(projectRoot, 'services/cli/main.ts'), ...args], { cwd: projectRoot, env, timeout: 60_000 });
+      const { stdout, stderr } = await exec(nodeBin, [join(projectRoot, 'services/cli/main.ts'), ...args], {
+        cwd: projectRoot,
+        env,
+        timeout: 60_000,
+      });
       return { code: 0, stdout, stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };
@@ -33,7 +37,10 @@ describe('admin CLI', () => {
   }
 
   async function userOf(username: string) {
-    const account = await collection(core.db, accounts).findOne({ usernameLower: username.toLowerCase(), domain: null });
+    const account = await collection(core.db, accounts).findOne({
+      usernameLower: username.toLowerCase(),
+      domain: null,
+    });
     return account ? collection(core.db, users).findOne({ accountId: account._id }) : null;
   }
 
@@ -46,7 +53,17 @@ describe('admin CLI', () => {
   });
 
   it('creates a confirmed, approved account with a role and prints a working password', async () => {
-    const res = await cli('accounts', 'create', 'operator', '--email', 'operator@example.test', '--confirmed', '--approve', '--role', 'Owner');
+    const res = await cli(
+      'accounts',
+      'create',
+      'operator',
+      '--email',
+      'operator@example.test',
+      '--confirmed',
+      '--approve',
+      '--role',
+      'Owner',
+    );
     expect(res.code).toBe(0);
     const password = /New password: (\S+)/.exec(res.stdout)?.[1];
     expect(res.stdout).toMatch(/^OK\n/);
@@ -80,14 +97,26 @@ describe('admin CLI', () => {
     const moderator = await findRoleByName(core, 'Moderator');
     expect(user).toMatchObject({ approved: true, roleId: moderator!._id });
     expect(user!.confirmedAt).toBeInstanceOf(Date);
-    expect(await collection(core.db, accounts).findOne({ usernameLower: 'waiting' })).toMatchObject({ pendingUser: false });
+    expect(await collection(core.db, accounts).findOne({ usernameLower: 'waiting' })).toMatchObject({
+      pendingUser: false,
+    });
 
     expect((await cli('accounts', 'modify', 'waiting', '--disable')).code).toBe(0);
     expect(await userOf('waiting')).toMatchObject({ disabled: true });
     expect((await cli('accounts', 'modify', 'waiting', '--enable', '--remove-role')).code).toBe(0);
     expect(await userOf('waiting')).toMatchObject({ disabled: false, roleId: null });
-    const actions = await collection(core.db, adminActions).find({ targetId: String(user!._id) }).sort({ _id: 1 }).toArray();
-    expect(actions.map((a) => a.action)).toEqual(['change_role', 'confirm', 'approve', 'disable', 'change_role', 'enable']);
+    const actions = await collection(core.db, adminActions)
+      .find({ targetId: String(user!._id) })
+      .sort({ _id: 1 })
+      .toArray();
+    expect(actions.map((a) => a.action)).toEqual([
+      'change_role',
+      'confirm',
+      'approve',
+      'disable',
+      'change_role',
+      'enable',
+    ]);
     expect(actions.every((a) => a.accountId === null && a.humanIdentifier === 'waiting')).toBe(true);
     await cli('settings', 'registrations', 'open');
   });
@@ -102,12 +131,18 @@ describe('admin CLI', () => {
 
   it('explains bad input and exits non-zero', async () => {
     const cases: [string[], RegExp][] = [
-      [['settings', 'registrations', 'sometimes'], /Unknown registrations mode "sometimes"; use one of: open, approved, closed/],
+      [
+        ['settings', 'registrations', 'sometimes'],
+        /Unknown registrations mode "sometimes"; use one of: open, approved, closed/,
+      ],
       [['accounts', 'create', 'bad name!', '--email', 'x@example.test'], /Invalid username: Username is invalid/],
       [['accounts', 'create', 'nomail'], /--email is required/],
       [['accounts', 'create', 'badmail', '--email', 'nope'], /Invalid e-mail address: nope/],
       [['accounts', 'create', 'operator', '--email', 'other@example.test'], /Username has already been taken/],
-      [['accounts', 'create', 'someone', '--email', 'x@example.test', '--role', 'Emperor'], /Cannot find user role with that name: Emperor/],
+      [
+        ['accounts', 'create', 'someone', '--email', 'x@example.test', '--role', 'Emperor'],
+        /Cannot find user role with that name: Emperor/,
+      ],
       [['accounts', 'modify', 'ghost', '--approve'], /No user with such username: ghost/],
       [['accounts', 'modify', 'operator', '--disable', '--enable'], /cannot be used together/],
       [['accounts', 'create', 'x', '--email', 'x@example.test', '--frobnicate'], /Unknown option '--frobnicate'/],

@@ -26,7 +26,9 @@ describe('test fixtures and the account presenter', () => {
     expect(user.confirmedAt).not.toBeNull();
     expect(app.scopes).toEqual(['read', 'write', 'follow', 'push']);
     expect(token).toMatch(/^[\w-]{43}$/);
-    expect(published.some((e) => e.type === 'AccountCreated' && e.payload.accountId === String(account._id))).toBe(true);
+    expect(published.some((e) => e.type === 'AccountCreated' && e.payload.accountId === String(account._id))).toBe(
+      true,
+    );
   });
 
   it('renders the Account entity in Mastodon form', async () => {

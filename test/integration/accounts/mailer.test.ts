@@ -17,7 +17,14 @@ describe('mailer pipeline', () => {
   beforeAll(async () => {
     await smtp.start();
     // The refused delivery is logged as a warning on purpose; keep the test output clean.
-    ({ core } = await createTestCore(testConfig({ SMTP_SERVER: '127.0.0.1', SMTP_PORT: String(smtp.port), SMTP_FROM_ADDRESS: 'robot@social.test', LOG_LEVEL: 'error' })));
+    ({ core } = await createTestCore(
+      testConfig({
+        SMTP_SERVER: '127.0.0.1',
+        SMTP_PORT: String(smtp.port),
+        SMTP_FROM_ADDRESS: 'robot@social.test',
+        LOG_LEVEL: 'error',
+      }),
+    ));
     mailer = await runMailerPipeline(core, { ...consumerTuning, retryDelaysMs: [300] });
   });
 
@@ -31,7 +38,21 @@ describe('mailer pipeline', () => {
     // A job with no entity of its own: verified by a marker document written with it.
     const marker = core.db.collection<{ _id: string }>('mail_test_markers');
     await core.outbox.write(
-      [mailRequestedEvent({ to, template: 'confirmation', key: to, variables: { username: 'zoe', instance: 'social.test', link: 'https://social.test/auth/confirmation?confirmation_token=abc' } }, { collection: 'mail_test_markers', filter: { _id: to }, expect: 'exists' })],
+      [
+        mailRequestedEvent(
+          {
+            to,
+            template: 'confirmation',
+            key: to,
+            variables: {
+              username: 'zoe',
+              instance: 'social.test',
+              link: 'https://social.test/auth/confirmation?confirmation_token=abc',
+            },
+          },
+          { collection: 'mail_test_markers', filter: { _id: to }, expect: 'exists' },
+        ),
+      ],
       async () => {
         await marker.insertOne({ _id: to });
       },

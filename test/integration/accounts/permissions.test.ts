@@ -16,10 +16,14 @@ describe('requirePermission', () => {
   beforeAll(async () => {
     ({ core } = await createTestCore());
     app = await buildApi(core);
-    app.get('/test/admin/users', { config: { auth: { scopes: ['admin:read', 'admin:read:accounts'], user: 'required' } } }, async (request) => {
-      const { account } = await requirePermission(request, 'manage_users');
-      return { ok: true, by: account.username };
-    });
+    app.get(
+      '/test/admin/users',
+      { config: { auth: { scopes: ['admin:read', 'admin:read:accounts'], user: 'required' } } },
+      async (request) => {
+        const { account } = await requirePermission(request, 'manage_users');
+        return { ok: true, by: account.username };
+      },
+    );
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
     url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

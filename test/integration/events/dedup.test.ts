@@ -31,7 +31,9 @@ it('runs an effect once per eventId, also when deliveries race', async () => {
     await released;
   };
   const deliveries = [dedup.once(id, effect), dedup.once(id, effect)];
-  void Promise.race(deliveries).catch(() => undefined).finally(release);
+  void Promise.race(deliveries)
+    .catch(() => undefined)
+    .finally(release);
   const results = await Promise.allSettled(deliveries);
   expect(runs).toBe(1);
   expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);

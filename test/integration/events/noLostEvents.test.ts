@@ -27,11 +27,17 @@ type KillPoint = 'after-record' | 'after-write' | 'after-publish';
 
 /** Runs the writer child until it reports READY at `point`, then kills it with SIGKILL. */
 async function writeAndKill(point: KillPoint, probeId: string, counter: string): Promise<void> {
-  const writer = startNode('test/integration/events/fixtures/outboxWriter.ts', [point, probeId, counter], serverEnv(core.config, { LOG_LEVEL: 'error' }));
+  const writer = startNode(
+    'test/integration/events/fixtures/outboxWriter.ts',
+    [point, probeId, counter],
+    serverEnv(core.config, { LOG_LEVEL: 'error' }),
+  );
   try {
     await Promise.race([
       logged(writer, 'READY'),
-      writer.exit.then(({ code }) => Promise.reject(new Error(`writer exited with ${code} before ${point}: ${writer.output()}`))),
+      writer.exit.then(({ code }) =>
+        Promise.reject(new Error(`writer exited with ${code} before ${point}: ${writer.output()}`)),
+      ),
     ]);
   } finally {
     await killChild(writer);

@@ -14,7 +14,9 @@ describe('GET /health/ready and /metrics', () => {
     const { core } = await createTestCore();
     cores.push(core);
     // The readiness check has a Kafka client of its own, built from the configuration it is given.
-    const server = await startTestServer(brokers ? { ...core, config: { ...core.config, kafkaBrokers: brokers } } : core);
+    const server = await startTestServer(
+      brokers ? { ...core, config: { ...core.config, kafkaBrokers: brokers } } : core,
+    );
     servers.push(server);
     return (path) => fetch(`${server.url}${path}`);
   }

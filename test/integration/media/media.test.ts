@@ -18,12 +18,24 @@ import { jpegWithExif, png, shortVideo, animatedGif, animatedWebp, oggAudio } fr
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies, checked by the assertions
 type Json = Record<string, any>;
 
-async function upload(server: TestServer, token: string, version: 'v1' | 'v2', file: Buffer, fields: Record<string, string> = {}, name = 'upload.bin', thumbnail?: Buffer) {
+async function upload(
+  server: TestServer,
+  token: string,
+  version: 'v1' | 'v2',
+  file: Buffer,
+  fields: Record<string, string> = {},
+  name = 'upload.bin',
+  thumbnail?: Buffer,
+) {
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(file)], { type: 'application/octet-stream' }), name);
   if (thumbnail) form.append('thumbnail', new Blob([new Uint8Array(thumbnail)]), 'thumb.png');
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
-  const res = await fetch(`${server.url}/api/${version}/media`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  const res = await fetch(`${server.url}/api/${version}/media`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  });
   return { status: res.status, headers: res.headers, body: (await res.json()) as Json };
 }
 
@@ -46,7 +58,14 @@ describe('media attachments API', () => {
   afterAll(() => api?.close());
 
   it('v1 processes an image inline: rotated, re-encoded without metadata, small version, meta and blurhash', async () => {
-    const res = await upload(server, alice.token, 'v1', await jpegWithExif(1200, 800), { description: 'A red square', focus: '0.5,-0.25' }, 'photo.png');
+    const res = await upload(
+      server,
+      alice.token,
+      'v1',
+      await jpegWithExif(1200, 800),
+      { description: 'A red square', focus: '0.5,-0.25' },
+      'photo.png',
+    );
     expect(res.status).toBe(200);
     const m = res.body;
     expect(m).toMatchObject({ type: 'image', description: 'A red square', remote_url: null, text_url: null });
@@ -56,7 +75,9 @@ describe('media attachments API', () => {
     expect(m.meta.small.width * m.meta.small.height).toBeLessThanOrEqual(230_400);
     expect(m.meta.focus).toEqual({ x: 0.5, y: -0.25 });
     expect(m.blurhash).toMatch(/^[0-9A-Za-z#$%*+,-.:;=?@[\]^_{|}~]{20,}$/);
-    expect(m.url).toMatch(new RegExp(`^${core.config.baseUrl}/system/media_attachments/files/${m.id}/original/[0-9a-f]+\\.jpg$`));
+    expect(m.url).toMatch(
+      new RegExp(`^${core.config.baseUrl}/system/media_attachments/files/${m.id}/original/[0-9a-f]+\\.jpg$`),
+    );
 
     const file = await fetch(m.url.replace(core.config.baseUrl, server.url));
     expect(file.status).toBe(200);
@@ -79,7 +100,9 @@ describe('media attachments API', () => {
     expect(res.body.meta.original.size).toBe('300x200');
     expect(res.headers.get('x-ratelimit-limit')).toBe('30');
     // AVIF (what phones increasingly send) is read and served as JPEG.
-    const avif = await sharp({ create: { width: 90, height: 60, channels: 3, background: 'orange' } }).avif().toBuffer();
+    const avif = await sharp({ create: { width: 90, height: 60, channels: 3, background: 'orange' } })
+      .avif()
+      .toBuffer();
     const fromAvif = await upload(server, alice.token, 'v2', avif, {}, 'photo.avif');
     expect(fromAvif.status).toBe(200);
     expect(fromAvif.body.url).toMatch(/\.jpg$/);
@@ -100,7 +123,9 @@ describe('media attachments API', () => {
 
     // What the media pipeline does for that event (the Kafka path is covered in test/e2e/media).
     await processQueuedMedia(core, BigInt(id));
-    expect(published.some((e) => e.type === 'MediaProcessed' && e.payload.mediaId === id && e.payload.state === 'complete')).toBe(true);
+    expect(
+      published.some((e) => e.type === 'MediaProcessed' && e.payload.mediaId === id && e.payload.state === 'complete'),
+    ).toBe(true);
 
     const done = await call('GET', `/api/v1/media/${id}`, alice.token);
     expect(done.status).toBe(200);
@@ -151,15 +176,28 @@ describe('media attachments API', () => {
     const text = await upload(server, alice.token, 'v2', Buffer.from('<?php echo "hi"; ?>'), {}, 'innocent.png');
     expect(text.status).toBe(422);
     expect(text.body.error).toBe('Validation failed: File content type is invalid, File is invalid');
-    const svg = await upload(server, alice.token, 'v2', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script></svg>'), {}, 'a.svg');
+    const svg = await upload(
+      server,
+      alice.token,
+      'v2',
+      Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script></svg>'),
+      {},
+      'a.svg',
+    );
     expect(svg.status).toBe(422);
-    const huge = await sharp({ create: { width: 8000, height: 4500, channels: 3, background: 'white' } }).png({ compressionLevel: 9 }).toBuffer();
+    const huge = await sharp({ create: { width: 8000, height: 4500, channels: 3, background: 'white' } })
+      .png({ compressionLevel: 9 })
+      .toBuffer();
     const big = await upload(server, alice.token, 'v2', huge);
     expect(big.status).toBe(422);
     expect(big.body.error).toMatch(/^Validation failed: Image dimensions/);
     const form = new FormData();
     form.append('description', 'no file');
-    const missing = await fetch(`${server.url}/api/v2/media`, { method: 'POST', headers: { authorization: `Bearer ${alice.token}` }, body: form });
+    const missing = await fetch(`${server.url}/api/v2/media`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice.token}` },
+      body: form,
+    });
     expect(missing.status).toBe(400);
     expect(((await missing.json()) as { error: string }).error).toBe('param is missing or the value is empty: file');
   });
@@ -176,7 +214,14 @@ describe('media attachments API', () => {
       const playlist = `#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10.0,\nhttp://127.0.0.1:${port}/segment.ts\n#EXT-X-ENDLIST\n`;
       const hls = await upload(server, alice.token, 'v1', Buffer.from(playlist), {}, 'video.mp4');
       expect(hls.status).toBe(422);
-      const concat = await upload(server, alice.token, 'v1', Buffer.from('ffconcat version 1.0\nfile /etc/passwd\n'), {}, 'video.mp4');
+      const concat = await upload(
+        server,
+        alice.token,
+        'v1',
+        Buffer.from('ffconcat version 1.0\nfile /etc/passwd\n'),
+        {},
+        'video.mp4',
+      );
       expect(concat.status).toBe(422);
       expect(hits).toBe(0);
     } finally {
@@ -213,7 +258,12 @@ describe('media attachments API', () => {
   });
 
   it('serves only safe keys under /system and never raw uploads', async () => {
-    for (const path of ['/system/../package.json', '/system/%2e%2e/%2e%2e/package.json', '/system/media_attachments/..%2F..%2Fpackage.json', '/system/']) {
+    for (const path of [
+      '/system/../package.json',
+      '/system/%2e%2e/%2e%2e/package.json',
+      '/system/media_attachments/..%2F..%2Fpackage.json',
+      '/system/',
+    ]) {
       const res = await fetch(`${server.url}${path}`);
       expect(res.status).toBe(404);
     }
@@ -237,7 +287,11 @@ describe('media attachments API', () => {
     // Replaced later through PUT (multipart).
     const form = new FormData();
     form.append('thumbnail', new Blob([new Uint8Array(await png(50, 50))]), 't.png');
-    const put = await fetch(`${server.url}/api/v1/media/${video.body.id}`, { method: 'PUT', headers: { authorization: `Bearer ${alice.token}` }, body: form });
+    const put = await fetch(`${server.url}/api/v1/media/${video.body.id}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${alice.token}` },
+      body: form,
+    });
     const body = (await put.json()) as Json;
     expect(put.status).toBe(200);
     expect(body.preview_url).not.toBe(preview);
@@ -249,7 +303,10 @@ describe('media attachments API', () => {
 
   it('refuses to post media that is still processing; reports failed processing as 422', async () => {
     const queued = await upload(server, alice.token, 'v2', await shortVideo(), {}, 'v.mp4');
-    const post = await call('POST', '/api/v1/statuses', alice.token, { status: 'too early', media_ids: [queued.body.id] });
+    const post = await call('POST', '/api/v1/statuses', alice.token, {
+      status: 'too early',
+      media_ids: [queued.body.id],
+    });
     expect(post.status).toBe(422);
     expect(post.body.error).toBe('Cannot attach files that have not finished processing. Try again in a moment!');
     // The upload vanished before the pipeline got to it: the attachment fails, visibly.
@@ -262,7 +319,11 @@ describe('media attachments API', () => {
     const failed = await call('GET', `/api/v1/media/${queued.body.id}`, alice.token);
     expect(failed.status).toBe(422);
     expect(failed.body.error).toBe('Validation failed: File is missing');
-    expect(published.some((e) => e.type === 'MediaProcessed' && e.payload.mediaId === queued.body.id && e.payload.state === 'failed')).toBe(true);
+    expect(
+      published.some(
+        (e) => e.type === 'MediaProcessed' && e.payload.mediaId === queued.body.id && e.payload.state === 'failed',
+      ),
+    ).toBe(true);
   });
 
   it('deletes unattached media with its files, refuses attached media, and cleans up old uploads', async () => {
@@ -277,23 +338,39 @@ describe('media attachments API', () => {
     expect((await call('GET', `/api/v1/media/${res.body.id}`, alice.token)).status).toBe(404);
 
     const attached = await upload(server, alice.token, 'v2', await png(16, 16));
-    const status = await call('POST', '/api/v1/statuses', alice.token, { status: 'with a picture', media_ids: [attached.body.id] });
+    const status = await call('POST', '/api/v1/statuses', alice.token, {
+      status: 'with a picture',
+      media_ids: [attached.body.id],
+    });
     expect(status.status).toBe(200);
     const refused = await call('DELETE', `/api/v1/media/${attached.body.id}`, alice.token);
     expect(refused.status).toBe(422);
     // PUT still works on media of a posted status.
-    expect((await call('PUT', `/api/v1/media/${attached.body.id}`, alice.token, { description: 'late alt text' })).body.description).toBe('late alt text');
+    expect(
+      (await call('PUT', `/api/v1/media/${attached.body.id}`, alice.token, { description: 'late alt text' })).body
+        .description,
+    ).toBe('late alt text');
     // Delete and redraft: the media of the deleted status go into the new one.
     expect((await call('DELETE', `/api/v1/statuses/${status.body.id}`, alice.token)).status).toBe(200);
-    const redraft = await call('POST', '/api/v1/statuses', alice.token, { status: 'with a picture, again', media_ids: [attached.body.id] });
+    const redraft = await call('POST', '/api/v1/statuses', alice.token, {
+      status: 'with a picture, again',
+      media_ids: [attached.body.id],
+    });
     expect(redraft.status).toBe(200);
     expect(redraft.body.media_attachments.map((m: Json) => m.id)).toEqual([attached.body.id]);
-    expect((await collection(core.db, mediaAttachments).findOne({ _id: BigInt(attached.body.id) }))?.statusId).toBe(BigInt(redraft.body.id));
+    expect((await collection(core.db, mediaAttachments).findOne({ _id: BigInt(attached.body.id) }))?.statusId).toBe(
+      BigInt(redraft.body.id),
+    );
     // A live status's media still cannot be taken.
-    expect((await call('POST', '/api/v1/statuses', alice.token, { status: 'steal', media_ids: [attached.body.id] })).status).toBe(422);
+    expect(
+      (await call('POST', '/api/v1/statuses', alice.token, { status: 'steal', media_ids: [attached.body.id] })).status,
+    ).toBe(422);
 
     const stale = await upload(server, alice.token, 'v2', await png(16, 16));
-    await collection(core.db, mediaAttachments).updateOne({ _id: BigInt(stale.body.id) }, { $set: { createdAt: new Date(Date.now() - 25 * 3600_000) } });
+    await collection(core.db, mediaAttachments).updateOne(
+      { _id: BigInt(stale.body.id) },
+      { $set: { createdAt: new Date(Date.now() - 25 * 3600_000) } },
+    );
     expect(await removeUnattachedMedia(core)).toBeGreaterThanOrEqual(1);
     expect(await collection(core.db, mediaAttachments).countDocuments({ _id: BigInt(stale.body.id) })).toBe(0);
     expect((await fetch((stale.body.url as string).replace(core.config.baseUrl, server.url))).status).toBe(404);

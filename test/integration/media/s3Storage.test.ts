@@ -30,7 +30,9 @@ describe('S3 storage driver', () => {
         } else if (req.method === 'GET') {
           const obj = objects.get(path);
           if (!obj) {
-            res.writeHead(404, { 'content-type': 'application/xml' }).end('<?xml version="1.0"?><Error><Code>NoSuchKey</Code><Message>missing</Message></Error>');
+            res
+              .writeHead(404, { 'content-type': 'application/xml' })
+              .end('<?xml version="1.0"?><Error><Code>NoSuchKey</Code><Message>missing</Message></Error>');
           } else {
             res.writeHead(200, { 'content-type': obj.type, 'content-length': String(obj.body.length) }).end(obj.body);
           }
@@ -70,7 +72,9 @@ describe('S3 storage driver', () => {
     expect(put.headers['content-type']).toBe('image/png');
     expect(put.headers['x-amz-acl']).toBe('public-read');
     expect(put.headers['cache-control']).toMatch(/max-age/);
-    expect(String(put.headers.authorization)).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-central-1\/s3\/aws4_request/);
+    expect(String(put.headers.authorization)).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-central-1\/s3\/aws4_request/,
+    );
 
     expect((await storage.get(key))?.equals(data)).toBe(true);
     expect(await storage.get('media_attachments/files/5/original/missing.png')).toBeNull();

@@ -23,11 +23,19 @@ describe('polls API', () => {
   let published: OutboxEvent[];
 
   /** A status with a poll, posted through the statuses API. */
-  async function statusWithPoll(author: TestUser, opts: { visibility?: Visibility; text?: string; multiple?: boolean; hideTotals?: boolean; expiresIn?: number } = {}) {
+  async function statusWithPoll(
+    author: TestUser,
+    opts: { visibility?: Visibility; text?: string; multiple?: boolean; hideTotals?: boolean; expiresIn?: number } = {},
+  ) {
     const res = await call('POST', '/api/v1/statuses', author.token, {
       status: opts.text ?? 'Which one?',
       visibility: opts.visibility ?? 'public',
-      poll: { options: ['red', 'green', 'blue'], expires_in: opts.expiresIn ?? 3600, multiple: opts.multiple ?? false, hide_totals: opts.hideTotals ?? false },
+      poll: {
+        options: ['red', 'green', 'blue'],
+        expires_in: opts.expiresIn ?? 3600,
+        multiple: opts.multiple ?? false,
+        hide_totals: opts.hideTotals ?? false,
+      },
     });
     expect(res.status).toBe(200);
     const poll = await collection(core.db, polls).findOne({ _id: BigInt(res.body.poll.id) });
@@ -50,15 +58,23 @@ describe('polls API', () => {
   it('validates poll input with Mastodon wording', () => {
     const bad: Array<[Record<string, unknown>, string]> = [
       [{ options: ['only'], expiresIn: 600 }, 'Validation failed: Poll options must have more than one item'],
-      [{ options: ['a', 'b', 'c', 'd', 'e'], expiresIn: 600 }, "Validation failed: Poll options can't contain more than 4 items"],
-      [{ options: ['a', 'x'.repeat(51)], expiresIn: 600 }, 'Validation failed: Poll options cannot be longer than 50 characters each'],
+      [
+        { options: ['a', 'b', 'c', 'd', 'e'], expiresIn: 600 },
+        "Validation failed: Poll options can't contain more than 4 items",
+      ],
+      [
+        { options: ['a', 'x'.repeat(51)], expiresIn: 600 },
+        'Validation failed: Poll options cannot be longer than 50 characters each',
+      ],
       [{ options: ['a', 'a'], expiresIn: 600 }, 'Validation failed: Poll options contain duplicate items'],
       [{ options: ['a', 'b'], expiresIn: 299 }, 'Validation failed: Poll expires at is too soon'],
       [{ options: ['a', 'b'], expiresIn: 2_629_747 }, 'Validation failed: Poll expires at is too far into the future'],
       [{ options: ['a', 'b'], expiresIn: 'soon' }, 'Validation failed: Poll expires at is invalid'],
     ];
     for (const [input, message] of bad) expect(() => validatePollInput(input)).toThrow(message);
-    expect(validatePollInput({ options: { 0: 'a', 1: 'b' }, expiresIn: '300', multiple: 'false', hideTotals: '1' })).toEqual({
+    expect(
+      validatePollInput({ options: { 0: 'a', 1: 'b' }, expiresIn: '300', multiple: 'false', hideTotals: '1' }),
+    ).toEqual({
       options: ['a', 'b'],
       expiresIn: 300,
       multiple: false,
@@ -100,7 +116,13 @@ describe('polls API', () => {
     expect(vote.body).toMatchObject({ votes_count: 1, voted: true, own_votes: [1] });
     expect(vote.body.options[1]).toEqual({ title: 'green', votes_count: 1 });
     const event = published.find((e) => e.type === 'PollVoted' && e.payload.pollId === String(poll._id));
-    expect(event?.payload).toMatchObject({ accountId: String(bob.account._id), pollAccountId: String(alice.account._id), choices: [1], optionTitles: ['green'], local: true });
+    expect(event?.payload).toMatchObject({
+      accountId: String(bob.account._id),
+      pollAccountId: String(alice.account._id),
+      choices: [1],
+      optionTitles: ['green'],
+      local: true,
+    });
 
     const again = await call('POST', `${pollPath}/votes`, bob.token, { choices: ['2'] });
     expect(again.status).toBe(422);
@@ -118,7 +140,9 @@ describe('polls API', () => {
 
   it('stops concurrent double votes with the unique index', async () => {
     const { pollPath } = await statusWithPoll(alice);
-    const results = await Promise.all(Array.from({ length: 8 }, () => call('POST', `${pollPath}/votes`, carol.token, { choices: ['0'] })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => call('POST', `${pollPath}/votes`, carol.token, { choices: ['0'] })),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 422)).toHaveLength(7);
     expect((await call('GET', pollPath, null)).body.votes_count).toBe(1);
@@ -127,7 +151,9 @@ describe('polls API', () => {
   it('counts concurrent votes of many accounts exactly', async () => {
     const { pollPath } = await statusWithPoll(alice, { multiple: true });
     const voters = await Promise.all(Array.from({ length: 12 }, () => createTestUser(core)));
-    const results = await Promise.all(voters.map((v, i) => call('POST', `${pollPath}/votes`, v.token, { choices: i % 2 === 0 ? ['0', '1'] : ['2'] })));
+    const results = await Promise.all(
+      voters.map((v, i) => call('POST', `${pollPath}/votes`, v.token, { choices: i % 2 === 0 ? ['0', '1'] : ['2'] })),
+    );
     expect(results.map((r) => r.status)).toEqual(voters.map(() => 200));
     const res = await call('GET', pollPath, null);
     expect(res.body).toMatchObject({ votes_count: 18, voters_count: 12 });
@@ -174,11 +200,17 @@ describe('polls API', () => {
     await call('POST', `${pollPath}/votes`, bob.token, { choices: ['2'] });
     // Two concurrent closers at a time after the end: one PollExpired.
     const later = new Date(Date.now() + 301_000);
-    const [a, b] = await Promise.all([closeExpiredPolls(core, { now: later }), closeExpiredPolls(core, { now: later })]);
+    const [a, b] = await Promise.all([
+      closeExpiredPolls(core, { now: later }),
+      closeExpiredPolls(core, { now: later }),
+    ]);
     expect(a + b).toBeGreaterThanOrEqual(1);
     const expiredEvents = published.filter((e) => e.type === 'PollExpired' && e.payload.pollId === String(poll._id));
     expect(expiredEvents).toHaveLength(1);
-    expect(expiredEvents[0].payload).toMatchObject({ statusId: String(poll.statusId), accountId: String(alice.account._id) });
+    expect(expiredEvents[0].payload).toMatchObject({
+      statusId: String(poll.statusId),
+      accountId: String(alice.account._id),
+    });
     const closed = await call('GET', pollPath, bob.token);
     expect(closed.body).toMatchObject({ expired: true, votes_count: 1, own_votes: [2] });
     const late = await call('POST', `${pollPath}/votes`, carol.token, { choices: ['0'] });
@@ -191,7 +223,11 @@ describe('polls API', () => {
     await collection(core.db, polls).updateOne({ _id: poll._id }, { $set: { expiresAt: new Date(Date.now() - 10) } });
     const scheduler = runScheduler(core, { intervalMs: 50 });
     try {
-      const closedAt = await eventually(async () => (await collection(core.db, polls).findOne({ _id: poll._id }))?.closedAt ?? undefined, 10_000, 'the poll to close');
+      const closedAt = await eventually(
+        async () => (await collection(core.db, polls).findOne({ _id: poll._id }))?.closedAt ?? undefined,
+        10_000,
+        'the poll to close',
+      );
       expect(closedAt).toBeInstanceOf(Date);
     } finally {
       await scheduler.stop();
@@ -201,10 +237,26 @@ describe('polls API', () => {
   it('keeps votes when an edit keeps the options and resets them when they change', async () => {
     const { poll, status, pollPath } = await statusWithPoll(alice);
     await call('POST', `${pollPath}/votes`, bob.token, { choices: ['0'] });
-    const same = await replacePoll(core, { pollId: poll._id, statusId: status._id, accountId: alice.account._id, options: ['red', 'green', 'blue'], expiresIn: 600, multiple: false, hideTotals: true });
+    const same = await replacePoll(core, {
+      pollId: poll._id,
+      statusId: status._id,
+      accountId: alice.account._id,
+      options: ['red', 'green', 'blue'],
+      expiresIn: 600,
+      multiple: false,
+      hideTotals: true,
+    });
     expect(same.votesReset).toBe(false);
     expect((await call('GET', pollPath, bob.token)).body).toMatchObject({ votes_count: 1, own_votes: [0] });
-    const changed = await replacePoll(core, { pollId: poll._id, statusId: status._id, accountId: alice.account._id, options: ['red', 'yellow'], expiresIn: 600, multiple: false, hideTotals: false });
+    const changed = await replacePoll(core, {
+      pollId: poll._id,
+      statusId: status._id,
+      accountId: alice.account._id,
+      options: ['red', 'yellow'],
+      expiresIn: 600,
+      multiple: false,
+      hideTotals: false,
+    });
     expect(changed.votesReset).toBe(true);
     expect(changed._id).toBe(poll._id);
     const res = await call('GET', pollPath, bob.token);

@@ -47,7 +47,17 @@ describe('posting', () => {
     expect(s.uri).toMatch(new RegExp(`/users/alice/statuses/${s.id}$`));
     expect(s.url).toMatch(new RegExp(`/@alice/${s.id}$`));
     expect(s.application).toEqual({ name: alice.app.name, website: null });
-    expect(s).toMatchObject({ favourited: false, reblogged: false, bookmarked: false, muted: false, pinned: false, filtered: [], card: null, poll: null, emojis: [] });
+    expect(s).toMatchObject({
+      favourited: false,
+      reblogged: false,
+      bookmarked: false,
+      muted: false,
+      pinned: false,
+      filtered: [],
+      card: null,
+      poll: null,
+      emojis: [],
+    });
     const event = published.find((e) => e.type === 'StatusCreated' && e.payload.statusId === s.id);
     expect(event?.key).toBe(String(alice.account._id));
     expect(event?.payload.mentionedAccountIds).toEqual([String(bob.account._id)]);
@@ -56,14 +66,18 @@ describe('posting', () => {
 
   it('counts characters as Mastodon does and rejects blank or too long text', async () => {
     const url = `https://example.com/${'x'.repeat(600)}`;
-    expect((await call('POST', '/api/v1/statuses', alice.token, { status: `${'a'.repeat(476)} ${url}` })).status).toBe(200);
+    expect((await call('POST', '/api/v1/statuses', alice.token, { status: `${'a'.repeat(476)} ${url}` })).status).toBe(
+      200,
+    );
     const tooLong = await call('POST', '/api/v1/statuses', alice.token, { status: 'a'.repeat(501) });
     expect(tooLong.status).toBe(422);
     expect(tooLong.body.error).toBe('Validation failed: Text character limit of 500 exceeded');
     const blank = await call('POST', '/api/v1/statuses', alice.token, { status: '  ' });
     expect(blank.status).toBe(422);
     expect(blank.body.error).toBe("Validation failed: Text can't be blank");
-    expect((await call('POST', '/api/v1/statuses', alice.token, { status: 'x', visibility: 'secret' })).status).toBe(422);
+    expect((await call('POST', '/api/v1/statuses', alice.token, { status: 'x', visibility: 'secret' })).status).toBe(
+      422,
+    );
   });
 
   it('answers with rate limit headers and needs write scope', async () => {
@@ -77,7 +91,9 @@ describe('posting', () => {
   it('creates exactly one status for 100 concurrent posts with one Idempotency-Key', async () => {
     const before = await core.db.collection('statuses').countDocuments({ accountId: bob.account._id });
     const results = await Promise.all(
-      Array.from({ length: 100 }, () => call('POST', '/api/v1/statuses', bob.token, { status: 'once only' }, { 'idempotency-key': 'key-123' })),
+      Array.from({ length: 100 }, () =>
+        call('POST', '/api/v1/statuses', bob.token, { status: 'once only' }, { 'idempotency-key': 'key-123' }),
+      ),
     );
     expect(results.filter((r) => r.status !== 200).map((r) => [r.status, r.body])).toEqual([]);
     expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
@@ -88,8 +104,13 @@ describe('posting', () => {
 
 describe('reading, editing, deleting', () => {
   it('edits with history and source, then deletes for redraft', async () => {
-    const posted = (await call('POST', '/api/v1/statuses', alice.token, { status: 'first #draft', language: 'en' })).body;
-    const edited = await call('PUT', `/api/v1/statuses/${posted.id}`, alice.token, { status: 'second', spoiler_text: 'now with cw', language: 'de' });
+    const posted = (await call('POST', '/api/v1/statuses', alice.token, { status: 'first #draft', language: 'en' }))
+      .body;
+    const edited = await call('PUT', `/api/v1/statuses/${posted.id}`, alice.token, {
+      status: 'second',
+      spoiler_text: 'now with cw',
+      language: 'de',
+    });
     expect(edited.status).toBe(200);
     expect(edited.body.content).toBe('<p>second</p>');
     expect(edited.body.language).toBe('de');
@@ -152,20 +173,41 @@ describe('interactions', () => {
     expect((await call('POST', `/api/v1/statuses/${s.id}/pin`, alice.token)).body.pinned).toBe(true);
     expect((await call('POST', `/api/v1/statuses/${s.id}/mute`, bob.token)).body.muted).toBe(true);
 
-    expect((await call('POST', `/api/v1/statuses/${s.id}/unfavourite`, bob.token)).body).toMatchObject({ favourited: false, favourites_count: 0 });
-    expect((await call('POST', `/api/v1/statuses/${s.id}/unreblog`, bob.token)).body).toMatchObject({ id: s.id, reblogged: false, reblogs_count: 0 });
+    expect((await call('POST', `/api/v1/statuses/${s.id}/unfavourite`, bob.token)).body).toMatchObject({
+      favourited: false,
+      favourites_count: 0,
+    });
+    expect((await call('POST', `/api/v1/statuses/${s.id}/unreblog`, bob.token)).body).toMatchObject({
+      id: s.id,
+      reblogged: false,
+      reblogs_count: 0,
+    });
     expect((await call('POST', `/api/v1/statuses/${s.id}/unbookmark`, bob.token)).body.bookmarked).toBe(false);
     expect((await call('POST', `/api/v1/statuses/${s.id}/unpin`, alice.token)).body.pinned).toBe(false);
     expect((await call('POST', `/api/v1/statuses/${s.id}/unmute`, bob.token)).body.muted).toBe(false);
-    const types = published.filter((e) => e.payload.statusId === s.id || e.payload.reblogOfId === s.id).map((e) => e.type);
-    expect(types).toEqual(expect.arrayContaining(['FavouriteCreated', 'ReblogCreated', 'StatusPinned', 'ConversationMuted', 'FavouriteDeleted', 'ReblogDeleted', 'StatusUnpinned', 'ConversationUnmuted']));
+    const types = published
+      .filter((e) => e.payload.statusId === s.id || e.payload.reblogOfId === s.id)
+      .map((e) => e.type);
+    expect(types).toEqual(
+      expect.arrayContaining([
+        'FavouriteCreated',
+        'ReblogCreated',
+        'StatusPinned',
+        'ConversationMuted',
+        'FavouriteDeleted',
+        'ReblogDeleted',
+        'StatusUnpinned',
+        'ConversationUnmuted',
+      ]),
+    );
   });
 
   it('limits pins to five and refuses direct statuses', async () => {
     const carol = await createTestUser(core);
     const direct = (await call('POST', '/api/v1/statuses', carol.token, { status: 'psst', visibility: 'direct' })).body;
     expect((await call('POST', `/api/v1/statuses/${direct.id}/pin`, carol.token)).status).toBe(422);
-    const priv = (await call('POST', '/api/v1/statuses', carol.token, { status: 'private pin', visibility: 'private' })).body;
+    const priv = (await call('POST', '/api/v1/statuses', carol.token, { status: 'private pin', visibility: 'private' }))
+      .body;
     expect((await call('POST', `/api/v1/statuses/${priv.id}/pin`, carol.token)).body.pinned).toBe(true);
     for (let i = 0; i < 4; i++) {
       const s = (await call('POST', '/api/v1/statuses', carol.token, { status: `pin ${i}` })).body;
@@ -208,7 +250,9 @@ describe('interactions', () => {
   it('lets undo actions work after losing access or being blocked', async () => {
     const erin = await createTestUser(core);
     await recordFollow(core, erin.account._id, alice.account._id);
-    const priv = (await call('POST', '/api/v1/statuses', alice.token, { status: 'followers only', visibility: 'private' })).body;
+    const priv = (
+      await call('POST', '/api/v1/statuses', alice.token, { status: 'followers only', visibility: 'private' })
+    ).body;
     expect((await call('POST', `/api/v1/statuses/${priv.id}/favourite`, erin.token)).body.favourited).toBe(true);
     expect((await call('POST', `/api/v1/statuses/${priv.id}/bookmark`, erin.token)).body.bookmarked).toBe(true);
     expect((await call('POST', `/api/v1/statuses/${priv.id}/reblog`, erin.token)).status).toBe(403);
@@ -227,8 +271,14 @@ describe('interactions', () => {
     expect((await call('POST', `/api/v1/statuses/${s.id}/bookmark`, fay.token)).status).toBe(200);
     await recordBlock(core, alice.account._id, fay.account._id);
     expect((await call('GET', `/api/v1/statuses/${s.id}`, fay.token)).status).toBe(404);
-    expect((await call('POST', `/api/v1/statuses/${s.id}/unreblog`, fay.token)).body).toMatchObject({ id: s.id, reblogged: false });
-    expect((await call('POST', `/api/v1/statuses/${s.id}/unbookmark`, fay.token)).body).toMatchObject({ id: s.id, bookmarked: false });
+    expect((await call('POST', `/api/v1/statuses/${s.id}/unreblog`, fay.token)).body).toMatchObject({
+      id: s.id,
+      reblogged: false,
+    });
+    expect((await call('POST', `/api/v1/statuses/${s.id}/unbookmark`, fay.token)).body).toMatchObject({
+      id: s.id,
+      bookmarked: false,
+    });
     expect((await call('POST', `/api/v1/statuses/${s.id}/reblog`, fay.token)).status).toBe(404);
   });
 
@@ -245,7 +295,11 @@ describe('context limits', () => {
   it('gives logged-out callers at most 20 levels of descendants', async () => {
     const root = await postStatus(core, alice.account, { text: 'deep thread' });
     let parent = root;
-    for (let i = 0; i < 22; i++) parent = await postStatus(core, i % 2 ? alice.account : bob.account, { text: `level ${i + 1}`, inReplyToId: parent._id });
+    for (let i = 0; i < 22; i++)
+      parent = await postStatus(core, i % 2 ? alice.account : bob.account, {
+        text: `level ${i + 1}`,
+        inReplyToId: parent._id,
+      });
     const anonymous = await call('GET', `/api/v1/statuses/${root._id}/context`, null);
     expect(anonymous.body.descendants).toHaveLength(20);
     const signedIn = await call('GET', `/api/v1/statuses/${root._id}/context`, bob.token);

@@ -11,10 +11,34 @@ type Visibility = 'public' | 'unlisted' | 'private' | 'direct';
 
 // [read, context, favourite, reblog] expected status codes.
 const MATRIX: Record<Visibility, Record<Viewer, [number, number, number, number]>> = {
-  public: { author: [200, 200, 200, 200], follower: [200, 200, 200, 200], mentioned: [200, 200, 200, 200], stranger: [200, 200, 200, 200], anonymous: [200, 200, 401, 401] },
-  unlisted: { author: [200, 200, 200, 200], follower: [200, 200, 200, 200], mentioned: [200, 200, 200, 200], stranger: [200, 200, 200, 200], anonymous: [200, 200, 401, 401] },
-  private: { author: [200, 200, 200, 200], follower: [200, 200, 200, 403], mentioned: [200, 200, 200, 403], stranger: [404, 404, 404, 404], anonymous: [404, 404, 401, 401] },
-  direct: { author: [200, 200, 200, 403], follower: [404, 404, 404, 404], mentioned: [200, 200, 200, 403], stranger: [404, 404, 404, 404], anonymous: [404, 404, 401, 401] },
+  public: {
+    author: [200, 200, 200, 200],
+    follower: [200, 200, 200, 200],
+    mentioned: [200, 200, 200, 200],
+    stranger: [200, 200, 200, 200],
+    anonymous: [200, 200, 401, 401],
+  },
+  unlisted: {
+    author: [200, 200, 200, 200],
+    follower: [200, 200, 200, 200],
+    mentioned: [200, 200, 200, 200],
+    stranger: [200, 200, 200, 200],
+    anonymous: [200, 200, 401, 401],
+  },
+  private: {
+    author: [200, 200, 200, 200],
+    follower: [200, 200, 200, 403],
+    mentioned: [200, 200, 200, 403],
+    stranger: [404, 404, 404, 404],
+    anonymous: [404, 404, 401, 401],
+  },
+  direct: {
+    author: [200, 200, 200, 403],
+    follower: [404, 404, 404, 404],
+    mentioned: [200, 200, 200, 403],
+    stranger: [404, 404, 404, 404],
+    anonymous: [404, 404, 401, 401],
+  },
 };
 
 let api: TestApi;
@@ -32,7 +56,10 @@ beforeAll(async () => {
   users.stranger = await createTestUser(core, { username: 'stranger' });
   await recordFollow(core, users.follower.account._id, users.author.account._id);
   for (const visibility of ['public', 'unlisted', 'private', 'direct'] as Visibility[]) {
-    const res = await call('POST', '/api/v1/statuses', users.author.token, { status: `hello @mentioned (${visibility})`, visibility });
+    const res = await call('POST', '/api/v1/statuses', users.author.token, {
+      status: `hello @mentioned (${visibility})`,
+      visibility,
+    });
     expect(res.status).toBe(200);
     statusIds[visibility] = res.body.id;
   }
@@ -40,7 +67,9 @@ beforeAll(async () => {
 
 afterAll(() => api?.close());
 
-const cases = (Object.keys(MATRIX) as Visibility[]).flatMap((v) => (Object.keys(MATRIX[v]) as Viewer[]).map((viewer) => [v, viewer] as const));
+const cases = (Object.keys(MATRIX) as Visibility[]).flatMap((v) =>
+  (Object.keys(MATRIX[v]) as Viewer[]).map((viewer) => [v, viewer] as const),
+);
 
 it.each(cases)('%s status seen by %s', async (visibility, viewer) => {
   const token = viewer === 'anonymous' ? null : users[viewer].token;

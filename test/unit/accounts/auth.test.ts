@@ -1,5 +1,17 @@
-import { expandScopes, parseScopes, scopesAllow, scopesWithin, DANGEROUS_SCOPES } from '../../../services/core/auth/scopes.ts';
-import { hasPermission, permissionMask, PERMISSION_FLAGS, BUILT_IN_ROLES, DEFAULT_PERMISSIONS } from '../../../services/core/roles/permissions.ts';
+import {
+  expandScopes,
+  parseScopes,
+  scopesAllow,
+  scopesWithin,
+  DANGEROUS_SCOPES,
+} from '../../../services/core/auth/scopes.ts';
+import {
+  hasPermission,
+  permissionMask,
+  PERMISSION_FLAGS,
+  BUILT_IN_ROLES,
+  DEFAULT_PERMISSIONS,
+} from '../../../services/core/roles/permissions.ts';
 import { seal, unseal } from '../../../services/core/oauth/seal.ts';
 import { isValidRedirectUri, validateApp, AppValidationError } from '../../../services/core/oauth/apps.ts';
 import { railsBoolean, fieldList } from '../../../services/api/accounts/params.ts';
@@ -65,8 +77,10 @@ describe('token sealing', () => {
 
 describe('app validation', () => {
   it('accepts absolute URIs (custom schemes too) and oob; refuses fragments and script schemes', () => {
-    for (const ok of ['https://a.example/cb', 'http://localhost:3000/cb', 'myapp://oauth', 'urn:ietf:wg:oauth:2.0:oob']) expect(isValidRedirectUri(ok)).toBe(true);
-    for (const bad of ['/relative', 'not a uri', 'https://a.example/#frag', 'javascript:alert(1)', 'data:text/html,x']) expect(isValidRedirectUri(bad)).toBe(false);
+    for (const ok of ['https://a.example/cb', 'http://localhost:3000/cb', 'myapp://oauth', 'urn:ietf:wg:oauth:2.0:oob'])
+      expect(isValidRedirectUri(ok)).toBe(true);
+    for (const bad of ['/relative', 'not a uri', 'https://a.example/#frag', 'javascript:alert(1)', 'data:text/html,x'])
+      expect(isValidRedirectUri(bad)).toBe(false);
   });
 
   it('names the problem', () => {

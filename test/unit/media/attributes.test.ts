@@ -10,7 +10,8 @@ describe('focus and description', () => {
     expect(parseFocus(' -1 , 1 ')).toEqual({ x: -1, y: 1 });
     expect(parseFocus('')).toBeNull();
     expect(parseFocus(undefined)).toBeNull();
-    for (const bad of ['1.5,0', '0', 'a,b', '0,0,0', '0;0']) expect(() => parseFocus(bad)).toThrow(/Validation failed: Focus/);
+    for (const bad of ['1.5,0', '0', 'a,b', '0,0,0', '0;0'])
+      expect(() => parseFocus(bad)).toThrow(/Validation failed: Focus/);
     expect(() => parseFocus(3)).toThrow(/Focus is invalid/);
   });
 
@@ -18,7 +19,9 @@ describe('focus and description', () => {
     expect(normalizeDescription('alt\r\ntext')).toBe('alt\ntext');
     expect(normalizeDescription('')).toBeNull();
     expect(normalizeDescription('😀'.repeat(1500))).toHaveLength(3000);
-    expect(() => normalizeDescription('x'.repeat(1501))).toThrow('Validation failed: Description is too long (maximum is 1500 characters)');
+    expect(() => normalizeDescription('x'.repeat(1501))).toThrow(
+      'Validation failed: Description is too long (maximum is 1500 characters)',
+    );
     expect(() => normalizeDescription(['a'])).toThrow('Description is invalid');
   });
 });
@@ -47,9 +50,23 @@ describe('MediaAttachment presenter', () => {
     type: 'video',
     processing: 'complete',
     processingError: null,
-    files: { original: 'media_attachments/files/42/original/ab.mp4', small: 'media_attachments/files/42/small/cd.jpg', contentType: 'video/mp4', upload: null, fileSize: 10 },
+    files: {
+      original: 'media_attachments/files/42/original/ab.mp4',
+      small: 'media_attachments/files/42/small/cd.jpg',
+      contentType: 'video/mp4',
+      upload: null,
+      fileSize: 10,
+    },
     meta: {
-      original: { width: 320, height: 240, size: '320x240', aspect: 4 / 3, frameRate: '10/1', duration: 1.02, bitrate: 1000 },
+      original: {
+        width: 320,
+        height: 240,
+        size: '320x240',
+        aspect: 4 / 3,
+        frameRate: '10/1',
+        duration: 1.02,
+        bitrate: 1000,
+      },
       small: { width: 320, height: 240, size: '320x240', aspect: 4 / 3 },
       length: '0:00:01.02',
       duration: 1.02,
@@ -76,7 +93,15 @@ describe('MediaAttachment presenter', () => {
       preview_remote_url: null,
       text_url: null,
       meta: {
-        original: { width: 320, height: 240, size: '320x240', aspect: 4 / 3, frame_rate: '10/1', duration: 1.02, bitrate: 1000 },
+        original: {
+          width: 320,
+          height: 240,
+          size: '320x240',
+          aspect: 4 / 3,
+          frame_rate: '10/1',
+          duration: 1.02,
+          bitrate: 1000,
+        },
         small: { width: 320, height: 240, size: '320x240', aspect: 4 / 3 },
         length: '0:00:01.02',
         duration: 1.02,
@@ -95,7 +120,13 @@ describe('MediaAttachment presenter', () => {
   });
 
   it('has url null while processing', () => {
-    const queued = presentMediaAttachment(core, { ...base, processing: 'queued', files: { ...base.files, small: null }, meta: null, blurhash: null });
+    const queued = presentMediaAttachment(core, {
+      ...base,
+      processing: 'queued',
+      files: { ...base.files, small: null },
+      meta: null,
+      blurhash: null,
+    });
     expect(queued).toMatchObject({ url: null, preview_url: null, meta: null });
   });
 });

@@ -10,8 +10,15 @@ describe('poll input', () => {
   });
 
   it('accepts 2 to 4 options of at most 50 characters and 300 s to a month', () => {
-    expect(validatePollInput({ options: ['a', 'b', 'c', 'd'], expiresIn: 2_629_746 })).toMatchObject({ expiresIn: 2_629_746, multiple: false, hideTotals: false });
-    expect(validatePollInput({ options: [' a ', 'b'], expiresIn: 300, multiple: 'true' })).toMatchObject({ options: ['a', 'b'], multiple: true });
+    expect(validatePollInput({ options: ['a', 'b', 'c', 'd'], expiresIn: 2_629_746 })).toMatchObject({
+      expiresIn: 2_629_746,
+      multiple: false,
+      hideTotals: false,
+    });
+    expect(validatePollInput({ options: [' a ', 'b'], expiresIn: 300, multiple: 'true' })).toMatchObject({
+      options: ['a', 'b'],
+      multiple: true,
+    });
     expect(() => validatePollInput({ options: 'a,b', expiresIn: 300 })).toThrow(/more than one item/);
     expect(() => validatePollInput({ options: ['a', ''], expiresIn: 300 })).toThrow("Poll options can't be blank");
     expect(() => validatePollInput({ options: ['a', 'b'] })).toThrow('Poll expires at is invalid');

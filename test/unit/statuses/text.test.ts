@@ -26,18 +26,26 @@ describe('formatStatusHtml', () => {
   });
 
   it('leaves unknown mentions as text and ignores non-http links', () => {
-    expect(formatStatusHtml('hey @nobody@remote.example and javascript:alert(1)', opts)).toBe('<p>hey @nobody@remote.example and javascript:alert(1)</p>');
+    expect(formatStatusHtml('hey @nobody@remote.example and javascript:alert(1)', opts)).toBe(
+      '<p>hey @nobody@remote.example and javascript:alert(1)</p>',
+    );
   });
 
   it('shortens short links without an ellipsis', () => {
-    expect(linkHtml('http://www.a.io/x')).toContain('<span class="invisible">http://www.</span><span class="">a.io/x</span><span class="invisible"></span>');
+    expect(linkHtml('http://www.a.io/x')).toContain(
+      '<span class="invisible">http://www.</span><span class="">a.io/x</span><span class="invisible"></span>',
+    );
   });
 });
 
 describe('extractEntities', () => {
   it('finds mentions, tags and URLs, but nothing inside URLs or e-mail addresses', () => {
     const kinds = extractEntities('@a @b@x.org mail@host.org #tag https://e.com/#notatag/@nouser #1 x#y').map((e) =>
-      e.kind === 'url' ? e.url : e.kind === 'mention' ? `@${e.username}${e.domain ? `@${e.domain}` : ''}` : `#${e.name}`,
+      e.kind === 'url'
+        ? e.url
+        : e.kind === 'mention'
+          ? `@${e.username}${e.domain ? `@${e.domain}` : ''}`
+          : `#${e.name}`,
     );
     expect(kinds).toEqual(['@a', '@b@x.org', '#tag', 'https://e.com/#notatag/@nouser']);
   });
