@@ -68,6 +68,18 @@ export function indexRailsHashArrays(s: string): string {
     .join('&');
 }
 
+/**
+ * Errors while reading a multipart body: the limits' own 4xx errors stay; the parser's plain
+ * errors (no boundary, truncated body, ...) are the client's malformed request, a 400 like Rack's.
+ */
+function malformedMultipart(err: unknown): unknown {
+  if (err instanceof ApiError) return err;
+  const status = (err as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new ApiError(400, `Invalid multipart/form-data body: ${message}`);
+}
+
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 
 export default fp(
@@ -94,16 +106,21 @@ export default fp(
       request.uploads = {};
       if (request.isMultipart()) {
         const pairs: string[] = [];
-        for await (const part of request.parts()) {
-          if (part.type === 'file') {
-            const data = await part.toBuffer().catch((err: { code?: string }) => {
-              if (err.code === 'FST_REQ_FILE_TOO_LARGE') throw new ApiError(422, 'Validation failed: File is too big');
-              throw err;
-            });
-            request.uploads[part.fieldname] = { filename: part.filename, mimetype: part.mimetype, data };
-          } else {
-            pairs.push(`${encodeURIComponent(part.fieldname)}=${encodeURIComponent(String(part.value))}`);
+        try {
+          for await (const part of request.parts()) {
+            if (part.type === 'file') {
+              const data = await part.toBuffer().catch((err: { code?: string }) => {
+                if (err.code === 'FST_REQ_FILE_TOO_LARGE')
+                  throw new ApiError(422, 'Validation failed: File is too big');
+                throw err;
+              });
+              request.uploads[part.fieldname] = { filename: part.filename, mimetype: part.mimetype, data };
+            } else {
+              pairs.push(`${encodeURIComponent(part.fieldname)}=${encodeURIComponent(String(part.value))}`);
+            }
           }
+        } catch (err) {
+          throw malformedMultipart(err);
         }
         request.body = parseQueryString(pairs.join('&'));
       }
