@@ -96,7 +96,19 @@ const UNDECLARED_FIELDS: Record<string, string[]> = {
   '/oauth/token': ['grant_type', 'code', 'client_id', 'client_secret', 'redirect_uri', 'scope', 'code_verifier'],
   '/oauth/revoke': ['token', 'client_id', 'client_secret'],
   '/oauth/authorize': ['client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge'],
-  '/auth/sign_in': ['username', 'password', 'user'],
+  '/auth/sign_in': ['email', 'password', 'return_to'],
+  'GET /oauth/authorize': [
+    'client_id',
+    'redirect_uri',
+    'response_type',
+    'scope',
+    'state',
+    'code_challenge',
+    'code_challenge_method',
+    'force_login',
+    'lang',
+  ],
+  'GET /auth/sign_in': ['return_to'],
   '/api/v1/media': ['file', 'thumbnail'],
   '/api/v2/media': ['file', 'thumbnail'],
 };
@@ -150,7 +162,32 @@ const HEADER_VARIANTS: { label: string; headers: Record<string, string>; body?: 
   { label: 'gzip claimed', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: '{}' },
 ];
 
-const BAD_IDS = ['abc', '99999999999999999999999', '-1', '0', '%00', '9223372036854775808', '1e5', '0x10', '%20', '..'];
+/** Query values for each field a GET route reads (a URL has no types: shapes and bytes only). */
+const QUERY_VALUES = [
+  '[]=x',
+  '[a][b]=1',
+  `=${'q'.repeat(8000)}`,
+  '=%00',
+  '=%ED%A0%80',
+  '=-1',
+  '=99999999999999999999',
+  '=',
+];
+
+const BAD_IDS = [
+  'abc',
+  '99999999999999999999999',
+  '-1',
+  '0',
+  '%00',
+  '9223372036854775808',
+  '1e5',
+  '0x10',
+  '%20',
+  '..',
+  '%2F',
+  'a'.repeat(5000),
+];
 
 const BAD_QUERIES = [
   'limit=-5',
@@ -312,7 +349,8 @@ describe('hostile input on every route', () => {
   }
 
   function fields(route: Route): string[] {
-    return [...new Set([...route.fields, ...route.query, ...(UNDECLARED_FIELDS[route.url] ?? [])])];
+    const undeclared = UNDECLARED_FIELDS[`${route.method} ${route.url}`] ?? UNDECLARED_FIELDS[route.url] ?? [];
+    return [...new Set([...route.fields, ...route.query, ...undeclared])];
   }
 
   function hostileRequests(route: Route): Hostile[] {
@@ -328,6 +366,10 @@ describe('hostile input on every route', () => {
     }
     if (route.method === 'GET' || route.method === 'HEAD') {
       for (const q of BAD_QUERIES) out.push({ label: `query ${q.slice(0, 60)}`, path: `${path}?${q}` });
+      for (const field of fields(route)) {
+        for (const v of QUERY_VALUES)
+          out.push({ label: `query ${field}${v.slice(0, 30)}`, path: `${path}?${field}${v}` });
+      }
       return out;
     }
     if (route.method === 'OPTIONS') return out;
@@ -419,6 +461,37 @@ describe('hostile input on every route', () => {
     return out;
   }
 
+  /** Sends one request; answers a description of what is wrong with the answer, or null. */
+  async function probe(
+    what: string,
+    routeUrl: string,
+    path: string,
+    init: { method: string; headers: Record<string, string>; body?: string | FormData },
+  ): Promise<string | null> {
+    let res: Response;
+    try {
+      res = await fetch(`${server.url}${path}`, { ...init, redirect: 'manual', signal: AbortSignal.timeout(10_000) });
+    } catch (err) {
+      return `${what}: no answer (${String(err)})`;
+    }
+    const text = await res.text();
+    if (res.status >= 500) return `${what}: ${res.status} ${text.slice(0, 200)}`;
+    if (res.status < 400 || init.method === 'HEAD') return null;
+    // The OAuth and sign-in pages are HTML for people; their errors may be HTML pages too.
+    const html = /^\/(oauth|auth)\//.test(routeUrl) && (res.headers.get('content-type') ?? '').includes('html');
+    if (html) return null;
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return `${what}: ${res.status} not JSON: ${text.slice(0, 200)}`;
+    }
+    if (typeof (body as { error?: unknown } | null)?.error !== 'string') {
+      return `${what}: ${res.status} without a string error: ${text.slice(0, 200)}`;
+    }
+    return null;
+  }
+
   it('answers every hostile request with < 500 and a Mastodon error body', async () => {
     const targets = routes.filter((r) => r.url !== '*');
     expect(targets.length).toBeGreaterThan(50);
@@ -433,42 +506,76 @@ describe('hostile input on every route', () => {
         const headers: Record<string, string> = { authorization: `Bearer ${token}` };
         if (h.contentType) headers['content-type'] = h.contentType;
         Object.assign(headers, h.headers);
-        const what = `${route.method} ${route.url} [${h.label}]`;
         sent += 1;
-        let res: Response;
-        try {
-          res = await fetch(`${server.url}${h.path}`, {
-            method: route.method,
-            headers,
-            body: h.body,
-            redirect: 'manual',
-            signal: AbortSignal.timeout(10_000),
-          });
-        } catch (err) {
-          failures.push(`${what}: no answer (${String(err)})`);
-          continue;
-        }
-        const text = await res.text();
-        if (res.status >= 500) {
-          failures.push(`${what}: ${res.status} ${text.slice(0, 200)}`);
-          continue;
-        }
-        if (res.status < 400 || route.method === 'HEAD') continue;
-        const html = /^\/(oauth|auth)\//.test(route.url) && (res.headers.get('content-type') ?? '').includes('html');
-        if (html) continue;
-        let body: unknown;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          failures.push(`${what}: ${res.status} not JSON: ${text.slice(0, 200)}`);
-          continue;
-        }
-        if (typeof (body as { error?: unknown } | null)?.error !== 'string') {
-          failures.push(`${what}: ${res.status} without a string error: ${text.slice(0, 200)}`);
-        }
+        const failure = await probe(`${route.method} ${route.url} [${h.label}]`, route.url, h.path, {
+          method: route.method,
+          headers,
+          body: h.body,
+        });
+        if (failure) failures.push(failure);
       }
     }
     expect(sent).toBeGreaterThan(1000);
+    expect(failures).toEqual([]);
+    expect(logErrors).toEqual([]);
+  });
+
+  it('answers hostile forms on the CSRF-protected sign-in and consent pages with < 500', async () => {
+    const page = await fetch(`${server.url}/auth/sign_in`);
+    const cookies = page.headers.getSetCookie().map((c) => c.split(';')[0]);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1];
+    expect(csrf).toBeDefined();
+    const failures: string[] = [];
+    const post = async (path: string, form: string, cookie: string[]): Promise<void> => {
+      await clearRateLimits();
+      const failure = await probe(`POST ${path} [${form.slice(0, 80)}]`, path, path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookie.join('; ') },
+        body: `_csrf=${encodeURIComponent(csrf!)}&${form}`,
+      });
+      if (failure) failures.push(failure);
+    };
+    const values = [
+      '[]=x',
+      '[a][b]=1',
+      `=${'q'.repeat(100 * 1024)}`,
+      '=%00',
+      '=%ED%A0%80',
+      '=javascript:alert(1)',
+      '=//evil.example/x',
+      '=-1',
+    ];
+    const signIn = ['email', 'password', 'return_to'];
+    for (const field of signIn) for (const v of values) await post('/auth/sign_in', `${field}${v}`, cookies);
+
+    // Signed in for real, the consent form's fields reach the authorization code.
+    const user = await createTestUser(core);
+    const login = await fetch(`${server.url}/auth/sign_in`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookies.join('; ') },
+      body: new URLSearchParams({ _csrf: csrf!, email: user.user.email, password: user.password }).toString(),
+      redirect: 'manual',
+    });
+    expect(login.status).toBe(303);
+    const session = [...cookies, ...login.headers.getSetCookie().map((c) => c.split(';')[0])];
+    const { clientId } = await createTestApp(core);
+    const good: Record<string, string> = {
+      client_id: clientId,
+      redirect_uri: 'urn:ietf:wg:oauth:2.0:oob',
+      response_type: 'code',
+      scope: 'read',
+      decision: 'approve',
+    };
+    const consent = [...Object.keys(good), 'state', 'code_challenge', 'code_challenge_method', 'lang', 'force_login'];
+    for (const field of consent) {
+      for (const v of values) {
+        const rest = Object.entries(good)
+          .filter(([k]) => k !== field)
+          .map(([k, val]) => `${k}=${encodeURIComponent(val)}`);
+        await post('/oauth/authorize', [...rest, `${field}${v}`].join('&'), session);
+      }
+    }
+    await post('/auth/sign_out', 'a[b][c][d][e][f][g][h][i]=1', session);
     expect(failures).toEqual([]);
     expect(logErrors).toEqual([]);
   });
