@@ -174,6 +174,30 @@ const QUERY_VALUES = [
   '=',
 ];
 
+/** Tails for wildcard routes (`/system/*`): traversal, NUL, bad percent-encoding, length. */
+const BAD_TAILS = [
+  '%2e%2e/%2e%2e/etc/passwd',
+  '..%2f..%2fetc%2fpasswd',
+  '%00',
+  '%ff%fe',
+  '%',
+  'a/'.repeat(2000),
+  'cache/../../x',
+  'upload/x',
+];
+
+/** Range headers on a real stored file. */
+const BAD_RANGES = [
+  'bytes=999999999-',
+  'bytes=-0',
+  'bytes=5-1',
+  'bytes=0-99999999999999999999',
+  'bytes=abc',
+  'bytes=0-1,2-3',
+  'bytes=-99999999999999999999',
+  'items=0-1',
+];
+
 const BAD_IDS = [
   'abc',
   '99999999999999999999999',
@@ -276,6 +300,7 @@ describe('hostile input on every route', () => {
   const realIds: Record<string, string> = {};
   let logErrors: string[] = [];
   let goodPng: Buffer;
+  let realFile: string;
 
   const onInit = (message: unknown): void => {
     const { fastify } = message as { fastify: { addHook(name: 'onRoute', fn: (r: RouteOptions) => void): void } };
@@ -315,7 +340,8 @@ describe('hostile input on every route', () => {
     form.append('file', new Blob([new Uint8Array(goodPng)], { type: 'image/png' }), 'a.png');
     const media = (await (
       await fetch(`${server.url}/api/v1/media`, { method: 'POST', headers: auth, body: form })
-    ).json()) as { id: string };
+    ).json()) as { id: string; url: string };
+    realFile = new URL(media.url).pathname;
     const post = async (body: unknown): Promise<{ id: string; poll?: { id: string } }> => {
       const res = await fetch(`${server.url}/api/v1/statuses`, {
         method: 'POST',
@@ -356,6 +382,12 @@ describe('hostile input on every route', () => {
   function hostileRequests(route: Route): Hostile[] {
     const out: Hostile[] = [];
     const path = realPath(route.url);
+    for (const bad of route.url.endsWith('*') ? BAD_TAILS : []) {
+      out.push({ label: `tail ${bad.slice(0, 40)}`, path: route.url.replace(/\*$/, bad) });
+    }
+    if (route.url === '/system/*') {
+      for (const range of BAD_RANGES) out.push({ label: `range ${range}`, path: realFile, headers: { range } });
+    }
     for (const bad of route.url.includes(':') ? BAD_IDS : []) {
       out.push({ label: `id ${bad}`, path: route.url.replace(/:\w+/g, bad) });
     }
@@ -476,7 +508,8 @@ describe('hostile input on every route', () => {
     }
     const text = await res.text();
     if (res.status >= 500) return `${what}: ${res.status} ${text.slice(0, 200)}`;
-    if (res.status < 400 || init.method === 'HEAD') return null;
+    // A 416 (unsatisfiable byte range on a stored file) has no body, as from any file server.
+    if (res.status < 400 || init.method === 'HEAD' || res.status === 416) return null;
     // The OAuth and sign-in pages are HTML for people; their errors may be HTML pages too.
     const html = /^\/(oauth|auth)\//.test(routeUrl) && (res.headers.get('content-type') ?? '').includes('html');
     if (html) return null;
