@@ -34,6 +34,8 @@ const LONG = 'a'.repeat(100 * 1024);
 
 /** JSON values (raw text: some are not what JSON.stringify would write) that no field expects all of. */
 const WRONG_VALUES: string[] = [
+  '['.repeat(3000) + ']'.repeat(3000),
+  '{"a":'.repeat(3000) + '1' + '}'.repeat(3000),
   '["x"]',
   '[]',
   '{"a":1}',
@@ -265,6 +267,11 @@ const RAW_BODIES: { label: string; body: string; contentType?: string }[] = [
   { label: 'NUL and RTL', body: 'status=a%00b&display_name=%E2%80%AEx&note=%00&description=%00' },
   { label: 'empty keys', body: '=1&[]=2&[a]=3&&' },
   { label: 'form JSON charset', body: '{', contentType: 'application/json; charset=utf-16' },
+  { label: 'JSON nested 200k deep', body: '['.repeat(200_000) + ']'.repeat(200_000), contentType: 'application/json' },
+  { label: 'JSON over 1 MB', body: `{"status":"${'a'.repeat(1_100_000)}"}`, contentType: 'application/json' },
+  { label: 'form over 1 MB', body: `status=${'a'.repeat(1_100_000)}` },
+  { label: 'form with 5000 keys', body: Array.from({ length: 5000 }, (_, i) => `k${i}=1`).join('&') },
+  { label: 'form 5000-item array', body: Array.from({ length: 5000 }, () => 'media_ids[]=1').join('&') },
 ];
 
 function multipartGarbage(): FormData {
