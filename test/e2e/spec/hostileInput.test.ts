@@ -398,12 +398,13 @@ describe('hostile input on every route', () => {
     for (const bad of route.url.includes(':') ? BAD_IDS : []) {
       out.push({ label: `id ${bad}`, path: route.url.replace(/:\w+/g, bad) });
     }
+    // HEAD runs the GET handler (Fastify's exposed head routes): the ids are enough there.
+    if (route.method === 'HEAD') return out;
     for (const v of HEADER_VARIANTS) {
-      const bodyless = route.method === 'GET' || route.method === 'HEAD';
-      if (bodyless && v.body !== undefined) continue;
+      if (route.method === 'GET' && v.body !== undefined) continue;
       out.push({ label: `header ${v.label}`, path, headers: v.headers, body: v.body });
     }
-    if (route.method === 'GET' || route.method === 'HEAD') {
+    if (route.method === 'GET') {
       for (const q of BAD_QUERIES) out.push({ label: `query ${q.slice(0, 60)}`, path: `${path}?${q}` });
       for (const field of fields(route)) {
         for (const v of QUERY_VALUES)
