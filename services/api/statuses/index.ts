@@ -297,56 +297,46 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
 
   // Favourites and bookmarks of a reblog go to the original (Mastodon's models resolve
   // `status.reblog`); the answer is the status asked about.
-  action('favourite', FAVOURITES, async (c, account, raw) => {
-    const status = await visibleStatusOr404(c, account, raw);
-    await favouriteStatus(c, account, await properStatus(c, account, status));
-    return status._id;
-  });
-  action('unfavourite', FAVOURITES, async (c, account, raw) => {
-    const status = await statusForUndo(
-      c,
-      account,
-      raw,
-      async (s) => (await collection(c.db, favourites).countDocuments({ accountId: account._id, statusId: s._id })) > 0,
-    );
-    await unfavouriteStatus(c, account, status);
-    return status._id;
-  });
-  action('bookmark', BOOKMARKS, async (c, account, raw) => {
-    const status = await visibleStatusOr404(c, account, raw);
-    await bookmarkStatus(c, account, await properStatus(c, account, status));
-    return status._id;
-  });
-  action('unbookmark', BOOKMARKS, async (c, account, raw) => {
-    const status = await statusForUndo(
-      c,
-      account,
-      raw,
-      async (s) => (await collection(c.db, bookmarks).countDocuments({ accountId: account._id, statusId: s._id })) > 0,
-    );
-    await unbookmarkStatus(c, account, status);
-    return status._id;
-  });
-  action('pin', PINS, async (c, account, raw) => {
-    const status = await visibleStatusOr404(c, account, raw);
-    await pinStatus(c, account, status);
-    return status._id;
-  });
-  action('unpin', PINS, async (c, account, raw) => {
-    const status = await visibleStatusOr404(c, account, raw);
-    await unpinStatus(c, account, status);
-    return status._id;
-  });
-  action('mute', MUTES, async (c, account, raw) => {
-    const status = await visibleStatusOr404(c, account, raw);
-    await muteConversation(c, account, status);
-    return status._id;
-  });
-  action('unmute', MUTES, async (c, account, raw) => {
-    const status = await visibleStatusOr404(c, account, raw);
-    await unmuteConversation(c, account, status);
-    return status._id;
-  });
+  // Act on a status the caller can see (404 as for a missing one otherwise).
+  const onVisible =
+    (op: (c: Core, account: AccountDoc, status: StatusDoc) => Promise<unknown>) =>
+    async (c: Core, account: AccountDoc, raw: string) => {
+      const status = await visibleStatusOr404(c, account, raw);
+      await op(c, account, status);
+      return status._id;
+    };
+  // Undo a mark the caller made, even after losing access to the status (see statusForUndo).
+  const undoMark =
+    (
+      marks: typeof favourites | typeof bookmarks,
+      op: (c: Core, account: AccountDoc, status: StatusDoc) => Promise<unknown>,
+    ) =>
+    async (c: Core, account: AccountDoc, raw: string) => {
+      const marked = async (s: StatusDoc) =>
+        (await collection(c.db, marks).countDocuments({ accountId: account._id, statusId: s._id })) > 0;
+      const status = await statusForUndo(c, account, raw, marked);
+      await op(c, account, status);
+      return status._id;
+    };
+
+  // Favourites and bookmarks of a reblog go to the original (Mastodon's models resolve
+  // `status.reblog`); the answer is the status asked about.
+  action(
+    'favourite',
+    FAVOURITES,
+    onVisible(async (c, account, status) => favouriteStatus(c, account, await properStatus(c, account, status))),
+  );
+  action('unfavourite', FAVOURITES, undoMark(favourites, unfavouriteStatus));
+  action(
+    'bookmark',
+    BOOKMARKS,
+    onVisible(async (c, account, status) => bookmarkStatus(c, account, await properStatus(c, account, status))),
+  );
+  action('unbookmark', BOOKMARKS, undoMark(bookmarks, unbookmarkStatus));
+  action('pin', PINS, onVisible(pinStatus));
+  action('unpin', PINS, onVisible(unpinStatus));
+  action('mute', MUTES, onVisible(muteConversation));
+  action('unmute', MUTES, onVisible(unmuteConversation));
 
   app.post(
     '/api/v1/statuses/:id/reblog',
