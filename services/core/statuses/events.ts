@@ -77,20 +77,24 @@ export function statusDeletedEvent(s: StatusDoc, deletedAt: Date): NewEvent<'Sta
   };
 }
 
+/** What every reblog event says about the reblog (a status of its own) and what it reblogs. */
+function reblogPayload(r: StatusDoc) {
+  return {
+    statusId: String(r._id),
+    accountId: String(r.accountId),
+    uri: r.uri,
+    local: r.local,
+    visibility: r.visibility,
+    reblogOfId: String(r.reblogOfId),
+    reblogOfAccountId: String(r.reblogOfAccountId),
+  };
+}
+
 export function reblogCreatedEvent(r: StatusDoc): NewEvent<'ReblogCreated'> {
   return {
     type: 'ReblogCreated',
     key: String(r.accountId),
-    payload: {
-      statusId: String(r._id),
-      accountId: String(r.accountId),
-      uri: r.uri,
-      local: r.local,
-      visibility: r.visibility,
-      reblogOfId: String(r.reblogOfId),
-      reblogOfAccountId: String(r.reblogOfAccountId),
-      createdAt: r.createdAt,
-    },
+    payload: { ...reblogPayload(r), createdAt: r.createdAt },
     verify: exists(r),
   };
 }
@@ -99,15 +103,7 @@ export function reblogDeletedEvent(r: StatusDoc): NewEvent<'ReblogDeleted'> {
   return {
     type: 'ReblogDeleted',
     key: String(r.accountId),
-    payload: {
-      statusId: String(r._id),
-      accountId: String(r.accountId),
-      uri: r.uri,
-      local: r.local,
-      visibility: r.visibility,
-      reblogOfId: String(r.reblogOfId),
-      reblogOfAccountId: String(r.reblogOfAccountId),
-    },
+    payload: reblogPayload(r),
     verify: { collection: 'statuses', filter: { _id: r._id, deletedAt: { $ne: null } }, expect: 'exists' },
   };
 }
