@@ -38,7 +38,7 @@ import { StatusEntity, presentStatus, presentStatuses } from '../entities/status
 import { StatusEditEntity, presentStatusEdits } from '../entities/statusEdit.ts';
 import { StatusSourceEntity, presentStatusSource } from '../entities/statusSource.ts';
 import { AccountEntity, presentAccounts } from '../entities/account.ts';
-import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
+import { findPage, pageParams, setLinkHeader, type PageParams } from '../pagination.ts';
 import {
   EditStatusBody,
   IdParams,
@@ -368,52 +368,37 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
   );
 
   // Who interacted ---------------------------------------------------------------------------
-  app.get(
-    '/api/v1/statuses/:id/favourited_by',
-    {
-      config: { auth: READ },
-      schema: { params: IdParams, querystring: PageQuery, response: { 200: Type.Array(AccountEntity) } },
-    },
-    async (request, reply) => {
-      const status = await visibleStatusOr404(core, viewerOf(request), request.params.id);
-      const p = pageParams(request.query, { defaultLimit: 40, maxLimit: 80 });
-      const page = await findPage(collection(core.db, favourites), { statusId: status._id }, p);
-      setLinkHeader(core, request, reply, {
-        oldest: page.at(-1)?._id ?? null,
-        newest: page[0]?._id ?? null,
-        count: page.length,
-        limit: p.limit,
-        prevParam: 'since_id',
-      });
-      return presentAccountsInOrder(
-        core,
-        page.map((f) => f.accountId),
-      );
-    },
-  );
-
-  app.get(
-    '/api/v1/statuses/:id/reblogged_by',
-    {
-      config: { auth: READ },
-      schema: { params: IdParams, querystring: PageQuery, response: { 200: Type.Array(AccountEntity) } },
-    },
-    async (request, reply) => {
-      const status = await visibleStatusOr404(core, viewerOf(request), request.params.id);
-      const p = pageParams(request.query, { defaultLimit: 40, maxLimit: 80 });
-      const page = await findPage(collection(core.db, statuses), { reblogOfId: status._id, deletedAt: null }, p);
-      setLinkHeader(core, request, reply, {
-        oldest: page.at(-1)?._id ?? null,
-        newest: page[0]?._id ?? null,
-        count: page.length,
-        limit: p.limit,
-        prevParam: 'since_id',
-      });
-      return presentAccountsInOrder(
-        core,
-        page.map((s) => s.accountId),
-      );
-    },
+  // The accounts behind a status's favourites or reblogs, newest first, paged by those records' ids.
+  const whoInteracted = (
+    path: string,
+    records: (status: StatusDoc, p: PageParams) => Promise<{ _id: bigint; accountId: bigint }[]>,
+  ) =>
+    app.get(
+      `/api/v1/statuses/:id/${path}`,
+      {
+        config: { auth: READ },
+        schema: { params: IdParams, querystring: PageQuery, response: { 200: Type.Array(AccountEntity) } },
+      },
+      async (request, reply) => {
+        const status = await visibleStatusOr404(core, viewerOf(request), request.params.id);
+        const p = pageParams(request.query, { defaultLimit: 40, maxLimit: 80 });
+        const page = await records(status, p);
+        setLinkHeader(core, request, reply, {
+          oldest: page.at(-1)?._id ?? null,
+          newest: page[0]?._id ?? null,
+          count: page.length,
+          limit: p.limit,
+          prevParam: 'since_id',
+        });
+        return presentAccountsInOrder(
+          core,
+          page.map((r) => r.accountId),
+        );
+      },
+    );
+  whoInteracted('favourited_by', (status, p) => findPage(collection(core.db, favourites), { statusId: status._id }, p));
+  whoInteracted('reblogged_by', (status, p) =>
+    findPage(collection(core.db, statuses), { reblogOfId: status._id, deletedAt: null }, p),
   );
 };
 

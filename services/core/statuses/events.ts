@@ -16,11 +16,7 @@ export function statusCreatedEvent(s: StatusDoc, opts: { hasPoll?: boolean } = {
     type: 'StatusCreated',
     key: String(s.accountId),
     payload: {
-      statusId: String(s._id),
-      accountId: String(s.accountId),
-      uri: s.uri,
-      local: s.local,
-      visibility: s.visibility,
+      ...statusIdentity(s),
       inReplyToId: str(s.inReplyToId),
       inReplyToAccountId: str(s.inReplyToAccountId),
       conversationId: str(s.conversationId),
@@ -42,11 +38,7 @@ export function statusUpdatedEvent(s: StatusDoc, editedAt: Date, pollChanged: bo
     type: 'StatusUpdated',
     key: String(s.accountId),
     payload: {
-      statusId: String(s._id),
-      accountId: String(s.accountId),
-      uri: s.uri,
-      local: s.local,
-      visibility: s.visibility,
+      ...statusIdentity(s),
       mentionedAccountIds: s.mentionedAccountIds.map(String),
       tagNames: s.tagNames,
       language: s.language,
@@ -62,11 +54,7 @@ export function statusDeletedEvent(s: StatusDoc, deletedAt: Date): NewEvent<'Sta
     type: 'StatusDeleted',
     key: String(s.accountId),
     payload: {
-      statusId: String(s._id),
-      accountId: String(s.accountId),
-      uri: s.uri,
-      local: s.local,
-      visibility: s.visibility,
+      ...statusIdentity(s),
       inReplyToId: str(s.inReplyToId),
       conversationId: str(s.conversationId),
       mentionedAccountIds: s.mentionedAccountIds.map(String),
@@ -77,14 +65,21 @@ export function statusDeletedEvent(s: StatusDoc, deletedAt: Date): NewEvent<'Sta
   };
 }
 
+/** Who and what every status event names: the status, its author, its address and audience. */
+function statusIdentity(s: StatusDoc) {
+  return {
+    statusId: String(s._id),
+    accountId: String(s.accountId),
+    uri: s.uri,
+    local: s.local,
+    visibility: s.visibility,
+  };
+}
+
 /** What every reblog event says about the reblog (a status of its own) and what it reblogs. */
 function reblogPayload(r: StatusDoc) {
   return {
-    statusId: String(r._id),
-    accountId: String(r.accountId),
-    uri: r.uri,
-    local: r.local,
-    visibility: r.visibility,
+    ...statusIdentity(r),
     reblogOfId: String(r.reblogOfId),
     reblogOfAccountId: String(r.reblogOfAccountId),
   };
