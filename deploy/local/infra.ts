@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { localInfraEnv, localInfraSettings, type LocalInfraSettings, type ServerName } from './settings.ts';
 import { serverSpecs, type ServerSpec } from './servers.ts';
-import { ensureCacheDir, ensureDebianPackages, ensureFerretdb, ensureKafka } from './install.ts';
+import { ensureCacheDir, ensureDebianPackages, ensureKafka, ensureMongoServer } from './install.ts';
 import { isRunning, readPidFile, sleep, startDetached, stopStarted, withLock } from './processes.ts';
 
 export { localInfraSettings, localInfraEnv };
@@ -13,14 +13,14 @@ export type { LocalInfraSettings };
 type Say = (message: string) => void;
 const NAMES: ServerName[] = ['redis', 'kafka', 'mongo'];
 
-/** Installs what the managed servers need (apt packages, Kafka jars, FerretDB binary). */
+/** Installs what the managed servers need (apt packages, Kafka jars, the embedded MongoDB-wire server). */
 export function installLocalInfra(s: LocalInfraSettings, say: Say = console.log): void {
   ensureCacheDir(s);
   const commands: Record<string, string> = { ffmpeg: 'ffmpeg' };
   if (!s.external.redis) commands['redis-server'] = 'redis-server';
   ensureDebianPackages(commands, say);
   if (!s.external.kafka) ensureKafka(s, say);
-  if (!s.external.mongo) ensureFerretdb(s, say);
+  if (!s.external.mongo) ensureMongoServer(s, say);
 }
 
 /**

@@ -1,13 +1,17 @@
 // Installs what the local servers need, from the sources these machines reach: Debian packages
-// (Redis, ffmpeg), Kafka's broker jars from Maven Central, FerretDB built from the Go module proxy.
-// Each step checks first, so a warm machine does nothing.
+// (Redis, ffmpeg), Kafka's broker jars and the embedded MongoDB-wire server's jars from Maven
+// Central (the server's own Java sources compiled with javac), and, only for migrating an old
+// var/ferretdb, FerretDB built from the Go module proxy. Each step checks first, so a warm machine
+// does nothing.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LocalInfraSettings } from './settings.ts';
 
 export const KAFKA_VERSION = '3.9.1';
 export const FERRETDB_VERSION = 'v1.24.2';
+export const MONGO_JAVA_SERVER_VERSION = '1.47.0';
 
 type Say = (message: string) => void;
 
@@ -46,29 +50,78 @@ export function kafkaLibDir(s: LocalInfraSettings): string {
   return join(s.cacheDir, `kafka-${KAFKA_VERSION}`, 'libs');
 }
 
-/** The broker's runtime classpath, copied out of Maven's repository once. */
-export function ensureKafka(s: LocalInfraSettings, say: Say): void {
-  const libs = kafkaLibDir(s);
+/** Copies a pom's runtime dependencies out of Maven's repository into `libs`, once. */
+function ensureMavenLibs(pom: string, libs: string, expectJar: string, what: string, say: Say): void {
   if (existsSync(join(libs, '.complete'))) return;
   for (const tool of ['java', 'mvn'])
-    if (!have(tool)) throw new Error(`Kafka needs ${tool} (Java 17 and Maven) on the PATH`);
-  say(`fetching Kafka ${KAFKA_VERSION} from Maven Central (first run only)`);
+    if (!have(tool)) throw new Error(`${what} needs ${tool} (Java 17 and Maven) on the PATH`);
+  say(`fetching ${what} from Maven Central (first run only)`);
   const partial = `${libs}.partial`;
   rmSync(partial, { recursive: true, force: true });
   run('mvn', [
     '-B',
     '-q',
     '-f',
-    join(s.root, 'deploy/local/kafka/pom.xml'),
+    pom,
     'org.apache.maven.plugins:maven-dependency-plugin:3.6.1:copy-dependencies',
     '-DincludeScope=runtime',
     `-DoutputDirectory=${partial}`,
   ]);
-  if (!existsSync(join(partial, `kafka_2.13-${KAFKA_VERSION}.jar`)))
-    throw new Error(`Maven did not deliver kafka_2.13-${KAFKA_VERSION}.jar`);
+  if (!existsSync(join(partial, expectJar))) throw new Error(`Maven did not deliver ${expectJar}`);
   writeFileSync(join(partial, '.complete'), new Date().toISOString());
   rmSync(libs, { recursive: true, force: true });
   renameSync(partial, libs);
+}
+
+/** The broker's runtime classpath. */
+export function ensureKafka(s: LocalInfraSettings, say: Say): void {
+  ensureMavenLibs(
+    join(s.root, 'deploy/local/kafka/pom.xml'),
+    kafkaLibDir(s),
+    `kafka_2.13-${KAFKA_VERSION}.jar`,
+    `Kafka ${KAFKA_VERSION}`,
+    say,
+  );
+}
+
+export function mongoLibDir(s: LocalInfraSettings): string {
+  return join(s.cacheDir, `mongo-java-server-${MONGO_JAVA_SERVER_VERSION}`, 'libs');
+}
+
+const MONGO_SOURCES = 'deploy/local/mongo/src';
+
+/** Where the embedded server's classes are compiled to: one directory per version of its sources. */
+export function mongoClassesDir(s: LocalInfraSettings): string {
+  const dir = join(s.root, MONGO_SOURCES, 'fedisrv/mongo');
+  const hash = createHash('sha256');
+  for (const file of readdirSync(dir).sort()) hash.update(file).update(readFileSync(join(dir, file)));
+  return join(s.cacheDir, `embedded-mongo-${hash.digest('hex').slice(0, 16)}`);
+}
+
+/** mongo-java-server's jars and this project's extension of it (deploy/local/mongo/src), compiled. */
+export function ensureMongoServer(s: LocalInfraSettings, say: Say): void {
+  const libs = mongoLibDir(s);
+  ensureMavenLibs(
+    join(s.root, 'deploy/local/mongo/pom.xml'),
+    libs,
+    `mongo-java-server-core-${MONGO_JAVA_SERVER_VERSION}.jar`,
+    `mongo-java-server ${MONGO_JAVA_SERVER_VERSION}`,
+    say,
+  );
+  const classes = mongoClassesDir(s);
+  if (existsSync(join(classes, '.complete'))) return;
+  if (!have('javac')) throw new Error('the embedded MongoDB-wire server is compiled with javac (a JDK 17)');
+  say('compiling the embedded MongoDB-wire server');
+  const dir = join(s.root, MONGO_SOURCES, 'fedisrv/mongo');
+  const partial = `${classes}.partial`;
+  rmSync(partial, { recursive: true, force: true });
+  const sources = readdirSync(dir)
+    .filter((f) => f.endsWith('.java'))
+    .map((f) => join(dir, f));
+  run('javac', ['-nowarn', '-d', partial, '-cp', `${libs}/*`, ...sources]);
+  writeFileSync(join(partial, '.complete'), new Date().toISOString());
+  rmSync(classes, { recursive: true, force: true });
+  renameSync(partial, classes);
 }
 
 export function ferretdbBinary(s: LocalInfraSettings): string {

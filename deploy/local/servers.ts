@@ -1,11 +1,12 @@
 // How each local server is started: Redis (Debian), Kafka (KRaft, one combined broker+controller
-// on the JVM) and FerretDB (MongoDB wire protocol on SQLite). Data under var/<server>.
+// on the JVM) and the embedded MongoDB-wire server (deploy/local/mongo: mongo-java-server on an H2
+// MVStore file, with this project's secondary indexes and query planner). Data under var/<server>.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import type { LocalInfraSettings, ServerName } from './settings.ts';
-import { ferretdbBinary, kafkaLibDir } from './install.ts';
+import { kafkaLibDir, mongoClassesDir, mongoLibDir } from './install.ts';
 import { probeKafka, probeMongo, probeRedis, type ProbeResult } from './probes.ts';
 
 export interface ServerSpec {
@@ -99,23 +100,26 @@ export function serverSpecs(s: LocalInfraSettings): Record<ServerName, ServerSpe
     },
     mongo: {
       name: 'mongo',
-      label: 'FerretDB (MongoDB wire)',
+      label: 'embedded MongoDB-wire server',
       port: ports.mongo,
       probe: () => probeMongo(host, ports.mongo),
-      startTimeoutS: 60,
+      startTimeoutS: 120,
       prepare() {
-        const dir = join(s.varDir, 'ferretdb');
-        mkdirSync(join(dir, 'data'), { recursive: true });
+        const dir = join(s.varDir, 'mongo');
+        mkdirSync(dir, { recursive: true });
         const args = [
-          '--handler=sqlite',
-          `--sqlite-url=file:${join(dir, 'data')}/`,
-          `--listen-addr=${host}:${ports.mongo}`,
-          `--state-dir=${dir}`,
-          '--debug-addr=-',
-          '--telemetry=disable',
-          '--log-level=warn',
+          ...s.mongoJvmOptions,
+          '-XX:+ExitOnOutOfMemoryError',
+          '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn',
+          '-cp',
+          `${mongoClassesDir(s)}:${mongoLibDir(s)}/*`,
+          'fedisrv.mongo.EmbeddedMongoServer',
+          host,
+          String(ports.mongo),
+          join(dir, 'data.mv'),
+          String(s.mongoCacheMb),
         ];
-        return { command: ferretdbBinary(s), args };
+        return { command: 'java', args };
       },
     },
   };

@@ -17,6 +17,9 @@ export interface LocalInfraSettings {
   /** Servers named by REDIS_URL / KAFKA_BROKERS / MONGO_URL: used as they are, never started here. */
   external: Record<ServerName, boolean>;
   kafkaJvmOptions: string[];
+  mongoJvmOptions: string[];
+  /** Page cache of the embedded MongoDB-wire server's store, in MB (MONGO_CACHE_MB). */
+  mongoCacheMb: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -27,6 +30,15 @@ function port(env: Env, name: string, fallback: number): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 1 || n > 65535)
     throw new Error(`Invalid configuration: ${name} must be a port number, got "${v}"`);
+  return n;
+}
+
+function megabytes(env: Env, name: string, fallback: number): number {
+  const v = env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`Invalid configuration: ${name} must be a number of MB, got "${v}"`);
   return n;
 }
 
@@ -53,6 +65,8 @@ export function localInfraSettings(root: string, env: Env = loadEnvironment(join
     )
       .split(/\s+/)
       .filter(Boolean),
+    mongoJvmOptions: (env.MONGO_JVM_OPTS ?? '-Xms256m -Xmx4g -XX:+UseG1GC').split(/\s+/).filter(Boolean),
+    mongoCacheMb: megabytes(env, 'MONGO_CACHE_MB', 1024),
   };
 }
 

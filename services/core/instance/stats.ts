@@ -36,10 +36,7 @@ async function countStats(core: Core): Promise<InstanceStats> {
     ])
     .toArray();
   const domains = await accountsColl
-    .aggregate<{ _id: string }>([
-      { $match: { domain: { $ne: null } } },
-      { $group: { _id: '$domain', n: { $count: {} } } },
-    ])
+    .aggregate<{ _id: string }>([{ $match: { domain: { $ne: null } } }, { $group: { _id: '$domain', n: { $sum: 1 } } }])
     .toArray();
   const usable = { confirmedAt: { $ne: null }, approved: true, disabled: false };
   const [userCount, activeMonth, activeHalfyear] = await Promise.all([

@@ -1,0 +1,57 @@
+package fedisrv.mongo;
+
+import java.io.File;
+import java.util.List;
+
+import org.h2.mvstore.MVStore;
+
+import de.bwaldvogel.mongo.MongoServer;
+import de.bwaldvogel.mongo.MongoVersion;
+
+/**
+ * The embedded MongoDB-wire server of `npm start` and the tests: mongo-java-server's protocol, query
+ * and update engine on an H2 MVStore file, with this project's secondary indexes and query planner.
+ *
+ * Usage: EmbeddedMongoServer <host> <port> <data file> [cache MB]
+ */
+public final class EmbeddedMongoServer {
+    private EmbeddedMongoServer() {
+    }
+
+    public static void main(String[] args) {
+        if (args.length < 3) {
+            System.err.println("usage: EmbeddedMongoServer <host> <port> <data file> [cache MB]");
+            System.exit(2);
+        }
+        String host = args[0];
+        int port = Integer.parseInt(args[1]);
+        File file = new File(args[2]);
+        int cacheMb = args.length > 3 ? Integer.parseInt(args[3]) : 256;
+        File parent = file.getAbsoluteFile().getParentFile();
+        if (parent != null) parent.mkdirs();
+
+        // Commits are ours (after each changing command), so no background auto-commit.
+        MVStore store = new MVStore.Builder().fileName(file.getPath()).cacheSize(cacheMb).autoCommitDisabled().open();
+        IndexedBackend backend = new IndexedBackend(store);
+        // The current Node driver needs wire version 9 or more; mongo-java-server says 8 by default.
+        backend.version(new MongoVersion() {
+            @Override
+            public List<Integer> getVersionArray() {
+                return List.of(4, 4, 0);
+            }
+
+            @Override
+            public int getWireVersion() {
+                return 9;
+            }
+        });
+        MongoServer server = new MongoServer(backend);
+        server.bind(host, port);
+        System.out.println("embedded MongoDB-wire server listening on " + host + ":" + port + " (" + file + ")");
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.shutdownNow();
+            backend.commitIfChanged();
+            store.close();
+        }, "shutdown"));
+    }
+}

@@ -1,0 +1,61 @@
+package fedisrv.mongo;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+
+import org.h2.mvstore.MVMap;
+
+import de.bwaldvogel.mongo.MongoDatabase;
+import de.bwaldvogel.mongo.backend.CollectionOptions;
+import de.bwaldvogel.mongo.backend.CursorRegistry;
+import de.bwaldvogel.mongo.backend.Index;
+import de.bwaldvogel.mongo.backend.QueryResult;
+import de.bwaldvogel.mongo.backend.h2.H2Collection;
+import de.bwaldvogel.mongo.bson.Document;
+
+/**
+ * An H2 collection whose queries go through QueryPlanner: index range walks instead of full scans,
+ * and an early stop once skip + limit documents are found when the index yields the sort order.
+ * Writes stay mongo-java-server's (one lock per collection, so updates such as $inc are atomic).
+ */
+final class IndexedCollection extends H2Collection {
+    private final MVMap<Object, Document> dataMap;
+
+    IndexedCollection(MongoDatabase database, String collectionName, CollectionOptions options,
+                      MVMap<Object, Document> dataMap, MVMap<String, Object> metaMap, CursorRegistry cursorRegistry) {
+        super(database, collectionName, options, dataMap, metaMap, cursorRegistry);
+        this.dataMap = dataMap;
+    }
+
+    private List<SecondaryIndex> secondaryIndexes() {
+        List<SecondaryIndex> result = new ArrayList<>();
+        for (Index<Object> index : getIndexes()) if (index instanceof SecondaryIndex s) result.add(s);
+        return result;
+    }
+
+    @Override
+    protected QueryResult queryDocuments(Document query, Document orderBy, int numberToSkip, int limit, int batchSize,
+                                         Document fieldSelector) {
+        String idField = getIdField();
+        QueryPlanner.Plan plan = idField == null ? null
+            : QueryPlanner.plan(query, orderBy, secondaryIndexes(), dataMap, idField);
+        if (plan == null) return super.queryDocuments(query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
+
+        // Multikey entries can name a document more than once.
+        Set<Object> seen = new HashSet<>();
+        List<Document> matched = new ArrayList<>();
+        int wanted = plan.ordered() && limit > 0 ? numberToSkip + limit : Integer.MAX_VALUE;
+        Iterator<Object> ids = plan.ids();
+        while (ids.hasNext() && matched.size() < wanted) {
+            Object id = ids.next();
+            if (!seen.add(id)) continue;
+            Document document = dataMap.get(id);
+            if (document != null && documentMatchesQuery(document, query)) matched.add(document);
+        }
+        Document sort = plan.ordered() ? null : orderBy;
+        return matchDocumentsFromStream(matched.stream(), query, sort, numberToSkip, limit, batchSize, fieldSelector);
+    }
+}

@@ -1,0 +1,70 @@
+// Shared by the benchmarks: timing, percentiles, the result table and the target lines.
+
+export interface Stats {
+  n: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+export function stats(samplesMs: number[]): Stats {
+  const sorted = [...samplesMs].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+  return { n: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] ?? NaN };
+}
+
+/** Runs `op` `warmup` times unmeasured, then `n` times one after the other; milliseconds per call. */
+export async function timeEach(
+  n: number,
+  op: (i: number) => Promise<unknown>,
+  warmup = Math.ceil(n / 10),
+): Promise<Stats> {
+  for (let i = 0; i < warmup; i++) await op(i);
+  const samples: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const start = process.hrtime.bigint();
+    await op(i + warmup);
+    samples.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return stats(samples);
+}
+
+export function ms(value: number): string {
+  return Number.isFinite(value) ? (value < 10 ? value.toFixed(2) : value.toFixed(1)) : '-';
+}
+
+/** Prints rows as a Markdown table (the README keeps the latest one). */
+export function printTable(title: string, header: string[], rows: string[][]): void {
+  console.log(`\n${title}\n`);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  console.log(line(header));
+  console.log(`| ${widths.map((w) => '-'.repeat(w)).join(' | ')} |`);
+  for (const row of rows) console.log(line(row));
+}
+
+export interface Target {
+  what: string;
+  measured: string;
+  target: string;
+  met: boolean;
+}
+
+/** One line per target, as `npm run bench` promises: `NAME: measured (target T) met|missed`. */
+export function printTargets(name: string, targets: Target[]): void {
+  console.log('');
+  for (const t of targets)
+    console.log(`${name}: ${t.what} ${t.measured} (target ${t.target}) ${t.met ? 'met' : 'missed'}`);
+}
+
+export function random(seed: number): () => number {
+  // mulberry32: a small deterministic generator, so every run loads the same data set
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

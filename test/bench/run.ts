@@ -1,0 +1,33 @@
+// `npm run bench` runs every benchmark in test/bench, `npm run bench -- NAME [args]` one of them
+// (test/bench/NAME.ts). Each is its own process on this Node, after the local servers are up, and
+// ends with a line per target: `NAME: measured (target T) met|missed`. Never part of `npm test`.
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+const { ensureLocalInfra, localInfraSettings } = await import('../../deploy/local/infra.ts');
+const { loadEnvironment } = await import('../../services/core/config.ts');
+
+const root = join(import.meta.dirname, '..', '..');
+const all = readdirSync(import.meta.dirname)
+  .filter((f) => f.endsWith('.ts') && !['run.ts', 'lib.ts'].includes(f))
+  .map((f) => f.replace(/\.ts$/, ''))
+  .sort();
+const [name, ...args] = process.argv.slice(2);
+if (name && !all.includes(name)) {
+  console.error(`no benchmark "${name}"; there are: ${all.join(', ')}`);
+  process.exit(2);
+}
+const infraEnv = await ensureLocalInfra(localInfraSettings(root, loadEnvironment(join(root, '.env'))), (m) =>
+  console.log(`[local-infra] ${m}`),
+);
+let failed = false;
+for (const bench of name ? [name] : all) {
+  console.log(`\n== ${bench}`);
+  const r = spawnSync(process.execPath, [join(import.meta.dirname, `${bench}.ts`), ...(name ? args : [])], {
+    stdio: 'inherit',
+    env: { ...infraEnv, ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
+  });
+  if (r.status !== 0) failed = true;
+}
+process.exit(failed ? 1 : 0);
