@@ -1,9 +1,11 @@
-// node deploy/local/cli.ts install|start|stop|status|env
-//   install  fetch/build what the servers need (apt packages, Kafka jars, FerretDB) without starting
-//   start    reuse or start Redis, Kafka and FerretDB under ./var and wait until they are ready
+// node deploy/local/cli.ts install|start|stop|status|env|migrate-ferretdb
+//   install  fetch/build what the servers need (apt packages, Kafka jars, the embedded MongoDB-wire
+//            server) without starting
+//   start    reuse or start Redis, Kafka and the MongoDB-wire server under ./var, wait until ready
 //   stop     stop only the servers this setup started (pid files in var/run)
 //   status   one line per server
 //   env      print REDIS_URL / KAFKA_BROKERS / MONGO_URL for the managed servers
+//   migrate-ferretdb  copy var/ferretdb (the previous default's data) into the embedded server
 import { join } from 'node:path';
 import {
   ensureLocalInfra,
@@ -14,6 +16,7 @@ import {
   localInfraStatus,
   stopLocalInfra,
 } from './infra.ts';
+import { migrateFerretdb } from './migrateFerretdb.ts';
 
 const say = (message: string) => console.log(`[local-infra] ${message}`);
 
@@ -34,8 +37,12 @@ async function main(command: string | undefined): Promise<void> {
     case 'env':
       for (const [k, v] of Object.entries(localInfraEnv(settings))) console.log(`${k}=${v}`);
       return;
+    case 'migrate-ferretdb':
+      await migrateFerretdb(settings, say);
+      writeLocalInfraEnvFile(settings);
+      return;
     default:
-      console.error('usage: node deploy/local/cli.ts install|start|stop|status|env');
+      console.error('usage: node deploy/local/cli.ts install|start|stop|status|env|migrate-ferretdb');
       process.exitCode = 2;
   }
 }

@@ -65,8 +65,8 @@ export function localInfraSettings(root: string, env: Env = loadEnvironment(join
     )
       .split(/\s+/)
       .filter(Boolean),
-    mongoJvmOptions: (env.MONGO_JVM_OPTS ?? '-Xms256m -Xmx4g -XX:+UseG1GC').split(/\s+/).filter(Boolean),
-    mongoCacheMb: megabytes(env, 'MONGO_CACHE_MB', 1024),
+    mongoJvmOptions: (env.MONGO_JVM_OPTS ?? '-Xms256m -Xmx3g -XX:+UseG1GC').split(/\s+/).filter(Boolean),
+    mongoCacheMb: megabytes(env, 'MONGO_CACHE_MB', 256),
   };
 }
 

@@ -42,9 +42,9 @@ export class StatusIdGenerator {
 /**
  * Next serial id of a named sequence (one per resource kind).
  * The counter's `$inc` gives a candidate; a unique claim document makes it ours. On real MongoDB
- * the `$inc` is atomic and the claim always succeeds; the MongoDB-wire stand-in (FerretDB on
- * SQLite) loses concurrent updates, so two callers can get one candidate: the claim's unique `_id`
- * lets only one keep it and the other takes the next.
+ * and the embedded default the `$inc` is atomic and the claim always succeeds; a server whose
+ * concurrent updates are not atomic (FerretDB 1.x, the previous default) can give two callers one
+ * candidate: the claim's unique `_id` lets only one keep it and the other takes the next.
  */
 export async function nextSerialId(db: Db, sequence: string): Promise<Id> {
   for (let attempt = 0; attempt < 1000; attempt++) {

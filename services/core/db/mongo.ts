@@ -1,8 +1,9 @@
 // MongoDB access. Ids are BSON Long (int64) and surface in TypeScript as bigint (`useBigInt64`),
 // so they sort as numbers and print as exact decimal strings.
 // Collections declare their indexes next to their definition (see model/*); `ensureIndexes`
-// creates them all at start-up. Only features real MongoDB 7+ and FerretDB both have are used:
-// no transactions, change streams, $text, TTL or partial indexes.
+// creates them all at start-up. Only features real MongoDB 7+ and the embedded default
+// (deploy/local/mongo) both have are used: no transactions, change streams, $text, TTL or partial
+// indexes, no aggregation operators newer than MongoDB 4.4.
 import { MongoClient, type Db, type Collection, type Document, type IndexDescription } from 'mongodb';
 
 export interface CollectionDef<T extends Document> {
@@ -41,7 +42,8 @@ export async function connectMongo(url: string): Promise<{ client: MongoClient; 
 
 /**
  * Creates every declared index that does not exist yet; idempotent. Existing indexes are skipped by
- * name rather than re-declared: FerretDB 1.x drops the connection on a repeated createIndexes.
+ * name rather than re-declared: some stand-ins (FerretDB 1.x) drop the connection on a repeated
+ * createIndexes.
  */
 export async function ensureIndexes(db: Db): Promise<void> {
   const existingCollections = new Set((await db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name));

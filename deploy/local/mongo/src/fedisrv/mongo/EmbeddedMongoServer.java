@@ -30,8 +30,12 @@ public final class EmbeddedMongoServer {
         File parent = file.getAbsoluteFile().getParentFile();
         if (parent != null) parent.mkdirs();
 
-        // Commits are ours (after each changing command), so no background auto-commit.
-        MVStore store = new MVStore.Builder().fileName(file.getPath()).cacheSize(cacheMb).autoCommitDisabled().open();
+        // Every changing command commits before it is answered (IndexedBackend); the background
+        // writer stays on for the store's housekeeping: reusing dead space and compacting the file.
+        // Compacting only below half full keeps the writer from rewriting the file all the time.
+        MVStore store = new MVStore.Builder().fileName(file.getPath()).cacheSize(cacheMb).autoCompactFillRate(50).open();
+        // Old chunks only need to outlive a process kill, not a power loss: the page cache keeps them.
+        store.setRetentionTime(5_000);
         IndexedBackend backend = new IndexedBackend(store);
         // The current Node driver needs wire version 9 or more; mongo-java-server says 8 by default.
         backend.version(new MongoVersion() {

@@ -1,5 +1,8 @@
 package fedisrv.mongo;
 
+import java.util.Locale;
+import java.util.Set;
+
 import org.h2.mvstore.MVStore;
 
 import de.bwaldvogel.mongo.MongoDatabase;
@@ -12,8 +15,15 @@ import io.netty.channel.Channel;
  * mongo-java-server's H2 backend with secondary indexes and planned queries (IndexedDatabase), and a
  * commit of the MVStore after every command that changed it, before the answer goes out: an
  * acknowledged write is in the file (the OS page cache) and so survives a kill -9 of this process.
+ * Reads never commit: the background writer's housekeeping leaves unsaved changes of its own, and
+ * committing those on a reader's path would stall it.
  */
 final class IndexedBackend extends H2Backend {
+    private static final Set<String> READS = Set.of("find", "getmore", "count", "distinct", "listcollections",
+        "listindexes", "listdatabases", "hello", "ismaster", "ping", "buildinfo", "serverstatus", "dbstats",
+        "collstats", "killcursors", "endsessions", "getlasterror", "explain", "connectionstatus", "hostinfo",
+        "whatsmyuri", "getparameter", "getlog", "getcmdlineopts", "getfreemonitoringstatus", "currentop");
+
     private final MVStore store;
 
     IndexedBackend(MVStore store) {
@@ -44,8 +54,14 @@ final class IndexedBackend extends H2Backend {
         try {
             return super.handleCommand(channel, databaseName, command, query);
         } finally {
-            commitIfChanged();
+            if (changes(command, query)) commitIfChanged();
         }
+    }
+
+    private static boolean changes(String command, Document query) {
+        String name = command.toLowerCase(Locale.ROOT);
+        if (name.equals("aggregate")) return String.valueOf(query.get("pipeline")).matches("(?s).*\\$(out|merge)\\b.*");
+        return !READS.contains(name);
     }
 
     void commitIfChanged() {

@@ -1,0 +1,75 @@
+// The embedded MongoDB-wire server (deploy/local) keeps every acknowledged write through a kill -9,
+// with its secondary indexes: a server of its own is started here on a temporary data file.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
+import { ensureMongoServer } from '../../../deploy/local/install.ts';
+import { localInfraSettings } from '../../../deploy/local/settings.ts';
+import { serverSpecs } from '../../../deploy/local/servers.ts';
+import { probeMongo } from '../../../deploy/local/probes.ts';
+import { eventually } from '../../support/core.ts';
+import { freePort, projectRoot } from '../../support/processes.ts';
+
+let dir: string;
+let port: number;
+let server: ChildProcess | null = null;
+
+async function startServer(): Promise<void> {
+  const settings = { ...localInfraSettings(projectRoot), varDir: dir };
+  settings.ports = { ...settings.ports, mongo: port };
+  ensureMongoServer(settings, () => undefined);
+  const { command, args } = serverSpecs(settings).mongo.prepare();
+  const child = spawn(command, args, { stdio: 'ignore' });
+  server = child;
+  await eventually(async () => (await probeMongo('127.0.0.1', port)) === 'ready', 60_000, 'the server to answer');
+}
+
+async function killServer(): Promise<void> {
+  const child = server;
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'fedisrv-mongo-'));
+  port = await freePort();
+  await startServer();
+}, 120_000);
+
+afterAll(async () => {
+  await killServer();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('acknowledged writes and index entries survive kill -9 of the server', async () => {
+  const url = `mongodb://127.0.0.1:${port}/durable?directConnection=true`;
+  let client = new MongoClient(url, { useBigInt64: true });
+  const coll = () => client.db().collection('statuses');
+  await coll().createIndex({ accountId: 1, _id: -1 }, { name: 'account' });
+  await coll().insertMany(
+    Array.from({ length: 100 }, (_, i) => ({ _id: BigInt(i + 1), accountId: BigInt(i % 3), n: 0 })),
+  );
+  await Promise.all(Array.from({ length: 50 }, () => coll().updateOne({ _id: 1n }, { $inc: { n: 1 } })));
+  await coll().deleteOne({ _id: 2n });
+  await coll().insertOne({ _id: 1000n, accountId: 7n, n: 1 }); // acknowledged, then the kill
+  await killServer();
+  await client.close();
+
+  await startServer();
+  client = new MongoClient(url, { useBigInt64: true });
+  try {
+    expect(await coll().countDocuments({})).toBe(100);
+    expect((await coll().findOne({ _id: 1n }))?.n).toBe(50);
+    expect(await coll().findOne({ _id: 2n })).toBeNull();
+    expect((await coll().find({ accountId: 7n }).toArray()).map((d) => d._id)).toEqual([1000n]);
+    const page = await coll().find({ accountId: 1n }).sort({ _id: -1 }).limit(3).toArray();
+    expect(page.map((d) => d._id)).toEqual([98n, 95n, 92n]);
+    expect((await coll().indexes()).map((i) => i.name).sort()).toEqual(['_id_', 'account']);
+  } finally {
+    await client.close();
+  }
+}, 120_000);

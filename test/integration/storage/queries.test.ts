@@ -1,0 +1,161 @@
+// The MongoDB-wire server under test answers planned queries exactly as a full scan would: the same
+// documents are inserted into an indexed and an unindexed collection and every query must return
+// the same result from both (order included where the sort is total). Runs against whatever server
+// the tests use (the embedded default, or a real mongod named by MONGO_URL).
+import type { Collection, Db, Document, MongoClient } from 'mongodb';
+import { connectMongo, isDuplicateKeyError } from '../../../services/core/db/mongo.ts';
+import { testConfig } from '../../support/config.ts';
+
+interface Doc extends Document {
+  _id: bigint;
+  accountId: bigint | null;
+  tags?: string[];
+  score: number;
+  name: string | null;
+  createdAt: Date;
+}
+
+let client: MongoClient;
+let db: Db;
+let indexed: Collection<Doc>;
+let plain: Collection<Doc>;
+
+function makeDocs(n: number): Doc[] {
+  let seed = 12345;
+  const rnd = () => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed / 0x7fffffff;
+  };
+  const tagPool = ['a', 'b', 'c', 'Ünïcode', 'long-tag-name'];
+  const docs: Doc[] = [];
+  for (let i = 0; i < n; i++) {
+    const doc: Doc = {
+      _id: (BigInt(1_790_000_000_000 + i * 13) << 16n) | BigInt(i % 7),
+      accountId: i % 17 === 0 ? null : BigInt(1 + Math.floor(rnd() * 40)),
+      score: i % 5 === 0 ? Math.floor(rnd() * 10) : rnd() * 10,
+      name: i % 11 === 0 ? null : `n${Math.floor(rnd() * 30)}`,
+      createdAt: new Date(1_790_000_000_000 + i * 1000),
+    };
+    if (i % 3 !== 0) doc.tags = tagPool.filter(() => rnd() < 0.4);
+    docs.push(doc);
+  }
+  return docs;
+}
+
+beforeAll(async () => {
+  ({ client, db } = await connectMongo(testConfig().mongoUrl));
+  indexed = db.collection<Doc>('indexed');
+  plain = db.collection<Doc>('plain');
+  await indexed.createIndexes([
+    { key: { accountId: 1, _id: -1 }, name: 'account' },
+    { key: { tags: 1, _id: -1 }, name: 'tags' },
+    { key: { name: 1, score: 1 }, name: 'name_score' },
+    { key: { createdAt: -1 }, name: 'created' },
+  ]);
+  const docs = makeDocs(3000);
+  await indexed.insertMany(docs.map((d) => ({ ...d })));
+  await plain.insertMany(docs.map((d) => ({ ...d })));
+});
+
+afterAll(async () => {
+  await db.dropDatabase();
+  await client.close();
+});
+
+const ids = (docs: Doc[]) => docs.map((d) => d._id.toString());
+
+async function same(filter: Document, sort?: Document, skip = 0, limit = 0): Promise<number> {
+  const run = (c: Collection<Doc>) => {
+    let cursor = c.find(filter);
+    if (sort) cursor = cursor.sort(sort);
+    return cursor.skip(skip).limit(limit).toArray();
+  };
+  const [a, b] = await Promise.all([run(indexed), run(plain)]);
+  if (sort) expect(ids(a)).toEqual(ids(b));
+  else expect(ids(a).sort()).toEqual(ids(b).sort());
+  return a.length;
+}
+
+test('equality, $in, ranges and sorts on indexed fields match a full scan', async () => {
+  const cases: [Document, Document | undefined, number, number][] = [
+    [{ accountId: 7n }, { _id: -1 }, 0, 20],
+    [{ accountId: 7n }, { _id: 1 }, 5, 10],
+    [{ accountId: 7n, _id: { $lt: (1_790_000_000_000n + 20_000n) << 16n } }, { _id: -1 }, 0, 20],
+    [{ accountId: { $in: [3n, 9n, 27n] } }, { _id: -1 }, 0, 15],
+    [{ accountId: { $in: [3n, 9n, 27n] } }, undefined, 0, 0],
+    [{ accountId: null }, { _id: 1 }, 0, 0],
+    [{ accountId: 12, score: { $gte: 5 } }, { _id: -1 }, 0, 0],
+    [{ tags: 'b' }, { _id: -1 }, 0, 25],
+    [{ tags: { $in: ['a', 'Ünïcode'] } }, { _id: 1 }, 0, 0],
+    [{ tags: { $exists: false } }, { _id: 1 }, 0, 0],
+    [{ name: 'n3' }, { score: 1, _id: 1 }, 0, 0],
+    [{ name: 'n3', score: { $gt: 2, $lte: 7 } }, { score: -1, _id: 1 }, 0, 0],
+    [{ name: { $gte: 'n1', $lt: 'n2' } }, { name: 1, score: 1, _id: 1 }, 0, 0],
+    [{ name: null }, undefined, 0, 0],
+    [{ createdAt: { $gte: new Date(1_790_000_100_000) } }, { createdAt: -1 }, 0, 30],
+    [{}, { createdAt: 1 }, 10, 10],
+    [{}, { _id: -1 }, 0, 20],
+    [{ _id: { $gt: (1_790_000_000_000n + 30_000n) << 16n } }, { _id: 1 }, 0, 10],
+    [{ $and: [{ accountId: 5n }, { score: { $lt: 5 } }] }, { _id: -1 }, 0, 0],
+    [{ $or: [{ accountId: 5n }, { accountId: 6n }] }, { _id: -1 }, 0, 0],
+    [{ accountId: 5n, $or: [{ name: 'n1' }, { tags: 'c' }] }, { _id: 1 }, 0, 0],
+  ];
+  let total = 0;
+  for (const [filter, sort, skip, limit] of cases) total += await same(filter, sort, skip, limit);
+  expect(total).toBeGreaterThan(500);
+});
+
+test('_id lookups: single, $in (also with numbers of another type) and missing ids', async () => {
+  const [first] = await plain.find({}).sort({ _id: 1 }).limit(1).toArray();
+  expect(first).toBeDefined();
+  await same({ _id: first!._id });
+  const some = (await plain.find({}).limit(40).toArray()).map((d) => d._id);
+  expect(await same({ _id: { $in: [...some, 42n] } })).toBe(40);
+  await db.collection('small_ids').insertMany([{ _id: 1 }, { _id: 2 }, { _id: 3 }] as unknown as Document[]);
+  expect(await db.collection('small_ids').countDocuments({ _id: { $in: [1n, 3n] } })).toBe(2);
+});
+
+test('countDocuments (an aggregation) agrees with the scan, with skip and limit', async () => {
+  for (const filter of [{ accountId: 7n }, { tags: 'a' }, { accountId: 999n }, {}]) {
+    expect(await indexed.countDocuments(filter)).toBe(await plain.countDocuments(filter));
+    expect(await indexed.countDocuments(filter, { limit: 1 })).toBe(await plain.countDocuments(filter, { limit: 1 }));
+    expect(await indexed.countDocuments(filter, { skip: 3, limit: 5 })).toBe(
+      await plain.countDocuments(filter, { skip: 3, limit: 5 }),
+    );
+  }
+});
+
+test('updates and deletes keep the indexes right', async () => {
+  const coll = db.collection<Doc>('moves');
+  await coll.createIndex({ accountId: 1, _id: -1 }, { name: 'account' });
+  await coll.createIndex({ tags: 1 }, { name: 'tags' });
+  await coll.insertMany([
+    { _id: 1n, accountId: 1n, tags: ['x', 'y'], score: 0, name: null, createdAt: new Date() },
+    { _id: 2n, accountId: 1n, tags: ['y'], score: 0, name: null, createdAt: new Date() },
+  ]);
+  await coll.updateOne({ _id: 1n }, { $set: { accountId: 2n, tags: ['z'] } });
+  expect(ids(await coll.find({ accountId: 1n }).toArray())).toEqual(['2']);
+  expect(ids(await coll.find({ accountId: 2n }).toArray())).toEqual(['1']);
+  expect(ids(await coll.find({ tags: 'y' }).toArray())).toEqual(['2']);
+  expect(ids(await coll.find({ tags: 'z' }).toArray())).toEqual(['1']);
+  await coll.deleteOne({ _id: 2n });
+  expect(await coll.find({ accountId: 1n }).toArray()).toEqual([]);
+  expect(await coll.find({ tags: 'y' }).toArray()).toEqual([]);
+  await coll.findOneAndUpdate({ accountId: 2n }, { $set: { accountId: 3n } });
+  expect(ids(await coll.find({ accountId: 3n }).toArray())).toEqual(['1']);
+});
+
+test('500 concurrent $inc on one document lose none; unique indexes hold under concurrency', async () => {
+  const coll = db.collection('counters');
+  await coll.insertOne({ _id: 'c', n: 0 } as unknown as Document);
+  await Promise.all(Array.from({ length: 500 }, () => coll.updateOne({ _id: 'c' } as Document, { $inc: { n: 1 } })));
+  expect((await coll.findOne({ _id: 'c' } as Document))?.n).toBe(500);
+
+  const claims = db.collection('claims');
+  await claims.createIndex({ key: 1 }, { unique: true, name: 'key' });
+  const results = await Promise.allSettled(
+    Array.from({ length: 50 }, (_, i) => claims.insertOne({ _id: BigInt(i + 1), key: 'same' } as Document)),
+  );
+  expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+  for (const r of results) if (r.status === 'rejected') expect(isDuplicateKeyError(r.reason)).toBe(true);
+});
