@@ -406,6 +406,7 @@ interface Measured {
   settleMs: number;
   rows: { what: string; stats: Stats | null; note?: string; target?: number }[];
   incLost: number;
+  incFailed: number;
   killSurvived: boolean | null;
   restartMs: number | null;
   throughput: number;
@@ -430,7 +431,7 @@ async function measure(name: string): Promise<Measured> {
     const anyAccount = () => BigInt(Math.floor(r() * size.accounts) + 1);
     const heavyAccount = () => BigInt(Math.floor(size.accounts * r() ** 3) + 1);
     const st = collection(core.db, statuses);
-    const n = candidateScale === 'small' && name === 'ferretdb' ? 20 : 2000;
+    const n = name === 'ferretdb' ? 5 : 2000; // FerretDB scans: a few calls take minutes
     console.log(`  measuring (${n} calls each)`);
     const rows: Measured['rows'] = [];
     rows.push({ what: 'status by id', stats: await timeEach(n, () => st.findOne({ _id: anyStatus() })), target: 2 });
@@ -494,11 +495,13 @@ async function measure(name: string): Promise<Measured> {
     // 500 concurrent $inc on one document.
     const target = statusId(1);
     const before = (await st.findOne({ _id: target }))?.favouritesCount ?? 0;
-    await Promise.all(
+    const incs = await Promise.allSettled(
       Array.from({ length: 500 }, () => st.updateOne({ _id: target }, { $inc: { favouritesCount: 1 } })),
     );
+    const incFailed = incs.filter((r) => r.status === 'rejected').length;
     const after = (await st.findOne({ _id: target }))?.favouritesCount ?? 0;
-    const incLost = 500 - (after - before);
+    // Lost: acknowledged increments that are not in the document.
+    const incLost = 500 - incFailed - (after - before);
 
     // An acknowledged write, then kill -9 of the server, then a restart on the same data.
     let killSurvived: boolean | null = null;
@@ -520,6 +523,7 @@ async function measure(name: string): Promise<Measured> {
       settleMs,
       rows,
       incLost,
+      incFailed,
       killSurvived,
       restartMs,
       throughput,
@@ -538,17 +542,7 @@ async function reopen(core: Core, url: string): Promise<Core> {
   return coreFor(url);
 }
 
-const results: Measured[] = [];
-for (const name of candidates) {
-  try {
-    results.push(await measure(name));
-  } catch (err) {
-    console.log(`${name}: not measured: ${err instanceof Error ? err.message : String(err)}`);
-  }
-}
-
-const targets: Target[] = [];
-for (const m of results) {
+function report(m: Measured, targets: Target[]): void {
   const size = SCALES[m.scale];
   printTable(
     `${m.name} (${m.scale}: ${size.statuses} statuses, ${size.accounts} accounts, ${size.follows} follows, ${size.favourites} favourites; loaded in ${m.loadSeconds.toFixed(0)} s, then ${(m.settleMs / 1000).toFixed(0)} s of store housekeeping)`,
@@ -562,7 +556,13 @@ for (const m of results) {
         row.target ? `p99 ≤ ${row.target} ms` : '',
       ]),
       ['16 concurrent readers by id', `${Math.round(m.throughput)} req/s`, '', '', ''],
-      ['500 concurrent $inc on one document', `${m.incLost} lost`, '', '', 'none lost'],
+      [
+        '500 concurrent $inc on one document',
+        `${m.incLost} lost`,
+        m.incFailed ? `${m.incFailed} refused with errors` : '',
+        '',
+        'none lost',
+      ],
       [
         'acknowledged write, kill -9, restart',
         m.killSurvived === null ? 'not our process' : m.killSurvived ? 'survived' : 'LOST',
@@ -585,9 +585,9 @@ for (const m of results) {
   }
   targets.push({
     what: `${m.name} 500 concurrent $inc lost`,
-    measured: String(m.incLost),
+    measured: m.incFailed ? `${m.incLost} (and ${m.incFailed} refused)` : String(m.incLost),
     target: '0',
-    met: m.incLost === 0,
+    met: m.incLost === 0 && m.incFailed === 0,
   });
   if (m.killSurvived !== null) {
     targets.push({
@@ -596,6 +596,15 @@ for (const m of results) {
       target: 'survives',
       met: m.killSurvived,
     });
+  }
+}
+
+const targets: Target[] = [];
+for (const name of candidates) {
+  try {
+    report(await measure(name), targets);
+  } catch (err) {
+    console.log(`${name}: not measured: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 printTargets('storage', targets);

@@ -48,7 +48,7 @@ afterAll(async () => {
 test('acknowledged writes and index entries survive kill -9 of the server', async () => {
   const url = `mongodb://127.0.0.1:${port}/durable?directConnection=true`;
   let client = new MongoClient(url, { useBigInt64: true });
-  const coll = () => client.db().collection('statuses');
+  const coll = () => client.db().collection<{ _id: bigint; accountId: bigint; n: number }>('statuses');
   await coll().createIndex({ accountId: 1, _id: -1 }, { name: 'account' });
   await coll().insertMany(
     Array.from({ length: 100 }, (_, i) => ({ _id: BigInt(i + 1), accountId: BigInt(i % 3), n: 0 })),

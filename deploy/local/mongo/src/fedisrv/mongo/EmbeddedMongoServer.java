@@ -32,8 +32,10 @@ public final class EmbeddedMongoServer {
 
         // Every changing command commits before it is answered (IndexedBackend); the background
         // writer stays on for the store's housekeeping: reusing dead space and compacting the file.
-        // Compacting only below half full keeps the writer from rewriting the file all the time.
-        MVStore store = new MVStore.Builder().fileName(file.getPath()).cacheSize(cacheMb).autoCompactFillRate(50).open();
+        // Small pages: a commit rewrites every page it touched (copy-on-write) and an insert touches a
+        // page per index. Compacting only below half full keeps the writer from rewriting the file.
+        MVStore store = new MVStore.Builder().fileName(file.getPath()).cacheSize(cacheMb).pageSplitSize(4096)
+            .autoCompactFillRate(50).open();
         // Old chunks only need to outlive a process kill, not a power loss: the page cache keeps them.
         store.setRetentionTime(5_000);
         IndexedBackend backend = new IndexedBackend(store);
