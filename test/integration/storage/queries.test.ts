@@ -161,3 +161,15 @@ test('500 concurrent $inc on one document lose none; unique indexes hold under c
   expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
   for (const r of results) if (r.status === 'rejected') expect(isDuplicateKeyError(r.reason)).toBe(true);
 });
+
+test('concurrent findOneAndUpdate each answer with their own result (returnDocument: after)', async () => {
+  const coll = db.collection<{ _id: string; seq: bigint }>('sequences');
+  const results = await Promise.all(
+    Array.from({ length: 200 }, () =>
+      coll.findOneAndUpdate({ _id: 's' }, { $inc: { seq: 1n } }, { upsert: true, returnDocument: 'after' }),
+    ),
+  );
+  const seen = results.map((r) => r?.seq);
+  expect(new Set(seen).size).toBe(200);
+  expect(seen.sort((a, b) => Number((a ?? 0n) - (b ?? 0n)))[199]).toBe(200n);
+});

@@ -20,6 +20,11 @@ import de.bwaldvogel.mongo.bson.Document;
  * An H2 collection whose queries go through QueryPlanner: index range walks instead of full scans,
  * and an early stop once skip + limit documents are found when the index yields the sort order.
  * Writes stay mongo-java-server's (one lock per collection, so updates such as $inc are atomic).
+ *
+ * Documents leave the store only as copies: mongo-java-server's update path edits the document a
+ * query returned in place, and the store keeps handing out the object it holds, so without copies
+ * an update would change documents that readers are still serialising (torn reads, and
+ * findAndModify answering with a later update's value).
  */
 final class IndexedCollection extends H2Collection {
     private final MVMap<Object, Document> dataMap;
@@ -53,9 +58,25 @@ final class IndexedCollection extends H2Collection {
             Object id = ids.next();
             if (!seen.add(id)) continue;
             Document document = dataMap.get(id);
-            if (document != null && documentMatchesQuery(document, query)) matched.add(document);
+            if (document != null && documentMatchesQuery(document, query)) matched.add(Copies.of(document));
         }
         Document sort = plan.ordered() ? null : orderBy;
         return matchDocumentsFromStream(matched.stream(), query, sort, numberToSkip, limit, batchSize, fieldSelector);
+    }
+
+    @Override
+    protected Document getDocument(Object position) {
+        Document document = dataMap.get(position);
+        return document == null ? null : Copies.of(document);
+    }
+
+    @Override
+    protected QueryResult matchDocuments(Document query, Document orderBy, int numberToSkip, int limit, int batchSize,
+                                         Document fieldSelector) {
+        if (isNaturalDescending(orderBy)) return super.matchDocuments(query, orderBy, numberToSkip, limit, batchSize,
+            fieldSelector);
+        // A scan: only the matching documents are copied.
+        return matchDocumentsFromStream(dataMap.values().stream().filter(d -> documentMatchesQuery(d, query))
+            .map(Copies::of), query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
     }
 }
