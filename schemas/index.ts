@@ -21,6 +21,30 @@ export interface AccountUpdated {
   changed: Array<string>;
 }
 
+/** An account blocked another (follows both ways are gone; feeds and notifications drop the blocked account; delivery of Block). */
+export interface BlockCreated {
+  eventId: string;
+  occurredAt: Date;
+  blockId: string;
+  accountId: string;
+  accountDomain: null | string;
+  targetAccountId: string;
+  targetDomain: null | string;
+  uri: null | string;
+}
+
+/** A block was lifted (delivery of Undo Block). */
+export interface BlockDeleted {
+  eventId: string;
+  occurredAt: Date;
+  blockId: string;
+  accountId: string;
+  accountDomain: null | string;
+  targetAccountId: string;
+  targetDomain: null | string;
+  uri: null | string;
+}
+
 /** An account muted the notifications of a conversation. */
 export interface ConversationMuted {
   eventId: string;
@@ -37,6 +61,22 @@ export interface ConversationUnmuted {
   accountId: string;
   conversationId: string;
   statusId: string;
+}
+
+/** An account blocked a whole domain for itself (feeds and notifications drop that domain's accounts; its followers there are removed). */
+export interface DomainBlockCreated {
+  eventId: string;
+  occurredAt: Date;
+  accountId: string;
+  domain: string;
+}
+
+/** An account unblocked a domain. */
+export interface DomainBlockDeleted {
+  eventId: string;
+  occurredAt: Date;
+  accountId: string;
+  domain: string;
 }
 
 /** An account favourited a status (notification, delivery of Like, trends). */
@@ -58,6 +98,77 @@ export interface FavouriteDeleted {
   accountId: string;
   statusId: string;
   statusAccountId: string;
+}
+
+/** The target accepted a follow request (delivery of Accept to a remote follower). A FollowCreated for the new follow comes with it. */
+export interface FollowAccepted {
+  eventId: string;
+  occurredAt: Date;
+  requestId: string;
+  followId: string;
+  accountId: string;
+  accountDomain: null | string;
+  targetAccountId: string;
+  targetDomain: null | string;
+  uri: null | string;
+}
+
+/** A follow now exists: made directly (unlocked local target) or by accepting a request (fan-out merges the target's statuses into the follower's home feed; a follow notification unless fromRequest). */
+export interface FollowCreated {
+  eventId: string;
+  occurredAt: Date;
+  followId: string;
+  accountId: string;
+  accountDomain: null | string;
+  targetAccountId: string;
+  targetDomain: null | string;
+  showReblogs: boolean;
+  notify: boolean;
+  languages: null | Array<string>;
+  uri: null | string;
+  fromRequest: boolean;
+}
+
+/** A follow or a pending follow request ended: unfollow, removal from followers, or a block (feeds drop the target's statuses; delivery of Undo Follow / Reject). */
+export interface FollowDeleted {
+  eventId: string;
+  occurredAt: Date;
+  followId: string;
+  accountId: string;
+  accountDomain: null | string;
+  targetAccountId: string;
+  targetDomain: null | string;
+  uri: null | string;
+  pending: boolean;
+  reason: FollowEndReason;
+}
+
+export type FollowEndReason = 'UNFOLLOW' | 'REMOVED_FROM_FOLLOWERS' | 'BLOCK' | 'REQUEST_WITHDRAWN';
+
+/** The target rejected a follow request (delivery of Reject to a remote follower). */
+export interface FollowRejected {
+  eventId: string;
+  occurredAt: Date;
+  requestId: string;
+  accountId: string;
+  accountDomain: null | string;
+  targetAccountId: string;
+  targetDomain: null | string;
+  uri: null | string;
+}
+
+/** A follow request is pending: the target is locked or remote (follow_request notification; delivery of the Follow activity to a remote target). */
+export interface FollowRequestCreated {
+  eventId: string;
+  occurredAt: Date;
+  requestId: string;
+  accountId: string;
+  accountDomain: null | string;
+  targetAccountId: string;
+  targetDomain: null | string;
+  showReblogs: boolean;
+  notify: boolean;
+  uri: null | string;
 }
 
 /** An e-mail to send (a job for the mailer pipeline). */
@@ -88,6 +199,31 @@ export interface MediaProcessed {
   mediaType: string;
   state: string;
   statusId: null | string;
+}
+
+/** An account muted another (feeds drop the muted account's statuses). */
+export interface MuteCreated {
+  eventId: string;
+  occurredAt: Date;
+  muteId: string;
+  accountId: string;
+  accountDomain: null | string;
+  targetAccountId: string;
+  targetDomain: null | string;
+  hideNotifications: boolean;
+  expiresAt: null | Date;
+}
+
+/** A mute ended: unmuted, or expired. */
+export interface MuteDeleted {
+  eventId: string;
+  occurredAt: Date;
+  muteId: string;
+  accountId: string;
+  accountDomain: null | string;
+  targetAccountId: string;
+  targetDomain: null | string;
+  expired: boolean;
 }
 
 /** A poll reached its end and was closed by the scheduler (voters and the author get a poll notification). Keyed by the poll id. */
@@ -247,6 +383,26 @@ export interface AccountUpdatedPayload {
   changed?: Array<string>;
 }
 
+/** What a producer gives for BlockCreated (the outbox adds eventId and occurredAt). */
+export interface BlockCreatedPayload {
+  blockId: string;
+  accountId: string;
+  accountDomain?: null | string;
+  targetAccountId: string;
+  targetDomain?: null | string;
+  uri?: null | string;
+}
+
+/** What a producer gives for BlockDeleted (the outbox adds eventId and occurredAt). */
+export interface BlockDeletedPayload {
+  blockId: string;
+  accountId: string;
+  accountDomain?: null | string;
+  targetAccountId: string;
+  targetDomain?: null | string;
+  uri?: null | string;
+}
+
 /** What a producer gives for ConversationMuted (the outbox adds eventId and occurredAt). */
 export interface ConversationMutedPayload {
   accountId: string;
@@ -259,6 +415,18 @@ export interface ConversationUnmutedPayload {
   accountId: string;
   conversationId: string;
   statusId: string;
+}
+
+/** What a producer gives for DomainBlockCreated (the outbox adds eventId and occurredAt). */
+export interface DomainBlockCreatedPayload {
+  accountId: string;
+  domain: string;
+}
+
+/** What a producer gives for DomainBlockDeleted (the outbox adds eventId and occurredAt). */
+export interface DomainBlockDeletedPayload {
+  accountId: string;
+  domain: string;
 }
 
 /** What a producer gives for FavouriteCreated (the outbox adds eventId and occurredAt). */
@@ -276,6 +444,65 @@ export interface FavouriteDeletedPayload {
   accountId: string;
   statusId: string;
   statusAccountId: string;
+}
+
+/** What a producer gives for FollowAccepted (the outbox adds eventId and occurredAt). */
+export interface FollowAcceptedPayload {
+  requestId: string;
+  followId: string;
+  accountId: string;
+  accountDomain?: null | string;
+  targetAccountId: string;
+  targetDomain?: null | string;
+  uri?: null | string;
+}
+
+/** What a producer gives for FollowCreated (the outbox adds eventId and occurredAt). */
+export interface FollowCreatedPayload {
+  followId: string;
+  accountId: string;
+  accountDomain?: null | string;
+  targetAccountId: string;
+  targetDomain?: null | string;
+  showReblogs: boolean;
+  notify: boolean;
+  languages?: null | Array<string>;
+  uri?: null | string;
+  fromRequest: boolean;
+}
+
+/** What a producer gives for FollowDeleted (the outbox adds eventId and occurredAt). */
+export interface FollowDeletedPayload {
+  followId: string;
+  accountId: string;
+  accountDomain?: null | string;
+  targetAccountId: string;
+  targetDomain?: null | string;
+  uri?: null | string;
+  pending: boolean;
+  reason: FollowEndReason;
+}
+
+/** What a producer gives for FollowRejected (the outbox adds eventId and occurredAt). */
+export interface FollowRejectedPayload {
+  requestId: string;
+  accountId: string;
+  accountDomain?: null | string;
+  targetAccountId: string;
+  targetDomain?: null | string;
+  uri?: null | string;
+}
+
+/** What a producer gives for FollowRequestCreated (the outbox adds eventId and occurredAt). */
+export interface FollowRequestCreatedPayload {
+  requestId: string;
+  accountId: string;
+  accountDomain?: null | string;
+  targetAccountId: string;
+  targetDomain?: null | string;
+  showReblogs: boolean;
+  notify: boolean;
+  uri?: null | string;
 }
 
 /** What a producer gives for MailRequested (the outbox adds eventId and occurredAt). */
@@ -300,6 +527,27 @@ export interface MediaProcessedPayload {
   mediaType: string;
   state: string;
   statusId?: null | string;
+}
+
+/** What a producer gives for MuteCreated (the outbox adds eventId and occurredAt). */
+export interface MuteCreatedPayload {
+  muteId: string;
+  accountId: string;
+  accountDomain?: null | string;
+  targetAccountId: string;
+  targetDomain?: null | string;
+  hideNotifications: boolean;
+  expiresAt?: null | Date;
+}
+
+/** What a producer gives for MuteDeleted (the outbox adds eventId and occurredAt). */
+export interface MuteDeletedPayload {
+  muteId: string;
+  accountId: string;
+  accountDomain?: null | string;
+  targetAccountId: string;
+  targetDomain?: null | string;
+  expired: boolean;
 }
 
 /** What a producer gives for PollExpired (the outbox adds eventId and occurredAt). */
@@ -424,13 +672,24 @@ export interface StatusUpdatedPayload {
 export interface EventRecords {
   AccountCreated: AccountCreated;
   AccountUpdated: AccountUpdated;
+  BlockCreated: BlockCreated;
+  BlockDeleted: BlockDeleted;
   ConversationMuted: ConversationMuted;
   ConversationUnmuted: ConversationUnmuted;
+  DomainBlockCreated: DomainBlockCreated;
+  DomainBlockDeleted: DomainBlockDeleted;
   FavouriteCreated: FavouriteCreated;
   FavouriteDeleted: FavouriteDeleted;
+  FollowAccepted: FollowAccepted;
+  FollowCreated: FollowCreated;
+  FollowDeleted: FollowDeleted;
+  FollowRejected: FollowRejected;
+  FollowRequestCreated: FollowRequestCreated;
   MailRequested: MailRequested;
   MediaProcessRequested: MediaProcessRequested;
   MediaProcessed: MediaProcessed;
+  MuteCreated: MuteCreated;
+  MuteDeleted: MuteDeleted;
   PollExpired: PollExpired;
   PollVoted: PollVoted;
   ProbeSent: ProbeSent;
@@ -448,13 +707,24 @@ export interface EventRecords {
 export interface EventPayloads {
   AccountCreated: AccountCreatedPayload;
   AccountUpdated: AccountUpdatedPayload;
+  BlockCreated: BlockCreatedPayload;
+  BlockDeleted: BlockDeletedPayload;
   ConversationMuted: ConversationMutedPayload;
   ConversationUnmuted: ConversationUnmutedPayload;
+  DomainBlockCreated: DomainBlockCreatedPayload;
+  DomainBlockDeleted: DomainBlockDeletedPayload;
   FavouriteCreated: FavouriteCreatedPayload;
   FavouriteDeleted: FavouriteDeletedPayload;
+  FollowAccepted: FollowAcceptedPayload;
+  FollowCreated: FollowCreatedPayload;
+  FollowDeleted: FollowDeletedPayload;
+  FollowRejected: FollowRejectedPayload;
+  FollowRequestCreated: FollowRequestCreatedPayload;
   MailRequested: MailRequestedPayload;
   MediaProcessRequested: MediaProcessRequestedPayload;
   MediaProcessed: MediaProcessedPayload;
+  MuteCreated: MuteCreatedPayload;
+  MuteDeleted: MuteDeletedPayload;
   PollExpired: PollExpiredPayload;
   PollVoted: PollVotedPayload;
   ProbeSent: ProbeSentPayload;
@@ -478,13 +748,24 @@ export type EventRecord<N extends EventName = EventName> = EventRecords[N];
 export const eventTopics = {
   AccountCreated: 'accounts',
   AccountUpdated: 'accounts',
+  BlockCreated: 'graph',
+  BlockDeleted: 'graph',
   ConversationMuted: 'interactions',
   ConversationUnmuted: 'interactions',
+  DomainBlockCreated: 'graph',
+  DomainBlockDeleted: 'graph',
   FavouriteCreated: 'interactions',
   FavouriteDeleted: 'interactions',
+  FollowAccepted: 'graph',
+  FollowCreated: 'graph',
+  FollowDeleted: 'graph',
+  FollowRejected: 'graph',
+  FollowRequestCreated: 'graph',
   MailRequested: 'mail',
   MediaProcessRequested: 'media',
   MediaProcessed: 'media',
+  MuteCreated: 'graph',
+  MuteDeleted: 'graph',
   PollExpired: 'polls',
   PollVoted: 'polls',
   ProbeSent: 'probe',

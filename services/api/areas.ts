@@ -17,6 +17,12 @@ import oauthArea from './oauth/index.ts';
 import accountsArea from './accounts/index.ts';
 import emailsArea from './emails/index.ts';
 import streamingRedirectArea from './streaming/index.ts';
+import followsArea from './follows/index.ts';
+import relationshipsArea from './relationships/index.ts';
+import blocksArea from './blocks/index.ts';
+import mutesArea from './mutes/index.ts';
+import domainBlocksArea from './domain_blocks/index.ts';
+import accountStatusesArea from './account_statuses/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -37,6 +43,12 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   accountsArea,
   emailsArea,
   streamingRedirectArea,
+  followsArea,
+  relationshipsArea,
+  blocksArea,
+  mutesArea,
+  domainBlocksArea,
+  accountStatusesArea,
 ];
 
 export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {

@@ -19,6 +19,7 @@ import {
 import { ProfileImageError } from '../../core/accounts/images.ts';
 import { findAccountByAcct, findVisibleAccount, findVisibleAccounts } from '../../core/accounts/queries.ts';
 import { tokenEntity } from '../../core/oauth/tokens.ts';
+import { followRequestsCount } from '../../core/graph/followRequests.ts';
 import { requireUser } from '../plugins/auth.ts';
 import {
   AccountEntity,
@@ -90,7 +91,9 @@ async function credentialAccountOf(
   account: AccountDoc,
   user: Parameters<typeof presentCredentialAccount>[2],
 ) {
-  return presentCredentialAccount(core, account, user);
+  return presentCredentialAccount(core, account, user, {
+    followRequestsCount: account.locked ? await followRequestsCount(core, account._id) : 0,
+  });
 }
 
 const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {

@@ -16,6 +16,7 @@ import { formatStatusHtml, type MentionTarget } from '../text/formatStatus.ts';
 import { extractEntities } from '../text/extract.ts';
 import { graphemeLength } from '../text/countCharacters.ts';
 import { storeProfileImage, deleteProfileImage, type ProfileImageKind } from './images.ts';
+import { acceptAllFollowRequests } from '../graph/followRequests.ts';
 
 export const DISPLAY_NAME_MAX = 30;
 export const NOTE_MAX = 500;
@@ -199,6 +200,8 @@ export async function updateProfile(
     collection(core.db, users).findOne({ _id: user._id }),
   ]);
   if (!a || !u) throw new Error(`account ${account._id} vanished during an update`);
+  // Unlocking accepts every pending follow request (Mastodon's UnlockAccountService).
+  if (account.locked && !a.locked) await acceptAllFollowRequests(core, a);
   return { account: a, user: u };
 }
 

@@ -1,4 +1,4 @@
-// Account blocks. Minimal for visibility rules; the block API (a later issue) extends it.
+// Account blocks: who blocked whom (services/core/graph/block.ts writes them).
 import type { Id } from '../ids.ts';
 import { defineCollection } from '../db/mongo.ts';
 
@@ -13,4 +13,5 @@ export interface BlockDoc {
 export const blocks = defineCollection<BlockDoc>('blocks', [
   { key: { accountId: 1, targetAccountId: 1 }, name: 'account_target', unique: true },
   { key: { targetAccountId: 1 }, name: 'target' },
+  { key: { accountId: 1, _id: -1 }, name: 'account' },
 ]);

@@ -1,4 +1,4 @@
-// Follows (accepted). Minimal for visibility rules; the follow API (a later issue) extends it.
+// Follows (accepted). Pending ones live in follow_requests until the target accepts.
 import type { Id } from '../ids.ts';
 import { defineCollection } from '../db/mongo.ts';
 
@@ -17,4 +17,5 @@ export interface FollowDoc {
 export const follows = defineCollection<FollowDoc>('follows', [
   { key: { accountId: 1, targetAccountId: 1 }, name: 'account_target', unique: true },
   { key: { targetAccountId: 1, _id: -1 }, name: 'target' },
+  { key: { accountId: 1, _id: -1 }, name: 'account' },
 ]);

@@ -1,4 +1,4 @@
-// Account mutes. Minimal for visibility rules; the mute API (a later issue) extends it.
+// Account mutes, optionally with an expiry (the scheduler pipeline ends expired ones).
 import type { Id } from '../ids.ts';
 import { defineCollection } from '../db/mongo.ts';
 
@@ -14,4 +14,7 @@ export interface MuteDoc {
 
 export const mutes = defineCollection<MuteDoc>('mutes', [
   { key: { accountId: 1, targetAccountId: 1 }, name: 'account_target', unique: true },
+  { key: { accountId: 1, _id: -1 }, name: 'account' },
+  { key: { targetAccountId: 1 }, name: 'target' },
+  { key: { expiresAt: 1 }, name: 'expiry' },
 ]);

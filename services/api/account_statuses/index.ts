@@ -1,0 +1,93 @@
+// GET /api/v1/accounts/:id/statuses: an account's statuses, readable without login (rule 4), each
+// checked against the caller: followers-only posts for followers, nothing for blocked callers.
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Filter } from 'mongodb';
+import type { AreaOptions } from '../areas.ts';
+import { collection } from '../../core/db/mongo.ts';
+import { statuses, type StatusDoc, type Visibility } from '../../core/model/statuses.ts';
+import { pins } from '../../core/model/pins.ts';
+import { isBlocking, isFollowing } from '../../core/graph/relations.ts';
+import { filterVisible } from '../../core/statuses/visibility.ts';
+import { normalizeTagName } from '../../core/text/extract.ts';
+import { railsBoolean } from '../../core/railsParams.ts';
+import { presentStatuses, StatusEntity } from '../entities/status.ts';
+import { BoolLike } from '../params.ts';
+import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
+import { AccountIdParams, targetAccount } from '../graphParams.ts';
+
+const Query = Type.Object(
+  {
+    max_id: Type.Optional(Type.String({ maxLength: 30 })),
+    since_id: Type.Optional(Type.String({ maxLength: 30 })),
+    min_id: Type.Optional(Type.String({ maxLength: 30 })),
+    limit: Type.Optional(Type.String({ maxLength: 30 })),
+    pinned: Type.Optional(BoolLike),
+    tagged: Type.Optional(Type.String({ maxLength: 300 })),
+    exclude_reblogs: Type.Optional(BoolLike),
+    exclude_replies: Type.Optional(BoolLike),
+    only_media: Type.Optional(BoolLike),
+  },
+  { additionalProperties: true },
+);
+
+const accountStatusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
+  app.get(
+    '/api/v1/accounts/:id/statuses',
+    {
+      schema: { params: AccountIdParams, querystring: Query, response: { 200: Type.Array(StatusEntity) } },
+      config: { auth: { scopes: ['read', 'read:statuses'], user: 'optional' } },
+    },
+    async (request, reply) => {
+      const viewer = request.auth?.account ?? null;
+      const owner = await targetAccount(core, request.params.id);
+      const q = request.query;
+      if (viewer && viewer._id !== owner._id && (await isBlocking(core, owner._id, viewer._id))) return [];
+      const page = pageParams(q, { defaultLimit: 20, maxLimit: 40 });
+
+      const filter: Filter<StatusDoc> = { accountId: owner._id, deletedAt: null };
+      if (!viewer || viewer._id !== owner._id) {
+        const follower = viewer !== null && (await isFollowing(core, viewer._id, owner._id));
+        const allowed: Visibility[] = follower ? ['public', 'unlisted', 'private'] : ['public', 'unlisted'];
+        filter.visibility = { $in: allowed };
+      }
+      if (railsBoolean(q.exclude_reblogs)) filter.reblogOfId = null;
+      if (railsBoolean(q.exclude_replies)) {
+        // Self-replies (threads) stay, as in Mastodon.
+        filter.$or = [{ inReplyToId: null }, { inReplyToAccountId: owner._id }];
+      }
+      if (railsBoolean(q.only_media)) filter['mediaIds.0'] = { $exists: true };
+      if (q.tagged?.trim()) filter.tagNames = normalizeTagName(q.tagged.trim().replace(/^#/, ''));
+
+      let found: StatusDoc[];
+      if (railsBoolean(q.pinned)) {
+        const pinned = await findPage(collection(core.db, pins), { accountId: owner._id }, page);
+        const byId = new Map(
+          (
+            await collection(core.db, statuses)
+              .find({ ...filter, _id: { $in: pinned.map((p) => p.statusId) } })
+              .toArray()
+          ).map((s) => [s._id, s]),
+        );
+        found = pinned.map((p) => byId.get(p.statusId)).filter((s) => s !== undefined);
+        setLinkHeader(core, request, reply, {
+          oldest: pinned.at(-1)?._id ?? null,
+          newest: pinned[0]?._id ?? null,
+          count: pinned.length,
+          limit: page.limit,
+        });
+      } else {
+        found = await findPage(collection(core.db, statuses), filter, page);
+        setLinkHeader(core, request, reply, {
+          oldest: found.at(-1)?._id ?? null,
+          newest: found[0]?._id ?? null,
+          count: found.length,
+          limit: page.limit,
+        });
+      }
+      return presentStatuses(core, await filterVisible(core, viewer, found), viewer);
+    },
+  );
+};
+
+export default accountStatusesArea;

@@ -1,0 +1,50 @@
+// Blocks area: block/unblock an account and the paginated list of blocked accounts.
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AreaOptions } from '../areas.ts';
+import { collection } from '../../core/db/mongo.ts';
+import { blocks } from '../../core/model/blocks.ts';
+import { blockAccount, unblockAccount } from '../../core/graph/block.ts';
+import { requireUser } from '../plugins/auth.ts';
+import { AccountEntity, presentAccounts } from '../entities/account.ts';
+import { presentRelationship, RelationshipEntity } from '../entities/relationship.ts';
+import { findPage } from '../pagination.ts';
+import { AccountIdParams, AccountPageQuery, accountPage, accountsOfRecords, targetAccount } from '../graphParams.ts';
+
+const WRITE = { scopes: ['write', 'write:blocks', 'follow'], user: 'required' as const };
+const READ = { scopes: ['read', 'read:blocks', 'follow'], user: 'required' as const };
+
+const blocksArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
+  for (const [path, operation] of [
+    ['block', blockAccount],
+    ['unblock', unblockAccount],
+  ] as const) {
+    app.post(
+      `/api/v1/accounts/:id/${path}`,
+      { schema: { params: AccountIdParams, response: { 200: RelationshipEntity } }, config: { auth: WRITE } },
+      async (request) => {
+        const { account } = requireUser(request);
+        const target = await targetAccount(core, request.params.id);
+        await operation(core, account, target);
+        return presentRelationship(core, account, target);
+      },
+    );
+  }
+
+  app.get(
+    '/api/v1/blocks',
+    { schema: { querystring: AccountPageQuery, response: { 200: Type.Array(AccountEntity) } }, config: { auth: READ } },
+    async (request, reply) => {
+      const { account } = requireUser(request);
+      const page = accountPage(request.query);
+      const records = await findPage(collection(core.db, blocks), { accountId: account._id }, page);
+      const rows = await accountsOfRecords(core, request, reply, records, (r) => r.targetAccountId, page);
+      return presentAccounts(
+        core,
+        rows.map((r) => r.account),
+      );
+    },
+  );
+};
+
+export default blocksArea;

@@ -1,0 +1,232 @@
+// Follows area: follow/unfollow (also POST /api/v1/follows), follow requests, removing a follower,
+// followers/following of an account and familiar followers.
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AreaOptions } from '../areas.ts';
+import { collection } from '../../core/db/mongo.ts';
+import { parseId } from '../../core/ids.ts';
+import { follows } from '../../core/model/follows.ts';
+import { followRequests } from '../../core/model/followRequests.ts';
+import { findAccountByAcct, findVisibleAccounts } from '../../core/accounts/queries.ts';
+import { followAccount, type FollowOptions } from '../../core/graph/follow.ts';
+import { removeFromFollowers, unfollowAccount } from '../../core/graph/unfollow.ts';
+import { authorizeFollowRequest, rejectFollowRequest } from '../../core/graph/followRequests.ts';
+import { collectionsVisible, hiddenFrom } from '../../core/graph/collections.ts';
+import { railsBoolean } from '../../core/railsParams.ts';
+import { requireUser } from '../plugins/auth.ts';
+import { AccountEntity, presentAccounts } from '../entities/account.ts';
+import { presentRelationship, RelationshipEntity } from '../entities/relationship.ts';
+import { BoolLike } from '../params.ts';
+import { ApiError, missingParam, notFound } from '../errors.ts';
+import { enforceRateLimit, RATE_LIMITS } from '../rateLimit.ts';
+import { findPage } from '../pagination.ts';
+import { AccountIdParams, AccountPageQuery, accountPage, accountsOfRecords, targetAccount } from '../graphParams.ts';
+
+const WRITE = { scopes: ['write', 'write:follows', 'follow'], user: 'required' as const };
+const READ_FOLLOWS = { scopes: ['read', 'read:follows', 'follow'], user: 'required' as const };
+const READ_ACCOUNTS = { scopes: ['read', 'read:accounts'], user: 'optional' as const };
+
+const FollowBody = Type.Object(
+  {
+    reblogs: Type.Optional(BoolLike),
+    notify: Type.Optional(BoolLike),
+    languages: Type.Optional(Type.Union([Type.Array(Type.String({ maxLength: 10 }), { maxItems: 200 }), Type.Null()])),
+  },
+  { additionalProperties: true },
+);
+
+function followOptions(
+  body: { reblogs?: unknown; notify?: unknown; languages?: string[] | null } | undefined,
+): FollowOptions {
+  const opts: FollowOptions = {};
+  const reblogs = railsBoolean(body?.reblogs);
+  const notify = railsBoolean(body?.notify);
+  if (reblogs !== null && reblogs !== undefined) opts.reblogs = reblogs;
+  if (notify !== null && notify !== undefined) opts.notify = notify;
+  if (body && 'languages' in body) {
+    const list = (body.languages ?? []).map((l) => l.trim().toLowerCase()).filter(Boolean);
+    opts.languages = list.length > 0 ? [...new Set(list)] : null;
+  }
+  return opts;
+}
+
+const followsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
+  app.post(
+    '/api/v1/accounts/:id/follow',
+    {
+      schema: { params: AccountIdParams, body: Type.Optional(FollowBody), response: { 200: RelationshipEntity } },
+      config: { auth: WRITE },
+    },
+    async (request, reply) => {
+      const { account } = requireUser(request);
+      const target = await targetAccount(core, request.params.id);
+      await enforceRateLimit(core, reply, RATE_LIMITS.follows, String(account._id));
+      await followAccount(core, account, target, followOptions(request.body));
+      return presentRelationship(core, account, target);
+    },
+  );
+
+  // Mastodon's remote-follow form of the API: `uri` names the account (acct or URL).
+  app.post(
+    '/api/v1/follows',
+    {
+      schema: {
+        body: Type.Optional(
+          Type.Object({ uri: Type.Optional(Type.String({ maxLength: 2000 })) }, { additionalProperties: true }),
+        ),
+        response: { 200: RelationshipEntity },
+      },
+      config: { auth: WRITE },
+    },
+    async (request, reply) => {
+      const { account } = requireUser(request);
+      const uri = request.body?.uri?.trim().replace(/^acct:/, '');
+      if (!uri) throw missingParam('uri');
+      const target = await findAccountByAcct(core, uri.replace(/^@/, ''));
+      if (!target || target.pendingUser) throw notFound();
+      await enforceRateLimit(core, reply, RATE_LIMITS.follows, String(account._id));
+      await followAccount(core, account, target, followOptions(request.body as Record<string, unknown>));
+      return presentRelationship(core, account, target);
+    },
+  );
+
+  for (const [path, operation] of [
+    ['unfollow', unfollowAccount],
+    ['remove_from_followers', removeFromFollowers],
+  ] as const) {
+    app.post(
+      `/api/v1/accounts/:id/${path}`,
+      { schema: { params: AccountIdParams, response: { 200: RelationshipEntity } }, config: { auth: WRITE } },
+      async (request) => {
+        const { account } = requireUser(request);
+        const target = await targetAccount(core, request.params.id);
+        await operation(core, account, target);
+        return presentRelationship(core, account, target);
+      },
+    );
+  }
+
+  app.get(
+    '/api/v1/follow_requests',
+    {
+      schema: { querystring: AccountPageQuery, response: { 200: Type.Array(AccountEntity) } },
+      config: { auth: READ_FOLLOWS },
+    },
+    async (request, reply) => {
+      const { account } = requireUser(request);
+      const page = accountPage(request.query);
+      const records = await findPage(collection(core.db, followRequests), { targetAccountId: account._id }, page);
+      const rows = await accountsOfRecords(core, request, reply, records, (r) => r.accountId, page);
+      return presentAccounts(
+        core,
+        rows.map((r) => r.account),
+      );
+    },
+  );
+
+  for (const [path, operation] of [
+    ['authorize', authorizeFollowRequest],
+    ['reject', rejectFollowRequest],
+  ] as const) {
+    app.post(
+      `/api/v1/follow_requests/:id/${path}`,
+      { schema: { params: AccountIdParams, response: { 200: RelationshipEntity } }, config: { auth: WRITE } },
+      async (request) => {
+        const { account } = requireUser(request);
+        const requester = await targetAccount(core, request.params.id);
+        await operation(core, account, requester);
+        return presentRelationship(core, account, requester);
+      },
+    );
+  }
+
+  for (const [path, ownField, otherField] of [
+    ['followers', 'targetAccountId', 'accountId'],
+    ['following', 'accountId', 'targetAccountId'],
+  ] as const) {
+    app.get(
+      `/api/v1/accounts/:id/${path}`,
+      {
+        schema: {
+          params: AccountIdParams,
+          querystring: AccountPageQuery,
+          response: { 200: Type.Array(AccountEntity) },
+        },
+        config: { auth: READ_ACCOUNTS },
+      },
+      async (request, reply) => {
+        const viewer = request.auth?.account ?? null;
+        const owner = await targetAccount(core, request.params.id);
+        if (!(await collectionsVisible(core, owner, viewer))) return [];
+        const page = accountPage(request.query);
+        const records = await findPage(collection(core.db, follows), { [ownField]: owner._id }, page);
+        const hide = await hiddenFrom(
+          core,
+          viewer,
+          records.map((r) => r[otherField]),
+        );
+        const rows = await accountsOfRecords(core, request, reply, records, (r) => r[otherField], page, hide);
+        return presentAccounts(
+          core,
+          rows.map((r) => r.account),
+        );
+      },
+    );
+  }
+
+  app.get(
+    '/api/v1/accounts/familiar_followers',
+    {
+      schema: {
+        querystring: Type.Object(
+          {
+            id: Type.Optional(
+              Type.Union([
+                Type.Array(Type.String({ maxLength: 30 }), { maxItems: 1000 }),
+                Type.String({ maxLength: 30 }),
+              ]),
+            ),
+          },
+          { additionalProperties: true },
+        ),
+        response: { 200: Type.Array(Type.Object({ id: Type.String(), accounts: Type.Array(AccountEntity) })) },
+      },
+      config: { auth: READ_FOLLOWS },
+    },
+    async (request) => {
+      const { account } = requireUser(request);
+      const raw = request.query.id ?? [];
+      const ids = [...new Set((Array.isArray(raw) ? raw : [raw]).map(parseId).filter((id) => id !== null))];
+      if (ids.length > 40) throw new ApiError(422, 'Validation failed: Too many ids (at most 40)');
+      const targets = await findVisibleAccounts(core, ids);
+      // Accounts I follow that follow each target (Mastodon: "followed by people you know").
+      const mine = (
+        await collection(core.db, follows)
+          .find({ accountId: account._id }, { projection: { targetAccountId: 1 } })
+          .toArray()
+      ).map((f) => f.targetAccountId);
+      return Promise.all(
+        targets.map(async (target) => {
+          const known = mine.length
+            ? await collection(core.db, follows)
+                .find({ targetAccountId: target._id, accountId: { $in: mine } }, { projection: { accountId: 1 } })
+                .limit(80)
+                .toArray()
+            : [];
+          const hide = await hiddenFrom(
+            core,
+            account,
+            known.map((k) => k.accountId),
+          );
+          const visible = await findVisibleAccounts(
+            core,
+            known.map((k) => k.accountId).filter((id) => !hide.has(id)),
+          );
+          return { id: String(target._id), accounts: await presentAccounts(core, visible) };
+        }),
+      );
+    },
+  );
+};
+
+export default followsArea;

@@ -1,0 +1,63 @@
+// What the social-graph routes share: the target account from `:id` (404 when it is not a visible
+// account or not a number), and the list pagination of blocks, mutes, follows and requests.
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Core } from '../core/context.ts';
+import { parseId, type Id } from '../core/ids.ts';
+import type { AccountDoc } from '../core/model/accounts.ts';
+import { findVisibleAccount, findVisibleAccounts } from '../core/accounts/queries.ts';
+import { notFound } from './errors.ts';
+import { pageParams, setLinkHeader, type PageParams } from './pagination.ts';
+
+export const AccountIdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
+
+export const AccountPageQuery = Type.Object(
+  {
+    max_id: Type.Optional(Type.String({ maxLength: 30 })),
+    since_id: Type.Optional(Type.String({ maxLength: 30 })),
+    min_id: Type.Optional(Type.String({ maxLength: 30 })),
+    limit: Type.Optional(Type.String({ maxLength: 30 })),
+  },
+  { additionalProperties: true },
+);
+
+export async function targetAccount(core: Core, rawId: string): Promise<AccountDoc> {
+  const id = parseId(rawId);
+  const account = id === null ? null : await findVisibleAccount(core, id);
+  if (!account) throw notFound();
+  return account;
+}
+
+/** Mastodon's account lists: 40 by default, 80 at most. */
+export function accountPage(query: unknown): PageParams {
+  return pageParams(query, { defaultLimit: 40, maxLimit: 80 });
+}
+
+/**
+ * The accounts of a page of records (blocks, mutes, follows...), in the records' order, minus those
+ * `hide` names; the Link header is set from the records (their ids are the cursor).
+ */
+export async function accountsOfRecords<R extends { _id: Id }>(
+  core: Core,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  records: R[],
+  accountIdOf: (record: R) => Id,
+  page: PageParams,
+  hide: Set<bigint> = new Set(),
+): Promise<{ record: R; account: AccountDoc }[]> {
+  setLinkHeader(core, request, reply, {
+    oldest: records.at(-1)?._id ?? null,
+    newest: records[0]?._id ?? null,
+    count: records.length,
+    limit: page.limit,
+    prevParam: 'since_id',
+  });
+  const found = new Map((await findVisibleAccounts(core, records.map(accountIdOf))).map((a) => [a._id, a]));
+  const out: { record: R; account: AccountDoc }[] = [];
+  for (const record of records) {
+    const account = found.get(accountIdOf(record));
+    if (account && !hide.has(account._id)) out.push({ record, account });
+  }
+  return out;
+}

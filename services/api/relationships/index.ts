@@ -1,0 +1,147 @@
+// Relationships area: relationships with many accounts, private notes, endorsements (pin/unpin,
+// the own list and another account's).
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AreaOptions } from '../areas.ts';
+import { collection } from '../../core/db/mongo.ts';
+import { parseId } from '../../core/ids.ts';
+import { accounts } from '../../core/model/accounts.ts';
+import { endorsements } from '../../core/model/endorsements.ts';
+import { findVisibleAccounts } from '../../core/accounts/queries.ts';
+import { endorseAccount, unendorseAccount } from '../../core/graph/endorsements.ts';
+import { setAccountNote } from '../../core/graph/notes.ts';
+import { collectionsVisible } from '../../core/graph/collections.ts';
+import { requireUser } from '../plugins/auth.ts';
+import { AccountEntity, presentAccounts } from '../entities/account.ts';
+import { presentRelationship, presentRelationships, RelationshipEntity } from '../entities/relationship.ts';
+import { ApiError } from '../errors.ts';
+import { findPage } from '../pagination.ts';
+import { railsBoolean } from '../../core/railsParams.ts';
+import { BoolLike } from '../params.ts';
+import { AccountIdParams, AccountPageQuery, accountPage, accountsOfRecords, targetAccount } from '../graphParams.ts';
+
+const READ_FOLLOWS = { scopes: ['read', 'read:follows', 'follow'], user: 'required' as const };
+const WRITE_ACCOUNTS = { scopes: ['write', 'write:accounts'], user: 'required' as const };
+const READ_ACCOUNTS_USER = { scopes: ['read', 'read:accounts'], user: 'required' as const };
+const READ_ACCOUNTS = { scopes: ['read', 'read:accounts'], user: 'optional' as const };
+
+const IdsQuery = Type.Object(
+  {
+    id: Type.Optional(
+      Type.Union([Type.Array(Type.String({ maxLength: 30 }), { maxItems: 1000 }), Type.String({ maxLength: 30 })]),
+    ),
+    with_suspended: Type.Optional(BoolLike),
+  },
+  { additionalProperties: true },
+);
+
+const relationshipsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
+  for (const path of ['/api/v1/accounts/relationships', '/api/v1/relationships']) {
+    app.get(
+      path,
+      {
+        schema: { querystring: IdsQuery, response: { 200: Type.Array(RelationshipEntity) } },
+        config: { auth: READ_FOLLOWS },
+      },
+      async (request) => {
+        const { account } = requireUser(request);
+        const raw = request.query.id ?? [];
+        // Mastodon answers for the first 40 distinct ids and skips unknown ones.
+        const ids = [...new Set((Array.isArray(raw) ? raw : [raw]).map(parseId).filter((id) => id !== null))].slice(
+          0,
+          40,
+        );
+        const withSuspended = railsBoolean(request.query.with_suspended) === true;
+        const found = withSuspended
+          ? await collection(core.db, accounts)
+              .find({ _id: { $in: ids }, pendingUser: { $ne: true } })
+              .toArray()
+          : (await findVisibleAccounts(core, ids)).filter((a) => !a.suspendedAt);
+        const byId = new Map(found.map((a) => [a._id, a]));
+        const ordered = ids.map((id) => byId.get(id)).filter((a) => a !== undefined);
+        return presentRelationships(core, account, ordered);
+      },
+    );
+  }
+
+  app.post(
+    '/api/v1/accounts/:id/note',
+    {
+      schema: {
+        params: AccountIdParams,
+        body: Type.Optional(
+          Type.Object(
+            { comment: Type.Optional(Type.Union([Type.String({ maxLength: 100_000 }), Type.Null()])) },
+            { additionalProperties: true },
+          ),
+        ),
+        response: { 200: RelationshipEntity },
+      },
+      config: { auth: WRITE_ACCOUNTS },
+    },
+    async (request) => {
+      const { account } = requireUser(request);
+      const target = await targetAccount(core, request.params.id);
+      await setAccountNote(core, account, target, request.body?.comment ?? '');
+      return presentRelationship(core, account, target);
+    },
+  );
+
+  for (const [path, operation] of [
+    ['pin', endorseAccount],
+    ['unpin', unendorseAccount],
+    ['endorse', endorseAccount],
+    ['unendorse', unendorseAccount],
+  ] as const) {
+    app.post(
+      `/api/v1/accounts/:id/${path}`,
+      { schema: { params: AccountIdParams, response: { 200: RelationshipEntity } }, config: { auth: WRITE_ACCOUNTS } },
+      async (request) => {
+        const { account } = requireUser(request);
+        const target = await targetAccount(core, request.params.id);
+        if (target._id === account._id) throw new ApiError(422, 'Validation failed: You cannot endorse yourself');
+        await operation(core, account, target);
+        return presentRelationship(core, account, target);
+      },
+    );
+  }
+
+  app.get(
+    '/api/v1/endorsements',
+    {
+      schema: { querystring: AccountPageQuery, response: { 200: Type.Array(AccountEntity) } },
+      config: { auth: READ_ACCOUNTS_USER },
+    },
+    async (request, reply) => {
+      const { account } = requireUser(request);
+      const page = accountPage(request.query);
+      const records = await findPage(collection(core.db, endorsements), { accountId: account._id }, page);
+      const rows = await accountsOfRecords(core, request, reply, records, (r) => r.targetAccountId, page);
+      return presentAccounts(
+        core,
+        rows.map((r) => r.account),
+      );
+    },
+  );
+
+  app.get(
+    '/api/v1/accounts/:id/endorsements',
+    {
+      schema: { params: AccountIdParams, querystring: AccountPageQuery, response: { 200: Type.Array(AccountEntity) } },
+      config: { auth: READ_ACCOUNTS },
+    },
+    async (request, reply) => {
+      const owner = await targetAccount(core, request.params.id);
+      if (!(await collectionsVisible(core, owner, request.auth?.account ?? null))) return [];
+      const page = accountPage(request.query);
+      const records = await findPage(collection(core.db, endorsements), { accountId: owner._id }, page);
+      const rows = await accountsOfRecords(core, request, reply, records, (r) => r.targetAccountId, page);
+      return presentAccounts(
+        core,
+        rows.map((r) => r.account),
+      );
+    },
+  );
+};
+
+export default relationshipsArea;
