@@ -2,11 +2,15 @@
 // account or not a number), and the list pagination of blocks, mutes, follows and requests.
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Core } from '../core/context.ts';
 import { parseId, type Id } from '../core/ids.ts';
 import type { AccountDoc } from '../core/model/accounts.ts';
 import { findVisibleAccount, findVisibleAccounts } from '../core/accounts/queries.ts';
 import { notFound } from './errors.ts';
+import { requireUser, type AuthRequirement } from './plugins/auth.ts';
+import { presentRelationship, RelationshipEntity } from './entities/relationship.ts';
 import { pageParams, setLinkHeader, type PageParams } from './pagination.ts';
 
 export const AccountIdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
@@ -60,4 +64,29 @@ export async function accountsOfRecords<R extends { _id: Id }>(
     if (account && !hide.has(account._id)) out.push({ record, account });
   }
   return out;
+}
+
+/**
+ * POST /api/v1/accounts/:id/<action>: the caller does something to the account in `:id` (follow,
+ * block, mute, pin...) and gets the relationship back, as every such Mastodon endpoint answers.
+ */
+export function accountActionRoute(
+  app: FastifyInstance,
+  core: Core,
+  action: string,
+  auth: AuthRequirement,
+  operation: (core: Core, account: AccountDoc, target: AccountDoc) => Promise<unknown>,
+): void {
+  app
+    .withTypeProvider<TypeBoxTypeProvider>()
+    .post(
+      `/api/v1/accounts/:id/${action}`,
+      { schema: { params: AccountIdParams, response: { 200: RelationshipEntity } }, config: { auth } },
+      async (request) => {
+        const { account } = requireUser(request);
+        const target = await targetAccount(core, request.params.id);
+        await operation(core, account, target);
+        return presentRelationship(core, account, target);
+      },
+    );
 }

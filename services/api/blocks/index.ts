@@ -7,29 +7,15 @@ import { blocks } from '../../core/model/blocks.ts';
 import { blockAccount, unblockAccount } from '../../core/graph/block.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { AccountEntity, presentAccounts } from '../entities/account.ts';
-import { presentRelationship, RelationshipEntity } from '../entities/relationship.ts';
 import { findPage } from '../pagination.ts';
-import { AccountIdParams, AccountPageQuery, accountPage, accountsOfRecords, targetAccount } from '../graphParams.ts';
+import { AccountPageQuery, accountActionRoute, accountPage, accountsOfRecords } from '../graphParams.ts';
 
 const WRITE = { scopes: ['write', 'write:blocks', 'follow'], user: 'required' as const };
 const READ = { scopes: ['read', 'read:blocks', 'follow'], user: 'required' as const };
 
 const blocksArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
-  for (const [path, operation] of [
-    ['block', blockAccount],
-    ['unblock', unblockAccount],
-  ] as const) {
-    app.post(
-      `/api/v1/accounts/:id/${path}`,
-      { schema: { params: AccountIdParams, response: { 200: RelationshipEntity } }, config: { auth: WRITE } },
-      async (request) => {
-        const { account } = requireUser(request);
-        const target = await targetAccount(core, request.params.id);
-        await operation(core, account, target);
-        return presentRelationship(core, account, target);
-      },
-    );
-  }
+  accountActionRoute(app, core, 'block', WRITE, blockAccount);
+  accountActionRoute(app, core, 'unblock', WRITE, unblockAccount);
 
   app.get(
     '/api/v1/blocks',

@@ -20,7 +20,14 @@ import { BoolLike } from '../params.ts';
 import { ApiError, missingParam, notFound } from '../errors.ts';
 import { enforceRateLimit, RATE_LIMITS } from '../rateLimit.ts';
 import { findPage } from '../pagination.ts';
-import { AccountIdParams, AccountPageQuery, accountPage, accountsOfRecords, targetAccount } from '../graphParams.ts';
+import {
+  AccountIdParams,
+  AccountPageQuery,
+  accountActionRoute,
+  accountPage,
+  accountsOfRecords,
+  targetAccount,
+} from '../graphParams.ts';
 
 const WRITE = { scopes: ['write', 'write:follows', 'follow'], user: 'required' as const };
 const READ_FOLLOWS = { scopes: ['read', 'read:follows', 'follow'], user: 'required' as const };
@@ -90,21 +97,8 @@ const followsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
     },
   );
 
-  for (const [path, operation] of [
-    ['unfollow', unfollowAccount],
-    ['remove_from_followers', removeFromFollowers],
-  ] as const) {
-    app.post(
-      `/api/v1/accounts/:id/${path}`,
-      { schema: { params: AccountIdParams, response: { 200: RelationshipEntity } }, config: { auth: WRITE } },
-      async (request) => {
-        const { account } = requireUser(request);
-        const target = await targetAccount(core, request.params.id);
-        await operation(core, account, target);
-        return presentRelationship(core, account, target);
-      },
-    );
-  }
+  accountActionRoute(app, core, 'unfollow', WRITE, unfollowAccount);
+  accountActionRoute(app, core, 'remove_from_followers', WRITE, removeFromFollowers);
 
   app.get(
     '/api/v1/follow_requests',

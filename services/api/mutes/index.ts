@@ -13,7 +13,14 @@ import { presentRelationship, RelationshipEntity } from '../entities/relationshi
 import { BoolLike } from '../params.ts';
 import { validationFailed } from '../errors.ts';
 import { findPage } from '../pagination.ts';
-import { AccountIdParams, AccountPageQuery, accountPage, accountsOfRecords, targetAccount } from '../graphParams.ts';
+import {
+  AccountIdParams,
+  AccountPageQuery,
+  accountActionRoute,
+  accountPage,
+  accountsOfRecords,
+  targetAccount,
+} from '../graphParams.ts';
 
 const WRITE = { scopes: ['write', 'write:mutes', 'follow'], user: 'required' as const };
 const READ = { scopes: ['read', 'read:mutes', 'follow'], user: 'required' as const };
@@ -59,16 +66,7 @@ const mutesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
     },
   );
 
-  app.post(
-    '/api/v1/accounts/:id/unmute',
-    { schema: { params: AccountIdParams, response: { 200: RelationshipEntity } }, config: { auth: WRITE } },
-    async (request) => {
-      const { account } = requireUser(request);
-      const target = await targetAccount(core, request.params.id);
-      await unmuteAccount(core, account, target);
-      return presentRelationship(core, account, target);
-    },
-  );
+  accountActionRoute(app, core, 'unmute', WRITE, unmuteAccount);
 
   app.get(
     '/api/v1/mutes',

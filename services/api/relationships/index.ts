@@ -14,11 +14,17 @@ import { collectionsVisible } from '../../core/graph/collections.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { AccountEntity, presentAccounts } from '../entities/account.ts';
 import { presentRelationship, presentRelationships, RelationshipEntity } from '../entities/relationship.ts';
-import { ApiError } from '../errors.ts';
 import { findPage } from '../pagination.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import { BoolLike } from '../params.ts';
-import { AccountIdParams, AccountPageQuery, accountPage, accountsOfRecords, targetAccount } from '../graphParams.ts';
+import {
+  AccountIdParams,
+  AccountPageQuery,
+  accountActionRoute,
+  accountPage,
+  accountsOfRecords,
+  targetAccount,
+} from '../graphParams.ts';
 
 const READ_FOLLOWS = { scopes: ['read', 'read:follows', 'follow'], user: 'required' as const };
 const WRITE_ACCOUNTS = { scopes: ['write', 'write:accounts'], user: 'required' as const };
@@ -87,24 +93,8 @@ const relationshipsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
     },
   );
 
-  for (const [path, operation] of [
-    ['pin', endorseAccount],
-    ['unpin', unendorseAccount],
-    ['endorse', endorseAccount],
-    ['unendorse', unendorseAccount],
-  ] as const) {
-    app.post(
-      `/api/v1/accounts/:id/${path}`,
-      { schema: { params: AccountIdParams, response: { 200: RelationshipEntity } }, config: { auth: WRITE_ACCOUNTS } },
-      async (request) => {
-        const { account } = requireUser(request);
-        const target = await targetAccount(core, request.params.id);
-        if (target._id === account._id) throw new ApiError(422, 'Validation failed: You cannot endorse yourself');
-        await operation(core, account, target);
-        return presentRelationship(core, account, target);
-      },
-    );
-  }
+  for (const action of ['pin', 'endorse']) accountActionRoute(app, core, action, WRITE_ACCOUNTS, endorseAccount);
+  for (const action of ['unpin', 'unendorse']) accountActionRoute(app, core, action, WRITE_ACCOUNTS, unendorseAccount);
 
   app.get(
     '/api/v1/endorsements',

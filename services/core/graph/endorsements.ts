@@ -8,6 +8,7 @@ import { ApiError } from '../errors.ts';
 import { isFollowing } from './relations.ts';
 
 export async function endorseAccount(core: Core, account: AccountDoc, target: AccountDoc): Promise<void> {
+  if (target._id === account._id) throw new ApiError(422, 'Validation failed: You cannot endorse yourself');
   const coll = collection(core.db, endorsements);
   if (await coll.findOne({ accountId: account._id, targetAccountId: target._id })) return;
   if (!(await isFollowing(core, account._id, target._id)))
