@@ -1,0 +1,103 @@
+// `npm run bench -- graph`: 100,000 follows of one account (bulk-inserted through the model code),
+// then over real HTTP: pages of its followers and relationships with 40 accounts. Target:
+// relationships for 40 ids p99 ≤ 10 ms. Uses the local servers (MONGO_URL etc.), its own database.
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '../../services/core/config.ts';
+import { createCore } from '../../services/core/context.ts';
+import { collection } from '../../services/core/db/mongo.ts';
+import { accounts } from '../../services/core/model/accounts.ts';
+import { follows, type FollowDoc } from '../../services/core/model/follows.ts';
+import { createTestUser, startTestServer } from '../support/fixtures.ts';
+import { accountDoc } from './dataSet.ts';
+import { ms, printTable, printTargets, timeEach } from './lib.ts';
+
+const FOLLOWERS = 100_000;
+/** The data set's account ids start above the two users made through the model code. */
+const OFFSET = 100;
+const name = `bench_graph_${randomBytes(4).toString('hex')}`;
+const url = new URL(process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27018/fedi');
+url.pathname = `/${name}`;
+const config = loadConfig({
+  ...process.env,
+  MONGO_URL: url.toString(),
+  REDIS_NAMESPACE: name,
+  KAFKA_TOPIC_PREFIX: name,
+});
+const core = await createCore(config, {
+  // The fixtures' sign-up events go nowhere: no consumer runs here.
+  sink: { publish: async () => undefined },
+});
+const server = await startTestServer(core);
+try {
+  const star = await createTestUser(core);
+  const viewer = await createTestUser(core);
+  // Accounts 1..N (the data set's ids) follow the star; the viewer follows every tenth of them.
+  const t0 = Date.now();
+  for (let from = 0; from < FOLLOWERS; from += 1000) {
+    const batch = Array.from({ length: Math.min(1000, FOLLOWERS - from) }, (_, k) => accountDoc(OFFSET + from + k));
+    await collection(core.db, accounts).insertMany(batch);
+    const edges: FollowDoc[] = batch.flatMap((a, k) => {
+      const base: Omit<FollowDoc, '_id' | 'accountId' | 'targetAccountId'> = {
+        showReblogs: true,
+        notify: false,
+        languages: null,
+        uri: null,
+        createdAt: new Date(),
+      };
+      const out: FollowDoc[] = [
+        { _id: BigInt(2 * (from + k) + 1_000_000), accountId: a._id, targetAccountId: star.account._id, ...base },
+      ];
+      if ((from + k) % 10 === 0)
+        out.push({
+          _id: BigInt(2 * (from + k) + 1_000_001),
+          accountId: viewer.account._id,
+          targetAccountId: a._id,
+          ...base,
+        });
+      return out;
+    });
+    await collection(core.db, follows).insertMany(edges);
+  }
+  await collection(core.db, accounts).updateOne({ _id: star.account._id }, { $set: { followersCount: FOLLOWERS } });
+  console.log(`loaded ${FOLLOWERS} followers in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+
+  const get = async (path: string, token: string | null) => {
+    const res = await fetch(`${server.url}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
+    return res.json();
+  };
+  let cursor = '';
+  const followersPage = await timeEach(500, async () => {
+    const res = await fetch(`${server.url}/api/v1/accounts/${star.account._id}/followers?limit=40${cursor}`, {
+      headers: { authorization: `Bearer ${viewer.token}` },
+    });
+    const next = /max_id=(\d+)/.exec(res.headers.get('link') ?? '')?.[1];
+    cursor = next ? `&max_id=${next}` : '';
+    await res.json();
+  });
+  const ids = (i: number) =>
+    Array.from({ length: 40 }, (_, k) => `id[]=${(((i * 40 + k) * 37) % FOLLOWERS) + OFFSET + 1}`).join('&');
+  const relationships = await timeEach(1000, (i) => get(`/api/v1/accounts/relationships?${ids(i)}`, viewer.token));
+  const rows = [
+    ['GET followers, pages of 40 (walking the Link header)', followersPage],
+    ['GET relationships, 40 ids', relationships],
+  ] as const;
+  printTable(
+    `graph: ${FOLLOWERS} followers of one account, API and MongoDB-wire server on this machine`,
+    ['request', 'p50 ms', 'p99 ms', 'max ms'],
+    rows.map(([what, s]) => [what, ms(s.p50), ms(s.p99), ms(s.max)]),
+  );
+  printTargets('graph', [
+    {
+      what: 'relationships (40 ids) p99',
+      measured: `${ms(relationships.p99)} ms`,
+      target: '10 ms',
+      met: relationships.p99 <= 10,
+    },
+  ]);
+} finally {
+  await server.close();
+  await core.db.dropDatabase();
+  await core.close();
+}
+process.exit(0);
