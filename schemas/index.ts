@@ -171,6 +171,24 @@ export interface FollowRequestCreated {
   uri: null | string;
 }
 
+/** A list was deleted (its feed goes away). */
+export interface ListDeleted {
+  eventId: string;
+  occurredAt: Date;
+  listId: string;
+  ownerId: string;
+}
+
+/** Accounts were added to or removed from a list (list feed fan-out adds or drops their statuses). */
+export interface ListMembersChanged {
+  eventId: string;
+  occurredAt: Date;
+  listId: string;
+  ownerId: string;
+  accountIds: Array<string>;
+  added: boolean;
+}
+
 /** An e-mail to send (a job for the mailer pipeline). */
 export interface MailRequested {
   eventId: string;
@@ -366,6 +384,24 @@ export interface StatusUpdated {
   editedAt: Date;
 }
 
+/** An account followed a hashtag (its statuses now reach the account's home feed). */
+export interface TagFollowed {
+  eventId: string;
+  occurredAt: Date;
+  accountId: string;
+  tagId: string;
+  tagName: string;
+}
+
+/** An account unfollowed a hashtag. */
+export interface TagUnfollowed {
+  eventId: string;
+  occurredAt: Date;
+  accountId: string;
+  tagId: string;
+  tagName: string;
+}
+
 /** What a producer gives for AccountCreated (the outbox adds eventId and occurredAt). */
 export interface AccountCreatedPayload {
   accountId: string;
@@ -503,6 +539,20 @@ export interface FollowRequestCreatedPayload {
   showReblogs: boolean;
   notify: boolean;
   uri?: null | string;
+}
+
+/** What a producer gives for ListDeleted (the outbox adds eventId and occurredAt). */
+export interface ListDeletedPayload {
+  listId: string;
+  ownerId: string;
+}
+
+/** What a producer gives for ListMembersChanged (the outbox adds eventId and occurredAt). */
+export interface ListMembersChangedPayload {
+  listId: string;
+  ownerId: string;
+  accountIds: Array<string>;
+  added: boolean;
 }
 
 /** What a producer gives for MailRequested (the outbox adds eventId and occurredAt). */
@@ -668,6 +718,20 @@ export interface StatusUpdatedPayload {
   editedAt: Date;
 }
 
+/** What a producer gives for TagFollowed (the outbox adds eventId and occurredAt). */
+export interface TagFollowedPayload {
+  accountId: string;
+  tagId: string;
+  tagName: string;
+}
+
+/** What a producer gives for TagUnfollowed (the outbox adds eventId and occurredAt). */
+export interface TagUnfollowedPayload {
+  accountId: string;
+  tagId: string;
+  tagName: string;
+}
+
 /** Every event as consumers decode it. */
 export interface EventRecords {
   AccountCreated: AccountCreated;
@@ -685,6 +749,8 @@ export interface EventRecords {
   FollowDeleted: FollowDeleted;
   FollowRejected: FollowRejected;
   FollowRequestCreated: FollowRequestCreated;
+  ListDeleted: ListDeleted;
+  ListMembersChanged: ListMembersChanged;
   MailRequested: MailRequested;
   MediaProcessRequested: MediaProcessRequested;
   MediaProcessed: MediaProcessed;
@@ -701,6 +767,8 @@ export interface EventRecords {
   StatusPinned: StatusPinned;
   StatusUnpinned: StatusUnpinned;
   StatusUpdated: StatusUpdated;
+  TagFollowed: TagFollowed;
+  TagUnfollowed: TagUnfollowed;
 }
 
 /** Every event as producers write it through the outbox. */
@@ -720,6 +788,8 @@ export interface EventPayloads {
   FollowDeleted: FollowDeletedPayload;
   FollowRejected: FollowRejectedPayload;
   FollowRequestCreated: FollowRequestCreatedPayload;
+  ListDeleted: ListDeletedPayload;
+  ListMembersChanged: ListMembersChangedPayload;
   MailRequested: MailRequestedPayload;
   MediaProcessRequested: MediaProcessRequestedPayload;
   MediaProcessed: MediaProcessedPayload;
@@ -736,6 +806,8 @@ export interface EventPayloads {
   StatusPinned: StatusPinnedPayload;
   StatusUnpinned: StatusUnpinnedPayload;
   StatusUpdated: StatusUpdatedPayload;
+  TagFollowed: TagFollowedPayload;
+  TagUnfollowed: TagUnfollowedPayload;
 }
 
 export type EventName = keyof EventPayloads & string;
@@ -761,6 +833,8 @@ export const eventTopics = {
   FollowDeleted: 'graph',
   FollowRejected: 'graph',
   FollowRequestCreated: 'graph',
+  ListDeleted: 'graph',
+  ListMembersChanged: 'graph',
   MailRequested: 'mail',
   MediaProcessRequested: 'media',
   MediaProcessed: 'media',
@@ -777,6 +851,8 @@ export const eventTopics = {
   StatusPinned: 'interactions',
   StatusUnpinned: 'interactions',
   StatusUpdated: 'statuses',
+  TagFollowed: 'graph',
+  TagUnfollowed: 'graph',
 } as const satisfies Record<EventName, string>;
 
 export type EventTopic = (typeof eventTopics)[EventName];

@@ -23,6 +23,8 @@ import blocksArea from './blocks/index.ts';
 import mutesArea from './mutes/index.ts';
 import domainBlocksArea from './domain_blocks/index.ts';
 import accountStatusesArea from './account_statuses/index.ts';
+import listsArea from './lists/index.ts';
+import tagsArea from './tags/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -49,6 +51,8 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   mutesArea,
   domainBlocksArea,
   accountStatusesArea,
+  listsArea,
+  tagsArea,
 ];
 
 export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {

@@ -9,6 +9,7 @@ import type { FollowEndReason } from '../../../schemas/index.ts';
 import type { NewEvent } from '../events/outbox.ts';
 import { adjustFollowCounts } from './counters.ts';
 import { graphPair } from './events.ts';
+import { removeAccountFromOwnerLists } from '../lists/lists.ts';
 
 type Pair = Pick<AccountDoc, '_id' | 'domain'>;
 
@@ -42,6 +43,7 @@ export async function endFollow(
     const res = await collection(core.db, follows).deleteOne({ _id: follow._id });
     if (res.deletedCount === 0) return false; // a concurrent call removed it and counted it
     await adjustFollowCounts(core, follower._id, followed._id, -1);
+    await removeAccountFromOwnerLists(core, follower._id, followed._id);
     return true;
   });
 }

@@ -18,6 +18,8 @@ import './followRequests.ts';
 import './accountDomainBlocks.ts';
 import './endorsements.ts';
 import './accountNotes.ts';
+import './lists.ts';
+import './tagFollows.ts';
 import './statusEdits.ts';
 import './media.ts';
 import './polls.ts';

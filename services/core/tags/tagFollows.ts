@@ -1,0 +1,49 @@
+// Following hashtags: idempotent both ways; names are matched case-insensitively and NFKC-folded.
+import type { Core } from '../context.ts';
+import { nextSerialId } from '../ids.ts';
+import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import type { AccountDoc } from '../model/accounts.ts';
+import type { TagDoc } from '../model/tags.ts';
+import { tagFollows } from '../model/tagFollows.ts';
+import type { NewEvent } from '../events/outbox.ts';
+
+function tagEvent(type: 'TagFollowed' | 'TagUnfollowed', account: AccountDoc, tag: TagDoc): NewEvent {
+  return {
+    type,
+    key: String(account._id),
+    payload: { accountId: String(account._id), tagId: String(tag._id), tagName: tag.nameNormalized },
+    verify: {
+      collection: tagFollows.name,
+      filter: { accountId: account._id, tagId: tag._id },
+      expect: type === 'TagFollowed' ? 'exists' : 'absent',
+    },
+  };
+}
+
+export async function followTag(core: Core, account: AccountDoc, tag: TagDoc): Promise<void> {
+  const coll = collection(core.db, tagFollows);
+  if (await coll.findOne({ accountId: account._id, tagId: tag._id })) return;
+  const id = await nextSerialId(core.db, 'tag_follows');
+  await core.outbox.write([tagEvent('TagFollowed', account, tag)], async () => {
+    try {
+      await coll.insertOne({ _id: id, accountId: account._id, tagId: tag._id, createdAt: new Date() });
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+    }
+  });
+}
+
+export async function unfollowTag(core: Core, account: AccountDoc, tag: TagDoc): Promise<void> {
+  const coll = collection(core.db, tagFollows);
+  if (!(await coll.findOne({ accountId: account._id, tagId: tag._id }))) return;
+  await core.outbox.write([tagEvent('TagUnfollowed', account, tag)], () =>
+    coll.deleteOne({ accountId: account._id, tagId: tag._id }),
+  );
+}
+
+export async function followsTag(core: Core, account: AccountDoc | null, tag: TagDoc): Promise<boolean> {
+  if (!account) return false;
+  return (
+    (await collection(core.db, tagFollows).countDocuments({ accountId: account._id, tagId: tag._id }, { limit: 1 })) > 0
+  );
+}
