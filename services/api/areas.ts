@@ -25,6 +25,8 @@ import domainBlocksArea from './domain_blocks/index.ts';
 import accountStatusesArea from './account_statuses/index.ts';
 import listsArea from './lists/index.ts';
 import tagsArea from './tags/index.ts';
+import featuredTagsArea from './featured_tags/index.ts';
+import discoveryArea from './discovery/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -53,6 +55,8 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   accountStatusesArea,
   listsArea,
   tagsArea,
+  featuredTagsArea,
+  discoveryArea,
 ];
 
 export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {

@@ -79,6 +79,7 @@ export async function createLocalAccount(core: Core, input: NewLocalAccount): Pr
     usernameLower: input.username.toLowerCase(),
     domain: null,
     displayName: '',
+    displayNameLower: '',
     note: '',
     noteSource: '',
     fields: [],

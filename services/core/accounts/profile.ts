@@ -131,6 +131,7 @@ export async function updateProfile(
   const changed: string[] = [];
   if (changes.displayName !== undefined) {
     set.displayName = changes.displayName.trim();
+    set.displayNameLower = set.displayName.toLowerCase();
     changed.push('display_name');
   }
   if (changes.note !== undefined) {

@@ -25,6 +25,8 @@ export interface AccountDoc {
   /** null for local accounts. */
   domain: string | null;
   displayName: string;
+  /** Lower-cased display name: account search matches its prefix through an index. */
+  displayNameLower?: string;
   /** Rendered HTML of the bio. */
   note: string;
   /** Raw bio as typed (local accounts). */
@@ -78,4 +80,8 @@ export const visibleAccountFilter = { pendingUser: { $ne: true } } as const;
 export const accounts = defineCollection<AccountDoc>('accounts', [
   { key: { usernameLower: 1, domain: 1 }, name: 'username_domain', unique: true },
   { key: { uri: 1 }, name: 'uri', unique: true },
+  { key: { displayNameLower: 1 }, name: 'display_name' },
+  { key: { discoverable: 1, lastStatusAt: -1 }, name: 'directory_active' },
+  { key: { discoverable: 1, _id: -1 }, name: 'directory_new' },
+  { key: { followersCount: -1 }, name: 'popular' },
 ]);

@@ -20,6 +20,7 @@ import './endorsements.ts';
 import './accountNotes.ts';
 import './lists.ts';
 import './tagFollows.ts';
+import './featuredTags.ts';
 import './statusEdits.ts';
 import './media.ts';
 import './polls.ts';

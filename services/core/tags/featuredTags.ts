@@ -1,0 +1,84 @@
+// Featuring hashtags on one's profile: at most 10; with how many statuses use each and when last.
+import type { Core } from '../context.ts';
+import { nextSerialId, type Id } from '../ids.ts';
+import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import type { AccountDoc } from '../model/accounts.ts';
+import { featuredTags, type FeaturedTagDoc } from '../model/featuredTags.ts';
+import type { Filter } from 'mongodb';
+import { statuses, type StatusDoc, type Visibility } from '../model/statuses.ts';
+import { findOrCreateTag } from '../statuses/entities.ts';
+import { ApiError, notFound } from '../errors.ts';
+
+export const FEATURED_TAGS_LIMIT = 10;
+
+export async function featureTag(core: Core, account: AccountDoc, name: string): Promise<FeaturedTagDoc> {
+  const clean = name.trim().replace(/^#/, '');
+  if (!clean || !/^[\p{L}\p{M}\p{N}_·\u200c]+$/u.test(clean) || /^\d+$/.test(clean))
+    throw new ApiError(422, 'Validation failed: Tag is invalid');
+  const tag = await findOrCreateTag(core, clean);
+  const coll = collection(core.db, featuredTags);
+  const existing = await coll.findOne({ accountId: account._id, tagId: tag._id });
+  if (existing) return existing;
+  if ((await coll.countDocuments({ accountId: account._id })) >= FEATURED_TAGS_LIMIT)
+    throw new ApiError(422, `Validation failed: You can only feature up to ${FEATURED_TAGS_LIMIT} hashtags`);
+  const doc: FeaturedTagDoc = {
+    _id: await nextSerialId(core.db, 'featured_tags'),
+    accountId: account._id,
+    tagId: tag._id,
+    name: tag.name,
+    nameNormalized: tag.nameNormalized,
+    createdAt: new Date(),
+  };
+  try {
+    await coll.insertOne(doc);
+    return doc;
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+    return (await coll.findOne({ accountId: account._id, tagId: tag._id })) ?? doc;
+  }
+}
+
+export async function unfeatureTag(core: Core, account: AccountDoc, id: Id | null): Promise<void> {
+  const res =
+    id === null ? null : await collection(core.db, featuredTags).deleteOne({ _id: id, accountId: account._id });
+  if (!res || res.deletedCount === 0) throw notFound();
+}
+
+export interface FeaturedTagUsage {
+  statusesCount: number;
+  lastStatusAt: Date | null;
+}
+
+/** Public statuses of the account with the tag: how many, and the newest one's date. */
+export async function featuredTagUsage(core: Core, accountId: Id, nameNormalized: string): Promise<FeaturedTagUsage> {
+  const visible: Visibility[] = ['public', 'unlisted'];
+  const filter: Filter<StatusDoc> = {
+    accountId,
+    tagNames: nameNormalized,
+    deletedAt: null,
+    visibility: { $in: visible },
+  };
+  const [count, newest] = await Promise.all([
+    collection(core.db, statuses).countDocuments(filter),
+    collection(core.db, statuses).find(filter).sort({ _id: -1 }).limit(1).toArray(),
+  ]);
+  return { statusesCount: count, lastStatusAt: newest[0]?.createdAt ?? null };
+}
+
+/** The account's most used hashtags of its recent statuses that it does not feature yet. */
+export async function featuredTagSuggestions(core: Core, account: AccountDoc, limit = 10): Promise<string[]> {
+  const recent = await collection(core.db, statuses)
+    .find({ accountId: account._id, deletedAt: null }, { projection: { tagNames: 1 } })
+    .sort({ _id: -1 })
+    .limit(1000)
+    .toArray();
+  const featured = new Set(
+    (await collection(core.db, featuredTags).find({ accountId: account._id }).toArray()).map((f) => f.nameNormalized),
+  );
+  const counts = new Map<string, number>();
+  for (const s of recent) for (const t of s.tagNames) if (!featured.has(t)) counts.set(t, (counts.get(t) ?? 0) + 1);
+  return [...counts.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, limit)
+    .map(([t]) => t);
+}
