@@ -1,5 +1,6 @@
 // The social graph through a real client library (masto): follow request → authorize →
-// relationship → unfollow, block, mute with a duration, notes and domain blocks.
+// relationship → unfollow, block, mute with a duration, notes, domain blocks, lists and followed
+// hashtags.
 import { startTestApi, type TestApi } from '../../support/api.ts';
 import { createTestUser } from '../../support/fixtures.ts';
 import { runNodeForJson } from '../../support/processes.ts';
@@ -41,4 +42,10 @@ it('a client follows a locked account, is authorized, unfollows, and is blocked 
   expect(seen.unmuted).toBe(false);
   expect(seen.note).toBe('a fan');
   expect(seen.domainBlocks).toEqual(['spam.example']);
+  expect(seen.list).toMatchObject({ title: 'Fans', repliesPolicy: 'followed', members: [fanId] });
+  expect(seen.list.of).toHaveLength(1);
+  expect(seen.renamed).toBe('Best fans');
+  expect(seen.emptied).toBe(0);
+  expect(seen.listsAfter).toBe(0);
+  expect(seen.tag).toEqual({ followed: true, list: ['Fediverse'], unfollowed: false });
 });

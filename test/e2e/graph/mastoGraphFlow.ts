@@ -29,6 +29,22 @@ const noted = await owner.v1.accounts.$select(followerId).note.create({ comment:
 await owner.v1.domainBlocks.create({ domain: 'spam.example' });
 const domainBlocks = await owner.v1.domainBlocks.list();
 await owner.v1.domainBlocks.remove({ domain: 'spam.example' });
+// Lists (the owner follows the fan for that) and followed hashtags.
+await owner.v1.accounts.$select(followerId).follow();
+// masto's types lack replies_policy and exclusive; the server takes them.
+const listParams = { title: 'Fans', repliesPolicy: 'followed', exclusive: false };
+const list = await owner.v1.lists.create(listParams);
+await owner.v1.lists.$select(list.id).accounts.create({ accountIds: [followerId] });
+const listMembers = await owner.v1.lists.$select(list.id).accounts.list();
+const listsOfFan = await owner.v1.accounts.$select(followerId).lists.list();
+const renamed = await owner.v1.lists.$select(list.id).update({ title: 'Best fans' });
+await owner.v1.lists.$select(list.id).accounts.remove({ accountIds: [followerId] });
+const emptied = await owner.v1.lists.$select(list.id).accounts.list();
+await owner.v1.lists.$select(list.id).remove();
+const listsAfter = await owner.v1.lists.list();
+const tagFollowed = await fan.v1.tags.$select('Fediverse').follow();
+const followedTags = await fan.v1.followedTags.list();
+const tagUnfollowed = await fan.v1.tags.$select('fediverse').unfollow();
 
 console.log(
   JSON.stringify({
@@ -50,5 +66,19 @@ console.log(
     unmuted: unmuted.muting,
     note: noted.note,
     domainBlocks,
+    list: {
+      title: list.title,
+      repliesPolicy: list.repliesPolicy,
+      members: listMembers.map((a) => a.id),
+      of: listsOfFan.map((l) => l.id),
+    },
+    renamed: renamed.title,
+    emptied: emptied.length,
+    listsAfter: listsAfter.length,
+    tag: {
+      followed: tagFollowed.following,
+      list: followedTags.map((t) => t.name),
+      unfollowed: tagUnfollowed.following,
+    },
   }),
 );
