@@ -6,6 +6,7 @@ import { runOutboxRelay } from './outbox/index.ts';
 import { runMailerPipeline } from './mailer/index.ts';
 import { runMediaPipeline } from './media/index.ts';
 import { runScheduler } from './scheduler/index.ts';
+import { runFanOutPipeline } from './fanout/index.ts';
 
 export interface RunningPipeline {
   stop(): Promise<void>;
@@ -18,4 +19,5 @@ export const pipelines: Record<string, PipelineFactory> = {
   mailer: (core) => runMailerPipeline(core),
   media: (core) => runMediaPipeline(core),
   scheduler: async (core) => runScheduler(core),
+  fanout: (core) => runFanOutPipeline(core),
 };

@@ -27,6 +27,7 @@ import listsArea from './lists/index.ts';
 import tagsArea from './tags/index.ts';
 import featuredTagsArea from './featured_tags/index.ts';
 import discoveryArea from './discovery/index.ts';
+import timelinesArea from './timelines/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -57,6 +58,7 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   tagsArea,
   featuredTagsArea,
   discoveryArea,
+  timelinesArea,
 ];
 
 export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {

@@ -19,7 +19,7 @@ export async function collectionsVisible(core: Core, owner: AccountDoc, viewer: 
 /** Of `ids`, those the viewer blocks, mutes or is blocked by: left out of account lists. */
 export async function hiddenFrom(
   core: Core,
-  viewer: AccountDoc | null,
+  viewer: Pick<AccountDoc, '_id'> | null,
   ids: Id[],
   now = new Date(),
 ): Promise<Set<bigint>> {

@@ -73,6 +73,7 @@ export const statuses = defineCollection<StatusDoc>('statuses', [
   { key: { uri: 1 }, name: 'uri', unique: true },
   { key: { uniqueKey: 1 }, name: 'unique_key', unique: true },
   { key: { tagNames: 1, _id: -1 }, name: 'tags' },
+  { key: { visibility: 1, _id: -1 }, name: 'visibility' },
 ]);
 
 export function postUniqueKey(id: Id): string {

@@ -1,0 +1,114 @@
+// The fan-out pipeline: keeps home and list feeds in Redis up to date from status and graph
+// events (new and deleted statuses and reblogs; follows, unfollows, blocks, mutes; list changes).
+// Feed writes are idempotent (ZADD/ZREM), so a redelivered event changes nothing. A big
+// account's followers are read and written a page at a time, with heartbeats in between.
+import type { Core } from '../../services/core/context.ts';
+import type { Visibility } from '../../services/core/model/statuses.ts';
+import { fanOutStatus } from '../../services/core/feeds/fanOut.ts';
+import { dropFeed, feedKey } from '../../services/core/feeds/feeds.ts';
+import {
+  mergeIntoFeed,
+  mergeIntoHomeFeed,
+  removeStatusFromFeeds,
+  unmergeFromFeed,
+} from '../../services/core/feeds/maintenance.ts';
+import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
+
+const TYPES = [
+  'StatusCreated',
+  'ReblogCreated',
+  'StatusDeleted',
+  'ReblogDeleted',
+  'FollowCreated',
+  'FollowDeleted',
+  'BlockCreated',
+  'MuteCreated',
+  'ListMembersChanged',
+  'ListDeleted',
+] as const;
+type FanOutEvent = (typeof TYPES)[number];
+
+export type FanOutPipelineOptions = Partial<
+  Omit<PipelineOptions<FanOutEvent>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
+>;
+
+const id = (s: string) => BigInt(s);
+
+export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}): Promise<Pipeline> {
+  return runPipeline({
+    core,
+    name: 'fanout',
+    types: TYPES,
+    ...opts,
+    async handleEvent(event, ctx) {
+      const heartbeat = () => ctx.heartbeat();
+      switch (event.type) {
+        case 'StatusCreated': {
+          const p = event.payload;
+          await fanOutStatus(
+            core,
+            {
+              statusId: id(p.statusId),
+              accountId: id(p.accountId),
+              visibility: p.visibility as Visibility,
+              inReplyToAccountId: p.inReplyToAccountId ? id(p.inReplyToAccountId) : null,
+              mentionedAccountIds: p.mentionedAccountIds.map(id),
+              tagNames: p.tagNames,
+              reblogOfId: null,
+              reblogOfAccountId: null,
+            },
+            heartbeat,
+          );
+          return;
+        }
+        case 'ReblogCreated': {
+          const p = event.payload;
+          await fanOutStatus(
+            core,
+            {
+              statusId: id(p.statusId),
+              accountId: id(p.accountId),
+              visibility: p.visibility as Visibility,
+              inReplyToAccountId: null,
+              mentionedAccountIds: [],
+              tagNames: [],
+              reblogOfId: id(p.reblogOfId),
+              reblogOfAccountId: id(p.reblogOfAccountId),
+            },
+            heartbeat,
+          );
+          return;
+        }
+        case 'StatusDeleted':
+          return removeStatusFromFeeds(core, id(event.payload.statusId), id(event.payload.accountId), null);
+        case 'ReblogDeleted':
+          return removeStatusFromFeeds(
+            core,
+            id(event.payload.statusId),
+            id(event.payload.accountId),
+            id(event.payload.reblogOfId),
+          );
+        case 'FollowCreated':
+          if (event.payload.accountDomain !== null) return; // only local users have feeds here
+          return mergeIntoHomeFeed(core, id(event.payload.accountId), id(event.payload.targetAccountId));
+        case 'FollowDeleted':
+          if (event.payload.pending || event.payload.accountDomain !== null) return;
+          return unmergeFromFeed(core, feedKey('home', id(event.payload.accountId)), id(event.payload.targetAccountId));
+        case 'BlockCreated':
+        case 'MuteCreated':
+          if (event.payload.accountDomain !== null) return;
+          return unmergeFromFeed(core, feedKey('home', id(event.payload.accountId)), id(event.payload.targetAccountId));
+        case 'ListMembersChanged': {
+          const key = feedKey('list', event.payload.listId);
+          for (const member of event.payload.accountIds) {
+            if (event.payload.added) await mergeIntoFeed(core, key, id(member));
+            else await unmergeFromFeed(core, key, id(member));
+          }
+          return;
+        }
+        case 'ListDeleted':
+          return dropFeed(core.redis, feedKey('list', event.payload.listId));
+      }
+    },
+  });
+}

@@ -1,0 +1,190 @@
+// Timelines: home and list (from the feeds the fan-out pipeline keeps in Redis; a missing home
+// feed is rebuilt from MongoDB on read), public (`local`, `remote`, `only_media`) and hashtag
+// (`any[]`, `all[]`, `none[]`, `local`, `remote`, `only_media`), with max/since/min_id and Link
+// headers, each status checked for the viewer and rendered with the viewer's flags.
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Filter } from 'mongodb';
+import type { AreaOptions } from '../areas.ts';
+import type { Core } from '../../core/context.ts';
+import { collection } from '../../core/db/mongo.ts';
+import { parseId, type Id } from '../../core/ids.ts';
+import type { AccountDoc } from '../../core/model/accounts.ts';
+import { statuses, type StatusDoc } from '../../core/model/statuses.ts';
+import { feedExists, feedKey, feedPage } from '../../core/feeds/feeds.ts';
+import { regenerateHomeFeed } from '../../core/feeds/maintenance.ts';
+import { ownList } from '../../core/lists/lists.ts';
+import { filterVisible } from '../../core/statuses/visibility.ts';
+import { normalizeTagName } from '../../core/text/extract.ts';
+import { railsBoolean } from '../../core/railsParams.ts';
+import { requireUser } from '../plugins/auth.ts';
+import { presentStatuses, StatusEntity } from '../entities/status.ts';
+import { BoolLike } from '../params.ts';
+import { findPage, pageParams, setLinkHeader, type PageParams } from '../pagination.ts';
+
+const Cursor = {
+  max_id: Type.Optional(Type.String({ maxLength: 30 })),
+  since_id: Type.Optional(Type.String({ maxLength: 30 })),
+  min_id: Type.Optional(Type.String({ maxLength: 30 })),
+  limit: Type.Optional(Type.String({ maxLength: 30 })),
+};
+const Scope = {
+  local: Type.Optional(BoolLike),
+  remote: Type.Optional(BoolLike),
+  only_media: Type.Optional(BoolLike),
+};
+const TagList = Type.Optional(
+  Type.Union([Type.Array(Type.String({ maxLength: 300 }), { maxItems: 10 }), Type.String({ maxLength: 300 })]),
+);
+const READ = { scopes: ['read', 'read:statuses'], user: 'required' as const };
+const PUBLIC = { scopes: ['read', 'read:statuses'], user: 'optional' as const };
+
+function page(query: unknown): PageParams {
+  return pageParams(query, { defaultLimit: 20, maxLimit: 40 });
+}
+
+async function answer(
+  core: Core,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  p: PageParams,
+  found: StatusDoc[],
+  viewer: AccountDoc | null,
+) {
+  setLinkHeader(core, request, reply, {
+    oldest: found.at(-1)?._id ?? null,
+    newest: found[0]?._id ?? null,
+    count: found.length,
+    limit: p.limit,
+  });
+  return presentStatuses(core, await filterVisible(core, viewer, found), viewer);
+}
+
+/** The statuses of a feed page, in feed order, without the deleted ones. */
+async function statusesOf(core: Core, ids: Id[]): Promise<StatusDoc[]> {
+  if (ids.length === 0) return [];
+  const byId = new Map(
+    (
+      await collection(core.db, statuses)
+        .find({ _id: { $in: ids }, deletedAt: null })
+        .toArray()
+    ).map((s) => [s._id, s]),
+  );
+  return ids.map((i) => byId.get(i)).filter((s) => s !== undefined);
+}
+
+function scoped(
+  filter: Filter<StatusDoc>,
+  q: { local?: unknown; remote?: unknown; only_media?: unknown },
+): Filter<StatusDoc> {
+  const out = { ...filter };
+  if (railsBoolean(q.local)) out.local = true;
+  else if (railsBoolean(q.remote)) out.local = false;
+  if (railsBoolean(q.only_media)) out['mediaIds.0'] = { $exists: true };
+  return out;
+}
+
+function tagNames(raw: string | string[] | undefined): string[] {
+  const list = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+  return list.map((t) => normalizeTagName(t.trim().replace(/^#/, ''))).filter(Boolean);
+}
+
+const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
+  app.get(
+    '/api/v1/timelines/home',
+    {
+      schema: {
+        querystring: Type.Object(Cursor, { additionalProperties: true }),
+        response: { 200: Type.Array(StatusEntity) },
+      },
+      config: { auth: READ },
+    },
+    async (request, reply) => {
+      const { account } = requireUser(request);
+      const key = feedKey('home', account._id);
+      if (!(await feedExists(core.redis, key))) await regenerateHomeFeed(core, account._id);
+      const p = page(request.query);
+      return answer(core, request, reply, p, await statusesOf(core, await feedPage(core.redis, key, p)), account);
+    },
+  );
+
+  app.get(
+    '/api/v1/timelines/list/:id',
+    {
+      schema: {
+        params: Type.Object({ id: Type.String({ maxLength: 30 }) }),
+        querystring: Type.Object(Cursor, { additionalProperties: true }),
+        response: { 200: Type.Array(StatusEntity) },
+      },
+      config: { auth: { scopes: ['read', 'read:lists'], user: 'required' } },
+    },
+    async (request, reply) => {
+      const { account } = requireUser(request);
+      const list = await ownList(core, account, parseId(request.params.id));
+      const p = page(request.query);
+      return answer(
+        core,
+        request,
+        reply,
+        p,
+        await statusesOf(core, await feedPage(core.redis, feedKey('list', list._id), p)),
+        account,
+      );
+    },
+  );
+
+  app.get(
+    '/api/v1/timelines/public',
+    {
+      schema: {
+        querystring: Type.Object({ ...Cursor, ...Scope }, { additionalProperties: true }),
+        response: { 200: Type.Array(StatusEntity) },
+      },
+      config: { auth: PUBLIC },
+    },
+    async (request, reply) => {
+      const viewer = request.auth?.account ?? null;
+      const p = page(request.query);
+      const filter = scoped(
+        { visibility: 'public', reblogOfId: null, inReplyToId: null, deletedAt: null },
+        request.query,
+      );
+      return answer(core, request, reply, p, await findPage(collection(core.db, statuses), filter, p), viewer);
+    },
+  );
+
+  app.get(
+    '/api/v1/timelines/tag/:hashtag',
+    {
+      schema: {
+        params: Type.Object({ hashtag: Type.String({ maxLength: 300 }) }),
+        querystring: Type.Object(
+          { ...Cursor, ...Scope, any: TagList, all: TagList, none: TagList },
+          { additionalProperties: true },
+        ),
+        response: { 200: Type.Array(StatusEntity) },
+      },
+      config: { auth: PUBLIC },
+    },
+    async (request, reply) => {
+      const viewer = request.auth?.account ?? null;
+      const q = request.query;
+      const p = page(q);
+      const main = tagNames(request.params.hashtag);
+      if (main.length === 0) return [];
+      const anyOf = [...main, ...tagNames(q.any)];
+      const filter: Filter<StatusDoc> = scoped({ visibility: 'public', reblogOfId: null, deletedAt: null }, q);
+      const all = tagNames(q.all);
+      const none = tagNames(q.none);
+      filter.tagNames = anyOf.length === 1 ? anyOf[0] : { $in: anyOf };
+      const extra: Filter<StatusDoc>[] = [];
+      if (all.length > 0) extra.push({ tagNames: { $all: all } });
+      if (none.length > 0) extra.push({ tagNames: { $nin: none } });
+      const query = extra.length > 0 ? { ...filter, $and: extra } : filter;
+      return answer(core, request, reply, p, await findPage(collection(core.db, statuses), query, p), viewer);
+    },
+  );
+};
+
+export default timelinesArea;

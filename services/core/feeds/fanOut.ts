@@ -1,0 +1,197 @@
+// Who gets a new status in their home and list feeds (Mastodon's FanOutOnWriteService and
+// FeedManager#filter?): the author, local followers, members' list owners and followers of its
+// hashtags, minus those who block or mute the author (or a reblogged author), block its domain,
+// follow without reblogs (for reblogs), or do not follow the replied-to account (for replies).
+import type { Core } from '../context.ts';
+import type { Id } from '../ids.ts';
+import { collection } from '../db/mongo.ts';
+import { accounts } from '../model/accounts.ts';
+import { follows } from '../model/follows.ts';
+import { blocks } from '../model/blocks.ts';
+import { mutes } from '../model/mutes.ts';
+import { accountDomainBlocks } from '../model/accountDomainBlocks.ts';
+import { listMembers, lists } from '../model/lists.ts';
+import { tags } from '../model/tags.ts';
+import { tagFollows } from '../model/tagFollows.ts';
+import type { Visibility } from '../model/statuses.ts';
+import { addToFeed, feedKey } from './feeds.ts';
+
+export interface FanOutStatus {
+  statusId: Id;
+  accountId: Id;
+  visibility: Visibility;
+  inReplyToAccountId: Id | null;
+  mentionedAccountIds: Id[];
+  tagNames: string[];
+  reblogOfId: Id | null;
+  reblogOfAccountId: Id | null;
+}
+
+/** Follower pages: a big account's fan-out reads and writes in slices of this many. */
+export const FAN_OUT_PAGE = 1000;
+
+async function localAmong(core: Core, ids: Id[]): Promise<Id[]> {
+  if (ids.length === 0) return [];
+  const found = await collection(core.db, accounts)
+    .find({ _id: { $in: ids }, domain: null }, { projection: { _id: 1 } })
+    .toArray();
+  return found.map((a) => a._id);
+}
+
+/** Of `recipients`, those whose feeds may take the status (the insert filters). */
+async function admitted(core: Core, s: FanOutStatus, recipients: Id[], authorDomain: string | null): Promise<Id[]> {
+  if (recipients.length === 0) return [];
+  const authors = [s.accountId, ...(s.reblogOfAccountId !== null ? [s.reblogOfAccountId] : [])];
+  const now = new Date();
+  const [blocking, muting, domainBlocked, replyFollowers, noReblogs] = await Promise.all([
+    collection(core.db, blocks)
+      .find({ accountId: { $in: recipients }, targetAccountId: { $in: authors } }, { projection: { accountId: 1 } })
+      .toArray(),
+    collection(core.db, mutes)
+      .find({ accountId: { $in: recipients }, targetAccountId: { $in: authors } })
+      .toArray(),
+    authorDomain
+      ? collection(core.db, accountDomainBlocks)
+          .find({ accountId: { $in: recipients }, domain: authorDomain }, { projection: { accountId: 1 } })
+          .toArray()
+      : Promise.resolve([]),
+    s.inReplyToAccountId !== null && s.inReplyToAccountId !== s.accountId
+      ? collection(core.db, follows)
+          .find(
+            { accountId: { $in: recipients }, targetAccountId: s.inReplyToAccountId },
+            { projection: { accountId: 1 } },
+          )
+          .toArray()
+      : Promise.resolve(null),
+    s.reblogOfId !== null
+      ? collection(core.db, follows)
+          .find(
+            { accountId: { $in: recipients }, targetAccountId: s.accountId, showReblogs: false },
+            { projection: { accountId: 1 } },
+          )
+          .toArray()
+      : Promise.resolve([]),
+  ]);
+  const out = new Set<bigint>([
+    ...blocking.map((b) => b.accountId),
+    ...muting.filter((m) => m.expiresAt === null || m.expiresAt > now).map((m) => m.accountId),
+    ...domainBlocked.map((d) => d.accountId),
+    ...noReblogs.map((f) => f.accountId),
+  ]);
+  const replyOk = replyFollowers ? new Set(replyFollowers.map((f) => f.accountId)) : null;
+  return recipients.filter((r) => r === s.accountId || (!out.has(r) && (replyOk === null || replyOk.has(r))));
+}
+
+/** Inserts a status into every feed it belongs to; returns the home feeds it went into. */
+export async function fanOutStatus(
+  core: Core,
+  s: FanOutStatus,
+  heartbeat: () => Promise<void> = async () => {},
+): Promise<Id[]> {
+  const author = await collection(core.db, accounts).findOne({ _id: s.accountId }, { projection: { domain: 1 } });
+  if (!author) return [];
+  const delivered: Id[] = [];
+  const insert = async (recipients: Id[]) => {
+    for (const r of await admitted(core, s, recipients, author.domain)) {
+      if (await addToFeed(core.redis, feedKey('home', r), s.statusId, s.reblogOfId)) delivered.push(r);
+    }
+  };
+
+  if (s.visibility === 'direct') {
+    await insert(await localAmong(core, [...new Set([s.accountId, ...s.mentionedAccountIds])]));
+    return delivered;
+  }
+  if (author.domain === null) await insert([s.accountId]);
+
+  // Local followers, a page at a time (by follow id), so a big account never holds them all.
+  let after: Id | null = null;
+  const exclusiveMembersOwners = await exclusiveListOwners(core, s.accountId);
+  for (;;) {
+    const page = await collection(core.db, follows)
+      .find(
+        { targetAccountId: s.accountId, ...(after !== null ? { _id: { $lt: after } } : {}) },
+        { projection: { _id: 1, accountId: 1 } },
+      )
+      .sort({ _id: -1 })
+      .limit(FAN_OUT_PAGE)
+      .toArray();
+    if (page.length === 0) break;
+    after = page[page.length - 1]!._id;
+    const local = await localAmong(
+      core,
+      page.map((f) => f.accountId),
+    );
+    await insert(local.filter((id) => !exclusiveMembersOwners.has(id)));
+    await heartbeat();
+    if (page.length < FAN_OUT_PAGE) break;
+  }
+
+  await fanOutToLists(core, s, author.domain);
+  if (s.visibility === 'public' && s.reblogOfId === null)
+    await fanOutToTagFollowers(core, s, author.domain, new Set(delivered));
+  return delivered;
+}
+
+/** Owners of exclusive lists that hold the author: the status goes to that list, not their home. */
+async function exclusiveListOwners(core: Core, authorId: Id): Promise<Set<bigint>> {
+  const memberships = await collection(core.db, listMembers).find({ accountId: authorId }).toArray();
+  if (memberships.length === 0) return new Set();
+  const exclusive = await collection(core.db, lists)
+    .find({ _id: { $in: memberships.map((m) => m.listId) }, exclusive: true }, { projection: { accountId: 1 } })
+    .toArray();
+  return new Set(exclusive.map((l) => l.accountId));
+}
+
+async function fanOutToLists(core: Core, s: FanOutStatus, authorDomain: string | null): Promise<void> {
+  if (s.visibility === 'direct') return;
+  const memberships = await collection(core.db, listMembers).find({ accountId: s.accountId }).toArray();
+  if (memberships.length === 0) return;
+  const found = await collection(core.db, lists)
+    .find({ _id: { $in: memberships.map((m) => m.listId) } })
+    .toArray();
+  const owners = await admitted(core, s, [...new Set(found.map((l) => l.accountId))], authorDomain);
+  const allowed = new Set(owners);
+  for (const list of found) {
+    if (!allowed.has(list.accountId)) continue;
+    if (s.inReplyToAccountId !== null && s.inReplyToAccountId !== s.accountId) {
+      // Replies by policy: none; only to list members; or to anyone the owner follows (checked above).
+      if (list.repliesPolicy === 'none') continue;
+      if (list.repliesPolicy === 'list') {
+        const inList = await collection(core.db, listMembers).countDocuments(
+          { listId: list._id, accountId: s.inReplyToAccountId },
+          { limit: 1 },
+        );
+        if (inList === 0) continue;
+      }
+    }
+    await addToFeed(core.redis, feedKey('list', list._id), s.statusId, s.reblogOfId);
+  }
+}
+
+async function fanOutToTagFollowers(
+  core: Core,
+  s: FanOutStatus,
+  authorDomain: string | null,
+  done: Set<bigint>,
+): Promise<void> {
+  if (s.tagNames.length === 0) return;
+  const tagIds = (
+    await collection(core.db, tags)
+      .find({ nameNormalized: { $in: s.tagNames } }, { projection: { _id: 1 } })
+      .toArray()
+  ).map((t) => t._id);
+  if (tagIds.length === 0) return;
+  const followers = [
+    ...new Set(
+      (
+        await collection(core.db, tagFollows)
+          .find({ tagId: { $in: tagIds } })
+          .toArray()
+      ).map((f) => f.accountId),
+    ),
+  ];
+  const local = (await localAmong(core, followers)).filter((id) => !done.has(id));
+  for (const r of await admitted(core, { ...s, inReplyToAccountId: null }, local, authorDomain)) {
+    await addToFeed(core.redis, feedKey('home', r), s.statusId, null);
+  }
+}

@@ -1,0 +1,126 @@
+// Feed upkeep outside fan-out: merging a newly followed account's recent statuses, taking an
+// account's statuses out (unfollow, block, mute, list removal), removing a deleted status, and
+// rebuilding a missing home feed from MongoDB (Mastodon's merge_into_home, unmerge_from_home and
+// regeneration).
+import type { Core } from '../context.ts';
+import type { Id } from '../ids.ts';
+import { collection } from '../db/mongo.ts';
+import { follows } from '../model/follows.ts';
+import { listMembers, lists } from '../model/lists.ts';
+import { statuses, type Visibility } from '../model/statuses.ts';
+import { hiddenFrom } from '../graph/collections.ts';
+import { addToFeed, feedIds, feedKey, FEED_MAX_ITEMS, removeFromFeed } from './feeds.ts';
+
+/** Statuses merged from one account into a feed when following it (Mastodon: up to 40... per account). */
+const MERGE_LIMIT = 40;
+
+async function recentOf(core: Core, authorIds: Id[], visibility: Visibility[], limit: number) {
+  return collection(core.db, statuses)
+    .find(
+      { accountId: { $in: authorIds }, deletedAt: null, visibility: { $in: visibility } },
+      { projection: { _id: 1, reblogOfId: 1 } },
+    )
+    .sort({ _id: -1 })
+    .limit(limit)
+    .toArray();
+}
+
+/** A new follow's statuses go to the home feed unless the author sits in one of the follower's exclusive lists. */
+export async function mergeIntoHomeFeed(core: Core, accountId: Id, authorId: Id): Promise<void> {
+  const memberships = await collection(core.db, listMembers)
+    .find({ ownerId: accountId, accountId: authorId })
+    .toArray();
+  if (memberships.length > 0) {
+    const exclusive = await collection(core.db, lists).countDocuments(
+      { _id: { $in: memberships.map((m) => m.listId) }, exclusive: true },
+      { limit: 1 },
+    );
+    if (exclusive > 0) return;
+  }
+  await mergeIntoFeed(core, feedKey('home', accountId), authorId);
+}
+
+export async function mergeIntoFeed(core: Core, key: string, authorId: Id): Promise<void> {
+  for (const s of (await recentOf(core, [authorId], ['public', 'unlisted', 'private'], MERGE_LIMIT)).reverse()) {
+    await addToFeed(core.redis, key, s._id, s.reblogOfId);
+  }
+}
+
+/** Takes every status by (or reblogging a status by) `authorId` out of the feed. */
+export async function unmergeFromFeed(core: Core, key: string, authorId: Id): Promise<void> {
+  const ids = await feedIds(core.redis, key);
+  if (ids.length === 0) return;
+  const theirs = await collection(core.db, statuses)
+    .find(
+      { _id: { $in: ids }, $or: [{ accountId: authorId }, { reblogOfAccountId: authorId }] },
+      { projection: { _id: 1, reblogOfId: 1 } },
+    )
+    .toArray();
+  await removeFromFeed(
+    core.redis,
+    key,
+    theirs.map((s) => s._id),
+    theirs.map((s) => s.reblogOfId).filter((id): id is Id => id !== null),
+  );
+}
+
+/** A deleted status (or reblog) leaves the feeds it went to: its author's, local followers', lists'. */
+export async function removeStatusFromFeeds(
+  core: Core,
+  statusId: Id,
+  authorId: Id,
+  reblogOf: Id | null,
+): Promise<void> {
+  const drop = (key: string) => removeFromFeed(core.redis, key, [statusId], reblogOf !== null ? [reblogOf] : []);
+  await drop(feedKey('home', authorId));
+  let after: Id | null = null;
+  for (;;) {
+    const page = await collection(core.db, follows)
+      .find(
+        { targetAccountId: authorId, ...(after !== null ? { _id: { $lt: after } } : {}) },
+        { projection: { accountId: 1 } },
+      )
+      .sort({ _id: -1 })
+      .limit(1000)
+      .toArray();
+    for (const f of page) await drop(feedKey('home', f.accountId));
+    if (page.length < 1000) break;
+    after = page[page.length - 1]!._id;
+  }
+  for (const m of await collection(core.db, listMembers).find({ accountId: authorId }).toArray())
+    await drop(feedKey('list', m.listId));
+}
+
+/**
+ * Rebuilds a missing home feed: the newest statuses of the account and the accounts it follows,
+ * without those of accounts it blocks or mutes, and without reblogs from follows that hide them.
+ */
+export async function regenerateHomeFeed(core: Core, accountId: Id): Promise<void> {
+  const followed = await collection(core.db, follows)
+    .find({ accountId }, { projection: { targetAccountId: 1, showReblogs: 1 } })
+    .toArray();
+  const hidden = await hiddenFrom(
+    core,
+    { _id: accountId },
+    followed.map((f) => f.targetAccountId),
+  );
+  const authors = [accountId, ...followed.map((f) => f.targetAccountId).filter((id) => !hidden.has(id))];
+  const noReblogs = new Set(followed.filter((f) => !f.showReblogs).map((f) => f.targetAccountId));
+  const recent = await collection(core.db, statuses)
+    .find(
+      { accountId: { $in: authors }, deletedAt: null, visibility: { $in: ['public', 'unlisted', 'private'] } },
+      { projection: { _id: 1, accountId: 1, reblogOfId: 1, reblogOfAccountId: 1 } },
+    )
+    .sort({ _id: -1 })
+    .limit(Math.min(FEED_MAX_ITEMS, 400))
+    .toArray();
+  const key = feedKey('home', accountId);
+  for (const s of recent.reverse()) {
+    if (
+      s.reblogOfId !== null &&
+      (noReblogs.has(s.accountId) || (s.reblogOfAccountId !== null && hidden.has(s.reblogOfAccountId)))
+    )
+      continue;
+    await addToFeed(core.redis, key, s._id, s.reblogOfId);
+  }
+}

@@ -1,0 +1,148 @@
+// Home, list, public and hashtag timelines over HTTP, with the fan-out pipeline consuming the real
+// events from Kafka: who gets a status in their home feed (follower, non-follower, blocked, muted,
+// reblogs off, replies, direct, followers-only, exclusive list, followed hashtag), removal on
+// delete, unfollow and block, and regeneration of a missing feed.
+import type { Core } from '../../../services/core/context.ts';
+import { runFanOutPipeline } from '../../../pipelines/fanout/index.ts';
+import type { Pipeline } from '../../../pipelines/runtime/index.ts';
+import { feedKey } from '../../../services/core/feeds/feeds.ts';
+import { startTestApi, type TestApi } from '../../support/api.ts';
+import { createTestUser, type TestUser } from '../../support/fixtures.ts';
+import { eventually } from '../../support/core.ts';
+import { consumerTuning } from '../../support/kafka.ts';
+
+let api: TestApi;
+let core: Core;
+let pipeline: Pipeline;
+
+beforeAll(async () => {
+  api = await startTestApi();
+  core = api.core;
+  pipeline = await runFanOutPipeline(core, consumerTuning);
+});
+
+afterAll(async () => {
+  await pipeline?.stop();
+  await api?.close();
+});
+
+const call = (...args: Parameters<TestApi['call']>) => api.call(...args);
+const ids = (body: { id: string }[]) => body.map((s) => s.id);
+
+async function home(user: TestUser, query = ''): Promise<string[]> {
+  const res = await call('GET', `/api/v1/timelines/home${query}`, user.token);
+  expect(res.status).toBe(200);
+  return ids(res.body);
+}
+
+async function post(user: TestUser, body: Record<string, unknown>): Promise<string> {
+  const res = await call('POST', '/api/v1/statuses', user.token, body);
+  expect(res.status).toBe(200);
+  return res.body.id;
+}
+
+/** Waits until the fan-out has handled `marker` (a status the author's home feed gets). */
+async function fannedOut(author: TestUser, marker: string): Promise<void> {
+  await eventually(
+    async () => (await core.redis.zscore(feedKey('home', author.account._id), marker)) !== null,
+    20_000,
+    `fan-out of ${marker}`,
+  );
+}
+
+test('the home feed gets what Mastodon would insert, and nothing else', async () => {
+  const author = await createTestUser(core);
+  const [follower, stranger, blocker, muter, noReblogs, replyWatcher, mentioned] = await Promise.all(
+    Array.from({ length: 7 }, () => createTestUser(core)),
+  );
+  const friend = await createTestUser(core);
+  for (const u of [follower!, blocker!, muter!, replyWatcher!])
+    await call('POST', `/api/v1/accounts/${author.account._id}/follow`, u.token);
+  await call('POST', `/api/v1/accounts/${author.account._id}/follow`, noReblogs!.token, { reblogs: false });
+  await call('POST', `/api/v1/accounts/${friend.account._id}/follow`, replyWatcher!.token);
+  await call('POST', `/api/v1/accounts/${author.account._id}/block`, blocker!.token);
+  await call('POST', `/api/v1/accounts/${author.account._id}/mute`, muter!.token);
+
+  const hello = await post(author, { status: 'hello followers' });
+  const privateOne = await post(author, { status: 'followers only', visibility: 'private' });
+  const friendPost = await post(friend, { status: 'a friend speaks' });
+  const replyToFriend = await post(author, {
+    status: '@' + friend.account.username + ' yes',
+    in_reply_to_id: friendPost,
+  });
+  const direct = await post(author, { status: `@${mentioned!.account.username} psst`, visibility: 'direct' });
+  const reblog = (await call('POST', `/api/v1/statuses/${friendPost}/reblog`, author.token)).body.id;
+  const marker = await post(author, { status: 'last one' });
+  await fannedOut(author, marker);
+
+  expect(await home(follower!)).toEqual([marker, reblog, privateOne, hello]);
+  expect(await home(noReblogs!)).toEqual([marker, privateOne, hello]);
+  // Follows the replied-to account too: gets the reply; the reblog of a status already in its feed is skipped.
+  expect(await home(replyWatcher!)).toEqual([marker, replyToFriend, friendPost, privateOne, hello]);
+  expect(await home(stranger!)).toEqual([]);
+  expect(await home(blocker!)).toEqual([]);
+  expect(await home(muter!)).toEqual([]);
+  expect(await home(mentioned!)).toEqual([direct]);
+  expect((await home(author)).slice(0, 3)).toEqual([marker, reblog, direct]);
+
+  // Pagination and Link headers.
+  const first = await call('GET', '/api/v1/timelines/home?limit=2', follower!.token);
+  expect(ids(first.body)).toEqual([marker, reblog]);
+  expect(first.headers.get('link')).toContain('rel="next"');
+  expect(await home(follower!, `?max_id=${reblog}`)).toEqual([privateOne, hello]);
+  expect(await home(follower!, `?min_id=${hello}&limit=1`)).toEqual([privateOne]);
+
+  // Delete and unfollow take statuses out.
+  await call('DELETE', `/api/v1/statuses/${hello}`, author.token);
+  await call('POST', `/api/v1/accounts/${author.account._id}/unfollow`, noReblogs!.token);
+  await eventually(async () => !(await home(follower!)).includes(hello), 20_000, 'deleted status gone');
+  await eventually(async () => (await home(noReblogs!)).length === 0, 20_000, 'unfollowed author gone');
+});
+
+test('a new follow merges the followed account’s recent statuses; a missing feed is rebuilt on read', async () => {
+  const author = await createTestUser(core);
+  const reader = await createTestUser(core);
+  const older = await post(author, { status: 'before the follow' });
+  await call('POST', `/api/v1/accounts/${author.account._id}/follow`, reader.token);
+  await eventually(async () => (await home(reader)).includes(older), 20_000, 'merge on follow');
+  await core.redis.del(feedKey('home', reader.account._id));
+  expect(await home(reader)).toEqual([older]);
+});
+
+test('exclusive lists keep members out of the home feed; followed hashtags bring statuses in', async () => {
+  const owner = await createTestUser(core);
+  const member = await createTestUser(core);
+  const tagger = await createTestUser(core);
+  await call('POST', `/api/v1/accounts/${member.account._id}/follow`, owner.token);
+  const list = (await call('POST', '/api/v1/lists', owner.token, { title: 'Work', exclusive: true })).body;
+  await call('POST', `/api/v1/lists/${list.id}/accounts`, owner.token, { account_ids: [String(member.account._id)] });
+  await call('POST', '/api/v1/tags/gardening/follow', owner.token);
+  const memberPost = await post(member, { status: 'work stuff' });
+  const tagged = await post(tagger, { status: 'my #Gardening today' });
+  await fannedOut(member, memberPost);
+  await fannedOut(tagger, tagged);
+  await eventually(
+    async () => ids((await call('GET', `/api/v1/timelines/list/${list.id}`, owner.token)).body).includes(memberPost),
+    20_000,
+    'list feed',
+  );
+  expect(await home(owner)).toEqual([tagged]);
+  expect((await call('GET', `/api/v1/timelines/list/${list.id}`, member.token)).status).toBe(404);
+});
+
+test('public and hashtag timelines, logged out, with local/only_media and any/all/none', async () => {
+  const user = await createTestUser(core);
+  const a = await post(user, { status: 'public #alpha #beta' });
+  const b = await post(user, { status: 'public #alpha' });
+  await post(user, { status: 'unlisted #alpha', visibility: 'unlisted' });
+  await post(user, { status: 'private #alpha', visibility: 'private' });
+  const publicIds = ids((await call('GET', '/api/v1/timelines/public?local=true&limit=40')).body);
+  expect(publicIds).toEqual(expect.arrayContaining([a, b]));
+  expect(publicIds.indexOf(b)).toBeLessThan(publicIds.indexOf(a));
+  expect(ids((await call('GET', '/api/v1/timelines/public?remote=true')).body)).not.toContain(a);
+  expect(ids((await call('GET', '/api/v1/timelines/public?only_media=true')).body)).not.toContain(a);
+  expect(ids((await call('GET', '/api/v1/timelines/tag/Alpha')).body).slice(0, 2)).toEqual([b, a]);
+  expect(ids((await call('GET', '/api/v1/timelines/tag/alpha?all[]=beta')).body)).toEqual([a]);
+  expect(ids((await call('GET', '/api/v1/timelines/tag/alpha?none[]=beta')).body)).not.toContain(a);
+  expect((await call('GET', '/api/v1/timelines/home')).status).toBe(401);
+});
