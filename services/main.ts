@@ -72,7 +72,7 @@ async function startParts(role: Role, core: Core, logger: Logger, parts: Part[])
     });
   }
   if (role.kind === 'streaming' || role.kind === 'all') {
-    const streaming = await startStreamingServer({ host: config.bindHost, port: config.streamingPort, logger });
+    const streaming = await startStreamingServer({ host: config.bindHost, port: config.streamingPort, logger, core });
     parts.push({ name: 'streaming', stop: () => streaming.stop() });
   }
   if (role.kind === 'pipeline') {

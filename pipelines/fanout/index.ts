@@ -13,6 +13,7 @@ import {
   unmergeFromFeed,
 } from '../../services/core/feeds/maintenance.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
+import { broadcastDelete, broadcastUpdate } from './broadcast.ts';
 
 const TYPES = [
   'StatusCreated',
@@ -45,7 +46,7 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
       switch (event.type) {
         case 'StatusCreated': {
           const p = event.payload;
-          await fanOutStatus(
+          const reach = await fanOutStatus(
             core,
             {
               statusId: id(p.statusId),
@@ -59,11 +60,12 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
             },
             heartbeat,
           );
+          await broadcastUpdate(core, id(p.statusId), reach);
           return;
         }
         case 'ReblogCreated': {
           const p = event.payload;
-          await fanOutStatus(
+          const reach = await fanOutStatus(
             core,
             {
               statusId: id(p.statusId),
@@ -77,17 +79,43 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
             },
             heartbeat,
           );
+          await broadcastUpdate(core, id(p.statusId), reach);
           return;
         }
-        case 'StatusDeleted':
-          return removeStatusFromFeeds(core, id(event.payload.statusId), id(event.payload.accountId), null);
-        case 'ReblogDeleted':
-          return removeStatusFromFeeds(
+        case 'StatusDeleted': {
+          const p = event.payload;
+          const reach = await removeStatusFromFeeds(core, id(p.statusId), id(p.accountId), null);
+          return broadcastDelete(
             core,
-            id(event.payload.statusId),
-            id(event.payload.accountId),
-            id(event.payload.reblogOfId),
+            {
+              _id: id(p.statusId),
+              accountId: id(p.accountId),
+              visibility: p.visibility as Visibility,
+              local: p.local,
+              reblogOfId: null,
+              inReplyToAccountId: null,
+              tagNames: p.tagNames,
+            },
+            reach,
           );
+        }
+        case 'ReblogDeleted': {
+          const p = event.payload;
+          const reach = await removeStatusFromFeeds(core, id(p.statusId), id(p.accountId), id(p.reblogOfId));
+          return broadcastDelete(
+            core,
+            {
+              _id: id(p.statusId),
+              accountId: id(p.accountId),
+              visibility: p.visibility as Visibility,
+              local: p.local,
+              reblogOfId: id(p.reblogOfId),
+              inReplyToAccountId: null,
+              tagNames: [],
+            },
+            reach,
+          );
+        }
         case 'FollowCreated':
           if (event.payload.accountDomain !== null) return; // only local users have feeds here
           return mergeIntoHomeFeed(core, id(event.payload.accountId), id(event.payload.targetAccountId));

@@ -1,8 +1,11 @@
 // The `streaming` role's server: uWebSockets.js (see README, "uWebSockets.js", for where the binary
-// comes from). For now it answers Mastodon's streaming health check and serves /metrics; the
-// streaming API comes later.
+// comes from). It serves Mastodon's WebSocket streaming API on /api/v1/streaming (token from the
+// `access_token` query, the Authorization header or Sec-WebSocket-Protocol; streams from the
+// `stream` query and subscribe/unsubscribe messages), the health check and /metrics. Messages come
+// from Redis pub/sub (services/core/streaming/channels.ts), subscribed per channel while needed.
 import {
   App,
+  type WebSocket,
   us_listen_socket_close,
   us_socket_local_port,
   type HttpResponse,
@@ -11,6 +14,21 @@ import {
 } from 'uWebSockets.js';
 import type { Logger } from '../core/logger.ts';
 import { registry } from '../core/metrics.ts';
+import type { Core } from '../core/context.ts';
+import { collection } from '../core/db/mongo.ts';
+import { accessTokens } from '../core/model/oauth.ts';
+import { resolveToken } from '../api/plugins/auth.ts';
+import { Connection, type Viewer } from './connections.ts';
+import { Subscriptions } from './subscriptions.ts';
+
+/** How often open sockets are checked for revoked tokens and their block/mute filters refreshed. */
+const SWEEP_MS = 3_000;
+
+interface SocketData {
+  connection: Connection | null;
+  viewer: Viewer | null;
+  initial: { stream: string; tag?: string; list?: string } | null;
+}
 
 export interface StreamingServer {
   /** The port it listens on (useful when started on port 0). */
@@ -23,6 +41,17 @@ export interface StreamingOptions {
   host: string;
   port: number;
   logger: Logger;
+  core: Core;
+}
+
+function refuse(res: HttpResponse, aborted: boolean): void {
+  if (aborted) return;
+  res.cork(() => {
+    res
+      .writeStatus('401 Unauthorized')
+      .writeHeader('Content-Type', 'application/json')
+      .end(JSON.stringify({ error: 'Invalid access token' }));
+  });
 }
 
 function text(res: HttpResponse, status: string, body: string): void {
@@ -35,7 +64,72 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
   const logger = opts.logger.child({ role: 'streaming' });
   // Handlers that answer asynchronously count themselves here so stop() can wait for them.
   const inFlight = { count: 0 };
+  const { core } = opts;
+  const subscriptions = new Subscriptions(core.config, logger);
+  const sockets = new Set<WebSocket<SocketData>>();
   const app: TemplatedApp = App()
+    .ws<SocketData>('/api/v1/streaming', {
+      idleTimeout: 60,
+      sendPingsAutomatically: true,
+      maxPayloadLength: 64 * 1024,
+      upgrade: (res, req, context) => {
+        const query = new URLSearchParams(req.getQuery() ?? '');
+        const header = req.getHeader('authorization');
+        const protocol = req.getHeader('sec-websocket-protocol');
+        const key = req.getHeader('sec-websocket-key');
+        const extensions = req.getHeader('sec-websocket-extensions');
+        const raw =
+          /^Bearer\s+(.+)$/i.exec(header.trim())?.[1]?.trim() || query.get('access_token') || protocol || null;
+        const stream = query.get('stream');
+        let aborted = false;
+        res.onAborted(() => (aborted = true));
+        inFlight.count++;
+        (async () => {
+          let viewer: Viewer | null = null;
+          if (raw) {
+            const auth = await resolveToken(core, raw).catch(() => null);
+            if (!auth || (auth.user && (auth.user.disabled || !auth.user.confirmedAt))) return refuse(res, aborted);
+            viewer = { token: auth.token, account: auth.account };
+          }
+          if (aborted) return;
+          const initial = stream
+            ? { stream, tag: query.get('tag') ?? undefined, list: query.get('list') ?? undefined }
+            : null;
+          res.cork(() =>
+            res.upgrade<SocketData>({ connection: null, viewer, initial }, key, protocol, extensions, context),
+          );
+        })()
+          .catch((err: unknown) => {
+            logger.error({ err }, 'streaming upgrade failed');
+            if (!aborted) res.cork(() => res.writeStatus('500 Internal Server Error').end());
+          })
+          .finally(() => inFlight.count--);
+      },
+      open: (ws) => {
+        const data = ws.getUserData();
+        // Sends happen outside uWS callbacks (Redis messages, promises): cork them so they flush now.
+        const connection = new Connection(core, subscriptions, data.viewer, (t) => {
+          if (sockets.has(ws)) ws.cork(() => ws.send(t));
+        });
+        data.connection = connection;
+        sockets.add(ws);
+        void connection
+          .refreshFilter()
+          .then(() => (data.initial ? connection.subscribe(data.initial) : undefined))
+          .catch((err: unknown) => logger.warn({ err }, 'streaming subscribe failed'));
+      },
+      message: (ws, message) => {
+        const text = Buffer.from(message).toString('utf8');
+        void ws
+          .getUserData()
+          .connection?.handle(text)
+          .catch((err: unknown) => logger.warn({ err }, 'streaming message failed'));
+      },
+      close: (ws) => {
+        sockets.delete(ws);
+        void ws.getUserData().connection?.close();
+      },
+    })
     .get('/api/v1/streaming/health', (res) => text(res, '200 OK', 'OK'))
     .get('/metrics', (res) => {
       let aborted = false;
@@ -62,12 +156,38 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
       if (!token) return reject(new Error(`streaming: cannot listen on ${opts.host}:${opts.port}`));
       const port = us_socket_local_port(token);
       logger.info({ host: opts.host, port }, 'streaming server listening');
+      // Revoked tokens lose their sockets within a sweep; filters follow new blocks and mutes.
+      const sweep = setInterval(() => {
+        void (async () => {
+          const open = [...sockets].filter((ws) => ws.getUserData().viewer);
+          if (open.length === 0) return;
+          const ids = open.map((ws) => ws.getUserData().viewer!.token._id);
+          const revoked = new Set(
+            (
+              await collection(core.db, accessTokens)
+                .find({ _id: { $in: ids }, revokedAt: { $ne: null } }, { projection: { _id: 1 } })
+                .toArray()
+            ).map((t) => t._id),
+          );
+          for (const ws of open) {
+            const data = ws.getUserData();
+            if (revoked.has(data.viewer!.token._id)) {
+              sockets.delete(ws);
+              ws.end(1008, 'The access token was revoked');
+            } else await data.connection?.refreshFilter();
+          }
+        })().catch((err: unknown) => logger.warn({ err }, 'streaming sweep failed'));
+      }, SWEEP_MS);
       let stopped: Promise<void> | null = null;
       resolve({
         port,
         stop(graceMs = 10_000) {
           stopped ??= (async () => {
             us_listen_socket_close(token);
+            clearInterval(sweep);
+            for (const ws of [...sockets]) ws.end(1001, 'Server shutting down');
+            sockets.clear();
+            subscriptions.close();
             const deadline = Date.now() + graceMs;
             while (inFlight.count > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
             app.close();

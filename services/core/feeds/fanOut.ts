@@ -82,14 +82,21 @@ async function admitted(core: Core, s: FanOutStatus, recipients: Id[], authorDom
   return recipients.filter((r) => r === s.accountId || (!out.has(r) && (replyOk === null || replyOk.has(r))));
 }
 
-/** Inserts a status into every feed it belongs to; returns the home feeds it went into. */
+export interface FanOutResult {
+  /** Accounts whose home feed took the status. */
+  home: Id[];
+  /** Lists whose feed took it. */
+  lists: Id[];
+}
+
+/** Inserts a status into every feed it belongs to. */
 export async function fanOutStatus(
   core: Core,
   s: FanOutStatus,
   heartbeat: () => Promise<void> = async () => {},
-): Promise<Id[]> {
+): Promise<FanOutResult> {
   const author = await collection(core.db, accounts).findOne({ _id: s.accountId }, { projection: { domain: 1 } });
-  if (!author) return [];
+  if (!author) return { home: [], lists: [] };
   const delivered: Id[] = [];
   const insert = async (recipients: Id[]) => {
     for (const r of await admitted(core, s, recipients, author.domain)) {
@@ -99,7 +106,7 @@ export async function fanOutStatus(
 
   if (s.visibility === 'direct') {
     await insert(await localAmong(core, [...new Set([s.accountId, ...s.mentionedAccountIds])]));
-    return delivered;
+    return { home: delivered, lists: [] };
   }
   if (author.domain === null) await insert([s.accountId]);
 
@@ -126,10 +133,10 @@ export async function fanOutStatus(
     if (page.length < FAN_OUT_PAGE) break;
   }
 
-  await fanOutToLists(core, s, author.domain);
+  const lists = await fanOutToLists(core, s, author.domain);
   if (s.visibility === 'public' && s.reblogOfId === null)
-    await fanOutToTagFollowers(core, s, author.domain, new Set(delivered));
-  return delivered;
+    delivered.push(...(await fanOutToTagFollowers(core, s, author.domain, new Set(delivered))));
+  return { home: delivered, lists };
 }
 
 /** Owners of exclusive lists that hold the author: the status goes to that list, not their home. */
@@ -142,15 +149,16 @@ async function exclusiveListOwners(core: Core, authorId: Id): Promise<Set<bigint
   return new Set(exclusive.map((l) => l.accountId));
 }
 
-async function fanOutToLists(core: Core, s: FanOutStatus, authorDomain: string | null): Promise<void> {
-  if (s.visibility === 'direct') return;
+async function fanOutToLists(core: Core, s: FanOutStatus, authorDomain: string | null): Promise<Id[]> {
+  if (s.visibility === 'direct') return [];
   const memberships = await collection(core.db, listMembers).find({ accountId: s.accountId }).toArray();
-  if (memberships.length === 0) return;
+  if (memberships.length === 0) return [];
   const found = await collection(core.db, lists)
     .find({ _id: { $in: memberships.map((m) => m.listId) } })
     .toArray();
   const owners = await admitted(core, s, [...new Set(found.map((l) => l.accountId))], authorDomain);
   const allowed = new Set(owners);
+  const reached: Id[] = [];
   for (const list of found) {
     if (!allowed.has(list.accountId)) continue;
     if (s.inReplyToAccountId !== null && s.inReplyToAccountId !== s.accountId) {
@@ -164,8 +172,9 @@ async function fanOutToLists(core: Core, s: FanOutStatus, authorDomain: string |
         if (inList === 0) continue;
       }
     }
-    await addToFeed(core.redis, feedKey('list', list._id), s.statusId, s.reblogOfId);
+    if (await addToFeed(core.redis, feedKey('list', list._id), s.statusId, s.reblogOfId)) reached.push(list._id);
   }
+  return reached;
 }
 
 async function fanOutToTagFollowers(
@@ -173,14 +182,14 @@ async function fanOutToTagFollowers(
   s: FanOutStatus,
   authorDomain: string | null,
   done: Set<bigint>,
-): Promise<void> {
-  if (s.tagNames.length === 0) return;
+): Promise<Id[]> {
+  if (s.tagNames.length === 0) return [];
   const tagIds = (
     await collection(core.db, tags)
       .find({ nameNormalized: { $in: s.tagNames } }, { projection: { _id: 1 } })
       .toArray()
   ).map((t) => t._id);
-  if (tagIds.length === 0) return;
+  if (tagIds.length === 0) return [];
   const followers = [
     ...new Set(
       (
@@ -191,7 +200,9 @@ async function fanOutToTagFollowers(
     ),
   ];
   const local = (await localAmong(core, followers)).filter((id) => !done.has(id));
+  const reached: Id[] = [];
   for (const r of await admitted(core, { ...s, inReplyToAccountId: null }, local, authorDomain)) {
-    await addToFeed(core.redis, feedKey('home', r), s.statusId, null);
+    if (await addToFeed(core.redis, feedKey('home', r), s.statusId, null)) reached.push(r);
   }
+  return reached;
 }

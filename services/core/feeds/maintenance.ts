@@ -64,14 +64,18 @@ export async function unmergeFromFeed(core: Core, key: string, authorId: Id): Pr
   );
 }
 
-/** A deleted status (or reblog) leaves the feeds it went to: its author's, local followers', lists'. */
+/**
+ * A deleted status (or reblog) leaves the feeds it went to: its author's, local followers', lists'.
+ * Returns those feeds' owners and lists (the streams that hear of the deletion).
+ */
 export async function removeStatusFromFeeds(
   core: Core,
   statusId: Id,
   authorId: Id,
   reblogOf: Id | null,
-): Promise<void> {
+): Promise<{ home: Id[]; lists: Id[] }> {
   const drop = (key: string) => removeFromFeed(core.redis, key, [statusId], reblogOf !== null ? [reblogOf] : []);
+  const home: Id[] = [authorId];
   await drop(feedKey('home', authorId));
   let after: Id | null = null;
   for (;;) {
@@ -83,12 +87,19 @@ export async function removeStatusFromFeeds(
       .sort({ _id: -1 })
       .limit(1000)
       .toArray();
-    for (const f of page) await drop(feedKey('home', f.accountId));
+    for (const f of page) {
+      await drop(feedKey('home', f.accountId));
+      home.push(f.accountId);
+    }
     if (page.length < 1000) break;
     after = page[page.length - 1]!._id;
   }
-  for (const m of await collection(core.db, listMembers).find({ accountId: authorId }).toArray())
+  const lists: Id[] = [];
+  for (const m of await collection(core.db, listMembers).find({ accountId: authorId }).toArray()) {
     await drop(feedKey('list', m.listId));
+    lists.push(m.listId);
+  }
+  return { home, lists };
 }
 
 /**

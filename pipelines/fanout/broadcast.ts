@@ -1,0 +1,68 @@
+// What the fan-out tells the streaming servers (Mastodon's FanOutOnWriteService broadcasts): an
+// `update` with the rendered status on the streams of the feeds it went to, and for public
+// statuses (not replies to others, not reblogs) on the public and hashtag streams; a `delete` with
+// the id on the same streams when it goes away.
+import type { Core } from '../../services/core/context.ts';
+import type { Id } from '../../services/core/ids.ts';
+import { collection } from '../../services/core/db/mongo.ts';
+import { statuses, type StatusDoc } from '../../services/core/model/statuses.ts';
+import { publishToStream, timelineChannels, type StreamMessage } from '../../services/core/streaming/channels.ts';
+import { presentStatus } from '../../services/api/entities/status.ts';
+
+interface Reach {
+  home: Id[];
+  lists: Id[];
+}
+
+function publicChannels(
+  status: Pick<StatusDoc, 'visibility' | 'local' | 'reblogOfId' | 'inReplyToAccountId' | 'accountId' | 'tagNames'>,
+  hasMedia: boolean,
+): string[] {
+  if (status.visibility !== 'public' || status.reblogOfId !== null) return [];
+  if (status.inReplyToAccountId !== null && status.inReplyToAccountId !== status.accountId) return [];
+  const scope = status.local ? 'local' : 'remote';
+  const out = [timelineChannels.public('all'), timelineChannels.public(scope)];
+  if (hasMedia) out.push(timelineChannels.public('all', true), timelineChannels.public(scope, true));
+  for (const tag of status.tagNames) {
+    out.push(timelineChannels.hashtag(tag));
+    if (status.local) out.push(timelineChannels.hashtag(tag, true));
+  }
+  return out;
+}
+
+async function publishAll(core: Core, channels: string[], message: StreamMessage): Promise<void> {
+  await Promise.all([...new Set(channels)].map((c) => publishToStream(core.redis, core.config, c, message)));
+}
+
+export async function broadcastUpdate(core: Core, statusId: Id, reach: Reach): Promise<void> {
+  const doc = await collection(core.db, statuses).findOne({ _id: statusId });
+  if (!doc || doc.deletedAt) return;
+  const payload = JSON.stringify(await presentStatus(core, doc, null));
+  await publishAll(
+    core,
+    [
+      ...reach.home.map((id) => timelineChannels.user(id)),
+      ...reach.lists.map((id) => timelineChannels.list(id)),
+      ...publicChannels(doc, doc.mediaIds.length > 0),
+    ],
+    { event: 'update', payload },
+  );
+}
+
+export async function broadcastDelete(
+  core: Core,
+  status: Pick<StatusDoc, 'visibility' | 'local' | 'reblogOfId' | 'inReplyToAccountId' | 'accountId' | 'tagNames'> & {
+    _id: Id;
+  },
+  reach: Reach,
+): Promise<void> {
+  await publishAll(
+    core,
+    [
+      ...reach.home.map((id) => timelineChannels.user(id)),
+      ...reach.lists.map((id) => timelineChannels.list(id)),
+      ...publicChannels(status, true),
+    ],
+    { event: 'delete', payload: String(status._id) },
+  );
+}

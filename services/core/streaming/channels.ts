@@ -1,0 +1,35 @@
+// The Redis pub/sub channels between the pipelines and the streaming servers, named as Mastodon
+// names them (timeline:<accountId>, timeline:public, timeline:hashtag:<tag>, timeline:list:<id>...)
+// under REDIS_NAMESPACE (ioredis does not prefix channels, so this does). A message is
+// `{"event": "update" | "delete" | ..., "payload": "<string>"}` as Mastodon's streaming server reads it.
+import type { Config } from '../config.ts';
+import type { Redis } from '../db/redis.ts';
+
+export type StreamEvent = 'update' | 'delete' | 'status.update' | 'notification' | 'conversation' | 'filters_changed';
+
+export interface StreamMessage {
+  event: StreamEvent;
+  payload: string;
+}
+
+export function channelName(config: Config, name: string): string {
+  return config.redisNamespace ? `${config.redisNamespace}:${name}` : name;
+}
+
+export const timelineChannels = {
+  user: (accountId: bigint | string) => `timeline:${accountId}`,
+  userNotifications: (accountId: bigint | string) => `timeline:${accountId}:notifications`,
+  public: (scope: 'all' | 'local' | 'remote', media = false) =>
+    `timeline:public${scope === 'all' ? '' : `:${scope}`}${media ? ':media' : ''}`,
+  hashtag: (tag: string, local = false) => `timeline:hashtag:${tag}${local ? ':local' : ''}`,
+  list: (listId: bigint | string) => `timeline:list:${listId}`,
+};
+
+export async function publishToStream(
+  redis: Redis,
+  config: Config,
+  channel: string,
+  message: StreamMessage,
+): Promise<void> {
+  await redis.publish(channelName(config, channel), JSON.stringify(message));
+}

@@ -1,0 +1,60 @@
+// One Redis subscriber connection per streaming process: a channel is subscribed while at least
+// one client listens to it and unsubscribed when the last one leaves.
+import type { Config } from '../core/config.ts';
+import { connectRedis, type Redis } from '../core/db/redis.ts';
+import { channelName, type StreamMessage } from '../core/streaming/channels.ts';
+import type { Logger } from '../core/logger.ts';
+
+export type Listener = (message: StreamMessage) => void;
+
+export class Subscriptions {
+  private readonly redis: Redis;
+  private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly config: Config;
+  private readonly logger: Logger;
+
+  constructor(config: Config, logger: Logger) {
+    this.config = config;
+    this.logger = logger;
+    this.redis = connectRedis(config.redisUrl);
+    this.redis.on('message', (channel: string, raw: string) => {
+      let message: StreamMessage;
+      try {
+        message = JSON.parse(raw) as StreamMessage;
+      } catch {
+        this.logger.warn({ channel }, 'unreadable stream message');
+        return;
+      }
+      for (const listener of this.listeners.get(channel) ?? []) listener(message);
+    });
+  }
+
+  /** Listens to a timeline channel (unprefixed name); returns how to stop listening. */
+  async listen(name: string, listener: Listener): Promise<() => Promise<void>> {
+    const channel = channelName(this.config, name);
+    let set = this.listeners.get(channel);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(channel, set);
+      await this.redis.subscribe(channel);
+    }
+    set.add(listener);
+    return async () => {
+      const current = this.listeners.get(channel);
+      if (!current) return;
+      current.delete(listener);
+      if (current.size === 0) {
+        this.listeners.delete(channel);
+        await this.redis.unsubscribe(channel).catch(() => undefined);
+      }
+    };
+  }
+
+  channelCount(): number {
+    return this.listeners.size;
+  }
+
+  close(): void {
+    this.redis.disconnect();
+  }
+}

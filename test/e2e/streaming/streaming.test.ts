@@ -1,0 +1,153 @@
+// The WebSocket streaming API end to end: the API writes, the fan-out pipeline consumes the events
+// from Kafka and publishes on Redis, the uWebSockets.js server pushes to real WebSocket clients.
+import type { Core } from '../../../services/core/context.ts';
+import { runFanOutPipeline } from '../../../pipelines/fanout/index.ts';
+import type { Pipeline } from '../../../pipelines/runtime/index.ts';
+import { startStreamingServer, type StreamingServer } from '../../../services/streaming/server.ts';
+import { collection } from '../../../services/core/db/mongo.ts';
+import { accessTokens } from '../../../services/core/model/oauth.ts';
+import { startTestApi, type TestApi } from '../../support/api.ts';
+import { createTestUser, type TestUser } from '../../support/fixtures.ts';
+import { eventually } from '../../support/core.ts';
+import { consumerTuning } from '../../support/kafka.ts';
+
+let api: TestApi;
+let core: Core;
+let pipeline: Pipeline;
+let streaming: StreamingServer;
+
+beforeAll(async () => {
+  api = await startTestApi();
+  core = api.core;
+  pipeline = await runFanOutPipeline(core, consumerTuning);
+  streaming = await startStreamingServer({ host: '127.0.0.1', port: 0, logger: core.logger, core });
+});
+
+afterAll(async () => {
+  await streaming?.stop(1000);
+  await pipeline?.stop();
+  await api?.close();
+});
+
+interface Received {
+  stream?: string[];
+  event?: string;
+  payload?: string;
+  error?: string;
+}
+
+class Client {
+  readonly messages: Received[] = [];
+  closed: { code: number } | null = null;
+  readonly socket: WebSocket;
+  private constructor(socket: WebSocket) {
+    this.socket = socket;
+    socket.addEventListener('message', (e) => this.messages.push(JSON.parse(String(e.data)) as Received));
+    socket.addEventListener('close', (e) => (this.closed = { code: e.code }));
+  }
+
+  static open(query: string, protocols?: string[]): Promise<Client> {
+    const socket = new WebSocket(`ws://127.0.0.1:${streaming.port}/api/v1/streaming?${query}`, protocols);
+    return new Promise((resolve, reject) => {
+      socket.addEventListener('open', () => resolve(new Client(socket)), { once: true });
+      socket.addEventListener('error', () => reject(new Error('WebSocket refused')), { once: true });
+    });
+  }
+
+  send(message: object): void {
+    this.socket.send(JSON.stringify(message));
+  }
+
+  async waitFor(predicate: (m: Received) => boolean, what: string): Promise<Received> {
+    return eventually(async () => this.messages.find(predicate), 20_000, what);
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
+
+const statusOf = (m: Received) => JSON.parse(m.payload ?? '{}') as { id: string; content: string };
+
+async function post(user: TestUser, body: Record<string, unknown>): Promise<string> {
+  const res = await api.call('POST', '/api/v1/statuses', user.token, body);
+  expect(res.status).toBe(200);
+  return res.body.id;
+}
+
+/** Streams subscribe asynchronously: a first post proves the subscription is live. */
+async function live(client: Client, author: TestUser, body: Record<string, unknown>): Promise<void> {
+  await eventually(
+    async () => {
+      const id = await post(author, body);
+      return eventually(
+        async () => client.messages.find((m) => m.event === 'update' && statusOf(m).id === id),
+        3_000,
+        'probe',
+      ).catch(() => undefined);
+    },
+    30_000,
+    'a live subscription',
+  );
+}
+
+test('user stream: a followed account’s post and its deletion arrive', async () => {
+  const reader = await createTestUser(core);
+  const author = await createTestUser(core);
+  await api.call('POST', `/api/v1/accounts/${author.account._id}/follow`, reader.token);
+  const client = await Client.open(`access_token=${reader.token}&stream=user`);
+  try {
+    await live(client, author, { status: 'warming up' });
+    const id = await post(author, { status: 'hello stream' });
+    const update = await client.waitFor((m) => m.event === 'update' && statusOf(m).id === id, 'update');
+    expect(update.stream).toEqual(['user']);
+    expect(statusOf(update).content).toContain('hello stream');
+    await api.call('DELETE', `/api/v1/statuses/${id}`, author.token);
+    await client.waitFor((m) => m.event === 'delete' && m.payload === id, 'delete');
+  } finally {
+    client.close();
+  }
+});
+
+test('one socket multiplexes public:local and hashtag streams; unsubscribe stops them; unknown streams get an error', async () => {
+  const viewer = await createTestUser(core);
+  const poster = await createTestUser(core);
+  const client = await Client.open('', [viewer.token]);
+  try {
+    client.send({ type: 'subscribe', stream: 'public:local' });
+    client.send({ type: 'subscribe', stream: 'hashtag', tag: 'StreamTest' });
+    client.send({ type: 'subscribe', stream: 'nonsense' });
+    await client.waitFor((m) => m.error === 'Unknown stream type', 'error for an unknown stream');
+    await live(client, poster, { status: 'public warm-up' });
+    const tagged = await post(poster, { status: 'about #streamtest' });
+    await client.waitFor((m) => m.stream?.[0] === 'hashtag' && statusOf(m).id === tagged, 'hashtag update');
+    await client.waitFor((m) => m.stream?.[0] === 'public:local' && statusOf(m).id === tagged, 'public:local update');
+    client.send({ type: 'unsubscribe', stream: 'public:local' });
+    client.send({ type: 'unsubscribe', stream: 'hashtag', tag: 'streamtest' });
+    await eventually(
+      async () => (await core.redis.pubsub('NUMSUB', `${core.config.redisNamespace}:timeline:public:local`)) !== null,
+      2000,
+      'x',
+    );
+    await new Promise((r) => setTimeout(r, 300)); // unsubscribe is a message: give it its round trip
+    const before = client.messages.length;
+    const quiet = await post(poster, { status: 'after unsubscribing #streamtest' });
+    const probe = await Client.open(`access_token=${viewer.token}&stream=public:local`);
+    try {
+      await live(probe, poster, { status: 'probe' });
+      expect(client.messages.slice(before).some((m) => m.payload && statusOf(m).id === quiet)).toBe(false);
+    } finally {
+      probe.close();
+    }
+  } finally {
+    client.close();
+  }
+});
+
+test('an invalid token is refused at the upgrade; a revoked token closes the socket', async () => {
+  await expect(Client.open('access_token=not-a-token&stream=user')).rejects.toThrow('WebSocket refused');
+  const user = await createTestUser(core);
+  const client = await Client.open(`access_token=${user.token}&stream=user`);
+  await collection(core.db, accessTokens).updateOne({ userId: user.user._id }, { $set: { revokedAt: new Date() } });
+  await eventually(async () => client.closed !== null, 15_000, 'socket closed after revocation');
+});
