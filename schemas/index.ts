@@ -79,6 +79,16 @@ export interface DomainBlockDeleted {
   domain: string;
 }
 
+/** A job: insert a status into the home feeds of one slice of its author's followers (follow ids in (afterFollowId, upToFollowId]); a big account's fan-out is many of these, spread over partitions, so more fan-out processes finish it sooner. */
+export interface FanOutBatchRequested {
+  eventId: string;
+  occurredAt: Date;
+  statusId: string;
+  accountId: string;
+  upToFollowId: string;
+  afterFollowId: string;
+}
+
 /** An account favourited a status (notification, delivery of Like, trends). */
 export interface FavouriteCreated {
   eventId: string;
@@ -465,6 +475,14 @@ export interface DomainBlockDeletedPayload {
   domain: string;
 }
 
+/** What a producer gives for FanOutBatchRequested (the outbox adds eventId and occurredAt). */
+export interface FanOutBatchRequestedPayload {
+  statusId: string;
+  accountId: string;
+  upToFollowId: string;
+  afterFollowId: string;
+}
+
 /** What a producer gives for FavouriteCreated (the outbox adds eventId and occurredAt). */
 export interface FavouriteCreatedPayload {
   favouriteId: string;
@@ -742,6 +760,7 @@ export interface EventRecords {
   ConversationUnmuted: ConversationUnmuted;
   DomainBlockCreated: DomainBlockCreated;
   DomainBlockDeleted: DomainBlockDeleted;
+  FanOutBatchRequested: FanOutBatchRequested;
   FavouriteCreated: FavouriteCreated;
   FavouriteDeleted: FavouriteDeleted;
   FollowAccepted: FollowAccepted;
@@ -781,6 +800,7 @@ export interface EventPayloads {
   ConversationUnmuted: ConversationUnmutedPayload;
   DomainBlockCreated: DomainBlockCreatedPayload;
   DomainBlockDeleted: DomainBlockDeletedPayload;
+  FanOutBatchRequested: FanOutBatchRequestedPayload;
   FavouriteCreated: FavouriteCreatedPayload;
   FavouriteDeleted: FavouriteDeletedPayload;
   FollowAccepted: FollowAcceptedPayload;
@@ -826,6 +846,7 @@ export const eventTopics = {
   ConversationUnmuted: 'interactions',
   DomainBlockCreated: 'graph',
   DomainBlockDeleted: 'graph',
+  FanOutBatchRequested: 'fanout',
   FavouriteCreated: 'interactions',
   FavouriteDeleted: 'interactions',
   FollowAccepted: 'graph',

@@ -4,7 +4,10 @@
 // account's followers are read and written a page at a time, with heartbeats in between.
 import type { Core } from '../../services/core/context.ts';
 import type { Visibility } from '../../services/core/model/statuses.ts';
-import { fanOutStatus } from '../../services/core/feeds/fanOut.ts';
+import { fanOutStatus, fanOutStatusOf, fanOutToFollowerSlice } from '../../services/core/feeds/fanOut.ts';
+import { collection } from '../../services/core/db/mongo.ts';
+import { accounts } from '../../services/core/model/accounts.ts';
+import { statuses } from '../../services/core/model/statuses.ts';
 import { dropFeed, feedKey } from '../../services/core/feeds/feeds.ts';
 import {
   mergeIntoFeed,
@@ -26,6 +29,7 @@ const TYPES = [
   'MuteCreated',
   'ListMembersChanged',
   'ListDeleted',
+  'FanOutBatchRequested',
 ] as const;
 type FanOutEvent = (typeof TYPES)[number];
 
@@ -136,6 +140,22 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
         }
         case 'ListDeleted':
           return dropFeed(core.redis, feedKey('list', event.payload.listId));
+        case 'FanOutBatchRequested': {
+          const p = event.payload;
+          const doc = await collection(core.db, statuses).findOne({ _id: id(p.statusId) });
+          if (!doc || doc.deletedAt) return;
+          const author = await collection(core.db, accounts).findOne(
+            { _id: doc.accountId },
+            { projection: { domain: 1 } },
+          );
+          const home = await fanOutToFollowerSlice(
+            core,
+            fanOutStatusOf(doc),
+            { upTo: id(p.upToFollowId), after: id(p.afterFollowId) },
+            author?.domain ?? null,
+          );
+          return broadcastUpdate(core, doc._id, { home, lists: [] });
+        }
       }
     },
   });

@@ -13,7 +13,7 @@ import { accountDomainBlocks } from '../model/accountDomainBlocks.ts';
 import { listMembers, lists } from '../model/lists.ts';
 import { tags } from '../model/tags.ts';
 import { tagFollows } from '../model/tagFollows.ts';
-import type { Visibility } from '../model/statuses.ts';
+import { statuses, type StatusDoc, type Visibility } from '../model/statuses.ts';
 import { addToFeed, feedKey } from './feeds.ts';
 
 export interface FanOutStatus {
@@ -110,28 +110,28 @@ export async function fanOutStatus(
   }
   if (author.domain === null) await insert([s.accountId]);
 
-  // Local followers, a page at a time (by follow id), so a big account never holds them all.
-  let after: Id | null = null;
-  const exclusiveMembersOwners = await exclusiveListOwners(core, s.accountId);
-  for (;;) {
-    const page = await collection(core.db, follows)
-      .find(
-        { targetAccountId: s.accountId, ...(after !== null ? { _id: { $lt: after } } : {}) },
-        { projection: { _id: 1, accountId: 1 } },
-      )
-      .sort({ _id: -1 })
-      .limit(FAN_OUT_PAGE)
-      .toArray();
-    if (page.length === 0) break;
-    after = page[page.length - 1]!._id;
-    const local = await localAmong(
-      core,
-      page.map((f) => f.accountId),
+  // Local followers: inline for an ordinary account; a big one's are cut into slices that go out
+  // as FanOutBatchRequested jobs, spread over partitions, so several processes share the work.
+  const bounds = await followerSlices(core, s.accountId);
+  if (bounds.length <= 1) {
+    delivered.push(...(await fanOutToFollowerSlice(core, s, bounds[0] ?? null, author.domain)));
+  } else {
+    await core.outbox.write(
+      bounds.map((slice, i) => ({
+        type: 'FanOutBatchRequested' as const,
+        key: `${s.statusId}:${i}`,
+        payload: {
+          statusId: String(s.statusId),
+          accountId: String(s.accountId),
+          upToFollowId: String(slice.upTo),
+          afterFollowId: String(slice.after),
+        },
+        verify: { collection: statuses.name, filter: { _id: s.statusId }, expect: 'exists' as const },
+      })),
+      async () => undefined,
     );
-    await insert(local.filter((id) => !exclusiveMembersOwners.has(id)));
-    await heartbeat();
-    if (page.length < FAN_OUT_PAGE) break;
   }
+  await heartbeat();
 
   const lists = await fanOutToLists(core, s, author.domain);
   if (s.visibility === 'public' && s.reblogOfId === null)
@@ -205,4 +205,76 @@ async function fanOutToTagFollowers(
     if (await addToFeed(core.redis, feedKey('home', r), s.statusId, null)) reached.push(r);
   }
   return reached;
+}
+
+export interface FollowerSlice {
+  /** Highest follow id in the slice (inclusive). */
+  upTo: Id;
+  /** The slice ends above this follow id (exclusive); 0n for the last one. */
+  after: Id;
+}
+
+/** The author's followers cut into slices of FAN_OUT_PAGE follow records (by follow id, newest first). */
+export async function followerSlices(core: Core, authorId: Id): Promise<FollowerSlice[]> {
+  const ids: Id[] = [];
+  let cursor: Id | null = null;
+  for (;;) {
+    const page = await collection(core.db, follows)
+      .find(
+        { targetAccountId: authorId, ...(cursor !== null ? { _id: { $lt: cursor } } : {}) },
+        { projection: { _id: 1 } },
+      )
+      .sort({ _id: -1 })
+      .limit(10_000)
+      .toArray();
+    ids.push(...page.map((f) => f._id));
+    if (page.length < 10_000) break;
+    cursor = page[page.length - 1]!._id;
+  }
+  const slices: FollowerSlice[] = [];
+  for (let i = 0; i < ids.length; i += FAN_OUT_PAGE) {
+    const next = ids[i + FAN_OUT_PAGE];
+    slices.push({ upTo: ids[i]!, after: next !== undefined ? next : 0n });
+  }
+  return slices;
+}
+
+/** One slice of the author's local followers (all of them when `slice` is null): their home feeds. */
+export async function fanOutToFollowerSlice(
+  core: Core,
+  s: FanOutStatus,
+  slice: FollowerSlice | null,
+  authorDomain: string | null,
+): Promise<Id[]> {
+  if (s.visibility === 'direct') return [];
+  const range = slice ? { _id: { $lte: slice.upTo, $gt: slice.after } } : {};
+  const page = await collection(core.db, follows)
+    .find({ targetAccountId: s.accountId, ...range }, { projection: { accountId: 1 } })
+    .toArray();
+  const exclusive = await exclusiveListOwners(core, s.accountId);
+  const local = (
+    await localAmong(
+      core,
+      page.map((f) => f.accountId),
+    )
+  ).filter((id) => !exclusive.has(id));
+  const reached: Id[] = [];
+  for (const r of await admitted(core, s, local, authorDomain)) {
+    if (await addToFeed(core.redis, feedKey('home', r), s.statusId, s.reblogOfId)) reached.push(r);
+  }
+  return reached;
+}
+
+/** What fan-out needs of a stored status (for slice jobs, which carry only ids). */
+export function fanOutStatusOf(doc: StatusDoc): FanOutStatus {
+  return {
+    statusId: doc._id,
+    accountId: doc.accountId,
+    visibility: doc.visibility,
+    inReplyToAccountId: doc.inReplyToAccountId,
+    mentionedAccountIds: doc.mentionedAccountIds,
+    tagNames: doc.tagNames,
+    reblogOfId: doc.reblogOfId,
+    reblogOfAccountId: doc.reblogOfAccountId,
+  };
 }

@@ -6,6 +6,9 @@ import type { Core } from '../../../services/core/context.ts';
 import { runFanOutPipeline } from '../../../pipelines/fanout/index.ts';
 import type { Pipeline } from '../../../pipelines/runtime/index.ts';
 import { feedKey } from '../../../services/core/feeds/feeds.ts';
+import { collection } from '../../../services/core/db/mongo.ts';
+import { accounts } from '../../../services/core/model/accounts.ts';
+import { follows } from '../../../services/core/model/follows.ts';
 import { startTestApi, type TestApi } from '../../support/api.ts';
 import { createTestUser, type TestUser } from '../../support/fixtures.ts';
 import { eventually } from '../../support/core.ts';
@@ -145,4 +148,46 @@ test('public and hashtag timelines, logged out, with local/only_media and any/al
   expect(ids((await call('GET', '/api/v1/timelines/tag/alpha?all[]=beta')).body)).toEqual([a]);
   expect(ids((await call('GET', '/api/v1/timelines/tag/alpha?none[]=beta')).body)).not.toContain(a);
   expect((await call('GET', '/api/v1/timelines/home')).status).toBe(401);
+});
+
+test('a big account’s fan-out goes out as slice jobs and reaches every follower once', async () => {
+  const star = await createTestUser(core);
+  const n = 2500;
+  const base = 900_000_000n;
+  const followers = Array.from({ length: n }, (_, i) => {
+    const username = `fan${base + BigInt(i)}`;
+    return {
+      ...star.account,
+      _id: base + BigInt(i),
+      username,
+      usernameLower: username,
+      uri: `${star.account.uri}-fan-${i}`,
+      url: `${star.account.url}-fan-${i}`,
+    };
+  });
+  await collection(core.db, accounts).insertMany(followers);
+  await collection(core.db, follows).insertMany(
+    followers.map((f, i) => ({
+      _id: base + BigInt(i),
+      accountId: f._id,
+      targetAccountId: star.account._id,
+      showReblogs: true,
+      notify: false,
+      languages: null,
+      uri: null,
+      createdAt: new Date(),
+    })),
+  );
+  const id = await post(star, { status: 'to all my fans' });
+  await eventually(
+    async () => {
+      const held = await Promise.all(followers.map((f) => core.redis.zscore(feedKey('home', f._id), id)));
+      return held.every((score) => score !== null);
+    },
+    60_000,
+    'every follower feed holds the status',
+  );
+  const jobs = api.published.filter((e) => e.type === 'FanOutBatchRequested' && e.payload.statusId === id);
+  expect(jobs).toHaveLength(3);
+  expect(await core.redis.zcard(feedKey('home', followers[0]!._id))).toBe(1);
 });
