@@ -1,0 +1,196 @@
+// `npm run bench -- fanout [--followers=10000,100000]`: one status from an account with N local
+// followers, fanned out by real `pipeline fanout` processes (services/main.ts) reading the events
+// from Kafka; measured from postStatus' return until every follower's home feed holds it.
+// 10,000 followers with one process (target 2 s); 100,000 with one and with two (target 15 s, and
+// faster with two). Each scenario has its own database, Redis namespace and Kafka topics.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { loadConfig, type Config } from '../../services/core/config.ts';
+import { createCore, type Core } from '../../services/core/context.ts';
+import { collection } from '../../services/core/db/mongo.ts';
+import { createKafkaEventSink } from '../../services/core/events/kafkaSink.ts';
+import { createLogger } from '../../services/core/logger.ts';
+import { accounts } from '../../services/core/model/accounts.ts';
+import { follows, type FollowDoc } from '../../services/core/model/follows.ts';
+import { feedKey } from '../../services/core/feeds/feeds.ts';
+import { postStatus } from '../../services/core/statuses/postStatus.ts';
+import { createTestUser } from '../support/fixtures.ts';
+import { accountDoc } from './dataSet.ts';
+import { printTable, printTargets, type Target } from './lib.ts';
+
+const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const sizes = (option('followers') ?? '10000,100000').split(',').map(Number);
+const PARTITIONS = 4;
+
+function scenarioConfig(): Config {
+  const name = `bench_fanout_${randomBytes(4).toString('hex')}`;
+  const url = new URL(process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27018/fedi');
+  url.pathname = `/${name}`;
+  return loadConfig({
+    ...process.env,
+    MONGO_URL: url.toString(),
+    REDIS_NAMESPACE: name,
+    KAFKA_TOPIC_PREFIX: name,
+    KAFKA_PARTITIONS: String(PARTITIONS),
+    LOG_LEVEL: 'warn',
+  });
+}
+
+const root = join(import.meta.dirname, '..', '..');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** `node services/main.ts pipeline fanout` on the scenario's servers; resolves once it has started. */
+async function startFanOut(config: Config): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    ['--disable-warning=TimeoutNegativeWarning', join(root, 'services/main.ts'), 'pipeline', 'fanout'],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        MONGO_URL: config.mongoUrl,
+        REDIS_URL: config.redisUrl,
+        REDIS_NAMESPACE: config.redisNamespace,
+        KAFKA_BROKERS: config.kafkaBrokers.join(','),
+        KAFKA_TOPIC_PREFIX: config.kafkaTopicPrefix,
+        KAFKA_PARTITIONS: String(config.kafkaPartitions),
+        PORT: String(await freePort()),
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      output += d.toString();
+      if (output.includes('fedisrv started')) resolve();
+    });
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.once('exit', (code) => reject(new Error(`fan-out process exited with ${code}:\n${output}`)));
+  });
+  return child;
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+async function load(core: Core, n: number) {
+  const star = await createTestUser(core);
+  const base = 1_000;
+  for (let from = 0; from < n; from += 5000) {
+    const batch = Array.from({ length: Math.min(5000, n - from) }, (_, k) => ({
+      ...accountDoc(base + from + k),
+      domain: null,
+    }));
+    await collection(core.db, accounts).insertMany(batch);
+    await collection(core.db, follows).insertMany(
+      batch.map((a): FollowDoc => ({
+        _id: a._id,
+        accountId: a._id,
+        targetAccountId: star.account._id,
+        showReblogs: true,
+        notify: false,
+        languages: null,
+        uri: null,
+        createdAt: new Date(),
+      })),
+    );
+  }
+  return { star, followerIds: Array.from({ length: n }, (_, i) => BigInt(base + i + 1)) };
+}
+
+async function allHold(core: Core, ids: bigint[], statusId: bigint): Promise<boolean> {
+  for (let i = 0; i < ids.length; i += 5000) {
+    const pipe = core.redis.pipeline();
+    for (const id of ids.slice(i, i + 5000)) pipe.zscore(feedKey('home', id), String(statusId));
+    const res = (await pipe.exec()) ?? [];
+    if (res.some(([, score]) => score === null)) return false;
+  }
+  return true;
+}
+
+async function scenario(n: number, processes: number): Promise<number> {
+  const config = scenarioConfig();
+  const logger = createLogger('warn', 'bench');
+  const core = await createCore(config, { sink: await createKafkaEventSink(config, logger) });
+  const children: ChildProcess[] = [];
+  try {
+    const { star, followerIds } = await load(core, n);
+    for (let i = 0; i < processes; i++) {
+      children.push(await startFanOut(config));
+    }
+    // The consumers join their group after starting: a first status proves the pipeline is live.
+    const warm = await postStatus(core, star.account, { text: 'warm-up' });
+    const deadline = Date.now() + 120_000;
+    while (!(await core.redis.zscore(feedKey('home', star.account._id), String(warm._id)))) {
+      if (Date.now() > deadline) throw new Error('the fan-out pipeline never answered');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await new Promise((r) => setTimeout(r, 2000)); // let the warm-up's slices finish
+    const status = await postStatus(core, star.account, { text: `to ${n} followers` });
+    const t0 = Date.now();
+    while (!(await allHold(core, followerIds, status._id))) {
+      if (Date.now() - t0 > 300_000) throw new Error('fan-out did not finish in 300 s');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return (Date.now() - t0) / 1000;
+  } finally {
+    for (const child of children) await stopChild(child);
+    await core.db.dropDatabase().catch(() => undefined);
+    const keys = await core.redis.keys('*').catch(() => [] as string[]);
+    const prefix = `${config.redisNamespace}:`;
+    for (let i = 0; i < keys.length; i += 1000) {
+      const batch = keys.slice(i, i + 1000).map((k) => (k.startsWith(prefix) ? k.slice(prefix.length) : k));
+      if (batch.length > 0) await core.redis.del(...batch);
+    }
+    await core.close();
+  }
+}
+
+const rows: string[][] = [];
+const targets: Target[] = [];
+for (const n of sizes) {
+  for (const processes of n >= 100_000 ? [1, 2] : [1]) {
+    const seconds = await scenario(n, processes);
+    console.log(`  ${n} followers, ${processes} fan-out process(es): ${seconds.toFixed(2)} s`);
+    rows.push([String(n), String(processes), `${seconds.toFixed(2)} s`]);
+    const target = n >= 100_000 ? 15 : 2;
+    targets.push({
+      what: `fan-out to ${n} followers with ${processes} process${processes > 1 ? 'es' : ''}`,
+      measured: `${seconds.toFixed(2)} s`,
+      target: `${target} s`,
+      met: seconds <= target,
+    });
+  }
+}
+printTable(
+  'fanout: time from the post until every follower feed holds the status',
+  ['followers', 'processes', 'time'],
+  rows,
+);
+const [one, two] = rows.filter((r) => Number(r[0]) >= 100_000).map((r) => Number.parseFloat(r[2] ?? ''));
+if (one !== undefined && two !== undefined)
+  targets.push({
+    what: 'two processes faster than one (100,000 followers)',
+    measured: `${two} s vs ${one} s`,
+    target: 'faster',
+    met: two < one,
+  });
+printTargets('fanout', targets);
+process.exit(0);
