@@ -17,20 +17,23 @@ export interface Viewer {
   account: AccountDoc | null;
 }
 
+/** What a connection emits: a stream message, or an error about a client request. */
+export type Frame = { stream: string[]; event: string; payload: string } | { error: string; status: number };
+
 export class Connection {
   private readonly core: Core;
   private readonly subscriptions: Subscriptions;
   readonly viewer: Viewer | null;
-  private readonly send: (text: string) => void;
+  private readonly emit: (frame: Frame) => void;
   private readonly streams = new Map<string, Promise<() => Promise<void>>>();
   private hidden = new Set<string>();
   private closed = false;
 
-  constructor(core: Core, subscriptions: Subscriptions, viewer: Viewer | null, send: (text: string) => void) {
+  constructor(core: Core, subscriptions: Subscriptions, viewer: Viewer | null, emit: (frame: Frame) => void) {
     this.core = core;
     this.subscriptions = subscriptions;
     this.viewer = viewer;
-    this.send = send;
+    this.emit = emit;
   }
 
   /** Loads whom the viewer does not want to see (refreshed by the server's sweep). */
@@ -67,11 +70,11 @@ export class Connection {
         return;
       }
     }
-    this.send(JSON.stringify({ stream: label, event: message.event, payload: message.payload }));
+    this.emit({ stream: label, event: message.event, payload: message.payload });
   }
 
   private error(text: string, status = 400): void {
-    if (!this.closed) this.send(JSON.stringify({ error: text, status }));
+    if (!this.closed) this.emit({ error: text, status });
   }
 
   async subscribe(req: StreamRequest): Promise<void> {

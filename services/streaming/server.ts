@@ -19,7 +19,24 @@ import { collection } from '../core/db/mongo.ts';
 import { accessTokens } from '../core/model/oauth.ts';
 import { resolveToken } from '../api/plugins/auth.ts';
 import { Connection, type Viewer } from './connections.ts';
+import { resolveStream, scopesFor, StreamError } from './streams.ts';
+import { scopesAllow } from '../core/auth/scopes.ts';
 import { Subscriptions } from './subscriptions.ts';
+
+/** Server-sent events: a comment this often keeps idle proxies from cutting the connection. */
+const SSE_HEARTBEAT_MS = 15_000;
+
+/** SSE paths (after /api/v1/streaming/) and their stream names; `only_media` adds ":media". */
+const SSE_STREAMS: Record<string, string> = {
+  user: 'user',
+  'user/notification': 'user:notification',
+  public: 'public',
+  'public/local': 'public:local',
+  'public/remote': 'public:remote',
+  hashtag: 'hashtag',
+  'hashtag/local': 'hashtag:local',
+  list: 'list',
+};
 
 /** How often open sockets are checked for revoked tokens and their block/mute filters refreshed. */
 const SWEEP_MS = 3_000;
@@ -67,6 +84,8 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
   const { core } = opts;
   const subscriptions = new Subscriptions(core.config, logger);
   const sockets = new Set<WebSocket<SocketData>>();
+  /** How to end each open server-sent-events response (at shutdown). */
+  const sse = new Set<() => void>();
   const app: TemplatedApp = App()
     .ws<SocketData>('/api/v1/streaming', {
       idleTimeout: 60,
@@ -108,8 +127,8 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
       open: (ws) => {
         const data = ws.getUserData();
         // Sends happen outside uWS callbacks (Redis messages, promises): cork them so they flush now.
-        const connection = new Connection(core, subscriptions, data.viewer, (t) => {
-          if (sockets.has(ws)) ws.cork(() => ws.send(t));
+        const connection = new Connection(core, subscriptions, data.viewer, (frame) => {
+          if (sockets.has(ws)) ws.cork(() => ws.send(JSON.stringify(frame)));
         });
         data.connection = connection;
         sockets.add(ws);
@@ -131,6 +150,83 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
       },
     })
     .get('/api/v1/streaming/health', (res) => text(res, '200 OK', 'OK'))
+    .get('/api/v1/streaming/*', (res, req) => {
+      const path = req
+        .getUrl()
+        .replace(/^\/api\/v1\/streaming\/?/, '')
+        .replace(/\/$/, '');
+      const query = new URLSearchParams(req.getQuery() ?? '');
+      const header = req.getHeader('authorization');
+      const raw = /^Bearer\s+(.+)$/i.exec(header.trim())?.[1]?.trim() || query.get('access_token') || null;
+      let closed = false;
+      let cleanup = () => {};
+      res.onAborted(() => {
+        closed = true;
+        cleanup();
+      });
+      const fail = (status: string, error: string) => {
+        if (closed) return;
+        closed = true;
+        res.cork(() =>
+          res.writeStatus(status).writeHeader('Content-Type', 'application/json').end(JSON.stringify({ error })),
+        );
+      };
+      void (async () => {
+        const base = SSE_STREAMS[path];
+        if (!base) return fail('404 Not Found', 'Unknown stream type');
+        const name = query.get('only_media') === 'true' && base.startsWith('public') ? `${base}:media` : base;
+        let viewer: Viewer | null = null;
+        if (raw) {
+          const auth = await resolveToken(core, raw).catch(() => null);
+          if (!auth || (auth.user && (auth.user.disabled || !auth.user.confirmedAt)))
+            return fail('401 Unauthorized', 'Invalid access token');
+          if (!scopesAllow(auth.token.scopes, scopesFor(name)))
+            return fail('403 Forbidden', 'Access token does not have the required scopes');
+          viewer = { token: auth.token, account: auth.account };
+        }
+        const request = { stream: name, tag: query.get('tag') ?? undefined, list: query.get('list') ?? undefined };
+        try {
+          await resolveStream(core, viewer?.account ?? null, request);
+        } catch (err) {
+          if (err instanceof StreamError) return fail(viewer ? '400 Bad Request' : '401 Unauthorized', err.message);
+          throw err;
+        }
+        if (closed) return;
+        res.cork(() => {
+          res
+            .writeStatus('200 OK')
+            .writeHeader('Content-Type', 'text/event-stream')
+            .writeHeader('Cache-Control', 'private, no-store')
+            .writeHeader('Access-Control-Allow-Origin', '*');
+          res.write(':)\n');
+        });
+        const write = (chunk: string) => {
+          if (!closed) res.cork(() => res.write(chunk));
+        };
+        const connection = new Connection(core, subscriptions, viewer, (frame) => {
+          if ('error' in frame) return;
+          write(`event: ${frame.event}\ndata: ${frame.payload}\n\n`);
+        });
+        const beat = setInterval(() => write(':thump\n'), SSE_HEARTBEAT_MS);
+        cleanup = () => {
+          clearInterval(beat);
+          sse.delete(end);
+          void connection.close();
+        };
+        const end = () => {
+          if (closed) return;
+          closed = true;
+          cleanup();
+          res.cork(() => res.end());
+        };
+        sse.add(end);
+        await connection.refreshFilter();
+        await connection.subscribe(request);
+      })().catch((err: unknown) => {
+        logger.error({ err }, 'streaming (SSE) failed');
+        fail('500 Internal Server Error', 'There was a temporary problem serving your request, please try again');
+      });
+    })
     .get('/metrics', (res) => {
       let aborted = false;
       res.onAborted(() => (aborted = true));
@@ -186,6 +282,7 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
             us_listen_socket_close(token);
             clearInterval(sweep);
             for (const ws of [...sockets]) ws.end(1001, 'Server shutting down');
+            for (const end of [...sse]) end();
             sockets.clear();
             subscriptions.close();
             const deadline = Date.now() + graceMs;

@@ -14,7 +14,7 @@ import { listMembers, lists } from '../model/lists.ts';
 import { tags } from '../model/tags.ts';
 import { tagFollows } from '../model/tagFollows.ts';
 import { statuses, type StatusDoc, type Visibility } from '../model/statuses.ts';
-import { addToFeed, feedKey } from './feeds.ts';
+import { addToFeed, addToFeeds, feedKey } from './feeds.ts';
 
 export interface FanOutStatus {
   statusId: Id;
@@ -258,8 +258,18 @@ export async function fanOutToFollowerSlice(
       page.map((f) => f.accountId),
     )
   ).filter((id) => !exclusive.has(id));
+  const recipients = await admitted(core, s, local, authorDomain);
+  if (s.reblogOfId === null) {
+    // The common case in one Redis round trip for the whole slice.
+    await addToFeeds(
+      core.redis,
+      recipients.map((r) => feedKey('home', r)),
+      s.statusId,
+    );
+    return recipients;
+  }
   const reached: Id[] = [];
-  for (const r of await admitted(core, s, local, authorDomain)) {
+  for (const r of recipients) {
     if (await addToFeed(core.redis, feedKey('home', r), s.statusId, s.reblogOfId)) reached.push(r);
   }
   return reached;

@@ -50,6 +50,15 @@ export async function addToFeed(redis: Redis, key: string, statusId: Id, reblogO
   return true;
 }
 
+/** Inserts one status (not a reblog) into many feeds in one round trip; idempotent. */
+export async function addToFeeds(redis: Redis, keys: string[], statusId: Id): Promise<void> {
+  if (keys.length === 0) return;
+  const score = feedScore(statusId);
+  const pipe = redis.pipeline();
+  for (const key of keys) pipe.zadd(key, score, String(statusId)).zremrangebyrank(key, 0, -(FEED_MAX_ITEMS + 1));
+  for (const [err] of (await pipe.exec()) ?? []) if (err) throw err;
+}
+
 export async function removeFromFeed(redis: Redis, key: string, statusIds: Id[], reblogOf: Id[] = []): Promise<void> {
   if (statusIds.length > 0) await redis.zrem(key, ...statusIds.map(String));
   if (reblogOf.length > 0) await redis.zrem(reblogsKey(key), ...reblogOf.map(String));

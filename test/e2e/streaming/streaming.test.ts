@@ -151,3 +151,38 @@ test('an invalid token is refused at the upgrade; a revoked token closes the soc
   await collection(core.db, accessTokens).updateOne({ userId: user.user._id }, { $set: { revokedAt: new Date() } });
   await eventually(async () => client.closed !== null, 15_000, 'socket closed after revocation');
 });
+
+test('server-sent events: public/local and hashtag streams over HTTP, errors as JSON', async () => {
+  const poster = await createTestUser(core);
+  const base = `http://127.0.0.1:${streaming.port}/api/v1/streaming`;
+  expect((await fetch(`${base}/health`)).status).toBe(200);
+  expect((await fetch(`${base}/nonsense`)).status).toBe(404);
+  expect((await fetch(`${base}/user`)).status).toBe(401);
+  expect((await fetch(`${base}/user?access_token=wrong`)).status).toBe(401);
+
+  const controller = new AbortController();
+  const res = await fetch(`${base}/public/local`, { signal: controller.signal });
+  expect(res.headers.get('content-type')).toBe('text/event-stream');
+  const reader = res.body!.getReader();
+  let received = '';
+  void (async () => {
+    for (;;) {
+      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+      if (done) return;
+      received += new TextDecoder().decode(value);
+    }
+  })();
+  try {
+    await eventually(
+      async () => {
+        const id = await post(poster, { status: 'over SSE' });
+        return eventually(async () => received.includes(`"id":"${id}"`), 3_000, 'sse probe').catch(() => undefined);
+      },
+      30_000,
+      'an SSE update',
+    );
+    expect(received).toMatch(/event: update\ndata: \{/);
+  } finally {
+    controller.abort();
+  }
+});
