@@ -1,0 +1,86 @@
+// Kill -9 a fan-out process in the middle of a 20,000-follower fan-out: after a new process takes
+// over, every follower's home feed holds the status exactly once (unacknowledged slices are
+// delivered again, and feed writes are idempotent).
+import type { Core } from '../../../services/core/context.ts';
+import { collection } from '../../../services/core/db/mongo.ts';
+import { accounts } from '../../../services/core/model/accounts.ts';
+import { follows, type FollowDoc } from '../../../services/core/model/follows.ts';
+import { feedKey } from '../../../services/core/feeds/feeds.ts';
+import { postStatus } from '../../../services/core/statuses/postStatus.ts';
+import { testConfig } from '../../support/config.ts';
+import { closeTestCore, createTestCore, eventually } from '../../support/core.ts';
+import { createTestUser } from '../../support/fixtures.ts';
+import { freePort, killChild, serverEnv, startMain, started, type ChildRun } from '../../support/processes.ts';
+
+const FOLLOWERS = 20_000;
+const config = testConfig({ KAFKA_PARTITIONS: '4' });
+let core: Core;
+const children: ChildRun[] = [];
+
+beforeAll(async () => {
+  ({ core } = await createTestCore(config));
+});
+
+afterAll(async () => {
+  await Promise.all(children.map(killChild));
+  if (core) await closeTestCore(core);
+});
+
+async function fanOutProcess(): Promise<ChildRun> {
+  const child = startMain(
+    ['pipeline', 'fanout'],
+    serverEnv(config, { LOG_LEVEL: 'info', PORT: String(await freePort()) }),
+  );
+  children.push(child);
+  await started(child);
+  return child;
+}
+
+async function holding(ids: bigint[], statusId: bigint): Promise<number> {
+  const pipe = core.redis.pipeline();
+  for (const id of ids) pipe.zscore(feedKey('home', id), String(statusId));
+  return ((await pipe.exec()) ?? []).filter(([, score]) => score !== null).length;
+}
+
+it('every follower gets the status exactly once after a kill -9 mid-fan-out', async () => {
+  const star = await createTestUser(core);
+  const template = star.account;
+  const ids: bigint[] = [];
+  for (let from = 0; from < FOLLOWERS; from += 5000) {
+    const batch = Array.from({ length: 5000 }, (_, k) => {
+      const id = 5_000_000n + BigInt(from + k);
+      ids.push(id);
+      return { ...template, _id: id, username: `f${id}`, usernameLower: `f${id}`, uri: `${template.uri}/f${id}` };
+    });
+    await collection(core.db, accounts).insertMany(batch);
+    await collection(core.db, follows).insertMany(
+      batch.map((a): FollowDoc => ({
+        _id: a._id,
+        accountId: a._id,
+        targetAccountId: star.account._id,
+        showReblogs: true,
+        notify: false,
+        languages: null,
+        uri: null,
+        createdAt: new Date(),
+      })),
+    );
+  }
+  const first = await fanOutProcess();
+  const status = await postStatus(core, star.account, { text: 'to twenty thousand' });
+  // Kill it once it has started but not finished.
+  await eventually(
+    async () => (await holding(ids.slice(0, 2000), status._id)) > 0 || undefined,
+    60_000,
+    'fan-out begun',
+  );
+  await killChild(first);
+  const before = await holding(ids, status._id);
+  expect(before).toBeLessThan(FOLLOWERS);
+
+  await fanOutProcess();
+  await eventually(async () => (await holding(ids, status._id)) === FOLLOWERS, 120_000, 'every feed holds the status');
+  const pipe = core.redis.pipeline();
+  for (const id of ids.slice(0, 500)) pipe.zcard(feedKey('home', id));
+  for (const [, count] of (await pipe.exec()) ?? []) expect(count).toBe(1);
+}, 240_000);
