@@ -23,13 +23,20 @@ export async function ensureTopicsWith(admin: Admin, topics: string[], partition
   const existing = new Set(await admin.listTopics());
   const missing = topics.filter((t) => !existing.has(t));
   if (missing.length > 0) {
-    try {
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: missing.map((topic) => ({ topic, numPartitions: partitions })),
-      });
-    } catch (err) {
-      if (!isAlreadyExists(err)) throw err;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await admin.createTopics({
+          waitForLeaders: true,
+          topics: missing.map((topic) => ({ topic, numPartitions: partitions })),
+        });
+        break;
+      } catch (err) {
+        if (isAlreadyExists(err)) break;
+        // kafkajs gives up when the broker answers its leader check with "unknown topic or
+        // partition" for a topic it has just created: that is transient, so ask again.
+        if (attempt >= 5 || (err as { type?: string }).type !== 'UNKNOWN_TOPIC_OR_PARTITION') throw err;
+        await new Promise((r) => setTimeout(r, 200 * attempt));
+      }
     }
   }
   const present = topics.filter((t) => existing.has(t));

@@ -1,0 +1,149 @@
+// `npm run bench -- timelines [--seconds=10] [--concurrency=32]`: GET /api/v1/timelines/home?limit=20
+// for 1,000 users whose feeds are full (800 entries), against one API process
+// (`services/main.ts api`, its own process) on the local servers. Targets: at least 1,000
+// requests/s, p99 under 50 ms.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { loadConfig } from '../../services/core/config.ts';
+import { createCore } from '../../services/core/context.ts';
+import { collection } from '../../services/core/db/mongo.ts';
+import { accounts } from '../../services/core/model/accounts.ts';
+import { users, type UserDoc } from '../../services/core/model/users.ts';
+import { statuses } from '../../services/core/model/statuses.ts';
+import { feedKey, feedScore, FEED_MAX_ITEMS } from '../../services/core/feeds/feeds.ts';
+import { issueAccessToken } from '../../services/core/oauth/tokens.ts';
+import { createTestUser } from '../support/fixtures.ts';
+import { accountDoc, statusDoc } from './dataSet.ts';
+import { ms, printTable, printTargets, stats } from './lib.ts';
+
+const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const USERS = 1000;
+const AUTHORS = 50;
+const seconds = Number(option('seconds') ?? 10);
+const concurrency = Number(option('concurrency') ?? 32);
+const root = join(import.meta.dirname, '..', '..');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+const name = `bench_timelines_${randomBytes(4).toString('hex')}`;
+const mongo = new URL(process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27018/fedi');
+mongo.pathname = `/${name}`;
+const config = loadConfig({
+  ...process.env,
+  MONGO_URL: mongo.toString(),
+  REDIS_NAMESPACE: name,
+  KAFKA_TOPIC_PREFIX: name,
+});
+const core = await createCore(config, { sink: { publish: async () => undefined } });
+let api: ChildProcess | null = null;
+try {
+  // 1,000 users (accounts, users and tokens made through the model; one real sign-up as the template).
+  const template = await createTestUser(core);
+  const tokens: string[] = [];
+  const userDocs: UserDoc[] = [];
+  const accountDocs = Array.from({ length: USERS + AUTHORS }, (_, i) => ({ ...accountDoc(10_000 + i), domain: null }));
+  await collection(core.db, accounts).insertMany(accountDocs);
+  for (let i = 0; i < USERS; i++) {
+    const a = accountDocs[i]!;
+    userDocs.push({
+      ...template.user,
+      _id: 10_000n + BigInt(i),
+      accountId: a._id,
+      email: `${a.username}@bench.test`,
+      emailLower: `${a.username}@bench.test`,
+    });
+  }
+  await collection(core.db, users).insertMany(userDocs);
+  for (const u of userDocs) {
+    tokens.push(
+      (await issueAccessToken(core, { appId: template.app._id, userId: u._id, scopes: ['read'], reuse: false })).token,
+    );
+  }
+  // 2,000 statuses by 50 authors; every user's feed holds the newest 800 of them.
+  const authors = accountDocs.slice(USERS);
+  const docs = Array.from({ length: 2000 }, (_, i) => statusDoc(i, 0, null)).map((s, i) => ({
+    ...s,
+    accountId: authors[i % AUTHORS]!._id,
+  }));
+  await collection(core.db, statuses).insertMany(docs);
+  const newest = docs.slice(-FEED_MAX_ITEMS);
+  for (let i = 0; i < USERS; i += 50) {
+    const pipe = core.redis.pipeline();
+    for (let k = i; k < Math.min(USERS, i + 50); k++) {
+      const key = feedKey('home', userDocs[k]!.accountId);
+      for (const s of newest) pipe.zadd(key, feedScore(s._id), String(s._id));
+    }
+    await pipe.exec();
+  }
+
+  const port = await freePort();
+  api = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', join(root, 'services/main.ts'), 'api'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      MONGO_URL: config.mongoUrl,
+      REDIS_URL: config.redisUrl,
+      REDIS_NAMESPACE: config.redisNamespace,
+      KAFKA_BROKERS: config.kafkaBrokers.join(','),
+      KAFKA_TOPIC_PREFIX: config.kafkaTopicPrefix,
+      PORT: String(port),
+      STREAMING_PORT: String(await freePort()),
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (i > 600) throw new Error('the API did not start');
+    if ((await fetch(`${base}/health`).catch(() => null))?.ok) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+
+  const get = async (i: number) => {
+    const res = await fetch(`${base}/api/v1/timelines/home?limit=20`, {
+      headers: { authorization: `Bearer ${tokens[i % USERS]}` },
+    });
+    const body = (await res.json()) as unknown[];
+    if (res.status !== 200 || body.length !== 20)
+      throw new Error(`home timeline: ${res.status}, ${body.length} statuses`);
+  };
+  for (let i = 0; i < 200; i++) await get(i); // warm-up
+  const samples: number[] = [];
+  const until = Date.now() + seconds * 1000;
+  let n = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (Date.now() < until) {
+        const t0 = process.hrtime.bigint();
+        await get(n++);
+        samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      }
+    }),
+  );
+  const rps = samples.length / seconds;
+  const s = stats(samples);
+  printTable(
+    `timelines: home, limit=20, ${USERS} users with full feeds, ${concurrency} concurrent clients, one API process`,
+    ['requests/s', 'p50 ms', 'p99 ms', 'max ms'],
+    [[String(Math.round(rps)), ms(s.p50), ms(s.p99), ms(s.max)]],
+  );
+  printTargets('timelines', [
+    { what: 'home timeline throughput', measured: `${Math.round(rps)} req/s`, target: '1000 req/s', met: rps >= 1000 },
+    { what: 'home timeline p99', measured: `${ms(s.p99)} ms`, target: '50 ms', met: s.p99 < 50 },
+  ]);
+} finally {
+  api?.kill('SIGKILL');
+  await core.db.dropDatabase().catch(() => undefined);
+  await core.close();
+}
+process.exit(0);
