@@ -110,6 +110,26 @@ export interface FavouriteDeleted {
   statusAccountId: string;
 }
 
+/** An account featured a hashtag on its profile. */
+export interface FeaturedTagCreated {
+  eventId: string;
+  occurredAt: Date;
+  featuredTagId: string;
+  accountId: string;
+  tagId: string;
+  name: string;
+}
+
+/** An account stopped featuring a hashtag on its profile. */
+export interface FeaturedTagDeleted {
+  eventId: string;
+  occurredAt: Date;
+  featuredTagId: string;
+  accountId: string;
+  tagId: string;
+  name: string;
+}
+
 /** The target accepted a follow request (delivery of Accept to a remote follower). A FollowCreated for the new follow comes with it. */
 export interface FollowAccepted {
   eventId: string;
@@ -181,6 +201,19 @@ export interface FollowRequestCreated {
   uri: null | string;
 }
 
+/** A list was created (its feed starts empty); carries its settings for list-feed fan-out. */
+export interface ListCreated {
+  eventId: string;
+  occurredAt: Date;
+  listId: string;
+  ownerId: string;
+  title: string;
+  repliesPolicy: ListRepliesPolicy;
+  exclusive: boolean;
+}
+
+export type ListRepliesPolicy = 'followed' | 'list' | 'none';
+
 /** A list was deleted (its feed goes away). */
 export interface ListDeleted {
   eventId: string;
@@ -197,6 +230,17 @@ export interface ListMembersChanged {
   ownerId: string;
   accountIds: Array<string>;
   added: boolean;
+}
+
+/** A list's title, replies policy or exclusive flag changed; carries the full new settings. */
+export interface ListUpdated {
+  eventId: string;
+  occurredAt: Date;
+  listId: string;
+  ownerId: string;
+  title: string;
+  repliesPolicy: ListRepliesPolicy;
+  exclusive: boolean;
 }
 
 /** An e-mail to send (a job for the mailer pipeline). */
@@ -500,6 +544,22 @@ export interface FavouriteDeletedPayload {
   statusAccountId: string;
 }
 
+/** What a producer gives for FeaturedTagCreated (the outbox adds eventId and occurredAt). */
+export interface FeaturedTagCreatedPayload {
+  featuredTagId: string;
+  accountId: string;
+  tagId: string;
+  name: string;
+}
+
+/** What a producer gives for FeaturedTagDeleted (the outbox adds eventId and occurredAt). */
+export interface FeaturedTagDeletedPayload {
+  featuredTagId: string;
+  accountId: string;
+  tagId: string;
+  name: string;
+}
+
 /** What a producer gives for FollowAccepted (the outbox adds eventId and occurredAt). */
 export interface FollowAcceptedPayload {
   requestId: string;
@@ -559,6 +619,15 @@ export interface FollowRequestCreatedPayload {
   uri?: null | string;
 }
 
+/** What a producer gives for ListCreated (the outbox adds eventId and occurredAt). */
+export interface ListCreatedPayload {
+  listId: string;
+  ownerId: string;
+  title: string;
+  repliesPolicy: ListRepliesPolicy;
+  exclusive: boolean;
+}
+
 /** What a producer gives for ListDeleted (the outbox adds eventId and occurredAt). */
 export interface ListDeletedPayload {
   listId: string;
@@ -571,6 +640,15 @@ export interface ListMembersChangedPayload {
   ownerId: string;
   accountIds: Array<string>;
   added: boolean;
+}
+
+/** What a producer gives for ListUpdated (the outbox adds eventId and occurredAt). */
+export interface ListUpdatedPayload {
+  listId: string;
+  ownerId: string;
+  title: string;
+  repliesPolicy: ListRepliesPolicy;
+  exclusive: boolean;
 }
 
 /** What a producer gives for MailRequested (the outbox adds eventId and occurredAt). */
@@ -763,13 +841,17 @@ export interface EventRecords {
   FanOutBatchRequested: FanOutBatchRequested;
   FavouriteCreated: FavouriteCreated;
   FavouriteDeleted: FavouriteDeleted;
+  FeaturedTagCreated: FeaturedTagCreated;
+  FeaturedTagDeleted: FeaturedTagDeleted;
   FollowAccepted: FollowAccepted;
   FollowCreated: FollowCreated;
   FollowDeleted: FollowDeleted;
   FollowRejected: FollowRejected;
   FollowRequestCreated: FollowRequestCreated;
+  ListCreated: ListCreated;
   ListDeleted: ListDeleted;
   ListMembersChanged: ListMembersChanged;
+  ListUpdated: ListUpdated;
   MailRequested: MailRequested;
   MediaProcessRequested: MediaProcessRequested;
   MediaProcessed: MediaProcessed;
@@ -803,13 +885,17 @@ export interface EventPayloads {
   FanOutBatchRequested: FanOutBatchRequestedPayload;
   FavouriteCreated: FavouriteCreatedPayload;
   FavouriteDeleted: FavouriteDeletedPayload;
+  FeaturedTagCreated: FeaturedTagCreatedPayload;
+  FeaturedTagDeleted: FeaturedTagDeletedPayload;
   FollowAccepted: FollowAcceptedPayload;
   FollowCreated: FollowCreatedPayload;
   FollowDeleted: FollowDeletedPayload;
   FollowRejected: FollowRejectedPayload;
   FollowRequestCreated: FollowRequestCreatedPayload;
+  ListCreated: ListCreatedPayload;
   ListDeleted: ListDeletedPayload;
   ListMembersChanged: ListMembersChangedPayload;
+  ListUpdated: ListUpdatedPayload;
   MailRequested: MailRequestedPayload;
   MediaProcessRequested: MediaProcessRequestedPayload;
   MediaProcessed: MediaProcessedPayload;
@@ -849,13 +935,17 @@ export const eventTopics = {
   FanOutBatchRequested: 'fanout',
   FavouriteCreated: 'interactions',
   FavouriteDeleted: 'interactions',
+  FeaturedTagCreated: 'graph',
+  FeaturedTagDeleted: 'graph',
   FollowAccepted: 'graph',
   FollowCreated: 'graph',
   FollowDeleted: 'graph',
   FollowRejected: 'graph',
   FollowRequestCreated: 'graph',
+  ListCreated: 'graph',
   ListDeleted: 'graph',
   ListMembersChanged: 'graph',
+  ListUpdated: 'graph',
   MailRequested: 'mail',
   MediaProcessRequested: 'media',
   MediaProcessed: 'media',

@@ -47,8 +47,28 @@ export async function createList(core: Core, owner: AccountDoc, input: ListInput
     exclusive: input.exclusive ?? false,
     createdAt: new Date(),
   };
-  await collection(core.db, lists).insertOne(list);
+  await core.outbox.write([listEvent('ListCreated', list)], () => collection(core.db, lists).insertOne(list));
   return list;
+}
+
+/** ListCreated/ListUpdated carry the list's whole settings, so a list-feed consumer needs no read back. */
+function listEvent<T extends 'ListCreated' | 'ListUpdated'>(type: T, list: ListDoc): NewEvent<T> {
+  return {
+    type,
+    key: String(list.accountId),
+    payload: {
+      listId: String(list._id),
+      ownerId: String(list.accountId),
+      title: list.title,
+      repliesPolicy: list.repliesPolicy,
+      exclusive: list.exclusive,
+    },
+    verify: {
+      collection: lists.name,
+      filter: { _id: list._id, title: list.title, repliesPolicy: list.repliesPolicy, exclusive: list.exclusive },
+      expect: 'exists',
+    },
+  } as NewEvent<T>;
 }
 
 export async function updateList(core: Core, list: ListDoc, input: ListInput): Promise<ListDoc> {
@@ -56,8 +76,12 @@ export async function updateList(core: Core, list: ListDoc, input: ListInput): P
   if (input.title !== undefined) set.title = validTitle(input.title);
   if (input.repliesPolicy !== undefined) set.repliesPolicy = validPolicy(input.repliesPolicy, list.repliesPolicy);
   if (input.exclusive !== undefined) set.exclusive = input.exclusive;
-  if (Object.keys(set).length > 0) await collection(core.db, lists).updateOne({ _id: list._id }, { $set: set });
-  return { ...list, ...set };
+  const updated: ListDoc = { ...list, ...set };
+  if (Object.keys(set).length === 0) return updated;
+  await core.outbox.write([listEvent('ListUpdated', updated)], () =>
+    collection(core.db, lists).updateOne({ _id: list._id }, { $set: set }),
+  );
+  return updated;
 }
 
 export async function deleteList(core: Core, list: ListDoc): Promise<void> {

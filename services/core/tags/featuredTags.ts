@@ -8,6 +8,28 @@ import type { Filter } from 'mongodb';
 import { statuses, type StatusDoc, type Visibility } from '../model/statuses.ts';
 import { findOrCreateTag } from '../statuses/entities.ts';
 import { ApiError, notFound } from '../errors.ts';
+import type { NewEvent } from '../events/outbox.ts';
+
+function featuredTagEvent(
+  type: 'FeaturedTagCreated' | 'FeaturedTagDeleted',
+  doc: FeaturedTagDoc,
+): NewEvent<'FeaturedTagCreated' | 'FeaturedTagDeleted'> {
+  return {
+    type,
+    key: String(doc.accountId),
+    payload: {
+      featuredTagId: String(doc._id),
+      accountId: String(doc.accountId),
+      tagId: String(doc.tagId),
+      name: doc.nameNormalized,
+    },
+    verify: {
+      collection: featuredTags.name,
+      filter: { _id: doc._id },
+      expect: type === 'FeaturedTagCreated' ? 'exists' : 'absent',
+    },
+  };
+}
 
 export const FEATURED_TAGS_LIMIT = 10;
 
@@ -30,7 +52,7 @@ export async function featureTag(core: Core, account: AccountDoc, name: string):
     createdAt: new Date(),
   };
   try {
-    await coll.insertOne(doc);
+    await core.outbox.write([featuredTagEvent('FeaturedTagCreated', doc)], () => coll.insertOne(doc));
     return doc;
   } catch (err) {
     if (!isDuplicateKeyError(err)) throw err;
@@ -39,9 +61,10 @@ export async function featureTag(core: Core, account: AccountDoc, name: string):
 }
 
 export async function unfeatureTag(core: Core, account: AccountDoc, id: Id | null): Promise<void> {
-  const res =
-    id === null ? null : await collection(core.db, featuredTags).deleteOne({ _id: id, accountId: account._id });
-  if (!res || res.deletedCount === 0) throw notFound();
+  const coll = collection(core.db, featuredTags);
+  const doc = id === null ? null : await coll.findOne({ _id: id, accountId: account._id });
+  if (!doc) throw notFound();
+  await core.outbox.write([featuredTagEvent('FeaturedTagDeleted', doc)], () => coll.deleteOne({ _id: doc._id }));
 }
 
 export interface FeaturedTagUsage {
