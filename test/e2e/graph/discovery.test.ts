@@ -36,6 +36,14 @@ test('featured tags: at most 10, with usage, suggestions from own posts, public 
   expect((await call('DELETE', `/api/v1/featured_tags/${cats.body.id}`, user.token)).status).toBe(200);
   expect((await call('DELETE', `/api/v1/featured_tags/${cats.body.id}`, user.token)).status).toBe(404);
   expect((await call('GET', '/api/v1/featured_tags', user.token)).body).toHaveLength(9);
+  const ofCats = (type: string) =>
+    api.published.filter((e) => e.type === type && e.payload.featuredTagId === cats.body.id).map((e) => e.payload);
+  const catsEvent = { featuredTagId: cats.body.id, accountId: id(user), name: 'cats' };
+  expect(ofCats('FeaturedTagCreated')).toEqual([expect.objectContaining(catsEvent)]);
+  expect(ofCats('FeaturedTagDeleted')).toEqual([expect.objectContaining(catsEvent)]);
+  expect(api.published.filter((e) => e.type === 'FeaturedTagCreated' && e.payload.accountId === id(user))).toHaveLength(
+    10,
+  );
 });
 
 test('suggestions: friends of friends first, never followed, blocked or dismissed accounts', async () => {

@@ -69,6 +69,20 @@ test('lists: create, validate, add followed accounts only, list members, unfollo
   expect((await call('DELETE', `/api/v1/lists/${id}`, owner.token)).status).toBe(200);
   expect((await call('GET', '/api/v1/lists', owner.token)).body).toEqual([]);
   expect(api.published.some((e) => e.type === 'ListMembersChanged' && e.payload.added === false)).toBe(true);
+  const ofList = (type: string) => api.published.filter((e) => e.type === type && e.payload.listId === id);
+  expect(ofList('ListCreated').map((e) => e.payload)).toEqual([
+    { listId: id, ownerId: String(owner.account._id), title: 'Friends', repliesPolicy: 'list', exclusive: true },
+  ]);
+  expect(ofList('ListUpdated').map((e) => e.payload)).toEqual([
+    {
+      listId: id,
+      ownerId: String(owner.account._id),
+      title: 'Close friends',
+      repliesPolicy: 'followed',
+      exclusive: true,
+    },
+  ]);
+  expect(ofList('ListDeleted')).toHaveLength(1);
 });
 
 test('followed tags: idempotent, case-insensitive, percent-encoded names, paginated', async () => {
