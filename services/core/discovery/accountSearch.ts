@@ -14,8 +14,22 @@ export interface AccountSearch {
   following: boolean;
 }
 
-function prefixRange(prefix: string): { $gte: string; $lt: string } {
-  return { $gte: prefix, $lt: `${prefix}\uffff` };
+/**
+ * The index range of every string starting with `prefix`: from the prefix up to (excluded) the
+ * prefix with its last code point incremented. MongoDB orders strings by their UTF-8 bytes, which
+ * is code point order, so this also holds names going on with emoji or other characters above
+ * U+FFFF (a `${prefix}\uffff` bound would leave those out).
+ */
+export function prefixRange(prefix: string): { $gte: string; $lt?: string } {
+  const points = [...prefix];
+  while (points.length > 0) {
+    const last = (points.pop() as string).codePointAt(0) as number;
+    if (last < 0x10ffff) {
+      const next = last + 1 === 0xd800 ? 0xe000 : last + 1;
+      return { $gte: prefix, $lt: points.join('') + String.fromCodePoint(next) };
+    }
+  }
+  return { $gte: prefix };
 }
 
 export async function searchAccounts(core: Core, viewer: AccountDoc | null, s: AccountSearch): Promise<AccountDoc[]> {

@@ -94,5 +94,13 @@ test('account search: case-insensitive prefix of username or display name, follo
   await call('POST', `/api/v1/accounts/${id(zed)}/follow`, me.token);
   expect(idsOf((await call('GET', '/api/v1/accounts/search?q=zed&following=true', me.token)).body)).toEqual([id(zed)]);
   expect((await call('GET', '/api/v1/accounts/search?q=', me.token)).body).toEqual([]);
+  // A character above U+FFFF right after the prefix stays inside the index range (real MongoDB orders
+  // strings by UTF-8 bytes; test/unit/core/prefixRange.test.ts checks the bound under that order).
+  const emoji = await createTestUser(core);
+  await call('PATCH', '/api/v1/accounts/update_credentials', emoji.token, { display_name: 'Xylo😀phone' });
+  expect(idsOf((await call('GET', '/api/v1/accounts/search?q=xylo', me.token)).body)).toEqual([id(emoji)]);
+  expect(
+    idsOf((await call('GET', `/api/v1/accounts/search?q=${encodeURIComponent('xylo😀')}`, me.token)).body),
+  ).toEqual([id(emoji)]);
   expect((await call('GET', '/api/v1/accounts/search?q=zed')).status).toBe(401);
 });
