@@ -10,7 +10,8 @@ import { followRequests } from '../model/followRequests.ts';
 import { suggestionDismissals } from '../model/featuredTags.ts';
 import { hiddenFrom } from '../graph/collections.ts';
 
-export type SuggestionSource = 'friends_of_friends' | 'featured';
+/** Mastodon 4.3's names: `featured` is for accounts staff picked, popular ones are `most_followed`. */
+export type SuggestionSource = 'friends_of_friends' | 'most_followed';
 
 export interface Suggestion {
   account: AccountDoc;
@@ -62,7 +63,7 @@ export async function followSuggestions(core: Core, viewer: AccountDoc, limit: n
 
   const sources = new Map<bigint, SuggestionSource[]>();
   for (const id of friends) sources.set(id, ['friends_of_friends']);
-  for (const id of popular) sources.set(id, [...(sources.get(id) ?? []), 'featured']);
+  for (const id of popular) sources.set(id, [...(sources.get(id) ?? []), 'most_followed']);
   const candidates: Id[] = [...sources.keys()];
   const hidden = await hiddenFrom(core, viewer, candidates);
   const found = new Map(

@@ -60,6 +60,8 @@ test('suggestions: friends of friends first, never followed, blocked or dismisse
     account: { id: id(friendOfFriend) },
     sources: expect.arrayContaining(['friends_of_friends']),
   });
+  for (const s of v2.body as { sources: string[] }[])
+    expect(['friends_of_friends', 'most_followed']).toEqual(expect.arrayContaining(s.sources));
   const v1 = idsOf((await call('GET', '/api/v1/suggestions', me.token)).body);
   expect(v1).not.toContain(id(friend));
   expect(v1).not.toContain(id(blocked));
