@@ -25,3 +25,4 @@ import './statusEdits.ts';
 import './media.ts';
 import './polls.ts';
 import './scheduledStatuses.ts';
+import './notifications.ts';
