@@ -26,3 +26,4 @@ import './media.ts';
 import './polls.ts';
 import './scheduledStatuses.ts';
 import './notifications.ts';
+import './markers.ts';
