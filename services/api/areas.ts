@@ -30,6 +30,7 @@ import discoveryArea from './discovery/index.ts';
 import timelinesArea from './timelines/index.ts';
 import notificationsArea from './notifications/index.ts';
 import markersArea from './markers/index.ts';
+import preferencesArea from './preferences/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -63,6 +64,7 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   timelinesArea,
   notificationsArea,
   markersArea,
+  preferencesArea,
 ];
 
 export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {

@@ -183,3 +183,15 @@ test('markers, unread counts, dismiss and clear', async () => {
   expect((await call('GET', '/api/v1/notifications', alice.token)).body).toEqual([]);
   expect((await call('GET', '/api/v1/notifications', bob.token)).status).toBe(200);
 });
+
+test('GET /api/v1/preferences gives the posting defaults', async () => {
+  const res = await call('GET', '/api/v1/preferences', alice.token);
+  expect(res.status).toBe(200);
+  expect(res.body).toMatchObject({
+    'posting:default:visibility': 'public',
+    'posting:default:sensitive': false,
+    'reading:expand:media': 'default',
+    'reading:expand:spoilers': false,
+  });
+  expect((await call('GET', '/api/v1/preferences')).status).toBe(401);
+});
