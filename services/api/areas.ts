@@ -31,6 +31,7 @@ import timelinesArea from './timelines/index.ts';
 import notificationsArea from './notifications/index.ts';
 import markersArea from './markers/index.ts';
 import preferencesArea from './preferences/index.ts';
+import filtersArea from './filters/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -65,6 +66,7 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   notificationsArea,
   markersArea,
   preferencesArea,
+  filtersArea,
 ];
 
 export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {

@@ -27,3 +27,4 @@ import './polls.ts';
 import './scheduledStatuses.ts';
 import './notifications.ts';
 import './markers.ts';
+import './filters.ts';
