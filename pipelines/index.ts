@@ -7,6 +7,7 @@ import { runMailerPipeline } from './mailer/index.ts';
 import { runMediaPipeline } from './media/index.ts';
 import { runScheduler } from './scheduler/index.ts';
 import { runFanOutPipeline } from './fanout/index.ts';
+import { runNotificationsPipeline } from './notifications/index.ts';
 
 export interface RunningPipeline {
   stop(): Promise<void>;
@@ -20,4 +21,5 @@ export const pipelines: Record<string, PipelineFactory> = {
   media: (core) => runMediaPipeline(core),
   scheduler: async (core) => runScheduler(core),
   fanout: (core) => runFanOutPipeline(core),
+  notifications: (core) => runNotificationsPipeline(core),
 };

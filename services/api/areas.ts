@@ -28,6 +28,10 @@ import tagsArea from './tags/index.ts';
 import featuredTagsArea from './featured_tags/index.ts';
 import discoveryArea from './discovery/index.ts';
 import timelinesArea from './timelines/index.ts';
+import notificationsArea from './notifications/index.ts';
+import markersArea from './markers/index.ts';
+import preferencesArea from './preferences/index.ts';
+import filtersArea from './filters/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -59,6 +63,10 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   featuredTagsArea,
   discoveryArea,
   timelinesArea,
+  notificationsArea,
+  markersArea,
+  preferencesArea,
+  filtersArea,
 ];
 
 export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {

@@ -20,6 +20,8 @@ import { StatusApplicationEntity } from './application.ts';
 import { PollEntity, presentPoll, type PollEntity as PollEntityType } from './poll.ts';
 import { polls } from '../../core/model/polls.ts';
 import { MentionEntity, StatusTagEntity, presentMention, presentStatusTag } from './mention.ts';
+import { activeFilters, matchFilters } from '../../core/filters/match.ts';
+import { presentFilterResults } from './filter.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
@@ -145,6 +147,7 @@ export async function presentStatuses(
     : [];
   const pollById = new Map<bigint, PollEntityType>();
   for (const p of pollDocs) pollById.set(p._id, await presentPoll(core, p, viewer?._id ?? null));
+  const active = viewer ? await activeFilters(core, viewer._id) : [];
   const state = viewer
     ? await viewerState(
         core,
@@ -192,7 +195,9 @@ export async function presentStatuses(
       out.reblogged = state.reblogged.has(flagsOf);
       out.muted = !nested && s.conversationId !== null && state.mutedConversations.has(s.conversationId);
       out.bookmarked = state.bookmarked.has(flagsOf);
-      out.filtered = [];
+      // Matched against the status itself, or for a reblog wrapper the reblogged original.
+      const proper = !nested && s.reblogOfId !== null ? (originals.get(s.reblogOfId) ?? s) : s;
+      out.filtered = presentFilterResults(matchFilters(active, proper));
       if (s.accountId === viewer._id && s.reblogOfId === null && s.visibility !== 'direct')
         out.pinned = state.pinned.has(s._id);
     }

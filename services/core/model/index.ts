@@ -25,3 +25,6 @@ import './statusEdits.ts';
 import './media.ts';
 import './polls.ts';
 import './scheduledStatuses.ts';
+import './notifications.ts';
+import './markers.ts';
+import './filters.ts';

@@ -1,0 +1,96 @@
+// Read markers (GET/POST /api/v1/markers) for `home` and `notifications`: `last_read_id`, `version`
+// (incremented per save) and `updated_at`. The notifications marker drives the unread counts.
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AreaOptions } from '../areas.ts';
+import { nextSerialId } from '../../core/ids.ts';
+import { collection, isDuplicateKeyError } from '../../core/db/mongo.ts';
+import { markers, type MarkerDoc, type MarkerTimeline } from '../../core/model/markers.ts';
+import { requireUser } from '../plugins/auth.ts';
+import { ApiError } from '../errors.ts';
+
+const READ = { scopes: ['read', 'read:statuses'], user: 'required' as const };
+const WRITE = { scopes: ['write', 'write:statuses'], user: 'required' as const };
+const TIMELINES: readonly MarkerTimeline[] = ['home', 'notifications'];
+
+const MarkerEntity = Type.Object({ last_read_id: Type.String(), version: Type.Integer(), updated_at: Type.String() });
+const Markers = Type.Object({ home: Type.Optional(MarkerEntity), notifications: Type.Optional(MarkerEntity) });
+const Str = Type.String({ maxLength: 100 });
+const MarkersQuery = Type.Object(
+  { timeline: Type.Optional(Type.Union([Type.Array(Str, { maxItems: 10 }), Str])) },
+  { additionalProperties: true },
+);
+const MarkerInput = Type.Object(
+  { last_read_id: Type.Optional(Type.Union([Str, Type.Integer()])) },
+  { additionalProperties: true },
+);
+const MarkersBody = Type.Object(
+  { home: Type.Optional(MarkerInput), notifications: Type.Optional(MarkerInput) },
+  { additionalProperties: true },
+);
+
+const present = (m: MarkerDoc) => ({
+  last_read_id: m.lastReadId,
+  version: m.version,
+  updated_at: m.updatedAt.toISOString(),
+});
+
+const markersArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
+  app.get(
+    '/api/v1/markers',
+    { schema: { querystring: MarkersQuery, response: { 200: Markers } }, config: { auth: READ } },
+    async (request) => {
+      const { account } = requireUser(request);
+      const raw = request.query.timeline ?? [];
+      const wanted = (Array.isArray(raw) ? raw : [raw]).filter((t): t is MarkerTimeline =>
+        TIMELINES.includes(t as MarkerTimeline),
+      );
+      if (wanted.length === 0) return {};
+      const found = await collection(core.db, markers)
+        .find({ accountId: account._id, timeline: { $in: wanted } })
+        .toArray();
+      return Object.fromEntries(found.map((m) => [m.timeline, present(m)]));
+    },
+  );
+
+  app.post(
+    '/api/v1/markers',
+    { schema: { body: Type.Optional(MarkersBody), response: { 200: Markers } }, config: { auth: WRITE } },
+    async (request) => {
+      const { account } = requireUser(request);
+      const out: Record<string, ReturnType<typeof present>> = {};
+      for (const timeline of TIMELINES) {
+        const input = request.body?.[timeline];
+        if (!input || input.last_read_id === undefined || input.last_read_id === '') continue;
+        const lastReadId = String(input.last_read_id);
+        const coll = collection(core.db, markers);
+        const now = new Date();
+        let doc = await coll.findOneAndUpdate(
+          { accountId: account._id, timeline },
+          { $set: { lastReadId, updatedAt: now }, $inc: { version: 1 } },
+          { returnDocument: 'after' },
+        );
+        if (!doc) {
+          try {
+            doc = {
+              _id: await nextSerialId(core.db, 'markers'),
+              accountId: account._id,
+              timeline,
+              lastReadId,
+              version: 0,
+              updatedAt: now,
+            };
+            await coll.insertOne(doc);
+          } catch (err) {
+            if (isDuplicateKeyError(err)) throw new ApiError(409, 'Conflict during update, please try again');
+            throw err;
+          }
+        }
+        out[timeline] = present(doc);
+      }
+      return out;
+    },
+  );
+};
+
+export default markersArea;

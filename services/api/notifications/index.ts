@@ -1,0 +1,317 @@
+// Notifications area: v1 list/show/dismiss/clear/unread_count and the grouped v2 API
+// (mastodon-api-endpoints.md, Notifications). Scopes read:notifications / write:notifications.
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Filter } from 'mongodb';
+import type { AreaOptions } from '../areas.ts';
+import type { Core } from '../../core/context.ts';
+import { parseId, type Id } from '../../core/ids.ts';
+import { collection } from '../../core/db/mongo.ts';
+import type { AccountDoc } from '../../core/model/accounts.ts';
+import { notifications, type NotificationDoc } from '../../core/model/notifications.ts';
+import {
+  groupData,
+  groupPage,
+  groupedTypes,
+  notificationQuery,
+  unreadCount,
+  unreadGroupCount,
+  type NotificationFilter,
+  type NotificationGroupData,
+} from '../../core/notifications/queries.ts';
+import { findVisibleAccounts } from '../../core/accounts/queries.ts';
+import { requireUser } from '../plugins/auth.ts';
+import { notFound } from '../errors.ts';
+import { AccountEntity, presentAccounts, type Account } from '../entities/account.ts';
+import { NotificationEntity, presentNotifications, renderRefs } from '../entities/notification.ts';
+import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
+
+const READ = { scopes: ['read', 'read:notifications'], user: 'required' as const };
+const WRITE = { scopes: ['write', 'write:notifications'], user: 'required' as const };
+
+const Str = Type.String({ maxLength: 100 });
+const StrList = Type.Union([Type.Array(Str, { maxItems: 100 }), Str]);
+const ListQuery = Type.Object(
+  {
+    max_id: Type.Optional(Str),
+    since_id: Type.Optional(Str),
+    min_id: Type.Optional(Str),
+    limit: Type.Optional(Str),
+    types: Type.Optional(StrList),
+    exclude_types: Type.Optional(StrList),
+    account_id: Type.Optional(Str),
+    grouped_types: Type.Optional(StrList),
+    expand_accounts: Type.Optional(Str),
+    include_filtered: Type.Optional(Str),
+  },
+  { additionalProperties: true },
+);
+const IdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
+const GroupParams = Type.Object({ group_key: Type.String({ maxLength: 200 }) });
+const Empty = Type.Object({});
+const Count = Type.Object({ count: Type.Integer() });
+
+const GroupedResults = Type.Object({
+  accounts: Type.Array(AccountEntity),
+  partial_accounts: Type.Optional(Type.Array(Type.Unknown())),
+  statuses: Type.Array(Type.Unknown()),
+  notification_groups: Type.Array(Type.Unknown()),
+});
+
+function filterOf(q: { types?: unknown; exclude_types?: unknown; account_id?: unknown }): NotificationFilter {
+  return { types: q.types, excludeTypes: q.exclude_types, accountId: q.account_id };
+}
+
+function countLimit(raw: unknown): number {
+  const n = Math.trunc(Number(raw));
+  if (raw === undefined || !Number.isFinite(n) || n <= 0) return 100;
+  return Math.min(n, 1000);
+}
+
+async function ownNotification(core: Core, account: AccountDoc, rawId: string): Promise<NotificationDoc> {
+  const id = parseId(rawId);
+  const n = id === null ? null : await collection(core.db, notifications).findOne({ _id: id, accountId: account._id });
+  if (!n) throw notFound();
+  return n;
+}
+
+function partialAccount(a: Account) {
+  return {
+    id: a.id,
+    acct: a.acct,
+    url: a.url,
+    avatar: a.avatar,
+    avatar_static: a.avatar_static,
+    locked: a.locked,
+    bot: a.bot,
+  };
+}
+
+/** GroupedNotificationsResults for groups (accounts and statuses deduplicated). */
+async function presentGroups(
+  core: Core,
+  viewer: AccountDoc,
+  groups: NotificationGroupData[],
+  opts: { paginated: boolean; partial: boolean },
+) {
+  const accountIds = groups.flatMap((g) => g.sampleAccountIds);
+  const statusIds = groups.map((g) => g.statusId).filter((s): s is Id => s !== null);
+  const refs = await renderRefs(core, accountIds, statusIds, viewer);
+  const shown = groups.filter(
+    (g) =>
+      g.sampleAccountIds.some((a) => refs.accounts.has(a)) && (g.statusId === null || refs.statuses.has(g.statusId)),
+  );
+  const full = new Set<bigint>();
+  const partial = new Set<bigint>();
+  for (const g of shown) {
+    const present = g.sampleAccountIds.filter((a) => refs.accounts.has(a));
+    if (!opts.partial) present.forEach((a) => full.add(a));
+    else {
+      full.add(present[0]);
+      present.slice(1).forEach((a) => partial.add(a));
+    }
+  }
+  for (const a of full) partial.delete(a);
+  const out: Record<string, unknown> = {
+    accounts: [...full].map((a) => refs.accounts.get(a)),
+    statuses: [...new Set(shown.map((g) => g.statusId).filter((s): s is Id => s !== null))].map((s) =>
+      refs.statuses.get(s),
+    ),
+    notification_groups: shown.map((g) => {
+      const group: Record<string, unknown> = {
+        group_key: g.groupKey,
+        notifications_count: g.count,
+        type: g.type,
+        most_recent_notification_id: String(g.mostRecent._id),
+      };
+      if (opts.paginated) {
+        group.page_min_id = String(g.oldest._id);
+        group.page_max_id = String(g.mostRecent._id);
+        group.latest_page_notification_at = g.mostRecent.createdAt.toISOString();
+      }
+      group.sample_account_ids = g.sampleAccountIds.filter((a) => refs.accounts.has(a)).map(String);
+      if (g.statusId !== null) group.status_id = String(g.statusId);
+      return group;
+    }),
+  };
+  if (opts.partial) out.partial_accounts = [...partial].map((a) => partialAccount(refs.accounts.get(a) as Account));
+  return out as {
+    accounts: Account[];
+    partial_accounts?: unknown[];
+    statuses: unknown[];
+    notification_groups: unknown[];
+  };
+}
+
+function groupBase(account: AccountDoc): Filter<NotificationDoc> {
+  return { accountId: account._id };
+}
+
+const notificationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
+  // ---- v1 ----
+  app.get(
+    '/api/v1/notifications',
+    { schema: { querystring: ListQuery, response: { 200: Type.Array(NotificationEntity) } }, config: { auth: READ } },
+    async (request, reply) => {
+      const { account } = requireUser(request);
+      const p = pageParams(request.query, { defaultLimit: 40, maxLimit: 80 });
+      const page = await findPage(
+        collection(core.db, notifications),
+        notificationQuery(account._id, filterOf(request.query)),
+        p,
+      );
+      setLinkHeader(core, request, reply, {
+        oldest: page.at(-1)?._id ?? null,
+        newest: page[0]?._id ?? null,
+        count: page.length,
+        limit: p.limit,
+      });
+      return presentNotifications(core, page, account);
+    },
+  );
+
+  app.get(
+    '/api/v1/notifications/unread_count',
+    { schema: { querystring: ListQuery, response: { 200: Count } }, config: { auth: READ } },
+    async (request) => {
+      const { account } = requireUser(request);
+      const q = request.query as Record<string, unknown>;
+      return { count: await unreadCount(core, account._id, filterOf(request.query), countLimit(q.limit)) };
+    },
+  );
+
+  app.post(
+    '/api/v1/notifications/clear',
+    { schema: { response: { 200: Empty } }, config: { auth: WRITE } },
+    async (request) => {
+      const { account } = requireUser(request);
+      await collection(core.db, notifications).deleteMany({ accountId: account._id });
+      return {};
+    },
+  );
+
+  app.get(
+    '/api/v1/notifications/:id',
+    { schema: { params: IdParams, response: { 200: NotificationEntity } }, config: { auth: READ } },
+    async (request) => {
+      const { account } = requireUser(request);
+      const n = await ownNotification(core, account, request.params.id);
+      const [out] = await presentNotifications(core, [n], account);
+      if (!out) throw notFound();
+      return out;
+    },
+  );
+
+  app.post(
+    '/api/v1/notifications/:id/dismiss',
+    { schema: { params: IdParams, response: { 200: Empty } }, config: { auth: WRITE } },
+    async (request) => {
+      const { account } = requireUser(request);
+      const n = await ownNotification(core, account, request.params.id);
+      await collection(core.db, notifications).deleteOne({ _id: n._id, accountId: account._id });
+      return {};
+    },
+  );
+
+  // ---- v2 (grouped) ----
+  app.get(
+    '/api/v2/notifications',
+    { schema: { querystring: ListQuery, response: { 200: GroupedResults } }, config: { auth: READ } },
+    async (request, reply) => {
+      const { account } = requireUser(request);
+      const p = pageParams(request.query, { defaultLimit: 40, maxLimit: 80 });
+      const grouped = groupedTypes(request.query.grouped_types);
+      const base = notificationQuery(account._id, filterOf(request.query));
+      const groups = await groupPage(core, base, grouped, p);
+      const ids = groups.flatMap((g) => [g.oldest._id, g.mostRecent._id]);
+      const oldest = ids.length ? ids.reduce((a, b) => (a < b ? a : b)) : null;
+      const newest = ids.length ? ids.reduce((a, b) => (a > b ? a : b)) : null;
+      setLinkHeader(core, request, reply, { oldest, newest, count: groups.length, limit: p.limit });
+      return presentGroups(core, account, groups, {
+        paginated: true,
+        partial: request.query.expand_accounts === 'partial_avatars',
+      });
+    },
+  );
+
+  app.get(
+    '/api/v2/notifications/unread_count',
+    { schema: { querystring: ListQuery, response: { 200: Count } }, config: { auth: READ } },
+    async (request) => {
+      const { account } = requireUser(request);
+      const q = request.query as Record<string, unknown>;
+      return {
+        count: await unreadGroupCount(
+          core,
+          account._id,
+          filterOf(request.query),
+          groupedTypes(request.query.grouped_types),
+          countLimit(q.limit),
+        ),
+      };
+    },
+  );
+
+  app.post(
+    '/api/v2/notifications/clear',
+    { schema: { response: { 200: Empty } }, config: { auth: WRITE } },
+    async (request) => {
+      const { account } = requireUser(request);
+      await collection(core.db, notifications).deleteMany({ accountId: account._id });
+      return {};
+    },
+  );
+
+  const noRange = { maxId: null, sinceId: null, minId: null };
+
+  app.get(
+    '/api/v2/notifications/:group_key',
+    { schema: { params: GroupParams, response: { 200: GroupedResults } }, config: { auth: READ } },
+    async (request) => {
+      const { account } = requireUser(request);
+      const g = await groupData(core, groupBase(account), request.params.group_key, noRange);
+      if (!g) throw notFound();
+      const out = await presentGroups(core, account, [g], { paginated: false, partial: false });
+      if (out.notification_groups.length === 0) throw notFound();
+      return out;
+    },
+  );
+
+  app.post(
+    '/api/v2/notifications/:group_key/dismiss',
+    { schema: { params: GroupParams, response: { 200: Empty } }, config: { auth: WRITE } },
+    async (request) => {
+      const { account } = requireUser(request);
+      const key = request.params.group_key;
+      const g = await groupData(core, groupBase(account), key, noRange);
+      if (!g) throw notFound();
+      if (key.startsWith('ungrouped-'))
+        await collection(core.db, notifications).deleteOne({ _id: g.mostRecent._id, accountId: account._id });
+      else await collection(core.db, notifications).deleteMany({ accountId: account._id, groupKey: key });
+      return {};
+    },
+  );
+
+  app.get(
+    '/api/v2/notifications/:group_key/accounts',
+    { schema: { params: GroupParams, response: { 200: Type.Array(AccountEntity) } }, config: { auth: READ } },
+    async (request) => {
+      const { account } = requireUser(request);
+      const key = request.params.group_key;
+      const g = await groupData(core, groupBase(account), key, noRange);
+      if (!g) throw notFound();
+      const from = key.startsWith('ungrouped-')
+        ? [g.mostRecent.fromAccountId]
+        : (
+            await collection(core.db, notifications)
+              .find({ accountId: account._id, groupKey: key }, { projection: { fromAccountId: 1 } })
+              .sort({ _id: -1 })
+              .limit(80)
+              .toArray()
+          ).map((n) => n.fromAccountId);
+      return presentAccounts(core, await findVisibleAccounts(core, from));
+    },
+  );
+};
+
+export default notificationsArea;
