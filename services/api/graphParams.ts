@@ -3,6 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyInstance } from 'fastify';
+import type { Collection, Filter } from 'mongodb';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Core } from '../core/context.ts';
 import { parseId, type Id } from '../core/ids.ts';
@@ -11,7 +12,8 @@ import { findVisibleAccount, findVisibleAccounts } from '../core/accounts/querie
 import { notFound } from './errors.ts';
 import { requireUser, type AuthRequirement } from './plugins/auth.ts';
 import { presentRelationship, RelationshipEntity } from './entities/relationship.ts';
-import { pageParams, setLinkHeader, type PageParams } from './pagination.ts';
+import { findPage, pageParams, setLinkHeader, type PageParams } from './pagination.ts';
+import { presentAccounts, type Account } from './entities/account.ts';
 
 export const AccountIdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
 
@@ -89,4 +91,34 @@ export function accountActionRoute(
         return presentRelationship(core, account, target);
       },
     );
+}
+
+/**
+ * An account list paginated by its records (blocks, follows, requests, endorsements): the page of
+ * `filter` in `coll`, the Link header, and the accounts the records point at, minus `hide` of them.
+ */
+export async function recordAccountsPage<R extends { _id: Id }>(
+  core: Core,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  coll: Collection<R>,
+  filter: Filter<R>,
+  accountIdOf: (record: R) => Id,
+  hide: (ids: Id[]) => Promise<Set<bigint>> = async () => new Set(),
+): Promise<Account[]> {
+  const page = accountPage(request.query);
+  const records = (await findPage(coll, filter, page)) as R[];
+  const rows = await accountsOfRecords(
+    core,
+    request,
+    reply,
+    records,
+    accountIdOf,
+    page,
+    await hide(records.map(accountIdOf)),
+  );
+  return presentAccounts(
+    core,
+    rows.map((r) => r.account),
+  );
 }

@@ -6,9 +6,8 @@ import { collection } from '../../core/db/mongo.ts';
 import { blocks } from '../../core/model/blocks.ts';
 import { blockAccount, unblockAccount } from '../../core/graph/block.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { AccountEntity, presentAccounts } from '../entities/account.ts';
-import { findPage } from '../pagination.ts';
-import { AccountPageQuery, accountActionRoute, accountPage, accountsOfRecords } from '../graphParams.ts';
+import { AccountEntity } from '../entities/account.ts';
+import { AccountPageQuery, accountActionRoute, recordAccountsPage } from '../graphParams.ts';
 
 const WRITE = { scopes: ['write', 'write:blocks', 'follow'], user: 'required' as const };
 const READ = { scopes: ['read', 'read:blocks', 'follow'], user: 'required' as const };
@@ -22,12 +21,13 @@ const blocksArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core })
     { schema: { querystring: AccountPageQuery, response: { 200: Type.Array(AccountEntity) } }, config: { auth: READ } },
     async (request, reply) => {
       const { account } = requireUser(request);
-      const page = accountPage(request.query);
-      const records = await findPage(collection(core.db, blocks), { accountId: account._id }, page);
-      const rows = await accountsOfRecords(core, request, reply, records, (r) => r.targetAccountId, page);
-      return presentAccounts(
+      return recordAccountsPage(
         core,
-        rows.map((r) => r.account),
+        request,
+        reply,
+        collection(core.db, blocks),
+        { accountId: account._id },
+        (r) => r.targetAccountId,
       );
     },
   );

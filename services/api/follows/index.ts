@@ -19,13 +19,11 @@ import { presentRelationship, RelationshipEntity } from '../entities/relationshi
 import { BoolLike } from '../params.ts';
 import { ApiError, missingParam, notFound } from '../errors.ts';
 import { enforceRateLimit, RATE_LIMITS } from '../rateLimit.ts';
-import { findPage } from '../pagination.ts';
 import {
   AccountIdParams,
   AccountPageQuery,
   accountActionRoute,
-  accountPage,
-  accountsOfRecords,
+  recordAccountsPage,
   targetAccount,
 } from '../graphParams.ts';
 
@@ -108,12 +106,13 @@ const followsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
     },
     async (request, reply) => {
       const { account } = requireUser(request);
-      const page = accountPage(request.query);
-      const records = await findPage(collection(core.db, followRequests), { targetAccountId: account._id }, page);
-      const rows = await accountsOfRecords(core, request, reply, records, (r) => r.accountId, page);
-      return presentAccounts(
+      return recordAccountsPage(
         core,
-        rows.map((r) => r.account),
+        request,
+        reply,
+        collection(core.db, followRequests),
+        { targetAccountId: account._id },
+        (r) => r.accountId,
       );
     },
   );
@@ -152,17 +151,14 @@ const followsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
         const viewer = request.auth?.account ?? null;
         const owner = await targetAccount(core, request.params.id);
         if (!(await collectionsVisible(core, owner, viewer))) return [];
-        const page = accountPage(request.query);
-        const records = await findPage(collection(core.db, follows), { [ownField]: owner._id }, page);
-        const hide = await hiddenFrom(
+        return recordAccountsPage(
           core,
-          viewer,
-          records.map((r) => r[otherField]),
-        );
-        const rows = await accountsOfRecords(core, request, reply, records, (r) => r[otherField], page, hide);
-        return presentAccounts(
-          core,
-          rows.map((r) => r.account),
+          request,
+          reply,
+          collection(core.db, follows),
+          { [ownField]: owner._id },
+          (r) => r[otherField],
+          (ids) => hiddenFrom(core, viewer, ids),
         );
       },
     );

@@ -12,17 +12,15 @@ import { endorseAccount, unendorseAccount } from '../../core/graph/endorsements.
 import { setAccountNote } from '../../core/graph/notes.ts';
 import { collectionsVisible } from '../../core/graph/collections.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { AccountEntity, presentAccounts } from '../entities/account.ts';
+import { AccountEntity } from '../entities/account.ts';
 import { presentRelationship, presentRelationships, RelationshipEntity } from '../entities/relationship.ts';
-import { findPage } from '../pagination.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import { BoolLike } from '../params.ts';
 import {
   AccountIdParams,
   AccountPageQuery,
   accountActionRoute,
-  accountPage,
-  accountsOfRecords,
+  recordAccountsPage,
   targetAccount,
 } from '../graphParams.ts';
 
@@ -104,12 +102,13 @@ const relationshipsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
     },
     async (request, reply) => {
       const { account } = requireUser(request);
-      const page = accountPage(request.query);
-      const records = await findPage(collection(core.db, endorsements), { accountId: account._id }, page);
-      const rows = await accountsOfRecords(core, request, reply, records, (r) => r.targetAccountId, page);
-      return presentAccounts(
+      return recordAccountsPage(
         core,
-        rows.map((r) => r.account),
+        request,
+        reply,
+        collection(core.db, endorsements),
+        { accountId: account._id },
+        (r) => r.targetAccountId,
       );
     },
   );
@@ -123,12 +122,13 @@ const relationshipsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
     async (request, reply) => {
       const owner = await targetAccount(core, request.params.id);
       if (!(await collectionsVisible(core, owner, request.auth?.account ?? null))) return [];
-      const page = accountPage(request.query);
-      const records = await findPage(collection(core.db, endorsements), { accountId: owner._id }, page);
-      const rows = await accountsOfRecords(core, request, reply, records, (r) => r.targetAccountId, page);
-      return presentAccounts(
+      return recordAccountsPage(
         core,
-        rows.map((r) => r.account),
+        request,
+        reply,
+        collection(core.db, endorsements),
+        { accountId: owner._id },
+        (r) => r.targetAccountId,
       );
     },
   );
