@@ -32,6 +32,9 @@ import notificationsArea from './notifications/index.ts';
 import markersArea from './markers/index.ts';
 import preferencesArea from './preferences/index.ts';
 import filtersArea from './filters/index.ts';
+import nodeinfoArea from './nodeinfo/index.ts';
+import translationArea from './translation/index.ts';
+import announcementsArea from './announcements/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -67,6 +70,9 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   markersArea,
   preferencesArea,
   filtersArea,
+  nodeinfoArea,
+  translationArea,
+  announcementsArea,
 ];
 
 export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {

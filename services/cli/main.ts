@@ -2,6 +2,7 @@
 //   accounts create NAME --email E [--confirmed] [--approve] [--role R]   (prints the new password)
 //   accounts modify NAME [--confirm] [--approve] [--role R | --remove-role] [--disable | --enable]
 //   settings registrations [open | approved | closed]                      (no mode: prints the current one)
+//   instance ..., rules ..., emoji ..., announcements ...                  (see siteCommands.ts)
 // Bad input: a one-line error on stderr and exit code 1.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, loadEnvironment, type Config } from '../core/config.ts';
@@ -18,11 +19,13 @@ import {
   CliError,
   type Out,
 } from './commands.ts';
+import { parseSiteCommand, SITE_USAGE } from './siteCommands.ts';
 
 const USAGE = `Usage:
   cli accounts create NAME --email EMAIL [--confirmed] [--approve] [--role ROLE]
   cli accounts modify NAME [--confirm] [--approve] [--role ROLE | --remove-role] [--disable | --enable]
-  cli settings registrations [open | approved | closed]`;
+  cli settings registrations [open | approved | closed]
+${SITE_USAGE}`;
 
 type Command = (core: Core, out: Out) => Promise<void>;
 
@@ -65,6 +68,8 @@ function parse(argv: string[]): Command {
     checkRegistrationsMode(positionals[0]);
     return (core, out) => settingsRegistrations(core, positionals[0], out);
   }
+  const site = parseSiteCommand(argv);
+  if (site) return site;
   throw new CliError(`Unknown command: ${argv.join(' ') || '(none)'}`);
 }
 

@@ -45,7 +45,11 @@ export async function resolveStream(
       const a = needUser();
       return {
         label: ['user'],
-        channels: [timelineChannels.user(a._id), timelineChannels.userNotifications(a._id)],
+        channels: [
+          timelineChannels.user(a._id),
+          timelineChannels.userNotifications(a._id),
+          timelineChannels.announcements(),
+        ],
         key: name,
       };
     }

@@ -22,6 +22,7 @@ import { polls } from '../../core/model/polls.ts';
 import { MentionEntity, StatusTagEntity, presentMention, presentStatusTag } from './mention.ts';
 import { activeFilters, matchFilters } from '../../core/filters/match.ts';
 import { presentFilterResults } from './filter.ts';
+import { emojisInTexts, type CustomEmojiEntity as EmojiEntity } from '../../core/emojis/emojis.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
@@ -147,6 +148,15 @@ export async function presentStatuses(
     : [];
   const pollById = new Map<bigint, PollEntityType>();
   for (const p of pollDocs) pollById.set(p._id, await presentPoll(core, p, viewer?._id ?? null));
+  const emojiDomain = new Map(accountDocs.map((d) => [d._id, d.domain]));
+  const emojisById = new Map<bigint, EmojiEntity[]>(
+    await Promise.all(
+      all.map(
+        async (s) =>
+          [s._id, await emojisInTexts(core, [s.spoilerText, s.content], emojiDomain.get(s.accountId) ?? null)] as const,
+      ),
+    ),
+  );
   const active = viewer ? await activeFilters(core, viewer._id) : [];
   const state = viewer
     ? await viewerState(
@@ -173,7 +183,7 @@ export async function presentStatuses(
       media_attachments: s.mediaIds.map((id) => mediaById.get(id)).filter((m) => m !== undefined),
       mentions: s.mentions.map(presentMention),
       tags: s.tags.map((t) => presentStatusTag(core.config, t)),
-      emojis: [],
+      emojis: emojisById.get(s._id) ?? [],
       reblogs_count: s.reblogsCount,
       favourites_count: s.favouritesCount,
       replies_count: s.repliesCount,
