@@ -203,6 +203,23 @@ describe('announcements', () => {
     expect((await api.call('POST', '/api/v1/announcements/nope/dismiss', alice.token)).status).toBe(404);
   });
 
+  it("hostile input gets a 4xx in Mastodon's error format", async () => {
+    const names = ['a'.repeat(300), '%00', '%24where', '..%2F..%2Fetc', '%F0%9F', 'blob%20cat', '%E2%80%AE', ''];
+    for (const name of names) {
+      const res = await api.call('PUT', `/api/v1/announcements/${id}/reactions/${name}`, bob.token);
+      expect([name, res.status < 500 && res.status >= 400]).toEqual([name, true]);
+      expect(res.body).toMatchObject({ error: expect.any(String) });
+    }
+    for (const bad of ['-1', '99999999999999999999999', '1e3', '%00', 'null']) {
+      const res = await api.call('POST', `/api/v1/announcements/${bad}/dismiss`, bob.token);
+      expect([bad, res.status]).toEqual([bad, 404]);
+    }
+    for (const q of ['with_dismissed[]=1', 'with_dismissed[a]=b', `with_dismissed=${'x'.repeat(5000)}`]) {
+      const res = await api.call('GET', `/api/v1/announcements?${q}`, bob.token);
+      expect([q, res.status < 500]).toEqual([q, true]);
+    }
+  });
+
   it('unpublishing streams `announcement.delete` and hides it', async () => {
     await admin('announcements', 'unpublish', id);
     const deleted = await client.waitFor((m) => m.event === 'announcement.delete', 'delete event');

@@ -105,6 +105,22 @@ describe('translation through a LibreTranslate-style backend', () => {
     );
   });
 
+  it("hostile input gets a 4xx in Mastodon's error format", async () => {
+    const id = await post(api, author, { status: 'Target', language: 'en' });
+    const bodies: unknown[] = [
+      { lang: { $ne: 1 } },
+      { lang: 'x'.repeat(5000) },
+      { lang: '../../etc' },
+      { lang: 'de\u0000' },
+      { lang: 12 },
+    ];
+    for (const body of bodies) {
+      const res = await api.call('POST', `/api/v1/statuses/${id}/translate`, stranger.token, body);
+      expect([body, res.status >= 400 && res.status < 500]).toEqual([body, true]);
+      expect(res.body).toMatchObject({ error: expect.any(String) });
+    }
+  });
+
   it('answers 503 when the backend fails, without caching the failure', async () => {
     const id = await post(api, author, { status: 'Will fail', language: 'en' });
     stub.failWith = 500;
