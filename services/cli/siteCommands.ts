@@ -1,5 +1,5 @@
 // Admin commands for the instance's self-description, rules, custom emojis and announcements:
-//   instance show | instance set KEY VALUE | instance thumbnail FILE | instance thumbnail --remove
+//   instance show | instance set KEY VALUE | instance thumbnail FILE | instance thumbnail --remove | instance icon FILE
 //   rules list | rules add TEXT [--hint H] [--priority N] | rules edit ID [--text T] [--hint H] [--priority N] | rules remove ID
 //   emoji list | emoji add SHORTCODE FILE [--category C] [--unlisted] | emoji remove SHORTCODE
 //   emoji modify SHORTCODE [--category C | --no-category] [--disable | --enable] [--unlisted | --listed]
@@ -19,7 +19,7 @@ import {
   type DomainBlocksVisibility,
   type InstanceSettings,
 } from '../core/instance/settings.ts';
-import { setThumbnail, clearThumbnail, ThumbnailError } from '../core/instance/thumbnail.ts';
+import { setThumbnail, clearThumbnail, setAppIcon, ThumbnailError } from '../core/instance/thumbnail.ts';
 import { addRule, listRules, removeRule, updateRule, RuleError } from '../core/instance/rules.ts';
 import {
   addCustomEmoji,
@@ -154,6 +154,16 @@ function instanceCommand(action: string | undefined, rest: string[]): SiteComman
         throw new CliError(`Cannot read ${positionals[0]}`);
       });
       await friendly(setThumbnail(core, data));
+      out('OK');
+    };
+  }
+  if (action === 'icon') {
+    if (rest.length !== 1) throw new CliError('instance icon needs exactly one FILE');
+    return async (core, out) => {
+      const data = await readFile(rest[0]).catch(() => {
+        throw new CliError(`Cannot read ${rest[0]}`);
+      });
+      await friendly(setAppIcon(core, data));
       out('OK');
     };
   }
@@ -335,7 +345,7 @@ export function parseSiteCommand(argv: string[]): SiteCommand | null {
   return null;
 }
 
-export const SITE_USAGE = `  cli instance show | instance set KEY VALUE | instance thumbnail FILE | instance thumbnail --remove
+export const SITE_USAGE = `  cli instance show | instance set KEY VALUE | instance thumbnail FILE | instance thumbnail --remove | instance icon FILE
       (KEY: title, description, extended-description, privacy-policy, terms, contact-email, contact-account,
        registrations-message, domain-blocks, domain-blocks-rationale, peers, activity)
   cli rules list | rules add TEXT [--hint H] [--priority N] | rules edit ID [--text T] [--hint H] [--priority N] | rules remove ID

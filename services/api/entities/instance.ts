@@ -118,6 +118,7 @@ export interface InstanceFacts {
   /** Uploaded thumbnail (URL, blurhash, 1x/2x versions), or null for the default image. */
   thumbnail: { url: string; blurhash?: string; versions?: { '@1x': string; '@2x': string } } | null;
   termsOfService: boolean;
+  icon: { src: string; size: string }[];
 }
 
 export function presentRule(rule: RuleDoc): RuleEntity {
@@ -192,7 +193,7 @@ export function presentInstance(core: Core, facts: InstanceFacts): InstanceEntit
     description: facts.description,
     usage: { users: { active_month: facts.stats.activeMonth } },
     thumbnail: facts.thumbnail ?? { url: defaultThumbnailUrl(core) },
-    icon: [],
+    icon: facts.icon,
     languages: ['en'],
     configuration: configuration(core, facts),
     registrations: {

@@ -11,7 +11,7 @@ import { getRegistrationsMode } from '../../core/settings/settings.ts';
 import { cachedDocument } from '../../core/instance/cache.ts';
 import { getInstanceSettings, instanceSettingUpdatedAt } from '../../core/instance/settings.ts';
 import { listRules } from '../../core/instance/rules.ts';
-import { parseThumbnail, thumbnailEntity } from '../../core/instance/thumbnail.ts';
+import { iconEntities, parseThumbnail, thumbnailEntity } from '../../core/instance/thumbnail.ts';
 import { instancePeers } from '../../core/instance/peers.ts';
 import { instanceActivity } from '../../core/instance/activity.ts';
 import { KNOWN_LANGUAGES } from '../../core/instance/languages.ts';
@@ -101,6 +101,7 @@ async function instanceFacts(core: Core): Promise<InstanceFacts> {
     rules: ruleDocs.map(presentRule),
     thumbnail: thumbnail ? thumbnailEntity(core, thumbnail) : null,
     termsOfService: site.termsOfService.trim() !== '',
+    icon: iconEntities(core, site.appIconKeys),
   };
 }
 

@@ -27,6 +27,8 @@ export interface InstanceSettings {
   closedRegistrationsMessage: string;
   /** Storage key of the uploaded thumbnail (null: the default image). */
   thumbnailKey: string | null;
+  /** Storage keys of the app icon by size, as JSON (null: none uploaded). */
+  appIconKeys: string | null;
   showDomainBlocks: DomainBlocksVisibility;
   showDomainBlocksRationale: DomainBlocksVisibility;
   peersApiEnabled: boolean;
@@ -44,6 +46,7 @@ const KEYS: { [K in keyof InstanceSettings]: [string, InstanceSettings[K]] } = {
   siteContactUsername: ['site_contact_username', ''],
   closedRegistrationsMessage: ['closed_registrations_message', ''],
   thumbnailKey: ['thumbnail', null],
+  appIconKeys: ['app_icon', null],
   showDomainBlocks: ['show_domain_blocks', 'disabled'],
   showDomainBlocksRationale: ['show_domain_blocks_rationale', 'disabled'],
   peersApiEnabled: ['peers_api_enabled', true],

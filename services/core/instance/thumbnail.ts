@@ -78,3 +78,49 @@ export function thumbnailEntity(core: Core, stored: StoredThumbnail) {
     versions: { '@1x': storage.url(stored.x1), '@2x': storage.url(stored.x2) },
   };
 }
+
+/** Mastodon's app icon sizes (SiteUpload::ANDROID_ICON_SIZES), square PNGs. */
+export const ICON_SIZES = [36, 48, 72, 96, 144, 192, 256, 384, 512] as const;
+
+/** Stores the app icon in every size; Instance.icon lists them. Returns the storage keys by size. */
+export async function setAppIcon(core: Core, data: Buffer): Promise<Record<string, string>> {
+  if (data.length > THUMBNAIL_SIZE_LIMIT) throw new ThumbnailError('Icon is too big (10 MB at most)');
+  const meta = await sharp(data)
+    .metadata()
+    .catch(() => null);
+  if (!meta?.format || !['png', 'jpeg', 'gif', 'webp'].includes(meta.format))
+    throw new ThumbnailError('Icon must be a PNG, JPEG, GIF or WebP image');
+  const storage = storageFor(core);
+  const keys: Record<string, string> = {};
+  for (const size of ICON_SIZES) {
+    const png = await sharp(data).resize(size, size, { fit: 'cover' }).png().toBuffer();
+    const key = `site_uploads/files/app_icon/${size}/${randomFileName('png')}`;
+    await storage.put(key, png, 'image/png');
+    keys[String(size)] = key;
+  }
+  const previous = parseIcon((await getInstanceSettings(core)).appIconKeys);
+  await setInstanceSettings(core, { appIconKeys: JSON.stringify(keys) });
+  if (previous) await Promise.all(Object.values(previous).map((k) => storage.delete(k))).catch(() => undefined);
+  return keys;
+}
+
+export function parseIcon(value: string | null): Record<string, string> | null {
+  if (!value) return null;
+  try {
+    const v = JSON.parse(value) as Record<string, unknown>;
+    return Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  } catch {
+    return null;
+  }
+}
+
+/** Instance.icon: `{src, size: "WxH"}` per stored size (none until an icon is uploaded). */
+export function iconEntities(core: Core, value: string | null): { src: string; size: string }[] {
+  const keys = parseIcon(value);
+  if (!keys) return [];
+  const storage = storageFor(core);
+  return ICON_SIZES.filter((s) => keys[String(s)]).map((s) => ({
+    src: storage.url(keys[String(s)]),
+    size: `${s}x${s}`,
+  }));
+}

@@ -182,6 +182,7 @@ describe('instance surface', () => {
     await writeFile(file, await png(1600, 900));
     try {
       await admin('instance', 'thumbnail', file);
+      await admin('instance', 'icon', file);
     } finally {
       await rm(file, { force: true });
     }
@@ -199,6 +200,19 @@ describe('instance surface', () => {
     expect(body.thumbnail.url).toMatch(/\/system\/site_uploads\/files\/thumbnail\/1200x630\/[0-9a-f]+\.png$/);
     expect(Object.keys(body.thumbnail.versions)).toEqual(['@1x', '@2x']);
     expect(body.thumbnail.blurhash).toEqual(expect.any(String));
+    expect(body.icon.map((i: { size: string }) => i.size)).toEqual([
+      '36x36',
+      '48x48',
+      '72x72',
+      '96x96',
+      '144x144',
+      '192x192',
+      '256x256',
+      '384x384',
+      '512x512',
+    ]);
+    const icon = await fetch(body.icon[0].src.replace('https://social.example', api.server.url));
+    expect(icon.status).toBe(200);
     const image = await fetch(body.thumbnail.url.replace('https://social.example', api.server.url));
     expect(image.status).toBe(200);
     expect(image.headers.get('content-type')).toBe('image/png');
