@@ -1,6 +1,7 @@
 // Poll entity (entities reference §7). Viewer fields (`voted`, `own_votes`) only with a user;
 // option counts are null while a hide_totals poll runs, except for its author.
 import { Type, type Static } from '@sinclair/typebox';
+import { emojisInTexts } from '../../core/emojis/emojis.ts';
 import type { Core } from '../../core/context.ts';
 import type { Id } from '../../core/ids.ts';
 import type { PollDoc } from '../../core/model/polls.ts';
@@ -25,7 +26,13 @@ export const PollEntity = Type.Object({
 });
 export type PollEntity = Static<typeof PollEntity>;
 
-export async function presentPoll(core: Core, poll: PollDoc, viewerAccountId: Id | null): Promise<PollEntity> {
+/** `authorDomain`: the domain whose custom emojis the options may use (null: local). */
+export async function presentPoll(
+  core: Core,
+  poll: PollDoc,
+  viewerAccountId: Id | null,
+  authorDomain: string | null = null,
+): Promise<PollEntity> {
   const expired = isExpired(poll);
   const own = viewerAccountId !== null && viewerAccountId === poll.accountId;
   const hidden = poll.hideTotals && !expired && !own;
@@ -39,7 +46,7 @@ export async function presentPoll(core: Core, poll: PollDoc, viewerAccountId: Id
     // Mastodon creates local polls with voters_count 0 and counts voters for every poll.
     voters_count: counts.votersCount,
     options: poll.options.map((title, i) => ({ title, votes_count: hidden ? null : (counts.tallies[i] ?? 0) })),
-    emojis: [],
+    emojis: await emojisInTexts(core, poll.options, authorDomain),
   };
   if (viewerAccountId !== null) {
     const vote = own ? null : await findVote(core, poll._id, viewerAccountId);

@@ -147,13 +147,22 @@ export async function presentStatuses(
         .toArray()
     : [];
   const pollById = new Map<bigint, PollEntityType>();
-  for (const p of pollDocs) pollById.set(p._id, await presentPoll(core, p, viewer?._id ?? null));
-  const emojiDomain = new Map(accountDocs.map((d) => [d._id, d.domain]));
+  const authorDomain = new Map(accountDocs.map((d) => [d._id, d.domain]));
+  const pollOptions = new Map(pollDocs.map((p) => [p._id, p.options]));
+  for (const p of pollDocs)
+    pollById.set(p._id, await presentPoll(core, p, viewer?._id ?? null, authorDomain.get(p.accountId) ?? null));
   const emojisById = new Map<bigint, EmojiEntity[]>(
     await Promise.all(
       all.map(
         async (s) =>
-          [s._id, await emojisInTexts(core, [s.spoilerText, s.content], emojiDomain.get(s.accountId) ?? null)] as const,
+          [
+            s._id,
+            await emojisInTexts(
+              core,
+              [s.spoilerText, s.content, ...(s.pollId === null ? [] : (pollOptions.get(s.pollId) ?? []))],
+              authorDomain.get(s.accountId) ?? null,
+            ),
+          ] as const,
       ),
     ),
   );

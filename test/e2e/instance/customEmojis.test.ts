@@ -94,6 +94,12 @@ describe('custom emojis', () => {
     expect(posted.body.emojis[0]).not.toHaveProperty('category');
     const cw = await call('POST', '/api/v1/statuses', token, { status: 'body', spoiler_text: 'CW :blobcat:' });
     expect(cw.body.emojis).toEqual([expect.objectContaining({ shortcode: 'blobcat', visible_in_picker: true })]);
+    const poll = await call('POST', '/api/v1/statuses', token, {
+      status: 'Vote',
+      poll: { options: [':party: yes', 'no'], expires_in: 3600 },
+    });
+    expect(poll.body.emojis.map((e: { shortcode: string }) => e.shortcode)).toEqual(['party']);
+    expect(poll.body.poll.emojis.map((e: { shortcode: string }) => e.shortcode)).toEqual(['party']);
 
     const profile = await call('PATCH', '/api/v1/accounts/update_credentials', token, {
       display_name: 'Fan :blobcat:',
