@@ -1,7 +1,7 @@
 // The NodeInfo 2.0 document (http://nodeinfo.diaspora.software/ns/schema/2.0): software, protocols,
 // usage and registration state, computed from the data and cached with the instance documents.
 import type { Core } from '../context.ts';
-import { registrationsAllowed, getRegistrationsMode } from '../settings/settings.ts';
+import { registrationsAllowed } from '../settings/settings.ts';
 import { cachedDocument } from './cache.ts';
 import { SOFTWARE } from './limits.ts';
 import { getInstanceSettings } from './settings.ts';
@@ -24,19 +24,18 @@ const CACHE_SECONDS = 1800;
 
 export function nodeInfo(core: Core): Promise<NodeInfo> {
   return cachedDocument(core, 'nodeinfo', CACHE_SECONDS, async () => {
-    const [stats, site, open, mode] = await Promise.all([
+    const [stats, site, open] = await Promise.all([
       instanceStats(core),
       getInstanceSettings(core),
       registrationsAllowed(core),
-      getRegistrationsMode(core),
     ]);
     return {
       version: '2.0',
       software: { name: SOFTWARE.name, version: SOFTWARE.version },
       protocols: ['activitypub'],
       services: { inbound: [], outbound: [] },
-      // Sign-ups that need approval are not open self-registration.
-      openRegistrations: open && mode === 'open',
+      // As Mastodon: anyone may sign up unless registrations are closed (approval is still sign-up).
+      openRegistrations: open,
       usage: {
         users: { total: stats.userCount, activeMonth: stats.activeMonth, activeHalfyear: stats.activeHalfyear },
         localPosts: stats.statusCount,
