@@ -25,6 +25,7 @@ export interface TranslationEntity {
 }
 
 const LANGUAGES_SECONDS = 86_400;
+const LANGUAGES_RETRY_SECONDS = 60;
 const TRANSLATION_SECONDS = 86_400;
 const LANGUAGE_CODE = /^[a-z]{2,3}([-_][a-z0-9]{2,8})?$/i;
 
@@ -53,7 +54,9 @@ export async function translationLanguages(core: Core): Promise<Record<string, s
     await core.redis.set(key, JSON.stringify(langs), 'EX', LANGUAGES_SECONDS);
     return langs;
   } catch (err) {
+    // Remembered briefly, so a backend that is down does not slow every caller by its timeout.
     core.logger.warn({ err: (err as Error).message }, 'translation languages unavailable');
+    await core.redis.set(key, '{}', 'EX', LANGUAGES_RETRY_SECONDS);
     return {};
   }
 }

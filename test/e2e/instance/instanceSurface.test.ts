@@ -14,6 +14,7 @@ import { png } from '../../support/mediaFiles.ts';
 import { nodeBin, projectRoot, serverEnv } from '../../support/processes.ts';
 import type { Core } from '../../../services/core/context.ts';
 import { LIMITS } from '../../../services/core/instance/limits.ts';
+import { setRegistrationsMode } from '../../../services/core/settings/settings.ts';
 import { parseSiteCommand } from '../../../services/cli/siteCommands.ts';
 import { useDomainBlockLookup } from '../../../services/core/instance/domainBlocks.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
@@ -280,6 +281,15 @@ describe('instance surface', () => {
     });
     // The validator is real: an unlisted member fails it.
     expect(validate({ ...doc, extra: 1 })).toBe(false);
+    // Closing registrations shows at once (the cached document is dropped).
+    await setRegistrationsMode(core, 'closed');
+    try {
+      const closed = (await call('GET', '/nodeinfo/2.0')).body;
+      expect(closed.openRegistrations).toBe(false);
+      expect(validate(closed)).toBe(true);
+    } finally {
+      await setRegistrationsMode(core, 'open');
+    }
   });
 
   it('peers, activity, extended description, privacy policy, terms and languages', async () => {
