@@ -29,3 +29,5 @@ import './notifications.ts';
 import './markers.ts';
 import './filters.ts';
 import './instanceDomainBlocks.ts';
+import './reports.ts';
+import './signUpBlocks.ts';
