@@ -32,6 +32,8 @@ import notificationsArea from './notifications/index.ts';
 import markersArea from './markers/index.ts';
 import preferencesArea from './preferences/index.ts';
 import filtersArea from './filters/index.ts';
+import reportsArea from './reports/index.ts';
+import adminArea from './admin/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -67,6 +69,8 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   markersArea,
   preferencesArea,
   filtersArea,
+  reportsArea,
+  adminArea,
 ];
 
 export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {
