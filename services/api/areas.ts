@@ -33,6 +33,7 @@ import markersArea from './markers/index.ts';
 import preferencesArea from './preferences/index.ts';
 import filtersArea from './filters/index.ts';
 import reportsArea from './reports/index.ts';
+import ipAccessArea from './ip_access/index.ts';
 import adminArea from './admin/index.ts';
 
 export interface AreaOptions {
@@ -41,6 +42,7 @@ export interface AreaOptions {
 
 const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   healthArea, // first: its latency hook must see every area's routes
+  ipAccessArea, // second: its no_access check must cover every area after it
   instanceArea,
   mediaArea,
   filesArea,

@@ -6,7 +6,13 @@ import { collection } from '../../core/db/mongo.ts';
 import { accounts, type AccountDoc } from '../../core/model/accounts.ts';
 import { users, type UserDoc } from '../../core/model/users.ts';
 import { statuses } from '../../core/model/statuses.ts';
-import type { ReportDoc } from '../../core/model/reports.ts';
+import {
+  accountWarnings,
+  reports as reportsCollection,
+  type AccountWarningDoc,
+  type ReportDoc,
+} from '../../core/model/reports.ts';
+import type { NotificationDoc } from '../../core/model/notifications.ts';
 import { roleOfUser } from '../../core/roles/roles.ts';
 import { findRules, renderRule } from '../../core/moderation/rules.ts';
 import { presentAccounts, presentRole, type Account } from '../entities/account.ts';
@@ -124,4 +130,63 @@ export async function presentReport(
     rule_ids: report.ruleIds.length ? report.ruleIds.map(String) : null,
     target_account: targetAccount as Account,
   };
+}
+
+/** AccountWarning (a strike), as the `moderation_warning` notification carries it. */
+export function presentAccountWarning(warning: AccountWarningDoc, target: Account): Record<string, unknown> {
+  return {
+    id: String(warning._id),
+    action: warning.action,
+    text: warning.text,
+    status_ids: warning.statusIds.length ? warning.statusIds.map(String) : null,
+    target_account: target,
+    appeal: null,
+    created_at: warning.createdAt.toISOString(),
+  };
+}
+
+/**
+ * The `report` of `admin.report` and the `moderation_warning` of `moderation_warning`
+ * notifications, by notification id; notifications whose record is gone are missing from it.
+ */
+export async function notificationModerationRefs(
+  core: Core,
+  docs: NotificationDoc[],
+): Promise<Map<bigint, { report?: Record<string, unknown>; moderation_warning?: Record<string, unknown> }>> {
+  const out = new Map<bigint, { report?: Record<string, unknown>; moderation_warning?: Record<string, unknown> }>();
+  const reportIds = docs.map((d) => d.reportId).filter((x): x is Id => x != null);
+  const warningIds = docs.map((d) => d.warningId).filter((x): x is Id => x != null);
+  if (reportIds.length === 0 && warningIds.length === 0) return out;
+  const [reportDocs, warningDocs] = await Promise.all([
+    reportIds.length
+      ? collection(core.db, reportsCollection)
+          .find({ _id: { $in: reportIds } })
+          .toArray()
+      : Promise.resolve([]),
+    warningIds.length
+      ? collection(core.db, accountWarnings)
+          .find({ _id: { $in: warningIds } })
+          .toArray()
+      : Promise.resolve([]),
+  ]);
+  const byId = await accountsById(core, [
+    ...reportDocs.map((r) => r.targetAccountId),
+    ...warningDocs.map((w) => w.targetAccountId),
+  ]);
+  const reportById = new Map<bigint, Record<string, unknown>>();
+  for (const r of reportDocs) {
+    const target = byId.get(r.targetAccountId);
+    if (target) reportById.set(r._id, await presentReport(core, r, target));
+  }
+  const warningById = new Map<bigint, Record<string, unknown>>();
+  for (const w of warningDocs) {
+    const target = byId.get(w.targetAccountId);
+    if (target) warningById.set(w._id, presentAccountWarning(w, (await presentAccounts(core, [target]))[0]));
+  }
+  for (const d of docs) {
+    if (d.reportId != null && reportById.has(d.reportId)) out.set(d._id, { report: reportById.get(d.reportId) });
+    if (d.warningId != null && warningById.has(d.warningId))
+      out.set(d._id, { moderation_warning: warningById.get(d.warningId) });
+  }
+  return out;
 }
