@@ -175,7 +175,7 @@ function configuration(core: Core, facts: InstanceFacts): Static<typeof Configur
       max_expiration: LIMITS.polls.maxExpiration,
     },
     translation: { enabled: config.translation !== null },
-    limited_federation: false,
+    limited_federation: config.limitedFederationMode,
   };
 }
 
@@ -191,7 +191,8 @@ export function presentInstance(core: Core, facts: InstanceFacts): InstanceEntit
     version: INSTANCE_VERSION,
     source_url: `${config.baseUrl}/source`,
     description: facts.description,
-    usage: { users: { active_month: facts.stats.activeMonth } },
+    // As Mastodon: a limited-federation server does not reveal its activity.
+    usage: { users: { active_month: config.limitedFederationMode ? 0 : facts.stats.activeMonth } },
     thumbnail: facts.thumbnail ?? { url: defaultThumbnailUrl(core) },
     icon: facts.icon,
     languages: ['en'],

@@ -146,7 +146,7 @@ const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     '/api/v1/instance/peers',
     { ...open, schema: { response: { 200: Type.Array(Type.String()) } } },
     async (_request, reply) => {
-      if (!(await getInstanceSettings(core)).peersApiEnabled) throw notFound();
+      if (core.config.limitedFederationMode || !(await getInstanceSettings(core)).peersApiEnabled) throw notFound();
       reply.header('cache-control', publicCache);
       return cachedDocument(core, 'peers', SLOW_DOCUMENT_SECONDS, () => instancePeers(core));
     },
@@ -162,7 +162,7 @@ const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     '/api/v1/instance/activity',
     { ...open, schema: { response: { 200: Type.Array(Week) } } },
     async (_request, reply) => {
-      if (!(await getInstanceSettings(core)).activityApiEnabled) throw notFound();
+      if (core.config.limitedFederationMode || !(await getInstanceSettings(core)).activityApiEnabled) throw notFound();
       reply.header('cache-control', publicCache);
       return cachedDocument(core, 'activity', SLOW_DOCUMENT_SECONDS, () => instanceActivity(core));
     },

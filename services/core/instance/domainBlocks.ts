@@ -1,28 +1,17 @@
-// The domain blocks GET /api/v1/instance/domain_blocks publishes. The blocks themselves belong to
-// moderation (services/core/moderation/domainBlocks.ts); it installs its lookup here with
-// `useDomainBlockLookup` so the instance surface does not depend on how blocks are stored. Until
-// one is installed there are none.
-import { createHash } from 'node:crypto';
+// The domain blocks GET /api/v1/instance/domain_blocks publishes, read from moderation's rules
+// (services/core/moderation/domainBlocks.ts): noop blocks are not listed, obfuscated ones partly
+// starred, comments shown only where the rationale is visible to the caller.
 import type { Core } from '../context.ts';
+import { collection } from '../db/mongo.ts';
+import { instanceDomainBlocks, type DomainBlockDoc } from '../model/instanceDomainBlocks.ts';
+import { domainDigest, obfuscateDomain, onDomainBlockChange } from '../moderation/domainBlocks.ts';
+import { invalidateInstanceCache } from './cache.ts';
 
-export interface PublicDomainBlock {
-  domain: string;
-  severity: 'noop' | 'silence' | 'suspend';
-  publicComment: string | null;
-  /** Publish the domain partly starred. */
-  obfuscate: boolean;
-}
+// Peers leave out suspended domains: a block change drops the cached documents.
+onDomainBlockChange(async (core) => invalidateInstanceCache(core));
 
-export type DomainBlockLookup = (core: Core) => Promise<PublicDomainBlock[]>;
-
-let lookup: DomainBlockLookup = async () => [];
-
-export function useDomainBlockLookup(fn: DomainBlockLookup): void {
-  lookup = fn;
-}
-
-export function publicDomainBlocks(core: Core): Promise<PublicDomainBlock[]> {
-  return lookup(core);
+export function publicDomainBlocks(core: Core): Promise<DomainBlockDoc[]> {
+  return collection(core.db, instanceDomainBlocks).find({}).sort({ domain: 1 }).toArray();
 }
 
 export interface DomainBlockEntity {
@@ -32,21 +21,14 @@ export interface DomainBlockEntity {
   comment?: string;
 }
 
-/** Mastodon's obfuscation: the middle half of the name starred, dots kept ("exa****e.com"). */
-export function obfuscateDomain(domain: string): string {
-  const n = domain.length;
-  const visible = Math.floor(n / 4);
-  return [...domain].map((c, i) => (i > visible && i < n - visible && c !== '.' ? '*' : c)).join('');
-}
-
-export function presentDomainBlocks(blocks: PublicDomainBlock[], withComments: boolean): DomainBlockEntity[] {
+export function presentDomainBlocks(blocks: DomainBlockDoc[], withComments: boolean): DomainBlockEntity[] {
   return blocks
-    .filter((b): b is PublicDomainBlock & { severity: 'silence' | 'suspend' } => b.severity !== 'noop')
+    .filter((b): b is DomainBlockDoc & { severity: 'silence' | 'suspend' } => b.severity !== 'noop')
     .sort((a, b) => a.domain.localeCompare(b.domain))
     .map((b) => {
       const out: DomainBlockEntity = {
         domain: b.obfuscate ? obfuscateDomain(b.domain) : b.domain,
-        digest: createHash('sha256').update(b.domain).digest('hex'),
+        digest: domainDigest(b.domain),
         severity: b.severity,
       };
       if (withComments && b.publicComment) out.comment = b.publicComment;

@@ -12,7 +12,7 @@ export async function instancePeers(core: Core): Promise<string[]> {
       .toArray(),
     publicDomainBlocks(core),
   ]);
-  const suspended = blocks.filter((b) => b.severity === 'suspend').map((b) => b.domain);
+  const suspended = blocks.filter((b) => b.severity === 'suspend').map((b) => b.domain.replace(/:\d+$/, ''));
   const isSuspended = (d: string) => suspended.some((s) => d === s || d.endsWith(`.${s}`));
   return domains
     .map((d) => d._id)

@@ -31,3 +31,6 @@ import './filters.ts';
 import './rules.ts';
 import './customEmojis.ts';
 import './announcements.ts';
+import './instanceDomainBlocks.ts';
+import './reports.ts';
+import './signUpBlocks.ts';

@@ -16,7 +16,7 @@ import type { Core } from '../../../services/core/context.ts';
 import { LIMITS } from '../../../services/core/instance/limits.ts';
 import { setRegistrationsMode } from '../../../services/core/settings/settings.ts';
 import { parseSiteCommand } from '../../../services/cli/siteCommands.ts';
-import { useDomainBlockLookup } from '../../../services/core/instance/domainBlocks.ts';
+import { createDomainBlock } from '../../../services/core/moderation/domainBlocks.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { statuses } from '../../../services/core/model/statuses.ts';
 import { writeFile, rm } from 'node:fs/promises';
@@ -136,10 +136,7 @@ describe('instance surface', () => {
     api = await startTestApi({ LOCAL_DOMAIN: 'social.example', LOCAL_HTTPS: 'true' }, { mediaDir: true });
     ({ core, call } = api);
   });
-  afterAll(async () => {
-    useDomainBlockLookup(async () => []);
-    await api?.close();
-  });
+  afterAll(() => api?.close());
 
   it('/api/v2/instance has every attribute of the reference and the limits the server enforces', async () => {
     const { status, body } = await call('GET', '/api/v2/instance');
@@ -364,11 +361,9 @@ describe('instance surface', () => {
 
   it('domain blocks follow the visibility setting', async () => {
     const { token } = await createTestUser(core, { username: 'reader' });
-    useDomainBlockLookup(async () => [
-      { domain: 'spam.example', severity: 'suspend', publicComment: 'Spam', obfuscate: false },
-      { domain: 'loud.example', severity: 'silence', publicComment: null, obfuscate: true },
-      { domain: 'noop.example', severity: 'noop', publicComment: null, obfuscate: false },
-    ]);
+    await createDomainBlock(core, { domain: 'spam.example', severity: 'suspend', publicComment: 'Spam' }, null);
+    await createDomainBlock(core, { domain: 'loud.example', severity: 'silence', obfuscate: true }, null);
+    await createDomainBlock(core, { domain: 'noop.example', severity: 'noop' }, null);
     const res = await fetch(`${api.server.url}/api/v1/instance/domain_blocks`);
     expect(res.status).toBe(404);
     await admin('instance', 'set', 'domain-blocks', 'users');
@@ -384,5 +379,22 @@ describe('instance surface', () => {
     const open = await call('GET', '/api/v1/instance/domain_blocks');
     expect(open.status).toBe(200);
     expect(open.body[1]).toMatchObject({ domain: 'spam.example', comment: 'Spam' });
+  });
+});
+
+describe('instance surface in limited-federation mode', () => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startTestApi({ LIMITED_FEDERATION_MODE: 'true' });
+  });
+  afterAll(() => api?.close());
+
+  it('says so and hides peers, activity and the active-user count', async () => {
+    await createTestUser(api.core, { username: 'active' });
+    const { body } = await api.call('GET', '/api/v2/instance');
+    expect(body.configuration.limited_federation).toBe(true);
+    expect(body.usage.users.active_month).toBe(0);
+    expect((await api.call('GET', '/api/v1/instance/peers')).status).toBe(404);
+    expect((await api.call('GET', '/api/v1/instance/activity')).status).toBe(404);
   });
 });
