@@ -2,7 +2,6 @@
 // cacheable descriptions every client reads at start. The rendered documents are cached in Redis
 // (services/core/instance/cache.ts) and dropped whenever an administrator changes what they show.
 import { Type } from '@sinclair/typebox';
-import sanitizeHtml from 'sanitize-html';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
@@ -11,6 +10,7 @@ import { getRegistrationsMode } from '../../core/settings/settings.ts';
 import { cachedDocument } from '../../core/instance/cache.ts';
 import { getInstanceSettings, instanceSettingUpdatedAt } from '../../core/instance/settings.ts';
 import { listRules } from '../../core/instance/rules.ts';
+import { asHtml, defaultPrivacyPolicy } from '../../core/instance/documents.ts';
 import { iconEntities, parseThumbnail, thumbnailEntity } from '../../core/instance/thumbnail.ts';
 import { instancePeers } from '../../core/instance/peers.ts';
 import { instanceActivity } from '../../core/instance/activity.ts';
@@ -34,49 +34,6 @@ import {
 /** How long the documents live in the cache at most (admin changes drop them sooner). */
 const DOCUMENT_SECONDS = 180;
 const SLOW_DOCUMENT_SECONDS = 3600;
-
-/** Admin-written HTML: the usual text markup, links, headings and lists; nothing active. */
-function adminHtml(html: string): string {
-  return sanitizeHtml(html, {
-    allowedTags: [
-      'p',
-      'br',
-      'a',
-      'strong',
-      'b',
-      'em',
-      'i',
-      'ul',
-      'ol',
-      'li',
-      'h1',
-      'h2',
-      'h3',
-      'h4',
-      'h5',
-      'h6',
-      'blockquote',
-      'code',
-      'pre',
-      'hr',
-      'del',
-      'span',
-    ],
-    allowedAttributes: { a: ['href', 'rel', 'target'] },
-    allowedSchemes: ['http', 'https', 'mailto'],
-  });
-}
-
-/** Plain text as HTML paragraphs, or admin HTML as is (sanitised). */
-function asHtml(text: string): string {
-  if (/<[a-z][\s\S]*>/i.test(text)) return adminHtml(text);
-  const escaped = sanitizeHtml(text, { allowedTags: [], allowedAttributes: {}, disallowedTagsMode: 'escape' });
-  return escaped
-    .split(/\n{2,}/)
-    .filter((p) => p.trim() !== '')
-    .map((p) => `<p>${p.replace(/\n/g, '<br>')}</p>`)
-    .join('');
-}
 
 async function instanceFacts(core: Core): Promise<InstanceFacts> {
   const [mode, stats, site, ruleDocs] = await Promise.all([
@@ -104,19 +61,6 @@ async function instanceFacts(core: Core): Promise<InstanceFacts> {
     icon: iconEntities(core, site.appIconKeys),
   };
 }
-
-function defaultPrivacyPolicy(core: Core): string {
-  const domain = core.config.localDomain;
-  return asHtml(
-    `This privacy policy describes how ${domain} collects, protects and uses the personal information you may provide.\n\n` +
-      'We collect the basic account information you give us at sign-up, the content you post, and technical data ' +
-      '(IP addresses and browser information) to operate the service and keep it safe. Public and unlisted posts are ' +
-      'visible to anyone and are shared with other servers that follow you; followers-only and direct posts go only to ' +
-      'their recipients. You can export or delete your data from your account settings.',
-  );
-}
-
-const NullableDateString = Type.String();
 
 const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
   const publicCache = 'public, max-age=60';
@@ -168,7 +112,7 @@ const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     },
   );
 
-  const HtmlDocument = Type.Object({ updated_at: NullableDateString, content: Type.String() });
+  const HtmlDocument = Type.Object({ updated_at: Type.String(), content: Type.String() });
   app.get(
     '/api/v1/instance/extended_description',
     { ...open, schema: { response: { 200: HtmlDocument } } },
