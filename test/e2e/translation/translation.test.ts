@@ -3,6 +3,7 @@
 // options), caching per status and language, who may translate what, and backend failures.
 import { startTestApi, type TestApi } from '../../support/api.ts';
 import { createTestUser, type TestUser } from '../../support/fixtures.ts';
+import { png } from '../../support/mediaFiles.ts';
 import { deeplStub, libreTranslateStub, type TranslationStub } from '../../support/translationStubs.ts';
 
 async function post(api: TestApi, user: TestUser, body: Record<string, unknown>): Promise<string> {
@@ -64,6 +65,22 @@ describe('translation through a LibreTranslate-style backend', () => {
     const fr = await api.call('POST', `/api/v1/statuses/${id}/translate`, stranger.token, { lang: 'fr' });
     expect(fr.body.content).toBe('[fr] <p>Hello world</p>');
     expect(stub.requests).toHaveLength(asked + 1);
+  });
+
+  it('translates media descriptions', async () => {
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(await png(16, 16))], { type: 'image/png' }), 'a.png');
+    form.append('description', 'A red square');
+    const upload = await fetch(`${api.server.url}/api/v1/media`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${author.token}` },
+      body: form,
+    });
+    expect(upload.status).toBe(200);
+    const media = (await upload.json()) as { id: string };
+    const id = await post(api, author, { status: 'Look', media_ids: [media.id], language: 'en' });
+    const res = await api.call('POST', `/api/v1/statuses/${id}/translate`, stranger.token, { lang: 'fr' });
+    expect(res.body.media_attachments).toEqual([{ id: media.id, description: '[fr] A red square' }]);
   });
 
   it('detects the language of statuses without one; defaults to the user locale', async () => {
