@@ -63,6 +63,19 @@ export interface ConversationUnmuted {
   statusId: string;
 }
 
+/** A job: POST one ActivityPub activity, signed, to one inbox. Made by the delivery pipeline (one per target inbox of an activity) and keyed by the inbox's host, so one slow server never blocks the others. */
+export interface DeliveryRequested {
+  eventId: string;
+  occurredAt: Date;
+  activityId: string;
+  activityType: string;
+  inbox: string;
+  signerAccountId: null | string;
+  recipientAccountId: null | string;
+  body: string;
+  createdAt: Date;
+}
+
 /** An account blocked a whole domain for itself (feeds and notifications drop that domain's accounts; its followers there are removed). */
 export interface DomainBlockCreated {
   eventId: string;
@@ -507,6 +520,17 @@ export interface ConversationUnmutedPayload {
   statusId: string;
 }
 
+/** What a producer gives for DeliveryRequested (the outbox adds eventId and occurredAt). */
+export interface DeliveryRequestedPayload {
+  activityId: string;
+  activityType: string;
+  inbox: string;
+  signerAccountId?: null | string;
+  recipientAccountId?: null | string;
+  body: string;
+  createdAt: Date;
+}
+
 /** What a producer gives for DomainBlockCreated (the outbox adds eventId and occurredAt). */
 export interface DomainBlockCreatedPayload {
   accountId: string;
@@ -836,6 +860,7 @@ export interface EventRecords {
   BlockDeleted: BlockDeleted;
   ConversationMuted: ConversationMuted;
   ConversationUnmuted: ConversationUnmuted;
+  DeliveryRequested: DeliveryRequested;
   DomainBlockCreated: DomainBlockCreated;
   DomainBlockDeleted: DomainBlockDeleted;
   FanOutBatchRequested: FanOutBatchRequested;
@@ -880,6 +905,7 @@ export interface EventPayloads {
   BlockDeleted: BlockDeletedPayload;
   ConversationMuted: ConversationMutedPayload;
   ConversationUnmuted: ConversationUnmutedPayload;
+  DeliveryRequested: DeliveryRequestedPayload;
   DomainBlockCreated: DomainBlockCreatedPayload;
   DomainBlockDeleted: DomainBlockDeletedPayload;
   FanOutBatchRequested: FanOutBatchRequestedPayload;
@@ -930,6 +956,7 @@ export const eventTopics = {
   BlockDeleted: 'graph',
   ConversationMuted: 'interactions',
   ConversationUnmuted: 'interactions',
+  DeliveryRequested: 'delivery',
   DomainBlockCreated: 'graph',
   DomainBlockDeleted: 'graph',
   FanOutBatchRequested: 'fanout',
