@@ -3,10 +3,7 @@
 // through delay topics, per-host backoff and circuit breaker). `pipeline delivery` runs both;
 // more processes share both groups' partitions.
 import type { Core } from '../../services/core/context.ts';
-import {
-  deliverySettingsFromEnv,
-  type DeliverySettings,
-} from '../../services/core/activitypub/delivery/settings.ts';
+import { deliverySettingsFromEnv, type DeliverySettings } from '../../services/core/activitypub/delivery/settings.ts';
 import { runDeliveryPlanner, type DeliveryPlannerOptions } from './planner.ts';
 import { runDeliveryWorker, type DeliveryWorkerOptions } from './worker.ts';
 

@@ -45,7 +45,11 @@ import {
   tierOfLevel,
   type HostState,
 } from '../../services/core/activitypub/delivery/hostState.ts';
-import { createDeliveryClient, type DeliveryClient, type DeliveryResult } from '../../services/core/activitypub/delivery/send.ts';
+import {
+  createDeliveryClient,
+  type DeliveryClient,
+  type DeliveryResult,
+} from '../../services/core/activitypub/delivery/send.ts';
 import { SignerCache, SignerMissingError } from '../../services/core/activitypub/delivery/signers.ts';
 import type { DeliverySettings } from '../../services/core/activitypub/delivery/settings.ts';
 import {
@@ -106,7 +110,10 @@ function hostOfInbox(inbox: string): string {
 class Limiter {
   private active = 0;
   private readonly waiting: Array<() => void> = [];
-  constructor(private readonly max: number) {}
+  private readonly max: number;
+  constructor(max: number) {
+    this.max = max;
+  }
   async run<T>(fn: () => Promise<T>): Promise<T> {
     if (this.active >= this.max) await new Promise<void>((resolve) => this.waiting.push(resolve));
     this.active++;
@@ -160,7 +167,13 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
   const count = (outcome: string, activity: string) => deliveriesTotal.inc({ outcome, activity });
 
   /** The message that puts a job (back) into a delay tier, due at `due`. */
-  function delayed(item: Item, tier: number, due: number, failures: number, reason: string): { topic: string; message: Message } {
+  function delayed(
+    item: Item,
+    tier: number,
+    due: number,
+    failures: number,
+    reason: string,
+  ): { topic: string; message: Message } {
     const origin = originOf(item.message, { topic: mainTopic, partition: 0, offset: item.message.offset });
     const message = failedMessage(item.message, origin, failures, new Error(reason), due);
     message.key = item.host;
@@ -244,7 +257,9 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
       }
       if (state && (state.until > Date.now() || (item.tier === null && state.backlog > 0))) {
         // The host backs off, or older jobs of it wait: queue behind them.
-        out.push(delayed(item, tierOfLevel(settings, state.level), Math.max(state.until, Date.now()), item.failures, 'queued'));
+        out.push(
+          delayed(item, tierOfLevel(settings, state.level), Math.max(state.until, Date.now()), item.failures, 'queued'),
+        );
         await changeBacklog(core.redis, host, 1, backlogTtlMs);
         state.backlog++;
         count('deferred', type);
@@ -324,7 +339,13 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
       } catch (err) {
         logger.warn({ err, topic: batch.topic, offset: message.offset }, 'undecodable delivery job dead-lettered');
         deadLetters.push(
-          failedMessage(message, { topic: batch.topic, partition: batch.partition, offset: message.offset }, 1, err, null),
+          failedMessage(
+            message,
+            { topic: batch.topic, partition: batch.partition, offset: message.offset },
+            1,
+            err,
+            null,
+          ),
         );
       }
       last = message.offset;
@@ -392,7 +413,7 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
     const value = Buffer.from(doc.job, 'base64');
     const job = codec.decode(value).record as DeliveryRequested;
     const item: Item = {
-      message: { key: Buffer.from(host), value, headers: {}, offset: '0', timestamp: '0', attributes: 0, size: 0 },
+      message: { key: Buffer.from(host), value, headers: {}, offset: '0', timestamp: '0', attributes: 0 },
       job,
       host,
       failures: doc.failures,

@@ -89,7 +89,11 @@ export async function interactorInboxes(core: Core, statusId: Id, out: Inboxes =
       .limit(10_000)
       .toArray(),
   ]);
-  return inboxesOf(core, [...reblogs, ...replies, ...favs].map((d) => d.accountId), out);
+  return inboxesOf(
+    core,
+    [...reblogs, ...replies, ...favs].map((d) => d.accountId),
+    out,
+  );
 }
 
 /** Drops inboxes on refused (suspended) domains and on our own host. */

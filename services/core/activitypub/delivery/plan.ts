@@ -86,12 +86,7 @@ async function statusById(core: Core, id: string | Id): Promise<StatusDoc | null
   return collection(core.db, statuses).findOne({ _id: typeof id === 'string' ? big(id) : id });
 }
 
-function plan(
-  activityId: string,
-  activity: JsonLd,
-  signer: AccountDoc | null,
-  inboxes: Inboxes,
-): DeliveryPlan {
+function plan(activityId: string, activity: JsonLd, signer: AccountDoc | null, inboxes: Inboxes): DeliveryPlan {
   return {
     activityId,
     activityType: String(activity.type),
@@ -139,7 +134,11 @@ export async function planDelivery<N extends PlannedEvent>(
   return out;
 }
 
-async function planUnfiltered(core: Core, type: PlannedEvent, payload: EventRecord<PlannedEvent>): Promise<DeliveryPlan[]> {
+async function planUnfiltered(
+  core: Core,
+  type: PlannedEvent,
+  payload: EventRecord<PlannedEvent>,
+): Promise<DeliveryPlan[]> {
   const config = core.config;
   switch (type) {
     case 'StatusCreated': {
@@ -172,7 +171,11 @@ async function planUnfiltered(core: Core, type: PlannedEvent, payload: EventReco
       const status = await statusById(core, p.statusId);
       const reach = status
         ? await statusReach(core, status, true)
-        : await inboxesOf(core, p.mentionedAccountIds.map(big), p.visibility === 'direct' ? new Map() : await followerInboxes(core, author._id));
+        : await inboxesOf(
+            core,
+            p.mentionedAccountIds.map(big),
+            p.visibility === 'direct' ? new Map() : await followerInboxes(core, author._id),
+          );
       const activity = renderDeleteStatus(author.uri, p.uri);
       return [plan(String(activity.id), activity, author, reach)];
     }
@@ -318,8 +321,20 @@ async function planUnfiltered(core: Core, type: PlannedEvent, payload: EventReco
       const account = await localAccount(core, p.accountId);
       if (!account) return [];
       const kind = type === 'StatusPinned' ? 'Add' : 'Remove';
-      const activity = renderPin(kind, account.uri, account.featuredUrl ?? `${account.uri}/collections/featured`, p.statusUri);
-      return [plan(`${account.uri}#${kind.toLowerCase()}/${p.eventId}`, activity, account, await followerInboxes(core, account._id))];
+      const activity = renderPin(
+        kind,
+        account.uri,
+        account.featuredUrl ?? `${account.uri}/collections/featured`,
+        p.statusUri,
+      );
+      return [
+        plan(
+          `${account.uri}#${kind.toLowerCase()}/${p.eventId}`,
+          activity,
+          account,
+          await followerInboxes(core, account._id),
+        ),
+      ];
     }
     case 'FeaturedTagCreated':
     case 'FeaturedTagDeleted': {
@@ -327,11 +342,24 @@ async function planUnfiltered(core: Core, type: PlannedEvent, payload: EventReco
       const account = await localAccount(core, p.accountId);
       if (!account) return [];
       const kind = type === 'FeaturedTagCreated' ? 'Add' : 'Remove';
-      const activity = renderFeaturedTag(config, kind, account.uri, account.featuredUrl ?? `${account.uri}/collections/featured`, {
-        name: p.name,
-        href: `${localBase(config)}/@${account.username}/tagged/${encodeURIComponent(p.name)}`,
-      });
-      return [plan(`${account.uri}#${kind.toLowerCase()}/${p.eventId}`, activity, account, await followerInboxes(core, account._id))];
+      const activity = renderFeaturedTag(
+        config,
+        kind,
+        account.uri,
+        account.featuredUrl ?? `${account.uri}/collections/featured`,
+        {
+          name: p.name,
+          href: `${localBase(config)}/@${account.username}/tagged/${encodeURIComponent(p.name)}`,
+        },
+      );
+      return [
+        plan(
+          `${account.uri}#${kind.toLowerCase()}/${p.eventId}`,
+          activity,
+          account,
+          await followerInboxes(core, account._id),
+        ),
+      ];
     }
     case 'PollVoted': {
       const p = payload as EventRecord<'PollVoted'>;

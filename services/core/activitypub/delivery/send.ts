@@ -68,7 +68,8 @@ export function classifyStatus(status: number, retryAfterMs: number | null): Del
   if (status === 408) return { kind: 'failed', status, class: 'timeout', retryAfterMs: null };
   if (status >= 400 && status < 500) return { kind: 'rejected', status, class: 'http_4xx', gone: status === 410 };
   if (status === 501) return { kind: 'rejected', status, class: 'http_5xx', gone: false };
-  if (status >= 500) return { kind: 'failed', status, class: 'http_5xx', retryAfterMs: status === 503 ? retryAfterMs : null };
+  if (status >= 500)
+    return { kind: 'failed', status, class: 'http_5xx', retryAfterMs: status === 503 ? retryAfterMs : null };
   // 1xx/3xx: a redirect is not followed for a POST; try again later like Mastodon does.
   return { kind: 'failed', status, class: 'other', retryAfterMs: null };
 }
@@ -77,7 +78,8 @@ export function classifyStatus(status: number, retryAfterMs: number | null): Del
 export function classifyError(err: unknown): { class: string; final: boolean } {
   const e = err as { code?: string; name?: string; cause?: { code?: string } };
   const code = e.code ?? e.cause?.code ?? '';
-  if (err instanceof RefusedAddressError || code === 'EREFUSEDADDRESS') return { class: 'refused_address', final: true };
+  if (err instanceof RefusedAddressError || code === 'EREFUSEDADDRESS')
+    return { class: 'refused_address', final: true };
   if (e.name === 'TimeoutError' || e.name === 'AbortError') return { class: 'timeout', final: false };
   if (err instanceof undiciErrors.ConnectTimeoutError) return { class: 'connect', final: false };
   if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError)
