@@ -37,11 +37,15 @@ import {
   claimProbe,
   failingHosts,
   markDelivered,
+  claimResume,
+  finishResume,
   readHostState,
   recordHostFailure,
   recordHostSuccess,
-  resetHost,
-  takeResumedHosts,
+  releaseResume,
+  requestResume,
+  resumeHost,
+  resumingHosts,
   tierOfLevel,
   type HostState,
 } from '../../services/core/activitypub/delivery/hostState.ts';
@@ -63,6 +67,8 @@ import {
 
 /** When a job in a delay topic may leave its current hop (ms). */
 const H_HOP_DUE = 'delay-hop-due';
+/** A parked job sent again after its host's breaker closed: not parked again for that. */
+const H_RESUMED = 'delivery-resumed';
 
 export const DELIVERY_TOPIC = 'delivery';
 export const delayTopicOf = (ms: number) => `delivery.delay.${ms}`;
@@ -89,6 +95,8 @@ interface Item {
   due: number;
   /** The delay tier the job came from (null: the delivery topic). */
   tier: number | null;
+  /** Sent again from the parked jobs of a resumed host. */
+  resumed: boolean;
   doneId: string;
   done: boolean;
 }
@@ -251,7 +259,7 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
         count('dropped', type);
         continue;
       }
-      if (state && state.tripped > 0) {
+      if (state && state.tripped > 0 && !item.resumed) {
         await park(item, item.failures);
         continue;
       }
@@ -333,6 +341,7 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
           failures: failuresSoFar(message),
           due: dueAt(message),
           tier,
+          resumed: header(message.headers, H_RESUMED) === '1',
           doneId: deliveryDoneId(job.activityId, job.inbox),
           done: false,
         });
@@ -387,19 +396,34 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
     await heartbeat();
   }
 
-  // Parked jobs of hosts that are back go out again, oldest first, with fresh attempts.
+  // Parked jobs of a host that is back go out again, oldest first, with fresh attempts; new jobs
+  // for it are parked behind them until none is left, so the host gets them in order.
   async function resumeParked(host: string): Promise<void> {
+    if (!(await claimResume(core.redis, host, 60_000))) return;
     const parked = collection(core.db, parkedDeliveries);
-    for (;;) {
-      const docs = await parked.find({ host }).sort({ _id: 1 }).limit(500).toArray();
-      if (docs.length === 0) return;
-      await producer.send({
-        topic: mainTopic,
-        acks: -1,
-        messages: docs.map((d) => ({ key: d.key, value: Buffer.from(d.job, 'base64'), headers: { [H_ATTEMPT]: '0' } })),
-      });
-      await parked.deleteMany({ _id: { $in: docs.map((d) => d._id) } });
-      logger.info({ host, jobs: docs.length }, 'parked deliveries resumed');
+    try {
+      for (let round = 0; round < 100; round++) {
+        const docs = await parked.find({ host }).sort({ _id: 1 }).limit(500).toArray();
+        if (docs.length === 0) {
+          await finishResume(core.redis, host);
+          // A job parked between the last read and the state going away is sent on the next tick.
+          if ((await parked.countDocuments({ host })) > 0) await requestResume(core.redis, host);
+          return;
+        }
+        await producer.send({
+          topic: mainTopic,
+          acks: -1,
+          messages: docs.map((d) => ({
+            key: d.key,
+            value: Buffer.from(d.job, 'base64'),
+            headers: { [H_ATTEMPT]: '0', [H_RESUMED]: '1' },
+          })),
+        });
+        await parked.deleteMany({ _id: { $in: docs.map((d) => d._id) } });
+        logger.info({ host, jobs: docs.length }, 'parked deliveries resumed');
+      }
+    } finally {
+      await releaseResume(core.redis, host);
     }
   }
 
@@ -407,7 +431,7 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
   async function probe(host: string): Promise<void> {
     const doc = await collection(core.db, parkedDeliveries).findOne({ host }, { sort: { _id: 1 } });
     if (!doc) {
-      await resetHost(core.redis, host);
+      await resumeHost(core.redis, host);
       return;
     }
     const value = Buffer.from(doc.job, 'base64');
@@ -419,6 +443,7 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
       failures: doc.failures,
       due: 0,
       tier: null,
+      resumed: true,
       doneId: deliveryDoneId(job.activityId, job.inbox),
       done: false,
     };
@@ -428,7 +453,7 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
       await collection(core.db, parkedDeliveries).deleteOne({ _id: doc._id });
       if (result?.kind === 'delivered') count('delivered', job.activityType);
       logger.info({ host }, 'delivery probe got through; resuming the host');
-      await resetHost(core.redis, host);
+      await resumeHost(core.redis, host);
     } else {
       deliveryFailures.inc({ class: result.class });
       await recordHostFailure(core.redis, settings, host, result.class, result.retryAfterMs);
@@ -436,21 +461,26 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
   }
 
   async function housekeeping(): Promise<void> {
-    for (const host of await takeResumedHosts(core.redis)) await resumeParked(host);
     const states = await allHostStates(core.redis);
+    // Parked jobs of a host whose breaker is closed (an interrupted resume) are sent too.
+    const parkedHosts = (await collection(core.db, parkedDeliveries).distinct('host')) as string[];
+    const open = new Set(states.filter((s) => s.tripped > 0).map((s) => s.host));
+    for (const host of parkedHosts) if (!open.has(host)) await requestResume(core.redis, host);
+    for (const host of await resumingHosts(core.redis)) await resumeParked(host);
     deliveryQueueDepth.reset();
     deliveryOldestAge.reset();
-    let open = 0;
+    const resuming = new Set(await resumingHosts(core.redis));
+    let openCount = 0;
     for (const s of states) {
-      if (s.tripped > 0) {
-        open++;
+      if (s.tripped > 0 && !resuming.has(s.host)) {
+        openCount++;
         if (await claimProbe(core.redis, s.host, settings.probeIntervalMs)) await probe(s.host);
       }
       const parked = await collection(core.db, parkedDeliveries).countDocuments({ host: s.host });
       deliveryQueueDepth.set({ domain: s.host }, s.backlog + parked);
       if (s.since > 0) deliveryOldestAge.set({ domain: s.host }, (Date.now() - s.since) / 1000);
     }
-    deliveryBreakersOpen.set(open);
+    deliveryBreakersOpen.set(openCount);
   }
 
   let housekeepingRunning = false;

@@ -16,6 +16,8 @@ export interface ReceivedActivity {
   /** Who signed (the key's owner) when verified. */
   signer: string | null;
   error: string | null;
+  /** The status the sink answered with. */
+  status: number;
   body: Record<string, unknown>;
   at: number;
 }
@@ -84,6 +86,7 @@ export async function startInboxSink(
       verified: result.ok,
       signer: result.ok ? result.owner : null,
       error: result.ok ? null : result.error,
+      status: result.ok ? status : 401,
       body,
       at: Date.now(),
     });

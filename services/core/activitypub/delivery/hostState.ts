@@ -150,36 +150,60 @@ export async function changeBacklog(redis: Redis, host: string, by: number, ttlM
   if (by > 0) await redis.sadd(HOSTS, host);
 }
 
-/** Opens the breaker by hand (CLI) or closes it: a closed breaker sends the parked jobs again. */
-export async function resetHost(redis: Redis, host: string): Promise<boolean> {
-  const existed = (await redis.exists(hostKey(host))) > 0;
-  await redis.del(hostKey(host), backlogKey(host));
-  await redis.srem(HOSTS, host);
-  await redis.sadd(RESUME, host);
-  return existed;
-}
-
 /**
- * The host showed it is alive (a correctly signed inbox POST from it, or a probe that got through):
- * if its breaker was open, close it and queue its parked jobs for sending. Cheap when the host
- * has no state (one SISMEMBER), so the inbox may call it for every request.
+ * Closes a host's breaker (a probe got through, the host sent us a signed activity, or an admin
+ * reset it). Its parked jobs go out again, in order, before anything newer: the host stays
+ * "tripped" for new jobs (they are parked behind the old ones) until the housekeeping has sent
+ * every parked job (`finishResume`). A host without an open breaker just loses its backoff.
  */
-export async function markHostAvailable(redis: Redis, host: string): Promise<boolean> {
+export async function resumeHost(redis: Redis, host: string): Promise<boolean> {
   const h = host.toLowerCase();
-  if ((await redis.sismember(HOSTS, h)) === 0) return false;
   const tripped = num(await redis.hget(hostKey(h), 'tripped'));
-  if (tripped === 0) return false;
-  await redis.hset(hostKey(h), { fails: '0', since: '0', until: '0', tripped: '0', level: '0' });
+  if (tripped === 0) {
+    const existed = (await redis.del(hostKey(h))) > 0;
+    if (num(await redis.get(backlogKey(h))) <= 0) await redis.srem(HOSTS, h);
+    return existed;
+  }
+  await redis.hset(hostKey(h), { fails: '0', since: '0', until: '0', level: '0' });
   await redis.sadd(RESUME, h);
   return true;
 }
 
-/** Hosts whose parked jobs should go out again (taken once: the caller sends them). */
-export async function takeResumedHosts(redis: Redis): Promise<string[]> {
-  const hosts = await redis.smembers(RESUME);
-  const taken: string[] = [];
-  for (const h of hosts) if ((await redis.srem(RESUME, h)) === 1) taken.push(h);
-  return taken;
+/**
+ * The host showed it is alive (a correctly signed inbox POST from it): if its breaker was open,
+ * resume it. Cheap when the host has no state (one SISMEMBER), so the inbox may call it for every
+ * request.
+ */
+export async function markHostAvailable(redis: Redis, host: string): Promise<boolean> {
+  const h = host.toLowerCase();
+  if ((await redis.sismember(HOSTS, h)) === 0) return false;
+  if (num(await redis.hget(hostKey(h), 'tripped')) === 0) return false;
+  return resumeHost(redis, h);
+}
+
+/** Hosts being resumed (their parked jobs go out again). */
+export async function resumingHosts(redis: Redis): Promise<string[]> {
+  return redis.smembers(RESUME);
+}
+
+export async function requestResume(redis: Redis, host: string): Promise<void> {
+  await redis.sadd(RESUME, host);
+}
+
+/** Every parked job of the host was sent again: its breaker state goes away. */
+export async function finishResume(redis: Redis, host: string): Promise<void> {
+  await redis.del(hostKey(host));
+  if (num(await redis.get(backlogKey(host))) <= 0) await redis.srem(HOSTS, host);
+  await redis.srem(RESUME, host);
+}
+
+/** One resuming process per host at a time. */
+export async function claimResume(redis: Redis, host: string, ms: number): Promise<boolean> {
+  return (await redis.set(`dlv:resuming:${host}`, '1', 'PX', ms, 'NX')) === 'OK';
+}
+
+export async function releaseResume(redis: Redis, host: string): Promise<void> {
+  await redis.del(`dlv:resuming:${host}`);
 }
 
 export async function allHostStates(redis: Redis): Promise<HostState[]> {
