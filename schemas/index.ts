@@ -201,6 +201,17 @@ export interface FollowRequestCreated {
   uri: null | string;
 }
 
+/** An ActivityPub activity POSTed to one of our inboxes, its HTTP signature verified; keyed by the signing actor so one actor's activities stay in order. The ingress pipeline processes it. */
+export interface InboundActivityReceived {
+  eventId: string;
+  occurredAt: Date;
+  activity: string;
+  signerUri: string;
+  keyId: string;
+  inboxAccountId: null | string;
+  receivedAt: Date;
+}
+
 /** A list was created (its feed starts empty); carries its settings for list-feed fan-out. */
 export interface ListCreated {
   eventId: string;
@@ -619,6 +630,15 @@ export interface FollowRequestCreatedPayload {
   uri?: null | string;
 }
 
+/** What a producer gives for InboundActivityReceived (the outbox adds eventId and occurredAt). */
+export interface InboundActivityReceivedPayload {
+  activity: string;
+  signerUri: string;
+  keyId: string;
+  inboxAccountId?: null | string;
+  receivedAt: Date;
+}
+
 /** What a producer gives for ListCreated (the outbox adds eventId and occurredAt). */
 export interface ListCreatedPayload {
   listId: string;
@@ -848,6 +868,7 @@ export interface EventRecords {
   FollowDeleted: FollowDeleted;
   FollowRejected: FollowRejected;
   FollowRequestCreated: FollowRequestCreated;
+  InboundActivityReceived: InboundActivityReceived;
   ListCreated: ListCreated;
   ListDeleted: ListDeleted;
   ListMembersChanged: ListMembersChanged;
@@ -892,6 +913,7 @@ export interface EventPayloads {
   FollowDeleted: FollowDeletedPayload;
   FollowRejected: FollowRejectedPayload;
   FollowRequestCreated: FollowRequestCreatedPayload;
+  InboundActivityReceived: InboundActivityReceivedPayload;
   ListCreated: ListCreatedPayload;
   ListDeleted: ListDeletedPayload;
   ListMembersChanged: ListMembersChangedPayload;
@@ -942,6 +964,7 @@ export const eventTopics = {
   FollowDeleted: 'graph',
   FollowRejected: 'graph',
   FollowRequestCreated: 'graph',
+  InboundActivityReceived: 'inbound',
   ListCreated: 'graph',
   ListDeleted: 'graph',
   ListMembersChanged: 'graph',

@@ -65,10 +65,8 @@ export interface FederationConfig {
   allowedPrivateAddresses: string[];
   /** FEDERATION_ALLOW_HTTP: remote fetches and deliveries may use plain http:// (tests, development). */
   allowHttp: boolean;
-  /** AUTHORIZED_FETCH (Mastodon's name): every ActivityPub GET needs a valid signature. */
+  /** AUTHORIZED_FETCH (Mastodon's name; implied by LIMITED_FEDERATION_MODE): every ActivityPub GET needs a valid signature. */
   authorizedFetch: boolean;
-  /** LIMITED_FEDERATION_MODE (Mastodon's name): only allowed domains federate; implies authorized fetch. */
-  limitedFederationMode: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -216,7 +214,6 @@ export function loadConfig(env: Env = process.env): Config {
         bool(env, 'AUTHORIZED_FETCH', false) ||
         bool(env, 'LIMITED_FEDERATION_MODE', false) ||
         bool(env, 'WHITELIST_MODE', false),
-      limitedFederationMode: bool(env, 'LIMITED_FEDERATION_MODE', false) || bool(env, 'WHITELIST_MODE', false),
     },
   };
 }
