@@ -11,6 +11,27 @@ export interface AccountCreated {
   approvalRequired: boolean;
 }
 
+/** A moderator suspended an account (reversible for 30 days). Feeds drop its statuses; delivery sends Delete of a local actor to the servers that knew it, and inbound refuses its content. */
+export interface AccountSuspended {
+  eventId: string;
+  occurredAt: Date;
+  accountId: string;
+  accountUri: string;
+  domain: null | string;
+  origin: string;
+  actorAccountId: null | string;
+}
+
+/** A suspension was lifted: the account and its content are visible again; delivery sends an Update of a local actor so servers re-fetch it. */
+export interface AccountUnsuspended {
+  eventId: string;
+  occurredAt: Date;
+  accountId: string;
+  accountUri: string;
+  domain: null | string;
+  actorAccountId: null | string;
+}
+
 /** A local account's profile changed (update_credentials, avatar/header removal): federated as an Update of the actor to its followers. */
 export interface AccountUpdated {
   eventId: string;
@@ -19,6 +40,16 @@ export interface AccountUpdated {
   username: string;
   domain: null | string;
   changed: Array<string>;
+}
+
+/** A moderator acted on an account or warned it (a strike): the owner of a local account gets a moderation_warning notification. */
+export interface AccountWarningCreated {
+  eventId: string;
+  occurredAt: Date;
+  warningId: string;
+  targetAccountId: string;
+  action: string;
+  statusIds: Array<string>;
 }
 
 /** An account blocked another (follows both ways are gone; feeds and notifications drop the blocked account; delivery of Block). */
@@ -368,6 +399,24 @@ export interface ReblogDeleted {
   reblogOfAccountId: string;
 }
 
+/** An account was reported. Staff who may manage reports get an admin.report notification; delivery sends a Flag to the target's server (and forwardToDomains) when forward is true. */
+export interface ReportCreated {
+  eventId: string;
+  occurredAt: Date;
+  reportId: string;
+  accountId: string;
+  accountDomain: null | string;
+  targetAccountId: string;
+  targetAccountUri: string;
+  targetDomain: null | string;
+  statusIds: Array<string>;
+  statusUris: Array<string>;
+  comment: string;
+  category: string;
+  forward: boolean;
+  forwardToDomains: Array<string>;
+}
+
 /** A status was scheduled for later publication. Keyed by the author's account id. */
 export interface ScheduledStatusCreated {
   eventId: string;
@@ -476,12 +525,37 @@ export interface AccountCreatedPayload {
   approvalRequired: boolean;
 }
 
+/** What a producer gives for AccountSuspended (the outbox adds eventId and occurredAt). */
+export interface AccountSuspendedPayload {
+  accountId: string;
+  accountUri: string;
+  domain?: null | string;
+  origin: string;
+  actorAccountId?: null | string;
+}
+
+/** What a producer gives for AccountUnsuspended (the outbox adds eventId and occurredAt). */
+export interface AccountUnsuspendedPayload {
+  accountId: string;
+  accountUri: string;
+  domain?: null | string;
+  actorAccountId?: null | string;
+}
+
 /** What a producer gives for AccountUpdated (the outbox adds eventId and occurredAt). */
 export interface AccountUpdatedPayload {
   accountId: string;
   username: string;
   domain?: null | string;
   changed?: Array<string>;
+}
+
+/** What a producer gives for AccountWarningCreated (the outbox adds eventId and occurredAt). */
+export interface AccountWarningCreatedPayload {
+  warningId: string;
+  targetAccountId: string;
+  action: string;
+  statusIds?: Array<string>;
 }
 
 /** What a producer gives for BlockCreated (the outbox adds eventId and occurredAt). */
@@ -765,6 +839,22 @@ export interface ReblogDeletedPayload {
   reblogOfAccountId: string;
 }
 
+/** What a producer gives for ReportCreated (the outbox adds eventId and occurredAt). */
+export interface ReportCreatedPayload {
+  reportId: string;
+  accountId: string;
+  accountDomain?: null | string;
+  targetAccountId: string;
+  targetAccountUri: string;
+  targetDomain?: null | string;
+  statusIds?: Array<string>;
+  statusUris?: Array<string>;
+  comment?: string;
+  category: string;
+  forward?: boolean;
+  forwardToDomains?: Array<string>;
+}
+
 /** What a producer gives for ScheduledStatusCreated (the outbox adds eventId and occurredAt). */
 export interface ScheduledStatusCreatedPayload {
   scheduledStatusId: string;
@@ -851,7 +941,10 @@ export interface TagUnfollowedPayload {
 /** Every event as consumers decode it. */
 export interface EventRecords {
   AccountCreated: AccountCreated;
+  AccountSuspended: AccountSuspended;
+  AccountUnsuspended: AccountUnsuspended;
   AccountUpdated: AccountUpdated;
+  AccountWarningCreated: AccountWarningCreated;
   BlockCreated: BlockCreated;
   BlockDeleted: BlockDeleted;
   ConversationMuted: ConversationMuted;
@@ -883,6 +976,7 @@ export interface EventRecords {
   ProbeSent: ProbeSent;
   ReblogCreated: ReblogCreated;
   ReblogDeleted: ReblogDeleted;
+  ReportCreated: ReportCreated;
   ScheduledStatusCreated: ScheduledStatusCreated;
   StatusCreated: StatusCreated;
   StatusDeleted: StatusDeleted;
@@ -896,7 +990,10 @@ export interface EventRecords {
 /** Every event as producers write it through the outbox. */
 export interface EventPayloads {
   AccountCreated: AccountCreatedPayload;
+  AccountSuspended: AccountSuspendedPayload;
+  AccountUnsuspended: AccountUnsuspendedPayload;
   AccountUpdated: AccountUpdatedPayload;
+  AccountWarningCreated: AccountWarningCreatedPayload;
   BlockCreated: BlockCreatedPayload;
   BlockDeleted: BlockDeletedPayload;
   ConversationMuted: ConversationMutedPayload;
@@ -928,6 +1025,7 @@ export interface EventPayloads {
   ProbeSent: ProbeSentPayload;
   ReblogCreated: ReblogCreatedPayload;
   ReblogDeleted: ReblogDeletedPayload;
+  ReportCreated: ReportCreatedPayload;
   ScheduledStatusCreated: ScheduledStatusCreatedPayload;
   StatusCreated: StatusCreatedPayload;
   StatusDeleted: StatusDeletedPayload;
@@ -947,7 +1045,10 @@ export type EventRecord<N extends EventName = EventName> = EventRecords[N];
 /** The coarse topic (without the deployment's prefix) each event goes to. */
 export const eventTopics = {
   AccountCreated: 'accounts',
+  AccountSuspended: 'accounts',
+  AccountUnsuspended: 'accounts',
   AccountUpdated: 'accounts',
+  AccountWarningCreated: 'accounts',
   BlockCreated: 'graph',
   BlockDeleted: 'graph',
   ConversationMuted: 'interactions',
@@ -979,6 +1080,7 @@ export const eventTopics = {
   ProbeSent: 'probe',
   ReblogCreated: 'statuses',
   ReblogDeleted: 'statuses',
+  ReportCreated: 'accounts',
   ScheduledStatusCreated: 'statuses',
   StatusCreated: 'statuses',
   StatusDeleted: 'statuses',

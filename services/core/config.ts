@@ -45,6 +45,8 @@ export interface Config {
     password: string | null;
   };
   omniauthOnly: boolean;
+  /** Federate only with domains on the allow list (Mastodon's LIMITED_FEDERATION_MODE). */
+  limitedFederationMode: boolean;
   vapid: { publicKey: string | null; privateKey: string | null };
   /** Where uploaded media lives on disk (local storage driver). */
   mediaDir: string;
@@ -202,6 +204,7 @@ export function loadConfig(env: Env = process.env): Config {
       password: optional(env, 'SMTP_PASSWORD'),
     },
     omniauthOnly: bool(env, 'OMNIAUTH_ONLY', false),
+    limitedFederationMode: bool(env, 'LIMITED_FEDERATION_MODE', false),
     vapid: { publicKey: optional(env, 'VAPID_PUBLIC_KEY'), privateKey: optional(env, 'VAPID_PRIVATE_KEY') },
     mediaDir: str(env, 'MEDIA_DIR', 'var/media'),
     s3: s3SettingsFromEnv(env),
