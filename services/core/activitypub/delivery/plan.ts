@@ -7,6 +7,7 @@ import { collection } from '../../db/mongo.ts';
 import { accounts, type AccountDoc } from '../../model/accounts.ts';
 import { statuses, type StatusDoc } from '../../model/statuses.ts';
 import { polls } from '../../model/polls.ts';
+import { reports } from '../../model/reports.ts';
 import type { EventName, EventRecord } from '../../../../schemas/index.ts';
 import { activityIds, statusActivityUri, localBase } from '../uris.ts';
 import { renderLocalActor, renderStatusObject } from '../render/load.ts';
@@ -19,6 +20,7 @@ import {
   renderCreate,
   renderDeleteStatus,
   renderFeaturedTag,
+  renderFlag,
   renderFollow,
   renderLike,
   renderPin,
@@ -69,6 +71,9 @@ export const PLANNED_EVENTS = [
   'FeaturedTagCreated',
   'FeaturedTagDeleted',
   'PollVoted',
+  'AccountSuspended',
+  'AccountUnsuspended',
+  'ReportCreated',
 ] as const satisfies readonly EventName[];
 export type PlannedEvent = (typeof PLANNED_EVENTS)[number];
 
@@ -307,13 +312,42 @@ async function planUnfiltered(
       const undo = renderUndo(activityIds.undoBlock(actor.uri, big(p.blockId)), actor.uri, block);
       return [plan(String(undo.id), undo, actor, personal(target))];
     }
-    case 'AccountUpdated': {
+    case 'AccountUpdated':
+    case 'AccountSuspended':
+    case 'AccountUnsuspended': {
+      // Profile changes, and suspensions as Mastodon 4 federates them: Update{Person} with
+      // `suspended: true` and a stripped profile; lifting it sends the full actor again, which
+      // the receivers take as the suspension's end (federation reference §6.8).
       const p = payload as EventRecord<'AccountUpdated'>;
       if (p.domain !== null) return [];
       const account = await localAccount(core, p.accountId);
       if (!account) return [];
+      if (type === 'AccountUnsuspended' && account.suspendedAt) return [];
       const update = renderUpdateActor(await renderLocalActor(core, account), p.occurredAt);
-      return [plan(String(update.id), update, account, await followerInboxes(core, account._id))];
+      const reach = await followerInboxes(core, account._id);
+      return [plan(String(update.id), update, account, reach)];
+    }
+    case 'ReportCreated': {
+      // A report a local user chose to forward: Flag from the instance actor (the reporter stays
+      // anonymous) to the reported account's inbox, and to the other servers named.
+      const p = payload as EventRecord<'ReportCreated'>;
+      if (!p.forward || p.accountDomain !== null || p.targetDomain === null) return [];
+      const target = await personalInboxOf(core, big(p.targetAccountId));
+      if (!target) return [];
+      const report = await collection(core.db, reports).findOne({ _id: big(p.reportId) }, { projection: { uri: 1 } });
+      const id = report?.uri ?? `${localBase(config)}/reports/${p.reportId}`;
+      const flag = renderFlag(config, id, p.comment, [target.account.uri, ...p.statusUris]);
+      const inboxes: Inboxes = new Map([[target.account.sharedInboxUrl ?? target.inbox, null]]);
+      for (const domain of p.forwardToDomains) {
+        if (domain === p.targetDomain) continue;
+        const other = await collection(core.db, accounts).findOne(
+          { domain, suspendedAt: null },
+          { projection: { inboxUrl: 1, sharedInboxUrl: 1 } },
+        );
+        const inbox = other?.sharedInboxUrl ?? other?.inboxUrl;
+        if (inbox) inboxes.set(inbox, null);
+      }
+      return [plan(id, flag, null, inboxes)];
     }
     case 'StatusPinned':
     case 'StatusUnpinned': {
