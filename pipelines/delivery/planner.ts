@@ -8,13 +8,12 @@ import { randomUUID } from 'node:crypto';
 import { Partitioners, type Message } from 'kafkajs';
 import type { Core } from '../../services/core/context.ts';
 import { createKafka, topicName } from '../../services/core/events/kafka.ts';
-import { ensureTopicsWith } from '../../services/core/events/topics.ts';
 import { eventMessage } from '../../services/core/events/kafkaSink.ts';
 import { eventsProduced } from '../../services/core/metrics.ts';
 import { planDelivery, PLANNED_EVENTS, type PlannedEvent } from '../../services/core/activitypub/delivery/plan.ts';
 import type { DeliverySettings } from '../../services/core/activitypub/delivery/settings.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
-import { DELIVERY_TOPIC } from './worker.ts';
+import { DELIVERY_TOPIC, ensureDeliveryTopics } from './worker.ts';
 
 export type DeliveryPlannerOptions = Partial<
   Omit<PipelineOptions<PlannedEvent>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
@@ -31,7 +30,7 @@ export async function runDeliveryPlanner(
   const kafka = createKafka(config, core.logger, 'fedisrv-delivery-planner');
   const admin = kafka.admin();
   await admin.connect();
-  await ensureTopicsWith(admin, [topicName(config, DELIVERY_TOPIC)], settings.partitions);
+  await ensureDeliveryTopics(admin, [topicName(config, DELIVERY_TOPIC)], settings.partitions);
   await admin.disconnect();
   const producer = kafka.producer({
     idempotent: true,

@@ -18,7 +18,7 @@
 //   job seen again after a crash or a re-planned event is not sent twice.
 import { createHash } from 'node:crypto';
 import { ObjectId } from 'mongodb';
-import { Partitioners, type EachBatchPayload, type KafkaMessage, type Message } from 'kafkajs';
+import { Partitioners, type Admin, type EachBatchPayload, type KafkaMessage, type Message } from 'kafkajs';
 import type { Core } from '../../services/core/context.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { createKafka, topicName } from '../../services/core/events/kafka.ts';
@@ -101,6 +101,22 @@ interface Item {
   done: boolean;
 }
 
+/**
+ * Creates (or grows) the delivery topics. Processes starting together may race to grow the same
+ * topic; the loser's "invalid number of partitions" only means the winner already did it.
+ */
+export async function ensureDeliveryTopics(admin: Admin, topics: string[], partitions: number): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await ensureTopicsWith(admin, topics, partitions);
+      return;
+    } catch (err) {
+      if ((err as { type?: string }).type !== 'INVALID_PARTITIONS' || attempt >= 5) throw err;
+      await new Promise((r) => setTimeout(r, 300 * attempt));
+    }
+  }
+}
+
 /** Once-only id of an activity at an inbox. */
 export function deliveryDoneId(activityId: string, inbox: string): string {
   return createHash('sha1').update(`${activityId} ${inbox}`).digest('hex');
@@ -153,7 +169,7 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
   const kafka = createKafka(config, logger, 'fedisrv-delivery-worker');
   const admin = kafka.admin();
   await admin.connect();
-  await ensureTopicsWith(admin, [mainTopic, ...tierTopics.values(), deadLetterTopic], settings.partitions);
+  await ensureDeliveryTopics(admin, [mainTopic, ...tierTopics.values(), deadLetterTopic], settings.partitions);
   const producer = kafka.producer({
     idempotent: true,
     maxInFlightRequests: 1,
