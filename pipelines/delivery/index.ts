@@ -3,6 +3,7 @@
 // through delay topics, per-host backoff and circuit breaker). `pipeline delivery` runs both;
 // more processes share both groups' partitions.
 import type { Core } from '../../services/core/context.ts';
+import { loadEnvironment } from '../../services/core/config.ts';
 import { deliverySettingsFromEnv, type DeliverySettings } from '../../services/core/activitypub/delivery/settings.ts';
 import { runDeliveryPlanner, type DeliveryPlannerOptions } from './planner.ts';
 import { runDeliveryWorker, type DeliveryWorkerOptions } from './worker.ts';
@@ -17,7 +18,8 @@ export async function runDeliveryPipeline(
   core: Core,
   opts: DeliveryPipelineOptions = {},
 ): Promise<{ stop(): Promise<void> }> {
-  const settings: DeliverySettings = { ...deliverySettingsFromEnv(), ...opts.settings };
+  // DELIVERY_* variables come from the environment and .env, like the rest of the configuration.
+  const settings: DeliverySettings = { ...deliverySettingsFromEnv(loadEnvironment()), ...opts.settings };
   const worker = await runDeliveryWorker(core, { ...opts.worker, settings });
   const planner = await runDeliveryPlanner(core, settings, opts.planner);
   return {
