@@ -34,3 +34,4 @@ import './announcements.ts';
 import './instanceDomainBlocks.ts';
 import './reports.ts';
 import './signUpBlocks.ts';
+import './parkedDeliveries.ts';
