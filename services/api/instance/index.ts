@@ -18,7 +18,13 @@ import { KNOWN_LANGUAGES } from '../../core/instance/languages.ts';
 import { presentDomainBlocks, publicDomainBlocks } from '../../core/instance/domainBlocks.ts';
 import { findLocalAccountByUsername } from '../../core/accounts/create.ts';
 import { translationLanguages } from '../../core/translation/translate.ts';
-import { listCustomEmojis } from '../../core/emojis/emojis.ts';
+import { emojiUri, listCustomEmojis } from '../../core/emojis/emojis.ts';
+import { collection } from '../../core/db/mongo.ts';
+import { customEmojis } from '../../core/model/customEmojis.ts';
+import { parseId } from '../../core/ids.ts';
+import { storageFor } from '../../core/media/storage.ts';
+import { renderEmoji } from '../../core/activitypub/render/actor.ts';
+import { AS_CONTEXT, withContext } from '../../core/activitypub/render/context.ts';
 import { notFound, unauthorized } from '../errors.ts';
 import { presentAccount, CustomEmojiEntity } from '../entities/account.ts';
 import {
@@ -230,6 +236,33 @@ const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     async (_request, reply) => {
       reply.header('cache-control', publicCache);
       return listCustomEmojis(core);
+    },
+  );
+
+  // A local emoji as ActivityPub `Emoji` (the id its Emoji tags carry), as Mastodon's /emojis/:id.
+  app.get(
+    '/emojis/:id',
+    { ...open, schema: { params: Type.Object({ id: Type.String({ maxLength: 30 }) }) } },
+    async (request, reply) => {
+      const id = parseId(request.params.id);
+      const doc =
+        id === null
+          ? null
+          : await collection(core.db, customEmojis).findOne({ _id: id, domain: null, disabled: false });
+      if (!doc) throw notFound();
+      reply.type('application/activity+json; charset=utf-8');
+      return JSON.stringify(
+        withContext(
+          [AS_CONTEXT, { toot: 'http://joinmastodon.org/ns#', Emoji: 'toot:Emoji' }],
+          renderEmoji({
+            shortcode: doc.shortcode,
+            url: storageFor(core).url(doc.imageKey),
+            mediaType: doc.contentType,
+            uri: emojiUri(core, doc),
+            updatedAt: doc.updatedAt,
+          }),
+        ),
+      );
     },
   );
 };

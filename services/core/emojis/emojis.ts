@@ -182,3 +182,28 @@ export async function removeCustomEmoji(core: Core, shortcode: string): Promise<
 export async function allLocalEmojis(core: Core): Promise<CustomEmojiDoc[]> {
   return collection(core.db, customEmojis).find({ domain: null }).sort({ shortcode: 1 }).toArray();
 }
+
+/** ActivityPub id of a local emoji (served at that address as an `Emoji` object). */
+export function emojiUri(core: Core, doc: Pick<CustomEmojiDoc, '_id'>): string {
+  return `${core.config.baseUrl}/emojis/${doc._id}`;
+}
+
+/** The Emoji tags federation attaches to a local Note or actor for the shortcodes in `texts`. */
+export async function emojiRefsInTexts(
+  core: Core,
+  texts: readonly string[],
+): Promise<{ shortcode: string; url: string; mediaType: string; uri: string; updatedAt: Date }[]> {
+  const codes = shortcodesIn(texts);
+  if (codes.length === 0) return [];
+  const docs = await collection(core.db, customEmojis)
+    .find({ shortcode: { $in: codes }, domain: null, disabled: false })
+    .toArray();
+  const storage = storageFor(core);
+  return docs.map((d) => ({
+    shortcode: d.shortcode,
+    url: storage.url(d.imageKey),
+    mediaType: d.contentType,
+    uri: emojiUri(core, d),
+    updatedAt: d.updatedAt,
+  }));
+}

@@ -11,6 +11,10 @@ import { animatedGif, png } from '../../support/mediaFiles.ts';
 import type { Core } from '../../../services/core/context.ts';
 import { parseSiteCommand } from '../../../services/cli/siteCommands.ts';
 import { shortcodesIn } from '../../../services/core/emojis/emojis.ts';
+import { collection } from '../../../services/core/db/mongo.ts';
+import { accounts } from '../../../services/core/model/accounts.ts';
+import { statuses } from '../../../services/core/model/statuses.ts';
+import { renderLocalActor, renderStatusObject } from '../../../services/core/activitypub/render/load.ts';
 
 describe('custom emojis', () => {
   let api: TestApi;
@@ -109,6 +113,31 @@ describe('custom emojis', () => {
     expect(profile.body.emojis.map((e: { shortcode: string }) => e.shortcode).sort()).toEqual(['blobcat', 'party']);
     const fetched = await call('GET', `/api/v1/statuses/${posted.body.id}`, token);
     expect(fetched.body.account.emojis).toHaveLength(2);
+  });
+
+  it('federation: Notes and actors carry Emoji tags; /emojis/:id is the Emoji object', async () => {
+    const { account } = await createTestUser(core, { username: 'federated' });
+    await collection(core.db, accounts).updateOne({ _id: account._id }, { $set: { displayName: 'Fed :blobcat:' } });
+    const actor = await renderLocalActor(core, (await collection(core.db, accounts).findOne({ _id: account._id }))!);
+    const tag = (actor.tag as { type: string; name: string; id: string; icon: { url: string } }[])[0];
+    expect(tag).toMatchObject({ type: 'Emoji', name: ':blobcat:', icon: { type: 'Image', mediaType: 'image/png' } });
+    const posted = await call('POST', '/api/v1/statuses', token, { status: 'AP :party:' });
+    const status = (await collection(core.db, statuses).findOne({ _id: BigInt(posted.body.id) }))!;
+    const author = (await collection(core.db, accounts).findOne({ _id: status.accountId }))!;
+    const note = await renderStatusObject(core, status, author);
+    expect(note.tag).toContainEqual(expect.objectContaining({ type: 'Emoji', name: ':party:' }));
+
+    const res = await fetch(tag.id.replace(core.config.baseUrl, api.server.url));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/activity\+json/);
+    expect(await res.json()).toMatchObject({
+      id: tag.id,
+      type: 'Emoji',
+      name: ':blobcat:',
+      icon: { url: tag.icon.url },
+    });
+    expect((await fetch(`${api.server.url}/emojis/999999`)).status).toBe(404);
+    expect((await fetch(`${api.server.url}/emojis/abc`)).status).toBe(404);
   });
 
   it('disabled emojis leave the list and the entities; removed ones are gone with their files', async () => {
