@@ -2,6 +2,7 @@
 // cacheable descriptions every client reads at start. The rendered documents are cached in Redis
 // (services/core/instance/cache.ts) and dropped whenever an administrator changes what they show.
 import { Type } from '@sinclair/typebox';
+import sharp from 'sharp';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
@@ -238,6 +239,16 @@ const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
       return listCustomEmojis(core);
     },
   );
+
+  // The default server thumbnail (Instance.thumbnail until an administrator uploads one), drawn once.
+  let defaultThumbnail: Promise<Buffer> | null = null;
+  app.get('/packs/media/images/preview.png', open, async (_request, reply) => {
+    defaultThumbnail ??= sharp({ create: { width: 1200, height: 630, channels: 3, background: '#282c37' } })
+      .png()
+      .toBuffer();
+    reply.header('content-type', 'image/png').header('cache-control', 'public, max-age=86400');
+    return reply.send(await defaultThumbnail);
+  });
 
   // A local emoji as ActivityPub `Emoji` (the id its Emoji tags carry), as Mastodon's /emojis/:id.
   app.get(

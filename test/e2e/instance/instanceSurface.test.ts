@@ -156,6 +156,12 @@ describe('instance surface', () => {
     expect(body.configuration.vapid.public_key).toMatch(/^[A-Za-z0-9_-]{80,}$/);
     expect(body.api_versions.mastodon).toBeGreaterThanOrEqual(2);
     expect(body.title).toBe('social.example');
+    // The default thumbnail is a real image.
+    expect(body.thumbnail.url).toBe('https://social.example/packs/media/images/preview.png');
+    const image = await fetch(`${api.server.url}/packs/media/images/preview.png`);
+    expect(image.status).toBe(200);
+    expect(image.headers.get('content-type')).toBe('image/png');
+    expect((await image.arrayBuffer()).byteLength).toBeGreaterThan(100);
   });
 
   it('/api/v1/instance has every attribute of the reference', async () => {
