@@ -119,7 +119,9 @@ const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     },
   );
 
-  const HtmlDocument = Type.Object({ updated_at: Type.String(), content: Type.String() });
+  const HtmlDocument = Type.Object({ updated_at: Type.Union([Type.String(), Type.Null()]), content: Type.String() });
+  /** Mastodon's date of its default privacy policy (PrivacyPolicy::DEFAULT_UPDATED_AT). */
+  const DEFAULT_POLICY_DATE = new Date(Date.UTC(2022, 9, 7));
   app.get(
     '/api/v1/instance/extended_description',
     { ...open, schema: { response: { 200: HtmlDocument } } },
@@ -127,11 +129,10 @@ const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
       reply.header('cache-control', publicCache);
       return cachedDocument(core, 'extended_description', DOCUMENT_SECONDS, async () => {
         const site = await getInstanceSettings(core);
+        // As Mastodon: no date while there is no description.
+        if (!site.siteExtendedDescription) return { updated_at: null, content: '' };
         const at = await instanceSettingUpdatedAt(core, 'siteExtendedDescription');
-        return {
-          updated_at: (at ?? new Date(0)).toISOString(),
-          content: site.siteExtendedDescription ? asHtml(site.siteExtendedDescription) : '',
-        };
+        return { updated_at: (at ?? new Date()).toISOString(), content: asHtml(site.siteExtendedDescription) };
       });
     },
   );
@@ -143,11 +144,10 @@ const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
       reply.header('cache-control', publicCache);
       return cachedDocument(core, 'privacy_policy', DOCUMENT_SECONDS, async () => {
         const site = await getInstanceSettings(core);
+        if (!site.privacyPolicy)
+          return { updated_at: DEFAULT_POLICY_DATE.toISOString(), content: defaultPrivacyPolicy(core) };
         const at = await instanceSettingUpdatedAt(core, 'privacyPolicy');
-        return {
-          updated_at: (at ?? new Date(0)).toISOString(),
-          content: site.privacyPolicy ? asHtml(site.privacyPolicy) : defaultPrivacyPolicy(core),
-        };
+        return { updated_at: (at ?? new Date()).toISOString(), content: asHtml(site.privacyPolicy) };
       });
     },
   );
@@ -162,7 +162,7 @@ const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     cachedDocument(core, 'terms_of_service', DOCUMENT_SECONDS, async () => {
       const site = await getInstanceSettings(core);
       if (!site.termsOfService.trim()) return null;
-      const at = (await instanceSettingUpdatedAt(core, 'termsOfService')) ?? new Date(0);
+      const at = (await instanceSettingUpdatedAt(core, 'termsOfService')) ?? new Date();
       return {
         effective_date: at.toISOString().slice(0, 10),
         effective: true,

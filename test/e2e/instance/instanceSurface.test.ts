@@ -321,14 +321,16 @@ describe('instance surface', () => {
     await admin('instance', 'set', 'activity', 'on');
 
     const ext = await call('GET', '/api/v1/instance/extended_description');
-    expect(ext.body).toEqual({ updated_at: expect.any(String), content: '' });
+    expect(ext.body).toEqual({ updated_at: null, content: '' });
     await admin('instance', 'set', 'extended-description', 'Line one\n\n<script>alert(1)</script>Two');
     const ext2 = (await call('GET', '/api/v1/instance/extended_description')).body;
     expect(ext2.content).not.toContain('<script');
     expect(ext2.content).toContain('Two');
+    expect(Date.now() - Date.parse(ext2.updated_at)).toBeLessThan(60_000);
 
     const privacy = (await call('GET', '/api/v1/instance/privacy_policy')).body;
     expect(privacy.content).toContain('social.example');
+    expect(privacy.updated_at).toBe('2022-10-07T00:00:00.000Z');
     expect((await call('GET', '/api/v1/instance/terms_of_service')).status).toBe(404);
     await admin('instance', 'set', 'terms', 'Play fair.');
     const terms = await call('GET', '/api/v1/instance/terms_of_service');
