@@ -19,7 +19,7 @@ import {
   type DomainBlocksVisibility,
   type InstanceSettings,
 } from '../core/instance/settings.ts';
-import { setThumbnail, clearThumbnail, setAppIcon, ThumbnailError } from '../core/instance/thumbnail.ts';
+import { setThumbnail, clearThumbnail, setAppIcon, ThumbnailError } from '../core/instance/siteUploads.ts';
 import { addRule, listRules, removeRule, updateRule, RuleError } from '../core/instance/rules.ts';
 import {
   addCustomEmoji,

@@ -12,7 +12,7 @@ import { cachedDocument } from '../../core/instance/cache.ts';
 import { getInstanceSettings, instanceSettingUpdatedAt } from '../../core/instance/settings.ts';
 import { listRules } from '../../core/instance/rules.ts';
 import { asHtml, defaultPrivacyPolicy } from '../../core/instance/documents.ts';
-import { iconEntities, parseThumbnail, thumbnailEntity } from '../../core/instance/thumbnail.ts';
+import { iconEntities, parseThumbnail, thumbnailEntity } from '../../core/instance/siteUploads.ts';
 import { instancePeers } from '../../core/instance/peers.ts';
 import { instanceActivity } from '../../core/instance/activity.ts';
 import { KNOWN_LANGUAGES } from '../../core/instance/languages.ts';

@@ -1,5 +1,6 @@
-// The server thumbnail (Instance.thumbnail): an uploaded image stored through the media storage in
-// two sizes, as Mastodon's site uploads (@1x 1200x630, @2x 2400x1260, PNG), with a blurhash.
+// Site uploads, stored through the media storage as Mastodon's: the server thumbnail
+// (Instance.thumbnail: @1x 1200x630 and @2x 2400x1260 PNGs with a blurhash) and the app icon
+// (Instance.icon: square PNGs in nine sizes).
 import sharp from 'sharp';
 import { encode as encodeBlurhash } from 'blurhash';
 import type { Core } from '../context.ts';
