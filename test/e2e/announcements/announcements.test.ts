@@ -233,3 +233,63 @@ describe('announcements', () => {
     client.socket.close();
   });
 });
+
+describe('admin announcements API', () => {
+  it('creates, edits, publishes, unpublishes and deletes for roles with manage_announcements', async () => {
+    const scopes = ['read', 'write', 'admin:read', 'admin:write'];
+    const adminUser = await createTestUser(core, { username: 'annadmin', role: 'Admin', scopes });
+    const moderator = await createTestUser(core, { username: 'annmod', role: 'Moderator', scopes });
+    const client = await Client.open(bob.token);
+    const channel = channelName(core.config, timelineChannels.announcements());
+    await eventually(
+      async () => Number(((await core.redis.pubsub('NUMSUB', channel)) as [string, number])[1]) > 0 || undefined,
+      10_000,
+      'the user stream listens to announcements',
+    );
+    try {
+      const refused = await api.call('POST', '/api/v1/admin/announcements', moderator.token, { text: 'x' });
+      expect(refused.status).toBe(403);
+      const invalid = await api.call('POST', '/api/v1/admin/announcements', adminUser.token, {
+        text: 'x',
+        all_day: true,
+      });
+      expect(invalid.status).toBe(422);
+      expect(invalid.body.error).toMatch(/^Validation failed: /);
+
+      const created = await api.call('POST', '/api/v1/admin/announcements', adminUser.token, { text: 'Draft' });
+      expect(created.status).toBe(200);
+      expect(created.body).toMatchObject({ text: 'Draft', published: false, content: '<p>Draft</p>' });
+      const id = created.body.id as string;
+      const edited = await api.call('PUT', `/api/v1/admin/announcements/${id}`, adminUser.token, {
+        text: 'Party on Friday',
+        starts_at: '2030-05-03T00:00:00Z',
+        ends_at: '2030-05-04T00:00:00Z',
+        all_day: true,
+      });
+      expect(edited.body).toMatchObject({
+        text: 'Party on Friday',
+        all_day: true,
+        starts_at: '2030-05-03T00:00:00.000Z',
+      });
+
+      expect(
+        (await api.call('POST', `/api/v1/admin/announcements/${id}/publish`, adminUser.token)).body.published,
+      ).toBe(true);
+      await client.waitFor(
+        (m) => m.event === 'announcement' && JSON.parse(m.payload ?? '{}').id === id,
+        'the published announcement',
+      );
+      expect((await list(bob)).body.map((a: { id: string }) => a.id)).toContain(id);
+      expect((await api.call('GET', '/api/v1/admin/announcements', adminUser.token)).body).toContainEqual(
+        expect.objectContaining({ id, published: true }),
+      );
+
+      expect((await api.call('DELETE', `/api/v1/admin/announcements/${id}`, adminUser.token)).body).toEqual({});
+      await client.waitFor((m) => m.event === 'announcement.delete' && m.payload === id, 'the deletion');
+      expect((await api.call('GET', `/api/v1/admin/announcements/${id}`, adminUser.token)).status).toBe(404);
+      expect((await api.call('POST', `/api/v1/admin/announcements/${id}/publish`, adminUser.token)).status).toBe(404);
+    } finally {
+      client.socket.close();
+    }
+  });
+});
