@@ -32,6 +32,7 @@ import notificationsArea from './notifications/index.ts';
 import markersArea from './markers/index.ts';
 import preferencesArea from './preferences/index.ts';
 import filtersArea from './filters/index.ts';
+import pushArea from './push/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -67,6 +68,7 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   markersArea,
   preferencesArea,
   filtersArea,
+  pushArea,
 ];
 
 export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {

@@ -2,6 +2,7 @@
 // Invalid values stop start-up with one line that names the variable (ConfigError).
 import { readFileSync, existsSync } from 'node:fs';
 import { parse as parseDotenv } from 'dotenv';
+import { parseCidrList } from './net/addressPolicy.ts';
 import { s3SettingsFromEnv, type S3Settings } from './s3Settings.ts';
 
 export class ConfigError extends Error {
@@ -45,6 +46,8 @@ export interface Config {
   };
   omniauthOnly: boolean;
   vapid: { publicKey: string | null; privateKey: string | null };
+  /** CIDR ranges of private addresses outgoing requests may reach anyway (ALLOWED_PRIVATE_ADDRESSES). */
+  allowedPrivateAddresses: string[];
   /** Where uploaded media lives on disk (local storage driver). */
   mediaDir: string;
   /** S3-compatible media storage instead of the disk (S3_ENABLED=true and S3_* variables). */
@@ -109,6 +112,14 @@ function redisNamespace(env: Env): string {
   return ns;
 }
 
+function cidrList(env: Env, name: string): string[] {
+  try {
+    return parseCidrList(env[name] ?? '');
+  } catch (err) {
+    throw new ConfigError(name, `must be a comma-separated list of IP networks (${(err as Error).message})`);
+  }
+}
+
 const DOMAIN = /^[a-z0-9.-]+(:\d{1,5})?$/i;
 
 export function loadConfig(env: Env = process.env): Config {
@@ -169,6 +180,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     omniauthOnly: bool(env, 'OMNIAUTH_ONLY', false),
     vapid: { publicKey: optional(env, 'VAPID_PUBLIC_KEY'), privateKey: optional(env, 'VAPID_PRIVATE_KEY') },
+    allowedPrivateAddresses: cidrList(env, 'ALLOWED_PRIVATE_ADDRESSES'),
     mediaDir: str(env, 'MEDIA_DIR', 'var/media'),
     s3: s3SettingsFromEnv(env),
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info'),

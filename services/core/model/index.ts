@@ -28,3 +28,4 @@ import './scheduledStatuses.ts';
 import './notifications.ts';
 import './markers.ts';
 import './filters.ts';
+import './pushSubscriptions.ts';

@@ -34,6 +34,8 @@ export interface NotificationDoc {
   /** `type:from:to:status[:variant]`, unique. */
   uniqueKey: string;
   groupKey: string;
+  /** Held back by the recipient's notification policy (a notification request); absent = false. */
+  filtered?: boolean;
   createdAt: Date;
 }
 

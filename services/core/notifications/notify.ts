@@ -115,13 +115,35 @@ export async function createNotification(core: Core, r: NotificationRequest): Pr
     groupKey: await groupKeyOf(core, r, _id, r.at ?? createdAt),
     createdAt,
   };
-  try {
-    await collection(core.db, notifications).insertOne(doc);
-  } catch (err) {
-    if (isDuplicateKeyError(err)) return null;
-    throw err;
-  }
-  return doc;
+  // The insert and its NotificationCreated event go through the outbox, so a crash after the
+  // insert still gets the notification to the Web Push consumer.
+  const inserted = await core.outbox.write(
+    [
+      {
+        type: 'NotificationCreated',
+        key: String(doc.accountId),
+        payload: {
+          notificationId: String(doc._id),
+          accountId: String(doc.accountId),
+          fromAccountId: String(doc.fromAccountId),
+          type: doc.type,
+          statusId: doc.statusId === null ? null : String(doc.statusId),
+          filtered: false,
+        },
+        verify: { collection: notifications.name, filter: { _id: doc._id }, expect: 'exists' },
+      },
+    ],
+    async () => {
+      try {
+        await collection(core.db, notifications).insertOne(doc);
+        return true;
+      } catch (err) {
+        if (isDuplicateKeyError(err)) return false;
+        throw err;
+      }
+    },
+  );
+  return inserted ? doc : null;
 }
 
 /**
