@@ -33,6 +33,7 @@ import markersArea from './markers/index.ts';
 import preferencesArea from './preferences/index.ts';
 import filtersArea from './filters/index.ts';
 import pushArea from './push/index.ts';
+import conversationsArea from './conversations/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -69,6 +70,7 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   preferencesArea,
   filtersArea,
   pushArea,
+  conversationsArea,
 ];
 
 export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {

@@ -29,3 +29,4 @@ import './notifications.ts';
 import './markers.ts';
 import './filters.ts';
 import './pushSubscriptions.ts';
+import './accountConversations.ts';
