@@ -34,6 +34,7 @@ import preferencesArea from './preferences/index.ts';
 import filtersArea from './filters/index.ts';
 import pushArea from './push/index.ts';
 import conversationsArea from './conversations/index.ts';
+import notificationRequestsArea from './notification_requests/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -71,6 +72,7 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   filtersArea,
   pushArea,
   conversationsArea,
+  notificationRequestsArea,
 ];
 
 export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {

@@ -30,3 +30,4 @@ import './markers.ts';
 import './filters.ts';
 import './pushSubscriptions.ts';
 import './accountConversations.ts';
+import './notificationPolicies.ts';

@@ -13,6 +13,8 @@ import { mutes } from '../model/mutes.ts';
 import { accountDomainBlocks } from '../model/accountDomainBlocks.ts';
 import { conversationMutes } from '../model/conversations.ts';
 import { statuses } from '../model/statuses.ts';
+import { policyDecision } from './policy.ts';
+import { recordFilteredNotification } from './requests.ts';
 import { GROUPABLE_TYPES, notifications, type NotificationDoc, type NotificationType } from '../model/notifications.ts';
 
 export interface NotificationRequest {
@@ -103,6 +105,9 @@ export async function createNotification(core: Core, r: NotificationRequest): Pr
   const uniqueKey = notificationUniqueKey(r);
   if ((await collection(core.db, notifications).countDocuments({ uniqueKey }, { limit: 1 })) > 0) return null;
   if (await notificationSuppressed(core, r)) return null;
+  const decision = await policyDecision(core, r);
+  if (decision === 'drop') return null;
+  const filtered = decision === 'filter';
   const _id = await nextSerialId(core.db, 'notifications');
   const createdAt = new Date();
   const doc: NotificationDoc = {
@@ -113,6 +118,7 @@ export async function createNotification(core: Core, r: NotificationRequest): Pr
     statusId: r.statusId ?? null,
     uniqueKey,
     groupKey: await groupKeyOf(core, r, _id, r.at ?? createdAt),
+    ...(filtered ? { filtered: true } : {}),
     createdAt,
   };
   // The insert and its NotificationCreated event go through the outbox, so a crash after the
@@ -128,7 +134,7 @@ export async function createNotification(core: Core, r: NotificationRequest): Pr
           fromAccountId: String(doc.fromAccountId),
           type: doc.type,
           statusId: doc.statusId === null ? null : String(doc.statusId),
-          filtered: false,
+          filtered,
         },
         verify: { collection: notifications.name, filter: { _id: doc._id }, expect: 'exists' },
       },
@@ -143,7 +149,9 @@ export async function createNotification(core: Core, r: NotificationRequest): Pr
       }
     },
   );
-  return inserted ? doc : null;
+  if (!inserted) return null;
+  if (filtered) await recordFilteredNotification(core, doc);
+  return doc;
 }
 
 /**
