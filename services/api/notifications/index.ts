@@ -64,7 +64,12 @@ function filterOf(q: {
   account_id?: unknown;
   include_filtered?: unknown;
 }): NotificationFilter {
-  return { types: q.types, excludeTypes: q.exclude_types, accountId: q.account_id, includeFiltered: q.include_filtered };
+  return {
+    types: q.types,
+    excludeTypes: q.exclude_types,
+    accountId: q.account_id,
+    includeFiltered: q.include_filtered,
+  };
 }
 
 function countLimit(raw: unknown): number {
