@@ -38,6 +38,9 @@ import announcementsArea from './announcements/index.ts';
 import reportsArea from './reports/index.ts';
 import ipAccessArea from './ip_access/index.ts';
 import adminArea from './admin/index.ts';
+import pushArea from './push/index.ts';
+import conversationsArea from './conversations/index.ts';
+import notificationRequestsArea from './notification_requests/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -79,6 +82,9 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   announcementsArea,
   reportsArea,
   adminArea,
+  pushArea,
+  conversationsArea,
+  notificationRequestsArea,
 ];
 
 export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {

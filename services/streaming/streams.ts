@@ -57,6 +57,10 @@ export async function resolveStream(
       const a = needUser();
       return { label: ['user:notification'], channels: [timelineChannels.userNotifications(a._id)], key: name };
     }
+    case 'direct': {
+      const a = needUser();
+      return { label: ['direct'], channels: [timelineChannels.direct(a._id)], key: name };
+    }
     case 'public':
     case 'public:media':
       return { label: [name], channels: [timelineChannels.public('all', name.endsWith(':media'))], key: name };

@@ -35,3 +35,6 @@ import './instanceDomainBlocks.ts';
 import './reports.ts';
 import './signUpBlocks.ts';
 import './parkedDeliveries.ts';
+import './pushSubscriptions.ts';
+import './accountConversations.ts';
+import './notificationPolicies.ts';

@@ -28,6 +28,7 @@ export function channelName(config: Config, name: string): string {
 export const timelineChannels = {
   user: (accountId: bigint | string) => `timeline:${accountId}`,
   userNotifications: (accountId: bigint | string) => `timeline:${accountId}:notifications`,
+  direct: (accountId: bigint | string) => `timeline:direct:${accountId}`,
   public: (scope: 'all' | 'local' | 'remote', media = false) =>
     `timeline:public${scope === 'all' ? '' : `:${scope}`}${media ? ':media' : ''}`,
   hashtag: (tag: string, local = false) => `timeline:hashtag:${tag}${local ? ':local' : ''}`,
