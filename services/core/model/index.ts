@@ -28,3 +28,5 @@ import './scheduledStatuses.ts';
 import './notifications.ts';
 import './markers.ts';
 import './filters.ts';
+import './trends.ts';
+import './previewCards.ts';
