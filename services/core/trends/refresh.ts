@@ -41,7 +41,7 @@ async function scoreKind(core: Core, kind: TrendKind, atMs: number): Promise<Map
   const redis = core.redis;
   const horizon = kind === 'status' ? STATUS_TREND_OPTIONS.maxAgeMs : 2 * 86_400_000;
   await redis.zremrangebyscore(trendKeys.recent(kind), '-inf', String(atMs - horizon));
-  const items = await redis.zrange(trendKeys.recent(kind), 0, -1);
+  const items = await redis.zrange(trendKeys.recent(kind), '0', '-1');
   const today = dayNumber(atMs);
   const ranked = new Map<string, number>();
   for (let i = 0; i < items.length; i += BATCH) {
