@@ -32,6 +32,9 @@ import notificationsArea from './notifications/index.ts';
 import markersArea from './markers/index.ts';
 import preferencesArea from './preferences/index.ts';
 import filtersArea from './filters/index.ts';
+import searchArea from './search/index.ts';
+import trendsArea from './trends/index.ts';
+import adminTrendsArea from './admin_trends/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -67,6 +70,9 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   markersArea,
   preferencesArea,
   filtersArea,
+  searchArea,
+  trendsArea,
+  adminTrendsArea,
 ];
 
 export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {

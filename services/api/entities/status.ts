@@ -22,6 +22,8 @@ import { polls } from '../../core/model/polls.ts';
 import { MentionEntity, StatusTagEntity, presentMention, presentStatusTag } from './mention.ts';
 import { activeFilters, matchFilters } from '../../core/filters/match.ts';
 import { presentFilterResults } from './filter.ts';
+import { PreviewCardEntity, presentPreviewCard, type PreviewCard } from './previewCard.ts';
+import { loadStatusCards } from '../../core/previews/cards.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
@@ -49,7 +51,7 @@ const statusProperties = {
   in_reply_to_id: NullableString,
   in_reply_to_account_id: NullableString,
   poll: Type.Union([PollEntity, Type.Null()]),
-  card: Type.Null(),
+  card: Type.Union([PreviewCardEntity, Type.Null()]),
   /** Mastodon 4.4+ always sends it; null until quote posts exist. */
   quote: Type.Null(),
   language: NullableString,
@@ -145,6 +147,11 @@ export async function presentStatuses(
         .find({ _id: { $in: pollIds } })
         .toArray()
     : [];
+  const cardDocs = await loadStatusCards(
+    core,
+    all.map((s) => s._id),
+  );
+  const cardById = new Map<bigint, PreviewCard>([...cardDocs].map(([id, c]) => [id, presentPreviewCard(c)]));
   const pollById = new Map<bigint, PollEntityType>();
   for (const p of pollDocs) pollById.set(p._id, await presentPoll(core, p, viewer?._id ?? null));
   const active = viewer ? await activeFilters(core, viewer._id) : [];
@@ -180,7 +187,7 @@ export async function presentStatuses(
       in_reply_to_id: s.inReplyToId === null ? null : String(s.inReplyToId),
       in_reply_to_account_id: s.inReplyToAccountId === null ? null : String(s.inReplyToAccountId),
       poll: s.pollId === null ? null : (pollById.get(s.pollId) ?? null),
-      card: null,
+      card: cardById.get(s._id) ?? null,
       quote: null,
       language: s.language,
       reblog: null,
