@@ -36,7 +36,12 @@ export async function upsertCard(core: Core, fields: CardFields): Promise<Previe
     await coll.updateOne({ _id: existing._id }, { $set: { ...fields, updatedAt: now } });
     return { ...existing, ...fields, updatedAt: now };
   }
-  const doc: PreviewCardDoc = { _id: await nextSerialId(core.db, 'preview_cards'), ...fields, createdAt: now, updatedAt: now };
+  const doc: PreviewCardDoc = {
+    _id: await nextSerialId(core.db, 'preview_cards'),
+    ...fields,
+    createdAt: now,
+    updatedAt: now,
+  };
   try {
     await coll.insertOne(doc);
     return doc;

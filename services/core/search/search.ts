@@ -52,7 +52,10 @@ async function lookUpUrl(core: Core, viewer: AccountDoc, url: string): Promise<S
     const path = parsed.pathname.replace(/\/+$/, '');
     const statusMatch = /^\/(?:@[^/]+|users\/[^/]+\/statuses)\/(\d{1,20})$/.exec(path);
     if (statusMatch) {
-      const st = await collection(core.db, statuses).findOne({ _id: BigInt(statusMatch[1] as string), deletedAt: null });
+      const st = await collection(core.db, statuses).findOne({
+        _id: BigInt(statusMatch[1] as string),
+        deletedAt: null,
+      });
       const visible = st && st.reblogOfId === null ? await filterVisible(core, viewer, [st]) : [];
       return { ...empty, statuses: visible };
     }

@@ -48,7 +48,8 @@ async function scoreKind(core: Core, kind: TrendKind, atMs: number): Promise<Map
     const batch = items.slice(i, i + BATCH);
     const pipe = redis.pipeline();
     for (const item of batch) {
-      if (kind === 'status') pipe.pfcount(trendKeys.accounts(kind, item, today), trendKeys.accounts(kind, item, today - 1));
+      if (kind === 'status')
+        pipe.pfcount(trendKeys.accounts(kind, item, today), trendKeys.accounts(kind, item, today - 1));
       else {
         pipe.pfcount(trendKeys.accounts(kind, item, today));
         pipe.pfcount(trendKeys.accounts(kind, item, today - 1));

@@ -31,7 +31,11 @@ export async function setAutoApprove(core: Core, value: boolean): Promise<void> 
   );
 }
 
-export async function reviewsOf(core: Core, kind: TrendKind, items: readonly string[]): Promise<Map<string, TrendReviewDoc>> {
+export async function reviewsOf(
+  core: Core,
+  kind: TrendKind,
+  items: readonly string[],
+): Promise<Map<string, TrendReviewDoc>> {
   if (items.length === 0) return new Map();
   const docs = await collection(core.db, trendReviews)
     .find({ _id: { $in: items.map((i) => trendReviewId(kind, i)) } })
@@ -133,7 +137,10 @@ export async function trendReviewers(core: Core): Promise<Reviewer[]> {
  */
 export async function sendReviewNotices(core: Core, now = new Date()): Promise<number> {
   const coll = collection(core.db, trendReviews);
-  const waiting = await coll.find({ noticeSent: false, requestedReviewAt: { $ne: null } }).limit(100).toArray();
+  const waiting = await coll
+    .find({ noticeSent: false, requestedReviewAt: { $ne: null } })
+    .limit(100)
+    .toArray();
   const pending = waiting.filter((d) => d.state === null);
   if (pending.length === 0) return 0;
   const locked = await core.redis.set(NOTICE_LOCK, String(now.getTime()), 'PX', REVIEW_NOTICE_INTERVAL_MS, 'NX');

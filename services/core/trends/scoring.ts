@@ -91,7 +91,12 @@ export function historyTrendScore(
 }
 
 /** A status's score from its unique interacting accounts, decayed by its age. */
-export function statusTrendScore(observed: number, createdAtMs: number, atMs: number, opts: StatusTrendOptions): number {
+export function statusTrendScore(
+  observed: number,
+  createdAtMs: number,
+  atMs: number,
+  opts: StatusTrendOptions,
+): number {
   const score = rawScore(observed, 1, opts.threshold);
   return score * 0.5 ** ((atMs - createdAtMs) / opts.scoreHalflifeMs);
 }
