@@ -2,6 +2,7 @@
 //   accounts create NAME --email E [--confirmed] [--approve] [--role R]   (prints the new password)
 //   accounts modify NAME [--confirm] [--approve] [--role R | --remove-role] [--disable | --enable]
 //   settings registrations [open | approved | closed]                      (no mode: prints the current one)
+//   trends ... / search rebuild                                            (see trendsCommands.ts)
 // Bad input: a one-line error on stderr and exit code 1.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, loadEnvironment, type Config } from '../core/config.ts';
@@ -18,11 +19,13 @@ import {
   CliError,
   type Out,
 } from './commands.ts';
+import { parseTrendsCommand, TRENDS_USAGE } from './trendsCommands.ts';
 
 const USAGE = `Usage:
   cli accounts create NAME --email EMAIL [--confirmed] [--approve] [--role ROLE]
   cli accounts modify NAME [--confirm] [--approve] [--role ROLE | --remove-role] [--disable | --enable]
-  cli settings registrations [open | approved | closed]`;
+  cli settings registrations [open | approved | closed]
+${TRENDS_USAGE}`;
 
 type Command = (core: Core, out: Out) => Promise<void>;
 
@@ -65,6 +68,8 @@ function parse(argv: string[]): Command {
     checkRegistrationsMode(positionals[0]);
     return (core, out) => settingsRegistrations(core, positionals[0], out);
   }
+  const trends = parseTrendsCommand(group, action, rest);
+  if (trends) return trends;
   throw new CliError(`Unknown command: ${argv.join(' ') || '(none)'}`);
 }
 
