@@ -129,6 +129,12 @@ try {
   );
   printTargets('search', [
     {
+      what: `two-word query over ${STATUSES.toLocaleString('en')} statuses, core search p99`,
+      measured: `${ms(coreSearch.p99)} ms`,
+      target: '100 ms',
+      met: coreSearch.p99 < 100,
+    },
+    {
       what: `two-word query over ${STATUSES.toLocaleString('en')} statuses, HTTP p99`,
       measured: `${ms(http.p99)} ms`,
       target: '100 ms',
