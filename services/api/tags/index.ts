@@ -11,7 +11,7 @@ import { normalizeTagName, MAX_HASHTAG_LENGTH } from '../../core/text/extract.ts
 import { findOrCreateTag } from '../../core/statuses/entities.ts';
 import { followTag, followsTag, unfollowTag } from '../../core/tags/tagFollows.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { presentTag, TagEntity, type Tag } from '../entities/tag.ts';
+import { TagEntity, type Tag } from '../entities/tag.ts';
 import { presentTagsWithHistory } from '../entities/tagHistory.ts';
 import { findPage, setLinkHeader } from '../pagination.ts';
 import { notFound } from '../errors.ts';
@@ -68,7 +68,8 @@ const tagsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) =
           : await findTag(core, request.params.id);
         if (!tag) throw notFound();
         await operation(core, account, tag);
-        return presentTag(core.config, tag, { following, featuring: false });
+        const [out] = await presentTagsWithHistory(core, [tag], () => ({ following, featuring: false }));
+        return out as Tag;
       },
     );
   }
@@ -100,10 +101,8 @@ const tagsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) =
             .toArray()
         ).map((t) => [t._id, t]),
       );
-      return records
-        .map((r) => byId.get(r.tagId))
-        .filter((t) => t !== undefined)
-        .map((t) => presentTag(core.config, t, { following: true, featuring: false }));
+      const list = records.map((r) => byId.get(r.tagId)).filter((t) => t !== undefined);
+      return presentTagsWithHistory(core, list, () => ({ following: true, featuring: false }));
     },
   );
 };

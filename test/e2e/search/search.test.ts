@@ -83,6 +83,8 @@ afterAll(async () => {
 test('authentication is required, q is required, bad input is a 4xx', async () => {
   expect((await call('GET', '/api/v2/search?q=apple')).status).toBe(401);
   expect((await call('GET', '/api/v2/search', alice.token)).status).toBe(400);
+  // The removed v1 endpoint.
+  expect((await call('GET', '/api/v1/search?q=apple', alice.token)).status).toBe(404);
   const res = await call('GET', '/api/v2/search?q=apple&limit=abc&offset=-4&max_id=zz', alice.token);
   expect(res.status).toBe(200);
 });
