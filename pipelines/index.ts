@@ -11,6 +11,7 @@ import { runNotificationsPipeline } from './notifications/index.ts';
 import { runSearchIndexPipeline } from './search-index/index.ts';
 import { runTrendsPipeline } from './trends/index.ts';
 import { runLinkPreviewsPipeline } from './link-previews/index.ts';
+import { runDeliveryPipeline } from './delivery/index.ts';
 
 export interface RunningPipeline {
   stop(): Promise<void>;
@@ -28,4 +29,5 @@ export const pipelines: Record<string, PipelineFactory> = {
   'search-index': (core) => runSearchIndexPipeline(core),
   trends: (core) => runTrendsPipeline(core),
   'link-previews': (core) => runLinkPreviewsPipeline(core),
+  delivery: (core) => runDeliveryPipeline(core),
 };

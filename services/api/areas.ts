@@ -35,6 +35,9 @@ import filtersArea from './filters/index.ts';
 import searchArea from './search/index.ts';
 import trendsArea from './trends/index.ts';
 import adminTrendsArea from './admin_trends/index.ts';
+import reportsArea from './reports/index.ts';
+import ipAccessArea from './ip_access/index.ts';
+import adminArea from './admin/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -42,6 +45,7 @@ export interface AreaOptions {
 
 const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   healthArea, // first: its latency hook must see every area's routes
+  ipAccessArea, // second: its no_access check must cover every area after it
   instanceArea,
   mediaArea,
   filesArea,
@@ -73,6 +77,8 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   searchArea,
   trendsArea,
   adminTrendsArea,
+  reportsArea,
+  adminArea,
 ];
 
 export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {

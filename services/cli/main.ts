@@ -3,6 +3,7 @@
 //   accounts modify NAME [--confirm] [--approve] [--role R | --remove-role] [--disable | --enable]
 //   settings registrations [open | approved | closed]                      (no mode: prints the current one)
 //   trends ... / search rebuild                                            (see trendsCommands.ts)
+//   delivery domains | delivery reset HOST          (failing/unavailable destinations; close a breaker)
 // Bad input: a one-line error on stderr and exit code 1.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, loadEnvironment, type Config } from '../core/config.ts';
@@ -20,11 +21,14 @@ import {
   type Out,
 } from './commands.ts';
 import { parseTrendsCommand, TRENDS_USAGE } from './trendsCommands.ts';
+import { deliveryDomains, deliveryReset } from './delivery.ts';
 
 const USAGE = `Usage:
   cli accounts create NAME --email EMAIL [--confirmed] [--approve] [--role ROLE]
   cli accounts modify NAME [--confirm] [--approve] [--role ROLE | --remove-role] [--disable | --enable]
   cli settings registrations [open | approved | closed]
+  cli delivery domains
+  cli delivery reset HOST
 ${TRENDS_USAGE}`;
 
 type Command = (core: Core, out: Out) => Promise<void>;
@@ -70,6 +74,12 @@ function parse(argv: string[]): Command {
   }
   const trends = parseTrendsCommand(group, action, rest);
   if (trends) return trends;
+  if (group === 'delivery' && action === 'domains' && rest.length === 0)
+    return (core, out) => deliveryDomains(core, out);
+  if (group === 'delivery' && action === 'reset') {
+    if (rest.length !== 1) throw new CliError('delivery reset needs exactly one HOST');
+    return (core, out) => deliveryReset(core, rest[0], out);
+  }
   throw new CliError(`Unknown command: ${argv.join(' ') || '(none)'}`);
 }
 

@@ -45,6 +45,8 @@ export interface Config {
     password: string | null;
   };
   omniauthOnly: boolean;
+  /** Federate only with domains on the allow list (Mastodon's LIMITED_FEDERATION_MODE). */
+  limitedFederationMode: boolean;
   vapid: { publicKey: string | null; privateKey: string | null };
   /** Where uploaded media lives on disk (local storage driver). */
   mediaDir: string;
@@ -65,10 +67,8 @@ export interface FederationConfig {
   allowedPrivateAddresses: string[];
   /** FEDERATION_ALLOW_HTTP: remote fetches and deliveries may use plain http:// (tests, development). */
   allowHttp: boolean;
-  /** AUTHORIZED_FETCH (Mastodon's name): every ActivityPub GET needs a valid signature. */
+  /** AUTHORIZED_FETCH (Mastodon's name; implied by LIMITED_FEDERATION_MODE): every ActivityPub GET needs a valid signature. */
   authorizedFetch: boolean;
-  /** LIMITED_FEDERATION_MODE (Mastodon's name): only allowed domains federate; implies authorized fetch. */
-  limitedFederationMode: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -204,6 +204,7 @@ export function loadConfig(env: Env = process.env): Config {
       password: optional(env, 'SMTP_PASSWORD'),
     },
     omniauthOnly: bool(env, 'OMNIAUTH_ONLY', false),
+    limitedFederationMode: bool(env, 'LIMITED_FEDERATION_MODE', false),
     vapid: { publicKey: optional(env, 'VAPID_PUBLIC_KEY'), privateKey: optional(env, 'VAPID_PRIVATE_KEY') },
     mediaDir: str(env, 'MEDIA_DIR', 'var/media'),
     s3: s3SettingsFromEnv(env),
@@ -216,7 +217,6 @@ export function loadConfig(env: Env = process.env): Config {
         bool(env, 'AUTHORIZED_FETCH', false) ||
         bool(env, 'LIMITED_FEDERATION_MODE', false) ||
         bool(env, 'WHITELIST_MODE', false),
-      limitedFederationMode: bool(env, 'LIMITED_FEDERATION_MODE', false) || bool(env, 'WHITELIST_MODE', false),
     },
   };
 }

@@ -16,6 +16,7 @@ import { feedExists, feedKey, feedPage } from '../../core/feeds/feeds.ts';
 import { regenerateHomeFeed } from '../../core/feeds/maintenance.ts';
 import { ownList } from '../../core/lists/lists.ts';
 import { filterVisible } from '../../core/statuses/visibility.ts';
+import { withoutLimitedAuthors } from '../../core/moderation/limited.ts';
 import { normalizeTagName } from '../../core/text/extract.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import { requireUser } from '../plugins/auth.ts';
@@ -150,7 +151,8 @@ const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core
         { visibility: 'public', reblogOfId: null, inReplyToId: null, deletedAt: null },
         request.query,
       );
-      return answer(core, request, reply, p, await findPage(collection(core.db, statuses), filter, p), viewer);
+      const found = await findPage(collection(core.db, statuses), filter, p);
+      return answer(core, request, reply, p, await withoutLimitedAuthors(core, viewer, found), viewer);
     },
   );
 
@@ -182,7 +184,8 @@ const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core
       if (all.length > 0) extra.push({ tagNames: { $all: all } });
       if (none.length > 0) extra.push({ tagNames: { $nin: none } });
       const query = extra.length > 0 ? { ...filter, $and: extra } : filter;
-      return answer(core, request, reply, p, await findPage(collection(core.db, statuses), query, p), viewer);
+      const found = await findPage(collection(core.db, statuses), query, p);
+      return answer(core, request, reply, p, await withoutLimitedAuthors(core, viewer, found), viewer);
     },
   );
 };

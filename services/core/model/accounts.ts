@@ -63,6 +63,10 @@ export interface AccountDoc {
   lastStatusAt: Date | null;
   suspendedAt: Date | null;
   silencedAt: Date | null;
+  /** Moderators force its media sensitive (Mastodon's sensitized_at). */
+  sensitizedAt?: Date | null;
+  /** Who suspended it: this instance's moderators, or its own server (a remote Delete). */
+  suspensionOrigin?: 'local' | 'remote' | null;
   memorial: boolean;
   /**
    * Local accounts whose user is unconfirmed or awaiting approval: hidden from the REST API except

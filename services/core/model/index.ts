@@ -30,3 +30,7 @@ import './markers.ts';
 import './filters.ts';
 import './trends.ts';
 import './previewCards.ts';
+import './instanceDomainBlocks.ts';
+import './reports.ts';
+import './signUpBlocks.ts';
+import './parkedDeliveries.ts';
