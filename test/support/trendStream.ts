@@ -9,7 +9,7 @@ import type { Id } from '../../services/core/ids.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { accounts } from '../../services/core/model/accounts.ts';
 import { statuses } from '../../services/core/model/statuses.ts';
-import { previewCards, statusCards } from '../../services/core/model/previewCards.ts';
+import { previewCardProviders, previewCards, statusCards } from '../../services/core/model/previewCards.ts';
 import type { OutboxEvent } from '../../services/core/events/outbox.ts';
 import { accountDoc, statusDoc } from '../bench/dataSet.ts';
 
@@ -149,6 +149,11 @@ export async function buildTrendStream(core: Core, total = 50_000): Promise<Tren
     },
   ]);
   void cards;
+  await collection(core.db, previewCardProviders).insertOne({
+    _id: 9_100_001n,
+    domain: 'news.example',
+    createdAt: now2,
+  });
   await collection(core.db, statusCards).insertMany([
     { _id: s4._id, cardId: 9_000_001n, createdAt: now2 },
     { _id: s5._id, cardId: 9_000_002n, createdAt: now2 },

@@ -11,7 +11,8 @@ import { tags } from '../../core/model/tags.ts';
 import { statuses } from '../../core/model/statuses.ts';
 import { previewCards } from '../../core/model/previewCards.ts';
 import type { TrendKind } from '../../core/model/trends.ts';
-import { rankedForReview, type RankedItem } from '../../core/trends/queries.ts';
+import { rankedForReview, rankedPublishers, type PublisherReview, type RankedItem } from '../../core/trends/queries.ts';
+import { previewCardProviders } from '../../core/model/previewCards.ts';
 import { reviewsOf, reviewTrend } from '../../core/trends/review.ts';
 import { requirePermission } from '../plugins/auth.ts';
 import { TagEntity } from '../entities/tag.ts';
@@ -59,6 +60,27 @@ async function presentAdminTags(core: Core, items: readonly RankedItem[]): Promi
       listable: r?.state !== 'rejected',
     };
   });
+}
+
+/** Mastodon's Admin::Trends::Links::PreviewCardProvider. */
+const PublisherEntity = Type.Object({
+  id: Type.String(),
+  domain: Type.String(),
+  trendable: Type.Boolean(),
+  reviewed_at: Type.Union([Type.String(), Type.Null()]),
+  requested_review_at: Type.Union([Type.String(), Type.Null()]),
+  requires_review: Type.Boolean(),
+});
+
+function presentPublisher(p: PublisherReview): Static<typeof PublisherEntity> {
+  return {
+    id: String(p.id),
+    domain: p.domain,
+    trendable: p.state === 'approved',
+    reviewed_at: p.reviewedAt ? p.reviewedAt.toISOString() : null,
+    requested_review_at: p.requestedReviewAt ? p.requestedReviewAt.toISOString() : null,
+    requires_review: p.state === null && p.requestedReviewAt !== null,
+  };
 }
 
 /** The ranking member of a tag, status or card given by its id; 404 when it does not exist. */
@@ -114,6 +136,46 @@ const adminTrendsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { co
       return presentTrendingLinks(core, found);
     },
   );
+
+  app.get(
+    '/api/v1/admin/trends/links/publishers',
+    { schema: { querystring: PageQuery, response: { 200: Type.Array(PublisherEntity) } }, config: { auth: READ } },
+    async (request, reply) => {
+      await requirePermission(request, 'manage_taxonomies');
+      const page = pageOf(request.query, 10, 20);
+      const found = await rankedPublishers(core, page);
+      setOffsetLinks(core, request, reply, page, found.length);
+      return found.map(presentPublisher);
+    },
+  );
+
+  for (const decision of ['approve', 'reject'] as const) {
+    app.post(
+      `/api/v1/admin/trends/links/publishers/:id/${decision}`,
+      { schema: { params: IdParams, response: { 200: PublisherEntity } }, config: { auth: WRITE } },
+      async (request) => {
+        const { account } = await requirePermission(request, 'manage_taxonomies');
+        const id = parseId(request.params.id);
+        const provider = id === null ? null : await collection(core.db, previewCardProviders).findOne({ _id: id });
+        if (!provider) throw notFound();
+        await reviewTrend(
+          core,
+          'publisher',
+          provider.domain,
+          decision === 'approve' ? 'approved' : 'rejected',
+          account._id,
+        );
+        const review = (await reviewsOf(core, 'publisher', [provider.domain])).get(provider.domain);
+        return presentPublisher({
+          id: provider._id,
+          domain: provider.domain,
+          state: review?.state ?? null,
+          reviewedAt: review?.reviewedAt ?? null,
+          requestedReviewAt: review?.requestedReviewAt ?? null,
+        });
+      },
+    );
+  }
 
   for (const decision of ['approve', 'reject'] as const) {
     const state = decision === 'approve' ? 'approved' : 'rejected';

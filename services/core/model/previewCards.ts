@@ -39,3 +39,14 @@ export interface StatusCardDoc {
 }
 
 export const statusCards = defineCollection<StatusCardDoc>('status_cards', [{ key: { cardId: 1 }, name: 'card' }]);
+
+/** A link publisher (the host of card URLs), reviewable as a whole (Mastodon's PreviewCardProvider). */
+export interface PreviewCardProviderDoc {
+  _id: Id;
+  domain: string;
+  createdAt: Date;
+}
+
+export const previewCardProviders = defineCollection<PreviewCardProviderDoc>('preview_card_providers', [
+  { key: { domain: 1 }, name: 'domain', unique: true },
+]);

@@ -5,12 +5,14 @@ import { defineCollection } from '../db/mongo.ts';
 
 export type TrendKind = 'tag' | 'status' | 'link';
 export const TREND_KINDS: readonly TrendKind[] = ['tag', 'status', 'link'];
+/** What can be reviewed: trending items, and link publishers (approving one lets its links trend). */
+export type ReviewKind = TrendKind | 'publisher';
 
 export interface TrendReviewDoc {
   /** `<kind>:<itemId>` */
   _id: string;
-  kind: TrendKind;
-  /** Tag id, status id or preview card id, as a decimal string. */
+  kind: ReviewKind;
+  /** Normalised tag name, status id, preview card id or publisher domain. */
   itemId: string;
   /** null: waiting for review. */
   state: 'approved' | 'rejected' | null;
@@ -26,4 +28,4 @@ export const trendReviews = defineCollection<TrendReviewDoc>('trend_reviews', [
   { key: { noticeSent: 1, requestedReviewAt: 1 }, name: 'notice' },
 ]);
 
-export const trendReviewId = (kind: TrendKind, itemId: string | bigint): string => `${kind}:${itemId}`;
+export const trendReviewId = (kind: ReviewKind, itemId: string | bigint): string => `${kind}:${itemId}`;

@@ -4,7 +4,7 @@ import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
 import { nextSerialId } from '../ids.ts';
-import { previewCards, statusCards, type PreviewCardDoc } from '../model/previewCards.ts';
+import { previewCardProviders, previewCards, statusCards, type PreviewCardDoc } from '../model/previewCards.ts';
 
 /** status id → its card, for a batch of statuses (two indexed queries). */
 export async function loadStatusCards(core: Core, statusIds: readonly Id[]): Promise<Map<bigint, PreviewCardDoc>> {
@@ -27,8 +27,31 @@ export async function loadStatusCards(core: Core, statusIds: readonly Id[]): Pro
 
 export type CardFields = Omit<PreviewCardDoc, '_id' | 'createdAt' | 'updatedAt'>;
 
+/** The publisher domain of a card URL (lower-cased host without `www.`). */
+export function publisherDomain(url: string): string {
+  try {
+    return new URL(url).hostname.toLowerCase().replace(/^www\./, '');
+  } catch {
+    return '';
+  }
+}
+
+/** Records the card's publisher once (for the admin's publisher review). */
+async function ensureProvider(core: Core, url: string): Promise<void> {
+  const domain = publisherDomain(url);
+  if (!domain) return;
+  const coll = collection(core.db, previewCardProviders);
+  if (await coll.findOne({ domain })) return;
+  try {
+    await coll.insertOne({ _id: await nextSerialId(core.db, 'preview_card_providers'), domain, createdAt: new Date() });
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+  }
+}
+
 /** Stores (or refreshes) the card of a URL; returns it. */
 export async function upsertCard(core: Core, fields: CardFields): Promise<PreviewCardDoc> {
+  await ensureProvider(core, fields.url);
   const coll = collection(core.db, previewCards);
   const now = new Date();
   const existing = await coll.findOne({ url: fields.url });

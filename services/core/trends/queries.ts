@@ -4,6 +4,9 @@ import type { Core } from '../context.ts';
 import type { TrendKind } from '../model/trends.ts';
 import { trendKeys } from './counters.ts';
 import { allowedAmong, reviewsOf } from './review.ts';
+import { collection } from '../db/mongo.ts';
+import { previewCardProviders, previewCards } from '../model/previewCards.ts';
+import { publisherDomain } from '../previews/cards.ts';
 
 /** How deep a ranking is read. */
 const RANKING_DEPTH = 1000;
@@ -63,5 +66,47 @@ export async function rankedForReview(
   return all.map((i) => {
     const r = reviews.get(i.item);
     return { ...i, state: r?.state ?? null, requestedReview: r !== undefined && r.requestedReviewAt !== null };
+  });
+}
+
+export interface PublisherReview {
+  id: bigint;
+  domain: string;
+  state: 'approved' | 'rejected' | null;
+  reviewedAt: Date | null;
+  requestedReviewAt: Date | null;
+}
+
+/** The publishers of the ranked links (best link first), with their review state. */
+export async function rankedPublishers(core: Core, q: { limit: number; offset: number }): Promise<PublisherReview[]> {
+  const links = await ranking(core, 'link');
+  const cards = links.length
+    ? await collection(core.db, previewCards)
+        .find({ _id: { $in: links.map((l) => BigInt(l.item)) } }, { projection: { url: 1 } })
+        .toArray()
+    : [];
+  const urlOf = new Map(cards.map((c) => [String(c._id), c.url]));
+  const domains = [...new Set(links.map((l) => publisherDomain(urlOf.get(l.item) ?? '')).filter((d) => d))];
+  const page = domains.slice(q.offset, q.offset + q.limit);
+  const [providers, reviews] = await Promise.all([
+    collection(core.db, previewCardProviders)
+      .find({ domain: { $in: page } })
+      .toArray(),
+    reviewsOf(core, 'publisher', page),
+  ]);
+  const byDomain = new Map(providers.map((p) => [p.domain, p]));
+  return page.flatMap((domain) => {
+    const p = byDomain.get(domain);
+    if (!p) return [];
+    const r = reviews.get(domain);
+    return [
+      {
+        id: p._id,
+        domain,
+        state: r?.state ?? null,
+        reviewedAt: r?.reviewedAt ?? null,
+        requestedReviewAt: r?.requestedReviewAt ?? null,
+      },
+    ];
   });
 }

@@ -6,7 +6,9 @@
 import type { Core } from '../context.ts';
 import { collection } from '../db/mongo.ts';
 import { settings } from '../model/settings.ts';
-import { trendReviews, trendReviewId, type TrendKind, type TrendReviewDoc } from '../model/trends.ts';
+import { trendReviews, trendReviewId, type ReviewKind, type TrendKind, type TrendReviewDoc } from '../model/trends.ts';
+import { previewCards } from '../model/previewCards.ts';
+import { publisherDomain } from '../previews/cards.ts';
 import { roles } from '../model/roles.ts';
 import { users } from '../model/users.ts';
 import { accounts } from '../model/accounts.ts';
@@ -33,7 +35,7 @@ export async function setAutoApprove(core: Core, value: boolean): Promise<void> 
 
 export async function reviewsOf(
   core: Core,
-  kind: TrendKind,
+  kind: ReviewKind,
   items: readonly string[],
 ): Promise<Map<string, TrendReviewDoc>> {
   if (items.length === 0) return new Map();
@@ -44,17 +46,33 @@ export async function reviewsOf(
 }
 
 /** The items of `items` that an administrator approved. */
-export async function reviewedAmong(core: Core, kind: TrendKind, items: readonly string[]): Promise<Set<string>> {
+export async function reviewedAmong(core: Core, kind: ReviewKind, items: readonly string[]): Promise<Set<string>> {
   const reviews = await reviewsOf(core, kind, items);
   return new Set(items.filter((i) => reviews.get(i)?.state === 'approved'));
 }
 
-/** The items allowed to trend: approved, or not rejected when unreviewed items may trend. */
+/**
+ * The items allowed to trend: approved, or not rejected when unreviewed items may trend. An
+ * unreviewed link follows its publisher's review (Mastodon's PreviewCard#trendable?).
+ */
 export async function allowedAmong(core: Core, kind: TrendKind, items: readonly string[]): Promise<Set<string>> {
   const [reviews, auto] = await Promise.all([reviewsOf(core, kind, items), autoApprove(core)]);
+  const publisherOf = new Map<string, string>();
+  let publisherStates = new Map<string, TrendReviewDoc>();
+  if (kind === 'link') {
+    const unreviewed = items.filter((i) => (reviews.get(i)?.state ?? null) === null);
+    if (unreviewed.length > 0) {
+      const cards = await collection(core.db, previewCards)
+        .find({ _id: { $in: unreviewed.map((i) => BigInt(i)) } }, { projection: { url: 1 } })
+        .toArray();
+      for (const c of cards) publisherOf.set(String(c._id), publisherDomain(c.url));
+      publisherStates = await reviewsOf(core, 'publisher', [...new Set(publisherOf.values())]);
+    }
+  }
   return new Set(
     items.filter((i) => {
-      const state = reviews.get(i)?.state ?? null;
+      let state = reviews.get(i)?.state ?? null;
+      if (state === null && kind === 'link') state = publisherStates.get(publisherOf.get(i) ?? '')?.state ?? null;
       return state === 'approved' || (auto && state === null);
     }),
   );
@@ -63,7 +81,7 @@ export async function allowedAmong(core: Core, kind: TrendKind, items: readonly 
 /** Records an approval or rejection (again approving a rejected item is allowed, as in Mastodon). */
 export async function reviewTrend(
   core: Core,
-  kind: TrendKind,
+  kind: ReviewKind,
   item: string,
   decision: 'approved' | 'rejected',
   reviewerAccountId: bigint | null,

@@ -115,6 +115,18 @@ test('admin approve/reject routes need manage_taxonomies; approved items trend',
   expect((await call('POST', `/api/v1/admin/trends/statuses/${s1}/approve`, moderator.token)).status).toBe(200);
   expect(await ids('/api/v1/trends/statuses')).toEqual([s1, s2]);
 
+  // Approving the publisher lets its unreviewed links trend; a rejected link stays out.
+  const publishers = (await call('GET', '/api/v1/admin/trends/links/publishers', moderator.token)).body as {
+    id: string;
+    domain: string;
+    trendable: boolean;
+  }[];
+  expect(publishers).toMatchObject([{ domain: 'news.example', trendable: false }]);
+  const pub = await call('POST', `/api/v1/admin/trends/links/publishers/${publishers[0]!.id}/approve`, moderator.token);
+  expect(pub.body).toMatchObject({ domain: 'news.example', trendable: true });
+  expect((await call('GET', '/api/v1/trends/links')).body).toHaveLength(1);
+  await call('POST', `/api/v1/admin/trends/links/${stream.cards.trending}/reject`, moderator.token);
+  expect((await call('GET', '/api/v1/trends/links')).body).toEqual([]);
   const link = await call('POST', `/api/v1/admin/trends/links/${stream.cards.trending}/approve`, moderator.token);
   expect(link.status).toBe(200);
   const links = (await call('GET', '/api/v1/trends/links')).body as { url: string; history: { accounts: string }[] }[];
