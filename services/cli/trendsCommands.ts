@@ -1,6 +1,6 @@
 // CLI commands for trends and search (`npm run cli -- trends ...`, `... search rebuild`):
 //   trends list tags|statuses|links          ranked items with their review state
-//   trends approve|reject tag NAME | status ID | link ID
+//   trends approve|reject tag NAME | status ID | link ID | publisher DOMAIN
 //   trends auto-approve [on|off]              allow unreviewed items to trend (no value: prints it)
 //   trends refresh                            recompute scores and rankings now
 //   search rebuild                            re-index every status from MongoDB
@@ -19,7 +19,7 @@ import { parseId } from '../core/ids.ts';
 import { CliError, type Out } from './commands.ts';
 
 export const TRENDS_USAGE = `  cli trends list tags|statuses|links
-  cli trends approve|reject tag NAME | status ID | link ID
+  cli trends approve|reject tag NAME | status ID | link ID | publisher DOMAIN
   cli trends auto-approve [on | off]
   cli trends refresh
   cli search rebuild`;
@@ -77,6 +77,12 @@ export function parseTrendsCommand(
     }
     case 'approve':
     case 'reject': {
+      if (rest[0] === 'publisher' && rest.length === 2)
+        return async (core, out) => {
+          const domain = (rest[1] as string).toLowerCase().replace(/^www\./, '');
+          await reviewTrend(core, 'publisher', domain, action === 'approve' ? 'approved' : 'rejected', null);
+          out('OK');
+        };
       const kind = KINDS[rest[0] ?? ''];
       if (!kind || rest.length !== 2) throw new CliError(`Usage: cli trends ${action} tag NAME | status ID | link ID`);
       return async (core, out) => {

@@ -50,6 +50,8 @@ describe('trends and search CLI', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('No such hashtag');
     expect((await cli('trends', 'approve', 'planet', '1')).code).toBe(1);
+    expect((await cli('trends', 'approve', 'publisher', 'www.News.example')).code).toBe(0);
+    expect((await reviewsOf(core, 'publisher', ['news.example'])).get('news.example')?.state).toBe('approved');
 
     expect((await cli('trends', 'auto-approve')).stdout.trim()).toBe('off');
     expect((await cli('trends', 'auto-approve', 'on')).code).toBe(0);
