@@ -35,6 +35,9 @@ import filtersArea from './filters/index.ts';
 import nodeinfoArea from './nodeinfo/index.ts';
 import translationArea from './translation/index.ts';
 import announcementsArea from './announcements/index.ts';
+import searchArea from './search/index.ts';
+import trendsArea from './trends/index.ts';
+import adminTrendsArea from './admin_trends/index.ts';
 import reportsArea from './reports/index.ts';
 import ipAccessArea from './ip_access/index.ts';
 import adminArea from './admin/index.ts';
@@ -80,6 +83,9 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   nodeinfoArea,
   translationArea,
   announcementsArea,
+  searchArea,
+  trendsArea,
+  adminTrendsArea,
   reportsArea,
   adminArea,
   pushArea,

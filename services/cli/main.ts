@@ -3,6 +3,7 @@
 //   accounts modify NAME [--confirm] [--approve] [--role R | --remove-role] [--disable | --enable]
 //   settings registrations [open | approved | closed]                      (no mode: prints the current one)
 //   instance ..., rules ..., emoji ..., announcements ...                  (see siteCommands.ts)
+//   trends ... / search rebuild                                            (see trendsCommands.ts)
 //   delivery domains | delivery reset HOST          (failing/unavailable destinations; close a breaker)
 // Bad input: a one-line error on stderr and exit code 1.
 import { parseArgs } from 'node:util';
@@ -21,6 +22,7 @@ import {
   type Out,
 } from './commands.ts';
 import { parseSiteCommand, SITE_USAGE } from './siteCommands.ts';
+import { parseTrendsCommand, TRENDS_USAGE } from './trendsCommands.ts';
 import { deliveryDomains, deliveryReset } from './delivery.ts';
 
 const USAGE = `Usage:
@@ -29,7 +31,8 @@ const USAGE = `Usage:
   cli settings registrations [open | approved | closed]
   cli delivery domains
   cli delivery reset HOST
-${SITE_USAGE}`;
+${SITE_USAGE}
+${TRENDS_USAGE}`;
 
 type Command = (core: Core, out: Out) => Promise<void>;
 
@@ -72,6 +75,8 @@ function parse(argv: string[]): Command {
     checkRegistrationsMode(positionals[0]);
     return (core, out) => settingsRegistrations(core, positionals[0], out);
   }
+  const trends = parseTrendsCommand(group, action, rest);
+  if (trends) return trends;
   if (group === 'delivery' && action === 'domains' && rest.length === 0)
     return (core, out) => deliveryDomains(core, out);
   if (group === 'delivery' && action === 'reset') {

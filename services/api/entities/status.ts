@@ -23,6 +23,8 @@ import { MentionEntity, StatusTagEntity, presentMention, presentStatusTag } from
 import { activeFilters, matchFilters } from '../../core/filters/match.ts';
 import { presentFilterResults } from './filter.ts';
 import { emojisInTexts, type CustomEmojiEntity as EmojiEntity } from '../../core/emojis/emojis.ts';
+import { PreviewCardEntity, presentPreviewCard, type PreviewCard } from './previewCard.ts';
+import { loadStatusCards } from '../../core/previews/cards.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
@@ -50,7 +52,7 @@ const statusProperties = {
   in_reply_to_id: NullableString,
   in_reply_to_account_id: NullableString,
   poll: Type.Union([PollEntity, Type.Null()]),
-  card: Type.Null(),
+  card: Type.Union([PreviewCardEntity, Type.Null()]),
   /** Mastodon 4.4+ always sends it; null until quote posts exist. */
   quote: Type.Null(),
   language: NullableString,
@@ -146,6 +148,11 @@ export async function presentStatuses(
         .find({ _id: { $in: pollIds } })
         .toArray()
     : [];
+  const cardDocs = await loadStatusCards(
+    core,
+    all.map((s) => s._id),
+  );
+  const cardById = new Map<bigint, PreviewCard>([...cardDocs].map(([id, c]) => [id, presentPreviewCard(c)]));
   const pollById = new Map<bigint, PollEntityType>();
   const authorDomain = new Map(accountDocs.map((d) => [d._id, d.domain]));
   const pollOptions = new Map(pollDocs.map((p) => [p._id, p.options]));
@@ -199,7 +206,7 @@ export async function presentStatuses(
       in_reply_to_id: s.inReplyToId === null ? null : String(s.inReplyToId),
       in_reply_to_account_id: s.inReplyToAccountId === null ? null : String(s.inReplyToAccountId),
       poll: s.pollId === null ? null : (pollById.get(s.pollId) ?? null),
-      card: null,
+      card: cardById.get(s._id) ?? null,
       quote: null,
       language: s.language,
       reblog: null,

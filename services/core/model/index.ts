@@ -31,6 +31,8 @@ import './filters.ts';
 import './rules.ts';
 import './customEmojis.ts';
 import './announcements.ts';
+import './trends.ts';
+import './previewCards.ts';
 import './instanceDomainBlocks.ts';
 import './reports.ts';
 import './signUpBlocks.ts';
