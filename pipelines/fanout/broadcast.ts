@@ -7,7 +7,7 @@ import type { Id } from '../../services/core/ids.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { statuses, type StatusDoc } from '../../services/core/model/statuses.ts';
 import { publishToStream, timelineChannels, type StreamMessage } from '../../services/core/streaming/channels.ts';
-import { presentStatus } from '../../services/api/entities/status.ts';
+import { presentStatus } from '../../services/core/entities/status.ts';
 
 interface Reach {
   home: Id[];

@@ -17,7 +17,7 @@ import {
   type NotificationRequest,
 } from '../../services/core/notifications/notify.ts';
 import { publishToStream, timelineChannels } from '../../services/core/streaming/channels.ts';
-import { presentNotifications } from '../../services/api/entities/notification.ts';
+import { presentNotifications } from '../../services/core/entities/notification.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 
 const TYPES = [

@@ -17,7 +17,7 @@ import { registry } from '../core/metrics.ts';
 import type { Core } from '../core/context.ts';
 import { collection } from '../core/db/mongo.ts';
 import { accessTokens } from '../core/model/oauth.ts';
-import { resolveToken } from '../api/plugins/auth.ts';
+import { resolveToken } from '../core/auth/resolveToken.ts';
 import { Connection, type Viewer } from './connections.ts';
 import { resolveStream, scopesFor, StreamError } from './streams.ts';
 import { scopesAllow } from '../core/auth/scopes.ts';

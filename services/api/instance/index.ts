@@ -12,7 +12,7 @@ import {
   presentInstance,
   presentInstanceV1,
   type InstanceFacts,
-} from '../entities/instance.ts';
+} from '../../core/entities/instance.ts';
 
 async function instanceFacts(core: Core): Promise<InstanceFacts> {
   const [mode, stats] = await Promise.all([getRegistrationsMode(core), instanceStats(core)]);

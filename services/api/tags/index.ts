@@ -11,7 +11,7 @@ import { normalizeTagName, MAX_HASHTAG_LENGTH } from '../../core/text/extract.ts
 import { findOrCreateTag } from '../../core/statuses/entities.ts';
 import { followTag, followsTag, unfollowTag } from '../../core/tags/tagFollows.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { presentTag, TagEntity } from '../entities/tag.ts';
+import { presentTag, TagEntity } from '../../core/entities/tag.ts';
 import { findPage, setLinkHeader } from '../pagination.ts';
 import { notFound } from '../errors.ts';
 import { AccountPageQuery, accountPage } from '../graphParams.ts';

@@ -19,7 +19,7 @@ import { filterVisible } from '../../core/statuses/visibility.ts';
 import { normalizeTagName } from '../../core/text/extract.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { presentStatuses, StatusEntity } from '../entities/status.ts';
+import { presentStatuses, StatusEntity } from '../../core/entities/status.ts';
 import { BoolLike } from '../params.ts';
 import { findPage, pageParams, setLinkHeader, type PageParams } from '../pagination.ts';
 

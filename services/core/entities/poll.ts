@@ -1,10 +1,10 @@
 // Poll entity (entities reference §7). Viewer fields (`voted`, `own_votes`) only with a user;
 // option counts are null while a hide_totals poll runs, except for its author.
 import { Type, type Static } from '@sinclair/typebox';
-import type { Core } from '../../core/context.ts';
-import type { Id } from '../../core/ids.ts';
-import type { PollDoc } from '../../core/model/polls.ts';
-import { findVote, isExpired, pollCounts } from '../../core/polls/polls.ts';
+import type { Core } from '../context.ts';
+import type { Id } from '../ids.ts';
+import type { PollDoc } from '../model/polls.ts';
+import { findVote, isExpired, pollCounts } from '../polls/polls.ts';
 
 export const PollOptionEntity = Type.Object({
   title: Type.String(),

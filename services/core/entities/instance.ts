@@ -1,8 +1,8 @@
 // Instance (v2) and V1::Instance entities: the capability documents clients read first.
 import { Type, type Static } from '@sinclair/typebox';
-import type { Core } from '../../core/context.ts';
-import { LIMITS, MASTODON_API_LEVEL, MASTODON_API_VERSION } from '../../core/instance/limits.ts';
-import type { InstanceStats } from '../../core/instance/stats.ts';
+import type { Core } from '../context.ts';
+import { LIMITS, MASTODON_API_LEVEL, MASTODON_API_VERSION } from '../instance/limits.ts';
+import type { InstanceStats } from '../instance/stats.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 /** An embedded Account entity (rendered by the accounts presenter). */
