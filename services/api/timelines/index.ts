@@ -15,11 +15,11 @@ import { statuses, type StatusDoc } from '../../core/model/statuses.ts';
 import { feedExists, feedKey, feedPage } from '../../core/feeds/feeds.ts';
 import { regenerateHomeFeed } from '../../core/feeds/maintenance.ts';
 import { ownList } from '../../core/lists/lists.ts';
-import { filterVisible } from '../../core/statuses/visibility.ts';
 import { normalizeTagName } from '../../core/text/extract.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { presentStatuses, StatusEntity } from '../../core/entities/status.ts';
+import { StatusEntity } from '../../core/entities/status.ts';
+import { presentStatusPage, type PageOptions } from '../../core/entities/statusPage.ts';
 import { BoolLike } from '../params.ts';
 import { findPage, pageParams, setLinkHeader, type PageParams } from '../pagination.ts';
 
@@ -49,29 +49,22 @@ async function answer(
   request: FastifyRequest,
   reply: FastifyReply,
   p: PageParams,
-  found: StatusDoc[],
+  ids: Id[],
   viewer: AccountDoc | null,
+  check: PageOptions['check'],
 ) {
   setLinkHeader(core, request, reply, {
-    oldest: found.at(-1)?._id ?? null,
-    newest: found[0]?._id ?? null,
-    count: found.length,
+    oldest: ids.at(-1) ?? null,
+    newest: ids[0] ?? null,
+    count: ids.length,
     limit: p.limit,
   });
-  return presentStatuses(core, await filterVisible(core, viewer, found), viewer);
+  return presentStatusPage(core, ids, viewer, { check });
 }
 
-/** The statuses of a feed page, in feed order, without the deleted ones. */
-async function statusesOf(core: Core, ids: Id[]): Promise<StatusDoc[]> {
-  if (ids.length === 0) return [];
-  const byId = new Map(
-    (
-      await collection(core.db, statuses)
-        .find({ _id: { $in: ids }, deletedAt: null })
-        .toArray()
-    ).map((s) => [s._id, s]),
-  );
-  return ids.map((i) => byId.get(i)).filter((s) => s !== undefined);
+/** The ids of a page of statuses matching `filter`, newest first. */
+async function pageIds(core: Core, filter: Filter<StatusDoc>, p: PageParams): Promise<Id[]> {
+  return (await findPage(collection(core.db, statuses), filter, p, '_id', { _id: 1 })).map((s) => s._id);
 }
 
 function scoped(
@@ -105,7 +98,7 @@ const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core
       const key = feedKey('home', account._id);
       if (!(await feedExists(core.redis, key))) await regenerateHomeFeed(core, account._id);
       const p = page(request.query);
-      return answer(core, request, reply, p, await statusesOf(core, await feedPage(core.redis, key, p)), account);
+      return answer(core, request, reply, p, await feedPage(core.redis, key, p), account, 'feed');
     },
   );
 
@@ -123,14 +116,7 @@ const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core
       const { account } = requireUser(request);
       const list = await ownList(core, account, parseId(request.params.id));
       const p = page(request.query);
-      return answer(
-        core,
-        request,
-        reply,
-        p,
-        await statusesOf(core, await feedPage(core.redis, feedKey('list', list._id), p)),
-        account,
-      );
+      return answer(core, request, reply, p, await feedPage(core.redis, feedKey('list', list._id), p), account, 'feed');
     },
   );
 
@@ -150,7 +136,7 @@ const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core
         { visibility: 'public', reblogOfId: null, inReplyToId: null, deletedAt: null },
         request.query,
       );
-      return answer(core, request, reply, p, await findPage(collection(core.db, statuses), filter, p), viewer);
+      return answer(core, request, reply, p, await pageIds(core, filter, p), viewer, 'policy');
     },
   );
 
@@ -182,7 +168,7 @@ const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core
       if (all.length > 0) extra.push({ tagNames: { $all: all } });
       if (none.length > 0) extra.push({ tagNames: { $nin: none } });
       const query = extra.length > 0 ? { ...filter, $and: extra } : filter;
-      return answer(core, request, reply, p, await findPage(collection(core.db, statuses), query, p), viewer);
+      return answer(core, request, reply, p, await pageIds(core, query, p), viewer, 'policy');
     },
   );
 };

@@ -64,7 +64,7 @@ const statusProperties = {
 export const NestedStatusEntity = Type.Object({ ...statusProperties, reblog: Type.Null() });
 export const StatusEntity = Type.Object({ ...statusProperties, reblog: Type.Union([NestedStatusEntity, Type.Null()]) });
 export type Status = Static<typeof StatusEntity>;
-type NestedStatus = Static<typeof NestedStatusEntity>;
+export type NestedStatus = Static<typeof NestedStatusEntity>;
 
 export interface PresentOptions {
   /** Delete/redraft answers: `text` (source) instead of `content`. */
@@ -76,7 +76,7 @@ export interface PresentOptions {
   properFlags?: boolean;
 }
 
-interface ViewerState {
+export interface ViewerState {
   favourited: Set<bigint>;
   bookmarked: Set<bigint>;
   reblogged: Set<bigint>;
@@ -84,7 +84,7 @@ interface ViewerState {
   mutedConversations: Set<bigint>;
 }
 
-async function viewerState(core: Core, viewer: AccountDoc, ids: Id[], conversationIds: Id[]): Promise<ViewerState> {
+export async function viewerState(core: Core, viewer: AccountDoc, ids: Id[], conversationIds: Id[]): Promise<ViewerState> {
   const q = { accountId: viewer._id, statusId: { $in: ids } };
   const [favs, marks, reblogs, pinned, muted] = await Promise.all([
     collection(core.db, favourites)
