@@ -17,7 +17,7 @@ import { accounts, type AccountDoc } from '../model/accounts.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { users } from '../model/users.ts';
 import { polls } from '../model/polls.ts';
-import { EVERYONE_ROLE, roleOfUser, type EffectiveRole } from '../roles/roles.ts';
+import { EVERYONE_ROLE, roleOfUser } from '../roles/roles.ts';
 import { activeFilters, matchFilters } from '../filters/match.ts';
 import { loadViewerRelations, visibleWith } from '../statuses/visibility.ts';
 import { presentAccount, type Account } from './account.ts';
@@ -122,33 +122,31 @@ async function renderMisses(core: Core, ids: Id[]): Promise<Map<bigint, CachedSh
   return out;
 }
 
-/** Roles of local authors (cached: a user's role changes only through changeRole). */
-async function rolesOf(core: Core, authors: AccountDoc[]): Promise<Map<bigint, EffectiveRole>> {
-  const local = authors.filter((a) => a.domain === null);
-  const out = new Map<bigint, EffectiveRole>();
-  if (local.length === 0) return out;
-  const cached = await core.redis.mget(...local.map((a) => roleKey(a._id)));
+/**
+ * The role ids of the users behind `accountIds` (null: no role, or not a local user). Cached: a
+ * user's role changes only through changeRole, which drops the entry.
+ */
+async function roleIdsOf(core: Core, accountIds: Id[]): Promise<Map<bigint, Id | null>> {
+  const out = new Map<bigint, Id | null>();
+  if (accountIds.length === 0) return out;
+  const cached = await core.redis.mget(...accountIds.map(roleKey));
   const missing: Id[] = [];
-  const roleIds = new Map<bigint, Id | null>();
-  local.forEach((a, i) => {
+  accountIds.forEach((id, i) => {
     const c = cached[i];
-    if (c === null) missing.push(a._id);
-    else roleIds.set(a._id, c === '' ? null : BigInt(c));
+    if (c === null) missing.push(id);
+    else out.set(id, c === '' ? null : BigInt(c));
   });
-  if (missing.length > 0) {
-    const found = await collection(core.db, users)
-      .find({ accountId: { $in: missing } }, { projection: { accountId: 1, roleId: 1 } })
-      .toArray();
-    const pipe = core.redis.pipeline();
-    for (const id of missing) {
-      const roleId = found.find((u) => u.accountId === id)?.roleId ?? null;
-      roleIds.set(id, roleId);
-      pipe.set(roleKey(id), roleId === null ? '' : String(roleId), 'EX', ROLE_TTL_SECONDS);
-    }
-    await pipe.exec();
+  if (missing.length === 0) return out;
+  const found = await collection(core.db, users)
+    .find({ accountId: { $in: missing } }, { projection: { accountId: 1, roleId: 1 } })
+    .toArray();
+  const pipe = core.redis.pipeline();
+  for (const id of missing) {
+    const roleId = found.find((u) => u.accountId === id)?.roleId ?? null;
+    out.set(id, roleId);
+    pipe.set(roleKey(id), roleId === null ? '' : String(roleId), 'EX', ROLE_TTL_SECONDS);
   }
-  for (const [accountId, roleId] of roleIds)
-    out.set(accountId, roleId === null ? EVERYONE_ROLE : await roleOfUser(core, { roleId }));
+  await pipe.exec();
   return out;
 }
 
@@ -170,44 +168,44 @@ export async function presentStatusPage(
   opts: PageOptions,
 ): Promise<Status[]> {
   if (ids.length === 0) return [];
-  const shells = await readShells(core, ids);
-  const knownOriginals = [...shells.values()]
-    .map((c) => c.r)
-    .filter((r): r is string => r !== null)
-    .map(BigInt);
-  // Live fields of the page and of the originals its reblogs point to.
   const liveOf = async (want: Id[]) =>
     want.length === 0
       ? []
       : ((await collection(core.db, statuses)
           .find({ _id: { $in: want } }, { projection: LIVE })
           .toArray()) as Live[]);
-  const [pageLive, knownShells] = await Promise.all([
-    liveOf([...new Set([...ids, ...knownOriginals])]),
-    readShells(core, knownOriginals),
+  // First batch: the cached renderings and live fields of the page, and the viewer's filters.
+  const [shells, pageLive, active] = await Promise.all([
+    readShells(core, ids),
+    liveOf(ids),
+    viewer ? activeFilters(core, viewer._id) : [],
   ]);
-  for (const [k, v] of knownShells) shells.set(k, v);
   const live = new Map<bigint, Live>(pageLive.map((l) => [l._id, l]));
-  // Reblogs rendered for the first time: their originals were not known before.
-  const unknown = [
+  // Reblogs: their originals too.
+  const originalIds = [
     ...new Set([...live.values()].map((l) => l.reblogOfId).filter((r): r is Id => r !== null && !live.has(r))),
   ];
-  if (unknown.length > 0) {
-    const [more, moreShells] = await Promise.all([liveOf(unknown), readShells(core, unknown)]);
+  if (originalIds.length > 0) {
+    const [more, moreShells] = await Promise.all([liveOf(originalIds), readShells(core, originalIds)]);
     for (const l of more) live.set(l._id, l);
     for (const [k, v] of moreShells) shells.set(k, v);
   }
 
+  // Second batch: renderings that are missing or older than the last edit, the authors and their
+  // roles, the viewer's flags, polls, and (for 'policy') the viewer's relations to the authors.
   const all = [...live.values()].filter((l) => !l.deletedAt);
   const stale = all.filter((l) => shells.get(l._id)?.v !== version(l)).map((l) => l._id);
   const authorIds = [...new Set(all.map((l) => l.accountId))];
   const conversationIds = all.map((l) => l.conversationId).filter((c): c is Id => c !== null);
   const pollIds = all.map((l) => l.pollId).filter((p): p is Id => p !== null);
-  const [rendered, authorDocs, state, active, pollDocs, relations] = await Promise.all([
+  const [rendered, authorDocs, roleIds, state, pollDocs, relations] = await Promise.all([
     renderMisses(core, stale),
-    collection(core.db, accounts)
-      .find({ _id: { $in: authorIds } })
-      .toArray(),
+    authorIds.length
+      ? collection(core.db, accounts)
+          .find({ _id: { $in: authorIds } })
+          .toArray()
+      : [],
+    roleIdsOf(core, authorIds),
     viewer
       ? viewerState(
           core,
@@ -216,7 +214,6 @@ export async function presentStatusPage(
           conversationIds,
         )
       : null,
-    viewer ? activeFilters(core, viewer._id) : [],
     pollIds.length
       ? collection(core.db, polls)
           .find({ _id: { $in: pollIds } })
@@ -225,12 +222,13 @@ export async function presentStatusPage(
     opts.check === 'policy' ? loadViewerRelations(core, viewer, authorIds) : null,
   ]);
   for (const [k, v] of rendered) shells.set(k, v);
-  const roles = await rolesOf(core, authorDocs);
   const authorById = new Map<bigint, Account>();
   const usable = new Set<bigint>();
   for (const a of authorDocs) {
     if (!a.suspendedAt) usable.add(a._id);
-    authorById.set(a._id, await presentAccount(core, a, { role: roles.get(a._id) ?? EVERYONE_ROLE }));
+    const roleId = a.domain === null ? (roleIds.get(a._id) ?? null) : null;
+    const role = roleId === null ? EVERYONE_ROLE : await roleOfUser(core, { roleId });
+    authorById.set(a._id, await presentAccount(core, a, { role }));
   }
   const pollById = new Map<bigint, PollEntity>();
   for (const p of pollDocs) pollById.set(p._id, await presentPoll(core, p, viewer?._id ?? null));
