@@ -2,6 +2,7 @@
 //   accounts create NAME --email E [--confirmed] [--approve] [--role R]   (prints the new password)
 //   accounts modify NAME [--confirm] [--approve] [--role R | --remove-role] [--disable | --enable]
 //   settings registrations [open | approved | closed]                      (no mode: prints the current one)
+//   settings feeds [NAME public|authenticated|disabled]                    (feed access; no NAME: prints all four)
 // Bad input: a one-line error on stderr and exit code 1.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, loadEnvironment, type Config } from '../core/config.ts';
@@ -13,6 +14,7 @@ import {
   accountsCreate,
   accountsModify,
   settingsRegistrations,
+  settingsFeeds,
   checkCreateInput,
   checkRegistrationsMode,
   CliError,
@@ -22,7 +24,8 @@ import {
 const USAGE = `Usage:
   cli accounts create NAME --email EMAIL [--confirmed] [--approve] [--role ROLE]
   cli accounts modify NAME [--confirm] [--approve] [--role ROLE | --remove-role] [--disable | --enable]
-  cli settings registrations [open | approved | closed]`;
+  cli settings registrations [open | approved | closed]
+  cli settings feeds [local_live_feed_access|remote_live_feed_access|local_topic_feed_access|remote_topic_feed_access public|authenticated|disabled]`;
 
 type Command = (core: Core, out: Out) => Promise<void>;
 
@@ -64,6 +67,11 @@ function parse(argv: string[]): Command {
     if (positionals.length > 1) throw new CliError('settings registrations takes one mode');
     checkRegistrationsMode(positionals[0]);
     return (core, out) => settingsRegistrations(core, positionals[0], out);
+  }
+  if (group === 'settings' && action === 'feeds') {
+    const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
+    if (positionals.length === 1 || positionals.length > 2) throw new CliError('settings feeds takes NAME and VALUE');
+    return (core, out) => settingsFeeds(core, positionals[0], positionals[1], out);
   }
   throw new CliError(`Unknown command: ${argv.join(' ') || '(none)'}`);
 }

@@ -1,5 +1,6 @@
 // Instance area: /api/v1/instance, /api/v2/instance and /api/v1/custom_emojis — public, cacheable
 // capability documents every client reads at start.
+import { getFeedAccess } from '../../core/settings/feedAccess.ts';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
@@ -15,7 +16,11 @@ import {
 } from '../../core/entities/instance.ts';
 
 async function instanceFacts(core: Core): Promise<InstanceFacts> {
-  const [mode, stats] = await Promise.all([getRegistrationsMode(core), instanceStats(core)]);
+  const [mode, stats, feedAccess] = await Promise.all([
+    getRegistrationsMode(core),
+    instanceStats(core),
+    getFeedAccess(core),
+  ]);
   return {
     title: core.config.localDomain,
     description: '',
@@ -23,6 +28,7 @@ async function instanceFacts(core: Core): Promise<InstanceFacts> {
     contactAccount: null,
     registrations: { enabled: mode !== 'closed' && !core.config.omniauthOnly, approvalRequired: mode === 'approved' },
     stats,
+    feedAccess,
   };
 }
 

@@ -17,7 +17,10 @@ import { regenerateHomeFeed } from '../../core/feeds/maintenance.ts';
 import { ownList } from '../../core/lists/lists.ts';
 import { normalizeTagName } from '../../core/text/extract.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
-import { requireUser } from '../plugins/auth.ts';
+import { requireUser, roleOfRequest } from '../plugins/auth.ts';
+import { ApiError } from '../errors.ts';
+import { hasPermission } from '../../core/roles/permissions.ts';
+import { feedOrigin, getFeedAccess, requiresLogin, type FeedKind } from '../../core/settings/feedAccess.ts';
 import { StatusEntity } from '../../core/entities/status.ts';
 import { presentStatusPage, type PageOptions } from '../../core/entities/statusPage.ts';
 import { BoolLike } from '../params.ts';
@@ -70,14 +73,37 @@ async function pageIds(core: Core, filter: Filter<StatusDoc>, p: PageParams): Pr
   return (await findPage(collection(core.db, statuses), filter, p, '_id', { _id: 1 })).map((s) => s._id);
 }
 
-function scoped(
-  filter: Filter<StatusDoc>,
+/**
+ * The public or hashtag feed filter for this caller: the origin the instance's feed access
+ * settings let the caller read (422 for a logged-out caller when the feed asked for is not public,
+ * as Mastodon's require_user!), `only_media`, and the user's chosen languages (rule 9).
+ * null when nothing may be shown.
+ */
+async function publicFeedFilter(
+  core: Core,
+  request: FastifyRequest,
+  kind: FeedKind,
+  base: Filter<StatusDoc>,
   q: { local?: unknown; remote?: unknown; only_media?: unknown },
-): Filter<StatusDoc> {
-  const out = { ...filter };
-  if (railsBoolean(q.local)) out.local = true;
-  else if (railsBoolean(q.remote)) out.local = false;
+): Promise<Filter<StatusDoc> | null> {
+  const wanted = { local: railsBoolean(q.local) === true, remote: railsBoolean(q.remote) === true };
+  const pair = (await getFeedAccess(core))[kind];
+  const auth = request.auth;
+  if (!auth?.user && requiresLogin(pair, wanted)) throw new ApiError(422, 'This method requires an authenticated user');
+  const someDisabled = pair.local === 'disabled' || pair.remote === 'disabled';
+  const reader = {
+    user: auth?.user != null,
+    viewFeeds:
+      someDisabled && auth?.user != null && hasPermission((await roleOfRequest(request)).permissions, 'view_feeds'),
+  };
+  const origin = feedOrigin(pair, reader, wanted);
+  if (origin === 'none') return null;
+  const out = { ...base };
+  if (origin === 'local') out.local = true;
+  else if (origin === 'remote') out.local = false;
   if (railsBoolean(q.only_media)) out['mediaIds.0'] = { $exists: true };
+  const languages = auth?.user?.settings.chosenLanguages;
+  if (languages && languages.length > 0) out.language = { $in: languages };
   return out;
 }
 
@@ -140,10 +166,14 @@ const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core
     async (request, reply) => {
       const viewer = request.auth?.account ?? null;
       const p = page(request.query);
-      const filter = scoped(
+      const filter = await publicFeedFilter(
+        core,
+        request,
+        'live',
         { visibility: 'public', reblogOfId: null, inReplyToId: null, deletedAt: null },
         request.query,
       );
+      if (filter === null) return answer(core, request, reply, p, [], viewer, 'policy');
       return answer(core, request, reply, p, await pageIds(core, filter, p), viewer, 'policy');
     },
   );
@@ -168,7 +198,14 @@ const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core
       const main = tagNames(request.params.hashtag);
       if (main.length === 0) return [];
       const anyOf = [...main, ...tagNames(q.any)];
-      const filter: Filter<StatusDoc> = scoped({ visibility: 'public', reblogOfId: null, deletedAt: null }, q);
+      const filter = await publicFeedFilter(
+        core,
+        request,
+        'topic',
+        { visibility: 'public', reblogOfId: null, deletedAt: null },
+        q,
+      );
+      if (filter === null) return answer(core, request, reply, p, [], viewer, 'policy');
       const all = tagNames(q.all);
       const none = tagNames(q.none);
       filter.tagNames = anyOf.length === 1 ? anyOf[0] : { $in: anyOf };

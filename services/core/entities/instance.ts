@@ -1,4 +1,5 @@
 // Instance (v2) and V1::Instance entities: the capability documents clients read first.
+import type { FeedAccessPair, FeedKind } from '../settings/feedAccess.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Core } from '../context.ts';
 import { LIMITS, MASTODON_API_LEVEL, MASTODON_API_VERSION } from '../instance/limits.ts';
@@ -10,7 +11,17 @@ const AnyAccount = Type.Union([Type.Object({}, { additionalProperties: true }), 
 
 const Rule = Type.Object({ id: Type.String(), text: Type.String(), hint: Type.String() });
 
+const FeedAccessEntity = Type.Object({ local: Type.String(), remote: Type.String() });
+
 const Configuration = Type.Object({
+  /** Mastodon 4.5: who may read the live (public), hashtag and trending-link feeds. */
+  timelines_access: Type.Optional(
+    Type.Object({
+      live_feeds: FeedAccessEntity,
+      hashtag_feeds: FeedAccessEntity,
+      trending_link_feeds: FeedAccessEntity,
+    }),
+  ),
   urls: Type.Object({
     streaming: Type.String(),
     status: NullableString,
@@ -102,6 +113,8 @@ export interface InstanceFacts {
   contactAccount: Record<string, unknown> | null;
   registrations: { enabled: boolean; approvalRequired: boolean };
   stats: InstanceStats;
+  /** The feed access settings (services/core/settings/feedAccess.ts), when known. */
+  feedAccess?: Record<FeedKind, FeedAccessPair>;
 }
 
 /**
@@ -174,7 +187,18 @@ export function presentInstance(core: Core, facts: InstanceFacts): InstanceEntit
     thumbnail: { url: thumbnailUrl(core) },
     icon: [],
     languages: ['en'],
-    configuration: configuration(core),
+    configuration: {
+      ...configuration(core),
+      ...(facts.feedAccess
+        ? {
+            timelines_access: {
+              live_feeds: facts.feedAccess.live,
+              hashtag_feeds: facts.feedAccess.topic,
+              trending_link_feeds: facts.feedAccess.topic,
+            },
+          }
+        : {}),
+    },
     registrations: {
       enabled: facts.registrations.enabled,
       approval_required: facts.registrations.approvalRequired,
