@@ -6,7 +6,7 @@ import type { Core } from '../../services/core/context.ts';
 import type { Id } from '../../services/core/ids.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { statuses, type StatusDoc } from '../../services/core/model/statuses.ts';
-import { publishToStream, timelineChannels, type StreamMessage } from '../../services/core/streaming/channels.ts';
+import { publishToStreams, timelineChannels, type StreamMessage } from '../../services/core/streaming/channels.ts';
 import { presentStatusPage } from '../../services/core/entities/statusPage.ts';
 
 interface Reach {
@@ -31,7 +31,7 @@ function publicChannels(
 }
 
 async function publishAll(core: Core, channels: string[], message: StreamMessage): Promise<void> {
-  await Promise.all([...new Set(channels)].map((c) => publishToStream(core.redis, core.config, c, message)));
+  await publishToStreams(core.redis, core.config, channels, message);
 }
 
 /**

@@ -51,7 +51,30 @@ export interface Viewer {
 }
 
 /** What a connection emits: a stream message, or an error about a client request. */
-export type Frame = { stream: string[]; event: string; payload: string } | { error: string; status: number };
+export type Frame =
+  | {
+      stream: string[];
+      event: string;
+      payload: string;
+      /** The frame as WebSocket text (shared by every connection that sends this message unchanged). */
+      text?: string;
+    }
+  | { error: string; status: number };
+
+/** Serialised frames per message and stream label: a fan-out's message is encoded once per label. */
+const encoded = new WeakMap<StreamMessage, Map<string, string>>();
+
+function sharedFrame(label: string[], message: StreamMessage): Frame {
+  let byLabel = encoded.get(message);
+  if (!byLabel) encoded.set(message, (byLabel = new Map()));
+  const key = label.join('\u0000');
+  let text = byLabel.get(key);
+  if (text === undefined) {
+    text = JSON.stringify({ stream: label, event: message.event, payload: message.payload });
+    byLabel.set(key, text);
+  }
+  return { stream: label, event: message.event, payload: message.payload, text };
+}
 
 export class Connection {
   private readonly core: Core;
@@ -84,7 +107,7 @@ export class Connection {
     if (this.closed) return;
     const label = stream.label;
     if (message.event !== 'update' && message.event !== 'status.update') {
-      this.emit({ stream: label, event: message.event, payload: message.payload });
+      this.emit(sharedFrame(label, message));
       return;
     }
     const status = parsedStatus(message);
@@ -100,7 +123,7 @@ export class Connection {
     if (publicStream && f.chosenLanguages && !f.chosenLanguages.includes(status.language ?? '')) return;
     const me = this.viewer?.account ? String(this.viewer.account._id) : null;
     if (me === null) {
-      this.emit({ stream: label, event: message.event, payload: message.payload });
+      this.emit(sharedFrame(label, message));
       return;
     }
     for (const s of [status, status.reblog]) {
@@ -125,7 +148,9 @@ export class Connection {
           filtered: presentFilterResults(matches),
         });
     }
-    this.emit({ stream: label, event: message.event, payload });
+    this.emit(
+      payload === message.payload ? sharedFrame(label, message) : { stream: label, event: message.event, payload },
+    );
   }
 
   private error(text: string, status = 400): void {

@@ -131,7 +131,8 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
         const data = ws.getUserData();
         // Sends happen outside uWS callbacks (Redis messages, promises): cork them so they flush now.
         const connection = new Connection(core, subscriptions, data.viewer, (frame) => {
-          if (sockets.has(ws)) ws.cork(() => ws.send(JSON.stringify(frame)));
+          if (sockets.has(ws))
+            ws.cork(() => ws.send('text' in frame && frame.text ? frame.text : JSON.stringify(frame)));
         });
         data.connection = connection;
         sockets.add(ws);
