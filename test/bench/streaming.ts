@@ -197,14 +197,17 @@ try {
     return { id, answeredAt };
   };
   /** Posts and waits until every follower socket has the update (or `timeoutMs`); ms until the last. */
-  const measure = async (text: string, timeoutMs: number): Promise<{ last: number; each: number[]; got: number }> => {
+  const measure = async (
+    text: string,
+    timeoutMs: number,
+  ): Promise<{ first: number; last: number; each: number[]; got: number }> => {
     const { id, answeredAt } = await post(text);
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       const got = arrivals.get(id) ?? [];
       if (got.length >= FOLLOWERS || performance.now() > deadline) {
         const each = got.map((t) => t - answeredAt);
-        return { last: Math.max(...each, 0), each, got: got.length };
+        return { first: Math.min(...each), last: Math.max(...each, 0), each, got: got.length };
       }
       await new Promise((r) => setTimeout(r, 5));
     }
@@ -221,16 +224,19 @@ try {
   const rss = await rssMb(streaming.pid!);
 
   const lasts: number[] = [];
+  const firsts: number[] = [];
   const all: number[] = [];
   let incomplete = 0;
   for (let i = 0; i < POSTS; i++) {
     const r = await measure(`measured post ${i}`, 10_000);
     if (r.got < FOLLOWERS) incomplete++;
     lasts.push(r.last);
+    firsts.push(r.first);
     all.push(...r.each);
     await new Promise((res) => setTimeout(res, 200));
   }
   const last = stats(lasts);
+  const first = stats(firsts);
   const each = stats(all);
   const rssAfter = await rssMb(streaming.pid!);
   printTable(
@@ -242,6 +248,7 @@ try {
       ['streaming RSS with all connections', `${rss.toFixed(0)} MB`],
       ['streaming RSS after the posts', `${rssAfter.toFixed(0)} MB`],
       ['update per follower, p50 / p99 after the POST answer', `${ms(each.p50)} / ${ms(each.p99)} ms`],
+      ['first follower per post, p50 / p99 (negative: before the answer)', `${ms(first.p50)} / ${ms(first.p99)} ms`],
       ['last follower per post, p50 / p99 / max', `${ms(last.p50)} / ${ms(last.p99)} / ${ms(last.max)} ms`],
       ['posts not delivered to every follower within 10 s', String(incomplete)],
     ],
