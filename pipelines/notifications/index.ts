@@ -19,6 +19,7 @@ import {
 import { publishToStream, timelineChannels } from '../../services/core/streaming/channels.ts';
 import { presentNotifications } from '../../services/core/entities/notification.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
+import { handleModerationEvent, MODERATION_TYPES } from './moderation.ts';
 
 const TYPES = [
   'StatusCreated',
@@ -28,6 +29,7 @@ const TYPES = [
   'PollExpired',
   'FollowCreated',
   'FollowRequestCreated',
+  ...MODERATION_TYPES,
 ] as const;
 type NotificationEvent = (typeof TYPES)[number];
 
@@ -164,6 +166,10 @@ export function runNotificationsPipeline(core: Core, opts: NotificationsPipeline
           if (doc) await publishNotification(core, doc);
           return;
         }
+        case 'ReportCreated':
+        case 'AccountCreated':
+        case 'AccountWarningCreated':
+          return handleModerationEvent(core, event, notify);
       }
     },
   });

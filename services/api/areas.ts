@@ -32,6 +32,9 @@ import notificationsArea from './notifications/index.ts';
 import markersArea from './markers/index.ts';
 import preferencesArea from './preferences/index.ts';
 import filtersArea from './filters/index.ts';
+import reportsArea from './reports/index.ts';
+import ipAccessArea from './ip_access/index.ts';
+import adminArea from './admin/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -39,6 +42,7 @@ export interface AreaOptions {
 
 const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   healthArea, // first: its latency hook must see every area's routes
+  ipAccessArea, // second: its no_access check must cover every area after it
   instanceArea,
   mediaArea,
   filesArea,
@@ -67,6 +71,8 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   markersArea,
   preferencesArea,
   filtersArea,
+  reportsArea,
+  adminArea,
 ];
 
 export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {

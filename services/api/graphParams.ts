@@ -63,7 +63,8 @@ export async function accountsOfRecords<R extends { _id: Id }>(
   const out: { record: R; account: AccountDoc }[] = [];
   for (const record of records) {
     const account = found.get(accountIdOf(record));
-    if (account && !hide.has(account._id)) out.push({ record, account });
+    // Suspended accounts vanish from every account list (they return when unsuspended).
+    if (account && !hide.has(account._id) && !account.suspendedAt) out.push({ record, account });
   }
   return out;
 }

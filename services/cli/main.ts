@@ -3,6 +3,7 @@
 //   accounts modify NAME [--confirm] [--approve] [--role R | --remove-role] [--disable | --enable]
 //   settings registrations [open | approved | closed]                      (no mode: prints the current one)
 //   settings feeds [NAME public|authenticated|disabled]                    (feed access; no NAME: prints all four)
+//   delivery domains | delivery reset HOST          (failing/unavailable destinations; close a breaker)
 // Bad input: a one-line error on stderr and exit code 1.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, loadEnvironment, type Config } from '../core/config.ts';
@@ -20,12 +21,15 @@ import {
   CliError,
   type Out,
 } from './commands.ts';
+import { deliveryDomains, deliveryReset } from './delivery.ts';
 
 const USAGE = `Usage:
   cli accounts create NAME --email EMAIL [--confirmed] [--approve] [--role ROLE]
   cli accounts modify NAME [--confirm] [--approve] [--role ROLE | --remove-role] [--disable | --enable]
   cli settings registrations [open | approved | closed]
-  cli settings feeds [local_live_feed_access|remote_live_feed_access|local_topic_feed_access|remote_topic_feed_access public|authenticated|disabled]`;
+  cli settings feeds [local_live_feed_access|remote_live_feed_access|local_topic_feed_access|remote_topic_feed_access public|authenticated|disabled]
+  cli delivery domains
+  cli delivery reset HOST`;
 
 type Command = (core: Core, out: Out) => Promise<void>;
 
@@ -72,6 +76,12 @@ function parse(argv: string[]): Command {
     const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
     if (positionals.length === 1 || positionals.length > 2) throw new CliError('settings feeds takes NAME and VALUE');
     return (core, out) => settingsFeeds(core, positionals[0], positionals[1], out);
+  }
+  if (group === 'delivery' && action === 'domains' && rest.length === 0)
+    return (core, out) => deliveryDomains(core, out);
+  if (group === 'delivery' && action === 'reset') {
+    if (rest.length !== 1) throw new CliError('delivery reset needs exactly one HOST');
+    return (core, out) => deliveryReset(core, rest[0], out);
   }
   throw new CliError(`Unknown command: ${argv.join(' ') || '(none)'}`);
 }

@@ -62,7 +62,8 @@ async function answer(
     count: ids.length,
     limit: p.limit,
   });
-  const page = await presentStatusPage(core, ids, viewer, { check });
+  // Public and hashtag feeds leave out silenced authors the viewer does not follow.
+  const page = await presentStatusPage(core, ids, viewer, { check, hideLimited: check === 'policy' });
   // Built exactly to the Status schema, so serialised directly: fast-json-stringify's per-field
   // union checks cost more than the rest of the rendering (a JSON string is sent as it is).
   return reply.type('application/json; charset=utf-8').send(JSON.stringify(page));

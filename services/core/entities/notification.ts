@@ -10,6 +10,7 @@ import { statuses } from '../model/statuses.ts';
 import type { NotificationDoc } from '../model/notifications.ts';
 import { AccountEntity, presentAccounts, type Account } from './account.ts';
 import { StatusEntity, presentStatuses, type Status } from './status.ts';
+import { notificationModerationRefs } from './admin.ts';
 
 export const NotificationEntity = Type.Object({
   id: Type.String(),
@@ -18,6 +19,8 @@ export const NotificationEntity = Type.Object({
   created_at: Type.String(),
   account: AccountEntity,
   status: Type.Optional(StatusEntity),
+  report: Type.Optional(Type.Unknown()),
+  moderation_warning: Type.Optional(Type.Unknown()),
 });
 export type Notification = Static<typeof NotificationEntity>;
 
@@ -57,7 +60,10 @@ export async function renderRefs(
 
 /** True when the notification can be shown (its account and status still exist). */
 export function presentable(n: NotificationDoc, refs: RenderedRefs): boolean {
-  return refs.accounts.has(n.fromAccountId) && (n.statusId === null || refs.statuses.has(n.statusId));
+  // Suspended accounts vanish from notifications too (they come back when unsuspended).
+  const from = refs.accounts.get(n.fromAccountId);
+  if (!from || from.suspended === true) return false;
+  return n.statusId === null || refs.statuses.has(n.statusId);
 }
 
 export async function presentNotifications(
@@ -72,17 +78,23 @@ export async function presentNotifications(
     docs.map((n) => n.statusId).filter((s): s is Id => s !== null),
     viewer,
   );
-  return docs
-    .filter((n) => presentable(n, refs))
-    .map((n) => {
-      const out: Notification = {
-        id: String(n._id),
-        type: n.type,
-        group_key: n.groupKey,
-        created_at: n.createdAt.toISOString(),
-        account: refs.accounts.get(n.fromAccountId) as Account,
-      };
-      if (n.statusId !== null) out.status = refs.statuses.get(n.statusId);
-      return out;
-    });
+  const moderation = await notificationModerationRefs(core, docs);
+  return (
+    docs
+      .filter((n) => presentable(n, refs))
+      // admin.report and moderation_warning need their record (gone: the notification goes too).
+      .filter((n) => (n.reportId == null && n.warningId == null) || moderation.has(n._id))
+      .map((n) => {
+        const out: Notification = {
+          id: String(n._id),
+          type: n.type,
+          group_key: n.groupKey,
+          created_at: n.createdAt.toISOString(),
+          account: refs.accounts.get(n.fromAccountId) as Account,
+        };
+        if (n.statusId !== null) out.status = refs.statuses.get(n.statusId);
+        Object.assign(out, moderation.get(n._id));
+        return out;
+      })
+  );
 }

@@ -84,7 +84,12 @@ export interface ViewerState {
   mutedConversations: Set<bigint>;
 }
 
-export async function viewerState(core: Core, viewer: AccountDoc, ids: Id[], conversationIds: Id[]): Promise<ViewerState> {
+export async function viewerState(
+  core: Core,
+  viewer: AccountDoc,
+  ids: Id[],
+  conversationIds: Id[],
+): Promise<ViewerState> {
   const q = { accountId: viewer._id, statusId: { $in: ids } };
   const [favs, marks, reblogs, pinned, muted] = await Promise.all([
     collection(core.db, favourites)

@@ -158,6 +158,12 @@ export interface PageOptions {
    * unavailable authors are still dropped.
    */
   check: 'policy' | 'feed';
+  /**
+   * Public and hashtag feeds: leave out statuses of silenced ("limited") authors the viewer does
+   * not follow (the viewer's own stay), as services/core/moderation/limited.ts does elsewhere.
+   * Needs `check: 'policy'` (which loads whom the viewer follows).
+   */
+  hideLimited?: boolean;
 }
 
 /** The statuses of `ids` that exist and the viewer may see, in order, rendered for the viewer. */
@@ -233,8 +239,16 @@ export async function presentStatusPage(
   const pollById = new Map<bigint, PollEntity>();
   for (const p of pollDocs) pollById.set(p._id, await presentPoll(core, p, viewer?._id ?? null));
 
+  const silenced = new Set(authorDocs.filter((a) => a.silencedAt).map((a) => a._id));
   const visible = (l: Live): boolean => {
     if (l.deletedAt || !usable.has(l.accountId) || !shells.has(l._id)) return false;
+    if (
+      opts.hideLimited &&
+      silenced.has(l.accountId) &&
+      l.accountId !== viewer?._id &&
+      !relations?.following.has(l.accountId)
+    )
+      return false;
     if (!relations) return true;
     return visibleWith(relations, l as StatusDoc);
   };

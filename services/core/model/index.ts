@@ -28,3 +28,7 @@ import './scheduledStatuses.ts';
 import './notifications.ts';
 import './markers.ts';
 import './filters.ts';
+import './instanceDomainBlocks.ts';
+import './reports.ts';
+import './signUpBlocks.ts';
+import './parkedDeliveries.ts';
