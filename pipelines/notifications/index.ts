@@ -22,7 +22,7 @@ import {
   type DirectStatus,
 } from '../../services/core/conversations/accountConversations.ts';
 import { addToConversation } from './conversations.ts';
-import { presentNotifications } from '../../services/api/entities/notification.ts';
+import { presentNotifications } from '../../services/core/entities/notification.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 import { handleModerationEvent, MODERATION_TYPES } from './moderation.ts';
 

@@ -15,7 +15,7 @@ import {
 import { requireUser } from '../plugins/auth.ts';
 import { notFound } from '../errors.ts';
 import { BoolLike } from '../params.ts';
-import { CustomEmojiEntity } from '../entities/account.ts';
+import { CustomEmojiEntity } from '../../core/entities/account.ts';
 
 const ReactionEntity = Type.Object({
   name: Type.String(),

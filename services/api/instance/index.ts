@@ -1,6 +1,7 @@
 // Instance area: /api/v1/instance, /api/v2/instance and the /api/v1/instance/* documents — public,
 // cacheable descriptions every client reads at start. The rendered documents are cached in Redis
 // (services/core/instance/cache.ts) and dropped whenever an administrator changes what they show.
+import { getFeedAccess } from '../../core/settings/feedAccess.ts';
 import { Type } from '@sinclair/typebox';
 import sharp from 'sharp';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -27,7 +28,7 @@ import { storageFor } from '../../core/media/storage.ts';
 import { renderEmoji } from '../../core/activitypub/render/actor.ts';
 import { AS_CONTEXT, withContext } from '../../core/activitypub/render/context.ts';
 import { notFound, unauthorized } from '../errors.ts';
-import { presentAccount, CustomEmojiEntity } from '../entities/account.ts';
+import { presentAccount, CustomEmojiEntity } from '../../core/entities/account.ts';
 import {
   InstanceEntity,
   InstanceV1Entity,
@@ -36,18 +37,19 @@ import {
   presentInstanceV1,
   presentRule,
   type InstanceFacts,
-} from '../entities/instance.ts';
+} from '../../core/entities/instance.ts';
 
 /** How long the documents live in the cache at most (admin changes drop them sooner). */
 const DOCUMENT_SECONDS = 180;
 const SLOW_DOCUMENT_SECONDS = 3600;
 
 async function instanceFacts(core: Core): Promise<InstanceFacts> {
-  const [mode, stats, site, ruleDocs] = await Promise.all([
+  const [mode, stats, site, ruleDocs, feedAccess] = await Promise.all([
     getRegistrationsMode(core),
     instanceStats(core),
     getInstanceSettings(core),
     listRules(core),
+    getFeedAccess(core),
   ]);
   const contact = site.siteContactUsername ? await findLocalAccountByUsername(core, site.siteContactUsername) : null;
   const thumbnail = parseThumbnail(site.thumbnailKey);
@@ -66,6 +68,7 @@ async function instanceFacts(core: Core): Promise<InstanceFacts> {
     thumbnail: thumbnail ? thumbnailEntity(core, thumbnail) : null,
     termsOfService: site.termsOfService.trim() !== '',
     icon: iconEntities(core, site.appIconKeys),
+    feedAccess,
   };
 }
 

@@ -22,8 +22,8 @@ import {
 import { findVisibleAccounts } from '../../core/accounts/queries.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { notFound } from '../errors.ts';
-import { AccountEntity, presentAccounts, type Account } from '../entities/account.ts';
-import { NotificationEntity, presentNotifications, renderRefs } from '../entities/notification.ts';
+import { AccountEntity, presentAccounts, type Account } from '../../core/entities/account.ts';
+import { NotificationEntity, presentNotifications, renderRefs } from '../../core/entities/notification.ts';
 import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
 
 const READ = { scopes: ['read', 'read:notifications'], user: 'required' as const };

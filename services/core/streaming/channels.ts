@@ -48,3 +48,17 @@ export async function publishToStream(
 ): Promise<void> {
   await redis.publish(channelName(config, channel), JSON.stringify(message));
 }
+
+/** One message on many channels: serialised once, published in one pipelined round trip. */
+export async function publishToStreams(
+  redis: Redis,
+  config: Config,
+  channels: string[],
+  message: StreamMessage,
+): Promise<void> {
+  if (channels.length === 0) return;
+  const raw = JSON.stringify(message);
+  const pipe = redis.pipeline();
+  for (const channel of new Set(channels)) pipe.publish(channelName(config, channel), raw);
+  await pipe.exec();
+}

@@ -1,11 +1,11 @@
 // Poll entity (entities reference §7). Viewer fields (`voted`, `own_votes`) only with a user;
 // option counts are null while a hide_totals poll runs, except for its author.
 import { Type, type Static } from '@sinclair/typebox';
-import { emojisInTexts } from '../../core/emojis/emojis.ts';
-import type { Core } from '../../core/context.ts';
-import type { Id } from '../../core/ids.ts';
-import type { PollDoc } from '../../core/model/polls.ts';
-import { findVote, isExpired, pollCounts } from '../../core/polls/polls.ts';
+import type { Core } from '../context.ts';
+import type { Id } from '../ids.ts';
+import type { PollDoc } from '../model/polls.ts';
+import { findVote, isExpired, pollCounts } from '../polls/polls.ts';
+import { emojisInTexts } from '../emojis/emojis.ts';
 
 export const PollOptionEntity = Type.Object({
   title: Type.String(),

@@ -1,22 +1,22 @@
 // Admin entities (mastodon-api-entities.md §36): Admin::Account (the account plus its login's
 // moderation facts), Admin::Report, and the user-facing Report; rendered in batches.
-import type { Core } from '../../core/context.ts';
-import type { Id } from '../../core/ids.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { accounts, type AccountDoc } from '../../core/model/accounts.ts';
-import { users, type UserDoc } from '../../core/model/users.ts';
-import { statuses } from '../../core/model/statuses.ts';
+import type { Core } from '../context.ts';
+import type { Id } from '../ids.ts';
+import { collection } from '../db/mongo.ts';
+import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { users, type UserDoc } from '../model/users.ts';
+import { statuses } from '../model/statuses.ts';
 import {
   accountWarnings,
   reports as reportsCollection,
   type AccountWarningDoc,
   type ReportDoc,
-} from '../../core/model/reports.ts';
-import type { NotificationDoc } from '../../core/model/notifications.ts';
-import { roleOfUser } from '../../core/roles/roles.ts';
-import { findRules, renderRule } from '../../core/moderation/rules.ts';
-import { presentAccounts, presentRole, type Account } from '../entities/account.ts';
-import { presentStatuses } from '../entities/status.ts';
+} from '../model/reports.ts';
+import type { NotificationDoc } from '../model/notifications.ts';
+import { roleOfUser } from '../roles/roles.ts';
+import { findRules, renderRule } from '../moderation/rules.ts';
+import { presentAccounts, presentRole, type Account } from './account.ts';
+import { presentStatuses } from './status.ts';
 
 export async function presentAdminAccounts(core: Core, docs: AccountDoc[]): Promise<Record<string, unknown>[]> {
   if (docs.length === 0) return [];

@@ -1,9 +1,9 @@
 // StatusEdit (GET /api/v1/statuses/:id/history), oldest first.
 import { Type, type Static } from '@sinclair/typebox';
-import type { Core } from '../../core/context.ts';
-import type { AccountDoc } from '../../core/model/accounts.ts';
-import type { StatusEditDoc } from '../../core/model/statusEdits.ts';
-import { loadAttachments } from '../../core/media/attachments.ts';
+import type { Core } from '../context.ts';
+import type { AccountDoc } from '../model/accounts.ts';
+import type { StatusEditDoc } from '../model/statusEdits.ts';
+import { loadAttachments } from '../media/attachments.ts';
 import { AccountEntity, CustomEmojiEntity, presentAccount } from './account.ts';
 import { emojisInTexts } from '../../core/emojis/emojis.ts';
 import { MediaAttachmentEntity, presentMediaAttachment } from './mediaAttachment.ts';

@@ -1,8 +1,8 @@
 // Application / CredentialApplication entities (mastodon-api-entities.md §11), and the reduced
 // `{name, website}` form embedded in statuses.
 import { Type, type Static } from '@sinclair/typebox';
-import type { Core } from '../../core/context.ts';
-import type { AppDoc } from '../../core/model/oauth.ts';
+import type { Core } from '../context.ts';
+import type { AppDoc } from '../model/oauth.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 

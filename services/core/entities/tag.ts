@@ -1,9 +1,9 @@
 // Tag entity (mastodon-api-entities.md §9); `history` (uses and accounts per day, 7 days) comes
 // from the trends counters where the caller loaded it (core/trends/counters.ts `histories`).
 import { Type, type Static } from '@sinclair/typebox';
-import type { Config } from '../../core/config.ts';
-import type { TagDoc } from '../../core/model/tags.ts';
-import { tagUrl } from '../../core/statuses/urls.ts';
+import type { Config } from '../config.ts';
+import type { TagDoc } from '../model/tags.ts';
+import { tagUrl } from '../statuses/urls.ts';
 
 export const TagHistoryEntity = Type.Object({ day: Type.String(), uses: Type.String(), accounts: Type.String() });
 

@@ -1,8 +1,8 @@
 // Status::Mention and Status::Tag (mastodon-api-entities.md §3.1, §3.2).
 import { Type, type Static } from '@sinclair/typebox';
-import type { Config } from '../../core/config.ts';
-import type { StatusMention, StatusTag } from '../../core/model/statuses.ts';
-import { tagUrl } from '../../core/statuses/urls.ts';
+import type { Config } from '../config.ts';
+import type { StatusMention, StatusTag } from '../model/statuses.ts';
+import { tagUrl } from '../statuses/urls.ts';
 
 export const MentionEntity = Type.Object({
   id: Type.String(),

@@ -1,7 +1,7 @@
 // Filter (v2), FilterKeyword, FilterStatus, FilterResult and V1::Filter (mastodon-api-entities.md §22).
 import { Type } from '@sinclair/typebox';
-import type { FilterDoc, FilterKeywordDoc, FilterStatusDoc } from '../../core/model/filters.ts';
-import type { FilterMatch } from '../../core/filters/match.ts';
+import type { FilterDoc, FilterKeywordDoc, FilterStatusDoc } from '../model/filters.ts';
+import type { FilterMatch } from '../filters/match.ts';
 
 export const FilterKeywordEntity = Type.Object({
   id: Type.String(),

@@ -1,9 +1,9 @@
 // The Relationship entity (specification: Relationship; reference: entities). There is no
 // `blocked_by`: the specification removed it.
 import { Type, type Static } from '@sinclair/typebox';
-import type { Core } from '../../core/context.ts';
-import type { AccountDoc } from '../../core/model/accounts.ts';
-import { relationshipFacts, type RelationshipFacts } from '../../core/graph/relationships.ts';
+import type { Core } from '../context.ts';
+import type { AccountDoc } from '../model/accounts.ts';
+import { relationshipFacts, type RelationshipFacts } from '../graph/relationships.ts';
 
 export const RelationshipEntity = Type.Object({
   id: Type.String(),

@@ -1,7 +1,7 @@
 // Tags with their 7-day history, rendered in one Redis round trip for a whole list.
-import type { Core } from '../../core/context.ts';
-import type { TagDoc } from '../../core/model/tags.ts';
-import { histories } from '../../core/trends/counters.ts';
+import type { Core } from '../context.ts';
+import type { TagDoc } from '../model/tags.ts';
+import { histories } from '../trends/counters.ts';
 import { presentHistory } from './previewCard.ts';
 import { presentTag, type Tag } from './tag.ts';
 

@@ -1,11 +1,11 @@
 // Conversation entity (direct messages): `id`, `unread`, `accounts` (the other participants; the
 // viewer alone for a note to oneself, as Mastodon) and `last_status`, rendered in batches.
 import { Type, type Static } from '@sinclair/typebox';
-import type { Core } from '../../core/context.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { accounts, type AccountDoc } from '../../core/model/accounts.ts';
-import { statuses } from '../../core/model/statuses.ts';
-import type { AccountConversationDoc } from '../../core/model/accountConversations.ts';
+import type { Core } from '../context.ts';
+import { collection } from '../db/mongo.ts';
+import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { statuses } from '../model/statuses.ts';
+import type { AccountConversationDoc } from '../model/accountConversations.ts';
 import { AccountEntity, presentAccounts, type Account } from './account.ts';
 import { StatusEntity, presentStatuses, type Status } from './status.ts';
 

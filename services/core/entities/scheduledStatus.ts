@@ -1,8 +1,8 @@
 // ScheduledStatus entity (entities reference §28): the stored creation params in Mastodon's shape.
 import { Type, type Static } from '@sinclair/typebox';
-import type { Core } from '../../core/context.ts';
-import type { ScheduledStatusDoc } from '../../core/model/scheduledStatuses.ts';
-import { loadAttachments } from '../../core/media/attachments.ts';
+import type { Core } from '../context.ts';
+import type { ScheduledStatusDoc } from '../model/scheduledStatuses.ts';
+import { loadAttachments } from '../media/attachments.ts';
 import { MediaAttachmentEntity, presentMediaAttachment } from './mediaAttachment.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);

@@ -1,8 +1,8 @@
 // MediaAttachment entity (entities reference §6). `url` is null while the upload is processing.
 import { Type, type Static } from '@sinclair/typebox';
-import type { Core } from '../../core/context.ts';
-import type { MediaAttachmentDoc, MediaMeta } from '../../core/model/media.ts';
-import { storageFor } from '../../core/media/storage.ts';
+import type { Core } from '../context.ts';
+import type { MediaAttachmentDoc, MediaMeta } from '../model/media.ts';
+import { storageFor } from '../media/storage.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 

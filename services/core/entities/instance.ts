@@ -1,9 +1,10 @@
 // Instance (v2) and V1::Instance entities: the capability documents clients read first.
+import type { FeedAccessPair, FeedKind } from '../settings/feedAccess.ts';
 import { Type, type Static } from '@sinclair/typebox';
-import type { Core } from '../../core/context.ts';
-import { INSTANCE_VERSION, LIMITS, MASTODON_API_LEVEL } from '../../core/instance/limits.ts';
-import type { InstanceStats } from '../../core/instance/stats.ts';
-import type { RuleDoc } from '../../core/model/rules.ts';
+import type { Core } from '../context.ts';
+import { INSTANCE_VERSION, LIMITS, MASTODON_API_LEVEL } from '../instance/limits.ts';
+import type { InstanceStats } from '../instance/stats.ts';
+import type { RuleDoc } from '../model/rules.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 /** An embedded Account entity (rendered by the accounts presenter). */
@@ -18,7 +19,17 @@ export const RuleEntity = Type.Object({
 export type RuleEntity = Static<typeof RuleEntity>;
 const Rule = RuleEntity;
 
+const FeedAccessEntity = Type.Object({ local: Type.String(), remote: Type.String() });
+
 const Configuration = Type.Object({
+  /** Mastodon 4.5: who may read the live (public), hashtag and trending-link feeds. */
+  timelines_access: Type.Optional(
+    Type.Object({
+      live_feeds: FeedAccessEntity,
+      hashtag_feeds: FeedAccessEntity,
+      trending_link_feeds: FeedAccessEntity,
+    }),
+  ),
   urls: Type.Object({
     streaming: Type.String(),
     status: NullableString,
@@ -119,6 +130,8 @@ export interface InstanceFacts {
   thumbnail: { url: string; blurhash?: string; versions?: { '@1x': string; '@2x': string } } | null;
   termsOfService: boolean;
   icon: { src: string; size: string }[];
+  /** The feed access settings (services/core/settings/feedAccess.ts), when known. */
+  feedAccess?: Record<FeedKind, FeedAccessPair>;
 }
 
 export function presentRule(rule: RuleDoc): RuleEntity {
@@ -196,7 +209,18 @@ export function presentInstance(core: Core, facts: InstanceFacts): InstanceEntit
     thumbnail: facts.thumbnail ?? { url: defaultThumbnailUrl(core) },
     icon: facts.icon,
     languages: ['en'],
-    configuration: configuration(core, facts),
+    configuration: {
+      ...configuration(core, facts),
+      ...(facts.feedAccess
+        ? {
+            timelines_access: {
+              live_feeds: facts.feedAccess.live,
+              hashtag_feeds: facts.feedAccess.topic,
+              trending_link_feeds: facts.feedAccess.topic,
+            },
+          }
+        : {}),
+    },
     registrations: {
       enabled: facts.registrations.enabled,
       approval_required: facts.registrations.approvalRequired,

@@ -2,15 +2,15 @@
 // rendered in batches. Notifications whose status was deleted or whose account is gone are left
 // out, as Mastodon does.
 import { Type, type Static } from '@sinclair/typebox';
-import type { Core } from '../../core/context.ts';
-import type { Id } from '../../core/ids.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { accounts, type AccountDoc } from '../../core/model/accounts.ts';
-import { statuses } from '../../core/model/statuses.ts';
-import type { NotificationDoc } from '../../core/model/notifications.ts';
+import type { Core } from '../context.ts';
+import type { Id } from '../ids.ts';
+import { collection } from '../db/mongo.ts';
+import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { statuses } from '../model/statuses.ts';
+import type { NotificationDoc } from '../model/notifications.ts';
 import { AccountEntity, presentAccounts, type Account } from './account.ts';
 import { StatusEntity, presentStatuses, type Status } from './status.ts';
-import { notificationModerationRefs } from '../admin/present.ts';
+import { notificationModerationRefs } from './admin.ts';
 
 export const NotificationEntity = Type.Object({
   id: Type.String(),

@@ -1,8 +1,8 @@
 // PreviewCard entity (mastodon-api-entities.md: PreviewCard) and Trends::Link (a card with its
 // 7-day history).
 import { Type, type Static } from '@sinclair/typebox';
-import type { PreviewCardDoc } from '../../core/model/previewCards.ts';
-import type { DayCount } from '../../core/trends/counters.ts';
+import type { PreviewCardDoc } from '../model/previewCards.ts';
+import type { DayCount } from '../trends/counters.ts';
 import { TagHistoryEntity } from './tag.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);

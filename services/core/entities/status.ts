@@ -1,26 +1,26 @@
 // Status entity (mastodon-api-entities.md §3), rendered in batches: one query per kind of related
 // record, whatever the number of statuses. Viewer-relative flags appear only for a user viewer.
 import { Type, type Static } from '@sinclair/typebox';
-import type { Core } from '../../core/context.ts';
-import type { Id } from '../../core/ids.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { accounts, type AccountDoc } from '../../core/model/accounts.ts';
-import { apps } from '../../core/model/oauth.ts';
-import type { StatusDoc } from '../../core/model/statuses.ts';
-import { statuses, reblogUniqueKey } from '../../core/model/statuses.ts';
-import { favourites } from '../../core/model/favourites.ts';
-import { bookmarks } from '../../core/model/bookmarks.ts';
-import { pins } from '../../core/model/pins.ts';
-import { conversationMutes } from '../../core/model/conversations.ts';
-import { loadReblogged } from '../../core/statuses/visibility.ts';
-import { loadAttachments } from '../../core/media/attachments.ts';
+import type { Core } from '../context.ts';
+import type { Id } from '../ids.ts';
+import { collection } from '../db/mongo.ts';
+import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { apps } from '../model/oauth.ts';
+import type { StatusDoc } from '../model/statuses.ts';
+import { statuses, reblogUniqueKey } from '../model/statuses.ts';
+import { favourites } from '../model/favourites.ts';
+import { bookmarks } from '../model/bookmarks.ts';
+import { pins } from '../model/pins.ts';
+import { conversationMutes } from '../model/conversations.ts';
+import { loadReblogged } from '../statuses/visibility.ts';
+import { loadAttachments } from '../media/attachments.ts';
 import { AccountEntity, CustomEmojiEntity, presentAccounts, type Account } from './account.ts';
 import { MediaAttachmentEntity, presentMediaAttachment } from './mediaAttachment.ts';
 import { StatusApplicationEntity } from './application.ts';
 import { PollEntity, presentPoll, type PollEntity as PollEntityType } from './poll.ts';
-import { polls } from '../../core/model/polls.ts';
+import { polls } from '../model/polls.ts';
 import { MentionEntity, StatusTagEntity, presentMention, presentStatusTag } from './mention.ts';
-import { activeFilters, matchFilters } from '../../core/filters/match.ts';
+import { activeFilters, matchFilters } from '../filters/match.ts';
 import { presentFilterResults } from './filter.ts';
 import { emojisInTexts, type CustomEmojiEntity as EmojiEntity } from '../../core/emojis/emojis.ts';
 import { PreviewCardEntity, presentPreviewCard, type PreviewCard } from './previewCard.ts';
@@ -67,7 +67,7 @@ const statusProperties = {
 export const NestedStatusEntity = Type.Object({ ...statusProperties, reblog: Type.Null() });
 export const StatusEntity = Type.Object({ ...statusProperties, reblog: Type.Union([NestedStatusEntity, Type.Null()]) });
 export type Status = Static<typeof StatusEntity>;
-type NestedStatus = Static<typeof NestedStatusEntity>;
+export type NestedStatus = Static<typeof NestedStatusEntity>;
 
 export interface PresentOptions {
   /** Delete/redraft answers: `text` (source) instead of `content`. */
@@ -79,7 +79,7 @@ export interface PresentOptions {
   properFlags?: boolean;
 }
 
-interface ViewerState {
+export interface ViewerState {
   favourited: Set<bigint>;
   bookmarked: Set<bigint>;
   reblogged: Set<bigint>;
@@ -87,7 +87,12 @@ interface ViewerState {
   mutedConversations: Set<bigint>;
 }
 
-async function viewerState(core: Core, viewer: AccountDoc, ids: Id[], conversationIds: Id[]): Promise<ViewerState> {
+export async function viewerState(
+  core: Core,
+  viewer: AccountDoc,
+  ids: Id[],
+  conversationIds: Id[],
+): Promise<ViewerState> {
   const q = { accountId: viewer._id, statusId: { $in: ids } };
   const [favs, marks, reblogs, pinned, muted] = await Promise.all([
     collection(core.db, favourites)

@@ -1,13 +1,13 @@
 // Account and CredentialAccount entities (mastodon-api-entities.md §1, §2) and their presenters.
 // The schemas are complete on purpose: Fastify's serializer drops whatever a schema leaves out.
 import { Type, type Static } from '@sinclair/typebox';
-import type { Core } from '../../core/context.ts';
-import { collection } from '../../core/db/mongo.ts';
-import type { AccountDoc, StoredImage } from '../../core/model/accounts.ts';
-import { users, type UserDoc } from '../../core/model/users.ts';
-import { storageFor } from '../../core/media/storage.ts';
-import { EVERYONE_ROLE, roleOfUser, type EffectiveRole } from '../../core/roles/roles.ts';
-import { emojisInTexts } from '../../core/emojis/emojis.ts';
+import type { Core } from '../context.ts';
+import { collection } from '../db/mongo.ts';
+import type { AccountDoc, StoredImage } from '../model/accounts.ts';
+import { users, type UserDoc } from '../model/users.ts';
+import { storageFor } from '../media/storage.ts';
+import { EVERYONE_ROLE, roleOfUser, type EffectiveRole } from '../roles/roles.ts';
+import { emojisInTexts } from '../emojis/emojis.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
