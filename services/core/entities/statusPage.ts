@@ -6,10 +6,12 @@
 // rendered from, so an edit never shows stale content even when a racing render refilled the
 // cache; StatusUpdated/StatusDeleted (and media edits) drop the entry as well.
 //
-// Round trips for a page of 20: one Redis MGET (plus one for reblogged originals), then one
-// parallel batch of MongoDB queries: the statuses' live fields, the authors, the viewer's
-// favourites/reblogs/bookmarks/pins/conversation mutes and filters (and polls when present).
-// Misses are rendered by presentStatuses and stored.
+// Round trips for a page of 20, in two parallel batches: first the cached renderings (Redis MGET),
+// the statuses' live fields (one `$in` query) and the viewer's filters (none: a Redis mark);
+// then the authors (one `$in` query, roles cached in Redis), the viewer's favourites, reblogs,
+// bookmarks, pins and conversation mutes (five `$in` queries), polls when present, and for
+// 'policy' pages the viewer's relations to the authors. Reblogged originals add one step; misses
+// are rendered by presentStatuses (in the second batch) and stored.
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
