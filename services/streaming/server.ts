@@ -37,6 +37,7 @@ const SSE_STREAMS: Record<string, string> = {
   hashtag: 'hashtag',
   'hashtag/local': 'hashtag:local',
   list: 'list',
+  direct: 'direct',
 };
 
 /** How often open sockets are checked for revoked tokens and their block/mute filters refreshed. */

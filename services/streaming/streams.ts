@@ -77,7 +77,11 @@ export async function resolveStream(
       const a = needUser();
       return {
         label: ['user'],
-        channels: [timelineChannels.user(a._id), timelineChannels.userNotifications(a._id)],
+        channels: [
+          timelineChannels.user(a._id),
+          timelineChannels.userNotifications(a._id),
+          timelineChannels.announcements(),
+        ],
         key: name,
         origin: 'all',
       };
@@ -90,6 +94,10 @@ export async function resolveStream(
         key: name,
         origin: 'all',
       };
+    }
+    case 'direct': {
+      const a = needUser();
+      return { label: ['direct'], channels: [timelineChannels.direct(a._id)], key: name, origin: 'all' };
     }
     case 'public':
     case 'public:media':

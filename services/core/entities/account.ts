@@ -7,6 +7,7 @@ import type { AccountDoc, StoredImage } from '../model/accounts.ts';
 import { users, type UserDoc } from '../model/users.ts';
 import { storageFor } from '../media/storage.ts';
 import { EVERYONE_ROLE, roleOfUser, type EffectiveRole } from '../roles/roles.ts';
+import { emojisInTexts } from '../emojis/emojis.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
@@ -165,7 +166,13 @@ export async function presentAccount(
           value: f.value,
           verified_at: f.verifiedAt ? f.verifiedAt.toISOString() : null,
         })),
-    emojis: [],
+    emojis: suspended
+      ? []
+      : await emojisInTexts(
+          core,
+          [doc.displayName, doc.note, ...doc.fields.flatMap((f) => [f.name, f.value])],
+          doc.domain,
+        ),
     bot: suspended ? false : doc.bot,
     group: doc.group,
     discoverable: suspended ? false : doc.discoverable,

@@ -2,14 +2,22 @@
 import type { FeedAccessPair, FeedKind } from '../settings/feedAccess.ts';
 import { Type, type Static } from '@sinclair/typebox';
 import type { Core } from '../context.ts';
-import { LIMITS, MASTODON_API_LEVEL, MASTODON_API_VERSION } from '../instance/limits.ts';
+import { INSTANCE_VERSION, LIMITS, MASTODON_API_LEVEL } from '../instance/limits.ts';
 import type { InstanceStats } from '../instance/stats.ts';
+import type { RuleDoc } from '../model/rules.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 /** An embedded Account entity (rendered by the accounts presenter). */
 const AnyAccount = Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]);
 
-const Rule = Type.Object({ id: Type.String(), text: Type.String(), hint: Type.String() });
+export const RuleEntity = Type.Object({
+  id: Type.String(),
+  text: Type.String(),
+  hint: Type.String(),
+  translations: Type.Record(Type.String(), Type.Object({ text: Type.String(), hint: Type.String() })),
+});
+export type RuleEntity = Static<typeof RuleEntity>;
+const Rule = RuleEntity;
 
 const FeedAccessEntity = Type.Object({ local: Type.String(), remote: Type.String() });
 
@@ -62,7 +70,11 @@ export const InstanceEntity = Type.Object({
   source_url: Type.String(),
   description: Type.String(),
   usage: Type.Object({ users: Type.Object({ active_month: Type.Integer() }) }),
-  thumbnail: Type.Object({ url: Type.String() }),
+  thumbnail: Type.Object({
+    url: Type.String(),
+    blurhash: Type.Optional(Type.String()),
+    versions: Type.Optional(Type.Object({ '@1x': Type.String(), '@2x': Type.String() })),
+  }),
   icon: Type.Array(Type.Object({ src: Type.String(), size: Type.String() })),
   languages: Type.Array(Type.String()),
   configuration: Configuration,
@@ -111,10 +123,19 @@ export interface InstanceFacts {
   description: string;
   contactEmail: string;
   contactAccount: Record<string, unknown> | null;
-  registrations: { enabled: boolean; approvalRequired: boolean };
+  registrations: { enabled: boolean; approvalRequired: boolean; message: string | null };
   stats: InstanceStats;
+  rules: RuleEntity[];
+  /** Uploaded thumbnail (URL, blurhash, 1x/2x versions), or null for the default image. */
+  thumbnail: { url: string; blurhash?: string; versions?: { '@1x': string; '@2x': string } } | null;
+  termsOfService: boolean;
+  icon: { src: string; size: string }[];
   /** The feed access settings (services/core/settings/feedAccess.ts), when known. */
   feedAccess?: Record<FeedKind, FeedAccessPair>;
+}
+
+export function presentRule(rule: RuleDoc): RuleEntity {
+  return { id: String(rule._id), text: rule.text, hint: rule.hint, translations: {} };
 }
 
 /**
@@ -130,7 +151,7 @@ export function streamingBaseUrl(core: Core): string {
   return local ? `${scheme}://${local[1]}:${config.streamingPort}` : `${scheme}://${config.webDomain}`;
 }
 
-function configuration(core: Core): Static<typeof Configuration> {
+function configuration(core: Core, facts: InstanceFacts): Static<typeof Configuration> {
   const { config } = core;
   const m = LIMITS.mediaAttachments;
   return {
@@ -139,7 +160,7 @@ function configuration(core: Core): Static<typeof Configuration> {
       status: null,
       about: `${config.baseUrl}/about`,
       privacy_policy: `${config.baseUrl}/privacy-policy`,
-      terms_of_service: null,
+      terms_of_service: facts.termsOfService ? `${config.baseUrl}/terms-of-service` : null,
     },
     vapid: { public_key: core.vapid.publicKey },
     accounts: {
@@ -166,12 +187,12 @@ function configuration(core: Core): Static<typeof Configuration> {
       min_expiration: LIMITS.polls.minExpiration,
       max_expiration: LIMITS.polls.maxExpiration,
     },
-    translation: { enabled: false },
-    limited_federation: false,
+    translation: { enabled: config.translation !== null },
+    limited_federation: config.limitedFederationMode,
   };
 }
 
-function thumbnailUrl(core: Core): string {
+function defaultThumbnailUrl(core: Core): string {
   return `${core.config.baseUrl}/packs/media/images/preview.png`;
 }
 
@@ -180,15 +201,16 @@ export function presentInstance(core: Core, facts: InstanceFacts): InstanceEntit
   return {
     domain: config.localDomain,
     title: facts.title,
-    version: MASTODON_API_VERSION,
+    version: INSTANCE_VERSION,
     source_url: `${config.baseUrl}/source`,
     description: facts.description,
-    usage: { users: { active_month: facts.stats.activeMonth } },
-    thumbnail: { url: thumbnailUrl(core) },
-    icon: [],
+    // As Mastodon: a limited-federation server does not reveal its activity.
+    usage: { users: { active_month: config.limitedFederationMode ? 0 : facts.stats.activeMonth } },
+    thumbnail: facts.thumbnail ?? { url: defaultThumbnailUrl(core) },
+    icon: facts.icon,
     languages: ['en'],
     configuration: {
-      ...configuration(core),
+      ...configuration(core, facts),
       ...(facts.feedAccess
         ? {
             timelines_access: {
@@ -202,19 +224,19 @@ export function presentInstance(core: Core, facts: InstanceFacts): InstanceEntit
     registrations: {
       enabled: facts.registrations.enabled,
       approval_required: facts.registrations.approvalRequired,
-      message: null,
+      message: facts.registrations.enabled ? null : facts.registrations.message,
       url: null,
       min_age: null,
       reason_required: facts.registrations.approvalRequired,
     },
     api_versions: { mastodon: MASTODON_API_LEVEL },
     contact: { email: facts.contactEmail, account: facts.contactAccount },
-    rules: [],
+    rules: facts.rules,
   };
 }
 
 export function presentInstanceV1(core: Core, facts: InstanceFacts): InstanceV1Entity {
-  const v2 = configuration(core);
+  const v2 = configuration(core, facts);
   const { description_limit: _descriptionLimit, ...media } = v2.media_attachments;
   return {
     uri: core.config.localDomain,
@@ -222,20 +244,20 @@ export function presentInstanceV1(core: Core, facts: InstanceFacts): InstanceV1E
     short_description: facts.description,
     description: '',
     email: facts.contactEmail,
-    version: MASTODON_API_VERSION,
+    version: INSTANCE_VERSION,
     urls: { streaming_api: streamingBaseUrl(core) },
     stats: {
       user_count: facts.stats.userCount,
       status_count: facts.stats.statusCount,
       domain_count: facts.stats.domainCount,
     },
-    thumbnail: thumbnailUrl(core),
+    thumbnail: facts.thumbnail?.url ?? defaultThumbnailUrl(core),
     languages: ['en'],
     registrations: facts.registrations.enabled,
     approval_required: facts.registrations.approvalRequired,
     invites_enabled: false,
     configuration: { accounts: v2.accounts, statuses: v2.statuses, media_attachments: media, polls: v2.polls },
     contact_account: facts.contactAccount,
-    rules: [],
+    rules: facts.rules,
   };
 }

@@ -5,6 +5,7 @@ import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import type { PollDoc } from '../model/polls.ts';
 import { findVote, isExpired, pollCounts } from '../polls/polls.ts';
+import { emojisInTexts } from '../emojis/emojis.ts';
 
 export const PollOptionEntity = Type.Object({
   title: Type.String(),
@@ -25,7 +26,13 @@ export const PollEntity = Type.Object({
 });
 export type PollEntity = Static<typeof PollEntity>;
 
-export async function presentPoll(core: Core, poll: PollDoc, viewerAccountId: Id | null): Promise<PollEntity> {
+/** `authorDomain`: the domain whose custom emojis the options may use (null: local). */
+export async function presentPoll(
+  core: Core,
+  poll: PollDoc,
+  viewerAccountId: Id | null,
+  authorDomain: string | null = null,
+): Promise<PollEntity> {
   const expired = isExpired(poll);
   const own = viewerAccountId !== null && viewerAccountId === poll.accountId;
   const hidden = poll.hideTotals && !expired && !own;
@@ -39,7 +46,7 @@ export async function presentPoll(core: Core, poll: PollDoc, viewerAccountId: Id
     // Mastodon creates local polls with voters_count 0 and counts voters for every poll.
     voters_count: counts.votersCount,
     options: poll.options.map((title, i) => ({ title, votes_count: hidden ? null : (counts.tallies[i] ?? 0) })),
-    emojis: [],
+    emojis: await emojisInTexts(core, poll.options, authorDomain),
   };
   if (viewerAccountId !== null) {
     const vote = own ? null : await findVote(core, poll._id, viewerAccountId);

@@ -22,6 +22,9 @@ import { polls } from '../model/polls.ts';
 import { MentionEntity, StatusTagEntity, presentMention, presentStatusTag } from './mention.ts';
 import { activeFilters, matchFilters } from '../filters/match.ts';
 import { presentFilterResults } from './filter.ts';
+import { emojisInTexts, type CustomEmojiEntity as EmojiEntity } from '../../core/emojis/emojis.ts';
+import { PreviewCardEntity, presentPreviewCard, type PreviewCard } from './previewCard.ts';
+import { loadStatusCards } from '../../core/previews/cards.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
@@ -49,7 +52,7 @@ const statusProperties = {
   in_reply_to_id: NullableString,
   in_reply_to_account_id: NullableString,
   poll: Type.Union([PollEntity, Type.Null()]),
-  card: Type.Null(),
+  card: Type.Union([PreviewCardEntity, Type.Null()]),
   /** Mastodon 4.4+ always sends it; null until quote posts exist. */
   quote: Type.Null(),
   language: NullableString,
@@ -150,8 +153,31 @@ export async function presentStatuses(
         .find({ _id: { $in: pollIds } })
         .toArray()
     : [];
+  const cardDocs = await loadStatusCards(
+    core,
+    all.map((s) => s._id),
+  );
+  const cardById = new Map<bigint, PreviewCard>([...cardDocs].map(([id, c]) => [id, presentPreviewCard(c)]));
   const pollById = new Map<bigint, PollEntityType>();
-  for (const p of pollDocs) pollById.set(p._id, await presentPoll(core, p, viewer?._id ?? null));
+  const authorDomain = new Map(accountDocs.map((d) => [d._id, d.domain]));
+  const pollOptions = new Map(pollDocs.map((p) => [p._id, p.options]));
+  for (const p of pollDocs)
+    pollById.set(p._id, await presentPoll(core, p, viewer?._id ?? null, authorDomain.get(p.accountId) ?? null));
+  const emojisById = new Map<bigint, EmojiEntity[]>(
+    await Promise.all(
+      all.map(
+        async (s) =>
+          [
+            s._id,
+            await emojisInTexts(
+              core,
+              [s.spoilerText, s.content, ...(s.pollId === null ? [] : (pollOptions.get(s.pollId) ?? []))],
+              authorDomain.get(s.accountId) ?? null,
+            ),
+          ] as const,
+      ),
+    ),
+  );
   const active = viewer ? await activeFilters(core, viewer._id) : [];
   const state = viewer
     ? await viewerState(
@@ -178,14 +204,14 @@ export async function presentStatuses(
       media_attachments: s.mediaIds.map((id) => mediaById.get(id)).filter((m) => m !== undefined),
       mentions: s.mentions.map(presentMention),
       tags: s.tags.map((t) => presentStatusTag(core.config, t)),
-      emojis: [],
+      emojis: emojisById.get(s._id) ?? [],
       reblogs_count: s.reblogsCount,
       favourites_count: s.favouritesCount,
       replies_count: s.repliesCount,
       in_reply_to_id: s.inReplyToId === null ? null : String(s.inReplyToId),
       in_reply_to_account_id: s.inReplyToAccountId === null ? null : String(s.inReplyToAccountId),
       poll: s.pollId === null ? null : (pollById.get(s.pollId) ?? null),
-      card: null,
+      card: cardById.get(s._id) ?? null,
       quote: null,
       language: s.language,
       reblog: null,

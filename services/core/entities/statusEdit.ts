@@ -5,6 +5,7 @@ import type { AccountDoc } from '../model/accounts.ts';
 import type { StatusEditDoc } from '../model/statusEdits.ts';
 import { loadAttachments } from '../media/attachments.ts';
 import { AccountEntity, CustomEmojiEntity, presentAccount } from './account.ts';
+import { emojisInTexts } from '../../core/emojis/emojis.ts';
 import { MediaAttachmentEntity, presentMediaAttachment } from './mediaAttachment.ts';
 
 export const StatusEditEntity = Type.Object({
@@ -27,7 +28,8 @@ export async function presentStatusEdits(
   const account = await presentAccount(core, author);
   const media = await loadAttachments(core, [...new Set(edits.flatMap((e) => e.mediaIds))]);
   const byId = new Map(media.map((m) => [m._id, presentMediaAttachment(core, m)]));
-  return edits.map((e) => {
+  const emojis = await Promise.all(edits.map((e) => emojisInTexts(core, [e.spoilerText, e.content], author.domain)));
+  return edits.map((e, i) => {
     const out: StatusEdit = {
       content: e.content,
       spoiler_text: e.spoilerText,
@@ -35,7 +37,7 @@ export async function presentStatusEdits(
       created_at: e.createdAt.toISOString(),
       account,
       media_attachments: e.mediaIds.map((id) => byId.get(id)).filter((m) => m !== undefined),
-      emojis: [],
+      emojis: emojis[i],
     };
     if (e.pollOptions) out.poll = { options: e.pollOptions.map((title) => ({ title })) };
     return out;

@@ -1,4 +1,5 @@
-// Tag entity (mastodon-api-entities.md §9); `history` stays empty until trends count usage.
+// Tag entity (mastodon-api-entities.md §9); `history` (uses and accounts per day, 7 days) comes
+// from the trends counters where the caller loaded it (core/trends/counters.ts `histories`).
 import { Type, type Static } from '@sinclair/typebox';
 import type { Config } from '../config.ts';
 import type { TagDoc } from '../model/tags.ts';
@@ -16,8 +17,13 @@ export const TagEntity = Type.Object({
 });
 export type Tag = Static<typeof TagEntity>;
 
-export function presentTag(config: Config, tag: TagDoc, viewer?: { following: boolean; featuring: boolean }): Tag {
-  const out: Tag = { id: String(tag._id), name: tag.name, url: tagUrl(config, tag.name), history: [] };
+export function presentTag(
+  config: Config,
+  tag: TagDoc,
+  viewer?: { following: boolean; featuring: boolean },
+  history: Tag['history'] = [],
+): Tag {
+  const out: Tag = { id: String(tag._id), name: tag.name, url: tagUrl(config, tag.name), history };
   if (viewer) {
     out.following = viewer.following;
     out.featuring = viewer.featuring;

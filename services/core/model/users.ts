@@ -42,4 +42,5 @@ export const users = defineCollection<UserDoc>('users', [
   { key: { accountId: 1 }, name: 'account', unique: true },
   { key: { emailLower: 1 }, name: 'email', unique: true },
   { key: { confirmationTokenHash: 1 }, name: 'confirmation_token' },
+  { key: { roleId: 1 }, name: 'role' },
 ]);
