@@ -44,12 +44,17 @@ export async function indexStatus(
   await pipe.exec();
 }
 
-/** Removes a status's (current) terms from the public scope and the given accounts' scopes. */
-export async function unindexStatus(redis: Redis, status: StatusDoc, accounts: readonly Id[]): Promise<void> {
+/** Removes a status's (current) terms from the given accounts' scopes and (by default) the public scope. */
+export async function unindexStatus(
+  redis: Redis,
+  status: StatusDoc,
+  accounts: readonly Id[],
+  opts: { publicScope?: boolean } = {},
+): Promise<void> {
   const member = String(status._id);
   const pipe = redis.pipeline();
   for (const term of statusTerms(status)) {
-    pipe.zrem(PUBLIC + term, member);
+    if (opts.publicScope !== false) pipe.zrem(PUBLIC + term, member);
     for (const a of accounts) pipe.zrem(personalPrefix(a) + term, member);
   }
   await pipe.exec();

@@ -216,3 +216,23 @@ test('resolve=true asks the federation hook for user@domain and unknown URLs', a
     setRemoteResolver(null);
   }
 });
+
+test('an account switching indexable brings its public posts into (and out of) strangers searches', async () => {
+  expect(await statusIds(alice.token, 'shy thoughts')).toEqual([]);
+  expect((await call('PATCH', '/api/v1/accounts/update_credentials', shy.token, { indexable: true })).status).toBe(200);
+  await eventually(
+    async () => (await statusIds(alice.token, 'shy thoughts')).length === 1,
+    30_000,
+    'public posts re-indexed',
+  );
+  expect((await call('PATCH', '/api/v1/accounts/update_credentials', shy.token, { indexable: false })).status).toBe(
+    200,
+  );
+  // Hidden at once by the read-back check, then removed from the public scope.
+  expect(await statusIds(alice.token, 'shy thoughts')).toEqual([]);
+  await eventually(
+    async () => (await core.redis.zscore(postingKey('public', 'thoughts'), ids.shy as string)) === null,
+    30_000,
+    'public postings removed',
+  );
+});
