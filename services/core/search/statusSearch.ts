@@ -58,7 +58,8 @@ function matches(status: StatusDoc, q: ParsedQuery, terms: string[], minMs: numb
 
 /** A newest-first merge of several cursors (ids from more than one come out once). */
 async function* mergeNewestFirst(cursors: PostingCursor[], batch: number): AsyncGenerator<Id> {
-  let last: Id | null = null;
+  // A post indexed while the walk runs can shift ranks by one: never yield an id twice.
+  const seen = new Set<Id>();
   for (;;) {
     let best: PostingCursor | null = null;
     let bestId: Id | null = null;
@@ -71,8 +72,8 @@ async function* mergeNewestFirst(cursors: PostingCursor[], batch: number): Async
     }
     if (best === null || bestId === null) return;
     best.take();
-    if (bestId !== last) yield bestId;
-    last = bestId;
+    if (!seen.has(bestId)) yield bestId;
+    seen.add(bestId);
   }
 }
 
