@@ -98,6 +98,11 @@ test('every word must match; newest first; a stranger finds public posts of inde
   // Case, accents and punctuation do not matter.
   expect(await statusIds(carol.token, 'ÁPPLE, PIE!')).toEqual([ids.appleBob, ids.apple]);
   expect(await statusIds(carol.token, 'apple pie zebra')).toEqual([]);
+  // An author who blocks the caller is not found by them.
+  expect((await call('POST', `/api/v1/accounts/${carol.account._id}/block`, bob.token)).status).toBe(200);
+  expect(await statusIds(carol.token, 'apple pie')).toEqual([ids.apple]);
+  expect((await call('POST', `/api/v1/accounts/${carol.account._id}/unblock`, bob.token)).status).toBe(200);
+  expect(await statusIds(carol.token, 'apple pie')).toEqual([ids.appleBob, ids.apple]);
 });
 
 test('private statuses are found only by those who may see them', async () => {
