@@ -12,6 +12,7 @@ import { runSearchIndexPipeline } from './search-index/index.ts';
 import { runTrendsPipeline } from './trends/index.ts';
 import { runLinkPreviewsPipeline } from './link-previews/index.ts';
 import { runDeliveryPipeline } from './delivery/index.ts';
+import { runWebPushPipeline } from './webpush/index.ts';
 
 export interface RunningPipeline {
   stop(): Promise<void>;
@@ -30,4 +31,5 @@ export const pipelines: Record<string, PipelineFactory> = {
   trends: (core) => runTrendsPipeline(core),
   'link-previews': (core) => runLinkPreviewsPipeline(core),
   delivery: (core) => runDeliveryPipeline(core),
+  webpush: (core) => runWebPushPipeline(core),
 };

@@ -15,9 +15,9 @@ import { rankedForReview, rankedPublishers, type PublisherReview, type RankedIte
 import { previewCardProviders } from '../../core/model/previewCards.ts';
 import { reviewsOf, reviewTrend } from '../../core/trends/review.ts';
 import { requirePermission } from '../plugins/auth.ts';
-import { TagEntity } from '../entities/tag.ts';
-import { StatusEntity, presentStatuses } from '../entities/status.ts';
-import { TrendsLinkEntity } from '../entities/previewCard.ts';
+import { TagEntity } from '../../core/entities/tag.ts';
+import { StatusEntity, presentStatuses } from '../../core/entities/status.ts';
+import { TrendsLinkEntity } from '../../core/entities/previewCard.ts';
 import { presentTrendingLinks, presentTrendingTags, statusesOf, tagsOf } from '../trends/present.ts';
 import { pageOf, setOffsetLinks } from '../trends/index.ts';
 import { notFound } from '../errors.ts';

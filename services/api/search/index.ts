@@ -7,10 +7,10 @@ import { parseId, type Id } from '../../core/ids.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import { search, type SearchType } from '../../core/search/search.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { AccountEntity, presentAccounts } from '../entities/account.ts';
-import { StatusEntity, presentStatuses } from '../entities/status.ts';
-import { TagEntity } from '../entities/tag.ts';
-import { presentTagsWithHistory } from '../entities/tagHistory.ts';
+import { AccountEntity, presentAccounts } from '../../core/entities/account.ts';
+import { StatusEntity, presentStatuses } from '../../core/entities/status.ts';
+import { TagEntity } from '../../core/entities/tag.ts';
+import { presentTagsWithHistory } from '../../core/entities/tagHistory.ts';
 import { BoolLike } from '../params.ts';
 import { missingParam } from '../errors.ts';
 

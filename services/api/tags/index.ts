@@ -11,8 +11,8 @@ import { normalizeTagName, MAX_HASHTAG_LENGTH } from '../../core/text/extract.ts
 import { findOrCreateTag } from '../../core/statuses/entities.ts';
 import { followTag, followsTag, unfollowTag } from '../../core/tags/tagFollows.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { TagEntity, type Tag } from '../entities/tag.ts';
-import { presentTagsWithHistory } from '../entities/tagHistory.ts';
+import { TagEntity, type Tag } from '../../core/entities/tag.ts';
+import { presentTagsWithHistory } from '../../core/entities/tagHistory.ts';
 import { findPage, setLinkHeader } from '../pagination.ts';
 import { notFound } from '../errors.ts';
 import { AccountPageQuery, accountPage } from '../graphParams.ts';

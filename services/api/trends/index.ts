@@ -7,9 +7,9 @@ import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
 import { trendingItems } from '../../core/trends/queries.ts';
 import type { TrendKind } from '../../core/model/trends.ts';
-import { TagEntity } from '../entities/tag.ts';
-import { StatusEntity } from '../entities/status.ts';
-import { TrendsLinkEntity } from '../entities/previewCard.ts';
+import { TagEntity } from '../../core/entities/tag.ts';
+import { StatusEntity } from '../../core/entities/status.ts';
+import { TrendsLinkEntity } from '../../core/entities/previewCard.ts';
 import { presentTrendingLinks, presentTrendingStatuses, presentTrendingTags } from './present.ts';
 
 const PageQuery = Type.Object(

@@ -9,10 +9,10 @@ import { histories } from '../../core/trends/counters.ts';
 import { cardsById } from '../../core/previews/cards.ts';
 import { filterVisible } from '../../core/statuses/visibility.ts';
 import { blockedAmong } from '../../core/graph/relations.ts';
-import { presentTagsWithHistory } from '../entities/tagHistory.ts';
-import { presentStatuses, type Status } from '../entities/status.ts';
-import { presentHistory, presentPreviewCard, type TrendsLink } from '../entities/previewCard.ts';
-import type { Tag } from '../entities/tag.ts';
+import { presentTagsWithHistory } from '../../core/entities/tagHistory.ts';
+import { presentStatuses, type Status } from '../../core/entities/status.ts';
+import { presentHistory, presentPreviewCard, type TrendsLink } from '../../core/entities/previewCard.ts';
+import type { Tag } from '../../core/entities/tag.ts';
 
 export async function tagsOf(core: Core, items: readonly RankedItem[]): Promise<TagDoc[]> {
   const docs = await collection(core.db, tags)

@@ -30,6 +30,8 @@ export interface UserDoc {
     defaultPrivacy: PostingPrivacy;
     defaultSensitive: boolean;
     defaultLanguage: string | null;
+    /** Languages the public and hashtag timelines and streams are limited to (Mastodon's chosen_languages); absent or empty: all. */
+    chosenLanguages?: string[] | null;
   };
   lastSignInAt: Date | null;
   createdAt: Date;

@@ -4,6 +4,7 @@ import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
 import { nextSerialId } from '../ids.ts';
+import { invalidateRenderedStatuses } from '../statuses/renderCache.ts';
 import { previewCardProviders, previewCards, statusCards, type PreviewCardDoc } from '../model/previewCards.ts';
 
 /** status id → its card, for a batch of statuses (two indexed queries). */
@@ -80,6 +81,8 @@ export async function attachCard(core: Core, statusId: Id, cardId: Id): Promise<
     { $set: { cardId }, $setOnInsert: { createdAt: new Date() } },
     { upsert: true },
   );
+  // Timelines serve cached renderings; the card arrives after the status was first rendered.
+  await invalidateRenderedStatuses(core, [statusId]);
 }
 
 export async function cardOfStatus(core: Core, statusId: Id): Promise<PreviewCardDoc | null> {
