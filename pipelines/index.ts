@@ -8,6 +8,7 @@ import { runMediaPipeline } from './media/index.ts';
 import { runScheduler } from './scheduler/index.ts';
 import { runFanOutPipeline } from './fanout/index.ts';
 import { runNotificationsPipeline } from './notifications/index.ts';
+import { runIngressPipeline } from './ingress/index.ts';
 
 export interface RunningPipeline {
   stop(): Promise<void>;
@@ -22,4 +23,5 @@ export const pipelines: Record<string, PipelineFactory> = {
   scheduler: async (core) => runScheduler(core),
   fanout: (core) => runFanOutPipeline(core),
   notifications: (core) => runNotificationsPipeline(core),
+  ingress: (core) => runIngressPipeline(core),
 };
