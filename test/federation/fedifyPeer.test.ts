@@ -109,6 +109,13 @@ describe('federation with a Fedify peer', () => {
     expect(note.content).toContain('Hello from Fedify');
   });
 
+  it('a local post mentioning the Fedify account by handle resolves it', async () => {
+    const post = await ours.call('POST', '/api/v1/statuses', alice.token, { status: `@carol@${peerDomain} hello` });
+    expect(post.status).toBe(200);
+    expect(post.body.mentions).toEqual([expect.objectContaining({ acct: `carol@${peerDomain}`, username: 'carol' })]);
+    expect(post.body.content).toContain(`href="${peerUrl}/@carol"`);
+  });
+
   it('Fedify verifies our signature on an activity we POST to its inbox', async () => {
     const carolUri = `${peerUrl}/users/carol`;
     const id = `${aliceUri}#accepts/follows/1`;
