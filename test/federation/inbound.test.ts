@@ -12,6 +12,7 @@ import { follows } from '../../services/core/model/follows.ts';
 import { favourites } from '../../services/core/model/favourites.ts';
 import { postStatus } from '../../services/core/statuses/postStatus.ts';
 import { digestHeader } from '../../services/core/activitypub/httpSignatures.ts';
+import { createDomainBlock } from '../../services/core/moderation/domainBlocks.ts';
 import { settles, startInstance, type Instance } from './support.ts';
 import { startMiniPeer, type MiniPeer, type PeerActor } from './miniPeer.ts';
 
@@ -132,8 +133,14 @@ describe('inbound ActivityPub', () => {
       20_000,
       'follow stored',
     );
-    const event = ours.published.find((e) => e.type === 'FollowCreated' && e.payload.uri === id);
-    expect(event?.payload).toMatchObject({ accountDomain: peer.domain, targetDomain: null, fromRequest: false });
+    await settles(
+      async () => {
+        const event = ours.published.find((e) => e.type === 'FollowCreated' && e.payload.uri === id);
+        expect(event?.payload).toMatchObject({ accountDomain: peer.domain, targetDomain: null, fromRequest: false });
+      },
+      10_000,
+      'FollowCreated published',
+    );
     const lookup = await ours.call('GET', `/api/v1/accounts/lookup?acct=bob@${peer.domain}`);
     expect(lookup.status).toBe(200);
     expect(lookup.body).toMatchObject({ acct: `bob@${peer.domain}`, username: 'bob' });
@@ -328,8 +335,16 @@ describe('inbound ActivityPub', () => {
     expect(lookup.status).toBe(200);
     const followed = await ours.call('POST', `/api/v1/accounts/${lookup.body.id}/follow`, alice.token);
     expect(followed.body).toMatchObject({ following: false, requested: true });
-    const request = ours.published.find(
-      (e) => e.type === 'FollowRequestCreated' && e.payload.targetAccountId === lookup.body.id,
+    const request = await settles(
+      async () => {
+        const found = ours.published.find(
+          (e) => e.type === 'FollowRequestCreated' && e.payload.targetAccountId === lookup.body.id,
+        );
+        expect(found).toBeDefined();
+        return found;
+      },
+      10_000,
+      'FollowRequestCreated published',
     );
     const followUri = String(request?.payload.uri);
     expect(followUri).toMatch(new RegExp(`^${aliceUri}#follows/\\d+$`));
@@ -383,5 +398,17 @@ describe('inbound ActivityPub', () => {
       20_000,
       'block cut the follow',
     );
+  });
+
+  it('answers 403 to a domain the instance suspended (its domain normalised first)', async () => {
+    await createDomainBlock(ours.core, { domain: peer.domain.toUpperCase(), severity: 'suspend' }, null);
+    const res = await peer.send(bob, inbox, {
+      '@context': 'https://www.w3.org/ns/activitystreams',
+      id: nextId(),
+      type: 'Follow',
+      actor: bob.uri,
+      object: aliceUri,
+    });
+    expect(res.status).toBe(403);
   });
 });
