@@ -109,6 +109,13 @@ export async function ensureDeliveryTopics(admin: Admin, topics: string[], parti
   for (let attempt = 1; ; attempt++) {
     try {
       await ensureTopicsWith(admin, topics, partitions);
+      // A consumer that subscribes before the broker's metadata shows the new partitions is
+      // assigned only the old ones until its metadata expires: wait until they are visible.
+      for (let i = 0; i < 50; i++) {
+        const meta = await admin.fetchTopicMetadata({ topics });
+        if (meta.topics.every((t) => t.partitions.length >= partitions)) return;
+        await new Promise((r) => setTimeout(r, 200));
+      }
       return;
     } catch (err) {
       if ((err as { type?: string }).type !== 'INVALID_PARTITIONS' || attempt >= 5) throw err;

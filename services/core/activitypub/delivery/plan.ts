@@ -6,7 +6,7 @@ import type { Id } from '../../ids.ts';
 import { collection } from '../../db/mongo.ts';
 import { accounts, type AccountDoc } from '../../model/accounts.ts';
 import { statuses, type StatusDoc } from '../../model/statuses.ts';
-import { polls } from '../../model/polls.ts';
+import { polls, pollVotes } from '../../model/polls.ts';
 import { reports } from '../../model/reports.ts';
 import type { EventName, EventRecord } from '../../../../schemas/index.ts';
 import { activityIds, statusActivityUri, localBase } from '../uris.ts';
@@ -71,6 +71,7 @@ export const PLANNED_EVENTS = [
   'FeaturedTagCreated',
   'FeaturedTagDeleted',
   'PollVoted',
+  'PollExpired',
   'AccountSuspended',
   'AccountUnsuspended',
   'ReportCreated',
@@ -394,6 +395,26 @@ async function planUnfiltered(
           await followerInboxes(core, account._id),
         ),
       ];
+    }
+    case 'PollExpired': {
+      // A local poll closed: its final tallies go to everyone who has the Question, voters included.
+      const p = payload as EventRecord<'PollExpired'>;
+      if (!p.local) return [];
+      const [status, author] = await Promise.all([statusById(core, p.statusId), localAccount(core, p.accountId)]);
+      if (!status || status.deletedAt || !author) return [];
+      const note = await renderStatusObject(core, status, author);
+      const activity = renderUpdateNote(note, p.occurredAt);
+      const reach = await statusReach(core, status, true);
+      const voters = await collection(core.db, pollVotes)
+        .find({ pollId: big(p.pollId) }, { projection: { accountId: 1 } })
+        .limit(10_000)
+        .toArray();
+      await inboxesOf(
+        core,
+        voters.map((v) => v.accountId),
+        reach,
+      );
+      return [plan(String(activity.id), activity, author, reach)];
     }
     case 'PollVoted': {
       const p = payload as EventRecord<'PollVoted'>;
