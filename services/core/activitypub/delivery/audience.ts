@@ -58,18 +58,18 @@ export async function personalInboxOf(core: Core, id: Id): Promise<{ inbox: stri
 
 /** Every remote follower's preferred inbox, one per shared inbox. */
 export async function followerInboxes(core: Core, accountId: Id, out: Inboxes = new Map()): Promise<Inboxes> {
-  const cursor = collection(core.db, follows)
-    .find({ targetAccountId: accountId }, { projection: { accountId: 1 } })
-    .batchSize(CHUNK);
-  let page: Id[] = [];
-  for await (const f of cursor) {
-    page.push(f.accountId);
-    if (page.length >= CHUNK) {
-      await inboxesOf(core, page, out);
-      page = [];
-    }
-  }
-  await inboxesOf(core, page, out);
+  const ids = (
+    await collection(core.db, follows)
+      .find({ targetAccountId: accountId }, { projection: { accountId: 1 } })
+      .toArray()
+  ).map((f) => f.accountId);
+  // The account lookups run a few at a time; results are added in follower order.
+  const chunks: Id[][] = [];
+  for (let i = 0; i < ids.length; i += CHUNK) chunks.push(ids.slice(i, i + CHUNK));
+  const found: InboxFields[][] = [];
+  for (let i = 0; i < chunks.length; i += 4)
+    found.push(...(await Promise.all(chunks.slice(i, i + 4).map((c) => remoteAccounts(core, c)))));
+  for (const page of found) for (const account of page) add(out, account, false);
   return out;
 }
 
