@@ -32,6 +32,7 @@ import notificationsArea from './notifications/index.ts';
 import markersArea from './markers/index.ts';
 import preferencesArea from './preferences/index.ts';
 import filtersArea from './filters/index.ts';
+import activityPubArea from './activitypub/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -67,6 +68,7 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   markersArea,
   preferencesArea,
   filtersArea,
+  activityPubArea,
 ];
 
 export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {
