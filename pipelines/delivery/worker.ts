@@ -46,7 +46,6 @@ import {
   requestResume,
   resumeHost,
   resumingHosts,
-  tierOfLevel,
   type HostState,
 } from '../../services/core/activitypub/delivery/hostState.ts';
 import {
@@ -99,6 +98,10 @@ interface Item {
   resumed: boolean;
   doneId: string;
   done: boolean;
+  /** pending → working → (attempting →) finished; see the batch deadline in eachBatch. */
+  phase: 'pending' | 'working' | 'attempting' | 'finished';
+  /** Another run of a delivery that may still be in flight from an abandoned batch. */
+  inFlight: boolean;
 }
 
 /**
@@ -123,6 +126,8 @@ export async function ensureDeliveryTopics(admin: Admin, topics: string[], parti
     }
   }
 }
+
+const inFlightKey = (doneId: string) => `dlv:inflight:${doneId}`;
 
 /** Once-only id of an activity at an inbox. */
 export function deliveryDoneId(activityId: string, inbox: string): string {
@@ -164,6 +169,9 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
   const mainTopic = topicName(config, DELIVERY_TOPIC);
   const tierTopics = new Map(settings.delayTiersMs.map((ms) => [ms, topicName(config, delayTopicOf(ms))]));
   const tierOfTopic = new Map([...tierTopics].map(([ms, t]) => [t, ms]));
+  // Every waiting job of a host goes through one topic (the shortest tier), so the host's jobs
+  // stay in one FIFO queue: they come back, are parked or sent in the order they were queued.
+  const queueTier = settings.delayTiersMs[0];
   const deadLetterTopic = topicName(config, 'delivery-worker.dlq');
   const codec = eventCodec();
   const client = opts.client ?? createDeliveryClient(config, settings);
@@ -261,43 +269,73 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
     items: Item[],
     initial: HostState | null,
     out: Array<{ topic: string; message: Message }>,
+    batch: { abandoned: boolean },
   ): Promise<void> {
     let state = initial;
     for (const item of items) {
+      if (batch.abandoned) return; // the rest went to a delay topic with the batch
+      item.phase = 'working';
+      // The host's backlog counts its jobs in delay topics; a job leaves it only once it is done
+      // (not while it is being tried), so newer jobs cannot overtake it meanwhile.
+      const waited = item.tier !== null;
+      const waits = await runItem(host, item);
+      if (waited !== waits) {
+        await changeBacklog(core.redis, host, waits ? 1 : -1, backlogTtlMs);
+        if (state) state.backlog = Math.max(0, state.backlog + (waits ? 1 : -1));
+        else if (waits) state = { host, fails: 0, since: 0, until: 0, level: 0, tripped: 0, backlog: 1, error: null };
+      }
+      item.phase = 'finished';
+    }
+
+    /** Runs one job; true when it is (again) waiting in a delay topic. */
+    async function runItem(host: string, item: Item): Promise<boolean> {
       const type = item.job.activityType;
+      if (item.tier !== null && item.inFlight) {
+        // The same delivery may still be under way from an abandoned batch: wait another hop.
+        out.push(delayed(item, item.tier, Date.now(), item.failures, 'in flight elsewhere'));
+        return true;
+      }
       if (item.tier !== null) {
         if (item.due > Date.now() + 20) {
           // Still waiting: another hop through the same tier (the host's backlog count stays).
           out.push(delayed(item, item.tier, item.due, item.failures, 'waiting'));
-          continue;
+          return true;
         }
-        await changeBacklog(core.redis, host, -1, backlogTtlMs);
-        if (state) state.backlog = Math.max(0, state.backlog - 1);
       }
       if (item.done) {
         count('duplicate', type);
-        continue;
+        return false;
       }
       if (Date.now() - item.job.createdAt.getTime() > settings.maxAgeMs || host === '') {
         count('dropped', type);
-        continue;
+        return false;
       }
       if (state && state.tripped > 0 && !item.resumed) {
         await park(item, item.failures);
-        continue;
+        return false;
       }
       if (state && (state.until > Date.now() || (item.tier === null && state.backlog > 0))) {
         // The host backs off, or older jobs of it wait: queue behind them.
-        out.push(
-          delayed(item, tierOfLevel(settings, state.level), Math.max(state.until, Date.now()), item.failures, 'queued'),
-        );
-        await changeBacklog(core.redis, host, 1, backlogTtlMs);
-        state.backlog++;
+        out.push(delayed(item, queueTier, Math.max(state.until, Date.now()), item.failures, 'queued'));
         count('deferred', type);
-        continue;
+        return true;
       }
+      item.phase = 'attempting';
       const result = await attempt(item);
-      if (result === null) continue;
+      if (result === null) return false;
+      if (batch.abandoned && item.inFlight) {
+        // The batch went on without this attempt (a copy waits in a delay topic): only record it.
+        if (result.kind === 'failed') {
+          deliveryFailures.inc({ class: result.class });
+          await recordHostFailure(core.redis, settings, host, result.class, result.retryAfterMs);
+        } else {
+          await markDelivered(core.redis, item.doneId, doneTtlMs);
+          count(result.kind, type);
+          await recordHostSuccess(core.redis, host);
+        }
+        await core.redis.del(inFlightKey(item.doneId));
+        return false;
+      }
       if (result.kind === 'delivered' || result.kind === 'rejected') {
         await markDelivered(core.redis, item.doneId, doneTtlMs);
         if (result.kind === 'rejected') {
@@ -309,7 +347,7 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
           await recordHostSuccess(core.redis, host);
           state = state.backlog > 0 ? { ...state, fails: 0, since: 0, until: 0, tripped: 0 } : null;
         }
-        continue;
+        return false;
       }
       deliveryFailures.inc({ class: result.class });
       const failures = item.failures + 1;
@@ -330,11 +368,11 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
         logger.warn({ host, fails: outcome.fails }, 'delivery circuit breaker opened; parking jobs');
         await park(item, failures);
       } else {
-        out.push(delayed(item, tierOfLevel(settings, outcome.level), outcome.until, failures, result.class));
-        await changeBacklog(core.redis, host, 1, backlogTtlMs);
-        state.backlog++;
+        out.push(delayed(item, queueTier, outcome.until, failures, result.class));
         count('failed', type);
+        return true;
       }
+      return false;
     }
   }
 
@@ -367,6 +405,8 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
           resumed: header(message.headers, H_RESUMED) === '1',
           doneId: deliveryDoneId(job.activityId, job.inbox),
           done: false,
+          phase: 'pending',
+          inFlight: false,
         });
       } catch (err) {
         logger.warn({ err, topic: batch.topic, offset: message.offset }, 'undecodable delivery job dead-lettered');
@@ -389,23 +429,56 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
         items.map((i) => i.doneId),
       );
       items.forEach((item, i) => (item.done = done[i]));
+      const fromDelay = items.filter((i) => i.tier !== null && !i.done);
+      if (fromDelay.length > 0) {
+        const flying = await core.redis.mget(fromDelay.map((i) => inFlightKey(i.doneId)));
+        fromDelay.forEach((item, i) => (item.inFlight = flying[i] !== null));
+      }
       const failing = await failingHosts(core.redis);
       const byHost = new Map<string, Item[]>();
       for (const item of items) byHost.set(item.host, [...(byHost.get(item.host) ?? []), item]);
       const out: Array<{ topic: string; message: Message }> = [];
+      const progress = { abandoned: false };
       let beat = Date.now();
-      await Promise.all(
+      const all = Promise.all(
         [...byHost].map(async ([host, hostItems]) => {
           const state = failing.has(host) ? await readHostState(core.redis, host) : null;
-          await runHost(host, hostItems, state, out);
+          await runHost(host, hostItems, state, out, progress);
           if (Date.now() - beat > 1_000) {
             beat = Date.now();
             await heartbeat().catch(() => undefined);
           }
         }),
       );
+      // A slow or silent server must not hold the batch (kafkajs fetches again only when every
+      // batch of a fetch is done, so it would hold every partition): past the deadline, what is
+      // not finished goes to the shortest delay tier, in order, and the batch is committed. An
+      // attempt still under way is marked in flight, so its copy waits until it has ended.
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<'late'>((r) => {
+        if (settings.batchDeadlineMs > 0) timer = setTimeout(() => r('late'), settings.batchDeadlineMs);
+      });
+      const finished = await Promise.race([all.then(() => 'done' as const), deadline]);
+      clearTimeout(timer);
+      if (finished === 'late') {
+        progress.abandoned = true;
+        // A host that has not answered within the deadline backs off as if it had failed.
+        const slow = new Set(items.filter((i) => i.phase === 'attempting').map((i) => i.host));
+        for (const host of slow) await recordHostFailure(core.redis, settings, host, 'slow', null);
+        for (const item of items) {
+          if (item.phase === 'finished') continue;
+          if (item.phase === 'attempting') {
+            item.inFlight = true;
+            await core.redis.set(inFlightKey(item.doneId), '1', 'PX', settings.totalTimeoutMs + 5_000);
+          }
+          out.push(delayed(item, queueTier, Date.now(), item.failures, 'batch deadline'));
+          await changeBacklog(core.redis, item.host, 1, backlogTtlMs);
+          count('deferred', item.job.activityType);
+        }
+        all.catch((err: unknown) => logger.warn({ err }, 'delivery finished after its batch deadline failed'));
+      }
       const byTopic = new Map<string, Message[]>();
-      for (const o of out) byTopic.set(o.topic, [...(byTopic.get(o.topic) ?? []), o.message]);
+      for (const o of out.splice(0)) byTopic.set(o.topic, [...(byTopic.get(o.topic) ?? []), o.message]);
       if (deadLetters.length > 0) byTopic.set(deadLetterTopic, deadLetters);
       if (byTopic.size > 0)
         await producer.sendBatch({
@@ -469,6 +542,8 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
       resumed: true,
       doneId: deliveryDoneId(job.activityId, job.inbox),
       done: false,
+      phase: 'pending',
+      inFlight: false,
     };
     const result = await attempt(item);
     if (result === null || result.kind !== 'failed') {
@@ -506,13 +581,12 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
     deliveryBreakersOpen.set(openCount);
   }
 
-  let housekeepingRunning = false;
+  let housekeepingRun: Promise<void> | null = null;
   const timer = setInterval(() => {
-    if (housekeepingRunning) return;
-    housekeepingRunning = true;
-    housekeeping()
+    if (housekeepingRun) return;
+    housekeepingRun = housekeeping()
       .catch((err: unknown) => logger.warn({ err }, 'delivery housekeeping failed'))
-      .finally(() => (housekeepingRunning = false));
+      .finally(() => (housekeepingRun = null));
   }, opts.housekeepingMs ?? 2_000);
   timer.unref();
 
@@ -539,10 +613,11 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
       stopped ??= (async () => {
         clearInterval(timer);
         paused.clear();
+        await client.close();
+        await housekeepingRun;
         await consumer.disconnect();
         await producer.disconnect();
         await admin.disconnect();
-        await client.close();
       })();
       return stopped;
     },

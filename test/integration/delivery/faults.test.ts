@@ -35,7 +35,7 @@ beforeAll(async () => {
     settings: {
       partitions: 2,
       retryDelaysMs: Array.from({ length: 16 }, (_, i) => Math.min(400 * 2 ** i, 1_500)),
-      delayTiersMs: [200, 1_000],
+      delayTiersMs: [200],
       breakerFailures: 4,
       breakerMinSpanMs: 0,
       probeIntervalMs: 1_000,
@@ -103,7 +103,7 @@ test('a 503 server gets each activity once and in order; a dead one is parked wi
   await eventually(async () => accepted(healthy).length === 7, 10_000, 'late post at the healthy server');
   const latencyMs = accepted(healthy)[6].at - before;
   console.log(`healthy peer latency while a dead peer is tripped: ${latencyMs} ms`);
-  expect(latencyMs).toBeLessThan(3_000);
+  expect(latencyMs).toBeLessThan(5_000);
 
   // The flaky server recovers: everything, exactly once, in order per object.
   await eventually(async () => accepted(flaky).length === 7, 40_000, 'flaky server caught up');
@@ -143,6 +143,11 @@ test('429 waits for Retry-After; 410 from a follower ends the follow; 400 is fin
     return 202;
   };
   for (const f of [slow, gone, rude]) await createFollow(core, f, alice.account, {}, null);
+  await eventually(
+    async () => picky.received.filter((r) => r.path === '/users/rude/inbox').length === 1,
+    30_000,
+    'Accept to rude (answered 400)',
+  );
   await eventually(
     async () => picky.received.filter((r) => r.path === '/users/slow/inbox' && r.status === 202).length === 1,
     30_000,

@@ -1,8 +1,7 @@
 // Per-destination-host delivery state in Redis, shared by every delivery process:
 //   dlv:host:<host>     hash: fails (consecutive failed attempts), since (first failure of the
 //                       streak, ms), until (backoff end, ms), level (backoff level: which retry
-//                       delay and delay tier the host's waiting jobs use), tripped (breaker opened
-//                       at, ms), error (last failure class)
+//                       delay applies), tripped (breaker opened at, ms), error (last failure class)
 //   dlv:backlog:<host>  jobs of the host now in delay topics (counter); while it is above zero new
 //                       jobs queue behind them, so one host's activities keep their order
 //   dlv:hosts           set of hosts that have state (listing, metrics, probes)
@@ -55,15 +54,6 @@ export async function readHostState(redis: Redis, host: string): Promise<HostSta
 export function delayOfLevel(settings: DeliverySettings, level: number): number {
   const d = settings.retryDelaysMs;
   return d[Math.min(Math.max(level, 1), d.length) - 1] ?? 0;
-}
-
-/** The delay tier a host's waiting jobs go through: the longest tier not longer than its delay. */
-export function tierOfLevel(settings: DeliverySettings, level: number): number {
-  const delay = delayOfLevel(settings, level);
-  const tiers = settings.delayTiersMs;
-  let pick = tiers[0];
-  for (const t of tiers) if (t <= delay) pick = t;
-  return pick;
 }
 
 /** The level whose delay is at least `ms` (for Retry-After). */

@@ -33,6 +33,7 @@ import {
 import {
   deliverable,
   followerInboxes,
+  forgetFollowerInboxes,
   inboxesOf,
   interactorInboxes,
   personalInboxOf,
@@ -131,6 +132,7 @@ export async function planDelivery<N extends PlannedEvent>(
   type: N,
   payload: EventRecord<N>,
 ): Promise<DeliveryPlan[]> {
+  await forgetChangedFollowers(core, type, payload);
   const plans = await planUnfiltered(core, type, payload);
   const out: DeliveryPlan[] = [];
   for (const p of plans) {
@@ -138,6 +140,13 @@ export async function planDelivery<N extends PlannedEvent>(
     if (inboxes.size > 0) out.push({ ...p, inboxes });
   }
   return out;
+}
+
+/** A remote account started or stopped following a local one: its cached follower inboxes go. */
+async function forgetChangedFollowers(core: Core, type: PlannedEvent, payload: EventRecord<PlannedEvent>) {
+  if (type !== 'FollowCreated' && type !== 'FollowDeleted') return;
+  const p = payload as EventRecord<'FollowCreated'>;
+  if (p.accountDomain !== null && p.targetDomain === null) await forgetFollowerInboxes(core, big(p.targetAccountId));
 }
 
 async function planUnfiltered(
