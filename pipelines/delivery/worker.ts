@@ -33,7 +33,11 @@ import { Partitions } from '../runtime/partitions.ts';
 import {
   allHostStates,
   alreadyDelivered,
-  changeBacklog,
+  enqueueWaiting,
+  isOldestWaiting,
+  touchWaiting,
+  leaveWaiting,
+  nextQueueNumber,
   claimProbe,
   failingHosts,
   markDelivered,
@@ -68,6 +72,8 @@ import {
 const H_HOP_DUE = 'delay-hop-due';
 /** A parked job sent again after its host's breaker closed: not parked again for that. */
 const H_RESUMED = 'delivery-resumed';
+/** The job's number in its host's queue of waiting jobs. */
+const H_QUEUE_SEQ = 'delivery-queue-seq';
 
 export const DELIVERY_TOPIC = 'delivery';
 export const delayTopicOf = (ms: number) => `delivery.delay.${ms}`;
@@ -96,6 +102,8 @@ interface Item {
   tier: number | null;
   /** Sent again from the parked jobs of a resumed host. */
   resumed: boolean;
+  /** Its number in the host's queue of waiting jobs (null: not waiting). */
+  seq: number | null;
   doneId: string;
   done: boolean;
   /** pending → working → (attempting →) finished; see the batch deadline in eachBatch. */
@@ -179,7 +187,8 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
   const limiter = new Limiter(settings.concurrency);
   const paused = new Partitions();
   const doneTtlMs = settings.maxAgeMs + 24 * 3600_000;
-  const backlogTtlMs = Math.max(...settings.delayTiersMs) * 4 + Math.max(...settings.retryDelaysMs);
+  // A waiting job refreshes its alive mark at every hop; one missing this long was lost.
+  const aliveMs = queueTier * 6 + 60_000;
 
   const kafka = createKafka(config, logger, 'fedisrv-delivery-worker');
   const admin = kafka.admin();
@@ -217,6 +226,8 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
     const message = failedMessage(item.message, origin, failures, new Error(reason), due);
     message.key = item.host;
     (message.headers ??= {})[H_HOP_DUE] = String(Date.now() + tier);
+    if (item.seq !== null) message.headers[H_QUEUE_SEQ] = String(item.seq);
+    else delete message.headers[H_QUEUE_SEQ];
     return { topic: tierTopics.get(tier)!, message };
   }
 
@@ -224,6 +235,8 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
     await collection(core.db, parkedDeliveries).insertOne({
       _id: new ObjectId(),
       host: item.host,
+      // Waiting jobs keep their place; others come after every job numbered so far.
+      seq: item.seq ?? (await nextQueueNumber(core.redis, item.host)),
       job: (item.message.value ?? Buffer.alloc(0)).toString('base64'),
       key: item.host,
       failures,
@@ -275,54 +288,59 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
     for (const item of items) {
       if (batch.abandoned) return; // the rest went to a delay topic with the batch
       item.phase = 'working';
-      // The host's backlog counts its jobs in delay topics; a job leaves it only once it is done
-      // (not while it is being tried), so newer jobs cannot overtake it meanwhile.
-      const waited = item.tier !== null;
-      const waits = await runItem(host, item);
-      if (waited !== waits) {
-        await changeBacklog(core.redis, host, waits ? 1 : -1, backlogTtlMs);
-        if (state) state.backlog = Math.max(0, state.backlog + (waits ? 1 : -1));
-        else if (waits) state = { host, fails: 0, since: 0, until: 0, level: 0, tripped: 0, backlog: 1, error: null };
-      }
+      await runItem(item);
       item.phase = 'finished';
     }
 
-    /** Runs one job; true when it is (again) waiting in a delay topic. */
-    async function runItem(host: string, item: Item): Promise<boolean> {
-      const type = item.job.activityType;
-      if (item.tier !== null && item.inFlight) {
-        // The same delivery may still be under way from an abandoned batch: wait another hop.
-        out.push(delayed(item, item.tier, Date.now(), item.failures, 'in flight elsewhere'));
-        return true;
+    /** Puts the job in (or keeps it in) the host's queue of waiting jobs, due at `due`. */
+    async function wait(item: Item, due: number, failures: number, reason: string): Promise<void> {
+      if (item.seq === null) {
+        item.seq = await enqueueWaiting(core.redis, host, aliveMs);
+        if (state) state.backlog++;
+        else state = { host, fails: 0, since: 0, until: 0, level: 0, tripped: 0, backlog: 1, error: null };
       }
-      if (item.tier !== null) {
-        if (item.due > Date.now() + 20) {
-          // Still waiting: another hop through the same tier (the host's backlog count stays).
-          out.push(delayed(item, item.tier, item.due, item.failures, 'waiting'));
-          return true;
+      out.push(delayed(item, queueTier, due, failures, reason));
+    }
+
+    /** The job is done with (sent, refused, parked, dropped): it leaves the host's queue. */
+    async function leave(item: Item): Promise<void> {
+      if (item.seq === null) return;
+      await leaveWaiting(core.redis, host, item.seq);
+      if (state) state.backlog = Math.max(0, state.backlog - 1);
+    }
+
+    async function runItem(item: Item): Promise<void> {
+      const type = item.job.activityType;
+      if (item.seq !== null) {
+        // A waiting job goes on only when due and the oldest of its host's queue.
+        const due = item.due <= Date.now() + 20 && !item.inFlight;
+        if (!due) await touchWaiting(core.redis, host, item.seq, aliveMs);
+        if (!due || !(await isOldestWaiting(core.redis, host, item.seq, aliveMs))) {
+          out.push(delayed(item, queueTier, item.due, item.failures, 'waiting'));
+          return;
         }
       }
       if (item.done) {
         count('duplicate', type);
-        return false;
+        return leave(item);
       }
       if (Date.now() - item.job.createdAt.getTime() > settings.maxAgeMs || host === '') {
         count('dropped', type);
-        return false;
+        return leave(item);
       }
       if (state && state.tripped > 0 && !item.resumed) {
         await park(item, item.failures);
-        return false;
+        return leave(item);
       }
-      if (state && (state.until > Date.now() || (item.tier === null && state.backlog > 0))) {
+      if (state && (state.until > Date.now() || (item.seq === null && state.backlog > 0))) {
         // The host backs off, or older jobs of it wait: queue behind them.
-        out.push(delayed(item, queueTier, Math.max(state.until, Date.now()), item.failures, 'queued'));
+        await wait(item, Math.max(state.until, Date.now()), item.failures, 'queued');
         count('deferred', type);
-        return true;
+        return;
       }
       item.phase = 'attempting';
       const result = await attempt(item);
-      if (result === null) return false;
+      if (result === null) return leave(item);
       if (batch.abandoned && item.inFlight) {
         // The batch went on without this attempt (a copy waits in a delay topic): only record it.
         if (result.kind === 'failed') {
@@ -334,10 +352,11 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
           await recordHostSuccess(core.redis, host);
         }
         await core.redis.del(inFlightKey(item.doneId));
-        return false;
+        return;
       }
       if (result.kind === 'delivered' || result.kind === 'rejected') {
         await markDelivered(core.redis, item.doneId, doneTtlMs);
+        await leave(item);
         if (result.kind === 'rejected') {
           deliveryFailures.inc({ class: result.class });
           count('rejected', type);
@@ -347,7 +366,7 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
           await recordHostSuccess(core.redis, host);
           state = state.backlog > 0 ? { ...state, fails: 0, since: 0, until: 0, tripped: 0 } : null;
         }
-        return false;
+        return;
       }
       deliveryFailures.inc({ class: result.class });
       const failures = item.failures + 1;
@@ -364,15 +383,16 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
       if (failures > settings.retryDelaysMs.length) {
         logger.info({ activity: item.job.activityId, inbox: item.job.inbox, failures }, 'delivery given up');
         count('gave_up', type);
+        await leave(item);
       } else if (outcome.tripped) {
         logger.warn({ host, fails: outcome.fails }, 'delivery circuit breaker opened; parking jobs');
         await park(item, failures);
+        await leave(item);
       } else {
-        out.push(delayed(item, queueTier, outcome.until, failures, result.class));
+        // It stays the oldest of its host's queue (or becomes the first in it).
+        await wait(item, outcome.until, failures, result.class);
         count('failed', type);
-        return true;
       }
-      return false;
     }
   }
 
@@ -403,6 +423,8 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
           due: dueAt(message),
           tier,
           resumed: header(message.headers, H_RESUMED) === '1',
+          seq:
+            tier !== null && header(message.headers, H_QUEUE_SEQ) ? Number(header(message.headers, H_QUEUE_SEQ)) : null,
           doneId: deliveryDoneId(job.activityId, job.inbox),
           done: false,
           phase: 'pending',
@@ -471,8 +493,8 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
             item.inFlight = true;
             await core.redis.set(inFlightKey(item.doneId), '1', 'PX', settings.totalTimeoutMs + 5_000);
           }
+          if (item.seq === null) item.seq = await enqueueWaiting(core.redis, item.host, aliveMs);
           out.push(delayed(item, queueTier, Date.now(), item.failures, 'batch deadline'));
-          await changeBacklog(core.redis, item.host, 1, backlogTtlMs);
           count('deferred', item.job.activityType);
         }
         all.catch((err: unknown) => logger.warn({ err }, 'delivery finished after its batch deadline failed'));
@@ -499,7 +521,7 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
     const parked = collection(core.db, parkedDeliveries);
     try {
       for (let round = 0; round < 100; round++) {
-        const docs = await parked.find({ host }).sort({ _id: 1 }).limit(500).toArray();
+        const docs = await parked.find({ host }).sort({ seq: 1, _id: 1 }).limit(500).toArray();
         if (docs.length === 0) {
           await finishResume(core.redis, host);
           // A job parked between the last read and the state going away is sent on the next tick.
@@ -525,7 +547,7 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
 
   // One probe: the oldest parked job of a host whose breaker is open.
   async function probe(host: string): Promise<void> {
-    const doc = await collection(core.db, parkedDeliveries).findOne({ host }, { sort: { _id: 1 } });
+    const doc = await collection(core.db, parkedDeliveries).findOne({ host }, { sort: { seq: 1, _id: 1 } });
     if (!doc) {
       await resumeHost(core.redis, host);
       return;
@@ -540,6 +562,7 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
       due: 0,
       tier: null,
       resumed: true,
+      seq: null,
       doneId: deliveryDoneId(job.activityId, job.inbox),
       done: false,
       phase: 'pending',

@@ -117,6 +117,16 @@ test('a 503 server gets each activity once and in order; a dead one is parked wi
   expect(typesFor(ids[1])).toEqual(['Create', 'Update']);
   expect(typesFor(ids[2])).toEqual(['Create', 'Delete']);
   expect(typesFor(late.body.id as string)).toEqual(['Create']);
+  // One author's activities reach a server in the order they happened, across objects too.
+  const sequence = got.filter((r) => r.body.type !== 'Accept').map((r) => `${String(r.body.type)} ${objectId(r)}`);
+  expect(sequence).toEqual([
+    `Create ${statusUri(ids[0])}`,
+    `Create ${statusUri(ids[1])}`,
+    `Create ${statusUri(ids[2])}`,
+    `Update ${statusUri(ids[1])}`,
+    `Delete ${statusUri(ids[2])}`,
+    `Create ${statusUri(late.body.id as string)}`,
+  ]);
 
   // The dead server comes back and sends us something signed: its parked jobs go out.
   dead.respond = () => 202;
