@@ -9,6 +9,7 @@ import { runScheduler } from './scheduler/index.ts';
 import { runFanOutPipeline } from './fanout/index.ts';
 import { runNotificationsPipeline } from './notifications/index.ts';
 import { runDeliveryPipeline } from './delivery/index.ts';
+import { runIngressPipeline } from './ingress/index.ts';
 
 export interface RunningPipeline {
   stop(): Promise<void>;
@@ -24,4 +25,5 @@ export const pipelines: Record<string, PipelineFactory> = {
   fanout: (core) => runFanOutPipeline(core),
   notifications: (core) => runNotificationsPipeline(core),
   delivery: (core) => runDeliveryPipeline(core),
+  ingress: (core) => runIngressPipeline(core),
 };

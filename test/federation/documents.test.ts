@@ -167,3 +167,20 @@ describe('ActivityPub documents', () => {
     expect(tags).toMatchObject({ type: 'Collection', items: [] });
   });
 });
+
+describe('AUTHORIZED_FETCH', () => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startTestApi({ LOCAL_DOMAIN: 'example.test', AUTHORIZED_FETCH: 'true' });
+    await createTestUser(api.core, { username: 'carol' });
+  });
+  afterAll(async () => api.close());
+
+  it('refuses unsigned ActivityPub GETs, but not the instance actor or WebFinger', async () => {
+    const get = (path: string) => fetch(`${api.server.url}${path}`, { headers: { accept: AP } });
+    expect((await get('/users/carol')).status).toBe(401);
+    expect((await get('/users/carol/outbox')).status).toBe(401);
+    expect((await get('/actor')).status).toBe(200);
+    expect((await get('/.well-known/webfinger?resource=acct:carol@example.test')).status).toBe(200);
+  });
+});
