@@ -1,7 +1,8 @@
 // Two instances of this server federating over HTTP on loopback, each with its own database,
 // Redis namespace and topics, ingress (inbox) and delivery pipelines: follow (auto-accepted), post,
 // reply with a mention, favourite, reblog, edit, delete, unfollow and block, each seen through the
-// other side's REST API (timelines, notifications, statuses, relationships).
+// other side's REST API (timelines, notifications, statuses, accounts, polls), plus a profile
+// update and a poll vote.
 import { runDeliveryPipeline } from '../../pipelines/delivery/index.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { blocks } from '../../services/core/model/blocks.ts';
@@ -131,6 +132,49 @@ describe('two instances federating', () => {
       },
       30_000,
       'delete seen on B',
+    );
+
+    // alice changes her display name: bob's server shows the new one.
+    expect(
+      (await a.call('PATCH', '/api/v1/accounts/update_credentials', alice.token, { display_name: 'Alice of A' }))
+        .status,
+    ).toBe(200);
+    await settles(
+      async () => {
+        const acc = await b.call('GET', `/api/v1/accounts/${aliceOnB}`, bob.token);
+        expect(acc.body.display_name).toBe('Alice of A');
+      },
+      30_000,
+      'profile update seen on B',
+    );
+
+    // alice posts a poll; bob votes on his server: her poll counts his vote.
+    const poll = await a.call('POST', '/api/v1/statuses', alice.token, {
+      status: 'tea or coffee?',
+      poll: { options: ['tea', 'coffee'], expires_in: 3600 },
+    });
+    expect(poll.status).toBe(200);
+    const pollOnB = await settles(
+      async () => {
+        const home = await b.call('GET', '/api/v1/timelines/home', bob.token);
+        const found = (home.body as Array<{ uri: string; poll: { id: string } | null }>).find(
+          (x) => x.uri === poll.body.uri,
+        );
+        expect(found?.poll).toBeTruthy();
+        return found!.poll!.id;
+      },
+      30_000,
+      'poll on B',
+    );
+    expect((await b.call('POST', `/api/v1/polls/${pollOnB}/votes`, bob.token, { choices: ['1'] })).status).toBe(200);
+    await settles(
+      async () => {
+        const res = await a.call('GET', `/api/v1/polls/${poll.body.poll.id as string}`, alice.token);
+        expect(res.body.votes_count).toBe(1);
+        expect(res.body.options[1].votes_count).toBe(1);
+      },
+      30_000,
+      'vote counted on A',
     );
 
     // bob unfollows: alice loses a follower.
