@@ -84,8 +84,10 @@ export interface DeliveryWorkerOptions {
   sessionTimeout?: number;
   heartbeatInterval?: number;
   maxWaitTimeInMs?: number;
-  /** How often parked hosts are resumed/probed and the queue gauges refreshed (ms). */
+  /** How often parked hosts are resumed and probed (ms). */
   housekeepingMs?: number;
+  /** How often the per-domain queue gauges are refreshed (ms). */
+  gaugesMs?: number;
 }
 
 export interface DeliveryWorker {
@@ -581,6 +583,7 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
     }
   }
 
+  let gaugesAt = 0;
   async function housekeeping(): Promise<void> {
     const states = await allHostStates(core.redis);
     // Parked jobs of a host whose breaker is closed (an interrupted resume) are sent too.
@@ -588,8 +591,6 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
     const open = new Set(states.filter((s) => s.tripped > 0).map((s) => s.host));
     for (const host of parkedHosts) if (!open.has(host)) await requestResume(core.redis, host);
     for (const host of await resumingHosts(core.redis)) await resumeParked(host);
-    deliveryQueueDepth.reset();
-    deliveryOldestAge.reset();
     const resuming = new Set(await resumingHosts(core.redis));
     let openCount = 0;
     for (const s of states) {
@@ -597,11 +598,24 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
         openCount++;
         if (await claimProbe(core.redis, s.host, settings.probeIntervalMs)) await probe(s.host);
       }
-      const parked = await collection(core.db, parkedDeliveries).countDocuments({ host: s.host });
-      deliveryQueueDepth.set({ domain: s.host }, s.backlog + parked);
-      if (s.since > 0) deliveryOldestAge.set({ domain: s.host }, (Date.now() - s.since) / 1000);
     }
     deliveryBreakersOpen.set(openCount);
+    if (Date.now() - gaugesAt < (opts.gaugesMs ?? 15_000)) return;
+    gaugesAt = Date.now();
+    // Queue depth (waiting + parked) and the oldest undelivered job per failing host, one query.
+    const parked = new Map<string, { n: number; oldest: Date }>();
+    const groups = collection(core.db, parkedDeliveries).aggregate<{ _id: string; n: number; oldest: Date }>([
+      { $group: { _id: '$host', n: { $sum: 1 }, oldest: { $min: '$createdAt' } } },
+    ]);
+    for await (const g of groups) parked.set(g._id, { n: g.n, oldest: g.oldest });
+    deliveryQueueDepth.reset();
+    deliveryOldestAge.reset();
+    for (const s of states) {
+      const p = parked.get(s.host);
+      deliveryQueueDepth.set({ domain: s.host }, s.backlog + (p?.n ?? 0));
+      const since = Math.min(s.since > 0 ? s.since : Infinity, p ? p.oldest.getTime() : Infinity);
+      if (Number.isFinite(since)) deliveryOldestAge.set({ domain: s.host }, (Date.now() - since) / 1000);
+    }
   }
 
   let housekeepingRun: Promise<void> | null = null;

@@ -7,6 +7,7 @@
 // from a follower's inbox ends that follow; a 400 is not retried.
 import type { Core } from '../../../services/core/context.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
+import { registry } from '../../../services/core/metrics.ts';
 import { follows } from '../../../services/core/model/follows.ts';
 import { parkedDeliveries } from '../../../services/core/model/parkedDeliveries.ts';
 import { createFollow } from '../../../services/core/graph/follow.ts';
@@ -43,7 +44,7 @@ beforeAll(async () => {
       totalTimeoutMs: 1_500,
     },
     planner: consumerTuning,
-    worker: { sessionTimeout: 6_000, heartbeatInterval: 500, maxWaitTimeInMs: 100, housekeepingMs: 250 },
+    worker: { sessionTimeout: 6_000, heartbeatInterval: 500, maxWaitTimeInMs: 100, housekeepingMs: 250, gaugesMs: 250 },
   });
 });
 
@@ -96,6 +97,18 @@ test('a 503 server gets each activity once and in order; a dead one is parked wi
     10_000,
     'parked jobs',
   );
+
+  // The metrics show it: one open breaker, jobs waiting for that domain, their age.
+  await eventually(
+    async () => {
+      const text = await registry.metrics();
+      const depth = new RegExp(`activitypub_delivery_queue_depth\\{domain="${deadHost}"\\} (\\d+)`).exec(text);
+      return /activitypub_delivery_breakers_open 1/.test(text) && Number(depth?.[1] ?? 0) >= 1;
+    },
+    10_000,
+    'breaker and queue depth in /metrics',
+  );
+  expect(await registry.metrics()).toMatch(/activitypub_delivery_failures_total\{class="http_5xx"\} [1-9]/);
 
   // While it is tripped, a new post reaches the healthy server quickly.
   const before = Date.now();
