@@ -18,15 +18,19 @@ import {
   CliError,
   type Out,
 } from './commands.ts';
+import { MODERATION_USAGE, parseModerationCommand } from './moderation.ts';
 
 const USAGE = `Usage:
   cli accounts create NAME --email EMAIL [--confirmed] [--approve] [--role ROLE]
   cli accounts modify NAME [--confirm] [--approve] [--role ROLE | --remove-role] [--disable | --enable]
-  cli settings registrations [open | approved | closed]`;
+  cli settings registrations [open | approved | closed]
+${MODERATION_USAGE}`;
 
 type Command = (core: Core, out: Out) => Promise<void>;
 
 function parse(argv: string[]): Command {
+  const moderation = parseModerationCommand(argv);
+  if (moderation) return moderation;
   const [group, action, ...rest] = argv;
   if (group === 'accounts' && action === 'create') {
     const { values, positionals } = parseArgs({

@@ -337,7 +337,13 @@ describe('hostile input on every route', () => {
     } finally {
       diagnostics.unsubscribe('fastify.initialization', onInit);
     }
-    userToken = (await createTestUser(core)).token;
+    // The Owner, with the admin scopes: hostile input reaches past the admin routes' guard too.
+    userToken = (
+      await createTestUser(core, {
+        role: 'Owner',
+        scopes: ['read', 'write', 'follow', 'push', 'admin:read', 'admin:write'],
+      })
+    ).token;
     appToken = (await createTestApp(core)).token;
 
     // Real resources, so hostile bodies get past the id lookup and reach the deeper code.
