@@ -8,6 +8,7 @@ import { runMediaPipeline } from './media/index.ts';
 import { runScheduler } from './scheduler/index.ts';
 import { runFanOutPipeline } from './fanout/index.ts';
 import { runNotificationsPipeline } from './notifications/index.ts';
+import { runDeliveryPipeline } from './delivery/index.ts';
 
 export interface RunningPipeline {
   stop(): Promise<void>;
@@ -22,4 +23,5 @@ export const pipelines: Record<string, PipelineFactory> = {
   scheduler: async (core) => runScheduler(core),
   fanout: (core) => runFanOutPipeline(core),
   notifications: (core) => runNotificationsPipeline(core),
+  delivery: (core) => runDeliveryPipeline(core),
 };

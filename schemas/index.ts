@@ -94,6 +94,19 @@ export interface ConversationUnmuted {
   statusId: string;
 }
 
+/** A job: POST one ActivityPub activity, signed, to one inbox. Made by the delivery pipeline (one per target inbox of an activity) and keyed by the inbox's host, so one slow server never blocks the others. */
+export interface DeliveryRequested {
+  eventId: string;
+  occurredAt: Date;
+  activityId: string;
+  activityType: string;
+  inbox: string;
+  signerAccountId: null | string;
+  recipientAccountId: null | string;
+  body: string;
+  createdAt: Date;
+}
+
 /** An account blocked a whole domain for itself (feeds and notifications drop that domain's accounts; its followers there are removed). */
 export interface DomainBlockCreated {
   eventId: string;
@@ -230,6 +243,17 @@ export interface FollowRequestCreated {
   showReblogs: boolean;
   notify: boolean;
   uri: null | string;
+}
+
+/** An ActivityPub activity POSTed to one of our inboxes, its HTTP signature verified; keyed by the signing actor so one actor's activities stay in order. The ingress pipeline processes it. */
+export interface InboundActivityReceived {
+  eventId: string;
+  occurredAt: Date;
+  activity: string;
+  signerUri: string;
+  keyId: string;
+  inboxAccountId: null | string;
+  receivedAt: Date;
 }
 
 /** A list was created (its feed starts empty); carries its settings for list-feed fan-out. */
@@ -581,6 +605,17 @@ export interface ConversationUnmutedPayload {
   statusId: string;
 }
 
+/** What a producer gives for DeliveryRequested (the outbox adds eventId and occurredAt). */
+export interface DeliveryRequestedPayload {
+  activityId: string;
+  activityType: string;
+  inbox: string;
+  signerAccountId?: null | string;
+  recipientAccountId?: null | string;
+  body: string;
+  createdAt: Date;
+}
+
 /** What a producer gives for DomainBlockCreated (the outbox adds eventId and occurredAt). */
 export interface DomainBlockCreatedPayload {
   accountId: string;
@@ -691,6 +726,15 @@ export interface FollowRequestCreatedPayload {
   showReblogs: boolean;
   notify: boolean;
   uri?: null | string;
+}
+
+/** What a producer gives for InboundActivityReceived (the outbox adds eventId and occurredAt). */
+export interface InboundActivityReceivedPayload {
+  activity: string;
+  signerUri: string;
+  keyId: string;
+  inboxAccountId?: null | string;
+  receivedAt: Date;
 }
 
 /** What a producer gives for ListCreated (the outbox adds eventId and occurredAt). */
@@ -929,6 +973,7 @@ export interface EventRecords {
   BlockDeleted: BlockDeleted;
   ConversationMuted: ConversationMuted;
   ConversationUnmuted: ConversationUnmuted;
+  DeliveryRequested: DeliveryRequested;
   DomainBlockCreated: DomainBlockCreated;
   DomainBlockDeleted: DomainBlockDeleted;
   FanOutBatchRequested: FanOutBatchRequested;
@@ -941,6 +986,7 @@ export interface EventRecords {
   FollowDeleted: FollowDeleted;
   FollowRejected: FollowRejected;
   FollowRequestCreated: FollowRequestCreated;
+  InboundActivityReceived: InboundActivityReceived;
   ListCreated: ListCreated;
   ListDeleted: ListDeleted;
   ListMembersChanged: ListMembersChanged;
@@ -977,6 +1023,7 @@ export interface EventPayloads {
   BlockDeleted: BlockDeletedPayload;
   ConversationMuted: ConversationMutedPayload;
   ConversationUnmuted: ConversationUnmutedPayload;
+  DeliveryRequested: DeliveryRequestedPayload;
   DomainBlockCreated: DomainBlockCreatedPayload;
   DomainBlockDeleted: DomainBlockDeletedPayload;
   FanOutBatchRequested: FanOutBatchRequestedPayload;
@@ -989,6 +1036,7 @@ export interface EventPayloads {
   FollowDeleted: FollowDeletedPayload;
   FollowRejected: FollowRejectedPayload;
   FollowRequestCreated: FollowRequestCreatedPayload;
+  InboundActivityReceived: InboundActivityReceivedPayload;
   ListCreated: ListCreatedPayload;
   ListDeleted: ListDeletedPayload;
   ListMembersChanged: ListMembersChangedPayload;
@@ -1031,6 +1079,7 @@ export const eventTopics = {
   BlockDeleted: 'graph',
   ConversationMuted: 'interactions',
   ConversationUnmuted: 'interactions',
+  DeliveryRequested: 'delivery',
   DomainBlockCreated: 'graph',
   DomainBlockDeleted: 'graph',
   FanOutBatchRequested: 'fanout',
@@ -1043,6 +1092,7 @@ export const eventTopics = {
   FollowDeleted: 'graph',
   FollowRejected: 'graph',
   FollowRequestCreated: 'graph',
+  InboundActivityReceived: 'inbound',
   ListCreated: 'graph',
   ListDeleted: 'graph',
   ListMembersChanged: 'graph',

@@ -1,6 +1,7 @@
 // Configuration from the environment, with Mastodon's variable names wherever Mastodon has one.
 // Invalid values stop start-up with one line that names the variable (ConfigError).
 import { readFileSync, existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { parse as parseDotenv } from 'dotenv';
 import { s3SettingsFromEnv, type S3Settings } from './s3Settings.ts';
 
@@ -54,6 +55,20 @@ export interface Config {
   logLevel: string;
   /** Minimum delay for scheduled statuses, in seconds (Mastodon: 300). Lower only for tests. */
   scheduledStatusMinDelaySeconds: number;
+  federation: FederationConfig;
+}
+
+/** ActivityPub settings (README, "Federation"). All off by default. */
+export interface FederationConfig {
+  /**
+   * ALLOWED_PRIVATE_ADDRESSES (Mastodon's name): CIDR ranges (or single addresses) that remote
+   * fetches and deliveries may reach although they are private, loopback or link-local.
+   */
+  allowedPrivateAddresses: string[];
+  /** FEDERATION_ALLOW_HTTP: remote fetches and deliveries may use plain http:// (tests, development). */
+  allowHttp: boolean;
+  /** AUTHORIZED_FETCH (Mastodon's name; implied by LIMITED_FEDERATION_MODE): every ActivityPub GET needs a valid signature. */
+  authorizedFetch: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -112,6 +127,25 @@ function redisNamespace(env: Env): string {
 }
 
 const DOMAIN = /^[a-z0-9.-]+(:\d{1,5})?$/i;
+
+/** Parses "127.0.0.1/32,::1/128,10.0.0.5" into normalised "address/prefix" entries. */
+function cidrList(env: Env, name: string): string[] {
+  const raw = optional(env, name);
+  if (raw === null) return [];
+  return raw
+    .split(/[,\s]+/)
+    .filter(Boolean)
+    .map((entry) => {
+      const [address, prefix, extra] = entry.split('/');
+      const family = isIP(address ?? '');
+      if (family === 0 || extra !== undefined)
+        throw new ConfigError(name, `must list IP addresses or CIDR ranges, got "${entry}"`);
+      const max = family === 4 ? 32 : 128;
+      const bits = prefix === undefined ? max : /^\d{1,3}$/.test(prefix) ? Number(prefix) : -1;
+      if (bits < 0 || bits > max) throw new ConfigError(name, `has an invalid prefix length in "${entry}"`);
+      return `${address}/${bits}`;
+    });
+}
 
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = str(env, 'NODE_ENV', 'development');
@@ -176,6 +210,14 @@ export function loadConfig(env: Env = process.env): Config {
     s3: s3SettingsFromEnv(env),
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info'),
     scheduledStatusMinDelaySeconds: int(env, 'SCHEDULED_STATUS_MIN_DELAY', 300, 0),
+    federation: {
+      allowedPrivateAddresses: cidrList(env, 'ALLOWED_PRIVATE_ADDRESSES'),
+      allowHttp: bool(env, 'FEDERATION_ALLOW_HTTP', false),
+      authorizedFetch:
+        bool(env, 'AUTHORIZED_FETCH', false) ||
+        bool(env, 'LIMITED_FEDERATION_MODE', false) ||
+        bool(env, 'WHITELIST_MODE', false),
+    },
   };
 }
 

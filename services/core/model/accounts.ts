@@ -74,6 +74,18 @@ export interface AccountDoc {
    */
   pendingUser: boolean;
   movedToAccountId: Id | null;
+  /** Former actor ids (ActivityPub `alsoKnownAs`): remote actors as published; local aliases. */
+  alsoKnownAs?: string[];
+  /** Remote accounts: ActivityPub details read from the actor document (activitypub/actors.ts). */
+  followingUrl?: string | null;
+  featuredTagsUrl?: string | null;
+  /** Remote accounts: id of the public key (keyId of its signatures). */
+  keyId?: string | null;
+  /** Remote accounts: custom emojis used in name, bio and fields. */
+  emojis?: Array<{ shortcode: string; url: string }>;
+  /** Remote accounts: when the actor document was last fetched or received. */
+  lastFetchedAt?: Date | null;
+  lastWebfingeredAt?: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }

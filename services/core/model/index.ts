@@ -31,3 +31,4 @@ import './filters.ts';
 import './instanceDomainBlocks.ts';
 import './reports.ts';
 import './signUpBlocks.ts';
+import './parkedDeliveries.ts';
