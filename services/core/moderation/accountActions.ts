@@ -417,6 +417,20 @@ export async function deleteAccountData(core: Core, target: AccountDoc, actor: A
       },
     },
   );
+  const deleted: NewEvent<'AccountDataDeleted'> = {
+    type: 'AccountDataDeleted',
+    key: String(target._id),
+    payload: {
+      accountId: String(target._id),
+      accountUri: target.uri,
+      domain: target.domain,
+      actorAccountId: actor === null ? null : String(actor),
+    },
+    verify: { collection: accounts.name, filter: { _id: target._id, dataDeletedAt: { $ne: null } }, expect: 'exists' },
+  };
+  await core.outbox.write([deleted], async () => {
+    await collection(core.db, accounts).updateOne({ _id: target._id }, { $set: { dataDeletedAt: now } });
+  });
   await log(core, 'destroy', target, actor);
   return reload(core, target._id);
 }
