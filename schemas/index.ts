@@ -363,6 +363,18 @@ export interface MuteDeleted {
   expired: boolean;
 }
 
+/** A notification was stored for a local account (the webpush pipeline delivers it to the account's Web Push subscriptions). Filtered notifications (notification requests) are not pushed. */
+export interface NotificationCreated {
+  eventId: string;
+  occurredAt: Date;
+  notificationId: string;
+  accountId: string;
+  fromAccountId: string;
+  type: string;
+  statusId: null | string;
+  filtered: boolean;
+}
+
 /** A poll reached its end and was closed by the scheduler (voters and the author get a poll notification). Keyed by the poll id. */
 export interface PollExpired {
   eventId: string;
@@ -832,6 +844,16 @@ export interface MuteDeletedPayload {
   expired: boolean;
 }
 
+/** What a producer gives for NotificationCreated (the outbox adds eventId and occurredAt). */
+export interface NotificationCreatedPayload {
+  notificationId: string;
+  accountId: string;
+  fromAccountId: string;
+  type: string;
+  statusId?: null | string;
+  filtered?: boolean;
+}
+
 /** What a producer gives for PollExpired (the outbox adds eventId and occurredAt). */
 export interface PollExpiredPayload {
   pollId: string;
@@ -1015,6 +1037,7 @@ export interface EventRecords {
   MediaProcessed: MediaProcessed;
   MuteCreated: MuteCreated;
   MuteDeleted: MuteDeleted;
+  NotificationCreated: NotificationCreated;
   PollExpired: PollExpired;
   PollVoted: PollVoted;
   ProbeSent: ProbeSent;
@@ -1066,6 +1089,7 @@ export interface EventPayloads {
   MediaProcessed: MediaProcessedPayload;
   MuteCreated: MuteCreatedPayload;
   MuteDeleted: MuteDeletedPayload;
+  NotificationCreated: NotificationCreatedPayload;
   PollExpired: PollExpiredPayload;
   PollVoted: PollVotedPayload;
   ProbeSent: ProbeSentPayload;
@@ -1123,6 +1147,7 @@ export const eventTopics = {
   MediaProcessed: 'media',
   MuteCreated: 'graph',
   MuteDeleted: 'graph',
+  NotificationCreated: 'notifications',
   PollExpired: 'polls',
   PollVoted: 'polls',
   ProbeSent: 'probe',

@@ -9,7 +9,7 @@ import { staffWith } from '../../services/core/moderation/staff.ts';
 export const MODERATION_TYPES = ['ReportCreated', 'AccountCreated', 'AccountWarningCreated'] as const;
 export type ModerationEvent = (typeof MODERATION_TYPES)[number];
 
-type Notify = (core: Core, r: NotificationRequest) => Promise<void>;
+type Notify = (core: Core, r: NotificationRequest) => Promise<unknown>;
 
 export async function handleModerationEvent(
   core: Core,

@@ -11,9 +11,9 @@ import type { AccountDoc } from '../core/model/accounts.ts';
 import { findVisibleAccount, findVisibleAccounts } from '../core/accounts/queries.ts';
 import { notFound } from './errors.ts';
 import { requireUser, type AuthRequirement } from './plugins/auth.ts';
-import { presentRelationship, RelationshipEntity } from './entities/relationship.ts';
+import { presentRelationship, RelationshipEntity } from '../core/entities/relationship.ts';
 import { findPage, pageParams, setLinkHeader, type PageParams } from './pagination.ts';
-import { presentAccounts, type Account } from './entities/account.ts';
+import { presentAccounts, type Account } from '../core/entities/account.ts';
 
 export const AccountIdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
 

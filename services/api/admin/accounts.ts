@@ -29,7 +29,7 @@ import { forbidden, notFound, validationFailed } from '../errors.ts';
 import { BoolLike } from '../params.ts';
 import { findPage, setLinkHeader } from '../pagination.ts';
 import { adminConfig, adminPage, adminScopes, idParam, IdParams, moderator } from './guard.ts';
-import { presentAdminAccount, presentAdminAccounts } from './present.ts';
+import { presentAdminAccount, presentAdminAccounts } from '../../core/entities/admin.ts';
 
 const SCOPES = adminScopes('accounts');
 const READ = adminConfig(SCOPES.read, 'manage_users');

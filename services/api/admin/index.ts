@@ -8,6 +8,7 @@ import reports from './reports.ts';
 import federation from './federation.ts';
 import blocks from './blocks.ts';
 import dashboard from './dashboard.ts';
+import announcements from './announcements.ts';
 
 const adminArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, opts) => {
   enforcePermissions(app);
@@ -16,6 +17,7 @@ const adminArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, opts) => {
   await app.register(federation, opts);
   await app.register(blocks, opts);
   await app.register(dashboard, opts);
+  await app.register(announcements, opts);
 };
 
 export default adminArea;

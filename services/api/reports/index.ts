@@ -9,7 +9,7 @@ import { findVisibleAccount } from '../../core/accounts/queries.ts';
 import { missingParam, notFound, validationFailed } from '../errors.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { BoolLike } from '../params.ts';
-import { presentReport } from '../admin/present.ts';
+import { presentReport } from '../../core/entities/admin.ts';
 
 const IdLike = Type.Union([Type.String({ maxLength: 30 }), Type.Integer()]);
 const IdArray = Type.Union([Type.Array(IdLike, { maxItems: 1000 }), IdLike, Type.Null()]);

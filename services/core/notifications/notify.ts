@@ -14,6 +14,8 @@ import { accountDomainBlocks } from '../model/accountDomainBlocks.ts';
 import { conversationMutes } from '../model/conversations.ts';
 import { statuses } from '../model/statuses.ts';
 import { limitedSenderFor } from '../moderation/limited.ts';
+import { policyDecision } from './policy.ts';
+import { recordFilteredNotification } from './requests.ts';
 import { GROUPABLE_TYPES, notifications, type NotificationDoc, type NotificationType } from '../model/notifications.ts';
 
 export interface NotificationRequest {
@@ -111,6 +113,9 @@ export async function createNotification(core: Core, r: NotificationRequest): Pr
   const uniqueKey = notificationUniqueKey(r);
   if ((await collection(core.db, notifications).countDocuments({ uniqueKey }, { limit: 1 })) > 0) return null;
   if (await notificationSuppressed(core, r)) return null;
+  const decision = await policyDecision(core, r);
+  if (decision === 'drop') return null;
+  const filtered = decision === 'filter';
   const _id = await nextSerialId(core.db, 'notifications');
   const createdAt = new Date();
   const doc: NotificationDoc = {
@@ -123,14 +128,39 @@ export async function createNotification(core: Core, r: NotificationRequest): Pr
     ...(r.reportId ? { reportId: r.reportId } : {}),
     ...(r.warningId ? { warningId: r.warningId } : {}),
     groupKey: await groupKeyOf(core, r, _id, r.at ?? createdAt),
+    ...(filtered ? { filtered: true } : {}),
     createdAt,
   };
-  try {
-    await collection(core.db, notifications).insertOne(doc);
-  } catch (err) {
-    if (isDuplicateKeyError(err)) return null;
-    throw err;
-  }
+  // The insert and its NotificationCreated event go through the outbox, so a crash after the
+  // insert still gets the notification to the Web Push consumer.
+  const inserted = await core.outbox.write(
+    [
+      {
+        type: 'NotificationCreated',
+        key: String(doc.accountId),
+        payload: {
+          notificationId: String(doc._id),
+          accountId: String(doc.accountId),
+          fromAccountId: String(doc.fromAccountId),
+          type: doc.type,
+          statusId: doc.statusId === null ? null : String(doc.statusId),
+          filtered,
+        },
+        verify: { collection: notifications.name, filter: { _id: doc._id }, expect: 'exists' },
+      },
+    ],
+    async () => {
+      try {
+        await collection(core.db, notifications).insertOne(doc);
+        return true;
+      } catch (err) {
+        if (isDuplicateKeyError(err)) return false;
+        throw err;
+      }
+    },
+  );
+  if (!inserted) return null;
+  if (filtered) await recordFilteredNotification(core, doc);
   return doc;
 }
 

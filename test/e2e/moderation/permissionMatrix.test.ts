@@ -57,6 +57,14 @@ const EXPECTED: Record<string, Permission> = {
   'POST /api/v1/admin/measures': 'view_dashboard',
   'POST /api/v1/admin/dimensions': 'view_dashboard',
   'POST /api/v1/admin/retention': 'view_dashboard',
+  // Announcements (the announcements area; Mastodon has them in its web admin only).
+  'GET /api/v1/admin/announcements': 'manage_announcements',
+  'GET /api/v1/admin/announcements/:id': 'manage_announcements',
+  'POST /api/v1/admin/announcements': 'manage_announcements',
+  'PUT /api/v1/admin/announcements/:id': 'manage_announcements',
+  'POST /api/v1/admin/announcements/:id/publish': 'manage_announcements',
+  'POST /api/v1/admin/announcements/:id/unpublish': 'manage_announcements',
+  'DELETE /api/v1/admin/announcements/:id': 'manage_announcements',
   // Trends review (the trends area): reviewing needs the taxonomies permission.
   'GET /api/v1/admin/trends/tags': 'manage_taxonomies',
   'POST /api/v1/admin/trends/tags/:id/approve': 'manage_taxonomies',
