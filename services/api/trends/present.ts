@@ -7,6 +7,7 @@ import { tags, type TagDoc } from '../../core/model/tags.ts';
 import type { RankedItem } from '../../core/trends/queries.ts';
 import { histories } from '../../core/trends/counters.ts';
 import { cardsById } from '../../core/previews/cards.ts';
+import { withoutLimitedAuthors } from '../../core/moderation/limited.ts';
 import { filterVisible } from '../../core/statuses/visibility.ts';
 import { presentTagsWithHistory } from '../../core/entities/tagHistory.ts';
 import { presentStatuses, type Status } from '../../core/entities/status.ts';
@@ -39,7 +40,12 @@ export async function presentTrendingStatuses(
   items: readonly RankedItem[],
   viewer: AccountDoc | null,
 ): Promise<Status[]> {
-  const docs = await filterVisible(core, viewer, await statusesOf(core, items));
+  // Silenced authors do not trend for those who do not follow them.
+  const docs = await withoutLimitedAuthors(
+    core,
+    viewer,
+    await filterVisible(core, viewer, await statusesOf(core, items)),
+  );
   return presentStatuses(core, docs, viewer);
 }
 

@@ -6,6 +6,7 @@ import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { accounts, type AccountDoc } from '../model/accounts.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
+import { withoutLimitedAuthors } from '../moderation/limited.ts';
 import { filterVisible } from '../statuses/visibility.ts';
 import { parseStatusQuery, type ParsedQuery } from './queryParser.ts';
 import { foldText, pseudoTerm, searchableText, statusTerms } from './tokenize.ts';
@@ -139,7 +140,8 @@ export async function searchStatuses(core: Core, viewer: AccountDoc, s: StatusSe
  * own scope (author, mentioned, interacted) or public by an account that is (still) indexable.
  */
 async function permitted(core: Core, viewer: AccountDoc, candidates: StatusDoc[]): Promise<StatusDoc[]> {
-  const visible = await filterVisible(core, viewer, candidates);
+  // Silenced authors are found only by their followers.
+  const visible = await withoutLimitedAuthors(core, viewer, await filterVisible(core, viewer, candidates));
   if (visible.length === 0) return [];
   const pipe = core.redis.pipeline();
   // A candidate of the caller's own scope is in the personal posting list of its author id term.
