@@ -1,5 +1,5 @@
 // Silenced (limited) accounts: their posts leave public and hashtag timelines and account search
-// for those who do not follow them, and they notify only their followers; sensitized accounts'
+// for those who do not follow them, and their notifications to others are filtered into requests; sensitized accounts'
 // media is forced sensitive.
 import type { Core } from '../../../services/core/context.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
@@ -68,10 +68,21 @@ test('a silenced account reaches only its followers', async () => {
     "the follower's favourite notification",
   );
   // Favourite events are keyed by the favouriting account, so the stranger's was handled before
-  // the fan's: it was suppressed, not late.
+  // the fan's: filtered into a notification request, not shown in the list.
   expect(
-    await collection(core.db, notifications).countDocuments({ accountId: stranger.account._id, type: 'favourite' }),
-  ).toBe(0);
+    await collection(core.db, notifications).countDocuments({
+      accountId: stranger.account._id,
+      type: 'favourite',
+      filtered: true,
+    }),
+  ).toBe(1);
+  expect((await call('GET', '/api/v1/notifications', stranger.token)).body).toEqual([]);
+  expect(
+    (await call('GET', '/api/v1/notifications?include_filtered=true', stranger.token)).body.map(
+      (n: { account: { id: string } }) => n.account.id,
+    ),
+  ).toEqual([String(loud.account._id)]);
+  expect((await call('GET', '/api/v1/notifications', fan.token)).body[0]).toMatchObject({ type: 'favourite' });
 
   await call('POST', `/api/v1/admin/accounts/${loud.account._id}/unsilence`, moderator.token);
   expect(await visibleTo(stranger.token)).toEqual({ public: true, tag: true, search: true });
