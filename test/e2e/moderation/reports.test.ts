@@ -122,6 +122,10 @@ test('a report is stored, announced, notified to staff who manage reports and ma
       report: { id: reportId, category: 'violation', target_account: { id: String(spammer.account._id) } },
     });
   }
+  const grouped = await call('GET', '/api/v2/notifications?types[]=admin.report', moderator.token);
+  expect(grouped.body.notification_groups).toEqual([
+    expect.objectContaining({ type: 'admin.report', report: expect.objectContaining({ id: reportId }) }),
+  ]);
   expect((await call('GET', '/api/v1/notifications', plain.token)).body).toHaveLength(0);
 
   const mail = await smtp.waitFor('mod@staff.test');
