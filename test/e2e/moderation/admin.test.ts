@@ -392,3 +392,18 @@ test('measures, dimensions and retention are computed from the data', async () =
   expect(last).toMatchObject({ frequency: 'day', data: [{ rate: 1, value: expect.any(String) }] });
   expect((await call('POST', '/api/v1/admin/retention', owner.token, {})).body).toEqual([]);
 });
+
+test('a no_access IP rule shuts its range out of every route', async () => {
+  const from = (ip: string) => ({ 'x-forwarded-for': ip });
+  const rule = await call('POST', '/api/v1/admin/ip_blocks', admin.token, {
+    ip: '192.0.2.0/24',
+    severity: 'no_access',
+  });
+  expect(rule.status).toBe(200);
+  const blocked = await call('GET', '/api/v1/timelines/public', null, undefined, from('192.0.2.55'));
+  expect(blocked.status).toBe(403);
+  expect(blocked.body).toEqual({ error: 'Blocked' });
+  expect((await call('GET', '/api/v1/timelines/public', null, undefined, from('198.51.100.1'))).status).toBe(200);
+  expect((await call('DELETE', `/api/v1/admin/ip_blocks/${rule.body.id}`, admin.token)).status).toBe(200);
+  expect((await call('GET', '/api/v1/timelines/public', null, undefined, from('192.0.2.55'))).status).toBe(200);
+});
