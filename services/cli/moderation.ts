@@ -6,6 +6,7 @@
 //   email-domain-blocks list | add DOMAIN [--with-approval] | remove DOMAIN
 //   ip-blocks list | add CIDR --severity S [--comment T] [--duration SECONDS] | remove CIDR
 //   reports list [--resolved]
+//   statuses remove ID... [--text T] [--report ID] [--no-email]   (a moderator's removal: strike + notice)
 //   roles list | create NAME --permissions a,b [--position N] [--color C] [--highlighted] [--as USER]
 //         | update NAME [--permissions a,b] [--position N] [--as USER] | delete NAME [--as USER]
 // Actions run as the command line (no acting account) unless --as names a staff member whose role
@@ -21,7 +22,13 @@ import { emailDomainBlocks, ipBlocks } from '../core/model/signUpBlocks.ts';
 import { ApiError } from '../core/errors.ts';
 import { findAccountByAcct } from '../core/accounts/queries.ts';
 import { approveUser } from '../core/users/moderation.ts';
-import { suspendAccount, unsuspendAccount, createStrike } from '../core/moderation/accountActions.ts';
+import {
+  suspendAccount,
+  unsuspendAccount,
+  createStrike,
+  removeStatusesByModerator,
+} from '../core/moderation/accountActions.ts';
+import { parseId } from '../core/ids.ts';
 import {
   createDomainBlock,
   deleteDomainBlock,
@@ -49,6 +56,7 @@ export const MODERATION_USAGE = `  cli accounts approve NAME | --all
   cli email-domain-blocks list | add DOMAIN [--with-approval] | remove DOMAIN
   cli ip-blocks list | add CIDR --severity sign_up_requires_approval|sign_up_block|no_access [--comment T] [--duration SECONDS] | remove CIDR
   cli reports list [--resolved]
+  cli statuses remove ID... [--text TEXT] [--report ID] [--no-email]
   cli roles list | create NAME --permissions P1,P2 [--position N] [--color C] [--highlighted] [--as USER] | update NAME [--permissions P1,P2] [--position N] [--as USER] | delete NAME [--as USER]`;
 
 type Command = (core: Core, out: Out) => Promise<void>;
@@ -268,6 +276,33 @@ export function parseModerationCommand(argv: string[]): Command | null {
         out(
           `#${r._id} ${r.createdAt.toISOString()} ${r.category} ${names.get(r.accountId) ?? r.accountId} -> ${names.get(r.targetAccountId) ?? r.targetAccountId}${r.comment ? `: ${r.comment.replace(/\s+/g, ' ').slice(0, 80)}` : ''}`,
         );
+    };
+  }
+  if (group === 'statuses' && action === 'remove') {
+    const { values, positionals } = parse({
+      text: { type: 'string' },
+      report: { type: 'string' },
+      'no-email': { type: 'boolean' },
+    });
+    if (positionals.length === 0) throw new CliError('statuses remove needs at least one ID');
+    const ids = positionals.map((p) => {
+      const id = parseId(p);
+      if (id === null) throw new CliError(`Invalid status id: ${p}`);
+      return id;
+    });
+    const reportId = values.report === undefined ? null : parseId(values.report);
+    if (values.report !== undefined && reportId === null) throw new CliError(`Invalid report id: ${values.report}`);
+    return async (core, out) => {
+      const strikes = await guarded(() =>
+        removeStatusesByModerator(core, ids, null, {
+          text: values.text,
+          reportId,
+          sendEmail: !values['no-email'],
+        }),
+      );
+      const removed = strikes.reduce((n, s) => n + s.statusIds.length, 0);
+      if (removed === 0) throw new CliError('No such statuses');
+      out(`OK, removed ${removed}`);
     };
   }
   if (group === 'roles') {

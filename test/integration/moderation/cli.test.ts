@@ -13,6 +13,7 @@ import { instanceDomainBlocks } from '../../../services/core/model/instanceDomai
 import { accountWarnings } from '../../../services/core/model/reports.ts';
 import { createReport } from '../../../services/core/moderation/reports.ts';
 import { nextSerialId } from '../../../services/core/ids.ts';
+import { postStatus } from '../../../services/core/statuses/postStatus.ts';
 import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestUser } from '../../support/fixtures.ts';
 import { nodeBin, projectRoot, serverEnv } from '../../support/processes.ts';
@@ -131,6 +132,18 @@ describe('moderation CLI', () => {
     const out = (await cli('reports', 'list')).stdout;
     expect(out).toMatch(new RegExp(`other ${a.account.username} -> ${b.account.username}: rude words`));
     expect((await cli('reports', 'list', '--resolved')).stdout).toBe('');
+  });
+
+  it('removes statuses as a moderator, leaving a strike', async () => {
+    const author = await createTestUser(core);
+    const status = await postStatus(core, author.account, { text: 'against the rules' });
+    const res = await cli('statuses', 'remove', String(status._id), '--text', 'Removed', '--no-email');
+    expect(res.stdout).toBe('OK, removed 1\n');
+    expect((await collection(core.db, statuses).findOne({ _id: status._id }))?.deletedAt).not.toBeNull();
+    const strike = await collection(core.db, accountWarnings).findOne({ targetAccountId: author.account._id });
+    expect(strike).toMatchObject({ action: 'delete_statuses', text: 'Removed', statusIds: [status._id] });
+    expect((await cli('statuses', 'remove', String(status._id))).stderr).toContain('No such statuses');
+    expect((await cli('statuses', 'remove', 'abc')).code).toBe(1);
   });
 
   it('manages roles; a role cannot grant more than its creator holds', async () => {
