@@ -265,7 +265,9 @@ const adminAccountsRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, 
     { schema: { params: IdParams }, config: adminConfig(SCOPES.write, 'delete_user_data') },
     async (request) => {
       const target = await targetOf(core, request.params.id);
-      return presentAdminAccount(core, await deleteAccountData(core, target, moderator(request).account._id));
+      await deleteAccountData(core, target, moderator(request).account._id);
+      // The specification: admin deletes answer an empty object, not the deleted record.
+      return {};
     },
   );
 

@@ -151,7 +151,8 @@ test('actions limit the account, leave strikes the owner is told about, and resp
   expect((await call('DELETE', `/api/v1/admin/accounts/${t}`, moderator.token)).status).toBe(403);
   const deleted = await call('DELETE', `/api/v1/admin/accounts/${t}`, admin.token);
   expect(deleted.status).toBe(200);
-  expect(deleted.body).toMatchObject({ id: t, suspended: true });
+  expect(deleted.body).toEqual({});
+  expect((await call('GET', `/api/v1/admin/accounts/${t}`, admin.token)).body).toMatchObject({ suspended: true });
   const strikes = await collection(core.db, accountWarnings).find({ targetAccountId: target.account._id }).toArray();
   expect(strikes.map((s) => s.action)).toEqual(['silence', 'sensitive', 'disable', 'suspend']);
   const log = await collection(core.db, adminActions).find({ targetType: 'Account', targetId: t }).toArray();
