@@ -7,6 +7,7 @@
 //   ip-blocks list | add CIDR --severity S [--comment T] [--duration SECONDS] | remove CIDR
 //   reports list [--resolved]
 //   statuses remove ID... [--text T] [--report ID] [--no-email]   (a moderator's removal: strike + notice)
+//   action-log [--limit N]                                         (newest first: who did what to which record)
 //   roles list | create NAME --permissions a,b [--position N] [--color C] [--highlighted] [--as USER]
 //         | update NAME [--permissions a,b] [--position N] [--as USER] | delete NAME [--as USER]
 // Actions run as the command line (no acting account) unless --as names a staff member whose role
@@ -17,6 +18,7 @@ import { collection } from '../core/db/mongo.ts';
 import { accounts, type AccountDoc } from '../core/model/accounts.ts';
 import { users } from '../core/model/users.ts';
 import { reports } from '../core/model/reports.ts';
+import { adminActions } from '../core/model/adminActions.ts';
 import { roles, type RoleDoc } from '../core/model/roles.ts';
 import { emailDomainBlocks, ipBlocks } from '../core/model/signUpBlocks.ts';
 import { ApiError } from '../core/errors.ts';
@@ -57,6 +59,7 @@ export const MODERATION_USAGE = `  cli accounts approve NAME | --all
   cli ip-blocks list | add CIDR --severity sign_up_requires_approval|sign_up_block|no_access [--comment T] [--duration SECONDS] | remove CIDR
   cli reports list [--resolved]
   cli statuses remove ID... [--text TEXT] [--report ID] [--no-email]
+  cli action-log [--limit N]
   cli roles list | create NAME --permissions P1,P2 [--position N] [--color C] [--highlighted] [--as USER] | update NAME [--permissions P1,P2] [--position N] [--as USER] | delete NAME [--as USER]`;
 
 type Command = (core: Core, out: Out) => Promise<void>;
@@ -276,6 +279,29 @@ export function parseModerationCommand(argv: string[]): Command | null {
         out(
           `#${r._id} ${r.createdAt.toISOString()} ${r.category} ${names.get(r.accountId) ?? r.accountId} -> ${names.get(r.targetAccountId) ?? r.targetAccountId}${r.comment ? `: ${r.comment.replace(/\s+/g, ' ').slice(0, 80)}` : ''}`,
         );
+    };
+  }
+  if (group === 'action-log') {
+    const { values } = parseArgs({
+      args: [action, ...rest].filter((a) => a !== undefined),
+      options: { limit: { type: 'string' } },
+    });
+    const limit = int(values.limit, '--limit') ?? 50;
+    if (limit < 1 || limit > 10_000) throw new CliError('--limit must be between 1 and 10000');
+    return async (core, out) => {
+      const entries = await collection(core.db, adminActions).find({}).sort({ _id: -1 }).limit(limit).toArray();
+      const actors = new Map(
+        (
+          await collection(core.db, accounts)
+            .find({ _id: { $in: entries.map((e) => e.accountId).filter((a): a is bigint => a !== null) } })
+            .toArray()
+        ).map((a) => [a._id, a.username]),
+      );
+      for (const e of entries) {
+        const who = e.accountId === null ? '(cli)' : (actors.get(e.accountId) ?? String(e.accountId));
+        const details = Object.keys(e.details).length ? ` ${JSON.stringify(e.details)}` : '';
+        out(`${e.createdAt.toISOString()} ${who} ${e.action} ${e.targetType} ${e.humanIdentifier}${details}`);
+      }
     };
   }
   if (group === 'statuses' && action === 'remove') {

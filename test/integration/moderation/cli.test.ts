@@ -144,6 +144,9 @@ describe('moderation CLI', () => {
     expect(strike).toMatchObject({ action: 'delete_statuses', text: 'Removed', statusIds: [status._id] });
     expect((await cli('statuses', 'remove', String(status._id))).stderr).toContain('No such statuses');
     expect((await cli('statuses', 'remove', 'abc')).code).toBe(1);
+    // The action log shows the removal, newest first, done from the command line.
+    const log = (await cli('action-log', '--limit', '1')).stdout;
+    expect(log).toMatch(new RegExp(`^\\S+ \\(cli\\) destroy Status ${author.account.username}\\n$`));
   });
 
   it('manages roles; a role cannot grant more than its creator holds', async () => {
