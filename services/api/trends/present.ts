@@ -9,6 +9,7 @@ import { histories } from '../../core/trends/counters.ts';
 import { cardsById } from '../../core/previews/cards.ts';
 import { withoutLimitedAuthors } from '../../core/moderation/limited.ts';
 import { filterVisible } from '../../core/statuses/visibility.ts';
+import { blockedAmong } from '../../core/graph/relations.ts';
 import { presentTagsWithHistory } from '../../core/entities/tagHistory.ts';
 import { presentStatuses, type Status } from '../../core/entities/status.ts';
 import { presentHistory, presentPreviewCard, type TrendsLink } from '../../core/entities/previewCard.ts';
@@ -40,12 +41,18 @@ export async function presentTrendingStatuses(
   items: readonly RankedItem[],
   viewer: AccountDoc | null,
 ): Promise<Status[]> {
+  let docs = await filterVisible(core, viewer, await statusesOf(core, items));
+  if (viewer) {
+    // Mastodon's filtered_for: nothing by accounts the viewer blocks.
+    const blocked = await blockedAmong(
+      core,
+      viewer._id,
+      docs.map((d) => d.accountId),
+    );
+    docs = docs.filter((d) => !blocked.has(d.accountId));
+  }
   // Silenced authors do not trend for those who do not follow them.
-  const docs = await withoutLimitedAuthors(
-    core,
-    viewer,
-    await filterVisible(core, viewer, await statusesOf(core, items)),
-  );
+  docs = await withoutLimitedAuthors(core, viewer, docs);
   return presentStatuses(core, docs, viewer);
 }
 

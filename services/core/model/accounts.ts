@@ -98,6 +98,7 @@ export const visibleAccountFilter = { pendingUser: { $ne: true } } as const;
 export const accounts = defineCollection<AccountDoc>('accounts', [
   { key: { usernameLower: 1, domain: 1 }, name: 'username_domain', unique: true },
   { key: { uri: 1 }, name: 'uri', unique: true },
+  { key: { keyId: 1 }, name: 'key_id' },
   { key: { displayNameLower: 1 }, name: 'display_name' },
   { key: { discoverable: 1, lastStatusAt: -1 }, name: 'directory_active' },
   { key: { discoverable: 1, _id: -1 }, name: 'directory_new' },
