@@ -11,6 +11,37 @@ export interface AccountCreated {
   approvalRequired: boolean;
 }
 
+/** The data of a suspended account was deleted (by an administrator, or 30 days after its suspension): its statuses, follows and interactions are gone. Delivery sends Delete of a local actor to the servers that knew it. */
+export interface AccountDataDeleted {
+  eventId: string;
+  occurredAt: Date;
+  accountId: string;
+  accountUri: string;
+  domain: null | string;
+  actorAccountId: null | string;
+}
+
+/** A moderator suspended an account (reversible for 30 days). Feeds drop its statuses; delivery sends Delete of a local actor to the servers that knew it, and inbound refuses its content. */
+export interface AccountSuspended {
+  eventId: string;
+  occurredAt: Date;
+  accountId: string;
+  accountUri: string;
+  domain: null | string;
+  origin: string;
+  actorAccountId: null | string;
+}
+
+/** A suspension was lifted: the account and its content are visible again; delivery sends an Update of a local actor so servers re-fetch it. */
+export interface AccountUnsuspended {
+  eventId: string;
+  occurredAt: Date;
+  accountId: string;
+  accountUri: string;
+  domain: null | string;
+  actorAccountId: null | string;
+}
+
 /** A local account's profile changed (update_credentials, avatar/header removal): federated as an Update of the actor to its followers. */
 export interface AccountUpdated {
   eventId: string;
@@ -19,6 +50,16 @@ export interface AccountUpdated {
   username: string;
   domain: null | string;
   changed: Array<string>;
+}
+
+/** A moderator acted on an account or warned it (a strike): the owner of a local account gets a moderation_warning notification. */
+export interface AccountWarningCreated {
+  eventId: string;
+  occurredAt: Date;
+  warningId: string;
+  targetAccountId: string;
+  action: string;
+  statusIds: Array<string>;
 }
 
 /** An account blocked another (follows both ways are gone; feeds and notifications drop the blocked account; delivery of Block). */
@@ -61,6 +102,19 @@ export interface ConversationUnmuted {
   accountId: string;
   conversationId: string;
   statusId: string;
+}
+
+/** A job: POST one ActivityPub activity, signed, to one inbox. Made by the delivery pipeline (one per target inbox of an activity) and keyed by the inbox's host, so one slow server never blocks the others. */
+export interface DeliveryRequested {
+  eventId: string;
+  occurredAt: Date;
+  activityId: string;
+  activityType: string;
+  inbox: string;
+  signerAccountId: null | string;
+  recipientAccountId: null | string;
+  body: string;
+  createdAt: Date;
 }
 
 /** An account blocked a whole domain for itself (feeds and notifications drop that domain's accounts; its followers there are removed). */
@@ -199,6 +253,17 @@ export interface FollowRequestCreated {
   showReblogs: boolean;
   notify: boolean;
   uri: null | string;
+}
+
+/** An ActivityPub activity POSTed to one of our inboxes, its HTTP signature verified; keyed by the signing actor so one actor's activities stay in order. The ingress pipeline processes it. */
+export interface InboundActivityReceived {
+  eventId: string;
+  occurredAt: Date;
+  activity: string;
+  signerUri: string;
+  keyId: string;
+  inboxAccountId: null | string;
+  receivedAt: Date;
 }
 
 /** A list was created (its feed starts empty); carries its settings for list-feed fan-out. */
@@ -369,6 +434,24 @@ export interface ReblogDeleted {
   reblogOfAccountId: string;
 }
 
+/** An account was reported. Staff who may manage reports get an admin.report notification; delivery sends a Flag to the target's server (and forwardToDomains) when forward is true. */
+export interface ReportCreated {
+  eventId: string;
+  occurredAt: Date;
+  reportId: string;
+  accountId: string;
+  accountDomain: null | string;
+  targetAccountId: string;
+  targetAccountUri: string;
+  targetDomain: null | string;
+  statusIds: Array<string>;
+  statusUris: Array<string>;
+  comment: string;
+  category: string;
+  forward: boolean;
+  forwardToDomains: Array<string>;
+}
+
 /** A status was scheduled for later publication. Keyed by the author's account id. */
 export interface ScheduledStatusCreated {
   eventId: string;
@@ -477,12 +560,45 @@ export interface AccountCreatedPayload {
   approvalRequired: boolean;
 }
 
+/** What a producer gives for AccountDataDeleted (the outbox adds eventId and occurredAt). */
+export interface AccountDataDeletedPayload {
+  accountId: string;
+  accountUri: string;
+  domain?: null | string;
+  actorAccountId?: null | string;
+}
+
+/** What a producer gives for AccountSuspended (the outbox adds eventId and occurredAt). */
+export interface AccountSuspendedPayload {
+  accountId: string;
+  accountUri: string;
+  domain?: null | string;
+  origin: string;
+  actorAccountId?: null | string;
+}
+
+/** What a producer gives for AccountUnsuspended (the outbox adds eventId and occurredAt). */
+export interface AccountUnsuspendedPayload {
+  accountId: string;
+  accountUri: string;
+  domain?: null | string;
+  actorAccountId?: null | string;
+}
+
 /** What a producer gives for AccountUpdated (the outbox adds eventId and occurredAt). */
 export interface AccountUpdatedPayload {
   accountId: string;
   username: string;
   domain?: null | string;
   changed?: Array<string>;
+}
+
+/** What a producer gives for AccountWarningCreated (the outbox adds eventId and occurredAt). */
+export interface AccountWarningCreatedPayload {
+  warningId: string;
+  targetAccountId: string;
+  action: string;
+  statusIds?: Array<string>;
 }
 
 /** What a producer gives for BlockCreated (the outbox adds eventId and occurredAt). */
@@ -517,6 +633,17 @@ export interface ConversationUnmutedPayload {
   accountId: string;
   conversationId: string;
   statusId: string;
+}
+
+/** What a producer gives for DeliveryRequested (the outbox adds eventId and occurredAt). */
+export interface DeliveryRequestedPayload {
+  activityId: string;
+  activityType: string;
+  inbox: string;
+  signerAccountId?: null | string;
+  recipientAccountId?: null | string;
+  body: string;
+  createdAt: Date;
 }
 
 /** What a producer gives for DomainBlockCreated (the outbox adds eventId and occurredAt). */
@@ -629,6 +756,15 @@ export interface FollowRequestCreatedPayload {
   showReblogs: boolean;
   notify: boolean;
   uri?: null | string;
+}
+
+/** What a producer gives for InboundActivityReceived (the outbox adds eventId and occurredAt). */
+export interface InboundActivityReceivedPayload {
+  activity: string;
+  signerUri: string;
+  keyId: string;
+  inboxAccountId?: null | string;
+  receivedAt: Date;
 }
 
 /** What a producer gives for ListCreated (the outbox adds eventId and occurredAt). */
@@ -767,6 +903,22 @@ export interface ReblogDeletedPayload {
   reblogOfAccountId: string;
 }
 
+/** What a producer gives for ReportCreated (the outbox adds eventId and occurredAt). */
+export interface ReportCreatedPayload {
+  reportId: string;
+  accountId: string;
+  accountDomain?: null | string;
+  targetAccountId: string;
+  targetAccountUri: string;
+  targetDomain?: null | string;
+  statusIds?: Array<string>;
+  statusUris?: Array<string>;
+  comment?: string;
+  category: string;
+  forward?: boolean;
+  forwardToDomains?: Array<string>;
+}
+
 /** What a producer gives for ScheduledStatusCreated (the outbox adds eventId and occurredAt). */
 export interface ScheduledStatusCreatedPayload {
   scheduledStatusId: string;
@@ -853,11 +1005,16 @@ export interface TagUnfollowedPayload {
 /** Every event as consumers decode it. */
 export interface EventRecords {
   AccountCreated: AccountCreated;
+  AccountDataDeleted: AccountDataDeleted;
+  AccountSuspended: AccountSuspended;
+  AccountUnsuspended: AccountUnsuspended;
   AccountUpdated: AccountUpdated;
+  AccountWarningCreated: AccountWarningCreated;
   BlockCreated: BlockCreated;
   BlockDeleted: BlockDeleted;
   ConversationMuted: ConversationMuted;
   ConversationUnmuted: ConversationUnmuted;
+  DeliveryRequested: DeliveryRequested;
   DomainBlockCreated: DomainBlockCreated;
   DomainBlockDeleted: DomainBlockDeleted;
   FanOutBatchRequested: FanOutBatchRequested;
@@ -870,6 +1027,7 @@ export interface EventRecords {
   FollowDeleted: FollowDeleted;
   FollowRejected: FollowRejected;
   FollowRequestCreated: FollowRequestCreated;
+  InboundActivityReceived: InboundActivityReceived;
   ListCreated: ListCreated;
   ListDeleted: ListDeleted;
   ListMembersChanged: ListMembersChanged;
@@ -885,6 +1043,7 @@ export interface EventRecords {
   ProbeSent: ProbeSent;
   ReblogCreated: ReblogCreated;
   ReblogDeleted: ReblogDeleted;
+  ReportCreated: ReportCreated;
   ScheduledStatusCreated: ScheduledStatusCreated;
   StatusCreated: StatusCreated;
   StatusDeleted: StatusDeleted;
@@ -898,11 +1057,16 @@ export interface EventRecords {
 /** Every event as producers write it through the outbox. */
 export interface EventPayloads {
   AccountCreated: AccountCreatedPayload;
+  AccountDataDeleted: AccountDataDeletedPayload;
+  AccountSuspended: AccountSuspendedPayload;
+  AccountUnsuspended: AccountUnsuspendedPayload;
   AccountUpdated: AccountUpdatedPayload;
+  AccountWarningCreated: AccountWarningCreatedPayload;
   BlockCreated: BlockCreatedPayload;
   BlockDeleted: BlockDeletedPayload;
   ConversationMuted: ConversationMutedPayload;
   ConversationUnmuted: ConversationUnmutedPayload;
+  DeliveryRequested: DeliveryRequestedPayload;
   DomainBlockCreated: DomainBlockCreatedPayload;
   DomainBlockDeleted: DomainBlockDeletedPayload;
   FanOutBatchRequested: FanOutBatchRequestedPayload;
@@ -915,6 +1079,7 @@ export interface EventPayloads {
   FollowDeleted: FollowDeletedPayload;
   FollowRejected: FollowRejectedPayload;
   FollowRequestCreated: FollowRequestCreatedPayload;
+  InboundActivityReceived: InboundActivityReceivedPayload;
   ListCreated: ListCreatedPayload;
   ListDeleted: ListDeletedPayload;
   ListMembersChanged: ListMembersChangedPayload;
@@ -930,6 +1095,7 @@ export interface EventPayloads {
   ProbeSent: ProbeSentPayload;
   ReblogCreated: ReblogCreatedPayload;
   ReblogDeleted: ReblogDeletedPayload;
+  ReportCreated: ReportCreatedPayload;
   ScheduledStatusCreated: ScheduledStatusCreatedPayload;
   StatusCreated: StatusCreatedPayload;
   StatusDeleted: StatusDeletedPayload;
@@ -949,11 +1115,16 @@ export type EventRecord<N extends EventName = EventName> = EventRecords[N];
 /** The coarse topic (without the deployment's prefix) each event goes to. */
 export const eventTopics = {
   AccountCreated: 'accounts',
+  AccountDataDeleted: 'accounts',
+  AccountSuspended: 'accounts',
+  AccountUnsuspended: 'accounts',
   AccountUpdated: 'accounts',
+  AccountWarningCreated: 'accounts',
   BlockCreated: 'graph',
   BlockDeleted: 'graph',
   ConversationMuted: 'interactions',
   ConversationUnmuted: 'interactions',
+  DeliveryRequested: 'delivery',
   DomainBlockCreated: 'graph',
   DomainBlockDeleted: 'graph',
   FanOutBatchRequested: 'fanout',
@@ -966,6 +1137,7 @@ export const eventTopics = {
   FollowDeleted: 'graph',
   FollowRejected: 'graph',
   FollowRequestCreated: 'graph',
+  InboundActivityReceived: 'inbound',
   ListCreated: 'graph',
   ListDeleted: 'graph',
   ListMembersChanged: 'graph',
@@ -981,6 +1153,7 @@ export const eventTopics = {
   ProbeSent: 'probe',
   ReblogCreated: 'statuses',
   ReblogDeleted: 'statuses',
+  ReportCreated: 'accounts',
   ScheduledStatusCreated: 'statuses',
   StatusCreated: 'statuses',
   StatusDeleted: 'statuses',

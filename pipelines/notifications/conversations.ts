@@ -8,7 +8,7 @@ import { collection } from '../../services/core/db/mongo.ts';
 import { accounts } from '../../services/core/model/accounts.ts';
 import { addStatusToConversation, type DirectStatus } from '../../services/core/conversations/accountConversations.ts';
 import { publishToStream, timelineChannels } from '../../services/core/streaming/channels.ts';
-import { presentConversations } from '../../services/api/entities/conversation.ts';
+import { presentConversations } from '../../services/core/entities/conversation.ts';
 
 export async function addToConversation(core: Core, recipient: Id, s: DirectStatus): Promise<void> {
   const viewer = await collection(core.db, accounts).findOne({ _id: recipient });

@@ -22,8 +22,9 @@ import {
   type DirectStatus,
 } from '../../services/core/conversations/accountConversations.ts';
 import { addToConversation } from './conversations.ts';
-import { presentNotifications } from '../../services/api/entities/notification.ts';
+import { presentNotifications } from '../../services/core/entities/notification.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
+import { handleModerationEvent, MODERATION_TYPES } from './moderation.ts';
 
 const TYPES = [
   'StatusCreated',
@@ -34,6 +35,7 @@ const TYPES = [
   'PollExpired',
   'FollowCreated',
   'FollowRequestCreated',
+  ...MODERATION_TYPES,
 ] as const;
 type NotificationEvent = (typeof TYPES)[number];
 
@@ -201,6 +203,10 @@ export function runNotificationsPipeline(core: Core, opts: NotificationsPipeline
           if (doc) await publishNotification(core, doc);
           return;
         }
+        case 'ReportCreated':
+        case 'AccountCreated':
+        case 'AccountWarningCreated':
+          return handleModerationEvent(core, event, notify);
       }
     },
   });

@@ -1,8 +1,8 @@
 // Configuration from the environment, with Mastodon's variable names wherever Mastodon has one.
 // Invalid values stop start-up with one line that names the variable (ConfigError).
 import { readFileSync, existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { parse as parseDotenv } from 'dotenv';
-import { parseCidrList } from './net/addressPolicy.ts';
 import { s3SettingsFromEnv, type S3Settings } from './s3Settings.ts';
 
 export class ConfigError extends Error {
@@ -45,9 +45,9 @@ export interface Config {
     password: string | null;
   };
   omniauthOnly: boolean;
+  /** Federate only with domains on the allow list (Mastodon's LIMITED_FEDERATION_MODE). */
+  limitedFederationMode: boolean;
   vapid: { publicKey: string | null; privateKey: string | null };
-  /** CIDR ranges of private addresses outgoing requests may reach anyway (ALLOWED_PRIVATE_ADDRESSES). */
-  allowedPrivateAddresses: string[];
   /** Where uploaded media lives on disk (local storage driver). */
   mediaDir: string;
   /** S3-compatible media storage instead of the disk (S3_ENABLED=true and S3_* variables). */
@@ -55,6 +55,30 @@ export interface Config {
   logLevel: string;
   /** Minimum delay for scheduled statuses, in seconds (Mastodon: 300). Lower only for tests. */
   scheduledStatusMinDelaySeconds: number;
+  federation: FederationConfig;
+  /** The machine-translation backend, or null when translation is off. */
+  translation: TranslationConfig | null;
+}
+
+export interface TranslationConfig {
+  backend: 'libretranslate' | 'deepl';
+  /** Base URL of the service, e.g. https://api-free.deepl.com or https://translate.example. */
+  endpoint: string;
+  apiKey: string | null;
+  timeoutMs: number;
+}
+
+/** ActivityPub settings (README, "Federation"). All off by default. */
+export interface FederationConfig {
+  /**
+   * ALLOWED_PRIVATE_ADDRESSES (Mastodon's name): CIDR ranges (or single addresses) that remote
+   * fetches and deliveries may reach although they are private, loopback or link-local.
+   */
+  allowedPrivateAddresses: string[];
+  /** FEDERATION_ALLOW_HTTP: remote fetches and deliveries may use plain http:// (tests, development). */
+  allowHttp: boolean;
+  /** AUTHORIZED_FETCH (Mastodon's name; implied by LIMITED_FEDERATION_MODE): every ActivityPub GET needs a valid signature. */
+  authorizedFetch: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -112,15 +136,61 @@ function redisNamespace(env: Env): string {
   return ns;
 }
 
-function cidrList(env: Env, name: string): string[] {
-  try {
-    return parseCidrList(env[name] ?? '');
-  } catch (err) {
-    throw new ConfigError(name, `must be a comma-separated list of IP networks (${(err as Error).message})`);
+/**
+ * TRANSLATION_BACKEND (libretranslate | deepl), TRANSLATION_ENDPOINT, TRANSLATION_API_KEY,
+ * TRANSLATION_TIMEOUT_MS; Mastodon's own variables work too: DEEPL_API_KEY (+ DEEPL_PLAN=free|pro),
+ * LIBRE_TRANSLATE_ENDPOINT (+ LIBRE_TRANSLATE_API_KEY).
+ */
+function translationConfig(env: Env): TranslationConfig | null {
+  const timeoutMs = int(env, 'TRANSLATION_TIMEOUT_MS', 10_000, 100, 120_000);
+  const backend = optional(env, 'TRANSLATION_BACKEND');
+  if (backend !== null) {
+    if (backend !== 'libretranslate' && backend !== 'deepl')
+      throw new ConfigError('TRANSLATION_BACKEND', `must be libretranslate or deepl, got "${backend}"`);
+    const fallback = backend === 'deepl' ? 'https://api.deepl.com' : undefined;
+    const endpoint = url(env, 'TRANSLATION_ENDPOINT', fallback as string, ['http', 'https']).replace(/\/+$/, '');
+    const apiKey = optional(env, 'TRANSLATION_API_KEY');
+    if (backend === 'deepl' && apiKey === null) throw new ConfigError('TRANSLATION_API_KEY', 'is required for deepl');
+    return { backend, endpoint, apiKey, timeoutMs };
   }
+  const deeplKey = optional(env, 'DEEPL_API_KEY');
+  if (deeplKey !== null) {
+    const plan = str(env, 'DEEPL_PLAN', 'free');
+    return {
+      backend: 'deepl',
+      endpoint: plan === 'pro' ? 'https://api.deepl.com' : 'https://api-free.deepl.com',
+      apiKey: deeplKey,
+      timeoutMs,
+    };
+  }
+  const libre = optional(env, 'LIBRE_TRANSLATE_ENDPOINT');
+  if (libre !== null) {
+    const endpoint = url(env, 'LIBRE_TRANSLATE_ENDPOINT', libre, ['http', 'https']).replace(/\/+$/, '');
+    return { backend: 'libretranslate', endpoint, apiKey: optional(env, 'LIBRE_TRANSLATE_API_KEY'), timeoutMs };
+  }
+  return null;
 }
 
 const DOMAIN = /^[a-z0-9.-]+(:\d{1,5})?$/i;
+
+/** Parses "127.0.0.1/32,::1/128,10.0.0.5" into normalised "address/prefix" entries. */
+function cidrList(env: Env, name: string): string[] {
+  const raw = optional(env, name);
+  if (raw === null) return [];
+  return raw
+    .split(/[,\s]+/)
+    .filter(Boolean)
+    .map((entry) => {
+      const [address, prefix, extra] = entry.split('/');
+      const family = isIP(address ?? '');
+      if (family === 0 || extra !== undefined)
+        throw new ConfigError(name, `must list IP addresses or CIDR ranges, got "${entry}"`);
+      const max = family === 4 ? 32 : 128;
+      const bits = prefix === undefined ? max : /^\d{1,3}$/.test(prefix) ? Number(prefix) : -1;
+      if (bits < 0 || bits > max) throw new ConfigError(name, `has an invalid prefix length in "${entry}"`);
+      return `${address}/${bits}`;
+    });
+}
 
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = str(env, 'NODE_ENV', 'development');
@@ -179,12 +249,21 @@ export function loadConfig(env: Env = process.env): Config {
       password: optional(env, 'SMTP_PASSWORD'),
     },
     omniauthOnly: bool(env, 'OMNIAUTH_ONLY', false),
+    limitedFederationMode: bool(env, 'LIMITED_FEDERATION_MODE', false),
     vapid: { publicKey: optional(env, 'VAPID_PUBLIC_KEY'), privateKey: optional(env, 'VAPID_PRIVATE_KEY') },
-    allowedPrivateAddresses: cidrList(env, 'ALLOWED_PRIVATE_ADDRESSES'),
     mediaDir: str(env, 'MEDIA_DIR', 'var/media'),
     s3: s3SettingsFromEnv(env),
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info'),
     scheduledStatusMinDelaySeconds: int(env, 'SCHEDULED_STATUS_MIN_DELAY', 300, 0),
+    federation: {
+      allowedPrivateAddresses: cidrList(env, 'ALLOWED_PRIVATE_ADDRESSES'),
+      allowHttp: bool(env, 'FEDERATION_ALLOW_HTTP', false),
+      authorizedFetch:
+        bool(env, 'AUTHORIZED_FETCH', false) ||
+        bool(env, 'LIMITED_FEDERATION_MODE', false) ||
+        bool(env, 'WHITELIST_MODE', false),
+    },
+    translation: translationConfig(env),
   };
 }
 

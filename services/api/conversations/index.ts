@@ -14,7 +14,7 @@ import {
 } from '../../core/conversations/accountConversations.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { notFound } from '../errors.ts';
-import { ConversationEntity, presentConversations } from '../entities/conversation.ts';
+import { ConversationEntity, presentConversations } from '../../core/entities/conversation.ts';
 import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
 
 const READ = { scopes: ['read', 'read:statuses'], user: 'required' as const };

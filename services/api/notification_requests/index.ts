@@ -25,8 +25,8 @@ import {
 } from '../../core/notifications/requests.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { notFound } from '../errors.ts';
-import { AccountEntity, presentAccounts, type Account } from '../entities/account.ts';
-import { StatusEntity, presentStatuses, type Status } from '../entities/status.ts';
+import { AccountEntity, presentAccounts, type Account } from '../../core/entities/account.ts';
+import { StatusEntity, presentStatuses, type Status } from '../../core/entities/status.ts';
 import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
 
 const READ = { scopes: ['read', 'read:notifications'], user: 'required' as const };

@@ -111,6 +111,24 @@ export class Outbox {
     return result;
   }
 
+  /**
+   * Publishes events that have no MongoDB write behind them and carry their whole state (an
+   * inbound ActivityPub activity): straight to the sink, no outbox record. A failure is the
+   * caller's to report (the inbox answers 503 and the sender retries).
+   */
+  async publishDirect<N extends EventName>(events: Array<Omit<NewEvent<N>, 'verify'>>): Promise<void> {
+    const now = new Date();
+    await this.sink.publish(
+      events.map((e) => ({
+        eventId: eventId(),
+        type: e.type,
+        key: e.key,
+        occurredAt: now,
+        payload: e.payload as unknown as Record<string, unknown>,
+      })),
+    );
+  }
+
   private async publishNow(records: OutboxEvent[]): Promise<void> {
     try {
       await this.sink.publish(records);

@@ -48,5 +48,42 @@ export function renderMail(template: MailTemplate, v: Record<string, string>): R
         html: layout('Welcome aboard!', [line], v.link ? { label: 'Log in', url: v.link } : undefined),
       };
     }
+    case 'new_report': {
+      // To staff who may manage reports (Mastodon's AdminMailer#new_report).
+      const subject = `New report for ${instance} (#${v.reportId ?? ''})`;
+      const lines = [
+        `Hi ${v.username ?? ''},`,
+        `${v.reporter ?? 'Someone'} has reported ${v.target ?? 'an account'}.`,
+        v.comment ? `Comment: ${v.comment}` : 'No comment was given.',
+      ];
+      return {
+        subject,
+        text: `${lines.join('\n\n')}\n\n${v.link ?? ''}\n`,
+        html: layout('New report', lines, v.link ? { label: 'View report', url: v.link } : undefined),
+      };
+    }
+    case 'warning': {
+      // To the owner of an account a moderator acted on (Mastodon's UserMailer#warning).
+      const subject = v.subject ?? `A moderator of ${instance} has taken action on your account`;
+      const lines = [v.summary ?? subject, v.text ? `Note from the moderators: ${v.text}` : ''].filter(Boolean);
+      return {
+        subject,
+        text: `${lines.join('\n\n')}\n`,
+        html: layout(subject, lines),
+      };
+    }
+    case 'trends_review': {
+      // Mastodon's AdminMailer#new_trends: what waits for review before it can trend.
+      const subject = `${instance}: New trends up for review`;
+      const lines = [
+        `Hi ${v.username ?? ''}, the following items need a review before they can be displayed publicly:`,
+        v.items ?? '',
+      ];
+      return {
+        subject,
+        text: `${lines.join('\n\n')}\n\n${v.link ?? ''}\n`,
+        html: layout('New trends up for review', lines, v.link ? { label: 'Review trends', url: v.link } : undefined),
+      };
+    }
   }
 }

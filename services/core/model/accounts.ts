@@ -63,6 +63,12 @@ export interface AccountDoc {
   lastStatusAt: Date | null;
   suspendedAt: Date | null;
   silencedAt: Date | null;
+  /** Moderators force its media sensitive (Mastodon's sensitized_at). */
+  sensitizedAt?: Date | null;
+  /** Who suspended it: this instance's moderators, or its own server (a remote Delete). */
+  suspensionOrigin?: 'local' | 'remote' | null;
+  /** When the data of a suspended account was deleted (by an administrator, or 30 days on). */
+  dataDeletedAt?: Date | null;
   memorial: boolean;
   /**
    * Local accounts whose user is unconfirmed or awaiting approval: hidden from the REST API except
@@ -70,6 +76,18 @@ export interface AccountDoc {
    */
   pendingUser: boolean;
   movedToAccountId: Id | null;
+  /** Former actor ids (ActivityPub `alsoKnownAs`): remote actors as published; local aliases. */
+  alsoKnownAs?: string[];
+  /** Remote accounts: ActivityPub details read from the actor document (activitypub/actors.ts). */
+  followingUrl?: string | null;
+  featuredTagsUrl?: string | null;
+  /** Remote accounts: id of the public key (keyId of its signatures). */
+  keyId?: string | null;
+  /** Remote accounts: custom emojis used in name, bio and fields. */
+  emojis?: Array<{ shortcode: string; url: string }>;
+  /** Remote accounts: when the actor document was last fetched or received. */
+  lastFetchedAt?: Date | null;
+  lastWebfingeredAt?: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -80,6 +98,7 @@ export const visibleAccountFilter = { pendingUser: { $ne: true } } as const;
 export const accounts = defineCollection<AccountDoc>('accounts', [
   { key: { usernameLower: 1, domain: 1 }, name: 'username_domain', unique: true },
   { key: { uri: 1 }, name: 'uri', unique: true },
+  { key: { keyId: 1 }, name: 'key_id' },
   { key: { displayNameLower: 1 }, name: 'display_name' },
   { key: { discoverable: 1, lastStatusAt: -1 }, name: 'directory_active' },
   { key: { discoverable: 1, _id: -1 }, name: 'directory_new' },

@@ -8,7 +8,19 @@ export interface AdminActionDoc {
   accountId: Id | null;
   /** Mastodon's action names: approve, reject, confirm, change_role, disable, enable, ... */
   action: string;
-  targetType: 'User' | 'Account' | 'UserRole' | 'Setting';
+  targetType:
+    | 'User'
+    | 'Account'
+    | 'UserRole'
+    | 'Setting'
+    | 'Report'
+    | 'DomainBlock'
+    | 'DomainAllow'
+    | 'EmailDomainBlock'
+    | 'CanonicalEmailBlock'
+    | 'IpBlock'
+    | 'Status'
+    | 'AccountWarning';
   targetId: string;
   /** Readable name of the target at the time (username, setting name). */
   humanIdentifier: string;

@@ -33,6 +33,10 @@ export interface NotificationDoc {
   statusId: Id | null;
   /** `type:from:to:status[:variant]`, unique. */
   uniqueKey: string;
+  /** `admin.report`: the report. */
+  reportId?: Id | null;
+  /** `moderation_warning`: the strike. */
+  warningId?: Id | null;
   groupKey: string;
   /** Held back by the recipient's notification policy (a notification request); absent = false. */
   filtered?: boolean;

@@ -27,6 +27,10 @@ export interface NotificationRequest {
   variant?: string;
   /** When the activity happened (grouping window); now by default. */
   at?: Date;
+  /** `admin.report`: the report. */
+  reportId?: Id | null;
+  /** `moderation_warning`: the strike. */
+  warningId?: Id | null;
 }
 
 /** Hours a group of favourites/reblogs/follows may span (Mastodon's MAXIMUM_GROUP_SPAN_HOURS). */
@@ -39,7 +43,8 @@ export function notificationUniqueKey(r: NotificationRequest): string {
 
 /** True when the rules say no notification from `from` to `recipient` (about `statusId`). */
 export async function notificationSuppressed(core: Core, r: NotificationRequest): Promise<boolean> {
-  if (r.accountId === r.fromAccountId && r.type !== 'poll') return true;
+  // A poll's own author and the target of a strike (it is "from" themselves) are notified.
+  if (r.accountId === r.fromAccountId && r.type !== 'poll' && r.type !== 'moderation_warning') return true;
   const [recipient, sender] = await Promise.all([
     collection(core.db, accounts).findOne({ _id: r.accountId }, { projection: { domain: 1, suspendedAt: 1 } }),
     collection(core.db, accounts).findOne({ _id: r.fromAccountId }, { projection: { domain: 1 } }),
@@ -117,6 +122,8 @@ export async function createNotification(core: Core, r: NotificationRequest): Pr
     type: r.type,
     statusId: r.statusId ?? null,
     uniqueKey,
+    ...(r.reportId ? { reportId: r.reportId } : {}),
+    ...(r.warningId ? { warningId: r.warningId } : {}),
     groupKey: await groupKeyOf(core, r, _id, r.at ?? createdAt),
     ...(filtered ? { filtered: true } : {}),
     createdAt,

@@ -36,7 +36,7 @@ const policies = new WeakMap<Core, AddressPolicy>();
 function addressPolicy(core: Core): AddressPolicy {
   let p = policies.get(core);
   if (!p) {
-    p = new AddressPolicy(core.config.allowedPrivateAddresses);
+    p = new AddressPolicy(core.config.federation.allowedPrivateAddresses);
     policies.set(core, p);
   }
   return p;

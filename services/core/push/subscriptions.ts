@@ -61,7 +61,7 @@ function validAuth(raw: unknown): raw is string {
 }
 
 function policyOf(core: Core): AddressPolicy {
-  return new AddressPolicy(core.config.allowedPrivateAddresses);
+  return new AddressPolicy(core.config.federation.allowedPrivateAddresses);
 }
 
 /** The endpoint as a URL, or a 422: http(s), no credentials, not a literal refused address. */

@@ -5,7 +5,16 @@
 import type { Config } from '../config.ts';
 import type { Redis } from '../db/redis.ts';
 
-export type StreamEvent = 'update' | 'delete' | 'status.update' | 'notification' | 'conversation' | 'filters_changed';
+export type StreamEvent =
+  | 'update'
+  | 'delete'
+  | 'status.update'
+  | 'notification'
+  | 'conversation'
+  | 'filters_changed'
+  | 'announcement'
+  | 'announcement.reaction'
+  | 'announcement.delete';
 
 export interface StreamMessage {
   event: StreamEvent;
@@ -24,6 +33,11 @@ export const timelineChannels = {
     `timeline:public${scope === 'all' ? '' : `:${scope}`}${media ? ':media' : ''}`,
   hashtag: (tag: string, local = false) => `timeline:hashtag:${tag}${local ? ':local' : ''}`,
   list: (listId: bigint | string) => `timeline:list:${listId}`,
+  /**
+   * Announcements and their reactions, for every signed-in `user` stream at once. Mastodon sends them
+   * to each active user's `timeline:<id>`; one broadcast channel does the same in one publish.
+   */
+  announcements: () => 'timeline:announcements',
 };
 
 export async function publishToStream(
@@ -33,4 +47,18 @@ export async function publishToStream(
   message: StreamMessage,
 ): Promise<void> {
   await redis.publish(channelName(config, channel), JSON.stringify(message));
+}
+
+/** One message on many channels: serialised once, published in one pipelined round trip. */
+export async function publishToStreams(
+  redis: Redis,
+  config: Config,
+  channels: string[],
+  message: StreamMessage,
+): Promise<void> {
+  if (channels.length === 0) return;
+  const raw = JSON.stringify(message);
+  const pipe = redis.pipeline();
+  for (const channel of new Set(channels)) pipe.publish(channelName(config, channel), raw);
+  await pipe.exec();
 }

@@ -221,7 +221,10 @@ describe('delivery', () => {
   test('a loopback endpoint is refused unless ALLOWED_PRIVATE_ADDRESSES allows it', async () => {
     const sub = receiver.subscription();
     const target = { endpoint: sub.endpoint, keyP256dh: sub.keys.p256dh, keyAuth: sub.keys.auth };
-    const strict = { ...core, config: { ...core.config, allowedPrivateAddresses: [] } } as Core;
+    const strict = {
+      ...core,
+      config: { ...core.config, federation: { ...core.config.federation, allowedPrivateAddresses: [] } },
+    } as Core;
     expect(await sendWebPush(strict, target, '{}')).toBe('refused');
     const viaName = { ...target, endpoint: sub.endpoint.replace('127.0.0.1', 'localhost') };
     expect(await sendWebPush(strict, viaName, '{}')).toBe('refused');

@@ -1,0 +1,76 @@
+// What every admin route shares: a user token with the route's admin scope AND a role holding the
+// route's permission (Mastodon's policies), else 403; ids, pages and the acting moderator.
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Core } from '../../core/context.ts';
+import { parseId, type Id } from '../../core/ids.ts';
+import type { Permission } from '../../core/roles/permissions.ts';
+import { notFound } from '../errors.ts';
+import { requirePermission, type UserAuth } from '../plugins/auth.ts';
+import { pageParams, type PageParams } from '../pagination.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Admin routes: the role permission the caller needs (core/roles/permissions.ts). */
+    permission?: Permission;
+  }
+}
+
+export const IdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
+
+export const PageQuery = Type.Object(
+  {
+    max_id: Type.Optional(Type.String({ maxLength: 30 })),
+    since_id: Type.Optional(Type.String({ maxLength: 30 })),
+    min_id: Type.Optional(Type.String({ maxLength: 30 })),
+    limit: Type.Optional(Type.String({ maxLength: 30 })),
+  },
+  { additionalProperties: true },
+);
+
+/** Admin lists: 100 by default, 200 at most. */
+export function adminPage(query: unknown): PageParams {
+  return pageParams(query, { defaultLimit: 100, maxLimit: 200 });
+}
+
+export function idParam(raw: string): Id {
+  const id = parseId(raw);
+  if (id === null) throw notFound();
+  return id;
+}
+
+/** Read and write scopes of an admin resource, as Mastodon's controllers declare them. */
+export function adminScopes(resource: string | null): { read: string[]; write: string[] } {
+  return resource
+    ? { read: ['admin:read', `admin:read:${resource}`], write: ['admin:write', `admin:write:${resource}`] }
+    : { read: ['admin:read'], write: ['admin:write'] };
+}
+
+/** Route config for an admin route. */
+export function adminConfig(scopes: string[], permission: Permission) {
+  return { auth: { scopes, user: 'required' as const }, permission };
+}
+
+/**
+ * Enforces `config.permission` on every route of the admin plugin before its input is validated,
+ * so a caller without the permission learns nothing about the route's parameters. A route without
+ * a permission is a start-up error.
+ */
+export function enforcePermissions(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    if (route.method === 'HEAD' || route.method === 'OPTIONS') return;
+    if (!(route.config as { permission?: Permission } | undefined)?.permission)
+      throw new Error(`admin route without a permission: ${String(route.method)} ${route.url}`);
+  });
+  app.addHook('preValidation', async (request) => {
+    const permission = request.routeOptions.config?.permission;
+    if (permission) await requirePermission(request, permission);
+  });
+}
+
+/** The acting moderator (the route's permission was checked already). */
+export function moderator(request: FastifyRequest): UserAuth {
+  return request.auth as UserAuth;
+}
+
+export type AdminCore = Core;

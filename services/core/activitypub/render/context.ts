@@ -1,0 +1,55 @@
+// The JSON-LD @context values we emit, in Mastodon's shape (federation reference §2): the AS2 URL,
+// security/v1 where keys appear, then one object defining every extension term the document uses.
+// Consumers that do real JSON-LD processing (Fedify) drop undefined terms, so each term we emit is
+// defined here.
+import { AS_CONTEXT } from '../json.ts';
+
+export { AS_CONTEXT };
+export const SECURITY_CONTEXT = 'https://w3id.org/security/v1';
+
+const ACTOR_TERMS = {
+  manuallyApprovesFollowers: 'as:manuallyApprovesFollowers',
+  toot: 'http://joinmastodon.org/ns#',
+  featured: { '@id': 'toot:featured', '@type': '@id' },
+  featuredTags: { '@id': 'toot:featuredTags', '@type': '@id' },
+  alsoKnownAs: { '@id': 'as:alsoKnownAs', '@type': '@id' },
+  movedTo: { '@id': 'as:movedTo', '@type': '@id' },
+  schema: 'http://schema.org#',
+  PropertyValue: 'schema:PropertyValue',
+  value: 'schema:value',
+  discoverable: 'toot:discoverable',
+  suspended: 'toot:suspended',
+  memorial: 'toot:memorial',
+  indexable: 'toot:indexable',
+  Emoji: 'toot:Emoji',
+  Hashtag: 'as:Hashtag',
+  focalPoint: { '@container': '@list', '@id': 'toot:focalPoint' },
+} as const;
+
+const NOTE_TERMS = {
+  ostatus: 'http://ostatus.org#',
+  atomUri: 'ostatus:atomUri',
+  inReplyToAtomUri: 'ostatus:inReplyToAtomUri',
+  conversation: 'ostatus:conversation',
+  sensitive: 'as:sensitive',
+  toot: 'http://joinmastodon.org/ns#',
+  votersCount: 'toot:votersCount',
+  blurhash: 'toot:blurhash',
+  focalPoint: { '@container': '@list', '@id': 'toot:focalPoint' },
+  Hashtag: 'as:Hashtag',
+  Emoji: 'toot:Emoji',
+} as const;
+
+/** Actors, Update{Person}, Delete{actor}. */
+export const ACTOR_CONTEXT = [AS_CONTEXT, SECURITY_CONTEXT, ACTOR_TERMS] as const;
+/** Notes, Questions and the activities that embed them. */
+export const NOTE_CONTEXT = [AS_CONTEXT, NOTE_TERMS] as const;
+/** Hashtag collections and Add/Remove of a featured tag. */
+export const HASHTAG_CONTEXT = [AS_CONTEXT, { Hashtag: 'as:Hashtag' }] as const;
+
+export type JsonLd = Record<string, unknown>;
+
+/** The document with its @context first. */
+export function withContext(context: unknown, doc: JsonLd): JsonLd {
+  return { '@context': context, ...doc };
+}

@@ -1,0 +1,99 @@
+// Gathers from MongoDB what the pure renderers need: a local account's actor (image URLs) and a
+// local status' Note (mentioned actors, parent id, attachments, poll counts, thread id). Used by
+// the ActivityPub routes and by delivery.
+import type { Core } from '../../context.ts';
+import { collection } from '../../db/mongo.ts';
+import { accounts, type AccountDoc, type StoredImage } from '../../model/accounts.ts';
+import { statuses, type StatusDoc } from '../../model/statuses.ts';
+import { mediaAttachments } from '../../model/media.ts';
+import { conversations } from '../../model/conversations.ts';
+import { storageFor } from '../../media/storage.ts';
+import { attachmentToActivityPub, type ApDocument } from '../../media/activitypub.ts';
+import { findPollByStatus, pollCounts } from '../../polls/polls.ts';
+import { ensureAccountKeys } from '../keys.ts';
+import { renderActor, type ActorInput, type ImageRef } from './actor.ts';
+import { localConversationUri, renderNoteObject, type NoteInput } from './note.ts';
+import type { JsonLd } from './context.ts';
+import { contentTypeForKey } from '../../media/storage.ts';
+import { emojiRefsInTexts } from '../../emojis/emojis.ts';
+
+function imageRef(core: Core, image: StoredImage | null): ImageRef | null {
+  if (!image) return null;
+  return { url: storageFor(core).url(image.path), mediaType: image.contentType || contentTypeForKey(image.path) };
+}
+
+export async function loadActorInput(core: Core, account: AccountDoc): Promise<ActorInput> {
+  const keys = await ensureAccountKeys(core, account);
+  let movedTo: string | null = null;
+  if (account.movedToAccountId !== null) {
+    const target = await collection(core.db, accounts).findOne(
+      { _id: account.movedToAccountId },
+      { projection: { uri: 1 } },
+    );
+    movedTo = target?.uri ?? null;
+  }
+  return {
+    account: { ...account, publicKeyPem: keys.publicKeyPem },
+    avatar: imageRef(core, account.avatar),
+    header: imageRef(core, account.header),
+    alsoKnownAs: account.alsoKnownAs ?? [],
+    movedTo,
+    emojis: await emojiRefsInTexts(core, [
+      account.displayName,
+      account.note,
+      ...account.fields.flatMap((f) => [f.name, f.value]),
+    ]),
+  };
+}
+
+export async function renderLocalActor(core: Core, account: AccountDoc): Promise<JsonLd> {
+  return renderActor(core.config, await loadActorInput(core, account));
+}
+
+/** What renderNoteObject needs for a local (or any stored) status with its author. */
+export async function loadNoteInput(core: Core, status: StatusDoc, author: AccountDoc): Promise<NoteInput> {
+  const [parent, mentioned, media, poll, conversation, emojis] = await Promise.all([
+    status.inReplyToId !== null
+      ? collection(core.db, statuses).findOne({ _id: status.inReplyToId }, { projection: { uri: 1 } })
+      : null,
+    status.mentionedAccountIds.length > 0
+      ? collection(core.db, accounts)
+          .find({ _id: { $in: status.mentionedAccountIds } }, { projection: { uri: 1, username: 1, domain: 1 } })
+          .toArray()
+      : [],
+    status.mediaIds.length > 0
+      ? collection(core.db, mediaAttachments)
+          .find({ _id: { $in: status.mediaIds } })
+          .toArray()
+      : [],
+    status.pollId !== null ? findPollByStatus(core, status._id) : null,
+    status.conversationId !== null ? collection(core.db, conversations).findOne({ _id: status.conversationId }) : null,
+    author.domain === null ? emojiRefsInTexts(core, [status.spoilerText, status.content]) : [],
+  ]);
+  const byId = new Map(mentioned.map((a) => [a._id, a]));
+  const mediaById = new Map(media.map((m) => [m._id, m]));
+  const attachments = status.mediaIds
+    .map((id) => mediaById.get(id))
+    .map((m) => (m ? attachmentToActivityPub(core, m) : null))
+    .filter((d): d is ApDocument => d !== null);
+  const counts = poll ? await pollCounts(core, poll) : null;
+  return {
+    status,
+    author: { uri: author.uri, followersUrl: author.followersUrl },
+    inReplyToUri: parent?.uri ?? null,
+    mentions: status.mentionedAccountIds
+      .map((id) => byId.get(id))
+      .filter((a): a is NonNullable<typeof a> => a !== undefined)
+      .map((a) => ({ uri: a.uri, acct: a.domain ? `${a.username}@${a.domain}` : a.username })),
+    attachments,
+    poll: poll && counts ? { poll: { ...poll, votersCount: counts.votersCount }, tallies: counts.tallies } : null,
+    conversation: conversation
+      ? (conversation.uri ?? localConversationUri(core.config, conversation._id, conversation.createdAt))
+      : null,
+    emojis,
+  };
+}
+
+export async function renderStatusObject(core: Core, status: StatusDoc, author: AccountDoc): Promise<JsonLd> {
+  return renderNoteObject(core.config, await loadNoteInput(core, status, author));
+}
