@@ -8,6 +8,11 @@ import { runMediaPipeline } from './media/index.ts';
 import { runScheduler } from './scheduler/index.ts';
 import { runFanOutPipeline } from './fanout/index.ts';
 import { runNotificationsPipeline } from './notifications/index.ts';
+import { runSearchIndexPipeline } from './search-index/index.ts';
+import { runTrendsPipeline } from './trends/index.ts';
+import { runLinkPreviewsPipeline } from './link-previews/index.ts';
+import { runDeliveryPipeline } from './delivery/index.ts';
+import { runWebPushPipeline } from './webpush/index.ts';
 import { runIngressPipeline } from './ingress/index.ts';
 
 export interface RunningPipeline {
@@ -23,5 +28,10 @@ export const pipelines: Record<string, PipelineFactory> = {
   scheduler: async (core) => runScheduler(core),
   fanout: (core) => runFanOutPipeline(core),
   notifications: (core) => runNotificationsPipeline(core),
+  'search-index': (core) => runSearchIndexPipeline(core),
+  trends: (core) => runTrendsPipeline(core),
+  'link-previews': (core) => runLinkPreviewsPipeline(core),
+  delivery: (core) => runDeliveryPipeline(core),
+  webpush: (core) => runWebPushPipeline(core),
   ingress: (core) => runIngressPipeline(core),
 };

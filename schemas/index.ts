@@ -94,6 +94,19 @@ export interface ConversationUnmuted {
   statusId: string;
 }
 
+/** A job: POST one ActivityPub activity, signed, to one inbox. Made by the delivery pipeline (one per target inbox of an activity) and keyed by the inbox's host, so one slow server never blocks the others. */
+export interface DeliveryRequested {
+  eventId: string;
+  occurredAt: Date;
+  activityId: string;
+  activityType: string;
+  inbox: string;
+  signerAccountId: null | string;
+  recipientAccountId: null | string;
+  body: string;
+  createdAt: Date;
+}
+
 /** An account blocked a whole domain for itself (feeds and notifications drop that domain's accounts; its followers there are removed). */
 export interface DomainBlockCreated {
   eventId: string;
@@ -338,6 +351,18 @@ export interface MuteDeleted {
   targetAccountId: string;
   targetDomain: null | string;
   expired: boolean;
+}
+
+/** A notification was stored for a local account (the webpush pipeline delivers it to the account's Web Push subscriptions). Filtered notifications (notification requests) are not pushed. */
+export interface NotificationCreated {
+  eventId: string;
+  occurredAt: Date;
+  notificationId: string;
+  accountId: string;
+  fromAccountId: string;
+  type: string;
+  statusId: null | string;
+  filtered: boolean;
 }
 
 /** A poll reached its end and was closed by the scheduler (voters and the author get a poll notification). Keyed by the poll id. */
@@ -592,6 +617,17 @@ export interface ConversationUnmutedPayload {
   statusId: string;
 }
 
+/** What a producer gives for DeliveryRequested (the outbox adds eventId and occurredAt). */
+export interface DeliveryRequestedPayload {
+  activityId: string;
+  activityType: string;
+  inbox: string;
+  signerAccountId?: null | string;
+  recipientAccountId?: null | string;
+  body: string;
+  createdAt: Date;
+}
+
 /** What a producer gives for DomainBlockCreated (the outbox adds eventId and occurredAt). */
 export interface DomainBlockCreatedPayload {
   accountId: string;
@@ -790,6 +826,16 @@ export interface MuteDeletedPayload {
   expired: boolean;
 }
 
+/** What a producer gives for NotificationCreated (the outbox adds eventId and occurredAt). */
+export interface NotificationCreatedPayload {
+  notificationId: string;
+  accountId: string;
+  fromAccountId: string;
+  type: string;
+  statusId?: null | string;
+  filtered?: boolean;
+}
+
 /** What a producer gives for PollExpired (the outbox adds eventId and occurredAt). */
 export interface PollExpiredPayload {
   pollId: string;
@@ -949,6 +995,7 @@ export interface EventRecords {
   BlockDeleted: BlockDeleted;
   ConversationMuted: ConversationMuted;
   ConversationUnmuted: ConversationUnmuted;
+  DeliveryRequested: DeliveryRequested;
   DomainBlockCreated: DomainBlockCreated;
   DomainBlockDeleted: DomainBlockDeleted;
   FanOutBatchRequested: FanOutBatchRequested;
@@ -971,6 +1018,7 @@ export interface EventRecords {
   MediaProcessed: MediaProcessed;
   MuteCreated: MuteCreated;
   MuteDeleted: MuteDeleted;
+  NotificationCreated: NotificationCreated;
   PollExpired: PollExpired;
   PollVoted: PollVoted;
   ProbeSent: ProbeSent;
@@ -998,6 +1046,7 @@ export interface EventPayloads {
   BlockDeleted: BlockDeletedPayload;
   ConversationMuted: ConversationMutedPayload;
   ConversationUnmuted: ConversationUnmutedPayload;
+  DeliveryRequested: DeliveryRequestedPayload;
   DomainBlockCreated: DomainBlockCreatedPayload;
   DomainBlockDeleted: DomainBlockDeletedPayload;
   FanOutBatchRequested: FanOutBatchRequestedPayload;
@@ -1020,6 +1069,7 @@ export interface EventPayloads {
   MediaProcessed: MediaProcessedPayload;
   MuteCreated: MuteCreatedPayload;
   MuteDeleted: MuteDeletedPayload;
+  NotificationCreated: NotificationCreatedPayload;
   PollExpired: PollExpiredPayload;
   PollVoted: PollVotedPayload;
   ProbeSent: ProbeSentPayload;
@@ -1053,6 +1103,7 @@ export const eventTopics = {
   BlockDeleted: 'graph',
   ConversationMuted: 'interactions',
   ConversationUnmuted: 'interactions',
+  DeliveryRequested: 'delivery',
   DomainBlockCreated: 'graph',
   DomainBlockDeleted: 'graph',
   FanOutBatchRequested: 'fanout',
@@ -1075,6 +1126,7 @@ export const eventTopics = {
   MediaProcessed: 'media',
   MuteCreated: 'graph',
   MuteDeleted: 'graph',
+  NotificationCreated: 'notifications',
   PollExpired: 'polls',
   PollVoted: 'polls',
   ProbeSent: 'probe',

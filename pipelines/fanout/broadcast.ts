@@ -1,13 +1,13 @@
 // What the fan-out tells the streaming servers (Mastodon's FanOutOnWriteService broadcasts): an
 // `update` with the rendered status on the streams of the feeds it went to, and for public
 // statuses (not replies to others, not reblogs) on the public and hashtag streams; a `delete` with
-// the id on the same streams when it goes away.
+// the id on the same streams when it goes away; `status.update` on the same streams after an edit.
 import type { Core } from '../../services/core/context.ts';
 import type { Id } from '../../services/core/ids.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { statuses, type StatusDoc } from '../../services/core/model/statuses.ts';
-import { publishToStream, timelineChannels, type StreamMessage } from '../../services/core/streaming/channels.ts';
-import { presentStatus } from '../../services/api/entities/status.ts';
+import { publishToStreams, timelineChannels, type StreamMessage } from '../../services/core/streaming/channels.ts';
+import { presentStatusPage } from '../../services/core/entities/statusPage.ts';
 
 interface Reach {
   home: Id[];
@@ -31,13 +31,25 @@ function publicChannels(
 }
 
 async function publishAll(core: Core, channels: string[], message: StreamMessage): Promise<void> {
-  await Promise.all([...new Set(channels)].map((c) => publishToStream(core.redis, core.config, c, message)));
+  await publishToStreams(core.redis, core.config, channels, message);
 }
 
-export async function broadcastUpdate(core: Core, statusId: Id, reach: Reach): Promise<void> {
+/**
+ * `update` for a new status (or `status.update` for an edit) on the streams of the feeds it
+ * reached, and the public and hashtag streams it belongs on. Rendered once, without a viewer
+ * (rendering also warms the cache the timelines read).
+ */
+export async function broadcastUpdate(
+  core: Core,
+  statusId: Id,
+  reach: Reach,
+  event: 'update' | 'status.update' = 'update',
+): Promise<void> {
   const doc = await collection(core.db, statuses).findOne({ _id: statusId });
   if (!doc || doc.deletedAt) return;
-  const payload = JSON.stringify(await presentStatus(core, doc, null));
+  const [rendered] = await presentStatusPage(core, [statusId], null, { check: 'feed' });
+  if (!rendered) return;
+  const payload = JSON.stringify(rendered);
   await publishAll(
     core,
     [
@@ -45,7 +57,7 @@ export async function broadcastUpdate(core: Core, statusId: Id, reach: Reach): P
       ...reach.lists.map((id) => timelineChannels.list(id)),
       ...publicChannels(doc, doc.mediaIds.length > 0),
     ],
-    { event: 'update', payload },
+    { event, payload },
   );
 }
 

@@ -1,5 +1,5 @@
 // The fan-out pipeline: keeps home and list feeds in Redis up to date from status and graph
-// events (new and deleted statuses and reblogs; follows, unfollows, blocks, mutes; list changes).
+// events (new, edited and deleted statuses and reblogs; follows, unfollows, blocks, mutes; list changes).
 // Feed writes are idempotent (ZADD/ZREM), so a redelivered event changes nothing. A big
 // account's followers are read and written a page at a time, with heartbeats in between.
 import type { Core } from '../../services/core/context.ts';
@@ -17,10 +17,13 @@ import {
 } from '../../services/core/feeds/maintenance.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 import { broadcastDelete, broadcastUpdate } from './broadcast.ts';
+import { feedsHolding } from '../../services/core/feeds/reach.ts';
+import { invalidateRenderedStatuses } from '../../services/core/statuses/renderCache.ts';
 
 const TYPES = [
   'StatusCreated',
   'ReblogCreated',
+  'StatusUpdated',
   'StatusDeleted',
   'ReblogDeleted',
   'FollowCreated',
@@ -86,8 +89,21 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
           await broadcastUpdate(core, id(p.statusId), reach);
           return;
         }
+        case 'StatusUpdated': {
+          const p = event.payload;
+          const statusId = id(p.statusId);
+          await invalidateRenderedStatuses(core, [statusId]);
+          const reach = await feedsHolding(core, {
+            statusId,
+            accountId: id(p.accountId),
+            mentionedAccountIds: p.mentionedAccountIds.map(id),
+            tagNames: p.tagNames,
+          });
+          return broadcastUpdate(core, statusId, reach, 'status.update');
+        }
         case 'StatusDeleted': {
           const p = event.payload;
+          await invalidateRenderedStatuses(core, [id(p.statusId)]);
           const reach = await removeStatusFromFeeds(core, id(p.statusId), id(p.accountId), null);
           return broadcastDelete(
             core,

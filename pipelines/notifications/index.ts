@@ -17,17 +17,25 @@ import {
   type NotificationRequest,
 } from '../../services/core/notifications/notify.ts';
 import { publishToStream, timelineChannels } from '../../services/core/streaming/channels.ts';
-import { presentNotifications } from '../../services/api/entities/notification.ts';
+import {
+  removeStatusFromConversations,
+  type DirectStatus,
+} from '../../services/core/conversations/accountConversations.ts';
+import { addToConversation } from './conversations.ts';
+import { presentNotifications } from '../../services/core/entities/notification.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
+import { handleModerationEvent, MODERATION_TYPES } from './moderation.ts';
 
 const TYPES = [
   'StatusCreated',
+  'StatusDeleted',
   'ReblogCreated',
   'StatusUpdated',
   'FavouriteCreated',
   'PollExpired',
   'FollowCreated',
   'FollowRequestCreated',
+  ...MODERATION_TYPES,
 ] as const;
 type NotificationEvent = (typeof TYPES)[number];
 
@@ -43,16 +51,20 @@ export async function publishNotification(core: Core, doc: NotificationDoc): Pro
   if (!viewer) return;
   const [rendered] = await presentNotifications(core, [doc], viewer);
   if (!rendered) return;
+  // Only on timeline:<id>:notifications, as Mastodon: the `user` stream listens to that channel
+  // too, so publishing on timeline:<id> as well would deliver it twice there.
   const message = { event: 'notification' as const, payload: JSON.stringify(rendered) };
-  await Promise.all([
-    publishToStream(core.redis, core.config, timelineChannels.user(doc.accountId), message),
-    publishToStream(core.redis, core.config, timelineChannels.userNotifications(doc.accountId), message),
-  ]);
+  await publishToStream(core.redis, core.config, timelineChannels.userNotifications(doc.accountId), message);
 }
 
-async function notify(core: Core, r: NotificationRequest): Promise<void> {
+async function notify(core: Core, r: NotificationRequest): Promise<NotificationDoc | null> {
   const doc = await createNotification(core, r);
-  if (doc) await publishNotification(core, doc);
+  if (doc && !doc.filtered) await publishNotification(core, doc);
+  return doc;
+}
+
+async function send(core: Core, r: NotificationRequest): Promise<void> {
+  await notify(core, r);
 }
 
 /** Accounts that get a `status` notification for a new post (followers with notify: true). */
@@ -77,8 +89,22 @@ export function runNotificationsPipeline(core: Core, opts: NotificationsPipeline
           const author = id(p.accountId);
           const statusId = id(p.statusId);
           const mentioned = new Set(p.mentionedAccountIds);
-          for (const m of mentioned)
-            await notify(core, { type: 'mention', accountId: id(m), fromAccountId: author, statusId });
+          const direct: DirectStatus | null =
+            p.visibility === 'direct'
+              ? {
+                  statusId,
+                  accountId: author,
+                  conversationId: p.conversationId === null ? null : id(p.conversationId),
+                  mentionedAccountIds: [...mentioned].map(id),
+                }
+              : null;
+          // The author's own conversation (Mastodon's fan-out does this for local authors).
+          if (direct && p.local) await addToConversation(core, author, direct);
+          for (const m of mentioned) {
+            const n = await notify(core, { type: 'mention', accountId: id(m), fromAccountId: author, statusId });
+            // A recipient's conversation only when the mention reached them (not suppressed, not filtered).
+            if (direct && n && !n.filtered) await addToConversation(core, id(m), direct);
+          }
           // Mastodon's FeedInsertWorker: followers who asked to be notified, for posts that reach their
           // home feed (not direct, not a reply to someone else).
           if (p.visibility === 'direct') return;
@@ -90,9 +116,14 @@ export function runNotificationsPipeline(core: Core, opts: NotificationsPipeline
           }
           return;
         }
+        case 'StatusDeleted': {
+          if (event.payload.visibility === 'direct')
+            await removeStatusFromConversations(core, id(event.payload.statusId));
+          return;
+        }
         case 'ReblogCreated': {
           const p = event.payload;
-          return notify(core, {
+          return send(core, {
             type: 'reblog',
             accountId: id(p.reblogOfAccountId),
             fromAccountId: id(p.accountId),
@@ -102,7 +133,7 @@ export function runNotificationsPipeline(core: Core, opts: NotificationsPipeline
         }
         case 'FavouriteCreated': {
           const p = event.payload;
-          return notify(core, {
+          return send(core, {
             type: 'favourite',
             accountId: id(p.statusAccountId),
             fromAccountId: id(p.accountId),
@@ -164,6 +195,10 @@ export function runNotificationsPipeline(core: Core, opts: NotificationsPipeline
           if (doc) await publishNotification(core, doc);
           return;
         }
+        case 'ReportCreated':
+        case 'AccountCreated':
+        case 'AccountWarningCreated':
+          return handleModerationEvent(core, event, notify);
       }
     },
   });

@@ -32,6 +32,18 @@ import notificationsArea from './notifications/index.ts';
 import markersArea from './markers/index.ts';
 import preferencesArea from './preferences/index.ts';
 import filtersArea from './filters/index.ts';
+import nodeinfoArea from './nodeinfo/index.ts';
+import translationArea from './translation/index.ts';
+import announcementsArea from './announcements/index.ts';
+import searchArea from './search/index.ts';
+import trendsArea from './trends/index.ts';
+import adminTrendsArea from './admin_trends/index.ts';
+import reportsArea from './reports/index.ts';
+import ipAccessArea from './ip_access/index.ts';
+import adminArea from './admin/index.ts';
+import pushArea from './push/index.ts';
+import conversationsArea from './conversations/index.ts';
+import notificationRequestsArea from './notification_requests/index.ts';
 import activityPubArea from './activitypub/index.ts';
 
 export interface AreaOptions {
@@ -40,6 +52,7 @@ export interface AreaOptions {
 
 const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   healthArea, // first: its latency hook must see every area's routes
+  ipAccessArea, // second: its no_access check must cover every area after it
   instanceArea,
   mediaArea,
   filesArea,
@@ -68,6 +81,17 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   markersArea,
   preferencesArea,
   filtersArea,
+  nodeinfoArea,
+  translationArea,
+  announcementsArea,
+  searchArea,
+  trendsArea,
+  adminTrendsArea,
+  reportsArea,
+  adminArea,
+  pushArea,
+  conversationsArea,
+  notificationRequestsArea,
   activityPubArea,
 ];
 

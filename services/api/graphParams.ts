@@ -11,9 +11,9 @@ import type { AccountDoc } from '../core/model/accounts.ts';
 import { findVisibleAccount, findVisibleAccounts } from '../core/accounts/queries.ts';
 import { notFound } from './errors.ts';
 import { requireUser, type AuthRequirement } from './plugins/auth.ts';
-import { presentRelationship, RelationshipEntity } from './entities/relationship.ts';
+import { presentRelationship, RelationshipEntity } from '../core/entities/relationship.ts';
 import { findPage, pageParams, setLinkHeader, type PageParams } from './pagination.ts';
-import { presentAccounts, type Account } from './entities/account.ts';
+import { presentAccounts, type Account } from '../core/entities/account.ts';
 
 export const AccountIdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
 
@@ -63,7 +63,8 @@ export async function accountsOfRecords<R extends { _id: Id }>(
   const out: { record: R; account: AccountDoc }[] = [];
   for (const record of records) {
     const account = found.get(accountIdOf(record));
-    if (account && !hide.has(account._id)) out.push({ record, account });
+    // Suspended accounts vanish from every account list (they return when unsuspended).
+    if (account && !hide.has(account._id) && !account.suspendedAt) out.push({ record, account });
   }
   return out;
 }

@@ -31,6 +31,7 @@ export async function findPage<T extends Document>(
   filter: Filter<T>,
   p: PageParams,
   field = '_id',
+  projection?: Document,
 ): Promise<T[]> {
   if (p.limit === 0) return [];
   const range: Record<string, Id> = {};
@@ -40,14 +41,14 @@ export async function findPage<T extends Document>(
   const query = (Object.keys(range).length ? { ...filter, [field]: range } : filter) as Filter<T>;
   if (p.minId !== null) {
     const page = await coll
-      .find(query)
+      .find(query, projection ? { projection } : {})
       .sort({ [field]: 1 })
       .limit(p.limit)
       .toArray();
     return (page as T[]).reverse();
   }
   return (await coll
-    .find(query)
+    .find(query, projection ? { projection } : {})
     .sort({ [field]: -1 })
     .limit(p.limit)
     .toArray()) as T[];

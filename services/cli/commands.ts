@@ -1,6 +1,14 @@
 // The admin commands, in the style of Mastodon's tootctl. Each takes parsed arguments and the core,
 // prints what an operator needs on `out`, and throws CliError for bad input (exit code 1).
 import type { Core } from '../core/context.ts';
+import {
+  FEED_ACCESS_SETTINGS,
+  FEED_ACCESS_VALUES,
+  getFeedAccess,
+  isFeedAccess,
+  isFeedAccessSetting,
+  setFeedAccess,
+} from '../core/settings/feedAccess.ts';
 import type { RegistrationsMode } from '../core/config.ts';
 import { collection } from '../core/db/mongo.ts';
 import { users, type UserDoc } from '../core/model/users.ts';
@@ -108,5 +116,23 @@ export async function settingsRegistrations(core: Core, mode: string | undefined
   }
   checkRegistrationsMode(mode);
   await setRegistrationsMode(core, mode as RegistrationsMode);
+  out('OK');
+}
+
+/** `settings feeds [NAME VALUE]`: prints the four feed access settings, or sets one. */
+export async function settingsFeeds(core: Core, name: string | undefined, value: string | undefined, out: Out) {
+  if (name === undefined) {
+    const access = await getFeedAccess(core);
+    out(`local_live_feed_access ${access.live.local}`);
+    out(`remote_live_feed_access ${access.live.remote}`);
+    out(`local_topic_feed_access ${access.topic.local}`);
+    out(`remote_topic_feed_access ${access.topic.remote}`);
+    return;
+  }
+  if (!isFeedAccessSetting(name))
+    throw new CliError(`Unknown feed setting "${name}"; use one of: ${FEED_ACCESS_SETTINGS.join(', ')}`);
+  if (!isFeedAccess(value))
+    throw new CliError(`Unknown feed access "${value ?? ''}"; use one of: ${FEED_ACCESS_VALUES.join(', ')}`);
+  await setFeedAccess(core, name, value);
   out('OK');
 }

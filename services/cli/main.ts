@@ -2,6 +2,10 @@
 //   accounts create NAME --email E [--confirmed] [--approve] [--role R]   (prints the new password)
 //   accounts modify NAME [--confirm] [--approve] [--role R | --remove-role] [--disable | --enable]
 //   settings registrations [open | approved | closed]                      (no mode: prints the current one)
+//   instance ..., rules ..., emoji ..., announcements ...                  (see siteCommands.ts)
+//   trends ... / search rebuild                                            (see trendsCommands.ts)
+//   settings feeds [NAME public|authenticated|disabled]                    (feed access; no NAME: prints all four)
+//   delivery domains | delivery reset HOST          (failing/unavailable destinations; close a breaker)
 // Bad input: a one-line error on stderr and exit code 1.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, loadEnvironment, type Config } from '../core/config.ts';
@@ -13,16 +17,25 @@ import {
   accountsCreate,
   accountsModify,
   settingsRegistrations,
+  settingsFeeds,
   checkCreateInput,
   checkRegistrationsMode,
   CliError,
   type Out,
 } from './commands.ts';
+import { parseSiteCommand, SITE_USAGE } from './siteCommands.ts';
+import { parseTrendsCommand, TRENDS_USAGE } from './trendsCommands.ts';
+import { deliveryDomains, deliveryReset } from './delivery.ts';
 
 const USAGE = `Usage:
   cli accounts create NAME --email EMAIL [--confirmed] [--approve] [--role ROLE]
   cli accounts modify NAME [--confirm] [--approve] [--role ROLE | --remove-role] [--disable | --enable]
-  cli settings registrations [open | approved | closed]`;
+  cli settings registrations [open | approved | closed]
+  cli settings feeds [local_live_feed_access|remote_live_feed_access|local_topic_feed_access|remote_topic_feed_access public|authenticated|disabled]
+  cli delivery domains
+  cli delivery reset HOST
+${SITE_USAGE}
+${TRENDS_USAGE}`;
 
 type Command = (core: Core, out: Out) => Promise<void>;
 
@@ -65,6 +78,21 @@ function parse(argv: string[]): Command {
     checkRegistrationsMode(positionals[0]);
     return (core, out) => settingsRegistrations(core, positionals[0], out);
   }
+  const trends = parseTrendsCommand(group, action, rest);
+  if (trends) return trends;
+  if (group === 'settings' && action === 'feeds') {
+    const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
+    if (positionals.length === 1 || positionals.length > 2) throw new CliError('settings feeds takes NAME and VALUE');
+    return (core, out) => settingsFeeds(core, positionals[0], positionals[1], out);
+  }
+  if (group === 'delivery' && action === 'domains' && rest.length === 0)
+    return (core, out) => deliveryDomains(core, out);
+  if (group === 'delivery' && action === 'reset') {
+    if (rest.length !== 1) throw new CliError('delivery reset needs exactly one HOST');
+    return (core, out) => deliveryReset(core, rest[0], out);
+  }
+  const site = parseSiteCommand(argv);
+  if (site) return site;
   throw new CliError(`Unknown command: ${argv.join(' ') || '(none)'}`);
 }
 

@@ -56,6 +56,16 @@ export interface Config {
   /** Minimum delay for scheduled statuses, in seconds (Mastodon: 300). Lower only for tests. */
   scheduledStatusMinDelaySeconds: number;
   federation: FederationConfig;
+  /** The machine-translation backend, or null when translation is off. */
+  translation: TranslationConfig | null;
+}
+
+export interface TranslationConfig {
+  backend: 'libretranslate' | 'deepl';
+  /** Base URL of the service, e.g. https://api-free.deepl.com or https://translate.example. */
+  endpoint: string;
+  apiKey: string | null;
+  timeoutMs: number;
 }
 
 /** ActivityPub settings (README, "Federation"). All off by default. */
@@ -124,6 +134,41 @@ function redisNamespace(env: Env): string {
   if (!/^[a-zA-Z0-9._-]*$/.test(ns))
     throw new ConfigError('REDIS_NAMESPACE', `may hold only letters, digits, ".", "_" and "-", got "${ns}"`);
   return ns;
+}
+
+/**
+ * TRANSLATION_BACKEND (libretranslate | deepl), TRANSLATION_ENDPOINT, TRANSLATION_API_KEY,
+ * TRANSLATION_TIMEOUT_MS; Mastodon's own variables work too: DEEPL_API_KEY (+ DEEPL_PLAN=free|pro),
+ * LIBRE_TRANSLATE_ENDPOINT (+ LIBRE_TRANSLATE_API_KEY).
+ */
+function translationConfig(env: Env): TranslationConfig | null {
+  const timeoutMs = int(env, 'TRANSLATION_TIMEOUT_MS', 10_000, 100, 120_000);
+  const backend = optional(env, 'TRANSLATION_BACKEND');
+  if (backend !== null) {
+    if (backend !== 'libretranslate' && backend !== 'deepl')
+      throw new ConfigError('TRANSLATION_BACKEND', `must be libretranslate or deepl, got "${backend}"`);
+    const fallback = backend === 'deepl' ? 'https://api.deepl.com' : undefined;
+    const endpoint = url(env, 'TRANSLATION_ENDPOINT', fallback as string, ['http', 'https']).replace(/\/+$/, '');
+    const apiKey = optional(env, 'TRANSLATION_API_KEY');
+    if (backend === 'deepl' && apiKey === null) throw new ConfigError('TRANSLATION_API_KEY', 'is required for deepl');
+    return { backend, endpoint, apiKey, timeoutMs };
+  }
+  const deeplKey = optional(env, 'DEEPL_API_KEY');
+  if (deeplKey !== null) {
+    const plan = str(env, 'DEEPL_PLAN', 'free');
+    return {
+      backend: 'deepl',
+      endpoint: plan === 'pro' ? 'https://api.deepl.com' : 'https://api-free.deepl.com',
+      apiKey: deeplKey,
+      timeoutMs,
+    };
+  }
+  const libre = optional(env, 'LIBRE_TRANSLATE_ENDPOINT');
+  if (libre !== null) {
+    const endpoint = url(env, 'LIBRE_TRANSLATE_ENDPOINT', libre, ['http', 'https']).replace(/\/+$/, '');
+    return { backend: 'libretranslate', endpoint, apiKey: optional(env, 'LIBRE_TRANSLATE_API_KEY'), timeoutMs };
+  }
+  return null;
 }
 
 const DOMAIN = /^[a-z0-9.-]+(:\d{1,5})?$/i;
@@ -218,6 +263,7 @@ export function loadConfig(env: Env = process.env): Config {
         bool(env, 'LIMITED_FEDERATION_MODE', false) ||
         bool(env, 'WHITELIST_MODE', false),
     },
+    translation: translationConfig(env),
   };
 }
 

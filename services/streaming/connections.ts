@@ -1,24 +1,80 @@
 // One streaming WebSocket connection: its viewer, the streams it listens to (multiplexed, as
-// Mastodon's `{"type": "subscribe", "stream": ...}` messages ask), and the per-viewer filter that
-// drops statuses of accounts the viewer blocks, mutes or is blocked by.
+// Mastodon's `{"type": "subscribe", "stream": ...}` messages ask), and the per-viewer filtering of
+// `update`/`status.update` as Mastodon's streaming server does it: accounts blocked either way or
+// muted (author, booster, mentioned), blocked domains, chosen languages on public and hashtag
+// streams, custom filters (`hide` in the stream's context drops the event; other matches are sent
+// in the payload's `filtered`).
 import type { Core } from '../core/context.ts';
 import type { AccountDoc } from '../core/model/accounts.ts';
 import type { AccessTokenDoc } from '../core/model/oauth.ts';
+import type { UserDoc } from '../core/model/users.ts';
 import { scopesAllow } from '../core/auth/scopes.ts';
-import { collection } from '../core/db/mongo.ts';
-import { blocks } from '../core/model/blocks.ts';
-import { mutes } from '../core/model/mutes.ts';
+import { matchFilters } from '../core/filters/match.ts';
+import { presentFilterResults } from '../core/entities/filter.ts';
 import type { StreamMessage } from '../core/streaming/channels.ts';
-import { resolveStream, scopesFor, StreamError, type StreamRequest } from './streams.ts';
+import { resolveStream, scopesFor, StreamError, type ResolvedStream, type StreamRequest } from './streams.ts';
 import type { Subscriptions } from './subscriptions.ts';
+import { EMPTY_FILTER, loadViewerFilters, type ViewerFilter } from './viewerFilters.ts';
+
+interface PayloadStatus {
+  id: string;
+  language?: string | null;
+  content?: string;
+  spoiler_text?: string;
+  account: { id: string; acct: string };
+  mentions: { id: string }[];
+}
+type PayloadWithReblog = PayloadStatus & { reblog?: PayloadStatus | null };
+
+/** One parse per message, however many connections it goes to. */
+const parsed = new WeakMap<StreamMessage, PayloadWithReblog | null>();
+
+function parsedStatus(message: StreamMessage): PayloadWithReblog | null {
+  let status = parsed.get(message);
+  if (status === undefined) {
+    try {
+      const p = JSON.parse(message.payload) as PayloadWithReblog;
+      status = p && typeof p === 'object' && p.account ? { ...p, mentions: p.mentions ?? [] } : null;
+      if (status?.reblog) status.reblog = { ...status.reblog, mentions: status.reblog.mentions ?? [] };
+    } catch {
+      status = null;
+    }
+    parsed.set(message, status);
+  }
+  return status;
+}
 
 export interface Viewer {
   token: AccessTokenDoc;
   account: AccountDoc | null;
+  user: UserDoc | null;
 }
 
 /** What a connection emits: a stream message, or an error about a client request. */
-export type Frame = { stream: string[]; event: string; payload: string } | { error: string; status: number };
+export type Frame =
+  | {
+      stream: string[];
+      event: string;
+      payload: string;
+      /** The frame as WebSocket text (shared by every connection that sends this message unchanged). */
+      text?: string;
+    }
+  | { error: string; status: number };
+
+/** Serialised frames per message and stream label: a fan-out's message is encoded once per label. */
+const encoded = new WeakMap<StreamMessage, Map<string, string>>();
+
+function sharedFrame(label: string[], message: StreamMessage): Frame {
+  let byLabel = encoded.get(message);
+  if (!byLabel) encoded.set(message, (byLabel = new Map()));
+  const key = label.join('\u0000');
+  let text = byLabel.get(key);
+  if (text === undefined) {
+    text = JSON.stringify({ stream: label, event: message.event, payload: message.payload });
+    byLabel.set(key, text);
+  }
+  return { stream: label, event: message.event, payload: message.payload, text };
+}
 
 export class Connection {
   private readonly core: Core;
@@ -26,7 +82,7 @@ export class Connection {
   readonly viewer: Viewer | null;
   private readonly emit: (frame: Frame) => void;
   private readonly streams = new Map<string, Promise<() => Promise<void>>>();
-  private hidden = new Set<string>();
+  private filter: ViewerFilter = EMPTY_FILTER;
   private closed = false;
 
   constructor(core: Core, subscriptions: Subscriptions, viewer: Viewer | null, emit: (frame: Frame) => void) {
@@ -36,41 +92,65 @@ export class Connection {
     this.emit = emit;
   }
 
-  /** Loads whom the viewer does not want to see (refreshed by the server's sweep). */
+  /** Loads what the viewer does not want to see (the server's sweep refreshes it for all at once). */
   async refreshFilter(): Promise<void> {
     const me = this.viewer?.account?._id;
     if (me === undefined) return;
-    const [mine, theirs, muted] = await Promise.all([
-      collection(this.core.db, blocks)
-        .find({ accountId: me }, { projection: { targetAccountId: 1 } })
-        .toArray(),
-      collection(this.core.db, blocks)
-        .find({ targetAccountId: me }, { projection: { accountId: 1 } })
-        .toArray(),
-      collection(this.core.db, mutes).find({ accountId: me }).toArray(),
-    ]);
-    const now = new Date();
-    this.hidden = new Set([
-      ...mine.map((b) => String(b.targetAccountId)),
-      ...theirs.map((b) => String(b.accountId)),
-      ...muted.filter((m) => m.expiresAt === null || m.expiresAt > now).map((m) => String(m.targetAccountId)),
-    ]);
+    this.setFilter((await loadViewerFilters(this.core, [me])).get(me) ?? EMPTY_FILTER);
   }
 
-  private deliver(label: string[], message: StreamMessage): void {
+  setFilter(filter: ViewerFilter): void {
+    this.filter = filter;
+  }
+
+  private deliver(stream: ResolvedStream, message: StreamMessage): void {
     if (this.closed) return;
-    if (message.event === 'update' && this.hidden.size > 0) {
-      try {
-        const status = JSON.parse(message.payload) as {
-          account?: { id?: string };
-          reblog?: { account?: { id?: string } } | null;
-        };
-        if (this.hidden.has(status.account?.id ?? '') || this.hidden.has(status.reblog?.account?.id ?? '')) return;
-      } catch {
-        return;
-      }
+    const label = stream.label;
+    if (message.event !== 'update' && message.event !== 'status.update') {
+      this.emit(sharedFrame(label, message));
+      return;
     }
-    this.emit({ stream: label, event: message.event, payload: message.payload });
+    const status = parsedStatus(message);
+    if (!status) return;
+    const publicStream = label[0]?.startsWith('public') === true || label[0]?.startsWith('hashtag') === true;
+    // Feeds the instance's access settings close to this viewer, wholly or for one origin.
+    if (stream.origin !== 'all') {
+      const remote = status.account.acct.includes('@');
+      if (stream.origin === 'none' || (stream.origin === 'local') === remote) return;
+    }
+    const f = this.filter;
+    // Languages: only public and hashtag streams, and for logged-out viewers too (none chosen then).
+    if (publicStream && f.chosenLanguages && !f.chosenLanguages.includes(status.language ?? '')) return;
+    const me = this.viewer?.account ? String(this.viewer.account._id) : null;
+    if (me === null) {
+      this.emit(sharedFrame(label, message));
+      return;
+    }
+    for (const s of [status, status.reblog]) {
+      if (!s) continue;
+      if (f.hidden.has(s.account.id) || s.mentions.some((m) => f.hidden.has(m.id))) return;
+      const domain = s.account.acct.split('@')[1];
+      if (domain && f.blockedDomains.has(domain.toLowerCase())) return;
+    }
+    let payload = message.payload;
+    const proper = status.reblog ?? status;
+    if (f.filters.length > 0 && proper.account.id !== me) {
+      const matches = matchFilters(f.filters, {
+        _id: BigInt(proper.id),
+        content: proper.content ?? '',
+        spoilerText: proper.spoiler_text ?? '',
+      });
+      const context = publicStream ? 'public' : 'home';
+      if (matches.some((m) => m.filter.action === 'hide' && m.filter.context.includes(context))) return;
+      if (matches.length > 0)
+        payload = JSON.stringify({
+          ...(JSON.parse(message.payload) as object),
+          filtered: presentFilterResults(matches),
+        });
+    }
+    this.emit(
+      payload === message.payload ? sharedFrame(label, message) : { stream: label, event: message.event, payload },
+    );
   }
 
   private error(text: string, status = 400): void {
@@ -81,11 +161,11 @@ export class Connection {
     try {
       if (this.viewer && !scopesAllow(this.viewer.token.scopes, scopesFor(req.stream)))
         throw new StreamError('Access token does not have the required scopes');
-      const stream = await resolveStream(this.core, this.viewer?.account ?? null, req);
+      const stream = await resolveStream(this.core, this.viewer, req);
       if (this.streams.has(stream.key) || this.closed) return;
       const listening = (async () => {
         const stops = await Promise.all(
-          stream.channels.map((c) => this.subscriptions.listen(c, (m) => this.deliver(stream.label, m))),
+          stream.channels.map((c) => this.subscriptions.listen(c, (m) => this.deliver(stream, m))),
         );
         return async () => {
           await Promise.all(stops.map((stop) => stop()));
@@ -101,7 +181,7 @@ export class Connection {
 
   async unsubscribe(req: StreamRequest): Promise<void> {
     try {
-      const stream = await resolveStream(this.core, this.viewer?.account ?? null, req);
+      const stream = await resolveStream(this.core, this.viewer, req);
       const listening = this.streams.get(stream.key);
       if (!listening) return;
       this.streams.delete(stream.key);

@@ -17,11 +17,12 @@ import { registry } from '../core/metrics.ts';
 import type { Core } from '../core/context.ts';
 import { collection } from '../core/db/mongo.ts';
 import { accessTokens } from '../core/model/oauth.ts';
-import { resolveToken } from '../api/plugins/auth.ts';
+import { resolveToken } from '../core/auth/resolveToken.ts';
 import { Connection, type Viewer } from './connections.ts';
 import { resolveStream, scopesFor, StreamError } from './streams.ts';
 import { scopesAllow } from '../core/auth/scopes.ts';
 import { Subscriptions } from './subscriptions.ts';
+import { EMPTY_FILTER, loadViewerFilters } from './viewerFilters.ts';
 
 /** Server-sent events: a comment this often keeps idle proxies from cutting the connection. */
 const SSE_HEARTBEAT_MS = 15_000;
@@ -36,6 +37,7 @@ const SSE_STREAMS: Record<string, string> = {
   hashtag: 'hashtag',
   'hashtag/local': 'hashtag:local',
   list: 'list',
+  direct: 'direct',
 };
 
 /** How often open sockets are checked for revoked tokens and their block/mute filters refreshed. */
@@ -86,6 +88,8 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
   const sockets = new Set<WebSocket<SocketData>>();
   /** How to end each open server-sent-events response (at shutdown). */
   const sse = new Set<() => void>();
+  /** Server-sent-events connections of logged-in viewers (their filters are refreshed by the sweep). */
+  const sseConnections = new Set<Connection>();
   const app: TemplatedApp = App()
     .ws<SocketData>('/api/v1/streaming', {
       idleTimeout: 60,
@@ -108,7 +112,7 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
           if (raw) {
             const auth = await resolveToken(core, raw).catch(() => null);
             if (!auth || (auth.user && (auth.user.disabled || !auth.user.confirmedAt))) return refuse(res, aborted);
-            viewer = { token: auth.token, account: auth.account };
+            viewer = { token: auth.token, account: auth.account, user: auth.user };
           }
           if (aborted) return;
           const initial = stream
@@ -128,7 +132,8 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
         const data = ws.getUserData();
         // Sends happen outside uWS callbacks (Redis messages, promises): cork them so they flush now.
         const connection = new Connection(core, subscriptions, data.viewer, (frame) => {
-          if (sockets.has(ws)) ws.cork(() => ws.send(JSON.stringify(frame)));
+          if (sockets.has(ws))
+            ws.cork(() => ws.send('text' in frame && frame.text ? frame.text : JSON.stringify(frame)));
         });
         data.connection = connection;
         sockets.add(ws);
@@ -182,11 +187,11 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
             return fail('401 Unauthorized', 'Invalid access token');
           if (!scopesAllow(auth.token.scopes, scopesFor(name)))
             return fail('403 Forbidden', 'Access token does not have the required scopes');
-          viewer = { token: auth.token, account: auth.account };
+          viewer = { token: auth.token, account: auth.account, user: auth.user };
         }
         const request = { stream: name, tag: query.get('tag') ?? undefined, list: query.get('list') ?? undefined };
         try {
-          await resolveStream(core, viewer?.account ?? null, request);
+          await resolveStream(core, viewer, request);
         } catch (err) {
           if (err instanceof StreamError) return fail(viewer ? '400 Bad Request' : '401 Unauthorized', err.message);
           throw err;
@@ -208,9 +213,11 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
           write(`event: ${frame.event}\ndata: ${frame.payload}\n\n`);
         });
         const beat = setInterval(() => write(':thump\n'), SSE_HEARTBEAT_MS);
+        if (viewer?.account) sseConnections.add(connection);
         cleanup = () => {
           clearInterval(beat);
           sse.delete(end);
+          sseConnections.delete(connection);
           void connection.close();
         };
         const end = () => {
@@ -256,7 +263,7 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
       const sweep = setInterval(() => {
         void (async () => {
           const open = [...sockets].filter((ws) => ws.getUserData().viewer);
-          if (open.length === 0) return;
+          if (open.length === 0 && sseConnections.size === 0) return;
           const ids = open.map((ws) => ws.getUserData().viewer!.token._id);
           const revoked = new Set(
             (
@@ -265,12 +272,21 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
                 .toArray()
             ).map((t) => t._id),
           );
+          const live: Connection[] = [];
           for (const ws of open) {
             const data = ws.getUserData();
             if (revoked.has(data.viewer!.token._id)) {
               sockets.delete(ws);
               ws.end(1008, 'The access token was revoked');
-            } else await data.connection?.refreshFilter();
+            } else if (data.connection) live.push(data.connection);
+          }
+          live.push(...sseConnections);
+          // One batch of queries for every connected viewer's blocks, mutes, languages and filters.
+          const accountIds = live.map((c) => c.viewer?.account?._id).filter((id): id is bigint => id !== undefined);
+          const loaded = await loadViewerFilters(core, accountIds);
+          for (const c of live) {
+            const id = c.viewer?.account?._id;
+            if (id !== undefined) c.setFilter(loaded.get(id) ?? EMPTY_FILTER);
           }
         })().catch((err: unknown) => logger.warn({ err }, 'streaming sweep failed'));
       }, SWEEP_MS);

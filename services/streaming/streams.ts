@@ -2,6 +2,10 @@
 // must hold, and whether a user is needed at all.
 import type { Core } from '../core/context.ts';
 import type { AccountDoc } from '../core/model/accounts.ts';
+import type { UserDoc } from '../core/model/users.ts';
+import { roleOfUser } from '../core/roles/roles.ts';
+import { hasPermission } from '../core/roles/permissions.ts';
+import { feedOrigin, getFeedAccess, requiresLogin, type FeedKind } from '../core/settings/feedAccess.ts';
 import { timelineChannels } from '../core/streaming/channels.ts';
 import { normalizeTagName } from '../core/text/extract.ts';
 import { ownList } from '../core/lists/lists.ts';
@@ -19,6 +23,33 @@ export interface ResolvedStream {
   channels: string[];
   /** Key of this subscription on a connection (subscribing twice is one subscription). */
   key: string;
+  /** Which statuses the viewer may get here (public and hashtag streams: the feed access settings). */
+  origin: 'all' | 'local' | 'remote' | 'none';
+}
+
+export interface StreamViewer {
+  account: AccountDoc | null;
+  user: UserDoc | null;
+}
+
+/**
+ * Public and hashtag streams under the instance's feed access settings: a logged-out viewer of a
+ * feed that is not public is refused (as the REST timeline is); otherwise the origins the viewer
+ * may not read are left out.
+ */
+async function publicOrigin(
+  core: Core,
+  viewer: StreamViewer | null,
+  kind: FeedKind,
+  wanted: { local: boolean; remote: boolean },
+): Promise<ResolvedStream['origin']> {
+  const pair = (await getFeedAccess(core))[kind];
+  const user = viewer?.account ? viewer.user : null;
+  if (!user && requiresLogin(pair, wanted)) throw new StreamError('Missing access token');
+  const someDisabled = pair.local === 'disabled' || pair.remote === 'disabled';
+  const viewFeeds =
+    someDisabled && user !== null && hasPermission((await roleOfUser(core, user)).permissions, 'view_feeds');
+  return feedOrigin(pair, { user: user !== null, viewFeeds }, wanted);
 }
 
 export class StreamError extends Error {}
@@ -32,9 +63,10 @@ export function scopesFor(stream: string): string[] {
 
 export async function resolveStream(
   core: Core,
-  account: AccountDoc | null,
+  viewer: StreamViewer | null,
   req: StreamRequest,
 ): Promise<ResolvedStream> {
+  const account = viewer?.account ?? null;
   const name = req.stream;
   const needUser = () => {
     if (!account) throw new StreamError('Missing access token');
@@ -45,31 +77,53 @@ export async function resolveStream(
       const a = needUser();
       return {
         label: ['user'],
-        channels: [timelineChannels.user(a._id), timelineChannels.userNotifications(a._id)],
+        channels: [
+          timelineChannels.user(a._id),
+          timelineChannels.userNotifications(a._id),
+          timelineChannels.announcements(),
+        ],
         key: name,
+        origin: 'all',
       };
     }
     case 'user:notification': {
       const a = needUser();
-      return { label: ['user:notification'], channels: [timelineChannels.userNotifications(a._id)], key: name };
+      return {
+        label: ['user:notification'],
+        channels: [timelineChannels.userNotifications(a._id)],
+        key: name,
+        origin: 'all',
+      };
+    }
+    case 'direct': {
+      const a = needUser();
+      return { label: ['direct'], channels: [timelineChannels.direct(a._id)], key: name, origin: 'all' };
     }
     case 'public':
     case 'public:media':
-      return { label: [name], channels: [timelineChannels.public('all', name.endsWith(':media'))], key: name };
     case 'public:local':
     case 'public:local:media':
-      return { label: [name], channels: [timelineChannels.public('local', name.endsWith(':media'))], key: name };
     case 'public:remote':
-    case 'public:remote:media':
-      return { label: [name], channels: [timelineChannels.public('remote', name.endsWith(':media'))], key: name };
+    case 'public:remote:media': {
+      const scope = name.startsWith('public:local') ? 'local' : name.startsWith('public:remote') ? 'remote' : 'all';
+      const origin = await publicOrigin(core, viewer, 'live', { local: scope === 'local', remote: scope === 'remote' });
+      return {
+        label: [name],
+        channels: [timelineChannels.public(scope, name.endsWith(':media'))],
+        key: name,
+        origin,
+      };
+    }
     case 'hashtag':
     case 'hashtag:local': {
       const tag = normalizeTagName((req.tag ?? '').trim().replace(/^#/, ''));
       if (!tag) throw new StreamError('No tag for stream provided');
+      const local = name === 'hashtag:local';
       return {
         label: [name, req.tag ?? tag],
-        channels: [timelineChannels.hashtag(tag, name === 'hashtag:local')],
+        channels: [timelineChannels.hashtag(tag, local)],
         key: `${name}:${tag}`,
+        origin: await publicOrigin(core, viewer, 'topic', { local, remote: false }),
       };
     }
     case 'list': {
@@ -81,6 +135,7 @@ export async function resolveStream(
         label: ['list', String(list._id)],
         channels: [timelineChannels.list(list._id)],
         key: `list:${list._id}`,
+        origin: 'all',
       };
     }
     default:

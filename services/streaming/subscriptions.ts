@@ -7,21 +7,23 @@ import type { Logger } from '../core/logger.ts';
 
 export type Listener = (message: StreamMessage) => void;
 
+/** How many recently received message texts are kept parsed. */
+const RECENT_MESSAGES = 64;
+
 export class Subscriptions {
   private readonly redis: Redis;
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly config: Config;
   private readonly logger: Logger;
+  private readonly recent = new Map<string, StreamMessage>();
 
   constructor(config: Config, logger: Logger) {
     this.config = config;
     this.logger = logger;
     this.redis = connectRedis(config.redisUrl);
     this.redis.on('message', (channel: string, raw: string) => {
-      let message: StreamMessage;
-      try {
-        message = JSON.parse(raw) as StreamMessage;
-      } catch {
+      const message = this.parse(raw);
+      if (!message) {
         this.logger.warn({ channel }, 'unreadable stream message');
         return;
       }
@@ -48,6 +50,25 @@ export class Subscriptions {
         await this.redis.unsubscribe(channel).catch(() => undefined);
       }
     };
+  }
+
+  /**
+   * A fan-out publishes one message on the channels of many followers: the same text arrives
+   * once per channel. The recent ones are kept parsed, so the message (and what connections
+   * derive from it) is one object for all of them.
+   */
+  private parse(raw: string): StreamMessage | null {
+    const known = this.recent.get(raw);
+    if (known) return known;
+    let message: StreamMessage;
+    try {
+      message = JSON.parse(raw) as StreamMessage;
+    } catch {
+      return null;
+    }
+    if (this.recent.size >= RECENT_MESSAGES) this.recent.delete(this.recent.keys().next().value as string);
+    this.recent.set(raw, message);
+    return message;
   }
 
   channelCount(): number {

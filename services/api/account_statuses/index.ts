@@ -11,7 +11,7 @@ import { isBlocking, isFollowing } from '../../core/graph/relations.ts';
 import { filterVisible } from '../../core/statuses/visibility.ts';
 import { normalizeTagName } from '../../core/text/extract.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
-import { presentStatuses, StatusEntity } from '../entities/status.ts';
+import { presentStatuses, StatusEntity } from '../../core/entities/status.ts';
 import { BoolLike } from '../params.ts';
 import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
 import { AccountIdParams, targetAccount } from '../graphParams.ts';

@@ -28,7 +28,7 @@ import {
   presentAccount,
   presentAccounts,
   presentCredentialAccount,
-} from '../entities/account.ts';
+} from '../../core/entities/account.ts';
 import { ApiError, forbidden, missingParam, notFound, validationFailed } from '../errors.ts';
 import { enforceRateLimit, RATE_LIMITS } from '../rateLimit.ts';
 import { BoolLike, FieldsAttributes, fieldList, railsBoolean } from './params.ts';

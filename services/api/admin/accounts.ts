@@ -27,8 +27,8 @@ import { parseCidr, parseIp } from '../../core/moderation/ipBlocks.ts';
 import { forbidden, notFound, validationFailed } from '../errors.ts';
 import { BoolLike } from '../params.ts';
 import { findPage, setLinkHeader } from '../pagination.ts';
-import { adminConfig, adminPage, adminScopes, idParam, IdParams, moderator, PageQuery } from './guard.ts';
-import { presentAdminAccount, presentAdminAccounts } from './present.ts';
+import { adminConfig, adminPage, adminScopes, idParam, IdParams, moderator } from './guard.ts';
+import { presentAdminAccount, presentAdminAccounts } from '../../core/entities/admin.ts';
 
 const SCOPES = adminScopes('accounts');
 const READ = adminConfig(SCOPES.read, 'manage_users');

@@ -13,7 +13,7 @@ import { validationFailed } from '../errors.ts';
 import { BoolLike } from '../params.ts';
 import { findPage, setLinkHeader } from '../pagination.ts';
 import { adminConfig, adminPage, adminScopes, idParam, IdParams, moderator } from './guard.ts';
-import { presentAdminReports } from './present.ts';
+import { presentAdminReports } from '../../core/entities/admin.ts';
 
 const SCOPES = adminScopes('reports');
 const READ = adminConfig(SCOPES.read, 'manage_reports');

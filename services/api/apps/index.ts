@@ -9,7 +9,7 @@ import {
   CredentialApplicationEntity,
   presentApplication,
   presentCredentialApplication,
-} from '../entities/application.ts';
+} from '../../core/entities/application.ts';
 import { validationFailed } from '../errors.ts';
 
 const StringOrList = Type.Union([Type.String(), Type.Array(Type.String())]);

@@ -6,7 +6,7 @@ import { collection } from '../../core/db/mongo.ts';
 import { blocks } from '../../core/model/blocks.ts';
 import { blockAccount, unblockAccount } from '../../core/graph/block.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { AccountEntity } from '../entities/account.ts';
+import { AccountEntity } from '../../core/entities/account.ts';
 import { AccountPageQuery, accountActionRoute, recordAccountsPage } from '../graphParams.ts';
 
 const WRITE = { scopes: ['write', 'write:blocks', 'follow'], user: 'required' as const };

@@ -9,7 +9,7 @@ import { dismissSuggestion, followSuggestions } from '../../core/discovery/sugge
 import { directory } from '../../core/discovery/directory.ts';
 import { searchAccounts } from '../../core/discovery/accountSearch.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { AccountEntity, presentAccounts } from '../entities/account.ts';
+import { AccountEntity, presentAccounts } from '../../core/entities/account.ts';
 import { BoolLike } from '../params.ts';
 import { notFound } from '../errors.ts';
 

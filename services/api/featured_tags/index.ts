@@ -11,7 +11,7 @@ import { featuredTags, type FeaturedTagDoc } from '../../core/model/featuredTags
 import { tags } from '../../core/model/tags.ts';
 import { featureTag, featuredTagSuggestions, featuredTagUsage, unfeatureTag } from '../../core/tags/featuredTags.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { presentTag, TagEntity } from '../entities/tag.ts';
+import { presentTag, TagEntity } from '../../core/entities/tag.ts';
 import { missingParam } from '../errors.ts';
 import { AccountIdParams, targetAccount } from '../graphParams.ts';
 

@@ -35,7 +35,7 @@ import {
   presentFilterStatus,
   presentKeyword,
   presentV1Filter,
-} from '../entities/filter.ts';
+} from '../../core/entities/filter.ts';
 
 const READ = { scopes: ['read', 'read:filters'], user: 'required' as const };
 const WRITE = { scopes: ['write', 'write:filters'], user: 'required' as const };

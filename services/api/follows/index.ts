@@ -14,8 +14,8 @@ import { authorizeFollowRequest, rejectFollowRequest } from '../../core/graph/fo
 import { collectionsVisible, hiddenFrom } from '../../core/graph/collections.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { AccountEntity, presentAccounts } from '../entities/account.ts';
-import { presentRelationship, RelationshipEntity } from '../entities/relationship.ts';
+import { AccountEntity, presentAccounts } from '../../core/entities/account.ts';
+import { presentRelationship, RelationshipEntity } from '../../core/entities/relationship.ts';
 import { BoolLike } from '../params.ts';
 import { ApiError, missingParam, notFound } from '../errors.ts';
 import { enforceRateLimit, RATE_LIMITS } from '../rateLimit.ts';

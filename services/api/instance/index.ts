@@ -1,28 +1,74 @@
-// Instance area: /api/v1/instance, /api/v2/instance and /api/v1/custom_emojis — public, cacheable
-// capability documents every client reads at start.
+// Instance area: /api/v1/instance, /api/v2/instance and the /api/v1/instance/* documents — public,
+// cacheable descriptions every client reads at start. The rendered documents are cached in Redis
+// (services/core/instance/cache.ts) and dropped whenever an administrator changes what they show.
+import { getFeedAccess } from '../../core/settings/feedAccess.ts';
 import { Type } from '@sinclair/typebox';
+import sharp from 'sharp';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
 import { instanceStats } from '../../core/instance/stats.ts';
 import { getRegistrationsMode } from '../../core/settings/settings.ts';
+import { cachedDocument } from '../../core/instance/cache.ts';
+import { getInstanceSettings, instanceSettingUpdatedAt } from '../../core/instance/settings.ts';
+import { listRules } from '../../core/instance/rules.ts';
+import { asHtml, defaultPrivacyPolicy } from '../../core/instance/documents.ts';
+import { iconEntities, parseThumbnail, thumbnailEntity } from '../../core/instance/siteUploads.ts';
+import { instancePeers } from '../../core/instance/peers.ts';
+import { instanceActivity } from '../../core/instance/activity.ts';
+import { KNOWN_LANGUAGES } from '../../core/instance/languages.ts';
+import { presentDomainBlocks, publicDomainBlocks } from '../../core/instance/domainBlocks.ts';
+import { findLocalAccountByUsername } from '../../core/accounts/create.ts';
+import { translationLanguages } from '../../core/translation/translate.ts';
+import { emojiUri, listCustomEmojis } from '../../core/emojis/emojis.ts';
+import { collection } from '../../core/db/mongo.ts';
+import { customEmojis } from '../../core/model/customEmojis.ts';
+import { parseId } from '../../core/ids.ts';
+import { storageFor } from '../../core/media/storage.ts';
+import { renderEmoji } from '../../core/activitypub/render/actor.ts';
+import { AS_CONTEXT, withContext } from '../../core/activitypub/render/context.ts';
+import { notFound, unauthorized } from '../errors.ts';
+import { presentAccount, CustomEmojiEntity } from '../../core/entities/account.ts';
 import {
   InstanceEntity,
   InstanceV1Entity,
+  RuleEntity,
   presentInstance,
   presentInstanceV1,
+  presentRule,
   type InstanceFacts,
-} from '../entities/instance.ts';
+} from '../../core/entities/instance.ts';
+
+/** How long the documents live in the cache at most (admin changes drop them sooner). */
+const DOCUMENT_SECONDS = 180;
+const SLOW_DOCUMENT_SECONDS = 3600;
 
 async function instanceFacts(core: Core): Promise<InstanceFacts> {
-  const [mode, stats] = await Promise.all([getRegistrationsMode(core), instanceStats(core)]);
+  const [mode, stats, site, ruleDocs, feedAccess] = await Promise.all([
+    getRegistrationsMode(core),
+    instanceStats(core),
+    getInstanceSettings(core),
+    listRules(core),
+    getFeedAccess(core),
+  ]);
+  const contact = site.siteContactUsername ? await findLocalAccountByUsername(core, site.siteContactUsername) : null;
+  const thumbnail = parseThumbnail(site.thumbnailKey);
   return {
-    title: core.config.localDomain,
-    description: '',
-    contactEmail: '',
-    contactAccount: null,
-    registrations: { enabled: mode !== 'closed' && !core.config.omniauthOnly, approvalRequired: mode === 'approved' },
+    title: site.siteTitle || core.config.localDomain,
+    description: site.siteShortDescription,
+    contactEmail: site.siteContactEmail,
+    contactAccount: contact && contact.suspendedAt === null ? await presentAccount(core, contact) : null,
+    registrations: {
+      enabled: mode !== 'closed' && !core.config.omniauthOnly,
+      approvalRequired: mode === 'approved',
+      message: site.closedRegistrationsMessage ? asHtml(site.closedRegistrationsMessage) : null,
+    },
     stats,
+    rules: ruleDocs.map(presentRule),
+    thumbnail: thumbnail ? thumbnailEntity(core, thumbnail) : null,
+    termsOfService: site.termsOfService.trim() !== '',
+    icon: iconEntities(core, site.appIconKeys),
+    feedAccess,
   };
 }
 
@@ -32,26 +78,207 @@ const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
 
   app.get('/api/v2/instance', { ...open, schema: { response: { 200: InstanceEntity } } }, async (_request, reply) => {
     reply.header('cache-control', publicCache);
-    return presentInstance(core, await instanceFacts(core));
+    return cachedDocument(core, 'v2', DOCUMENT_SECONDS, async () => presentInstance(core, await instanceFacts(core)));
   });
 
   app.get('/api/v1/instance', { ...open, schema: { response: { 200: InstanceV1Entity } } }, async (_request, reply) => {
     reply.header('cache-control', publicCache);
     reply.header('deprecation', '@1667260800'); // deprecated since 4.0 (RFC 9745)
-    return presentInstanceV1(core, await instanceFacts(core));
+    return cachedDocument(core, 'v1', DOCUMENT_SECONDS, async () => presentInstanceV1(core, await instanceFacts(core)));
   });
 
-  // No custom emojis can be uploaded yet; the list is empty but real, and cacheable.
   app.get(
-    '/api/v1/custom_emojis',
-    { ...open, schema: { response: { 200: Type.Array(Type.Object({}, { additionalProperties: true })) } } },
+    '/api/v1/instance/rules',
+    { ...open, schema: { response: { 200: Type.Array(RuleEntity) } } },
     async (_request, reply) => {
       reply.header('cache-control', publicCache);
-      return [];
+      return cachedDocument(core, 'rules', DOCUMENT_SECONDS, async () => (await listRules(core)).map(presentRule));
     },
   );
 
-  app.get('/api/v1/instance/rules', open, async () => []);
+  app.get(
+    '/api/v1/instance/peers',
+    { ...open, schema: { response: { 200: Type.Array(Type.String()) } } },
+    async (_request, reply) => {
+      if (core.config.limitedFederationMode || !(await getInstanceSettings(core)).peersApiEnabled) throw notFound();
+      reply.header('cache-control', publicCache);
+      return cachedDocument(core, 'peers', SLOW_DOCUMENT_SECONDS, () => instancePeers(core));
+    },
+  );
+
+  const Week = Type.Object({
+    week: Type.String(),
+    statuses: Type.String(),
+    logins: Type.String(),
+    registrations: Type.String(),
+  });
+  app.get(
+    '/api/v1/instance/activity',
+    { ...open, schema: { response: { 200: Type.Array(Week) } } },
+    async (_request, reply) => {
+      if (core.config.limitedFederationMode || !(await getInstanceSettings(core)).activityApiEnabled) throw notFound();
+      reply.header('cache-control', publicCache);
+      return cachedDocument(core, 'activity', SLOW_DOCUMENT_SECONDS, () => instanceActivity(core));
+    },
+  );
+
+  const HtmlDocument = Type.Object({ updated_at: Type.Union([Type.String(), Type.Null()]), content: Type.String() });
+  /** Mastodon's date of its default privacy policy (PrivacyPolicy::DEFAULT_UPDATED_AT). */
+  const DEFAULT_POLICY_DATE = new Date(Date.UTC(2022, 9, 7));
+  app.get(
+    '/api/v1/instance/extended_description',
+    { ...open, schema: { response: { 200: HtmlDocument } } },
+    async (_request, reply) => {
+      reply.header('cache-control', publicCache);
+      return cachedDocument(core, 'extended_description', DOCUMENT_SECONDS, async () => {
+        const site = await getInstanceSettings(core);
+        // As Mastodon: no date while there is no description.
+        if (!site.siteExtendedDescription) return { updated_at: null, content: '' };
+        const at = await instanceSettingUpdatedAt(core, 'siteExtendedDescription');
+        return { updated_at: (at ?? new Date()).toISOString(), content: asHtml(site.siteExtendedDescription) };
+      });
+    },
+  );
+
+  app.get(
+    '/api/v1/instance/privacy_policy',
+    { ...open, schema: { response: { 200: HtmlDocument } } },
+    async (_request, reply) => {
+      reply.header('cache-control', publicCache);
+      return cachedDocument(core, 'privacy_policy', DOCUMENT_SECONDS, async () => {
+        const site = await getInstanceSettings(core);
+        if (!site.privacyPolicy)
+          return { updated_at: DEFAULT_POLICY_DATE.toISOString(), content: defaultPrivacyPolicy(core) };
+        const at = await instanceSettingUpdatedAt(core, 'privacyPolicy');
+        return { updated_at: (at ?? new Date()).toISOString(), content: asHtml(site.privacyPolicy) };
+      });
+    },
+  );
+
+  const TermsOfService = Type.Object({
+    effective_date: Type.String(),
+    effective: Type.Boolean(),
+    content: Type.String(),
+    succeeded_by: Type.Union([Type.String(), Type.Null()]),
+  });
+  const terms = () =>
+    cachedDocument(core, 'terms_of_service', DOCUMENT_SECONDS, async () => {
+      const site = await getInstanceSettings(core);
+      if (!site.termsOfService.trim()) return null;
+      const at = (await instanceSettingUpdatedAt(core, 'termsOfService')) ?? new Date();
+      return {
+        effective_date: at.toISOString().slice(0, 10),
+        effective: true,
+        content: asHtml(site.termsOfService),
+        succeeded_by: null,
+      };
+    });
+  app.get(
+    '/api/v1/instance/terms_of_service',
+    { ...open, schema: { response: { 200: TermsOfService } } },
+    async (_request, reply) => {
+      const doc = await terms();
+      if (!doc) throw notFound();
+      reply.header('cache-control', publicCache);
+      return doc;
+    },
+  );
+  app.get(
+    '/api/v1/instance/terms_of_service/:date',
+    {
+      ...open,
+      schema: { params: Type.Object({ date: Type.String({ maxLength: 100 }) }), response: { 200: TermsOfService } },
+    },
+    async (request) => {
+      const doc = await terms();
+      if (!doc || doc.effective_date !== request.params.date) throw notFound();
+      return doc;
+    },
+  );
+
+  app.get(
+    '/api/v1/instance/languages',
+    { ...open, schema: { response: { 200: Type.Array(Type.Object({ code: Type.String(), name: Type.String() })) } } },
+    async (_request, reply) => {
+      reply.header('cache-control', publicCache);
+      return [...KNOWN_LANGUAGES];
+    },
+  );
+
+  app.get(
+    '/api/v1/instance/translation_languages',
+    { ...open, schema: { response: { 200: Type.Record(Type.String(), Type.Array(Type.String())) } } },
+    async (_request, reply) => {
+      reply.header('cache-control', publicCache);
+      return translationLanguages(core);
+    },
+  );
+
+  const DomainBlock = Type.Object({
+    domain: Type.String(),
+    digest: Type.String(),
+    severity: Type.String(),
+    comment: Type.Optional(Type.String()),
+  });
+  app.get(
+    '/api/v1/instance/domain_blocks',
+    { config: { auth: { user: 'optional' as const } }, schema: { response: { 200: Type.Array(DomainBlock) } } },
+    async (request) => {
+      const site = await getInstanceSettings(core);
+      const signedIn = request.auth?.user != null;
+      const visible = (v: typeof site.showDomainBlocks) => v === 'all' || (v === 'users' && signedIn);
+      if (site.showDomainBlocks === 'disabled') throw notFound();
+      if (!visible(site.showDomainBlocks)) throw unauthorized('This API requires an authenticated user');
+      const blocks = await publicDomainBlocks(core);
+      return presentDomainBlocks(blocks, visible(site.showDomainBlocksRationale));
+    },
+  );
+
+  app.get(
+    '/api/v1/custom_emojis',
+    { ...open, schema: { response: { 200: Type.Array(CustomEmojiEntity) } } },
+    async (_request, reply) => {
+      reply.header('cache-control', publicCache);
+      return listCustomEmojis(core);
+    },
+  );
+
+  // The default server thumbnail (Instance.thumbnail until an administrator uploads one), drawn once.
+  let defaultThumbnail: Promise<Buffer> | null = null;
+  app.get('/packs/media/images/preview.png', open, async (_request, reply) => {
+    defaultThumbnail ??= sharp({ create: { width: 1200, height: 630, channels: 3, background: '#282c37' } })
+      .png()
+      .toBuffer();
+    reply.header('content-type', 'image/png').header('cache-control', 'public, max-age=86400');
+    return reply.send(await defaultThumbnail);
+  });
+
+  // A local emoji as ActivityPub `Emoji` (the id its Emoji tags carry), as Mastodon's /emojis/:id.
+  app.get(
+    '/emojis/:id',
+    { ...open, schema: { params: Type.Object({ id: Type.String({ maxLength: 30 }) }) } },
+    async (request, reply) => {
+      const id = parseId(request.params.id);
+      const doc =
+        id === null
+          ? null
+          : await collection(core.db, customEmojis).findOne({ _id: id, domain: null, disabled: false });
+      if (!doc) throw notFound();
+      reply.type('application/activity+json; charset=utf-8');
+      return JSON.stringify(
+        withContext(
+          [AS_CONTEXT, { toot: 'http://joinmastodon.org/ns#', Emoji: 'toot:Emoji' }],
+          renderEmoji({
+            shortcode: doc.shortcode,
+            url: storageFor(core).url(doc.imageKey),
+            mediaType: doc.contentType,
+            uri: emojiUri(core, doc),
+            updatedAt: doc.updatedAt,
+          }),
+        ),
+      );
+    },
+  );
 };
 
 export default instanceArea;

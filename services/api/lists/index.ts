@@ -18,7 +18,7 @@ import {
 import { railsBoolean } from '../../core/railsParams.ts';
 import { findVisibleAccounts } from '../../core/accounts/queries.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { AccountEntity, presentAccounts } from '../entities/account.ts';
+import { AccountEntity, presentAccounts } from '../../core/entities/account.ts';
 import { BoolLike } from '../params.ts';
 import { findPage, pageParams } from '../pagination.ts';
 import { AccountIdParams, AccountPageQuery, accountsOfRecords, targetAccount } from '../graphParams.ts';

@@ -15,7 +15,7 @@ import {
   setCustomThumbnail,
   updateAttachmentAttributes,
 } from '../../core/media/attachments.ts';
-import { MediaAttachmentEntity, presentMediaAttachment } from '../entities/mediaAttachment.ts';
+import { MediaAttachmentEntity, presentMediaAttachment } from '../../core/entities/mediaAttachment.ts';
 
 const write = { auth: { scopes: ['write', 'write:media'], user: 'required' as const } };
 const IdParams = Type.Object({ id: Type.String() });

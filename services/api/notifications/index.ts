@@ -22,8 +22,8 @@ import {
 import { findVisibleAccounts } from '../../core/accounts/queries.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { notFound } from '../errors.ts';
-import { AccountEntity, presentAccounts, type Account } from '../entities/account.ts';
-import { NotificationEntity, presentNotifications, renderRefs } from '../entities/notification.ts';
+import { AccountEntity, presentAccounts, type Account } from '../../core/entities/account.ts';
+import { NotificationEntity, presentNotifications, renderRefs } from '../../core/entities/notification.ts';
 import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
 
 const READ = { scopes: ['read', 'read:notifications'], user: 'required' as const };
@@ -58,8 +58,18 @@ const GroupedResults = Type.Object({
   notification_groups: Type.Array(Type.Unknown()),
 });
 
-function filterOf(q: { types?: unknown; exclude_types?: unknown; account_id?: unknown }): NotificationFilter {
-  return { types: q.types, excludeTypes: q.exclude_types, accountId: q.account_id };
+function filterOf(q: {
+  types?: unknown;
+  exclude_types?: unknown;
+  account_id?: unknown;
+  include_filtered?: unknown;
+}): NotificationFilter {
+  return {
+    types: q.types,
+    excludeTypes: q.exclude_types,
+    accountId: q.account_id,
+    includeFiltered: q.include_filtered,
+  };
 }
 
 function countLimit(raw: unknown): number {
@@ -144,7 +154,7 @@ async function presentGroups(
 }
 
 function groupBase(account: AccountDoc): Filter<NotificationDoc> {
-  return { accountId: account._id };
+  return { accountId: account._id, filtered: { $ne: true } };
 }
 
 const notificationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
@@ -304,7 +314,7 @@ const notificationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
         ? [g.mostRecent.fromAccountId]
         : (
             await collection(core.db, notifications)
-              .find({ accountId: account._id, groupKey: key }, { projection: { fromAccountId: 1 } })
+              .find({ ...groupBase(account), groupKey: key }, { projection: { fromAccountId: 1 } })
               .sort({ _id: -1 })
               .limit(80)
               .toArray()

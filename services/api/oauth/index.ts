@@ -18,7 +18,7 @@ import { revokeAccessToken } from '../../core/oauth/tokens.ts';
 import { createWebSession, destroyWebSession, webSessionUser, SESSION_TTL_SECONDS } from '../../core/oauth/sessions.ts';
 import { logIn } from '../../core/users/login.ts';
 import { localBase } from '../../core/accounts/urls.ts';
-import { presentAccount } from '../entities/account.ts';
+import { presentAccount } from '../../core/entities/account.ts';
 import { hashSecret } from '../../core/auth/tokens.ts';
 import { accessTokens } from '../../core/model/oauth.ts';
 import { authorizeParams, carriedParams, checkAuthorizeRequest, clientRedirect } from './authorize.ts';

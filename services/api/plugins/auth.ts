@@ -15,28 +15,22 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Core } from '../../core/context.ts';
 import { collection } from '../../core/db/mongo.ts';
-import { accessTokens, apps, type AccessTokenDoc, type AppDoc } from '../../core/model/oauth.ts';
-import { users, type UserDoc } from '../../core/model/users.ts';
-import { accounts, type AccountDoc } from '../../core/model/accounts.ts';
-import { hashSecret } from '../../core/auth/tokens.ts';
+import { accessTokens } from '../../core/model/oauth.ts';
+import type { UserDoc } from '../../core/model/users.ts';
+import type { AccountDoc } from '../../core/model/accounts.ts';
+import { resolveToken, type AuthContext } from '../../core/auth/resolveToken.ts';
 import { scopesAllow } from '../../core/auth/scopes.ts';
 import { hasPermission, type Permission } from '../../core/roles/permissions.ts';
 import { roleOfUser, type EffectiveRole } from '../../core/roles/roles.ts';
 import { ApiError, forbidden, outsideScopes, unauthorized } from '../errors.ts';
+
+export { resolveToken, type AuthContext };
 
 export interface AuthRequirement {
   scopes?: string[];
   user?: 'required' | 'optional' | 'app' | 'none';
   /** Let users who still have to confirm their e-mail through (POST /api/v1/emails/confirmations). */
   allowUnconfirmed?: boolean;
-}
-
-export interface AuthContext {
-  token: AccessTokenDoc;
-  app: AppDoc;
-  /** null for app tokens (client-credentials grant). */
-  user: UserDoc | null;
-  account: AccountDoc | null;
 }
 
 /** A request whose route required a user: user and account are present. */
@@ -67,21 +61,6 @@ function bearerToken(request: FastifyRequest): string | null {
   const body = request.body as Record<string, unknown> | undefined;
   const fromBody = body && typeof body === 'object' ? body.access_token : undefined;
   return typeof fromBody === 'string' && fromBody ? fromBody : null;
-}
-
-/** Looks a token string up; null for an unknown token. Throws 401 for a revoked one. */
-export async function resolveToken(core: Core, raw: string): Promise<AuthContext | null> {
-  const token = await collection(core.db, accessTokens).findOne({ tokenHash: hashSecret(raw) });
-  if (!token) return null;
-  if (token.revokedAt) throw unauthorized('The access token was revoked');
-  const app = await collection(core.db, apps).findOne({ _id: token.appId });
-  if (!app) return null;
-  if (token.userId === null) return { token, app, user: null, account: null };
-  const user = await collection(core.db, users).findOne({ _id: token.userId });
-  if (!user) return null;
-  const account = await collection(core.db, accounts).findOne({ _id: user.accountId });
-  if (!account) return null;
-  return { token, app, user, account };
 }
 
 /** Mastodon refuses tokens of logins that cannot use the API (403 with the reason). */

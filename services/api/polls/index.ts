@@ -10,7 +10,7 @@ import { missingParam, notFound } from '../errors.ts';
 import { parseId } from '../../core/ids.ts';
 import { findPoll, parseChoices, votePoll } from '../../core/polls/polls.ts';
 import { findVisibleStatus } from '../../core/statuses/visibility.ts';
-import { PollEntity, presentPoll } from '../entities/poll.ts';
+import { PollEntity, presentPoll } from '../../core/entities/poll.ts';
 
 const IdParams = Type.Object({ id: Type.String() });
 

@@ -12,8 +12,8 @@ import { endorseAccount, unendorseAccount } from '../../core/graph/endorsements.
 import { setAccountNote } from '../../core/graph/notes.ts';
 import { collectionsVisible } from '../../core/graph/collections.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { AccountEntity } from '../entities/account.ts';
-import { presentRelationship, presentRelationships, RelationshipEntity } from '../entities/relationship.ts';
+import { AccountEntity } from '../../core/entities/account.ts';
+import { presentRelationship, presentRelationships, RelationshipEntity } from '../../core/entities/relationship.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import { BoolLike } from '../params.ts';
 import {

@@ -12,7 +12,7 @@ import {
   listScheduledStatuses,
   rescheduleStatus,
 } from '../../core/scheduledStatuses/scheduledStatuses.ts';
-import { ScheduledStatusEntity, presentScheduledStatus } from '../entities/scheduledStatus.ts';
+import { ScheduledStatusEntity, presentScheduledStatus } from '../../core/entities/scheduledStatus.ts';
 
 const read = { auth: { scopes: ['read', 'read:statuses'], user: 'required' as const } };
 const write = { auth: { scopes: ['write', 'write:statuses'], user: 'required' as const } };

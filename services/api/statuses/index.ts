@@ -21,7 +21,7 @@ import { runIdempotent, type IdempotentResult } from '../../core/statuses/idempo
 import { users } from '../../core/model/users.ts';
 import { scheduledStatuses, type ScheduledStatusParams } from '../../core/model/scheduledStatuses.ts';
 import { createScheduledStatus } from '../../core/scheduledStatuses/scheduledStatuses.ts';
-import { presentScheduledStatus } from '../entities/scheduledStatus.ts';
+import { presentScheduledStatus } from '../../core/entities/scheduledStatus.ts';
 import {
   favouriteStatus,
   unfavouriteStatus,
@@ -34,10 +34,10 @@ import { muteConversation, unmuteConversation } from '../../core/interactions/co
 import { requireUser } from '../plugins/auth.ts';
 import { enforceRateLimit, RATE_LIMITS } from '../rateLimit.ts';
 import { ApiError, notFound, validationFailed } from '../errors.ts';
-import { StatusEntity, presentStatus, presentStatuses } from '../entities/status.ts';
-import { StatusEditEntity, presentStatusEdits } from '../entities/statusEdit.ts';
-import { StatusSourceEntity, presentStatusSource } from '../entities/statusSource.ts';
-import { AccountEntity, presentAccounts } from '../entities/account.ts';
+import { StatusEntity, presentStatus, presentStatuses } from '../../core/entities/status.ts';
+import { StatusEditEntity, presentStatusEdits } from '../../core/entities/statusEdit.ts';
+import { StatusSourceEntity, presentStatusSource } from '../../core/entities/statusSource.ts';
+import { AccountEntity, presentAccounts } from '../../core/entities/account.ts';
 import { findPage, pageParams, setLinkHeader, type PageParams } from '../pagination.ts';
 import {
   EditStatusBody,

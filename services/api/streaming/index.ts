@@ -4,7 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
-import { streamingBaseUrl } from '../entities/instance.ts';
+import { streamingBaseUrl } from '../../core/entities/instance.ts';
 import { notFound } from '../errors.ts';
 
 const streamingRedirectArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {

@@ -11,7 +11,8 @@ import { normalizeTagName, MAX_HASHTAG_LENGTH } from '../../core/text/extract.ts
 import { findOrCreateTag } from '../../core/statuses/entities.ts';
 import { followTag, followsTag, unfollowTag } from '../../core/tags/tagFollows.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { presentTag, TagEntity } from '../entities/tag.ts';
+import { TagEntity, type Tag } from '../../core/entities/tag.ts';
+import { presentTagsWithHistory } from '../../core/entities/tagHistory.ts';
 import { findPage, setLinkHeader } from '../pagination.ts';
 import { notFound } from '../errors.ts';
 import { AccountPageQuery, accountPage } from '../graphParams.ts';
@@ -47,11 +48,9 @@ const tagsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) =
       const tag = await findTag(core, request.params.id);
       if (!tag) throw notFound();
       const viewer = request.auth?.account ?? null;
-      return presentTag(
-        core.config,
-        tag,
-        viewer ? { following: await followsTag(core, viewer, tag), featuring: false } : undefined,
-      );
+      const flags = viewer ? { following: await followsTag(core, viewer, tag), featuring: false } : undefined;
+      const [out] = await presentTagsWithHistory(core, [tag], () => flags);
+      return out as Tag;
     },
   );
 
@@ -69,7 +68,8 @@ const tagsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) =
           : await findTag(core, request.params.id);
         if (!tag) throw notFound();
         await operation(core, account, tag);
-        return presentTag(core.config, tag, { following, featuring: false });
+        const [out] = await presentTagsWithHistory(core, [tag], () => ({ following, featuring: false }));
+        return out as Tag;
       },
     );
   }
@@ -101,10 +101,8 @@ const tagsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) =
             .toArray()
         ).map((t) => [t._id, t]),
       );
-      return records
-        .map((r) => byId.get(r.tagId))
-        .filter((t) => t !== undefined)
-        .map((t) => presentTag(core.config, t, { following: true, featuring: false }));
+      const list = records.map((r) => byId.get(r.tagId)).filter((t) => t !== undefined);
+      return presentTagsWithHistory(core, list, () => ({ following: true, featuring: false }));
     },
   );
 };

@@ -15,11 +15,14 @@ import { statuses, type StatusDoc } from '../../core/model/statuses.ts';
 import { feedExists, feedKey, feedPage } from '../../core/feeds/feeds.ts';
 import { regenerateHomeFeed } from '../../core/feeds/maintenance.ts';
 import { ownList } from '../../core/lists/lists.ts';
-import { filterVisible } from '../../core/statuses/visibility.ts';
 import { normalizeTagName } from '../../core/text/extract.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
-import { requireUser } from '../plugins/auth.ts';
-import { presentStatuses, StatusEntity } from '../entities/status.ts';
+import { requireUser, roleOfRequest } from '../plugins/auth.ts';
+import { ApiError } from '../errors.ts';
+import { hasPermission } from '../../core/roles/permissions.ts';
+import { feedOrigin, getFeedAccess, requiresLogin, type FeedKind } from '../../core/settings/feedAccess.ts';
+import { StatusEntity } from '../../core/entities/status.ts';
+import { presentStatusPage, type PageOptions } from '../../core/entities/statusPage.ts';
 import { BoolLike } from '../params.ts';
 import { findPage, pageParams, setLinkHeader, type PageParams } from '../pagination.ts';
 
@@ -49,39 +52,59 @@ async function answer(
   request: FastifyRequest,
   reply: FastifyReply,
   p: PageParams,
-  found: StatusDoc[],
+  ids: Id[],
   viewer: AccountDoc | null,
+  check: PageOptions['check'],
 ) {
   setLinkHeader(core, request, reply, {
-    oldest: found.at(-1)?._id ?? null,
-    newest: found[0]?._id ?? null,
-    count: found.length,
+    oldest: ids.at(-1) ?? null,
+    newest: ids[0] ?? null,
+    count: ids.length,
     limit: p.limit,
   });
-  return presentStatuses(core, await filterVisible(core, viewer, found), viewer);
+  // Public and hashtag feeds leave out silenced authors the viewer does not follow.
+  const page = await presentStatusPage(core, ids, viewer, { check, hideLimited: check === 'policy' });
+  // Built exactly to the Status schema, so serialised directly: fast-json-stringify's per-field
+  // union checks cost more than the rest of the rendering (a JSON string is sent as it is).
+  return reply.type('application/json; charset=utf-8').send(JSON.stringify(page));
 }
 
-/** The statuses of a feed page, in feed order, without the deleted ones. */
-async function statusesOf(core: Core, ids: Id[]): Promise<StatusDoc[]> {
-  if (ids.length === 0) return [];
-  const byId = new Map(
-    (
-      await collection(core.db, statuses)
-        .find({ _id: { $in: ids }, deletedAt: null })
-        .toArray()
-    ).map((s) => [s._id, s]),
-  );
-  return ids.map((i) => byId.get(i)).filter((s) => s !== undefined);
+/** The ids of a page of statuses matching `filter`, newest first. */
+async function pageIds(core: Core, filter: Filter<StatusDoc>, p: PageParams): Promise<Id[]> {
+  return (await findPage(collection(core.db, statuses), filter, p, '_id', { _id: 1 })).map((s) => s._id);
 }
 
-function scoped(
-  filter: Filter<StatusDoc>,
+/**
+ * The public or hashtag feed filter for this caller: the origin the instance's feed access
+ * settings let the caller read (422 for a logged-out caller when the feed asked for is not public,
+ * as Mastodon's require_user!), `only_media`, and the user's chosen languages (rule 9).
+ * null when nothing may be shown.
+ */
+async function publicFeedFilter(
+  core: Core,
+  request: FastifyRequest,
+  kind: FeedKind,
+  base: Filter<StatusDoc>,
   q: { local?: unknown; remote?: unknown; only_media?: unknown },
-): Filter<StatusDoc> {
-  const out = { ...filter };
-  if (railsBoolean(q.local)) out.local = true;
-  else if (railsBoolean(q.remote)) out.local = false;
+): Promise<Filter<StatusDoc> | null> {
+  const wanted = { local: railsBoolean(q.local) === true, remote: railsBoolean(q.remote) === true };
+  const pair = (await getFeedAccess(core))[kind];
+  const auth = request.auth;
+  if (!auth?.user && requiresLogin(pair, wanted)) throw new ApiError(422, 'This method requires an authenticated user');
+  const someDisabled = pair.local === 'disabled' || pair.remote === 'disabled';
+  const reader = {
+    user: auth?.user != null,
+    viewFeeds:
+      someDisabled && auth?.user != null && hasPermission((await roleOfRequest(request)).permissions, 'view_feeds'),
+  };
+  const origin = feedOrigin(pair, reader, wanted);
+  if (origin === 'none') return null;
+  const out = { ...base };
+  if (origin === 'local') out.local = true;
+  else if (origin === 'remote') out.local = false;
   if (railsBoolean(q.only_media)) out['mediaIds.0'] = { $exists: true };
+  const languages = auth?.user?.settings.chosenLanguages;
+  if (languages && languages.length > 0) out.language = { $in: languages };
   return out;
 }
 
@@ -103,9 +126,14 @@ const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core
     async (request, reply) => {
       const { account } = requireUser(request);
       const key = feedKey('home', account._id);
-      if (!(await feedExists(core.redis, key))) await regenerateHomeFeed(core, account._id);
       const p = page(request.query);
-      return answer(core, request, reply, p, await statusesOf(core, await feedPage(core.redis, key, p)), account);
+      let ids = await feedPage(core.redis, key, p);
+      // An empty page may mean a feed that is gone (inactive user): rebuild it from MongoDB.
+      if (ids.length === 0 && !(await feedExists(core.redis, key))) {
+        await regenerateHomeFeed(core, account._id);
+        ids = await feedPage(core.redis, key, p);
+      }
+      return answer(core, request, reply, p, ids, account, 'feed');
     },
   );
 
@@ -123,14 +151,7 @@ const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core
       const { account } = requireUser(request);
       const list = await ownList(core, account, parseId(request.params.id));
       const p = page(request.query);
-      return answer(
-        core,
-        request,
-        reply,
-        p,
-        await statusesOf(core, await feedPage(core.redis, feedKey('list', list._id), p)),
-        account,
-      );
+      return answer(core, request, reply, p, await feedPage(core.redis, feedKey('list', list._id), p), account, 'feed');
     },
   );
 
@@ -146,11 +167,15 @@ const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core
     async (request, reply) => {
       const viewer = request.auth?.account ?? null;
       const p = page(request.query);
-      const filter = scoped(
+      const filter = await publicFeedFilter(
+        core,
+        request,
+        'live',
         { visibility: 'public', reblogOfId: null, inReplyToId: null, deletedAt: null },
         request.query,
       );
-      return answer(core, request, reply, p, await findPage(collection(core.db, statuses), filter, p), viewer);
+      if (filter === null) return answer(core, request, reply, p, [], viewer, 'policy');
+      return answer(core, request, reply, p, await pageIds(core, filter, p), viewer, 'policy');
     },
   );
 
@@ -174,7 +199,14 @@ const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core
       const main = tagNames(request.params.hashtag);
       if (main.length === 0) return [];
       const anyOf = [...main, ...tagNames(q.any)];
-      const filter: Filter<StatusDoc> = scoped({ visibility: 'public', reblogOfId: null, deletedAt: null }, q);
+      const filter = await publicFeedFilter(
+        core,
+        request,
+        'topic',
+        { visibility: 'public', reblogOfId: null, deletedAt: null },
+        q,
+      );
+      if (filter === null) return answer(core, request, reply, p, [], viewer, 'policy');
       const all = tagNames(q.all);
       const none = tagNames(q.none);
       filter.tagNames = anyOf.length === 1 ? anyOf[0] : { $in: anyOf };
@@ -182,7 +214,7 @@ const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core
       if (all.length > 0) extra.push({ tagNames: { $all: all } });
       if (none.length > 0) extra.push({ tagNames: { $nin: none } });
       const query = extra.length > 0 ? { ...filter, $and: extra } : filter;
-      return answer(core, request, reply, p, await findPage(collection(core.db, statuses), query, p), viewer);
+      return answer(core, request, reply, p, await pageIds(core, query, p), viewer, 'policy');
     },
   );
 };

@@ -6,7 +6,9 @@ import type { AppDoc } from '../model/oauth.ts';
 import { getRegistrationsMode } from '../settings/settings.ts';
 import { issueAccessToken, type IssuedToken } from '../oauth/tokens.ts';
 import { createLocalAccount, AccountValidationError, uniquenessProblems } from './create.ts';
-import { validateSignUp, type SignUpInput } from './validation.ts';
+import { validateSignUp, isValidEmail, type SignUpInput } from './validation.ts';
+import { checkEmail, blockedEmailProblem } from '../moderation/emailBlocks.ts';
+import { signUpIpVerdict } from '../moderation/ipBlocks.ts';
 
 export class RegistrationsClosedError extends Error {}
 
@@ -16,7 +18,13 @@ export async function signUp(
 ): Promise<IssuedToken> {
   const mode = await getRegistrationsMode(core);
   if (core.config.omniauthOnly || mode === 'closed') throw new RegistrationsClosedError();
+  // IP rules: refused outright, or into the approval queue.
+  const ipVerdict = await signUpIpVerdict(core, input.ip);
+  if (ipVerdict === 'blocked') throw new RegistrationsClosedError();
   const problems = validateSignUp(input);
+  // E-mail rules: blocked domains (and their mail servers) and canonical addresses.
+  const emailVerdict = isValidEmail(input.email) ? await checkEmail(core, input.email) : 'allowed';
+  if (emailVerdict === 'blocked') problems.email = [...(problems.email ?? []), blockedEmailProblem()];
   if (Object.keys(problems).length > 0) {
     // Report every problem at once, "taken" included, as Rails validations do.
     const taken = await uniquenessProblems(core, input.username, input.email);
@@ -31,7 +39,7 @@ export async function signUp(
     password: input.password,
     locale: input.locale,
     confirmed: false,
-    approved: mode !== 'approved',
+    approved: mode !== 'approved' && ipVerdict !== 'requires_approval' && emailVerdict !== 'requires_approval',
     createdByAppId: input.app._id,
     signUpIp: input.ip,
     reason: input.reason ?? null,

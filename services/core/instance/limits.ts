@@ -54,5 +54,12 @@ export const LIMITS = {
 
 /** The Mastodon release whose API this server follows; clients parse it for feature detection. */
 export const MASTODON_API_VERSION = '4.4.0';
+/** This software, as NodeInfo names it. */
+export const SOFTWARE = { name: 'fedisrv', version: '0.1.0' } as const;
+/**
+ * Instance `version`: the Mastodon version first, so clients that parse it (Mastodon.py splits at the
+ * space, masto.js and the web apps read the leading x.y.z) see a Mastodon-compatible server.
+ */
+export const INSTANCE_VERSION = `${MASTODON_API_VERSION} (compatible; ${SOFTWARE.name} ${SOFTWARE.version})`;
 /** `api_versions.mastodon`: only levels whose features are implemented (conventions §12). */
 export const MASTODON_API_LEVEL = 2;

@@ -10,6 +10,7 @@ import { bookmarks } from '../model/bookmarks.ts';
 import { canFavourite } from '../statuses/visibility.ts';
 import { statusForbidden } from '../statuses/errors.ts';
 import type { NewEvent } from '../events/outbox.ts';
+import { indexForAccount } from '../search/indexer.ts';
 
 function favouriteEvent(type: 'FavouriteCreated' | 'FavouriteDeleted', fav: FavouriteDoc, status: StatusDoc): NewEvent {
   const base = {
@@ -75,7 +76,10 @@ export async function hasFavourited(core: Core, account: AccountDoc, status: Sta
   );
 }
 
-/** Bookmarks are private: no event. */
+/**
+ * Bookmarks are private: no event. The status becomes searchable for the bookmarker right here
+ * (a few Redis writes); `rebuildStatusIndex` covers a failure.
+ */
 export async function bookmarkStatus(core: Core, account: AccountDoc, status: StatusDoc): Promise<void> {
   try {
     await collection(core.db, bookmarks).insertOne({
@@ -87,6 +91,9 @@ export async function bookmarkStatus(core: Core, account: AccountDoc, status: St
   } catch (err) {
     if (!isDuplicateKeyError(err)) throw err;
   }
+  await indexForAccount(core, account._id, status._id).catch((err: unknown) =>
+    core.logger.warn({ err, statusId: String(status._id) }, 'search index: bookmark not indexed'),
+  );
 }
 
 export async function unbookmarkStatus(core: Core, account: AccountDoc, status: StatusDoc): Promise<void> {

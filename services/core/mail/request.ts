@@ -3,7 +3,7 @@
 import type { NewEvent, Verification } from '../events/outbox.ts';
 import { renderMail } from './templates.ts';
 
-export type MailTemplate = 'confirmation' | 'approved' | 'new_report' | 'warning';
+export type MailTemplate = 'confirmation' | 'approved' | 'new_report' | 'warning' | 'trends_review';
 
 export interface MailRequest {
   to: string;

@@ -72,5 +72,18 @@ export function renderMail(template: MailTemplate, v: Record<string, string>): R
         html: layout(subject, lines),
       };
     }
+    case 'trends_review': {
+      // Mastodon's AdminMailer#new_trends: what waits for review before it can trend.
+      const subject = `${instance}: New trends up for review`;
+      const lines = [
+        `Hi ${v.username ?? ''}, the following items need a review before they can be displayed publicly:`,
+        v.items ?? '',
+      ];
+      return {
+        subject,
+        text: `${lines.join('\n\n')}\n\n${v.link ?? ''}\n`,
+        html: layout('New trends up for review', lines, v.link ? { label: 'Review trends', url: v.link } : undefined),
+      };
+    }
   }
 }

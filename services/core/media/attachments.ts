@@ -1,5 +1,6 @@
 // Media attachments: upload, processing by the media pipeline, attaching to statuses and the
 // attribute edits (description, focus) allowed before and after posting.
+import { invalidateRenderedStatuses } from '../statuses/renderCache.ts';
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { nextSerialId } from '../ids.ts';
@@ -205,6 +206,7 @@ export async function setCustomThumbnail(core: Core, accountId: Id, id: Id, data
   );
   if (previous && previous !== thumb.key) await storage.delete(previous).catch(() => undefined);
   if (!updated) throw notFound();
+  await invalidateMediaStatus(core, updated);
   return updated;
 }
 
@@ -304,7 +306,9 @@ export async function processQueuedMedia(core: Core, mediaId: Id): Promise<Media
       ),
   );
   if (doc.files.upload && finished) await storage.delete(doc.files.upload).catch(() => undefined);
-  return finished ?? (await coll.findOne({ _id: mediaId }));
+  const result = finished ?? (await coll.findOne({ _id: mediaId }));
+  if (result) await invalidateMediaStatus(core, result);
+  return result;
 }
 
 /** An attachment of the account, or 404 (other users' media does not exist for the caller). */
@@ -415,7 +419,13 @@ export async function updateAttachmentAttributes(
   if (Object.keys(unset).length > 0) update.$unset = unset;
   const doc = await coll.findOneAndUpdate({ _id: id, accountId }, update, { returnDocument: 'after' });
   if (!doc) throw notFound();
+  await invalidateMediaStatus(core, doc);
   return doc;
+}
+
+/** A status's rendering shows its media: a change to attached media drops it from the cache. */
+async function invalidateMediaStatus(core: Core, doc: Pick<MediaAttachmentDoc, 'statusId'>): Promise<void> {
+  if (doc.statusId !== null) await invalidateRenderedStatuses(core, [doc.statusId]);
 }
 
 /** Attachments by id, in the given order (missing ones skipped): for presenters. */

@@ -38,6 +38,8 @@ export interface NotificationDoc {
   /** `moderation_warning`: the strike. */
   warningId?: Id | null;
   groupKey: string;
+  /** Held back by the recipient's notification policy (a notification request); absent = false. */
+  filtered?: boolean;
   createdAt: Date;
 }
 

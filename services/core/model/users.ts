@@ -30,6 +30,8 @@ export interface UserDoc {
     defaultPrivacy: PostingPrivacy;
     defaultSensitive: boolean;
     defaultLanguage: string | null;
+    /** Languages the public and hashtag timelines and streams are limited to (Mastodon's chosen_languages); absent or empty: all. */
+    chosenLanguages?: string[] | null;
   };
   lastSignInAt: Date | null;
   createdAt: Date;
@@ -40,4 +42,5 @@ export const users = defineCollection<UserDoc>('users', [
   { key: { accountId: 1 }, name: 'account', unique: true },
   { key: { emailLower: 1 }, name: 'email', unique: true },
   { key: { confirmationTokenHash: 1 }, name: 'confirmation_token' },
+  { key: { roleId: 1 }, name: 'role' },
 ]);

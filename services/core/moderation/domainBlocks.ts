@@ -302,6 +302,9 @@ async function runHooks(core: Core, change: DomainBlockChange): Promise<void> {
     humanIdentifier: change.block.domain,
     details: { severity: change.block.severity },
   });
+  // Loaded on use: the effects module builds on account actions, which build on this module.
+  const { applyDomainBlockChange } = await import('./domainBlockEffects.ts');
+  await applyDomainBlockChange(core, change);
   for (const hook of hooks) await hook(core, change);
 }
 

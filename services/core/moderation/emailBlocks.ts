@@ -70,6 +70,23 @@ function emailDomain(email: string): string | null {
 
 export type EmailVerdict = 'allowed' | 'requires_approval' | 'blocked';
 
+/** Mastodon's validation error for a blocked address. */
+export function blockedEmailProblem(): { error: string; description: string } {
+  return { error: 'ERR_BLOCKED', description: 'uses a disallowed e-mail provider' };
+}
+
+/**
+ * For an e-mail change: 422 when the new address is blocked (an address change must not get round
+ * a block that sign-up would have hit). Addresses that would need approval are refused too: the
+ * account is approved already.
+ */
+export async function assertEmailAllowed(core: Core, email: string): Promise<void> {
+  if ((await checkEmail(core, email)) !== 'allowed') {
+    const problem = blockedEmailProblem();
+    throw validationFailed(`Email ${problem.description}`, { email: [problem] });
+  }
+}
+
 /**
  * What the rules say about an address: `blocked` (canonical block, or a domain block without
  * approval), `requires_approval` (a domain block that allows sign-ups with approval) or `allowed`.

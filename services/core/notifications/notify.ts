@@ -13,6 +13,9 @@ import { mutes } from '../model/mutes.ts';
 import { accountDomainBlocks } from '../model/accountDomainBlocks.ts';
 import { conversationMutes } from '../model/conversations.ts';
 import { statuses } from '../model/statuses.ts';
+import { limitedSenderFor } from '../moderation/limited.ts';
+import { policyDecision } from './policy.ts';
+import { recordFilteredNotification } from './requests.ts';
 import { GROUPABLE_TYPES, notifications, type NotificationDoc, type NotificationType } from '../model/notifications.ts';
 
 export interface NotificationRequest {
@@ -25,6 +28,10 @@ export interface NotificationRequest {
   variant?: string;
   /** When the activity happened (grouping window); now by default. */
   at?: Date;
+  /** `admin.report`: the report. */
+  reportId?: Id | null;
+  /** `moderation_warning`: the strike. */
+  warningId?: Id | null;
 }
 
 /** Hours a group of favourites/reblogs/follows may span (Mastodon's MAXIMUM_GROUP_SPAN_HOURS). */
@@ -37,7 +44,8 @@ export function notificationUniqueKey(r: NotificationRequest): string {
 
 /** True when the rules say no notification from `from` to `recipient` (about `statusId`). */
 export async function notificationSuppressed(core: Core, r: NotificationRequest): Promise<boolean> {
-  if (r.accountId === r.fromAccountId && r.type !== 'poll') return true;
+  // A poll's own author and the target of a strike (it is "from" themselves) are notified.
+  if (r.accountId === r.fromAccountId && r.type !== 'poll' && r.type !== 'moderation_warning') return true;
   const [recipient, sender] = await Promise.all([
     collection(core.db, accounts).findOne({ _id: r.accountId }, { projection: { domain: 1, suspendedAt: 1 } }),
     collection(core.db, accounts).findOne({ _id: r.fromAccountId }, { projection: { domain: 1 } }),
@@ -64,6 +72,8 @@ export async function notificationSuppressed(core: Core, r: NotificationRequest)
         ),
   ]);
   if (blocked > 0 || blockedBy > 0 || domainBlocked > 0) return true;
+  // A silenced sender reaches only its followers (admin and moderation notices excepted).
+  if (!r.type.startsWith('admin.') && (await limitedSenderFor(core, r.fromAccountId, r.accountId))) return true;
   if (mute && mute.hideNotifications && (mute.expiresAt === null || mute.expiresAt > now)) return true;
   if (r.statusId) {
     const status = await collection(core.db, statuses).findOne(
@@ -103,6 +113,9 @@ export async function createNotification(core: Core, r: NotificationRequest): Pr
   const uniqueKey = notificationUniqueKey(r);
   if ((await collection(core.db, notifications).countDocuments({ uniqueKey }, { limit: 1 })) > 0) return null;
   if (await notificationSuppressed(core, r)) return null;
+  const decision = await policyDecision(core, r);
+  if (decision === 'drop') return null;
+  const filtered = decision === 'filter';
   const _id = await nextSerialId(core.db, 'notifications');
   const createdAt = new Date();
   const doc: NotificationDoc = {
@@ -112,15 +125,42 @@ export async function createNotification(core: Core, r: NotificationRequest): Pr
     type: r.type,
     statusId: r.statusId ?? null,
     uniqueKey,
+    ...(r.reportId ? { reportId: r.reportId } : {}),
+    ...(r.warningId ? { warningId: r.warningId } : {}),
     groupKey: await groupKeyOf(core, r, _id, r.at ?? createdAt),
+    ...(filtered ? { filtered: true } : {}),
     createdAt,
   };
-  try {
-    await collection(core.db, notifications).insertOne(doc);
-  } catch (err) {
-    if (isDuplicateKeyError(err)) return null;
-    throw err;
-  }
+  // The insert and its NotificationCreated event go through the outbox, so a crash after the
+  // insert still gets the notification to the Web Push consumer.
+  const inserted = await core.outbox.write(
+    [
+      {
+        type: 'NotificationCreated',
+        key: String(doc.accountId),
+        payload: {
+          notificationId: String(doc._id),
+          accountId: String(doc.accountId),
+          fromAccountId: String(doc.fromAccountId),
+          type: doc.type,
+          statusId: doc.statusId === null ? null : String(doc.statusId),
+          filtered,
+        },
+        verify: { collection: notifications.name, filter: { _id: doc._id }, expect: 'exists' },
+      },
+    ],
+    async () => {
+      try {
+        await collection(core.db, notifications).insertOne(doc);
+        return true;
+      } catch (err) {
+        if (isDuplicateKeyError(err)) return false;
+        throw err;
+      }
+    },
+  );
+  if (!inserted) return null;
+  if (filtered) await recordFilteredNotification(core, doc);
   return doc;
 }
 

@@ -17,6 +17,12 @@ export interface NotificationFilter {
   types?: unknown;
   excludeTypes?: unknown;
   accountId?: unknown;
+  /** Also notifications held back by the policy (`include_filtered`; implied by `account_id`). */
+  includeFiltered?: unknown;
+}
+
+function truthy(v: unknown): boolean {
+  return v === true || (typeof v === 'string' && /^(1|t|true|on)$/i.test(v));
 }
 
 /** Known type names of a `types[]`-like parameter; unknown names are ignored as Mastodon does. */
@@ -33,10 +39,13 @@ export function notificationQuery(accountId: Id, f: NotificationFilter): Filter<
   if (types !== null && exclude !== null) q.type = { $in: types.filter((t) => !exclude.includes(t)) };
   else if (types !== null) q.type = { $in: types };
   else if (exclude !== null && exclude.length) q.type = { $nin: exclude };
-  if (f.accountId !== undefined && f.accountId !== null && f.accountId !== '') {
+  const byAccount = f.accountId !== undefined && f.accountId !== null && f.accountId !== '';
+  if (byAccount) {
     const from = parseId(f.accountId);
     q.fromAccountId = from ?? -1n;
   }
+  // Mastodon's Notification.browserable: filtered ones only on request or for one sender.
+  if (!byAccount && !truthy(f.includeFiltered)) q.filtered = { $ne: true };
   return q;
 }
 

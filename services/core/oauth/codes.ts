@@ -6,6 +6,7 @@ import { nextSerialId } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
 import { accessTokens, authorizationCodeUses, authorizationCodes, type AuthorizationCodeDoc } from '../model/oauth.ts';
 import { newSecret, hashSecret } from '../auth/tokens.ts';
+import { unsubscribeTokens } from '../push/subscriptions.ts';
 
 export const CODE_LIFETIME_MS = 10 * 60 * 1000;
 
@@ -61,4 +62,5 @@ export async function handleCodeReplay(core: Core, code: AuthorizationCodeDoc): 
     { _id: code.issuedTokenId, revokedAt: null },
     { $set: { revokedAt: new Date(), tokenSealed: null } },
   );
+  await unsubscribeTokens(core, [code.issuedTokenId]);
 }

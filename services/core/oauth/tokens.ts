@@ -7,6 +7,7 @@ import { collection } from '../db/mongo.ts';
 import { accessTokens, type AccessTokenDoc } from '../model/oauth.ts';
 import { newSecret, hashSecret } from '../auth/tokens.ts';
 import { seal, unseal } from './seal.ts';
+import { unsubscribeTokens } from '../push/subscriptions.ts';
 
 export interface IssuedToken {
   doc: AccessTokenDoc;
@@ -53,15 +54,25 @@ export async function issueAccessToken(
 
 /** Revokes a token of the given app (RFC 7009: unknown tokens are not an error). */
 export async function revokeAccessToken(core: Core, appId: Id, token: string): Promise<boolean> {
-  const res = await collection(core.db, accessTokens).updateOne(
-    { tokenHash: hashSecret(token), appId, revokedAt: null },
-    { $set: { revokedAt: new Date(), tokenSealed: null } },
-  );
+  const filter = { tokenHash: hashSecret(token), appId, revokedAt: null };
+  const found = await collection(core.db, accessTokens).findOne(filter, { projection: { _id: 1 } });
+  const res = await collection(core.db, accessTokens).updateOne(filter, {
+    $set: { revokedAt: new Date(), tokenSealed: null },
+  });
+  // A revoked token's Web Push subscription goes with it (Mastodon: dependent destroy).
+  if (found) await unsubscribeTokens(core, [found._id]);
   return res.modifiedCount > 0;
 }
 
 /** Revokes every token of a user (e.g. when the login is disabled). */
 export async function revokeUserTokens(core: Core, userId: Id): Promise<void> {
+  const live = await collection(core.db, accessTokens)
+    .find({ userId, revokedAt: null }, { projection: { _id: 1 } })
+    .toArray();
+  await unsubscribeTokens(
+    core,
+    live.map((t) => t._id),
+  );
   await collection(core.db, accessTokens).updateMany(
     { userId, revokedAt: null },
     { $set: { revokedAt: new Date(), tokenSealed: null } },

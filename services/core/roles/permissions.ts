@@ -20,6 +20,8 @@ export const PERMISSION_FLAGS = {
   manage_roles: 1 << 17,
   manage_user_access: 1 << 18,
   delete_user_data: 1 << 19,
+  /** Mastodon 4.5: read public and hashtag feeds whose access setting is `disabled`. */
+  view_feeds: 1 << 20,
 } as const;
 
 export type Permission = keyof typeof PERMISSION_FLAGS;

@@ -4,6 +4,7 @@ import type { Core } from '../context.ts';
 import type { RegistrationsMode } from '../config.ts';
 import { collection } from '../db/mongo.ts';
 import { settings } from '../model/settings.ts';
+import { invalidateInstanceCache } from '../instance/cache.ts';
 
 export const REGISTRATIONS_MODES: readonly RegistrationsMode[] = ['open', 'approved', 'closed'];
 
@@ -22,6 +23,7 @@ export async function setRegistrationsMode(core: Core, mode: RegistrationsMode):
     { $set: { value: mode, updatedAt: new Date() } },
     { upsert: true },
   );
+  await invalidateInstanceCache(core); // the instance documents and NodeInfo show the mode
 }
 
 /** Whether sign-up through the API is possible at all (OMNIAUTH_ONLY disables it). */

@@ -1,5 +1,6 @@
 // Deleting a status (soft: `deletedAt`), with its reblogs, pins and counters. Returns the status as
 // it was, so the API can hand its source back for "delete and redraft".
+import { invalidateRenderedStatuses } from './renderCache.ts';
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
@@ -31,6 +32,7 @@ export async function deleteStatus(core: Core, author: AccountDoc, statusId: Id)
       await collection(core.db, statuses).updateOne({ _id: status.inReplyToId }, { $inc: { repliesCount: -1 } });
     }
   });
+  await invalidateRenderedStatuses(core, [status._id]);
   // Reblogs go with their original.
   const reblogs = await collection(core.db, statuses).find({ reblogOfId: status._id, deletedAt: null }).toArray();
   for (const reblog of reblogs) await removeReblog(core, reblog);

@@ -1,6 +1,7 @@
 // Editing a local status (Mastodon's UpdateStatusService): text, content warning, sensitivity,
 // language, media (and their descriptions/focus), poll (votes reset when it changes). Every edit
 // keeps a revision; the first edit also keeps the original. Visibility never changes.
+import { invalidateRenderedStatuses } from './renderCache.ts';
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { nextSerialId } from '../ids.ts';
@@ -108,6 +109,7 @@ export async function editStatus(
     const { _id, ...fields } = updated;
     await coll.updateOne({ _id }, { $set: fields });
   });
+  await invalidateRenderedStatuses(core, [status._id]);
   return updated;
 }
 

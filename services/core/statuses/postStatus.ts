@@ -95,7 +95,11 @@ async function createStatus(
 
   const user = author.domain === null ? await collection(core.db, users).findOne({ accountId: author._id }) : null;
   const visibility: Visibility = input.visibility ?? user?.settings.defaultPrivacy ?? 'public';
-  const sensitive = (input.sensitive ?? user?.settings.defaultSensitive ?? false) || spoilerText !== '';
+  // A moderator's `sensitive` action forces the media of every later post sensitive.
+  const sensitive =
+    (input.sensitive ?? user?.settings.defaultSensitive ?? false) ||
+    spoilerText !== '' ||
+    (author.sensitizedAt != null && mediaIds.length > 0);
   // Mastodon's cascade: the request, the user's posting language, the user's locale, the default locale.
   const language =
     normaliseLanguage(input.language) ??

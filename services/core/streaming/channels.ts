@@ -5,7 +5,16 @@
 import type { Config } from '../config.ts';
 import type { Redis } from '../db/redis.ts';
 
-export type StreamEvent = 'update' | 'delete' | 'status.update' | 'notification' | 'conversation' | 'filters_changed';
+export type StreamEvent =
+  | 'update'
+  | 'delete'
+  | 'status.update'
+  | 'notification'
+  | 'conversation'
+  | 'filters_changed'
+  | 'announcement'
+  | 'announcement.reaction'
+  | 'announcement.delete';
 
 export interface StreamMessage {
   event: StreamEvent;
@@ -19,10 +28,16 @@ export function channelName(config: Config, name: string): string {
 export const timelineChannels = {
   user: (accountId: bigint | string) => `timeline:${accountId}`,
   userNotifications: (accountId: bigint | string) => `timeline:${accountId}:notifications`,
+  direct: (accountId: bigint | string) => `timeline:direct:${accountId}`,
   public: (scope: 'all' | 'local' | 'remote', media = false) =>
     `timeline:public${scope === 'all' ? '' : `:${scope}`}${media ? ':media' : ''}`,
   hashtag: (tag: string, local = false) => `timeline:hashtag:${tag}${local ? ':local' : ''}`,
   list: (listId: bigint | string) => `timeline:list:${listId}`,
+  /**
+   * Announcements and their reactions, for every signed-in `user` stream at once. Mastodon sends them
+   * to each active user's `timeline:<id>`; one broadcast channel does the same in one publish.
+   */
+  announcements: () => 'timeline:announcements',
 };
 
 export async function publishToStream(
@@ -32,4 +47,18 @@ export async function publishToStream(
   message: StreamMessage,
 ): Promise<void> {
   await redis.publish(channelName(config, channel), JSON.stringify(message));
+}
+
+/** One message on many channels: serialised once, published in one pipelined round trip. */
+export async function publishToStreams(
+  redis: Redis,
+  config: Config,
+  channels: string[],
+  message: StreamMessage,
+): Promise<void> {
+  if (channels.length === 0) return;
+  const raw = JSON.stringify(message);
+  const pipe = redis.pipeline();
+  for (const channel of new Set(channels)) pipe.publish(channelName(config, channel), raw);
+  await pipe.exec();
 }

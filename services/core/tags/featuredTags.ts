@@ -8,6 +8,7 @@ import type { Filter } from 'mongodb';
 import { statuses, type StatusDoc, type Visibility } from '../model/statuses.ts';
 import { findOrCreateTag } from '../statuses/entities.ts';
 import { ApiError, notFound } from '../errors.ts';
+import { LIMITS } from '../instance/limits.ts';
 import type { NewEvent } from '../events/outbox.ts';
 
 function featuredTagEvent(
@@ -31,7 +32,7 @@ function featuredTagEvent(
   };
 }
 
-export const FEATURED_TAGS_LIMIT = 10;
+export const FEATURED_TAGS_LIMIT = LIMITS.accounts.maxFeaturedTags;
 
 export async function featureTag(core: Core, account: AccountDoc, name: string): Promise<FeaturedTagDoc> {
   const clean = name.trim().replace(/^#/, '');

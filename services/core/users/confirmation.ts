@@ -1,6 +1,7 @@
 // E-mail confirmation: the token in the mailed link, confirming, re-sending, and changing the
 // address while unconfirmed.
 import type { Core } from '../context.ts';
+import { assertEmailAllowed, checkEmail } from '../moderation/emailBlocks.ts';
 import type { NewEvent } from '../events/outbox.ts';
 import { collection } from '../db/mongo.ts';
 import { users, type UserDoc } from '../model/users.ts';
@@ -53,7 +54,10 @@ export async function confirmByToken(core: Core, token: string): Promise<UserDoc
   const found = await collection(core.db, users).findOne({ confirmationTokenHash: tokenHash });
   if (!found) return null;
   const now = new Date();
-  const email = found.unconfirmedEmail ?? found.email;
+  // A pending new address blocked since it was asked for is not taken over.
+  const pendingBlocked =
+    found.unconfirmedEmail !== null && (await checkEmail(core, found.unconfirmedEmail)) !== 'allowed';
+  const email = (pendingBlocked ? null : found.unconfirmedEmail) ?? found.email;
   // The token hash in the filter makes the link single-use even when clicked twice at once.
   const user = await collection(core.db, users).findOneAndUpdate(
     { _id: found._id, confirmationTokenHash: tokenHash },
@@ -100,6 +104,7 @@ export async function resendConfirmation(
   const token = newSecret();
   const now = new Date();
   const changed = email !== undefined && email.toLowerCase() !== user.emailLower;
+  if (changed) await assertEmailAllowed(core, email);
   const next: UserDoc = {
     ...user,
     unconfirmedEmail: changed ? email : user.unconfirmedEmail,

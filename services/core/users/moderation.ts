@@ -1,5 +1,6 @@
 // Administrator actions on users: approve a pending sign-up, confirm, change role, disable and
 // enable the login (a disabled login's tokens get 403 until it is enabled again). Each one is written to the admin action log.
+import { invalidateRenderedRole } from '../statuses/renderCache.ts';
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { nextSerialId } from '../ids.ts';
@@ -87,6 +88,7 @@ export async function changeRole(core: Core, user: UserDoc, role: RoleDoc | null
     { _id: user._id },
     { $set: { roleId: role?._id ?? null, updatedAt: new Date() } },
   );
+  await invalidateRenderedRole(core, user.accountId);
   await logAdminAction(core, {
     accountId: actor,
     action: 'change_role',

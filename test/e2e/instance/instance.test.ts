@@ -5,6 +5,7 @@ import { createTestUser } from '../../support/fixtures.ts';
 import type { JsonClient } from '../../support/http.ts';
 import { setRegistrationsMode } from '../../../services/core/settings/settings.ts';
 import type { Core } from '../../../services/core/context.ts';
+import { invalidateInstanceCache } from '../../../services/core/instance/cache.ts';
 
 describe('instance', () => {
   let api: TestApi;
@@ -64,6 +65,7 @@ describe('instance', () => {
     await createTestUser(core, { username: 'counted' });
     await createTestUser(core, { username: 'unconfirmed', confirmed: false });
     await core.redis.del('instance:stats');
+    await invalidateInstanceCache(core); // the documents are cached for minutes
     const { status, body, headers } = await call('GET', '/api/v1/instance');
     expect(status).toBe(200);
     expect(headers.get('deprecation')).toBeTruthy();

@@ -91,6 +91,15 @@ const NESTED_VALUES: Record<string, string[]> = {
   scopes: ['"read write admin:everything"', '"\\u0000"'],
   scheduled_at: ['"not a date"', '"9999-99-99T99:99:99Z"', '"-271821-04-20T00:00:00Z"', '"1970-01-01T00:00:00Z"'],
   focus: ['"abc"', '"5,5"', '"-9e999,0"'],
+  subscription: [
+    '{"endpoint":{},"keys":[]}',
+    '{"endpoint":"https://push.example/x","keys":{"p256dh":[],"auth":{}}}',
+    '{"endpoint":"http://127.0.0.1/x","keys":{"p256dh":"x","auth":"y"}}',
+    '{"endpoint":"javascript:alert(1)","keys":{"p256dh":"BAAA","auth":"AAAA"}}',
+    '"string"',
+    '[null]',
+  ],
+  data: ['{"alerts":"x"}', '{"alerts":{"mention":{}}}', '{"alerts":[1]}', '{"policy":[]}', '{"policy":"x"}', '"x"'],
 };
 
 /** Fields the routes read without declaring them in a body schema (OAuth, sign-in, ...). */

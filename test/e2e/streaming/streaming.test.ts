@@ -10,6 +10,7 @@ import { startTestApi, type TestApi } from '../../support/api.ts';
 import { createTestUser, type TestUser } from '../../support/fixtures.ts';
 import { eventually } from '../../support/core.ts';
 import { consumerTuning } from '../../support/kafka.ts';
+import { Client, live as goLive, post as postStatus, statusOf } from './wsClient.ts';
 
 let api: TestApi;
 let core: Core;
@@ -29,73 +30,16 @@ afterAll(async () => {
   await api?.close();
 });
 
-interface Received {
-  stream?: string[];
-  event?: string;
-  payload?: string;
-  error?: string;
-}
-
-class Client {
-  readonly messages: Received[] = [];
-  closed: { code: number } | null = null;
-  readonly socket: WebSocket;
-  private constructor(socket: WebSocket) {
-    this.socket = socket;
-    socket.addEventListener('message', (e) => this.messages.push(JSON.parse(String(e.data)) as Received));
-    socket.addEventListener('close', (e) => (this.closed = { code: e.code }));
-  }
-
-  static open(query: string, protocols?: string[]): Promise<Client> {
-    const socket = new WebSocket(`ws://127.0.0.1:${streaming.port}/api/v1/streaming?${query}`, protocols);
-    return new Promise((resolve, reject) => {
-      socket.addEventListener('open', () => resolve(new Client(socket)), { once: true });
-      socket.addEventListener('error', () => reject(new Error('WebSocket refused')), { once: true });
-    });
-  }
-
-  send(message: object): void {
-    this.socket.send(JSON.stringify(message));
-  }
-
-  async waitFor(predicate: (m: Received) => boolean, what: string): Promise<Received> {
-    return eventually(async () => this.messages.find(predicate), 20_000, what);
-  }
-
-  close(): void {
-    this.socket.close();
-  }
-}
-
-const statusOf = (m: Received) => JSON.parse(m.payload ?? '{}') as { id: string; content: string };
-
-async function post(user: TestUser, body: Record<string, unknown>): Promise<string> {
-  const res = await api.call('POST', '/api/v1/statuses', user.token, body);
-  expect(res.status).toBe(200);
-  return res.body.id;
-}
-
-/** Streams subscribe asynchronously: a first post proves the subscription is live. */
-async function live(client: Client, author: TestUser, body: Record<string, unknown>): Promise<void> {
-  await eventually(
-    async () => {
-      const id = await post(author, body);
-      return eventually(
-        async () => client.messages.find((m) => m.event === 'update' && statusOf(m).id === id),
-        3_000,
-        'probe',
-      ).catch(() => undefined);
-    },
-    30_000,
-    'a live subscription',
-  );
-}
+const open = (query: string, protocols?: string[]) => Client.open(streaming.port, query, protocols);
+const post = (user: TestUser, body: Record<string, unknown>) => postStatus(api.call, user, body);
+const live = (client: Client, author: TestUser, body: Record<string, unknown>) =>
+  goLive(api.call, client, author, body);
 
 test('user stream: a followed account’s post and its deletion arrive', async () => {
   const reader = await createTestUser(core);
   const author = await createTestUser(core);
   await api.call('POST', `/api/v1/accounts/${author.account._id}/follow`, reader.token);
-  const client = await Client.open(`access_token=${reader.token}&stream=user`);
+  const client = await open(`access_token=${reader.token}&stream=user`);
   try {
     await live(client, author, { status: 'warming up' });
     const id = await post(author, { status: 'hello stream' });
@@ -112,7 +56,7 @@ test('user stream: a followed account’s post and its deletion arrive', async (
 test('one socket multiplexes public:local and hashtag streams; unsubscribe stops them; unknown streams get an error', async () => {
   const viewer = await createTestUser(core);
   const poster = await createTestUser(core);
-  const client = await Client.open('', [viewer.token]);
+  const client = await open('', [viewer.token]);
   try {
     client.send({ type: 'subscribe', stream: 'public:local' });
     client.send({ type: 'subscribe', stream: 'hashtag', tag: 'StreamTest' });
@@ -132,7 +76,7 @@ test('one socket multiplexes public:local and hashtag streams; unsubscribe stops
     await new Promise((r) => setTimeout(r, 300)); // unsubscribe is a message: give it its round trip
     const before = client.messages.length;
     const quiet = await post(poster, { status: 'after unsubscribing #streamtest' });
-    const probe = await Client.open(`access_token=${viewer.token}&stream=public:local`);
+    const probe = await open(`access_token=${viewer.token}&stream=public:local`);
     try {
       await live(probe, poster, { status: 'probe' });
       expect(client.messages.slice(before).some((m) => m.payload && statusOf(m).id === quiet)).toBe(false);
@@ -145,9 +89,9 @@ test('one socket multiplexes public:local and hashtag streams; unsubscribe stops
 });
 
 test('an invalid token is refused at the upgrade; a revoked token closes the socket', async () => {
-  await expect(Client.open('access_token=not-a-token&stream=user')).rejects.toThrow('WebSocket refused');
+  await expect(open('access_token=not-a-token&stream=user')).rejects.toThrow('WebSocket refused');
   const user = await createTestUser(core);
-  const client = await Client.open(`access_token=${user.token}&stream=user`);
+  const client = await open(`access_token=${user.token}&stream=user`);
   await collection(core.db, accessTokens).updateOne({ userId: user.user._id }, { $set: { revokedAt: new Date() } });
   await eventually(async () => client.closed !== null, 15_000, 'socket closed after revocation');
 });

@@ -150,6 +150,21 @@ test('public and hashtag timelines, logged out, with local/only_media and any/al
   expect((await call('GET', '/api/v1/timelines/home')).status).toBe(401);
 });
 
+test('silenced authors leave the public and hashtag timelines of those who do not follow them', async () => {
+  const silenced = await createTestUser(core);
+  const follower = await createTestUser(core);
+  const stranger = await createTestUser(core);
+  await call('POST', `/api/v1/accounts/${silenced.account._id}/follow`, follower.token);
+  const id = await post(silenced, { status: 'quietly #hushed' });
+  await collection(core.db, accounts).updateOne({ _id: silenced.account._id }, { $set: { silencedAt: new Date() } });
+  for (const path of ['/api/v1/timelines/public?local=true', '/api/v1/timelines/tag/hushed']) {
+    expect(ids((await call('GET', path)).body)).not.toContain(id);
+    expect(ids((await call('GET', path, stranger.token)).body)).not.toContain(id);
+    expect(ids((await call('GET', path, follower.token)).body)).toContain(id);
+    expect(ids((await call('GET', path, silenced.token)).body)).toContain(id);
+  }
+});
+
 test('a big account’s fan-out goes out as slice jobs and reaches every follower once', async () => {
   const star = await createTestUser(core);
   const n = 2500;

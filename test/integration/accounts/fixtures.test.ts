@@ -2,7 +2,7 @@ import type { Core } from '../../../services/core/context.ts';
 import type { OutboxEvent } from '../../../services/core/events/outbox.ts';
 import { startTestApi, type TestApi } from '../../support/api.ts';
 import { createTestApp, createTestUser, type TestServer } from '../../support/fixtures.ts';
-import { presentAccount } from '../../../services/api/entities/account.ts';
+import { presentAccount } from '../../../services/core/entities/account.ts';
 
 describe('test fixtures and the account presenter', () => {
   let api: TestApi;

@@ -10,7 +10,7 @@ import {
   createRemoteAttachments,
   remoteAttachmentFrom,
 } from '../../../services/core/media/activitypub.ts';
-import { presentMediaAttachment } from '../../../services/api/entities/mediaAttachment.ts';
+import { presentMediaAttachment } from '../../../services/core/entities/mediaAttachment.ts';
 import { testConfig } from '../../support/config.ts';
 import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestUser } from '../../support/fixtures.ts';

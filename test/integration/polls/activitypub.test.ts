@@ -12,7 +12,7 @@ import {
   upsertRemotePoll,
   voteNotes,
 } from '../../../services/core/polls/activitypub.ts';
-import { presentPoll } from '../../../services/api/entities/poll.ts';
+import { presentPoll } from '../../../services/core/entities/poll.ts';
 import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestUser } from '../../support/fixtures.ts';
 

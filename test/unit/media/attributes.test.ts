@@ -1,6 +1,6 @@
 import { parseFocus, normalizeDescription } from '../../../services/core/media/attachments.ts';
 import { formatLength, parseFrameRate } from '../../../services/core/media/ffmpeg.ts';
-import { presentMediaAttachment } from '../../../services/api/entities/mediaAttachment.ts';
+import { presentMediaAttachment } from '../../../services/core/entities/mediaAttachment.ts';
 import type { Core } from '../../../services/core/context.ts';
 import type { MediaAttachmentDoc } from '../../../services/core/model/media.ts';
 

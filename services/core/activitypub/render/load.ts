@@ -15,6 +15,7 @@ import { renderActor, type ActorInput, type ImageRef } from './actor.ts';
 import { localConversationUri, renderNoteObject, type NoteInput } from './note.ts';
 import type { JsonLd } from './context.ts';
 import { contentTypeForKey } from '../../media/storage.ts';
+import { emojiRefsInTexts } from '../../emojis/emojis.ts';
 
 function imageRef(core: Core, image: StoredImage | null): ImageRef | null {
   if (!image) return null;
@@ -37,6 +38,11 @@ export async function loadActorInput(core: Core, account: AccountDoc): Promise<A
     header: imageRef(core, account.header),
     alsoKnownAs: account.alsoKnownAs ?? [],
     movedTo,
+    emojis: await emojiRefsInTexts(core, [
+      account.displayName,
+      account.note,
+      ...account.fields.flatMap((f) => [f.name, f.value]),
+    ]),
   };
 }
 
@@ -46,7 +52,7 @@ export async function renderLocalActor(core: Core, account: AccountDoc): Promise
 
 /** What renderNoteObject needs for a local (or any stored) status with its author. */
 export async function loadNoteInput(core: Core, status: StatusDoc, author: AccountDoc): Promise<NoteInput> {
-  const [parent, mentioned, media, poll, conversation] = await Promise.all([
+  const [parent, mentioned, media, poll, conversation, emojis] = await Promise.all([
     status.inReplyToId !== null
       ? collection(core.db, statuses).findOne({ _id: status.inReplyToId }, { projection: { uri: 1 } })
       : null,
@@ -62,6 +68,7 @@ export async function loadNoteInput(core: Core, status: StatusDoc, author: Accou
       : [],
     status.pollId !== null ? findPollByStatus(core, status._id) : null,
     status.conversationId !== null ? collection(core.db, conversations).findOne({ _id: status.conversationId }) : null,
+    author.domain === null ? emojiRefsInTexts(core, [status.spoilerText, status.content]) : [],
   ]);
   const byId = new Map(mentioned.map((a) => [a._id, a]));
   const mediaById = new Map(media.map((m) => [m._id, m]));
@@ -83,6 +90,7 @@ export async function loadNoteInput(core: Core, status: StatusDoc, author: Accou
     conversation: conversation
       ? (conversation.uri ?? localConversationUri(core.config, conversation._id, conversation.createdAt))
       : null,
+    emojis,
   };
 }
 

@@ -1,0 +1,93 @@
+// The delivery planner: consumer group `<prefix>.delivery` over the status, interaction, graph,
+// account and poll events. For each event a local account caused, it builds the activity once,
+// works out the target inboxes (delivery/audience.ts) and publishes one DeliveryRequested job per
+// inbox on the `delivery` topic, keyed by the inbox's host. A re-planned event (redelivery after a
+// crash) publishes its jobs again; the worker's once-only record keeps each inbox from getting an
+// activity twice.
+import { randomUUID } from 'node:crypto';
+import { Partitioners, type Message } from 'kafkajs';
+import type { Core } from '../../services/core/context.ts';
+import { createKafka, topicName } from '../../services/core/events/kafka.ts';
+import { eventMessage } from '../../services/core/events/kafkaSink.ts';
+import { eventsProduced } from '../../services/core/metrics.ts';
+import { planDelivery, PLANNED_EVENTS, type PlannedEvent } from '../../services/core/activitypub/delivery/plan.ts';
+import type { DeliverySettings } from '../../services/core/activitypub/delivery/settings.ts';
+import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
+import { DELIVERY_TOPIC, ensureDeliveryTopics } from './worker.ts';
+
+export type DeliveryPlannerOptions = Partial<
+  Omit<PipelineOptions<PlannedEvent>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
+>;
+
+const SEND_CHUNK = 2_000;
+
+export async function runDeliveryPlanner(
+  core: Core,
+  settings: DeliverySettings,
+  opts: DeliveryPlannerOptions = {},
+): Promise<Pipeline> {
+  const { config } = core;
+  const kafka = createKafka(config, core.logger, 'fedisrv-delivery-planner');
+  const admin = kafka.admin();
+  await admin.connect();
+  await ensureDeliveryTopics(admin, [topicName(config, DELIVERY_TOPIC)], settings.partitions);
+  await admin.disconnect();
+  const producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    createPartitioner: Partitioners.DefaultPartitioner,
+  });
+  await producer.connect();
+  const topic = topicName(config, DELIVERY_TOPIC);
+
+  const pipeline = await runPipeline({
+    core,
+    name: 'delivery',
+    types: PLANNED_EVENTS,
+    ...opts,
+    async handleEvent(event, ctx) {
+      const plans = await planDelivery(core, event.type, event.payload);
+      for (const plan of plans) {
+        const body = JSON.stringify(plan.activity);
+        const createdAt = new Date();
+        const messages: Message[] = [];
+        for (const [inbox, recipient] of plan.inboxes) {
+          const host = new URL(inbox).host.toLowerCase();
+          messages.push(
+            eventMessage({
+              eventId: randomUUID(),
+              type: 'DeliveryRequested',
+              key: host,
+              occurredAt: createdAt,
+              payload: {
+                activityId: plan.activityId,
+                activityType: plan.activityType,
+                inbox,
+                signerAccountId: plan.signerAccountId,
+                recipientAccountId: recipient,
+                body,
+                createdAt,
+              },
+            }).message,
+          );
+        }
+        for (let i = 0; i < messages.length; i += SEND_CHUNK) {
+          await producer.send({ topic, acks: -1, messages: messages.slice(i, i + SEND_CHUNK) });
+          await ctx.heartbeat();
+        }
+        eventsProduced.inc({ topic: DELIVERY_TOPIC, type: 'DeliveryRequested' }, messages.length);
+        ctx.logger.debug(
+          { activity: plan.activityId, type: plan.activityType, inboxes: messages.length },
+          'delivery planned',
+        );
+      }
+    },
+  });
+  return {
+    ...pipeline,
+    async stop() {
+      await pipeline.stop();
+      await producer.disconnect();
+    },
+  };
+}

@@ -1,0 +1,57 @@
+// The link-previews pipeline: fetches the card of the first link of new and edited statuses
+// (core/previews/fetchCard.ts, SSRF-safe, 1 MiB / 5 s) and attaches it to the status. A public
+// status's card also counts its author for the link's trend (core/trends/).
+import type { Core } from '../../services/core/context.ts';
+import { collection } from '../../services/core/db/mongo.ts';
+import { statuses } from '../../services/core/model/statuses.ts';
+import { fetchCard, firstLink } from '../../services/core/previews/fetchCard.ts';
+import { attachCard, cardOfStatus, upsertCard } from '../../services/core/previews/cards.ts';
+import { recordUse } from '../../services/core/trends/counters.ts';
+import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
+
+const TYPES = ['StatusCreated', 'StatusUpdated'] as const;
+type LinkPreviewEvent = (typeof TYPES)[number];
+
+export type LinkPreviewsPipelineOptions = Partial<
+  Omit<PipelineOptions<LinkPreviewEvent>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
+>;
+
+/** Fetches and attaches the card of one status; returns whether it has one. */
+export async function previewStatus(core: Core, statusId: bigint): Promise<boolean> {
+  const status = await collection(core.db, statuses).findOne({ _id: statusId });
+  // Direct messages stay private: fetching their links would tell the link's host.
+  if (!status || status.deletedAt || status.reblogOfId !== null || status.visibility === 'direct') return false;
+  const url = firstLink(status);
+  if (!url) return false;
+  const current = await cardOfStatus(core, statusId);
+  if (current?.url === url) return true;
+  const fields = await fetchCard(core.config, url);
+  if (!fields) return false;
+  const card = await upsertCard(core, fields);
+  await attachCard(core, statusId, card._id);
+  if (status.visibility === 'public' && !status.sensitive && !status.spoilerText) {
+    const pipe = core.redis.pipeline();
+    recordUse(pipe, {
+      kind: 'link',
+      item: String(card._id),
+      accountId: String(status.accountId),
+      statusId: String(status._id),
+      atMs: status.createdAt.getTime(),
+      language: status.language ?? card.language,
+    });
+    await pipe.exec();
+  }
+  return true;
+}
+
+export function runLinkPreviewsPipeline(core: Core, opts: LinkPreviewsPipelineOptions = {}): Promise<Pipeline> {
+  return runPipeline({
+    core,
+    name: 'link-previews',
+    types: TYPES,
+    ...opts,
+    async handleEvent(event) {
+      await previewStatus(core, BigInt(event.payload.statusId));
+    },
+  });
+}

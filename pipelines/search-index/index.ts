@@ -1,0 +1,35 @@
+// The search-index pipeline: keeps the Redis inverted index of statuses (core/search/) in step
+// with status events. New and edited posts are (re)indexed, deleted ones removed; favourites and
+// boosts make a status searchable for the local account that interacted with it.
+import type { Core } from '../../services/core/context.ts';
+import { indexForAccount, indexPost, unindexPost } from '../../services/core/search/indexer.ts';
+import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
+
+const TYPES = ['StatusCreated', 'StatusUpdated', 'StatusDeleted', 'ReblogCreated', 'FavouriteCreated'] as const;
+type SearchIndexEvent = (typeof TYPES)[number];
+
+export type SearchIndexPipelineOptions = Partial<
+  Omit<PipelineOptions<SearchIndexEvent>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
+>;
+
+export function runSearchIndexPipeline(core: Core, opts: SearchIndexPipelineOptions = {}): Promise<Pipeline> {
+  return runPipeline({
+    core,
+    name: 'search-index',
+    types: TYPES,
+    ...opts,
+    async handleEvent(event) {
+      switch (event.type) {
+        case 'StatusCreated':
+        case 'StatusUpdated':
+          return indexPost(core, BigInt(event.payload.statusId));
+        case 'StatusDeleted':
+          return unindexPost(core, BigInt(event.payload.statusId));
+        case 'ReblogCreated':
+          return indexForAccount(core, BigInt(event.payload.accountId), BigInt(event.payload.reblogOfId));
+        case 'FavouriteCreated':
+          return indexForAccount(core, BigInt(event.payload.accountId), BigInt(event.payload.statusId));
+      }
+    },
+  });
+}

@@ -1,0 +1,221 @@
+// Admin trends area: what is trending with its review state, and approving or rejecting hashtags,
+// statuses and links (/api/v1/admin/trends/{tags,statuses,links}[/:id/approve|reject]); every
+// route needs the manage_taxonomies permission, as Mastodon's policies.
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AreaOptions } from '../areas.ts';
+import type { Core } from '../../core/context.ts';
+import { collection } from '../../core/db/mongo.ts';
+import { parseId } from '../../core/ids.ts';
+import { tags } from '../../core/model/tags.ts';
+import { statuses } from '../../core/model/statuses.ts';
+import { previewCards } from '../../core/model/previewCards.ts';
+import type { TrendKind } from '../../core/model/trends.ts';
+import { rankedForReview, rankedPublishers, type PublisherReview, type RankedItem } from '../../core/trends/queries.ts';
+import { previewCardProviders } from '../../core/model/previewCards.ts';
+import { reviewsOf, reviewTrend } from '../../core/trends/review.ts';
+import { requirePermission } from '../plugins/auth.ts';
+import { TagEntity } from '../../core/entities/tag.ts';
+import { StatusEntity, presentStatuses } from '../../core/entities/status.ts';
+import { TrendsLinkEntity } from '../../core/entities/previewCard.ts';
+import { presentTrendingLinks, presentTrendingTags, statusesOf, tagsOf } from '../trends/present.ts';
+import { pageOf, setOffsetLinks } from '../trends/index.ts';
+import { notFound } from '../errors.ts';
+
+const READ = { scopes: ['admin:read'], user: 'required' as const };
+const WRITE = { scopes: ['admin:write'], user: 'required' as const };
+const PageQuery = Type.Object(
+  { limit: Type.Optional(Type.String({ maxLength: 30 })), offset: Type.Optional(Type.String({ maxLength: 30 })) },
+  { additionalProperties: true },
+);
+const IdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
+
+/** Admin::Tag: the Tag entity plus its review flags. */
+const AdminTagEntity = Type.Composite([
+  TagEntity,
+  Type.Object({
+    trendable: Type.Boolean(),
+    usable: Type.Boolean(),
+    requires_review: Type.Boolean(),
+    listable: Type.Boolean(),
+  }),
+]);
+type AdminTag = Static<typeof AdminTagEntity>;
+
+async function presentAdminTags(core: Core, items: readonly RankedItem[]): Promise<AdminTag[]> {
+  const rendered = await presentTrendingTags(core, items);
+  const docs = await tagsOf(core, items);
+  const reviews = await reviewsOf(
+    core,
+    'tag',
+    docs.map((d) => d.nameNormalized),
+  );
+  return rendered.map((t, i) => {
+    const r = reviews.get((docs[i] as { nameNormalized: string }).nameNormalized);
+    return {
+      ...t,
+      trendable: r?.state === 'approved',
+      usable: true,
+      requires_review: r !== undefined && r.state === null && r.requestedReviewAt !== null,
+      listable: r?.state !== 'rejected',
+    };
+  });
+}
+
+/** Mastodon's Admin::Trends::Links::PreviewCardProvider. */
+const PublisherEntity = Type.Object({
+  id: Type.String(),
+  domain: Type.String(),
+  trendable: Type.Boolean(),
+  reviewed_at: Type.Union([Type.String(), Type.Null()]),
+  requested_review_at: Type.Union([Type.String(), Type.Null()]),
+  requires_review: Type.Boolean(),
+});
+
+function presentPublisher(p: PublisherReview): Static<typeof PublisherEntity> {
+  return {
+    id: String(p.id),
+    domain: p.domain,
+    trendable: p.state === 'approved',
+    reviewed_at: p.reviewedAt ? p.reviewedAt.toISOString() : null,
+    requested_review_at: p.requestedReviewAt ? p.requestedReviewAt.toISOString() : null,
+    requires_review: p.state === null && p.requestedReviewAt !== null,
+  };
+}
+
+/** The ranking member of a tag, status or card given by its id; 404 when it does not exist. */
+async function memberOf(core: Core, kind: TrendKind, raw: string): Promise<string> {
+  const id = parseId(raw);
+  if (id === null) throw notFound();
+  if (kind === 'tag') {
+    const tag = await collection(core.db, tags).findOne({ _id: id });
+    if (!tag) throw notFound();
+    return tag.nameNormalized;
+  }
+  if (kind === 'status') {
+    const st = await collection(core.db, statuses).findOne({ _id: id, deletedAt: null });
+    if (!st) throw notFound();
+    return String(id);
+  }
+  const card = await collection(core.db, previewCards).findOne({ _id: id });
+  if (!card) throw notFound();
+  return String(id);
+}
+
+const adminTrendsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
+  app.get(
+    '/api/v1/admin/trends/tags',
+    { schema: { querystring: PageQuery, response: { 200: Type.Array(AdminTagEntity) } }, config: { auth: READ } },
+    async (request, reply) => {
+      await requirePermission(request, 'manage_taxonomies');
+      const page = pageOf(request.query, 10, 20);
+      const found = await rankedForReview(core, 'tag', page);
+      setOffsetLinks(core, request, reply, page, found.length);
+      return presentAdminTags(core, found);
+    },
+  );
+  app.get(
+    '/api/v1/admin/trends/statuses',
+    { schema: { querystring: PageQuery, response: { 200: Type.Array(StatusEntity) } }, config: { auth: READ } },
+    async (request, reply) => {
+      const { account } = await requirePermission(request, 'manage_taxonomies');
+      const page = pageOf(request.query, 20, 40);
+      const found = await rankedForReview(core, 'status', page);
+      setOffsetLinks(core, request, reply, page, found.length);
+      return presentStatuses(core, await statusesOf(core, found), account);
+    },
+  );
+  app.get(
+    '/api/v1/admin/trends/links',
+    { schema: { querystring: PageQuery, response: { 200: Type.Array(TrendsLinkEntity) } }, config: { auth: READ } },
+    async (request, reply) => {
+      await requirePermission(request, 'manage_taxonomies');
+      const page = pageOf(request.query, 10, 20);
+      const found = await rankedForReview(core, 'link', page);
+      setOffsetLinks(core, request, reply, page, found.length);
+      return presentTrendingLinks(core, found);
+    },
+  );
+
+  app.get(
+    '/api/v1/admin/trends/links/publishers',
+    { schema: { querystring: PageQuery, response: { 200: Type.Array(PublisherEntity) } }, config: { auth: READ } },
+    async (request, reply) => {
+      await requirePermission(request, 'manage_taxonomies');
+      const page = pageOf(request.query, 10, 20);
+      const found = await rankedPublishers(core, page);
+      setOffsetLinks(core, request, reply, page, found.length);
+      return found.map(presentPublisher);
+    },
+  );
+
+  for (const decision of ['approve', 'reject'] as const) {
+    app.post(
+      `/api/v1/admin/trends/links/publishers/:id/${decision}`,
+      { schema: { params: IdParams, response: { 200: PublisherEntity } }, config: { auth: WRITE } },
+      async (request) => {
+        const { account } = await requirePermission(request, 'manage_taxonomies');
+        const id = parseId(request.params.id);
+        const provider = id === null ? null : await collection(core.db, previewCardProviders).findOne({ _id: id });
+        if (!provider) throw notFound();
+        await reviewTrend(
+          core,
+          'publisher',
+          provider.domain,
+          decision === 'approve' ? 'approved' : 'rejected',
+          account._id,
+        );
+        const review = (await reviewsOf(core, 'publisher', [provider.domain])).get(provider.domain);
+        return presentPublisher({
+          id: provider._id,
+          domain: provider.domain,
+          state: review?.state ?? null,
+          reviewedAt: review?.reviewedAt ?? null,
+          requestedReviewAt: review?.requestedReviewAt ?? null,
+        });
+      },
+    );
+  }
+
+  for (const decision of ['approve', 'reject'] as const) {
+    const state = decision === 'approve' ? 'approved' : 'rejected';
+    app.post(
+      `/api/v1/admin/trends/tags/:id/${decision}`,
+      { schema: { params: IdParams, response: { 200: AdminTagEntity } }, config: { auth: WRITE } },
+      async (request) => {
+        const { account } = await requirePermission(request, 'manage_taxonomies');
+        const item = await memberOf(core, 'tag', request.params.id);
+        await reviewTrend(core, 'tag', item, state, account._id);
+        const [out] = await presentAdminTags(core, [{ item, score: 0, language: null }]);
+        return out as AdminTag;
+      },
+    );
+    app.post(
+      `/api/v1/admin/trends/statuses/:id/${decision}`,
+      { schema: { params: IdParams, response: { 200: StatusEntity } }, config: { auth: WRITE } },
+      async (request) => {
+        const { account } = await requirePermission(request, 'manage_taxonomies');
+        const item = await memberOf(core, 'status', request.params.id);
+        await reviewTrend(core, 'status', item, state, account._id);
+        const docs = await statusesOf(core, [{ item, score: 0, language: null }]);
+        const [out] = await presentStatuses(core, docs, account);
+        if (!out) throw notFound();
+        return out;
+      },
+    );
+    app.post(
+      `/api/v1/admin/trends/links/:id/${decision}`,
+      { schema: { params: IdParams, response: { 200: TrendsLinkEntity } }, config: { auth: WRITE } },
+      async (request) => {
+        const { account } = await requirePermission(request, 'manage_taxonomies');
+        const item = await memberOf(core, 'link', request.params.id);
+        await reviewTrend(core, 'link', item, state, account._id);
+        const [out] = await presentTrendingLinks(core, [{ item, score: 0, language: null }]);
+        if (!out) throw notFound();
+        return out;
+      },
+    );
+  }
+};
+
+export default adminTrendsArea;

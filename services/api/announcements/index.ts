@@ -1,0 +1,108 @@
+// Announcements (Mastodon 3.1+): the published announcements of this server for a signed-in user,
+// dismissing them, and emoji reactions (Unicode or a custom emoji's shortcode). Administrators write
+// and publish them with the CLI (`announcements ...`); changes stream to `user` streams.
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AreaOptions } from '../areas.ts';
+import { parseId } from '../../core/ids.ts';
+import { railsBoolean } from '../../core/railsParams.ts';
+import {
+  addReaction,
+  announcementsFor,
+  dismissAnnouncement,
+  removeReaction,
+} from '../../core/announcements/announcements.ts';
+import { requireUser } from '../plugins/auth.ts';
+import { notFound } from '../errors.ts';
+import { BoolLike } from '../params.ts';
+import { CustomEmojiEntity } from '../../core/entities/account.ts';
+
+const ReactionEntity = Type.Object({
+  name: Type.String(),
+  count: Type.Integer(),
+  me: Type.Optional(Type.Boolean()),
+  url: Type.Optional(Type.String()),
+  static_url: Type.Optional(Type.String()),
+});
+
+const AnnouncementEntity = Type.Object({
+  id: Type.String(),
+  content: Type.String(),
+  starts_at: Type.Union([Type.String(), Type.Null()]),
+  ends_at: Type.Union([Type.String(), Type.Null()]),
+  all_day: Type.Boolean(),
+  published_at: Type.String(),
+  updated_at: Type.String(),
+  read: Type.Optional(Type.Boolean()),
+  mentions: Type.Array(
+    Type.Object({ id: Type.String(), username: Type.String(), url: Type.String(), acct: Type.String() }),
+  ),
+  statuses: Type.Array(Type.Object({ id: Type.String(), url: Type.String() })),
+  tags: Type.Array(Type.Object({ name: Type.String(), url: Type.String() })),
+  emojis: Type.Array(CustomEmojiEntity),
+  reactions: Type.Array(ReactionEntity),
+});
+
+/** Mastodon asks for a user and no particular scope to list them. */
+const LIST = { user: 'required' as const };
+const DISMISS = { scopes: ['write', 'write:accounts'], user: 'required' as const };
+const REACT = { scopes: ['write', 'write:favourites'], user: 'required' as const };
+
+const IdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
+const ReactionParams = Type.Object({ id: Type.String({ maxLength: 30 }), name: Type.String({ maxLength: 200 }) });
+const Empty = Type.Object({});
+
+function announcementId(raw: string): bigint {
+  const id = parseId(raw);
+  if (id === null) throw notFound();
+  return id;
+}
+
+const announcementsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
+  app.get(
+    '/api/v1/announcements',
+    {
+      config: { auth: LIST },
+      schema: {
+        querystring: Type.Object({ with_dismissed: Type.Optional(BoolLike) }, { additionalProperties: true }),
+        response: { 200: Type.Array(AnnouncementEntity) },
+      },
+    },
+    async (request) => {
+      const { account } = requireUser(request);
+      return announcementsFor(core, account, railsBoolean(request.query.with_dismissed) === true);
+    },
+  );
+
+  app.post(
+    '/api/v1/announcements/:id/dismiss',
+    { config: { auth: DISMISS }, schema: { params: IdParams, response: { 200: Empty } } },
+    async (request) => {
+      const { account } = requireUser(request);
+      await dismissAnnouncement(core, account, announcementId(request.params.id));
+      return {};
+    },
+  );
+
+  app.put(
+    '/api/v1/announcements/:id/reactions/:name',
+    { config: { auth: REACT }, schema: { params: ReactionParams, response: { 200: Empty } } },
+    async (request) => {
+      const { account } = requireUser(request);
+      await addReaction(core, account, announcementId(request.params.id), request.params.name);
+      return {};
+    },
+  );
+
+  app.delete(
+    '/api/v1/announcements/:id/reactions/:name',
+    { config: { auth: REACT }, schema: { params: ReactionParams, response: { 200: Empty } } },
+    async (request) => {
+      const { account } = requireUser(request);
+      await removeReaction(core, account, announcementId(request.params.id), request.params.name);
+      return {};
+    },
+  );
+};
+
+export default announcementsArea;

@@ -1,0 +1,248 @@
+// Notification policy and requests (Mastodon 4.3): GET/PATCH /api/v2/notifications/policy
+// (accept/filter/drop per condition), the older boolean form at /api/v1/notifications/policy,
+// and /api/v1/notifications/requests: list, show, accept, dismiss, the bulk forms with `id[]`,
+// and `merged` (accepting is synchronous here, so it is always merged).
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AreaOptions } from '../areas.ts';
+import type { Core } from '../../core/context.ts';
+import { parseId, type Id } from '../../core/ids.ts';
+import { collection } from '../../core/db/mongo.ts';
+import { accounts, type AccountDoc } from '../../core/model/accounts.ts';
+import { statuses } from '../../core/model/statuses.ts';
+import { notificationRequests, type NotificationRequestDoc } from '../../core/model/notificationPolicies.ts';
+import { policyOf, type EffectivePolicy } from '../../core/notifications/policy.ts';
+import {
+  acceptRequest,
+  dismissRequest,
+  ownRequest,
+  policySummary,
+  presentPolicyV2,
+  requestsByIds,
+  updatePolicy,
+  POLICY_FIELDS,
+  type PolicyField,
+} from '../../core/notifications/requests.ts';
+import { requireUser } from '../plugins/auth.ts';
+import { notFound } from '../errors.ts';
+import { AccountEntity, presentAccounts, type Account } from '../../core/entities/account.ts';
+import { StatusEntity, presentStatuses, type Status } from '../../core/entities/status.ts';
+import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
+
+const READ = { scopes: ['read', 'read:notifications'], user: 'required' as const };
+const WRITE = { scopes: ['write', 'write:notifications'], user: 'required' as const };
+
+const Str = Type.String({ maxLength: 100 });
+const Loose = Type.Optional(Type.Object({}, { additionalProperties: true }));
+const Empty = Type.Object({});
+const IdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
+const ListQuery = Type.Object(
+  { max_id: Type.Optional(Str), since_id: Type.Optional(Str), min_id: Type.Optional(Str), limit: Type.Optional(Str) },
+  { additionalProperties: true },
+);
+const IdsBody = Type.Optional(
+  Type.Object(
+    { id: Type.Optional(Type.Union([Type.Array(Str, { maxItems: 100 }), Str])) },
+    { additionalProperties: true },
+  ),
+);
+const Summary = Type.Object({ pending_requests_count: Type.Integer(), pending_notifications_count: Type.Integer() });
+const PolicyValue = Type.Union([Type.Literal('accept'), Type.Literal('filter'), Type.Literal('drop')]);
+const PolicyV2 = Type.Object({
+  for_not_following: PolicyValue,
+  for_not_followers: PolicyValue,
+  for_new_accounts: PolicyValue,
+  for_private_mentions: PolicyValue,
+  for_limited_accounts: PolicyValue,
+  summary: Summary,
+});
+const PolicyV1 = Type.Object({
+  filter_not_following: Type.Boolean(),
+  filter_not_followers: Type.Boolean(),
+  filter_new_accounts: Type.Boolean(),
+  filter_private_mentions: Type.Boolean(),
+  summary: Summary,
+});
+const RequestEntity = Type.Object({
+  id: Type.String(),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+  notifications_count: Type.String(),
+  account: AccountEntity,
+  last_status: Type.Optional(StatusEntity),
+});
+
+const V1_FIELDS: Record<string, PolicyField> = {
+  filter_not_following: 'for_not_following',
+  filter_not_followers: 'for_not_followers',
+  filter_new_accounts: 'for_new_accounts',
+  filter_private_mentions: 'for_private_mentions',
+};
+
+function truthy(v: unknown): boolean {
+  return v === true || v === 1 || (typeof v === 'string' && /^(1|t|true|on)$/i.test(v));
+}
+
+function presentV1(p: EffectivePolicy) {
+  const v2 = presentPolicyV2(p);
+  return {
+    filter_not_following: v2.for_not_following !== 'accept',
+    filter_not_followers: v2.for_not_followers !== 'accept',
+    filter_new_accounts: v2.for_new_accounts !== 'accept',
+    filter_private_mentions: v2.for_private_mentions !== 'accept',
+  };
+}
+
+function idList(raw: unknown): Id[] {
+  const list = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
+  return list.map((v) => parseId(v)).filter((v): v is Id => v !== null);
+}
+
+async function presentRequests(core: Core, docs: NotificationRequestDoc[], viewer: AccountDoc) {
+  if (docs.length === 0) return [];
+  const [accountDocs, statusDocs] = await Promise.all([
+    collection(core.db, accounts)
+      .find({ _id: { $in: [...new Set(docs.map((d) => d.fromAccountId))] } })
+      .toArray(),
+    collection(core.db, statuses)
+      .find({ _id: { $in: docs.map((d) => d.lastStatusId).filter((s): s is Id => s !== null) }, deletedAt: null })
+      .toArray(),
+  ]);
+  const [renderedAccounts, renderedStatuses] = await Promise.all([
+    presentAccounts(core, accountDocs),
+    presentStatuses(core, statusDocs, viewer),
+  ]);
+  const accountById = new Map<bigint, Account>(accountDocs.map((a, i) => [a._id, renderedAccounts[i] as Account]));
+  const statusById = new Map<bigint, Status>(statusDocs.map((s, i) => [s._id, renderedStatuses[i] as Status]));
+  return docs.flatMap((d) => {
+    const account = accountById.get(d.fromAccountId);
+    if (!account) return [];
+    const status = d.lastStatusId === null ? undefined : statusById.get(d.lastStatusId);
+    return [
+      {
+        id: String(d._id),
+        created_at: d.createdAt.toISOString(),
+        updated_at: d.updatedAt.toISOString(),
+        notifications_count: String(d.notificationsCount),
+        account,
+        ...(status ? { last_status: status } : {}),
+      },
+    ];
+  });
+}
+
+const notificationRequestsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
+  // ---- policy ----
+  app.get(
+    '/api/v2/notifications/policy',
+    { schema: { response: { 200: PolicyV2 } }, config: { auth: READ } },
+    async (request) => {
+      const { account } = requireUser(request);
+      const [policy, summary] = await Promise.all([policyOf(core, account._id), policySummary(core, account._id)]);
+      return { ...presentPolicyV2(policy), summary };
+    },
+  );
+
+  app.patch(
+    '/api/v2/notifications/policy',
+    { schema: { body: Loose, response: { 200: PolicyV2 } }, config: { auth: WRITE } },
+    async (request) => {
+      const { account } = requireUser(request);
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      const changes: Partial<Record<PolicyField, unknown>> = {};
+      for (const f of POLICY_FIELDS) if (body[f] !== undefined) changes[f] = body[f];
+      const policy = await updatePolicy(core, account._id, changes);
+      return { ...presentPolicyV2(policy), summary: await policySummary(core, account._id) };
+    },
+  );
+
+  app.get(
+    '/api/v1/notifications/policy',
+    { schema: { response: { 200: PolicyV1 } }, config: { auth: READ } },
+    async (request) => {
+      const { account } = requireUser(request);
+      const [policy, summary] = await Promise.all([policyOf(core, account._id), policySummary(core, account._id)]);
+      return { ...presentV1(policy), summary };
+    },
+  );
+
+  app.patch(
+    '/api/v1/notifications/policy',
+    { schema: { body: Loose, response: { 200: PolicyV1 } }, config: { auth: WRITE } },
+    async (request) => {
+      const { account } = requireUser(request);
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      const changes: Partial<Record<PolicyField, unknown>> = {};
+      for (const [v1, v2] of Object.entries(V1_FIELDS))
+        if (body[v1] !== undefined) changes[v2] = truthy(body[v1]) ? 'filter' : 'accept';
+      const policy = await updatePolicy(core, account._id, changes);
+      return { ...presentV1(policy), summary: await policySummary(core, account._id) };
+    },
+  );
+
+  // ---- requests ----
+  app.get(
+    '/api/v1/notifications/requests',
+    { schema: { querystring: ListQuery, response: { 200: Type.Array(RequestEntity) } }, config: { auth: READ } },
+    async (request, reply) => {
+      const { account } = requireUser(request);
+      const p = pageParams(request.query, { defaultLimit: 40, maxLimit: 80 });
+      const page = await findPage(collection(core.db, notificationRequests), { accountId: account._id }, p);
+      setLinkHeader(core, request, reply, {
+        oldest: page.at(-1)?._id ?? null,
+        newest: page[0]?._id ?? null,
+        count: page.length,
+        limit: p.limit,
+      });
+      return presentRequests(core, page, account);
+    },
+  );
+
+  app.get(
+    '/api/v1/notifications/requests/merged',
+    { schema: { response: { 200: Type.Object({ merged: Type.Boolean() }) } }, config: { auth: READ } },
+    async () => ({ merged: true }),
+  );
+
+  app.get(
+    '/api/v1/notifications/requests/:id',
+    { schema: { params: IdParams, response: { 200: RequestEntity } }, config: { auth: READ } },
+    async (request) => {
+      const { account } = requireUser(request);
+      const req = await ownRequest(core, account._id, parseId(request.params.id));
+      if (!req) throw notFound();
+      const [out] = await presentRequests(core, [req], account);
+      if (!out) throw notFound();
+      return out;
+    },
+  );
+
+  for (const [action, run] of [
+    ['accept', acceptRequest],
+    ['dismiss', dismissRequest],
+  ] as const) {
+    app.post(
+      `/api/v1/notifications/requests/:id/${action}`,
+      { schema: { params: IdParams, response: { 200: Empty } }, config: { auth: WRITE } },
+      async (request) => {
+        const { account } = requireUser(request);
+        const req = await ownRequest(core, account._id, parseId(request.params.id));
+        if (!req) throw notFound();
+        await run(core, req);
+        return {};
+      },
+    );
+    app.post(
+      `/api/v1/notifications/requests/${action}`,
+      { schema: { body: IdsBody, response: { 200: Empty } }, config: { auth: WRITE } },
+      async (request) => {
+        const { account } = requireUser(request);
+        const body = (request.body ?? {}) as { id?: unknown };
+        for (const req of await requestsByIds(core, account._id, idList(body.id))) await run(core, req);
+        return {};
+      },
+    );
+  }
+};
+
+export default notificationRequestsArea;

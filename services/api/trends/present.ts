@@ -1,0 +1,60 @@
+// Rendering ranked trend items: hashtags (Tag with history), statuses and links (Trends::Link).
+import type { Core } from '../../core/context.ts';
+import { collection } from '../../core/db/mongo.ts';
+import type { AccountDoc } from '../../core/model/accounts.ts';
+import { statuses, type StatusDoc } from '../../core/model/statuses.ts';
+import { tags, type TagDoc } from '../../core/model/tags.ts';
+import type { RankedItem } from '../../core/trends/queries.ts';
+import { histories } from '../../core/trends/counters.ts';
+import { cardsById } from '../../core/previews/cards.ts';
+import { filterVisible } from '../../core/statuses/visibility.ts';
+import { presentTagsWithHistory } from '../../core/entities/tagHistory.ts';
+import { presentStatuses, type Status } from '../../core/entities/status.ts';
+import { presentHistory, presentPreviewCard, type TrendsLink } from '../../core/entities/previewCard.ts';
+import type { Tag } from '../../core/entities/tag.ts';
+
+export async function tagsOf(core: Core, items: readonly RankedItem[]): Promise<TagDoc[]> {
+  const docs = await collection(core.db, tags)
+    .find({ nameNormalized: { $in: items.map((i) => i.item) } })
+    .toArray();
+  const byName = new Map(docs.map((d) => [d.nameNormalized, d]));
+  return items.map((i) => byName.get(i.item)).filter((t): t is TagDoc => t !== undefined);
+}
+
+export async function presentTrendingTags(core: Core, items: readonly RankedItem[]): Promise<Tag[]> {
+  return presentTagsWithHistory(core, await tagsOf(core, items));
+}
+
+export async function statusesOf(core: Core, items: readonly RankedItem[]): Promise<StatusDoc[]> {
+  const ids = items.map((i) => BigInt(i.item));
+  const docs = await collection(core.db, statuses)
+    .find({ _id: { $in: ids }, deletedAt: null })
+    .toArray();
+  const byId = new Map(docs.map((d) => [d._id, d]));
+  return ids.map((id) => byId.get(id)).filter((s): s is StatusDoc => s !== undefined);
+}
+
+export async function presentTrendingStatuses(
+  core: Core,
+  items: readonly RankedItem[],
+  viewer: AccountDoc | null,
+): Promise<Status[]> {
+  const docs = await filterVisible(core, viewer, await statusesOf(core, items));
+  return presentStatuses(core, docs, viewer);
+}
+
+export async function presentTrendingLinks(core: Core, items: readonly RankedItem[]): Promise<TrendsLink[]> {
+  const cards = await cardsById(
+    core,
+    items.map((i) => BigInt(i.item)),
+  );
+  const hist = await histories(
+    core.redis,
+    'link',
+    items.map((i) => i.item),
+  );
+  return items.flatMap((i) => {
+    const card = cards.get(BigInt(i.item));
+    return card ? [{ ...presentPreviewCard(card), history: presentHistory(hist.get(i.item) ?? []) }] : [];
+  });
+}

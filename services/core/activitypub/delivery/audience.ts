@@ -1,0 +1,120 @@
+// Who receives an activity (federation reference §6.3, §9.3): the inboxes of remote accounts,
+// deduplicated. Fan-out goes to each account's shared inbox when it has one (once per server),
+// else to its personal inbox; direct interactions (Follow, Accept, Like, Block, votes) go to the
+// personal inbox. Suspended accounts and domains the instance refuses are left out.
+import type { Core } from '../../context.ts';
+import type { Id } from '../../ids.ts';
+import { collection } from '../../db/mongo.ts';
+import { accounts, type AccountDoc } from '../../model/accounts.ts';
+import { follows } from '../../model/follows.ts';
+import { statuses } from '../../model/statuses.ts';
+import { favourites } from '../../model/favourites.ts';
+import { isDomainRefused } from './domains.ts';
+
+/** Inbox URL → the account whose personal inbox it is (null for a shared inbox). */
+export type Inboxes = Map<string, string | null>;
+
+type InboxFields = Pick<AccountDoc, '_id' | 'domain' | 'inboxUrl' | 'sharedInboxUrl' | 'suspendedAt'>;
+const INBOX_PROJECTION = { _id: 1, domain: 1, inboxUrl: 1, sharedInboxUrl: 1, suspendedAt: 1 } as const;
+
+const CHUNK = 1_000;
+
+function add(out: Inboxes, account: InboxFields, personal: boolean): void {
+  if (account.domain === null || account.suspendedAt) return;
+  if (!personal && account.sharedInboxUrl) {
+    out.set(account.sharedInboxUrl, null);
+    return;
+  }
+  if (!account.inboxUrl) return;
+  // A shared inbox already listed reaches this account too; a personal one stays personal.
+  if (!out.has(account.inboxUrl)) out.set(account.inboxUrl, String(account._id));
+}
+
+async function remoteAccounts(core: Core, ids: Id[]): Promise<InboxFields[]> {
+  const out: InboxFields[] = [];
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const found = await collection(core.db, accounts)
+      .find({ _id: { $in: ids.slice(i, i + CHUNK) }, domain: { $ne: null } }, { projection: INBOX_PROJECTION })
+      .toArray();
+    out.push(...(found as InboxFields[]));
+  }
+  return out;
+}
+
+/** Preferred inboxes (shared when advertised) of the given accounts; local ones are skipped. */
+export async function inboxesOf(core: Core, ids: Id[], out: Inboxes = new Map(), personal = false): Promise<Inboxes> {
+  if (ids.length === 0) return out;
+  for (const account of await remoteAccounts(core, [...new Set(ids)])) add(out, account, personal);
+  return out;
+}
+
+/** Personal inbox of one remote account (null when local, suspended or unknown). */
+export async function personalInboxOf(core: Core, id: Id): Promise<{ inbox: string; account: AccountDoc } | null> {
+  const account = await collection(core.db, accounts).findOne({ _id: id });
+  if (!account || account.domain === null || account.suspendedAt || !account.inboxUrl) return null;
+  if (await isDomainRefused(core, account.domain)) return null;
+  return { inbox: account.inboxUrl, account };
+}
+
+/** Every remote follower's preferred inbox, one per shared inbox. */
+export async function followerInboxes(core: Core, accountId: Id, out: Inboxes = new Map()): Promise<Inboxes> {
+  const cursor = collection(core.db, follows)
+    .find({ targetAccountId: accountId }, { projection: { accountId: 1 } })
+    .batchSize(CHUNK);
+  let page: Id[] = [];
+  for await (const f of cursor) {
+    page.push(f.accountId);
+    if (page.length >= CHUNK) {
+      await inboxesOf(core, page, out);
+      page = [];
+    }
+  }
+  await inboxesOf(core, page, out);
+  return out;
+}
+
+/** Remote accounts that reblogged, favourited or replied to a status (they may hold a copy). */
+export async function interactorInboxes(core: Core, statusId: Id, out: Inboxes = new Map()): Promise<Inboxes> {
+  const [reblogs, replies, favs] = await Promise.all([
+    collection(core.db, statuses)
+      .find({ reblogOfId: statusId, local: false }, { projection: { accountId: 1 } })
+      .limit(10_000)
+      .toArray(),
+    collection(core.db, statuses)
+      .find({ inReplyToId: statusId, local: false }, { projection: { accountId: 1 } })
+      .limit(10_000)
+      .toArray(),
+    collection(core.db, favourites)
+      .find({ statusId }, { projection: { accountId: 1 } })
+      .limit(10_000)
+      .toArray(),
+  ]);
+  return inboxesOf(
+    core,
+    [...reblogs, ...replies, ...favs].map((d) => d.accountId),
+    out,
+  );
+}
+
+/** Drops inboxes on refused (suspended) domains and on our own host. */
+export async function deliverable(core: Core, inboxes: Inboxes): Promise<Inboxes> {
+  const own = new URL(core.config.baseUrl).host.toLowerCase();
+  const verdict = new Map<string, boolean>();
+  const out: Inboxes = new Map();
+  for (const [inbox, recipient] of inboxes) {
+    let host: string;
+    try {
+      host = new URL(inbox).host.toLowerCase();
+    } catch {
+      continue;
+    }
+    if (host === own) continue;
+    let refused = verdict.get(host);
+    if (refused === undefined) {
+      refused = await isDomainRefused(core, host);
+      verdict.set(host, refused);
+    }
+    if (!refused) out.set(inbox, recipient);
+  }
+  return out;
+}

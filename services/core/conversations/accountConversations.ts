@@ -1,0 +1,100 @@
+// Direct-message conversations (Mastodon's AccountConversation): a direct status is added to the
+// conversation of its author and of each local mentioned account whose mention notification was
+// delivered (not suppressed or filtered into a request). The participants are everyone in the
+// status (author + mentions) but the account itself; the conversation is unread for everyone
+// but the author of its newest status. Deleting a status removes it again (and the conversation
+// once empty).
+import type { Core } from '../context.ts';
+import { nextSerialId, type Id } from '../ids.ts';
+import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { accountConversations, type AccountConversationDoc } from '../model/accountConversations.ts';
+
+export interface DirectStatus {
+  statusId: Id;
+  accountId: Id;
+  conversationId: Id | null;
+  mentionedAccountIds: Id[];
+}
+
+export function participantsFor(recipient: Id, s: DirectStatus): Id[] {
+  const all = new Set<bigint>([s.accountId, ...s.mentionedAccountIds]);
+  all.delete(recipient);
+  return [...all].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** Adds the status to `recipient`'s conversation (creating it); returns the conversation as stored. */
+export async function addStatusToConversation(
+  core: Core,
+  recipient: Id,
+  s: DirectStatus,
+): Promise<AccountConversationDoc> {
+  const participants = participantsFor(recipient, s);
+  const key = {
+    accountId: recipient,
+    conversationId: s.conversationId ?? s.statusId,
+    participantKey: participants.join(','),
+  };
+  const unread = s.accountId !== recipient;
+  const coll = collection(core.db, accountConversations);
+  for (let attempt = 0; ; attempt++) {
+    const updated = await coll.findOneAndUpdate(
+      key,
+      { $addToSet: { statusIds: s.statusId }, $max: { lastStatusId: s.statusId }, $set: { updatedAt: new Date() } },
+      { returnDocument: 'after' },
+    );
+    if (updated) {
+      // Only the newest status decides whether the conversation is unread (a late, older event must not).
+      if (updated.lastStatusId === s.statusId && updated.unread !== unread) {
+        await coll.updateOne({ _id: updated._id, lastStatusId: s.statusId }, { $set: { unread } });
+        return { ...updated, unread };
+      }
+      return updated;
+    }
+    const now = new Date();
+    const doc: AccountConversationDoc = {
+      _id: await nextSerialId(core.db, 'account_conversations'),
+      ...key,
+      participantAccountIds: participants,
+      statusIds: [s.statusId],
+      lastStatusId: s.statusId,
+      unread,
+      createdAt: now,
+      updatedAt: now,
+    };
+    try {
+      await coll.insertOne(doc);
+      return doc;
+    } catch (err) {
+      // Another event created it first: add to theirs.
+      if (!isDuplicateKeyError(err) || attempt >= 3) throw err;
+    }
+  }
+}
+
+/** Removes a deleted status from every conversation holding it; empty conversations go. */
+export async function removeStatusFromConversations(core: Core, statusId: Id): Promise<void> {
+  const coll = collection(core.db, accountConversations);
+  const holding = await coll.find({ statusIds: statusId }).toArray();
+  for (const c of holding) {
+    const rest = c.statusIds.filter((id) => id !== statusId);
+    if (rest.length === 0) await coll.deleteOne({ _id: c._id });
+    else {
+      const last = rest.reduce((a, b) => (a > b ? a : b));
+      await coll.updateOne({ _id: c._id }, { $pull: { statusIds: statusId }, $set: { lastStatusId: last } });
+    }
+  }
+}
+
+export function ownConversation(core: Core, accountId: Id, id: Id | null): Promise<AccountConversationDoc | null> {
+  if (id === null) return Promise.resolve(null);
+  return collection(core.db, accountConversations).findOne({ _id: id, accountId });
+}
+
+export async function markConversationRead(core: Core, c: AccountConversationDoc): Promise<AccountConversationDoc> {
+  await collection(core.db, accountConversations).updateOne({ _id: c._id }, { $set: { unread: false } });
+  return { ...c, unread: false };
+}
+
+export async function deleteConversation(core: Core, c: AccountConversationDoc): Promise<void> {
+  await collection(core.db, accountConversations).deleteOne({ _id: c._id });
+}

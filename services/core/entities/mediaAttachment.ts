@@ -1,0 +1,112 @@
+// MediaAttachment entity (entities reference §6). `url` is null while the upload is processing.
+import { Type, type Static } from '@sinclair/typebox';
+import type { Core } from '../context.ts';
+import type { MediaAttachmentDoc, MediaMeta } from '../model/media.ts';
+import { storageFor } from '../media/storage.ts';
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+const Dimensions = Type.Object({
+  width: Type.Optional(Type.Integer()),
+  height: Type.Optional(Type.Integer()),
+  size: Type.Optional(Type.String()),
+  aspect: Type.Optional(Type.Number()),
+  frame_rate: Type.Optional(Type.String()),
+  duration: Type.Optional(Type.Number()),
+  bitrate: Type.Optional(Type.Integer()),
+});
+
+export const MediaMetaEntity = Type.Object({
+  original: Type.Optional(Dimensions),
+  small: Type.Optional(Dimensions),
+  focus: Type.Optional(Type.Object({ x: Type.Number(), y: Type.Number() })),
+  length: Type.Optional(Type.String()),
+  duration: Type.Optional(Type.Number()),
+  fps: Type.Optional(Type.Integer()),
+  size: Type.Optional(Type.String()),
+  width: Type.Optional(Type.Integer()),
+  height: Type.Optional(Type.Integer()),
+  aspect: Type.Optional(Type.Number()),
+  audio_encode: Type.Optional(Type.String()),
+  audio_bitrate: Type.Optional(Type.String()),
+  audio_channels: Type.Optional(Type.String()),
+});
+
+export const MediaAttachmentEntity = Type.Object({
+  id: Type.String(),
+  type: Type.Union([
+    Type.Literal('image'),
+    Type.Literal('gifv'),
+    Type.Literal('video'),
+    Type.Literal('audio'),
+    Type.Literal('unknown'),
+  ]),
+  url: NullableString,
+  preview_url: NullableString,
+  remote_url: NullableString,
+  preview_remote_url: NullableString,
+  text_url: NullableString,
+  meta: Type.Union([MediaMetaEntity, Type.Null()]),
+  description: NullableString,
+  blurhash: NullableString,
+});
+export type MediaAttachmentEntity = Static<typeof MediaAttachmentEntity>;
+
+function presentMeta(meta: MediaMeta | null): Static<typeof MediaMetaEntity> | null {
+  if (!meta) return null;
+  const out: Static<typeof MediaMetaEntity> = {};
+  if (meta.original) {
+    const o = meta.original;
+    out.original = {
+      ...(o.width ? { width: o.width, height: o.height, size: o.size, aspect: o.aspect } : {}),
+      ...(o.frameRate !== undefined ? { frame_rate: o.frameRate } : {}),
+      ...(o.duration !== undefined ? { duration: o.duration } : {}),
+      ...(o.bitrate !== undefined ? { bitrate: o.bitrate } : {}),
+    };
+  }
+  if (meta.small)
+    out.small = {
+      width: meta.small.width,
+      height: meta.small.height,
+      size: meta.small.size,
+      aspect: meta.small.aspect,
+    };
+  if (meta.focus) out.focus = { x: meta.focus.x, y: meta.focus.y };
+  if (meta.length !== undefined) out.length = meta.length;
+  if (meta.duration !== undefined) out.duration = meta.duration;
+  if (meta.fps !== undefined) out.fps = meta.fps;
+  // Mastodon repeats the original's geometry at the top level for videos.
+  if (meta.fps !== undefined && meta.original?.width) {
+    out.width = meta.original.width;
+    out.height = meta.original.height;
+    out.size = meta.original.size;
+    out.aspect = meta.original.aspect;
+  }
+  if (meta.audioEncode !== undefined) out.audio_encode = meta.audioEncode;
+  if (meta.audioBitrate !== undefined) out.audio_bitrate = meta.audioBitrate;
+  if (meta.audioChannels !== undefined) out.audio_channels = meta.audioChannels;
+  return out;
+}
+
+export function presentMediaAttachment(core: Core, doc: MediaAttachmentDoc): MediaAttachmentEntity {
+  const storage = storageFor(core);
+  const ready = doc.processing === 'complete';
+  const url =
+    ready && doc.files.original ? storage.url(doc.files.original) : doc.remoteUrl && ready ? doc.remoteUrl : null;
+  // A custom thumbnail is there before processing ends; a generated one only after.
+  const preview = doc.files.small
+    ? storage.url(doc.files.small)
+    : (doc.previewRemoteUrl ?? (doc.type === 'image' && !doc.files.original && ready ? doc.remoteUrl : null));
+  return {
+    id: String(doc._id),
+    type: doc.type,
+    url,
+    preview_url: preview,
+    remote_url: doc.remoteUrl,
+    preview_remote_url: doc.previewRemoteUrl,
+    text_url: null,
+    meta: presentMeta(doc.meta),
+    description: doc.description,
+    blurhash: doc.blurhash,
+  };
+}

@@ -1,0 +1,100 @@
+// Notification entity (mastodon-api-entities.md §15) and the grouped results of /api/v2 (§15.1),
+// rendered in batches. Notifications whose status was deleted or whose account is gone are left
+// out, as Mastodon does.
+import { Type, type Static } from '@sinclair/typebox';
+import type { Core } from '../context.ts';
+import type { Id } from '../ids.ts';
+import { collection } from '../db/mongo.ts';
+import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { statuses } from '../model/statuses.ts';
+import type { NotificationDoc } from '../model/notifications.ts';
+import { AccountEntity, presentAccounts, type Account } from './account.ts';
+import { StatusEntity, presentStatuses, type Status } from './status.ts';
+import { notificationModerationRefs } from './admin.ts';
+
+export const NotificationEntity = Type.Object({
+  id: Type.String(),
+  type: Type.String(),
+  group_key: Type.String(),
+  created_at: Type.String(),
+  account: AccountEntity,
+  status: Type.Optional(StatusEntity),
+  report: Type.Optional(Type.Unknown()),
+  moderation_warning: Type.Optional(Type.Unknown()),
+});
+export type Notification = Static<typeof NotificationEntity>;
+
+export interface RenderedRefs {
+  accounts: Map<bigint, Account>;
+  statuses: Map<bigint, Status>;
+}
+
+/** Accounts and statuses the notifications refer to, rendered for `viewer`. */
+export async function renderRefs(
+  core: Core,
+  accountIds: Id[],
+  statusIds: Id[],
+  viewer: AccountDoc,
+): Promise<RenderedRefs> {
+  const [accountDocs, statusDocs] = await Promise.all([
+    accountIds.length
+      ? collection(core.db, accounts)
+          .find({ _id: { $in: [...new Set(accountIds)] } })
+          .toArray()
+      : Promise.resolve([]),
+    statusIds.length
+      ? collection(core.db, statuses)
+          .find({ _id: { $in: [...new Set(statusIds)] }, deletedAt: null })
+          .toArray()
+      : Promise.resolve([]),
+  ]);
+  const [renderedAccounts, renderedStatuses] = await Promise.all([
+    presentAccounts(core, accountDocs),
+    presentStatuses(core, statusDocs, viewer),
+  ]);
+  return {
+    accounts: new Map(accountDocs.map((a, i) => [a._id, renderedAccounts[i]])),
+    statuses: new Map(statusDocs.map((s, i) => [s._id, renderedStatuses[i]])),
+  };
+}
+
+/** True when the notification can be shown (its account and status still exist). */
+export function presentable(n: NotificationDoc, refs: RenderedRefs): boolean {
+  // Suspended accounts vanish from notifications too (they come back when unsuspended).
+  const from = refs.accounts.get(n.fromAccountId);
+  if (!from || from.suspended === true) return false;
+  return n.statusId === null || refs.statuses.has(n.statusId);
+}
+
+export async function presentNotifications(
+  core: Core,
+  docs: NotificationDoc[],
+  viewer: AccountDoc,
+): Promise<Notification[]> {
+  if (docs.length === 0) return [];
+  const refs = await renderRefs(
+    core,
+    docs.map((n) => n.fromAccountId),
+    docs.map((n) => n.statusId).filter((s): s is Id => s !== null),
+    viewer,
+  );
+  const moderation = await notificationModerationRefs(core, docs);
+  return (
+    docs
+      .filter((n) => presentable(n, refs))
+      // admin.report and moderation_warning need their record (gone: the notification goes too).
+      .filter((n) => (n.reportId == null && n.warningId == null) || moderation.has(n._id))
+      .map((n) => {
+        const out: Notification = {
+          id: String(n._id),
+          type: n.type,
+          group_key: n.groupKey,
+          created_at: n.createdAt.toISOString(),
+          account: refs.accounts.get(n.fromAccountId) as Account,
+        };
+        if (n.statusId !== null) out.status = refs.statuses.get(n.statusId);
+        Object.assign(out, moderation.get(n._id));
+        return out;
+      })
+  );
+}

@@ -1,0 +1,254 @@
+// Status entity (mastodon-api-entities.md §3), rendered in batches: one query per kind of related
+// record, whatever the number of statuses. Viewer-relative flags appear only for a user viewer.
+import { Type, type Static } from '@sinclair/typebox';
+import type { Core } from '../context.ts';
+import type { Id } from '../ids.ts';
+import { collection } from '../db/mongo.ts';
+import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { apps } from '../model/oauth.ts';
+import type { StatusDoc } from '../model/statuses.ts';
+import { statuses, reblogUniqueKey } from '../model/statuses.ts';
+import { favourites } from '../model/favourites.ts';
+import { bookmarks } from '../model/bookmarks.ts';
+import { pins } from '../model/pins.ts';
+import { conversationMutes } from '../model/conversations.ts';
+import { loadReblogged } from '../statuses/visibility.ts';
+import { loadAttachments } from '../media/attachments.ts';
+import { AccountEntity, CustomEmojiEntity, presentAccounts, type Account } from './account.ts';
+import { MediaAttachmentEntity, presentMediaAttachment } from './mediaAttachment.ts';
+import { StatusApplicationEntity } from './application.ts';
+import { PollEntity, presentPoll, type PollEntity as PollEntityType } from './poll.ts';
+import { polls } from '../model/polls.ts';
+import { MentionEntity, StatusTagEntity, presentMention, presentStatusTag } from './mention.ts';
+import { activeFilters, matchFilters } from '../filters/match.ts';
+import { presentFilterResults } from './filter.ts';
+import { emojisInTexts, type CustomEmojiEntity as EmojiEntity } from '../../core/emojis/emojis.ts';
+import { PreviewCardEntity, presentPreviewCard, type PreviewCard } from './previewCard.ts';
+import { loadStatusCards } from '../../core/previews/cards.ts';
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+const statusProperties = {
+  id: Type.String(),
+  uri: Type.String(),
+  url: NullableString,
+  created_at: Type.String(),
+  edited_at: NullableString,
+  account: AccountEntity,
+  /** Absent in delete/redraft answers, which carry `text` instead. */
+  content: Type.Optional(Type.String()),
+  text: Type.Optional(Type.String()),
+  visibility: Type.String(),
+  sensitive: Type.Boolean(),
+  spoiler_text: Type.String(),
+  media_attachments: Type.Array(MediaAttachmentEntity),
+  application: Type.Optional(StatusApplicationEntity),
+  mentions: Type.Array(MentionEntity),
+  tags: Type.Array(StatusTagEntity),
+  emojis: Type.Array(CustomEmojiEntity),
+  reblogs_count: Type.Integer(),
+  favourites_count: Type.Integer(),
+  replies_count: Type.Integer(),
+  in_reply_to_id: NullableString,
+  in_reply_to_account_id: NullableString,
+  poll: Type.Union([PollEntity, Type.Null()]),
+  card: Type.Union([PreviewCardEntity, Type.Null()]),
+  /** Mastodon 4.4+ always sends it; null until quote posts exist. */
+  quote: Type.Null(),
+  language: NullableString,
+  favourited: Type.Optional(Type.Boolean()),
+  reblogged: Type.Optional(Type.Boolean()),
+  muted: Type.Optional(Type.Boolean()),
+  bookmarked: Type.Optional(Type.Boolean()),
+  pinned: Type.Optional(Type.Boolean()),
+  filtered: Type.Optional(Type.Array(Type.Unknown())),
+};
+
+export const NestedStatusEntity = Type.Object({ ...statusProperties, reblog: Type.Null() });
+export const StatusEntity = Type.Object({ ...statusProperties, reblog: Type.Union([NestedStatusEntity, Type.Null()]) });
+export type Status = Static<typeof StatusEntity>;
+export type NestedStatus = Static<typeof NestedStatusEntity>;
+
+export interface PresentOptions {
+  /** Delete/redraft answers: `text` (source) instead of `content`. */
+  source?: boolean;
+  /**
+   * A reblog wrapper's favourited/reblogged/bookmarked flags are those of the original (Mastodon's
+   * rendering of a single status without preloaded relationships: `status.proper`).
+   */
+  properFlags?: boolean;
+}
+
+export interface ViewerState {
+  favourited: Set<bigint>;
+  bookmarked: Set<bigint>;
+  reblogged: Set<bigint>;
+  pinned: Set<bigint>;
+  mutedConversations: Set<bigint>;
+}
+
+export async function viewerState(
+  core: Core,
+  viewer: AccountDoc,
+  ids: Id[],
+  conversationIds: Id[],
+): Promise<ViewerState> {
+  const q = { accountId: viewer._id, statusId: { $in: ids } };
+  const [favs, marks, reblogs, pinned, muted] = await Promise.all([
+    collection(core.db, favourites)
+      .find(q, { projection: { statusId: 1 } })
+      .toArray(),
+    collection(core.db, bookmarks)
+      .find(q, { projection: { statusId: 1 } })
+      .toArray(),
+    collection(core.db, statuses)
+      // Live reblogs by unique key (indexed): `r:<viewer>:<original>`.
+      .find({ uniqueKey: { $in: ids.map((id) => reblogUniqueKey(viewer._id, id)) } }, { projection: { reblogOfId: 1 } })
+      .toArray(),
+    collection(core.db, pins)
+      .find(q, { projection: { statusId: 1 } })
+      .toArray(),
+    conversationIds.length
+      ? collection(core.db, conversationMutes)
+          .find({ accountId: viewer._id, conversationId: { $in: conversationIds } })
+          .toArray()
+      : Promise.resolve([]),
+  ]);
+  return {
+    favourited: new Set(favs.map((f) => f.statusId)),
+    bookmarked: new Set(marks.map((b) => b.statusId)),
+    reblogged: new Set(reblogs.map((r) => r.reblogOfId as Id)),
+    pinned: new Set(pinned.map((p) => p.statusId)),
+    mutedConversations: new Set(muted.map((m) => m.conversationId)),
+  };
+}
+
+export async function presentStatuses(
+  core: Core,
+  docs: StatusDoc[],
+  viewer: AccountDoc | null,
+  opts: PresentOptions = {},
+): Promise<Status[]> {
+  if (docs.length === 0) return [];
+  const originals = await loadReblogged(core, docs);
+  const all = [...docs, ...originals.values()];
+  const accountIds = [...new Set(all.map((s) => s.accountId))];
+  const accountDocs = await collection(core.db, accounts)
+    .find({ _id: { $in: accountIds } })
+    .toArray();
+  const rendered = await presentAccounts(core, accountDocs);
+  const accountById = new Map<bigint, Account>(accountDocs.map((d, i) => [d._id, rendered[i]]));
+  const media = await loadAttachments(core, [...new Set(all.flatMap((s) => s.mediaIds))]);
+  const mediaById = new Map(media.map((m) => [m._id, presentMediaAttachment(core, m)]));
+  const appIds = [...new Set(all.map((s) => s.applicationId).filter((a): a is Id => a !== null))];
+  const appDocs = appIds.length
+    ? await collection(core.db, apps)
+        .find({ _id: { $in: appIds } })
+        .toArray()
+    : [];
+  const appById = new Map(appDocs.map((a) => [a._id, { name: a.name, website: a.website }]));
+  const pollIds = all.map((s) => s.pollId).filter((p): p is Id => p !== null);
+  const pollDocs = pollIds.length
+    ? await collection(core.db, polls)
+        .find({ _id: { $in: pollIds } })
+        .toArray()
+    : [];
+  const cardDocs = await loadStatusCards(
+    core,
+    all.map((s) => s._id),
+  );
+  const cardById = new Map<bigint, PreviewCard>([...cardDocs].map(([id, c]) => [id, presentPreviewCard(c)]));
+  const pollById = new Map<bigint, PollEntityType>();
+  const authorDomain = new Map(accountDocs.map((d) => [d._id, d.domain]));
+  const pollOptions = new Map(pollDocs.map((p) => [p._id, p.options]));
+  for (const p of pollDocs)
+    pollById.set(p._id, await presentPoll(core, p, viewer?._id ?? null, authorDomain.get(p.accountId) ?? null));
+  const emojisById = new Map<bigint, EmojiEntity[]>(
+    await Promise.all(
+      all.map(
+        async (s) =>
+          [
+            s._id,
+            await emojisInTexts(
+              core,
+              [s.spoilerText, s.content, ...(s.pollId === null ? [] : (pollOptions.get(s.pollId) ?? []))],
+              authorDomain.get(s.accountId) ?? null,
+            ),
+          ] as const,
+      ),
+    ),
+  );
+  const active = viewer ? await activeFilters(core, viewer._id) : [];
+  const state = viewer
+    ? await viewerState(
+        core,
+        viewer,
+        all.map((s) => s._id),
+        all.map((s) => s.conversationId).filter((c): c is Id => c !== null),
+      )
+    : null;
+
+  const render = (s: StatusDoc, nested: boolean): NestedStatus => {
+    const account = accountById.get(s.accountId);
+    if (!account) throw new Error(`status ${s._id}: author ${s.accountId} missing`);
+    const out: NestedStatus = {
+      id: String(s._id),
+      uri: s.uri,
+      url: s.url,
+      created_at: s.createdAt.toISOString(),
+      edited_at: s.editedAt ? s.editedAt.toISOString() : null,
+      account,
+      visibility: s.visibility,
+      sensitive: s.sensitive,
+      spoiler_text: s.spoilerText,
+      media_attachments: s.mediaIds.map((id) => mediaById.get(id)).filter((m) => m !== undefined),
+      mentions: s.mentions.map(presentMention),
+      tags: s.tags.map((t) => presentStatusTag(core.config, t)),
+      emojis: emojisById.get(s._id) ?? [],
+      reblogs_count: s.reblogsCount,
+      favourites_count: s.favouritesCount,
+      replies_count: s.repliesCount,
+      in_reply_to_id: s.inReplyToId === null ? null : String(s.inReplyToId),
+      in_reply_to_account_id: s.inReplyToAccountId === null ? null : String(s.inReplyToAccountId),
+      poll: s.pollId === null ? null : (pollById.get(s.pollId) ?? null),
+      card: cardById.get(s._id) ?? null,
+      quote: null,
+      language: s.language,
+      reblog: null,
+    };
+    if (opts.source && !nested) out.text = s.text;
+    else out.content = s.content;
+    const app = s.applicationId === null ? undefined : appById.get(s.applicationId);
+    if (app) out.application = app;
+    if (viewer && state) {
+      const flagsOf = opts.properFlags && !nested && s.reblogOfId !== null ? s.reblogOfId : s._id;
+      out.favourited = state.favourited.has(flagsOf);
+      out.reblogged = state.reblogged.has(flagsOf);
+      out.muted = !nested && s.conversationId !== null && state.mutedConversations.has(s.conversationId);
+      out.bookmarked = state.bookmarked.has(flagsOf);
+      // Matched against the status itself, or for a reblog wrapper the reblogged original.
+      const proper = !nested && s.reblogOfId !== null ? (originals.get(s.reblogOfId) ?? s) : s;
+      out.filtered = presentFilterResults(matchFilters(active, proper));
+      if (s.accountId === viewer._id && s.reblogOfId === null && s.visibility !== 'direct')
+        out.pinned = state.pinned.has(s._id);
+    }
+    return out;
+  };
+
+  return docs.map((s) => {
+    const original = s.reblogOfId === null ? undefined : originals.get(s.reblogOfId);
+    const out: Status = render(s, false);
+    if (original) out.reblog = render(original, true);
+    return out;
+  });
+}
+
+export async function presentStatus(
+  core: Core,
+  doc: StatusDoc,
+  viewer: AccountDoc | null,
+  opts: PresentOptions = {},
+): Promise<Status> {
+  const [out] = await presentStatuses(core, [doc], viewer, { properFlags: true, ...opts });
+  return out;
+}

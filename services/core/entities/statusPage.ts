@@ -1,0 +1,297 @@
+// Rendering a page of statuses (timelines, streaming) in few round trips. The viewer-independent
+// part of each status (content, media, mentions, tags, application...) is cached in Redis as JSON
+// ("shell"); everything that changes without an edit is read fresh and laid over it on every
+// request: the counts, the author's account (counts, suspension), the poll, and the viewer's
+// flags and filters. A shell is only used while the status's `edited_at` is the one it was
+// rendered from, so an edit never shows stale content even when a racing render refilled the
+// cache; StatusUpdated/StatusDeleted (and media edits) drop the entry as well.
+//
+// Round trips for a page of 20: one Redis MGET (plus one for reblogged originals), then one
+// parallel batch of MongoDB queries: the statuses' live fields, the authors, the viewer's
+// favourites/reblogs/bookmarks/pins/conversation mutes and filters (and polls when present).
+// Misses are rendered by presentStatuses and stored.
+import type { Core } from '../context.ts';
+import type { Id } from '../ids.ts';
+import { collection } from '../db/mongo.ts';
+import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { statuses, type StatusDoc } from '../model/statuses.ts';
+import { users } from '../model/users.ts';
+import { polls } from '../model/polls.ts';
+import { EVERYONE_ROLE, roleOfUser } from '../roles/roles.ts';
+import { activeFilters, matchFilters } from '../filters/match.ts';
+import { loadViewerRelations, visibleWith } from '../statuses/visibility.ts';
+import { presentAccount, type Account } from './account.ts';
+import { presentPoll, type PollEntity } from './poll.ts';
+import { presentFilterResults } from './filter.ts';
+import { renderedRoleKey, renderedStatusKey } from '../statuses/renderCache.ts';
+import { presentStatuses, viewerState, type NestedStatus, type Status } from './status.ts';
+
+/** The cached, viewer-independent part of a status. */
+type Shell = Omit<
+  NestedStatus,
+  | 'account'
+  | 'reblogs_count'
+  | 'favourites_count'
+  | 'replies_count'
+  | 'poll'
+  | 'favourited'
+  | 'reblogged'
+  | 'muted'
+  | 'bookmarked'
+  | 'pinned'
+  | 'filtered'
+>;
+
+interface CachedShell {
+  /** `edited_at` of the status it was rendered from. */
+  v: string | null;
+  /** The reblogged status's id (reblog wrappers). */
+  r: string | null;
+  s: Shell;
+}
+
+const SHELL_TTL_SECONDS = 6 * 3600;
+const ROLE_TTL_SECONDS = 600;
+
+const shellKey = renderedStatusKey;
+const roleKey = renderedRoleKey;
+
+/** The fields read fresh on every render (small, so the query stays cheap). */
+const LIVE = {
+  _id: 1,
+  accountId: 1,
+  reblogOfId: 1,
+  visibility: 1,
+  mentionedAccountIds: 1,
+  conversationId: 1,
+  pollId: 1,
+  deletedAt: 1,
+  editedAt: 1,
+  reblogsCount: 1,
+  favouritesCount: 1,
+  repliesCount: 1,
+} as const;
+type Live = Pick<StatusDoc, keyof typeof LIVE>;
+
+async function readShells(core: Core, ids: Id[]): Promise<Map<bigint, CachedShell>> {
+  const out = new Map<bigint, CachedShell>();
+  if (ids.length === 0) return out;
+  const raw = await core.redis.mget(...ids.map(shellKey));
+  raw.forEach((r, i) => {
+    if (r) out.set(ids[i], JSON.parse(r) as CachedShell);
+  });
+  return out;
+}
+
+function version(d: Pick<StatusDoc, 'editedAt'>): string | null {
+  return d.editedAt ? d.editedAt.toISOString() : null;
+}
+
+function toShell(status: Status): Shell {
+  const {
+    account: _a,
+    reblogs_count: _r,
+    favourites_count: _f,
+    replies_count: _c,
+    poll: _p,
+    reblog: _rb,
+    ...rest
+  } = status;
+  return { ...rest, reblog: null };
+}
+
+/** Renders the statuses of `ids` (unknown or deleted ones are skipped) and caches them. */
+async function renderMisses(core: Core, ids: Id[]): Promise<Map<bigint, CachedShell>> {
+  const out = new Map<bigint, CachedShell>();
+  if (ids.length === 0) return out;
+  const docs = await collection(core.db, statuses)
+    .find({ _id: { $in: ids } })
+    .toArray();
+  const rendered = await presentStatuses(core, docs, null);
+  const pipe = core.redis.pipeline();
+  docs.forEach((d, i) => {
+    const entry: CachedShell = {
+      v: version(d),
+      r: d.reblogOfId === null ? null : String(d.reblogOfId),
+      s: toShell(rendered[i]),
+    };
+    out.set(d._id, entry);
+    pipe.set(shellKey(d._id), JSON.stringify(entry), 'EX', SHELL_TTL_SECONDS);
+  });
+  await pipe.exec();
+  return out;
+}
+
+/**
+ * The role ids of the users behind `accountIds` (null: no role, or not a local user). Cached: a
+ * user's role changes only through changeRole, which drops the entry.
+ */
+async function roleIdsOf(core: Core, accountIds: Id[]): Promise<Map<bigint, Id | null>> {
+  const out = new Map<bigint, Id | null>();
+  if (accountIds.length === 0) return out;
+  const cached = await core.redis.mget(...accountIds.map(roleKey));
+  const missing: Id[] = [];
+  accountIds.forEach((id, i) => {
+    const c = cached[i];
+    if (c === null) missing.push(id);
+    else out.set(id, c === '' ? null : BigInt(c));
+  });
+  if (missing.length === 0) return out;
+  const found = await collection(core.db, users)
+    .find({ accountId: { $in: missing } }, { projection: { accountId: 1, roleId: 1 } })
+    .toArray();
+  const pipe = core.redis.pipeline();
+  for (const id of missing) {
+    const roleId = found.find((u) => u.accountId === id)?.roleId ?? null;
+    out.set(id, roleId);
+    pipe.set(roleKey(id), roleId === null ? '' : String(roleId), 'EX', ROLE_TTL_SECONDS);
+  }
+  await pipe.exec();
+  return out;
+}
+
+export interface PageOptions {
+  /**
+   * 'policy': check every status against the viewer (StatusPolicy: blocks, follows for private).
+   * 'feed': home and list feeds, which hold only what the fan-out let in and which the graph
+   * events keep clean (Mastodon does not re-check them on read either): deleted statuses and
+   * unavailable authors are still dropped.
+   */
+  check: 'policy' | 'feed';
+  /**
+   * Public and hashtag feeds: leave out statuses of silenced ("limited") authors the viewer does
+   * not follow (the viewer's own stay), as services/core/moderation/limited.ts does elsewhere.
+   * Needs `check: 'policy'` (which loads whom the viewer follows).
+   */
+  hideLimited?: boolean;
+}
+
+/** The statuses of `ids` that exist and the viewer may see, in order, rendered for the viewer. */
+export async function presentStatusPage(
+  core: Core,
+  ids: Id[],
+  viewer: AccountDoc | null,
+  opts: PageOptions,
+): Promise<Status[]> {
+  if (ids.length === 0) return [];
+  const liveOf = async (want: Id[]) =>
+    want.length === 0
+      ? []
+      : ((await collection(core.db, statuses)
+          .find({ _id: { $in: want } }, { projection: LIVE })
+          .toArray()) as Live[]);
+  // First batch: the cached renderings and live fields of the page, and the viewer's filters.
+  const [shells, pageLive, active] = await Promise.all([
+    readShells(core, ids),
+    liveOf(ids),
+    viewer ? activeFilters(core, viewer._id) : [],
+  ]);
+  const live = new Map<bigint, Live>(pageLive.map((l) => [l._id, l]));
+  // Reblogs: their originals too.
+  const originalIds = [
+    ...new Set([...live.values()].map((l) => l.reblogOfId).filter((r): r is Id => r !== null && !live.has(r))),
+  ];
+  if (originalIds.length > 0) {
+    const [more, moreShells] = await Promise.all([liveOf(originalIds), readShells(core, originalIds)]);
+    for (const l of more) live.set(l._id, l);
+    for (const [k, v] of moreShells) shells.set(k, v);
+  }
+
+  // Second batch: renderings that are missing or older than the last edit, the authors and their
+  // roles, the viewer's flags, polls, and (for 'policy') the viewer's relations to the authors.
+  const all = [...live.values()].filter((l) => !l.deletedAt);
+  const stale = all.filter((l) => shells.get(l._id)?.v !== version(l)).map((l) => l._id);
+  const authorIds = [...new Set(all.map((l) => l.accountId))];
+  const conversationIds = all.map((l) => l.conversationId).filter((c): c is Id => c !== null);
+  const pollIds = all.map((l) => l.pollId).filter((p): p is Id => p !== null);
+  const [rendered, authorDocs, roleIds, state, pollDocs, relations] = await Promise.all([
+    renderMisses(core, stale),
+    authorIds.length
+      ? collection(core.db, accounts)
+          .find({ _id: { $in: authorIds } })
+          .toArray()
+      : [],
+    roleIdsOf(core, authorIds),
+    viewer
+      ? viewerState(
+          core,
+          viewer,
+          all.map((l) => l._id),
+          conversationIds,
+        )
+      : null,
+    pollIds.length
+      ? collection(core.db, polls)
+          .find({ _id: { $in: pollIds } })
+          .toArray()
+      : [],
+    opts.check === 'policy' ? loadViewerRelations(core, viewer, authorIds) : null,
+  ]);
+  for (const [k, v] of rendered) shells.set(k, v);
+  const authorById = new Map<bigint, Account>();
+  const usable = new Set<bigint>();
+  for (const a of authorDocs) {
+    if (!a.suspendedAt) usable.add(a._id);
+    const roleId = a.domain === null ? (roleIds.get(a._id) ?? null) : null;
+    const role = roleId === null ? EVERYONE_ROLE : await roleOfUser(core, { roleId });
+    authorById.set(a._id, await presentAccount(core, a, { role }));
+  }
+  const pollById = new Map<bigint, PollEntity>();
+  for (const p of pollDocs) pollById.set(p._id, await presentPoll(core, p, viewer?._id ?? null));
+
+  const silenced = new Set(authorDocs.filter((a) => a.silencedAt).map((a) => a._id));
+  const visible = (l: Live): boolean => {
+    if (l.deletedAt || !usable.has(l.accountId) || !shells.has(l._id)) return false;
+    if (
+      opts.hideLimited &&
+      silenced.has(l.accountId) &&
+      l.accountId !== viewer?._id &&
+      !relations?.following.has(l.accountId)
+    )
+      return false;
+    if (!relations) return true;
+    return visibleWith(relations, l as StatusDoc);
+  };
+
+  const render = (l: Live, nested: boolean): NestedStatus => {
+    const shell = (shells.get(l._id) as CachedShell).s;
+    const out: NestedStatus = {
+      ...shell,
+      account: authorById.get(l.accountId) as Account,
+      reblogs_count: l.reblogsCount,
+      favourites_count: l.favouritesCount,
+      replies_count: l.repliesCount,
+      poll: l.pollId === null ? null : (pollById.get(l.pollId) ?? null),
+      reblog: null,
+    };
+    if (viewer && state) {
+      out.favourited = state.favourited.has(l._id);
+      out.reblogged = state.reblogged.has(l._id);
+      out.muted = !nested && l.conversationId !== null && state.mutedConversations.has(l.conversationId);
+      out.bookmarked = state.bookmarked.has(l._id);
+      // Filters match the status itself, or for a reblog wrapper the reblogged original.
+      const proper = !nested && l.reblogOfId !== null ? (shells.get(l.reblogOfId)?.s ?? shell) : shell;
+      const properId = !nested && l.reblogOfId !== null ? l.reblogOfId : l._id;
+      out.filtered = presentFilterResults(
+        matchFilters(active, { _id: properId, content: proper.content ?? '', spoilerText: proper.spoiler_text }),
+      );
+      if (l.accountId === viewer._id && l.reblogOfId === null && l.visibility !== 'direct')
+        out.pinned = state.pinned.has(l._id);
+    }
+    return out;
+  };
+
+  const out: Status[] = [];
+  for (const id of ids) {
+    const l = live.get(id);
+    if (!l || !visible(l)) continue;
+    const status: Status = render(l, false);
+    if (l.reblogOfId !== null) {
+      const original = live.get(l.reblogOfId);
+      if (!original || !visible(original)) continue;
+      status.reblog = render(original, true);
+    }
+    out.push(status);
+  }
+  return out;
+}

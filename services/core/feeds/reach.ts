@@ -1,0 +1,71 @@
+// Which feeds hold a status now (for `status.update` on edits: Mastodon pushes an edit to the
+// streams of the timelines the status is in, and never inserts it anew). Read-only: local
+// followers, the author, mentioned accounts and followers of its hashtags whose home feed holds
+// it, and the lists holding the author whose feed holds it; pages of FAN_OUT_PAGE followers, one
+// Redis round trip each.
+import type { Core } from '../context.ts';
+import type { Id } from '../ids.ts';
+import { collection } from '../db/mongo.ts';
+import { follows } from '../model/follows.ts';
+import { listMembers } from '../model/lists.ts';
+import { tags } from '../model/tags.ts';
+import { tagFollows } from '../model/tagFollows.ts';
+import { feedKey } from './feeds.ts';
+import { FAN_OUT_PAGE, type FanOutResult } from './fanOut.ts';
+
+async function holding(core: Core, kind: 'home' | 'list', owners: Id[], statusId: Id): Promise<Id[]> {
+  if (owners.length === 0) return [];
+  const pipe = core.redis.pipeline();
+  for (const o of owners) pipe.zscore(feedKey(kind, o), String(statusId));
+  const res = (await pipe.exec()) ?? [];
+  return owners.filter((_, i) => res[i]?.[1] !== null && res[i]?.[1] !== undefined);
+}
+
+export async function feedsHolding(
+  core: Core,
+  s: { statusId: Id; accountId: Id; mentionedAccountIds: Id[]; tagNames: string[] },
+): Promise<FanOutResult> {
+  const home: Id[] = [];
+  const seen = new Set<bigint>();
+  const check = async (ids: Id[]) => {
+    const fresh = ids.filter((id) => !seen.has(id));
+    for (const id of fresh) seen.add(id);
+    home.push(...(await holding(core, 'home', fresh, s.statusId)));
+  };
+  await check([s.accountId, ...s.mentionedAccountIds]);
+  let cursor: Id | null = null;
+  for (;;) {
+    const page = await collection(core.db, follows)
+      .find(
+        { targetAccountId: s.accountId, ...(cursor !== null ? { _id: { $lt: cursor } } : {}) },
+        { projection: { _id: 1, accountId: 1 } },
+      )
+      .sort({ _id: -1 })
+      .limit(FAN_OUT_PAGE)
+      .toArray();
+    await check(page.map((f) => f.accountId));
+    if (page.length < FAN_OUT_PAGE) break;
+    cursor = page[page.length - 1]!._id;
+  }
+  if (s.tagNames.length > 0) {
+    const tagDocs = await collection(core.db, tags)
+      .find({ nameNormalized: { $in: s.tagNames } }, { projection: { _id: 1 } })
+      .toArray();
+    if (tagDocs.length > 0) {
+      const followers = await collection(core.db, tagFollows)
+        .find({ tagId: { $in: tagDocs.map((t) => t._id) } }, { projection: { accountId: 1 } })
+        .toArray();
+      await check(followers.map((f) => f.accountId));
+    }
+  }
+  const memberships = await collection(core.db, listMembers)
+    .find({ accountId: s.accountId }, { projection: { listId: 1 } })
+    .toArray();
+  const lists = await holding(
+    core,
+    'list',
+    memberships.map((m) => m.listId),
+    s.statusId,
+  );
+  return { home, lists };
+}

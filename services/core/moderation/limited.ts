@@ -1,0 +1,45 @@
+// Silenced ("limited") accounts: their posts leave public and hashtag timelines, trends and search
+// for everyone who does not follow them, and their notifications reach only their followers.
+import type { Core } from '../context.ts';
+import type { Id } from '../ids.ts';
+import { collection } from '../db/mongo.ts';
+import { accounts, type AccountDoc } from '../model/accounts.ts';
+import type { StatusDoc } from '../model/statuses.ts';
+import { followedAmong } from '../graph/relations.ts';
+
+/** The silenced accounts among `ids`. */
+export async function silencedAmong(core: Core, ids: Id[]): Promise<Set<bigint>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Set();
+  const found = await collection(core.db, accounts)
+    .find({ _id: { $in: unique }, silencedAt: { $ne: null } }, { projection: { _id: 1 } })
+    .toArray();
+  return new Set(found.map((a) => a._id));
+}
+
+/** `list` without statuses of silenced authors the viewer does not follow (the viewer's own stay). */
+export async function withoutLimitedAuthors(
+  core: Core,
+  viewer: AccountDoc | null,
+  list: StatusDoc[],
+): Promise<StatusDoc[]> {
+  const silenced = await silencedAmong(
+    core,
+    list.map((s) => s.accountId),
+  );
+  if (silenced.size === 0) return list;
+  const followed = viewer
+    ? await followedAmong(
+        core,
+        viewer._id,
+        [...silenced].filter((id) => id !== viewer._id),
+      )
+    : new Set<bigint>();
+  return list.filter((s) => !silenced.has(s.accountId) || s.accountId === viewer?._id || followed.has(s.accountId));
+}
+
+/** True when a notification from `sender` to `recipient` is held back: the sender is silenced and not followed. */
+export async function limitedSenderFor(core: Core, senderId: Id, recipientId: Id): Promise<boolean> {
+  if ((await silencedAmong(core, [senderId])).size === 0) return false;
+  return !(await followedAmong(core, recipientId, [senderId])).has(senderId);
+}

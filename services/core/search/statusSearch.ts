@@ -1,0 +1,159 @@
+// Full-text status search over what the caller may see, newest first: the index proposes ids
+// (statusIndex.ts: the caller's own scope merged with the public scope), each candidate is read
+// back from MongoDB and checked against the query and the visibility policy.
+import type { Core } from '../context.ts';
+import type { Id } from '../ids.ts';
+import { collection } from '../db/mongo.ts';
+import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { statuses, type StatusDoc } from '../model/statuses.ts';
+import { filterVisible } from '../statuses/visibility.ts';
+import { parseStatusQuery, type ParsedQuery } from './queryParser.ts';
+import { foldText, pseudoTerm, searchableText, statusTerms } from './tokenize.ts';
+import { idScore, PostingCursor, postingKey } from './statusIndex.ts';
+
+export interface StatusSearch {
+  q: string;
+  limit: number;
+  offset: number;
+  /** Only statuses by this account. */
+  accountId?: Id;
+  maxId?: Id;
+  minId?: Id;
+}
+
+/** Resolves `from:` values (`me`, `user`, `user@domain`) to account ids; null when one is unknown. */
+async function resolveFrom(core: Core, viewer: AccountDoc, values: string[]): Promise<Id[] | null> {
+  const ids: Id[] = [];
+  for (const v of values) {
+    if (v === 'me') {
+      ids.push(viewer._id);
+      continue;
+    }
+    const [username, domain] = v.split('@', 2) as [string, string | undefined];
+    const local = domain === undefined || domain === core.config.localDomain.toLowerCase();
+    const found = await collection(core.db, accounts).findOne(
+      { usernameLower: username, domain: local ? null : domain },
+      { projection: { _id: 1 } },
+    );
+    if (!found) return null;
+    ids.push(found._id);
+  }
+  return ids;
+}
+
+/** Whether a status read back from MongoDB still matches the query (the index may be stale). */
+function matches(status: StatusDoc, q: ParsedQuery, terms: string[], minMs: number, maxMs: number): boolean {
+  if (status.deletedAt || status.reblogOfId !== null) return false;
+  const ms = idScore(status._id);
+  if (ms < minMs || ms > maxMs) return false;
+  const has = new Set(statusTerms(status));
+  if (!terms.every((t) => has.has(t))) return false;
+  if (q.excluded.some((t) => has.has(t))) return false;
+  if (q.phrases.length > 0) {
+    const text = foldText(searchableText(status)).replace(/\s+/g, ' ');
+    if (!q.phrases.every((p) => text.includes(p))) return false;
+  }
+  return true;
+}
+
+/** A newest-first merge of several cursors (ids from more than one come out once). */
+async function* mergeNewestFirst(cursors: PostingCursor[], batch: number): AsyncGenerator<Id> {
+  let last: Id | null = null;
+  for (;;) {
+    let best: PostingCursor | null = null;
+    let bestId: Id | null = null;
+    for (const c of cursors) {
+      const id = await c.peek(batch);
+      if (id !== null && (bestId === null || id > bestId)) {
+        best = c;
+        bestId = id;
+      }
+    }
+    if (best === null || bestId === null) return;
+    best.take();
+    if (bestId !== last) yield bestId;
+    last = bestId;
+  }
+}
+
+export async function searchStatuses(core: Core, viewer: AccountDoc, s: StatusSearch): Promise<StatusDoc[]> {
+  const q = parseStatusQuery(s.q);
+  const from = await resolveFrom(core, viewer, q.from);
+  if (from === null) return [];
+  if (s.accountId !== undefined) from.push(s.accountId);
+  const terms = [...q.terms, ...from.map((id) => pseudoTerm.from(id))];
+  if (q.terms.length === 0 && from.length === 0) return [];
+
+  let maxMs = Number.MAX_SAFE_INTEGER;
+  let minMs = 0;
+  if (q.before !== null) maxMs = Math.min(maxMs, q.before - 1);
+  if (q.after !== null) minMs = Math.max(minMs, q.after);
+  if (s.maxId !== undefined) maxMs = Math.min(maxMs, idScore(s.maxId));
+  if (s.minId !== undefined) minMs = Math.max(minMs, idScore(s.minId));
+  if (minMs > maxMs) return [];
+
+  const walk = (scope: 'public' | Id) => ({
+    include: terms.map((t) => postingKey(scope, t)),
+    exclude: q.excluded.map((t) => postingKey(scope, t)),
+    maxScore: maxMs,
+    minScore: minMs,
+  });
+  const personal = await PostingCursor.open(core.redis, walk(viewer._id));
+  const everyone = q.libraryOnly ? null : await PostingCursor.open(core.redis, walk('public'));
+  const cursors = [personal, everyone].filter((c): c is PostingCursor => c !== null);
+  if (cursors.length === 0) return [];
+
+  const want = s.offset + s.limit;
+  const batch = Math.min(Math.max(want * 2, 40), 400);
+  const found: StatusDoc[] = [];
+  const ids = mergeNewestFirst(cursors, batch);
+  let exhausted = false;
+  while (found.length < want && !exhausted) {
+    const chunk: Id[] = [];
+    while (chunk.length < batch) {
+      const next = await ids.next();
+      if (next.done) {
+        exhausted = true;
+        break;
+      }
+      const id = next.value;
+      if (s.maxId !== undefined && id >= s.maxId) continue;
+      if (s.minId !== undefined && id <= s.minId) continue;
+      chunk.push(id);
+    }
+    if (chunk.length === 0) break;
+    const docs = await collection(core.db, statuses)
+      .find({ _id: { $in: chunk } })
+      .toArray();
+    const byId = new Map(docs.map((d) => [d._id, d]));
+    const candidates = chunk
+      .map((id) => byId.get(id))
+      .filter((d): d is StatusDoc => d !== undefined && matches(d, q, terms, minMs, maxMs));
+    found.push(...(await permitted(core, viewer, candidates)));
+  }
+  return found.slice(s.offset, want);
+}
+
+/**
+ * The candidates the caller may find: visible under the status policy, and either in the caller's
+ * own scope (author, mentioned, interacted) or public by an account that is (still) indexable.
+ */
+async function permitted(core: Core, viewer: AccountDoc, candidates: StatusDoc[]): Promise<StatusDoc[]> {
+  const visible = await filterVisible(core, viewer, candidates);
+  if (visible.length === 0) return [];
+  const pipe = core.redis.pipeline();
+  // A candidate of the caller's own scope is in the personal posting list of its author id term.
+  for (const st of visible) pipe.zscore(postingKey(viewer._id, pseudoTerm.from(st.accountId)), String(st._id));
+  const own = ((await pipe.exec()) ?? []).map(([, v]) => v !== null);
+  const authorIds = [...new Set(visible.filter((_, i) => !own[i]).map((st) => st.accountId))];
+  const indexable = new Set(
+    authorIds.length === 0
+      ? []
+      : (
+          await collection(core.db, accounts)
+            .find({ _id: { $in: authorIds }, indexable: true }, { projection: { _id: 1 } })
+            .toArray()
+        ).map((a) => a._id),
+  );
+  return visible.filter((st, i) => own[i] || (st.visibility === 'public' && indexable.has(st.accountId)));
+}
