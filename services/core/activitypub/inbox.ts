@@ -10,6 +10,7 @@ import { verifyRequest, type HeaderBag } from './httpSignatures.ts';
 import { keyResolver, findAccountByUri } from './actors.ts';
 import { idOf, parseJsonObject, type JsonObject } from './json.ts';
 import { hostOf } from './uris.ts';
+import { markHostAvailable } from './delivery/hostState.ts';
 
 export const INBOX_MAX_BYTES = 1024 * 1024;
 
@@ -84,6 +85,8 @@ export async function receiveInboxRequest(
   const signer = await findAccountByUri(core, verified.owner);
   if ((await domainPolicy(core, signer?.domain ?? signerHost)).rejected)
     return { status: 403, error: 'Your domain is not allowed to federate with this server' };
+  // A correctly signed request shows the server is up: deliveries parked for it resume.
+  if (signerHost) await markHostAvailable(core.redis, signerHost);
 
   // The signer must be the actor (no Linked Data Signature path: a relayed or forwarded activity
   // is acknowledged and dropped; its origin delivers it itself).

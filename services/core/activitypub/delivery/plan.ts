@@ -6,7 +6,7 @@ import type { Id } from '../../ids.ts';
 import { collection } from '../../db/mongo.ts';
 import { accounts, type AccountDoc } from '../../model/accounts.ts';
 import { statuses, type StatusDoc } from '../../model/statuses.ts';
-import { polls } from '../../model/polls.ts';
+import { polls, pollVotes } from '../../model/polls.ts';
 import { reports } from '../../model/reports.ts';
 import type { EventName, EventRecord } from '../../../../schemas/index.ts';
 import { activityIds, statusActivityUri, localBase } from '../uris.ts';
@@ -33,6 +33,7 @@ import {
 import {
   deliverable,
   followerInboxes,
+  forgetFollowerInboxes,
   inboxesOf,
   interactorInboxes,
   personalInboxOf,
@@ -71,6 +72,7 @@ export const PLANNED_EVENTS = [
   'FeaturedTagCreated',
   'FeaturedTagDeleted',
   'PollVoted',
+  'PollExpired',
   'AccountSuspended',
   'AccountUnsuspended',
   'ReportCreated',
@@ -130,6 +132,7 @@ export async function planDelivery<N extends PlannedEvent>(
   type: N,
   payload: EventRecord<N>,
 ): Promise<DeliveryPlan[]> {
+  await forgetChangedFollowers(core, type, payload);
   const plans = await planUnfiltered(core, type, payload);
   const out: DeliveryPlan[] = [];
   for (const p of plans) {
@@ -137,6 +140,13 @@ export async function planDelivery<N extends PlannedEvent>(
     if (inboxes.size > 0) out.push({ ...p, inboxes });
   }
   return out;
+}
+
+/** A remote account started or stopped following a local one: its cached follower inboxes go. */
+async function forgetChangedFollowers(core: Core, type: PlannedEvent, payload: EventRecord<PlannedEvent>) {
+  if (type !== 'FollowCreated' && type !== 'FollowDeleted') return;
+  const p = payload as EventRecord<'FollowCreated'>;
+  if (p.accountDomain !== null && p.targetDomain === null) await forgetFollowerInboxes(core, big(p.targetAccountId));
 }
 
 async function planUnfiltered(
@@ -394,6 +404,26 @@ async function planUnfiltered(
           await followerInboxes(core, account._id),
         ),
       ];
+    }
+    case 'PollExpired': {
+      // A local poll closed: its final tallies go to everyone who has the Question, voters included.
+      const p = payload as EventRecord<'PollExpired'>;
+      if (!p.local) return [];
+      const [status, author] = await Promise.all([statusById(core, p.statusId), localAccount(core, p.accountId)]);
+      if (!status || status.deletedAt || !author) return [];
+      const note = await renderStatusObject(core, status, author);
+      const activity = renderUpdateNote(note, p.occurredAt);
+      const reach = await statusReach(core, status, true);
+      const voters = await collection(core.db, pollVotes)
+        .find({ pollId: big(p.pollId) }, { projection: { accountId: 1 } })
+        .limit(10_000)
+        .toArray();
+      await inboxesOf(
+        core,
+        voters.map((v) => v.accountId),
+        reach,
+      );
+      return [plan(String(activity.id), activity, author, reach)];
     }
     case 'PollVoted': {
       const p = payload as EventRecord<'PollVoted'>;
