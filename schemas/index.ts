@@ -11,6 +11,15 @@ export interface AccountCreated {
   approvalRequired: boolean;
 }
 
+/** An account's data was deleted (its record stays, suspended, so the name is never reused). Delivery sends Delete of a local actor to every server we know. */
+export interface AccountDeleted {
+  eventId: string;
+  occurredAt: Date;
+  accountId: string;
+  accountUri: string;
+  domain: null | string;
+}
+
 /** A moderator suspended an account (reversible for 30 days). Feeds drop its statuses; delivery sends Delete of a local actor to the servers that knew it, and inbound refuses its content. */
 export interface AccountSuspended {
   eventId: string;
@@ -550,6 +559,13 @@ export interface AccountCreatedPayload {
   approvalRequired: boolean;
 }
 
+/** What a producer gives for AccountDeleted (the outbox adds eventId and occurredAt). */
+export interface AccountDeletedPayload {
+  accountId: string;
+  accountUri: string;
+  domain?: null | string;
+}
+
 /** What a producer gives for AccountSuspended (the outbox adds eventId and occurredAt). */
 export interface AccountSuspendedPayload {
   accountId: string;
@@ -987,6 +1003,7 @@ export interface TagUnfollowedPayload {
 /** Every event as consumers decode it. */
 export interface EventRecords {
   AccountCreated: AccountCreated;
+  AccountDeleted: AccountDeleted;
   AccountSuspended: AccountSuspended;
   AccountUnsuspended: AccountUnsuspended;
   AccountUpdated: AccountUpdated;
@@ -1038,6 +1055,7 @@ export interface EventRecords {
 /** Every event as producers write it through the outbox. */
 export interface EventPayloads {
   AccountCreated: AccountCreatedPayload;
+  AccountDeleted: AccountDeletedPayload;
   AccountSuspended: AccountSuspendedPayload;
   AccountUnsuspended: AccountUnsuspendedPayload;
   AccountUpdated: AccountUpdatedPayload;
@@ -1095,6 +1113,7 @@ export type EventRecord<N extends EventName = EventName> = EventRecords[N];
 /** The coarse topic (without the deployment's prefix) each event goes to. */
 export const eventTopics = {
   AccountCreated: 'accounts',
+  AccountDeleted: 'accounts',
   AccountSuspended: 'accounts',
   AccountUnsuspended: 'accounts',
   AccountUpdated: 'accounts',

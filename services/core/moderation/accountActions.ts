@@ -372,6 +372,14 @@ export async function rejectPendingUser(core: Core, target: AccountDoc, actor: A
 export async function deleteAccountData(core: Core, target: AccountDoc, actor: Actor): Promise<AccountDoc> {
   if (!target.suspendedAt) throw forbidden();
   const now = new Date();
+  // Other servers learn of it (delivery: Delete of the actor); the record stays, so it is verifiable.
+  const deleted: NewEvent<'AccountDeleted'> = {
+    type: 'AccountDeleted',
+    key: String(target._id),
+    payload: { accountId: String(target._id), accountUri: target.uri, domain: target.domain },
+    verify: { collection: accounts.name, filter: { _id: target._id }, expect: 'exists' },
+  };
+  await core.outbox.write([deleted], async () => undefined);
   await collection(core.db, statuses).updateMany(
     { accountId: target._id, deletedAt: null },
     { $set: { deletedAt: now, updatedAt: now } },
