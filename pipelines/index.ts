@@ -12,8 +12,8 @@ import { runSearchIndexPipeline } from './search-index/index.ts';
 import { runTrendsPipeline } from './trends/index.ts';
 import { runLinkPreviewsPipeline } from './link-previews/index.ts';
 import { runDeliveryPipeline } from './delivery/index.ts';
-import { runIngressPipeline } from './ingress/index.ts';
 import { runWebPushPipeline } from './webpush/index.ts';
+import { runIngressPipeline } from './ingress/index.ts';
 
 export interface RunningPipeline {
   stop(): Promise<void>;
@@ -32,6 +32,6 @@ export const pipelines: Record<string, PipelineFactory> = {
   trends: (core) => runTrendsPipeline(core),
   'link-previews': (core) => runLinkPreviewsPipeline(core),
   delivery: (core) => runDeliveryPipeline(core),
-  ingress: (core) => runIngressPipeline(core),
   webpush: (core) => runWebPushPipeline(core),
+  ingress: (core) => runIngressPipeline(core),
 };

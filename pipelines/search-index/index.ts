@@ -1,11 +1,19 @@
 // The search-index pipeline: keeps the Redis inverted index of statuses (core/search/) in step
 // with status events. New and edited posts are (re)indexed, deleted ones removed; favourites and
-// boosts make a status searchable for the local account that interacted with it.
+// boosts make a status searchable for the local account that interacted with it; an account that
+// switches `indexable` has its public posts added to or removed from the public scope.
 import type { Core } from '../../services/core/context.ts';
-import { indexForAccount, indexPost, unindexPost } from '../../services/core/search/indexer.ts';
+import { indexForAccount, indexPost, reindexAccountPosts, unindexPost } from '../../services/core/search/indexer.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 
-const TYPES = ['StatusCreated', 'StatusUpdated', 'StatusDeleted', 'ReblogCreated', 'FavouriteCreated'] as const;
+const TYPES = [
+  'StatusCreated',
+  'StatusUpdated',
+  'StatusDeleted',
+  'ReblogCreated',
+  'FavouriteCreated',
+  'AccountUpdated',
+] as const;
 type SearchIndexEvent = (typeof TYPES)[number];
 
 export type SearchIndexPipelineOptions = Partial<
@@ -18,7 +26,7 @@ export function runSearchIndexPipeline(core: Core, opts: SearchIndexPipelineOpti
     name: 'search-index',
     types: TYPES,
     ...opts,
-    async handleEvent(event) {
+    async handleEvent(event, ctx) {
       switch (event.type) {
         case 'StatusCreated':
         case 'StatusUpdated':
@@ -29,6 +37,10 @@ export function runSearchIndexPipeline(core: Core, opts: SearchIndexPipelineOpti
           return indexForAccount(core, BigInt(event.payload.accountId), BigInt(event.payload.reblogOfId));
         case 'FavouriteCreated':
           return indexForAccount(core, BigInt(event.payload.accountId), BigInt(event.payload.statusId));
+        case 'AccountUpdated':
+          if (event.payload.changed.includes('indexable'))
+            await reindexAccountPosts(core, BigInt(event.payload.accountId), () => ctx.heartbeat());
+          return;
       }
     },
   });

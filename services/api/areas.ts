@@ -32,7 +32,6 @@ import notificationsArea from './notifications/index.ts';
 import markersArea from './markers/index.ts';
 import preferencesArea from './preferences/index.ts';
 import filtersArea from './filters/index.ts';
-import activityPubArea from './activitypub/index.ts';
 import nodeinfoArea from './nodeinfo/index.ts';
 import translationArea from './translation/index.ts';
 import announcementsArea from './announcements/index.ts';
@@ -45,6 +44,7 @@ import adminArea from './admin/index.ts';
 import pushArea from './push/index.ts';
 import conversationsArea from './conversations/index.ts';
 import notificationRequestsArea from './notification_requests/index.ts';
+import activityPubArea from './activitypub/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -81,7 +81,6 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   markersArea,
   preferencesArea,
   filtersArea,
-  activityPubArea,
   nodeinfoArea,
   translationArea,
   announcementsArea,
@@ -93,6 +92,7 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   pushArea,
   conversationsArea,
   notificationRequestsArea,
+  activityPubArea,
 ];
 
 export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {

@@ -137,10 +137,17 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
         });
         data.connection = connection;
         sockets.add(ws);
+        // The filter also comes with the next sweep: a failure to load it now must not keep the
+        // stream from being subscribed. A failed subscription closes the socket (1011), so that
+        // the client reconnects instead of waiting on a socket that will never carry anything.
         void connection
           .refreshFilter()
+          .catch((err: unknown) => logger.warn({ err }, 'streaming filter load failed'))
           .then(() => (data.initial ? connection.subscribe(data.initial) : undefined))
-          .catch((err: unknown) => logger.warn({ err }, 'streaming subscribe failed'));
+          .catch((err: unknown) => {
+            logger.warn({ err }, 'streaming subscribe failed');
+            if (sockets.delete(ws)) ws.end(1011, 'Subscription failed, please reconnect');
+          });
       },
       message: (ws, message) => {
         const text = Buffer.from(message).toString('utf8');
@@ -227,7 +234,7 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
           res.cork(() => res.end());
         };
         sse.add(end);
-        await connection.refreshFilter();
+        await connection.refreshFilter().catch((err: unknown) => logger.warn({ err }, 'streaming filter load failed'));
         await connection.subscribe(request);
       })().catch((err: unknown) => {
         logger.error({ err }, 'streaming (SSE) failed');

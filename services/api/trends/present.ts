@@ -8,6 +8,7 @@ import type { RankedItem } from '../../core/trends/queries.ts';
 import { histories } from '../../core/trends/counters.ts';
 import { cardsById } from '../../core/previews/cards.ts';
 import { filterVisible } from '../../core/statuses/visibility.ts';
+import { blockedAmong } from '../../core/graph/relations.ts';
 import { presentTagsWithHistory } from '../../core/entities/tagHistory.ts';
 import { presentStatuses, type Status } from '../../core/entities/status.ts';
 import { presentHistory, presentPreviewCard, type TrendsLink } from '../../core/entities/previewCard.ts';
@@ -39,7 +40,16 @@ export async function presentTrendingStatuses(
   items: readonly RankedItem[],
   viewer: AccountDoc | null,
 ): Promise<Status[]> {
-  const docs = await filterVisible(core, viewer, await statusesOf(core, items));
+  let docs = await filterVisible(core, viewer, await statusesOf(core, items));
+  if (viewer) {
+    // Mastodon's filtered_for: nothing by accounts the viewer blocks.
+    const blocked = await blockedAmong(
+      core,
+      viewer._id,
+      docs.map((d) => d.accountId),
+    );
+    docs = docs.filter((d) => !blocked.has(d.accountId));
+  }
   return presentStatuses(core, docs, viewer);
 }
 

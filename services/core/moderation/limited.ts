@@ -37,9 +37,3 @@ export async function withoutLimitedAuthors(
     : new Set<bigint>();
   return list.filter((s) => !silenced.has(s.accountId) || s.accountId === viewer?._id || followed.has(s.accountId));
 }
-
-/** True when a notification from `sender` to `recipient` is held back: the sender is silenced and not followed. */
-export async function limitedSenderFor(core: Core, senderId: Id, recipientId: Id): Promise<boolean> {
-  if ((await silencedAmong(core, [senderId])).size === 0) return false;
-  return !(await followedAmong(core, recipientId, [senderId])).has(senderId);
-}

@@ -69,3 +69,28 @@ export async function rebuildStatusIndex(core: Core, onProgress?: (n: number) =>
   }
   return n;
 }
+
+/**
+ * An account switched `indexable`: its public posts enter or leave the public scope (the read-back
+ * check already hides them from strangers while this runs).
+ */
+export async function reindexAccountPosts(
+  core: Core,
+  accountId: Id,
+  onProgress?: () => Promise<void>,
+): Promise<number> {
+  const by = await collection(core.db, accounts).findOne(
+    { _id: accountId },
+    { projection: { _id: 1, indexable: 1, domain: 1 } },
+  );
+  if (!by) return 0;
+  let n = 0;
+  const cursor = collection(core.db, statuses).find({ accountId, deletedAt: null, reblogOfId: null });
+  for await (const status of cursor) {
+    if (status.visibility !== 'public') continue;
+    if (publiclySearchable(status, by)) await indexStatus(core.redis, status, { isPublic: true, accounts: [] });
+    else await unindexStatus(core.redis, status, [], { publicScope: true });
+    if (++n % 500 === 0) await onProgress?.();
+  }
+  return n;
+}

@@ -123,7 +123,11 @@ export async function search(core: Core, viewer: AccountDoc, r: SearchRequest): 
     if (found && (found.accounts.length > 0 || found.statuses.length > 0)) return filterType(found, r.type);
     if (r.resolve) {
       const remote = await resolveRemoteForSearch(core, q);
-      if (remote) return filterType({ ...remote, hashtags: [] }, r.type);
+      if (remote)
+        return filterType(
+          { accounts: remote.accounts, statuses: await filterVisible(core, viewer, remote.statuses), hashtags: [] },
+          r.type,
+        );
     }
     return results;
   }

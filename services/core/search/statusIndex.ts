@@ -44,18 +44,23 @@ export async function indexStatus(
   await pipe.exec();
 }
 
-/** Removes a status's (current) terms from the public scope and the given accounts' scopes. */
-export async function unindexStatus(redis: Redis, status: StatusDoc, accounts: readonly Id[]): Promise<void> {
+/** Removes a status's (current) terms from the given accounts' scopes and (by default) the public scope. */
+export async function unindexStatus(
+  redis: Redis,
+  status: StatusDoc,
+  accounts: readonly Id[],
+  opts: { publicScope?: boolean } = {},
+): Promise<void> {
   const member = String(status._id);
   const pipe = redis.pipeline();
   for (const term of statusTerms(status)) {
-    pipe.zrem(PUBLIC + term, member);
+    if (opts.publicScope !== false) pipe.zrem(PUBLIC + term, member);
     for (const a of accounts) pipe.zrem(personalPrefix(a) + term, member);
   }
   await pipe.exec();
 }
 
-/** One posting list walk: intersection of `include` minus `exclude`, newest first, from `offset`. */
+/** One posting list walk: intersection of `include` minus `exclude`, newest first, within score bounds. */
 export interface PostingWalk {
   include: string[];
   exclude: string[];
@@ -64,19 +69,24 @@ export interface PostingWalk {
   minScore: number;
 }
 
-// Walks the first (smallest) list newest-first and keeps the ids every other included list holds
-// and no excluded list holds. Bounded per call (`scanLimit`) so one script never blocks Redis for
-// long; the caller continues from the returned offset (-1 when the walk is finished).
+// Walks the first (smallest) list newest-first by rank (O(log n) per page, however deep the walk)
+// and keeps the ids every other included list holds and no excluded list holds. ARGV[4] is the
+// rank to continue from, or -1 to start at the first member not above the max score. Bounded per
+// call (`scanLimit`) so one script never blocks Redis for long; returns the rank to continue from
+// (-1 when the walk is finished), the ids found and how many postings it read.
 const WALK_SCRIPT = `
 local nInc = tonumber(ARGV[1])
-local offset = tonumber(ARGV[4])
+local minScore = tonumber(ARGV[3])
+local rank = tonumber(ARGV[4])
 local want = tonumber(ARGV[5])
 local scanLimit = tonumber(ARGV[6])
+if rank < 0 then rank = redis.call('ZCOUNT', KEYS[1], '(' .. ARGV[2], '+inf') end
 local out = {}
 local scanned = 0
 while scanned < scanLimit do
-  local page = redis.call('ZREVRANGEBYSCORE', KEYS[1], ARGV[2], ARGV[3], 'LIMIT', offset, 256)
-  for i = 1, #page do
+  local page = redis.call('ZREVRANGE', KEYS[1], rank, rank + 255, 'WITHSCORES')
+  for i = 1, #page, 2 do
+    if tonumber(page[i + 1]) < minScore then return {-1, out, scanned} end
     local m = page[i]
     local ok = true
     for k = 2, nInc do
@@ -89,18 +99,19 @@ while scanned < scanLimit do
     end
     if ok then
       out[#out + 1] = m
-      if #out >= want then return {offset + i, out} end
+      if #out >= want then return {rank + (i + 1) / 2, out, scanned + (i + 1) / 2} end
     end
   end
-  offset = offset + #page
-  scanned = scanned + #page
-  if #page < 256 then return {-1, out} end
+  local n = #page / 2
+  rank = rank + n
+  scanned = scanned + n
+  if n < 256 then return {-1, out, scanned} end
 end
-return {offset, out}
+return {rank, out, scanned}
 `;
 
 type WalkRedis = Redis & {
-  searchWalk(numKeys: number, ...args: (string | number)[]): Promise<[number, string[]]>;
+  searchWalk(numKeys: number, ...args: (string | number)[]): Promise<[number, string[], number]>;
 };
 
 function walker(redis: Redis): WalkRedis {
@@ -111,7 +122,8 @@ function walker(redis: Redis): WalkRedis {
 
 /** A resumable newest-first walk over one scope's intersection. */
 export class PostingCursor {
-  private offset = 0;
+  /** Rank to continue from (-1: not started). */
+  private rank = -1;
   private buffer: Id[] = [];
   private done = false;
   private scanned = 0;
@@ -156,20 +168,20 @@ export class PostingCursor {
 
   private async fill(batch: number): Promise<void> {
     const step = 20_000;
-    const [next, ids] = await this.redis.searchWalk(
+    const [next, ids, read] = await this.redis.searchWalk(
       this.keys.length,
       ...this.keys,
       this.nInclude,
       this.walk.maxScore,
       this.walk.minScore,
-      this.offset,
+      this.rank,
       batch,
       step,
     );
-    this.scanned += next < 0 ? 0 : next - this.offset;
+    this.scanned += read;
     // Ties in score come back in reverse member order; order exactly by id.
     this.buffer = ids.map((s) => BigInt(s)).sort((a, b) => (a > b ? -1 : a < b ? 1 : 0));
     if (next < 0 || this.scanned >= this.scanBudget) this.done = true;
-    else this.offset = next;
+    else this.rank = next;
   }
 }

@@ -7,6 +7,7 @@ import { collection } from '../db/mongo.ts';
 import { accounts, type AccountDoc } from '../model/accounts.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { filterVisible } from '../statuses/visibility.ts';
+import { blockersAmong } from '../graph/relations.ts';
 import { parseStatusQuery, type ParsedQuery } from './queryParser.ts';
 import { foldText, pseudoTerm, searchableText, statusTerms } from './tokenize.ts';
 import { idScore, PostingCursor, postingKey } from './statusIndex.ts';
@@ -58,7 +59,8 @@ function matches(status: StatusDoc, q: ParsedQuery, terms: string[], minMs: numb
 
 /** A newest-first merge of several cursors (ids from more than one come out once). */
 async function* mergeNewestFirst(cursors: PostingCursor[], batch: number): AsyncGenerator<Id> {
-  let last: Id | null = null;
+  // A post indexed while the walk runs can shift ranks by one: never yield an id twice.
+  const seen = new Set<Id>();
   for (;;) {
     let best: PostingCursor | null = null;
     let bestId: Id | null = null;
@@ -71,8 +73,8 @@ async function* mergeNewestFirst(cursors: PostingCursor[], batch: number): Async
     }
     if (best === null || bestId === null) return;
     best.take();
-    if (bestId !== last) yield bestId;
-    last = bestId;
+    if (!seen.has(bestId)) yield bestId;
+    seen.add(bestId);
   }
 }
 
@@ -98,8 +100,10 @@ export async function searchStatuses(core: Core, viewer: AccountDoc, s: StatusSe
     maxScore: maxMs,
     minScore: minMs,
   });
-  const personal = await PostingCursor.open(core.redis, walk(viewer._id));
-  const everyone = q.libraryOnly ? null : await PostingCursor.open(core.redis, walk('public'));
+  const [personal, everyone] = await Promise.all([
+    PostingCursor.open(core.redis, walk(viewer._id)),
+    q.libraryOnly ? null : PostingCursor.open(core.redis, walk('public')),
+  ]);
   const cursors = [personal, everyone].filter((c): c is PostingCursor => c !== null);
   if (cursors.length === 0) return [];
 
@@ -135,25 +139,31 @@ export async function searchStatuses(core: Core, viewer: AccountDoc, s: StatusSe
 }
 
 /**
- * The candidates the caller may find: visible under the status policy, and either in the caller's
- * own scope (author, mentioned, interacted) or public by an account that is (still) indexable.
+ * The candidates the caller may find: in the caller's own scope (author, mentioned, interacted)
+ * and visible under the status policy, or public by an available, indexable author who does not
+ * block the caller. Public candidates, nearly all of them, cost one round of parallel queries.
  */
 async function permitted(core: Core, viewer: AccountDoc, candidates: StatusDoc[]): Promise<StatusDoc[]> {
-  const visible = await filterVisible(core, viewer, candidates);
-  if (visible.length === 0) return [];
+  if (candidates.length === 0) return [];
+  const authorIds = [...new Set(candidates.map((st) => st.accountId))];
   const pipe = core.redis.pipeline();
   // A candidate of the caller's own scope is in the personal posting list of its author id term.
-  for (const st of visible) pipe.zscore(postingKey(viewer._id, pseudoTerm.from(st.accountId)), String(st._id));
-  const own = ((await pipe.exec()) ?? []).map(([, v]) => v !== null);
-  const authorIds = [...new Set(visible.filter((_, i) => !own[i]).map((st) => st.accountId))];
-  const indexable = new Set(
-    authorIds.length === 0
-      ? []
-      : (
-          await collection(core.db, accounts)
-            .find({ _id: { $in: authorIds }, indexable: true }, { projection: { _id: 1 } })
-            .toArray()
-        ).map((a) => a._id),
+  for (const st of candidates) pipe.zscore(postingKey(viewer._id, pseudoTerm.from(st.accountId)), String(st._id));
+  const others = authorIds.filter((id) => id !== viewer._id);
+  const [scores, authors, blockers] = await Promise.all([
+    pipe.exec(),
+    collection(core.db, accounts)
+      .find({ _id: { $in: authorIds } }, { projection: { _id: 1, indexable: 1, suspendedAt: 1 } })
+      .toArray(),
+    others.length > 0 ? blockersAmong(core, others, viewer._id) : Promise.resolve(new Set<bigint>()),
+  ]);
+  const own = (scores ?? []).map(([, v]) => v !== null);
+  const openAuthors = new Set(authors.filter((a) => a.indexable && !a.suspendedAt).map((a) => a._id));
+  const ownCandidates = candidates.filter((_, i) => own[i]);
+  const ownVisible = new Set((await filterVisible(core, viewer, ownCandidates)).map((st) => st._id));
+  return candidates.filter(
+    (st, i) =>
+      (own[i] && ownVisible.has(st._id)) ||
+      (!own[i] && st.visibility === 'public' && openAuthors.has(st.accountId) && !blockers.has(st.accountId)),
   );
-  return visible.filter((st, i) => own[i] || (st.visibility === 'public' && indexable.has(st.accountId)));
 }

@@ -12,6 +12,7 @@ import { eventually } from '../../support/core.ts';
 import { consumerTuning } from '../../support/kafka.ts';
 import { postingKey } from '../../../services/core/search/statusIndex.ts';
 import { pseudoTerm } from '../../../services/core/search/tokenize.ts';
+import { setRemoteResolver } from '../../../services/core/search/remoteResolve.ts';
 
 let api: TestApi;
 let core: Core;
@@ -97,6 +98,11 @@ test('every word must match; newest first; a stranger finds public posts of inde
   // Case, accents and punctuation do not matter.
   expect(await statusIds(carol.token, 'ÁPPLE, PIE!')).toEqual([ids.appleBob, ids.apple]);
   expect(await statusIds(carol.token, 'apple pie zebra')).toEqual([]);
+  // An author who blocks the caller is not found by them.
+  expect((await call('POST', `/api/v1/accounts/${carol.account._id}/block`, bob.token)).status).toBe(200);
+  expect(await statusIds(carol.token, 'apple pie')).toEqual([ids.apple]);
+  expect((await call('POST', `/api/v1/accounts/${carol.account._id}/unblock`, bob.token)).status).toBe(200);
+  expect(await statusIds(carol.token, 'apple pie')).toEqual([ids.appleBob, ids.apple]);
 });
 
 test('private statuses are found only by those who may see them', async () => {
@@ -194,4 +200,44 @@ test('accounts, hashtags with history, and URLs of local objects', async () => {
   expect(
     (await search(carol.token, `q=${encodeURIComponent(accountUrl)}&resolve=true`)).accounts.map((a) => a.id),
   ).toEqual([String(bob.account._id)]);
+});
+
+test('resolve=true asks the federation hook for user@domain and unknown URLs', async () => {
+  const asked: string[] = [];
+  setRemoteResolver(async (_core, query) => {
+    asked.push(query);
+    return { accounts: [bob.account], statuses: [] };
+  });
+  try {
+    const without = await search(carol.token, 'q=someone%40remote.example&type=accounts');
+    expect(without.accounts).toEqual([]);
+    expect(asked).toEqual([]);
+    const withResolve = await search(carol.token, 'q=someone%40remote.example&type=accounts&resolve=true');
+    expect(withResolve.accounts.map((a) => a.id)).toEqual([String(bob.account._id)]);
+    const url = await search(carol.token, `q=${encodeURIComponent('https://remote.example/notes/1')}&resolve=true`);
+    expect(url.accounts.map((a) => a.id)).toEqual([String(bob.account._id)]);
+    expect(asked).toEqual(['someone@remote.example', 'https://remote.example/notes/1']);
+  } finally {
+    setRemoteResolver(null);
+  }
+});
+
+test('an account switching indexable brings its public posts into (and out of) strangers searches', async () => {
+  expect(await statusIds(alice.token, 'shy thoughts')).toEqual([]);
+  expect((await call('PATCH', '/api/v1/accounts/update_credentials', shy.token, { indexable: true })).status).toBe(200);
+  await eventually(
+    async () => (await statusIds(alice.token, 'shy thoughts')).length === 1,
+    30_000,
+    'public posts re-indexed',
+  );
+  expect((await call('PATCH', '/api/v1/accounts/update_credentials', shy.token, { indexable: false })).status).toBe(
+    200,
+  );
+  // Hidden at once by the read-back check, then removed from the public scope.
+  expect(await statusIds(alice.token, 'shy thoughts')).toEqual([]);
+  await eventually(
+    async () => (await core.redis.zscore(postingKey('public', 'thoughts'), ids.shy as string)) === null,
+    30_000,
+    'public postings removed',
+  );
 });
