@@ -24,18 +24,24 @@ export const currentSchemas: Record<string, object> = {
       { name: 'approvalRequired', type: 'boolean' },
     ],
   },
-  AccountDeleted: {
+  AccountDataDeleted: {
     type: 'record',
-    name: 'AccountDeleted',
+    name: 'AccountDataDeleted',
     namespace: 'social.events',
     topic: 'accounts',
-    doc: "An account's data was deleted (its record stays, suspended, so the name is never reused). Delivery sends Delete of a local actor to every server we know.",
+    doc: 'The data of a suspended account was deleted (by an administrator, or 30 days after its suspension): its statuses, follows and interactions are gone. Delivery sends Delete of a local actor to the servers that knew it.',
     fields: [
       { name: 'eventId', type: 'string' },
       { name: 'occurredAt', type: { type: 'long', logicalType: 'timestamp-millis' } },
       { name: 'accountId', type: 'string' },
       { name: 'accountUri', type: 'string' },
       { name: 'domain', type: ['null', 'string'], default: null, doc: 'null for local accounts.' },
+      {
+        name: 'actorAccountId',
+        type: ['null', 'string'],
+        default: null,
+        doc: 'The administrator; null for the command line or the scheduler.',
+      },
     ],
   },
   AccountSuspended: {
@@ -899,20 +905,26 @@ export const schemaVersions: SchemaVersion[] = [
     },
   },
   {
-    name: 'AccountDeleted',
+    name: 'AccountDataDeleted',
     version: 1,
     schema: {
       type: 'record',
-      name: 'AccountDeleted',
+      name: 'AccountDataDeleted',
       namespace: 'social.events',
       topic: 'accounts',
-      doc: "An account's data was deleted (its record stays, suspended, so the name is never reused). Delivery sends Delete of a local actor to every server we know.",
+      doc: 'The data of a suspended account was deleted (by an administrator, or 30 days after its suspension): its statuses, follows and interactions are gone. Delivery sends Delete of a local actor to the servers that knew it.',
       fields: [
         { name: 'eventId', type: 'string' },
         { name: 'occurredAt', type: { type: 'long', logicalType: 'timestamp-millis' } },
         { name: 'accountId', type: 'string' },
         { name: 'accountUri', type: 'string' },
         { name: 'domain', type: ['null', 'string'], default: null, doc: 'null for local accounts.' },
+        {
+          name: 'actorAccountId',
+          type: ['null', 'string'],
+          default: null,
+          doc: 'The administrator; null for the command line or the scheduler.',
+        },
       ],
     },
   },

@@ -11,13 +11,14 @@ export interface AccountCreated {
   approvalRequired: boolean;
 }
 
-/** An account's data was deleted (its record stays, suspended, so the name is never reused). Delivery sends Delete of a local actor to every server we know. */
-export interface AccountDeleted {
+/** The data of a suspended account was deleted (by an administrator, or 30 days after its suspension): its statuses, follows and interactions are gone. Delivery sends Delete of a local actor to the servers that knew it. */
+export interface AccountDataDeleted {
   eventId: string;
   occurredAt: Date;
   accountId: string;
   accountUri: string;
   domain: null | string;
+  actorAccountId: null | string;
 }
 
 /** A moderator suspended an account (reversible for 30 days). Feeds drop its statuses; delivery sends Delete of a local actor to the servers that knew it, and inbound refuses its content. */
@@ -559,11 +560,12 @@ export interface AccountCreatedPayload {
   approvalRequired: boolean;
 }
 
-/** What a producer gives for AccountDeleted (the outbox adds eventId and occurredAt). */
-export interface AccountDeletedPayload {
+/** What a producer gives for AccountDataDeleted (the outbox adds eventId and occurredAt). */
+export interface AccountDataDeletedPayload {
   accountId: string;
   accountUri: string;
   domain?: null | string;
+  actorAccountId?: null | string;
 }
 
 /** What a producer gives for AccountSuspended (the outbox adds eventId and occurredAt). */
@@ -1003,7 +1005,7 @@ export interface TagUnfollowedPayload {
 /** Every event as consumers decode it. */
 export interface EventRecords {
   AccountCreated: AccountCreated;
-  AccountDeleted: AccountDeleted;
+  AccountDataDeleted: AccountDataDeleted;
   AccountSuspended: AccountSuspended;
   AccountUnsuspended: AccountUnsuspended;
   AccountUpdated: AccountUpdated;
@@ -1055,7 +1057,7 @@ export interface EventRecords {
 /** Every event as producers write it through the outbox. */
 export interface EventPayloads {
   AccountCreated: AccountCreatedPayload;
-  AccountDeleted: AccountDeletedPayload;
+  AccountDataDeleted: AccountDataDeletedPayload;
   AccountSuspended: AccountSuspendedPayload;
   AccountUnsuspended: AccountUnsuspendedPayload;
   AccountUpdated: AccountUpdatedPayload;
@@ -1113,7 +1115,7 @@ export type EventRecord<N extends EventName = EventName> = EventRecords[N];
 /** The coarse topic (without the deployment's prefix) each event goes to. */
 export const eventTopics = {
   AccountCreated: 'accounts',
-  AccountDeleted: 'accounts',
+  AccountDataDeleted: 'accounts',
   AccountSuspended: 'accounts',
   AccountUnsuspended: 'accounts',
   AccountUpdated: 'accounts',

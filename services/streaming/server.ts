@@ -17,6 +17,7 @@ import { registry } from '../core/metrics.ts';
 import type { Core } from '../core/context.ts';
 import { collection } from '../core/db/mongo.ts';
 import { accessTokens } from '../core/model/oauth.ts';
+import { barredAccounts } from '../core/moderation/barred.ts';
 import { resolveToken } from '../core/auth/resolveToken.ts';
 import { Connection, type Viewer } from './connections.ts';
 import { resolveStream, scopesFor, StreamError } from './streams.ts';
@@ -279,12 +280,20 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
                 .toArray()
             ).map((t) => t._id),
           );
+          // Suspended accounts and disabled logins lose their sockets too (moderation).
+          const barred = await barredAccounts(
+            core,
+            open.map((ws) => ws.getUserData().viewer!.account?._id).filter((id): id is bigint => id !== undefined),
+          );
           const live: Connection[] = [];
           for (const ws of open) {
             const data = ws.getUserData();
             if (revoked.has(data.viewer!.token._id)) {
               sockets.delete(ws);
               ws.end(1008, 'The access token was revoked');
+            } else if (data.viewer!.account && barred.has(data.viewer!.account._id)) {
+              sockets.delete(ws);
+              ws.end(1008, 'Your login is currently disabled');
             } else if (data.connection) live.push(data.connection);
           }
           live.push(...sseConnections);

@@ -78,6 +78,16 @@ describe('two instances federating', () => {
       "alice's post in bob's home timeline",
     );
 
+    // Search with resolve=true finds the remote account by handle and the post by its URI.
+    const found = await b.call(
+      'GET',
+      `/api/v2/search?resolve=true&q=${encodeURIComponent(`@alice@${a.domain}`)}&type=accounts`,
+      bob.token,
+    );
+    expect(found.body.accounts.map((x: { id: string }) => x.id)).toEqual([aliceOnB]);
+    const byUri = await b.call('GET', `/api/v2/search?resolve=true&q=${encodeURIComponent(postUri)}`, bob.token);
+    expect(byUri.body.statuses.map((x: { id: string }) => x.id)).toEqual([postOnB]);
+
     // bob replies mentioning alice: alice is notified of the mention.
     const reply = await b.call('POST', '/api/v1/statuses', bob.token, {
       status: `@alice@${a.domain} hi back`,

@@ -75,12 +75,12 @@ for (const [a, p] of V6_SPECIAL) special.addSubnet(a, p, 'ipv6');
 
 const allowLists = new Map<string, BlockList>();
 
-function allowListFor(config: Config): BlockList {
-  const key = config.federation.allowedPrivateAddresses.join(',');
+function allowListFor(allowed: readonly string[]): BlockList {
+  const key = allowed.join(',');
   let list = allowLists.get(key);
   if (!list) {
     list = new BlockList();
-    for (const entry of config.federation.allowedPrivateAddresses) {
+    for (const entry of allowed) {
       const [address, bits] = entry.split('/');
       list.addSubnet(address, Number(bits), isIP(address) === 6 ? 'ipv6' : 'ipv4');
     }
@@ -113,11 +113,16 @@ export function isSpecialAddress(ip: string): boolean {
 
 /** Whether we may connect to this address: public, or allowed by ALLOWED_PRIVATE_ADDRESSES. */
 export function isAllowedAddress(config: Config, ip: string): boolean {
+  return isAddressAllowedBy(config.federation.allowedPrivateAddresses, ip);
+}
+
+/** The same check against an explicit list of allowed private networks ("address/prefix" entries). */
+export function isAddressAllowedBy(allowedPrivate: readonly string[], ip: string): boolean {
   const addr = unmapped(ip);
   const family = isIP(addr);
   if (family === 0) return false;
   if (!isSpecialAddress(addr)) return true;
-  return allowListFor(config).check(addr, family === 6 ? 'ipv6' : 'ipv4');
+  return allowListFor(allowedPrivate).check(addr, family === 6 ? 'ipv6' : 'ipv4');
 }
 
 /**

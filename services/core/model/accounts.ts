@@ -67,6 +67,8 @@ export interface AccountDoc {
   sensitizedAt?: Date | null;
   /** Who suspended it: this instance's moderators, or its own server (a remote Delete). */
   suspensionOrigin?: 'local' | 'remote' | null;
+  /** When the data of a suspended account was deleted (by an administrator, or 30 days on). */
+  dataDeletedAt?: Date | null;
   memorial: boolean;
   /**
    * Local accounts whose user is unconfirmed or awaiting approval: hidden from the REST API except

@@ -1,5 +1,6 @@
 // Silenced ("limited") accounts: their posts leave public and hashtag timelines, trends and search
-// for everyone who does not follow them, and their notifications reach only their followers.
+// for everyone who does not follow them. (Their notifications to non-followers are filtered into
+// requests by the recipient's notification policy, `for_limited_accounts`.)
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';

@@ -78,7 +78,7 @@ export const PLANNED_EVENTS = [
   'AccountSuspended',
   'AccountUnsuspended',
   'ReportCreated',
-  'AccountDeleted',
+  'AccountDataDeleted',
 ] as const satisfies readonly EventName[];
 export type PlannedEvent = (typeof PLANNED_EVENTS)[number];
 
@@ -342,10 +342,10 @@ async function planUnfiltered(
       const reach = await followerInboxes(core, account._id);
       return [plan(String(update.id), update, account, reach)];
     }
-    case 'AccountDeleted': {
+    case 'AccountDataDeleted': {
       // A local account's data is gone: Delete of the actor to every server we know, signed with
       // its key (kept on the record).
-      const p = payload as EventRecord<'AccountDeleted'>;
+      const p = payload as EventRecord<'AccountDataDeleted'>;
       if (p.domain !== null) return [];
       const account = await localAccount(core, p.accountId);
       if (!account) return [];
