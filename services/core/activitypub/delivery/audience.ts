@@ -153,6 +153,19 @@ export async function interactorInboxes(core: Core, statusId: Id, out: Inboxes =
   );
 }
 
+/**
+ * Every server we know (one inbox each, shared where advertised): where a deleted account's Delete
+ * goes, as Mastodon sends it, since its followers are already gone when it is planned.
+ */
+export async function everyKnownInbox(core: Core, out: Inboxes = new Map(), limit = 200_000): Promise<Inboxes> {
+  const cursor = collection(core.db, accounts)
+    .find({ domain: { $ne: null }, suspendedAt: null }, { projection: INBOX_PROJECTION })
+    .limit(limit)
+    .batchSize(CHUNK);
+  for await (const account of cursor) add(out, account as InboxFields, false);
+  return out;
+}
+
 /** Drops inboxes on refused (suspended) domains and on our own host. */
 export async function deliverable(core: Core, inboxes: Inboxes): Promise<Inboxes> {
   const own = new URL(core.config.baseUrl).host.toLowerCase();

@@ -18,6 +18,7 @@ import {
   renderAnnounce,
   renderBlock,
   renderCreate,
+  renderDeleteActor,
   renderDeleteStatus,
   renderFeaturedTag,
   renderFlag,
@@ -32,6 +33,7 @@ import {
 } from '../render/activities.ts';
 import {
   deliverable,
+  everyKnownInbox,
   followerInboxes,
   forgetFollowerInboxes,
   inboxesOf,
@@ -76,6 +78,7 @@ export const PLANNED_EVENTS = [
   'AccountSuspended',
   'AccountUnsuspended',
   'ReportCreated',
+  'AccountDataDeleted',
 ] as const satisfies readonly EventName[];
 export type PlannedEvent = (typeof PLANNED_EVENTS)[number];
 
@@ -334,8 +337,20 @@ async function planUnfiltered(
       if (!account) return [];
       if (type === 'AccountUnsuspended' && account.suspendedAt) return [];
       const update = renderUpdateActor(await renderLocalActor(core, account), p.occurredAt);
+      // Two changes within one second (suspended, then lifted) must stay two activities.
+      update.id = `${account.uri}#updates/${p.occurredAt.getTime()}`;
       const reach = await followerInboxes(core, account._id);
       return [plan(String(update.id), update, account, reach)];
+    }
+    case 'AccountDataDeleted': {
+      // A local account's data is gone: Delete of the actor to every server we know, signed with
+      // its key (kept on the record).
+      const p = payload as EventRecord<'AccountDataDeleted'>;
+      if (p.domain !== null) return [];
+      const account = await localAccount(core, p.accountId);
+      if (!account) return [];
+      const activity = renderDeleteActor(account.uri);
+      return [plan(String(activity.id), activity, account, await everyKnownInbox(core))];
     }
     case 'ReportCreated': {
       // A report a local user chose to forward: Flag from the instance actor (the reporter stays
