@@ -22,7 +22,7 @@ import { blockAccount, unblockAccount } from '../../graph/block.ts';
 import { isBlocking } from '../../graph/relations.ts';
 import { favouriteStatus, unfavouriteStatus } from '../../interactions/favourites.ts';
 import { removeReblog, deleteStatus } from '../../statuses/deleteStatus.ts';
-import { reblogCreatedEvent } from '../../statuses/events.ts';
+import { insertReblog } from '../../interactions/reblogs.ts';
 import { findPoll } from '../../polls/polls.ts';
 import { recordRemoteVote } from '../../polls/activitypub.ts';
 import { findLocalAccountByUsername } from '../../accounts/create.ts';
@@ -457,53 +457,14 @@ async function onAnnounce(ctx: Ctx, activity: JsonObject): Promise<void> {
   if (!wanted) return;
   const published = typeof activity.published === 'string' ? new Date(activity.published) : new Date();
   const createdAt = Number.isNaN(published.getTime()) || published.getTime() > Date.now() ? new Date() : published;
-  const reblogId = await core.statusIds.next(createdAt);
   const visibility = visibilityOf(activity, null, actor.followersUrl);
-  const reblog: StatusDoc = {
-    _id: reblogId,
-    accountId: actor._id,
+  await insertReblog(core, {
+    id: await core.statusIds.next(createdAt),
+    account: actor,
+    original,
     uri: id,
-    url: null,
-    local: false,
-    text: '',
-    content: '',
-    spoilerText: '',
-    sensitive: false,
-    language: null,
     visibility: visibility === 'direct' ? 'private' : visibility,
-    inReplyToId: null,
-    inReplyToAccountId: null,
-    reblogOfId: original._id,
-    reblogOfAccountId: original.accountId,
-    conversationId: null,
-    mentions: [],
-    mentionedAccountIds: [],
-    tags: [],
-    tagNames: [],
-    mediaIds: [],
-    pollId: null,
-    applicationId: null,
-    repliesCount: 0,
-    reblogsCount: 0,
-    favouritesCount: 0,
-    uniqueKey: reblogUniqueKey(actor._id, original._id),
     createdAt,
-    updatedAt: new Date(),
-    editedAt: null,
-    deletedAt: null,
-  };
-  await core.outbox.write([reblogCreatedEvent(reblog)], async () => {
-    try {
-      await collection(core.db, statuses).insertOne(reblog);
-    } catch (err) {
-      if (isDuplicateKeyError(err)) return;
-      throw err;
-    }
-    await collection(core.db, statuses).updateOne({ _id: reblog.reblogOfId ?? 0n }, { $inc: { reblogsCount: 1 } });
-    await collection(core.db, accounts).updateOne(
-      { _id: actor._id },
-      { $inc: { statusesCount: 1 }, $set: { lastStatusAt: createdAt } },
-    );
   });
 }
 
