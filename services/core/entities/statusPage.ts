@@ -152,11 +152,12 @@ async function roleIdsOf(core: Core, accountIds: Id[]): Promise<Map<bigint, Id |
   return out;
 }
 
-const NO_FILTERS_TTL_SECONDS = 300;
+const NO_FILTERS_TTL_SECONDS = 60;
 
 /**
  * The viewer's active filters; most viewers have none, which is remembered in Redis (dropped by
- * publishFiltersChanged on every filter change) so that it costs no query.
+ * publishFiltersChanged on every filter change) so that it costs no query. A page read racing a
+ * filter's creation can set the mark again after the drop: the short expiry bounds that.
  */
 async function viewerFilters(core: Core, accountId: Id): Promise<ActiveFilter[]> {
   if ((await core.redis.exists(noFiltersKey(accountId))) === 1) return [];
