@@ -586,6 +586,7 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
   let gaugesAt = 0;
   async function housekeeping(): Promise<void> {
     const states = await allHostStates(core.redis);
+    await refreshGauges(states).catch((err: unknown) => logger.warn({ err }, 'delivery gauges not refreshed'));
     // Parked jobs of a host whose breaker is closed (an interrupted resume) are sent too.
     const parkedHosts = (await collection(core.db, parkedDeliveries).distinct('host')) as string[];
     const open = new Set(states.filter((s) => s.tripped > 0).map((s) => s.host));
@@ -594,15 +595,18 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
     const resuming = new Set(await resumingHosts(core.redis));
     let openCount = 0;
     for (const s of states) {
-      if (s.tripped > 0 && !resuming.has(s.host)) {
-        openCount++;
-        if (await claimProbe(core.redis, s.host, settings.probeIntervalMs)) await probe(s.host);
-      }
+      if (s.tripped === 0 || resuming.has(s.host)) continue;
+      openCount++;
+      if (await claimProbe(core.redis, s.host, settings.probeIntervalMs))
+        await probe(s.host).catch((err: unknown) => logger.warn({ err, host: s.host }, 'delivery probe failed'));
     }
     deliveryBreakersOpen.set(openCount);
+  }
+
+  // Queue depth (waiting + parked) and the oldest undelivered job per failing host, one query.
+  async function refreshGauges(states: HostState[]): Promise<void> {
     if (Date.now() - gaugesAt < (opts.gaugesMs ?? 15_000)) return;
     gaugesAt = Date.now();
-    // Queue depth (waiting + parked) and the oldest undelivered job per failing host, one query.
     const parked = new Map<string, { n: number; oldest: Date }>();
     const groups = collection(core.db, parkedDeliveries).aggregate<{ _id: string; n: number; oldest: Date }>([
       { $group: { _id: '$host', n: { $sum: 1 }, oldest: { $min: '$createdAt' } } },
@@ -610,10 +614,11 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
     for await (const g of groups) parked.set(g._id, { n: g.n, oldest: g.oldest });
     deliveryQueueDepth.reset();
     deliveryOldestAge.reset();
+    deliveryBreakersOpen.set(states.filter((s) => s.tripped > 0).length);
     for (const s of states) {
       const p = parked.get(s.host);
       deliveryQueueDepth.set({ domain: s.host }, s.backlog + (p?.n ?? 0));
-      const since = Math.min(s.since > 0 ? s.since : Infinity, p ? p.oldest.getTime() : Infinity);
+      const since = Math.min(s.since > 0 ? s.since : Infinity, p ? new Date(p.oldest).getTime() : Infinity);
       if (Number.isFinite(since)) deliveryOldestAge.set({ domain: s.host }, (Date.now() - since) / 1000);
     }
   }
