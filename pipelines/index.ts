@@ -13,6 +13,7 @@ import { runTrendsPipeline } from './trends/index.ts';
 import { runLinkPreviewsPipeline } from './link-previews/index.ts';
 import { runDeliveryPipeline } from './delivery/index.ts';
 import { runWebPushPipeline } from './webpush/index.ts';
+import { runIngressPipeline } from './ingress/index.ts';
 
 export interface RunningPipeline {
   stop(): Promise<void>;
@@ -32,4 +33,5 @@ export const pipelines: Record<string, PipelineFactory> = {
   'link-previews': (core) => runLinkPreviewsPipeline(core),
   delivery: (core) => runDeliveryPipeline(core),
   webpush: (core) => runWebPushPipeline(core),
+  ingress: (core) => runIngressPipeline(core),
 };

@@ -11,6 +11,16 @@ export interface AccountCreated {
   approvalRequired: boolean;
 }
 
+/** The data of a suspended account was deleted (by an administrator, or 30 days after its suspension): its statuses, follows and interactions are gone. Delivery sends Delete of a local actor to the servers that knew it. */
+export interface AccountDataDeleted {
+  eventId: string;
+  occurredAt: Date;
+  accountId: string;
+  accountUri: string;
+  domain: null | string;
+  actorAccountId: null | string;
+}
+
 /** A moderator suspended an account (reversible for 30 days). Feeds drop its statuses; delivery sends Delete of a local actor to the servers that knew it, and inbound refuses its content. */
 export interface AccountSuspended {
   eventId: string;
@@ -550,6 +560,14 @@ export interface AccountCreatedPayload {
   approvalRequired: boolean;
 }
 
+/** What a producer gives for AccountDataDeleted (the outbox adds eventId and occurredAt). */
+export interface AccountDataDeletedPayload {
+  accountId: string;
+  accountUri: string;
+  domain?: null | string;
+  actorAccountId?: null | string;
+}
+
 /** What a producer gives for AccountSuspended (the outbox adds eventId and occurredAt). */
 export interface AccountSuspendedPayload {
   accountId: string;
@@ -987,6 +1005,7 @@ export interface TagUnfollowedPayload {
 /** Every event as consumers decode it. */
 export interface EventRecords {
   AccountCreated: AccountCreated;
+  AccountDataDeleted: AccountDataDeleted;
   AccountSuspended: AccountSuspended;
   AccountUnsuspended: AccountUnsuspended;
   AccountUpdated: AccountUpdated;
@@ -1038,6 +1057,7 @@ export interface EventRecords {
 /** Every event as producers write it through the outbox. */
 export interface EventPayloads {
   AccountCreated: AccountCreatedPayload;
+  AccountDataDeleted: AccountDataDeletedPayload;
   AccountSuspended: AccountSuspendedPayload;
   AccountUnsuspended: AccountUnsuspendedPayload;
   AccountUpdated: AccountUpdatedPayload;
@@ -1095,6 +1115,7 @@ export type EventRecord<N extends EventName = EventName> = EventRecords[N];
 /** The coarse topic (without the deployment's prefix) each event goes to. */
 export const eventTopics = {
   AccountCreated: 'accounts',
+  AccountDataDeleted: 'accounts',
   AccountSuspended: 'accounts',
   AccountUnsuspended: 'accounts',
   AccountUpdated: 'accounts',

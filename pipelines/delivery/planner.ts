@@ -5,7 +5,7 @@
 // crash) publishes its jobs again; the worker's once-only record keeps each inbox from getting an
 // activity twice.
 import { randomUUID } from 'node:crypto';
-import { Partitioners, type Message } from 'kafkajs';
+import { CompressionTypes, Partitioners, type Message } from 'kafkajs';
 import type { Core } from '../../services/core/context.ts';
 import { createKafka, topicName } from '../../services/core/events/kafka.ts';
 import { eventMessage } from '../../services/core/events/kafkaSink.ts';
@@ -19,7 +19,9 @@ export type DeliveryPlannerOptions = Partial<
   Omit<PipelineOptions<PlannedEvent>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
 >;
 
-const SEND_CHUNK = 2_000;
+// Jobs go out in slices, so the worker starts on the first inboxes while the rest are sent;
+// gzip makes a slice small, as its jobs share one body.
+const SEND_CHUNK = 500;
 
 export async function runDeliveryPlanner(
   core: Core,
@@ -46,7 +48,9 @@ export async function runDeliveryPlanner(
     types: PLANNED_EVENTS,
     ...opts,
     async handleEvent(event, ctx) {
+      const started = Date.now();
       const plans = await planDelivery(core, event.type, event.payload);
+      const plannedMs = Date.now() - started;
       for (const plan of plans) {
         const body = JSON.stringify(plan.activity);
         const createdAt = new Date();
@@ -72,12 +76,25 @@ export async function runDeliveryPlanner(
           );
         }
         for (let i = 0; i < messages.length; i += SEND_CHUNK) {
-          await producer.send({ topic, acks: -1, messages: messages.slice(i, i + SEND_CHUNK) });
+          await producer.send({
+            topic,
+            acks: -1,
+            compression: CompressionTypes.GZIP,
+            messages: messages.slice(i, i + SEND_CHUNK),
+          });
           await ctx.heartbeat();
         }
         eventsProduced.inc({ topic: DELIVERY_TOPIC, type: 'DeliveryRequested' }, messages.length);
-        ctx.logger.debug(
-          { activity: plan.activityId, type: plan.activityType, inboxes: messages.length },
+        const log = messages.length >= 100 ? ctx.logger.info.bind(ctx.logger) : ctx.logger.debug.bind(ctx.logger);
+        log(
+          {
+            activity: plan.activityId,
+            type: plan.activityType,
+            inboxes: messages.length,
+            planMs: plannedMs,
+            publishMs: Date.now() - started - plannedMs,
+            lagMs: started - event.occurredAt.getTime(),
+          },
           'delivery planned',
         );
       }

@@ -33,7 +33,11 @@ import { Partitions } from '../runtime/partitions.ts';
 import {
   allHostStates,
   alreadyDelivered,
-  changeBacklog,
+  enqueueWaiting,
+  isOldestWaiting,
+  touchWaiting,
+  leaveWaiting,
+  nextQueueNumber,
   claimProbe,
   failingHosts,
   markDelivered,
@@ -46,7 +50,6 @@ import {
   requestResume,
   resumeHost,
   resumingHosts,
-  tierOfLevel,
   type HostState,
 } from '../../services/core/activitypub/delivery/hostState.ts';
 import {
@@ -69,6 +72,8 @@ import {
 const H_HOP_DUE = 'delay-hop-due';
 /** A parked job sent again after its host's breaker closed: not parked again for that. */
 const H_RESUMED = 'delivery-resumed';
+/** The job's number in its host's queue of waiting jobs. */
+const H_QUEUE_SEQ = 'delivery-queue-seq';
 
 export const DELIVERY_TOPIC = 'delivery';
 export const delayTopicOf = (ms: number) => `delivery.delay.${ms}`;
@@ -79,8 +84,10 @@ export interface DeliveryWorkerOptions {
   sessionTimeout?: number;
   heartbeatInterval?: number;
   maxWaitTimeInMs?: number;
-  /** How often parked hosts are resumed/probed and the queue gauges refreshed (ms). */
+  /** How often parked hosts are resumed and probed (ms). */
   housekeepingMs?: number;
+  /** How often the per-domain queue gauges are refreshed (ms). */
+  gaugesMs?: number;
 }
 
 export interface DeliveryWorker {
@@ -97,8 +104,14 @@ interface Item {
   tier: number | null;
   /** Sent again from the parked jobs of a resumed host. */
   resumed: boolean;
+  /** Its number in the host's queue of waiting jobs (null: not waiting). */
+  seq: number | null;
   doneId: string;
   done: boolean;
+  /** pending → working → (attempting →) finished; see the batch deadline in eachBatch. */
+  phase: 'pending' | 'working' | 'attempting' | 'finished';
+  /** Another run of a delivery that may still be in flight from an abandoned batch. */
+  inFlight: boolean;
 }
 
 /**
@@ -109,6 +122,13 @@ export async function ensureDeliveryTopics(admin: Admin, topics: string[], parti
   for (let attempt = 1; ; attempt++) {
     try {
       await ensureTopicsWith(admin, topics, partitions);
+      // A consumer that subscribes before the broker's metadata shows the new partitions is
+      // assigned only the old ones until its metadata expires: wait until they are visible.
+      for (let i = 0; i < 50; i++) {
+        const meta = await admin.fetchTopicMetadata({ topics });
+        if (meta.topics.every((t) => t.partitions.length >= partitions)) return;
+        await new Promise((r) => setTimeout(r, 200));
+      }
       return;
     } catch (err) {
       if ((err as { type?: string }).type !== 'INVALID_PARTITIONS' || attempt >= 5) throw err;
@@ -116,6 +136,8 @@ export async function ensureDeliveryTopics(admin: Admin, topics: string[], parti
     }
   }
 }
+
+const inFlightKey = (doneId: string) => `dlv:inflight:${doneId}`;
 
 /** Once-only id of an activity at an inbox. */
 export function deliveryDoneId(activityId: string, inbox: string): string {
@@ -157,6 +179,9 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
   const mainTopic = topicName(config, DELIVERY_TOPIC);
   const tierTopics = new Map(settings.delayTiersMs.map((ms) => [ms, topicName(config, delayTopicOf(ms))]));
   const tierOfTopic = new Map([...tierTopics].map(([ms, t]) => [t, ms]));
+  // Every waiting job of a host goes through one topic (the shortest tier), so the host's jobs
+  // stay in one FIFO queue: they come back, are parked or sent in the order they were queued.
+  const queueTier = settings.delayTiersMs[0];
   const deadLetterTopic = topicName(config, 'delivery-worker.dlq');
   const codec = eventCodec();
   const client = opts.client ?? createDeliveryClient(config, settings);
@@ -164,7 +189,8 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
   const limiter = new Limiter(settings.concurrency);
   const paused = new Partitions();
   const doneTtlMs = settings.maxAgeMs + 24 * 3600_000;
-  const backlogTtlMs = Math.max(...settings.delayTiersMs) * 4 + Math.max(...settings.retryDelaysMs);
+  // A waiting job refreshes its alive mark at every hop; one missing this long was lost.
+  const aliveMs = queueTier * 6 + 60_000;
 
   const kafka = createKafka(config, logger, 'fedisrv-delivery-worker');
   const admin = kafka.admin();
@@ -202,6 +228,8 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
     const message = failedMessage(item.message, origin, failures, new Error(reason), due);
     message.key = item.host;
     (message.headers ??= {})[H_HOP_DUE] = String(Date.now() + tier);
+    if (item.seq !== null) message.headers[H_QUEUE_SEQ] = String(item.seq);
+    else delete message.headers[H_QUEUE_SEQ];
     return { topic: tierTopics.get(tier)!, message };
   }
 
@@ -209,6 +237,8 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
     await collection(core.db, parkedDeliveries).insertOne({
       _id: new ObjectId(),
       host: item.host,
+      // Waiting jobs keep their place; others come after every job numbered so far.
+      seq: item.seq ?? (await nextQueueNumber(core.redis, item.host)),
       job: (item.message.value ?? Buffer.alloc(0)).toString('base64'),
       key: item.host,
       failures,
@@ -254,45 +284,81 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
     items: Item[],
     initial: HostState | null,
     out: Array<{ topic: string; message: Message }>,
+    batch: { abandoned: boolean },
   ): Promise<void> {
     let state = initial;
     for (const item of items) {
+      if (batch.abandoned) return; // the rest went to a delay topic with the batch
+      item.phase = 'working';
+      await runItem(item);
+      item.phase = 'finished';
+    }
+
+    /** Puts the job in (or keeps it in) the host's queue of waiting jobs, due at `due`. */
+    async function wait(item: Item, due: number, failures: number, reason: string): Promise<void> {
+      if (item.seq === null) {
+        item.seq = await enqueueWaiting(core.redis, host, aliveMs);
+        if (state) state.backlog++;
+        else state = { host, fails: 0, since: 0, until: 0, level: 0, tripped: 0, backlog: 1, error: null };
+      }
+      out.push(delayed(item, queueTier, due, failures, reason));
+    }
+
+    /** The job is done with (sent, refused, parked, dropped): it leaves the host's queue. */
+    async function leave(item: Item): Promise<void> {
+      if (item.seq === null) return;
+      await leaveWaiting(core.redis, host, item.seq);
+      if (state) state.backlog = Math.max(0, state.backlog - 1);
+    }
+
+    async function runItem(item: Item): Promise<void> {
       const type = item.job.activityType;
-      if (item.tier !== null) {
-        if (item.due > Date.now() + 20) {
-          // Still waiting: another hop through the same tier (the host's backlog count stays).
-          out.push(delayed(item, item.tier, item.due, item.failures, 'waiting'));
-          continue;
+      if (item.seq !== null) {
+        // A waiting job goes on only when due and the oldest of its host's queue.
+        const due = item.due <= Date.now() + 20 && !item.inFlight;
+        if (!due) await touchWaiting(core.redis, host, item.seq, aliveMs);
+        if (!due || !(await isOldestWaiting(core.redis, host, item.seq, aliveMs))) {
+          out.push(delayed(item, queueTier, item.due, item.failures, 'waiting'));
+          return;
         }
-        await changeBacklog(core.redis, host, -1, backlogTtlMs);
-        if (state) state.backlog = Math.max(0, state.backlog - 1);
       }
       if (item.done) {
         count('duplicate', type);
-        continue;
+        return leave(item);
       }
       if (Date.now() - item.job.createdAt.getTime() > settings.maxAgeMs || host === '') {
         count('dropped', type);
-        continue;
+        return leave(item);
       }
       if (state && state.tripped > 0 && !item.resumed) {
         await park(item, item.failures);
-        continue;
+        return leave(item);
       }
-      if (state && (state.until > Date.now() || (item.tier === null && state.backlog > 0))) {
+      if (state && (state.until > Date.now() || (item.seq === null && state.backlog > 0))) {
         // The host backs off, or older jobs of it wait: queue behind them.
-        out.push(
-          delayed(item, tierOfLevel(settings, state.level), Math.max(state.until, Date.now()), item.failures, 'queued'),
-        );
-        await changeBacklog(core.redis, host, 1, backlogTtlMs);
-        state.backlog++;
+        await wait(item, Math.max(state.until, Date.now()), item.failures, 'queued');
         count('deferred', type);
-        continue;
+        return;
       }
+      item.phase = 'attempting';
       const result = await attempt(item);
-      if (result === null) continue;
+      if (result === null) return leave(item);
+      if (batch.abandoned && item.inFlight) {
+        // The batch went on without this attempt (a copy waits in a delay topic): only record it.
+        if (result.kind === 'failed') {
+          deliveryFailures.inc({ class: result.class });
+          await recordHostFailure(core.redis, settings, host, result.class, result.retryAfterMs);
+        } else {
+          await markDelivered(core.redis, item.doneId, doneTtlMs);
+          count(result.kind, type);
+          await recordHostSuccess(core.redis, host);
+        }
+        await core.redis.del(inFlightKey(item.doneId));
+        return;
+      }
       if (result.kind === 'delivered' || result.kind === 'rejected') {
         await markDelivered(core.redis, item.doneId, doneTtlMs);
+        await leave(item);
         if (result.kind === 'rejected') {
           deliveryFailures.inc({ class: result.class });
           count('rejected', type);
@@ -302,7 +368,7 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
           await recordHostSuccess(core.redis, host);
           state = state.backlog > 0 ? { ...state, fails: 0, since: 0, until: 0, tripped: 0 } : null;
         }
-        continue;
+        return;
       }
       deliveryFailures.inc({ class: result.class });
       const failures = item.failures + 1;
@@ -319,13 +385,14 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
       if (failures > settings.retryDelaysMs.length) {
         logger.info({ activity: item.job.activityId, inbox: item.job.inbox, failures }, 'delivery given up');
         count('gave_up', type);
+        await leave(item);
       } else if (outcome.tripped) {
         logger.warn({ host, fails: outcome.fails }, 'delivery circuit breaker opened; parking jobs');
         await park(item, failures);
+        await leave(item);
       } else {
-        out.push(delayed(item, tierOfLevel(settings, outcome.level), outcome.until, failures, result.class));
-        await changeBacklog(core.redis, host, 1, backlogTtlMs);
-        state.backlog++;
+        // It stays the oldest of its host's queue (or becomes the first in it).
+        await wait(item, outcome.until, failures, result.class);
         count('failed', type);
       }
     }
@@ -358,8 +425,12 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
           due: dueAt(message),
           tier,
           resumed: header(message.headers, H_RESUMED) === '1',
+          seq:
+            tier !== null && header(message.headers, H_QUEUE_SEQ) ? Number(header(message.headers, H_QUEUE_SEQ)) : null,
           doneId: deliveryDoneId(job.activityId, job.inbox),
           done: false,
+          phase: 'pending',
+          inFlight: false,
         });
       } catch (err) {
         logger.warn({ err, topic: batch.topic, offset: message.offset }, 'undecodable delivery job dead-lettered');
@@ -382,23 +453,56 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
         items.map((i) => i.doneId),
       );
       items.forEach((item, i) => (item.done = done[i]));
+      const fromDelay = items.filter((i) => i.tier !== null && !i.done);
+      if (fromDelay.length > 0) {
+        const flying = await core.redis.mget(fromDelay.map((i) => inFlightKey(i.doneId)));
+        fromDelay.forEach((item, i) => (item.inFlight = flying[i] !== null));
+      }
       const failing = await failingHosts(core.redis);
       const byHost = new Map<string, Item[]>();
       for (const item of items) byHost.set(item.host, [...(byHost.get(item.host) ?? []), item]);
       const out: Array<{ topic: string; message: Message }> = [];
+      const progress = { abandoned: false };
       let beat = Date.now();
-      await Promise.all(
+      const all = Promise.all(
         [...byHost].map(async ([host, hostItems]) => {
           const state = failing.has(host) ? await readHostState(core.redis, host) : null;
-          await runHost(host, hostItems, state, out);
+          await runHost(host, hostItems, state, out, progress);
           if (Date.now() - beat > 1_000) {
             beat = Date.now();
             await heartbeat().catch(() => undefined);
           }
         }),
       );
+      // A slow or silent server must not hold the batch (kafkajs fetches again only when every
+      // batch of a fetch is done, so it would hold every partition): past the deadline, what is
+      // not finished goes to the shortest delay tier, in order, and the batch is committed. An
+      // attempt still under way is marked in flight, so its copy waits until it has ended.
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<'late'>((r) => {
+        if (settings.batchDeadlineMs > 0) timer = setTimeout(() => r('late'), settings.batchDeadlineMs);
+      });
+      const finished = await Promise.race([all.then(() => 'done' as const), deadline]);
+      clearTimeout(timer);
+      if (finished === 'late') {
+        progress.abandoned = true;
+        // A host that has not answered within the deadline backs off as if it had failed.
+        const slow = new Set(items.filter((i) => i.phase === 'attempting').map((i) => i.host));
+        for (const host of slow) await recordHostFailure(core.redis, settings, host, 'slow', null);
+        for (const item of items) {
+          if (item.phase === 'finished') continue;
+          if (item.phase === 'attempting') {
+            item.inFlight = true;
+            await core.redis.set(inFlightKey(item.doneId), '1', 'PX', settings.totalTimeoutMs + 5_000);
+          }
+          if (item.seq === null) item.seq = await enqueueWaiting(core.redis, item.host, aliveMs);
+          out.push(delayed(item, queueTier, Date.now(), item.failures, 'batch deadline'));
+          count('deferred', item.job.activityType);
+        }
+        all.catch((err: unknown) => logger.warn({ err }, 'delivery finished after its batch deadline failed'));
+      }
       const byTopic = new Map<string, Message[]>();
-      for (const o of out) byTopic.set(o.topic, [...(byTopic.get(o.topic) ?? []), o.message]);
+      for (const o of out.splice(0)) byTopic.set(o.topic, [...(byTopic.get(o.topic) ?? []), o.message]);
       if (deadLetters.length > 0) byTopic.set(deadLetterTopic, deadLetters);
       if (byTopic.size > 0)
         await producer.sendBatch({
@@ -419,7 +523,7 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
     const parked = collection(core.db, parkedDeliveries);
     try {
       for (let round = 0; round < 100; round++) {
-        const docs = await parked.find({ host }).sort({ _id: 1 }).limit(500).toArray();
+        const docs = await parked.find({ host }).sort({ seq: 1, _id: 1 }).limit(500).toArray();
         if (docs.length === 0) {
           await finishResume(core.redis, host);
           // A job parked between the last read and the state going away is sent on the next tick.
@@ -445,7 +549,7 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
 
   // One probe: the oldest parked job of a host whose breaker is open.
   async function probe(host: string): Promise<void> {
-    const doc = await collection(core.db, parkedDeliveries).findOne({ host }, { sort: { _id: 1 } });
+    const doc = await collection(core.db, parkedDeliveries).findOne({ host }, { sort: { seq: 1, _id: 1 } });
     if (!doc) {
       await resumeHost(core.redis, host);
       return;
@@ -460,8 +564,11 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
       due: 0,
       tier: null,
       resumed: true,
+      seq: null,
       doneId: deliveryDoneId(job.activityId, job.inbox),
       done: false,
+      phase: 'pending',
+      inFlight: false,
     };
     const result = await attempt(item);
     if (result === null || result.kind !== 'failed') {
@@ -476,6 +583,7 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
     }
   }
 
+  let gaugesAt = 0;
   async function housekeeping(): Promise<void> {
     const states = await allHostStates(core.redis);
     // Parked jobs of a host whose breaker is closed (an interrupted resume) are sent too.
@@ -483,8 +591,6 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
     const open = new Set(states.filter((s) => s.tripped > 0).map((s) => s.host));
     for (const host of parkedHosts) if (!open.has(host)) await requestResume(core.redis, host);
     for (const host of await resumingHosts(core.redis)) await resumeParked(host);
-    deliveryQueueDepth.reset();
-    deliveryOldestAge.reset();
     const resuming = new Set(await resumingHosts(core.redis));
     let openCount = 0;
     for (const s of states) {
@@ -492,20 +598,32 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
         openCount++;
         if (await claimProbe(core.redis, s.host, settings.probeIntervalMs)) await probe(s.host);
       }
-      const parked = await collection(core.db, parkedDeliveries).countDocuments({ host: s.host });
-      deliveryQueueDepth.set({ domain: s.host }, s.backlog + parked);
-      if (s.since > 0) deliveryOldestAge.set({ domain: s.host }, (Date.now() - s.since) / 1000);
     }
     deliveryBreakersOpen.set(openCount);
+    if (Date.now() - gaugesAt < (opts.gaugesMs ?? 15_000)) return;
+    gaugesAt = Date.now();
+    // Queue depth (waiting + parked) and the oldest undelivered job per failing host, one query.
+    const parked = new Map<string, { n: number; oldest: Date }>();
+    const groups = collection(core.db, parkedDeliveries).aggregate<{ _id: string; n: number; oldest: Date }>([
+      { $group: { _id: '$host', n: { $sum: 1 }, oldest: { $min: '$createdAt' } } },
+    ]);
+    for await (const g of groups) parked.set(g._id, { n: g.n, oldest: g.oldest });
+    deliveryQueueDepth.reset();
+    deliveryOldestAge.reset();
+    for (const s of states) {
+      const p = parked.get(s.host);
+      deliveryQueueDepth.set({ domain: s.host }, s.backlog + (p?.n ?? 0));
+      const since = Math.min(s.since > 0 ? s.since : Infinity, p ? p.oldest.getTime() : Infinity);
+      if (Number.isFinite(since)) deliveryOldestAge.set({ domain: s.host }, (Date.now() - since) / 1000);
+    }
   }
 
-  let housekeepingRunning = false;
+  let housekeepingRun: Promise<void> | null = null;
   const timer = setInterval(() => {
-    if (housekeepingRunning) return;
-    housekeepingRunning = true;
-    housekeeping()
+    if (housekeepingRun) return;
+    housekeepingRun = housekeeping()
       .catch((err: unknown) => logger.warn({ err }, 'delivery housekeeping failed'))
-      .finally(() => (housekeepingRunning = false));
+      .finally(() => (housekeepingRun = null));
   }, opts.housekeepingMs ?? 2_000);
   timer.unref();
 
@@ -532,10 +650,11 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
       stopped ??= (async () => {
         clearInterval(timer);
         paused.clear();
+        await client.close();
+        await housekeepingRun;
         await consumer.disconnect();
         await producer.disconnect();
         await admin.disconnect();
-        await client.close();
       })();
       return stopped;
     },

@@ -34,22 +34,37 @@ async function publishAll(core: Core, channels: string[], message: StreamMessage
   await publishToStreams(core.redis, core.config, channels, message);
 }
 
+/** What an `update` carries: the status and its rendering without a viewer (null: gone). */
+export interface RenderedUpdate {
+  doc: StatusDoc;
+  payload: string;
+}
+
+/**
+ * Renders a status for the streams, once, without a viewer (which also warms the cache the
+ * timelines read). Independent of the fan-out, so it runs while the feeds are written.
+ */
+export async function renderUpdate(core: Core, statusId: Id): Promise<RenderedUpdate | null> {
+  const doc = await collection(core.db, statuses).findOne({ _id: statusId });
+  if (!doc || doc.deletedAt) return null;
+  const [rendered] = await presentStatusPage(core, [statusId], null, { check: 'feed' });
+  return rendered ? { doc, payload: JSON.stringify(rendered) } : null;
+}
+
 /**
  * `update` for a new status (or `status.update` for an edit) on the streams of the feeds it
- * reached, and the public and hashtag streams it belongs on. Rendered once, without a viewer
- * (rendering also warms the cache the timelines read).
+ * reached, and the public and hashtag streams it belongs on.
  */
 export async function broadcastUpdate(
   core: Core,
   statusId: Id,
   reach: Reach,
   event: 'update' | 'status.update' = 'update',
+  rendering: Promise<RenderedUpdate | null> = renderUpdate(core, statusId),
 ): Promise<void> {
-  const doc = await collection(core.db, statuses).findOne({ _id: statusId });
-  if (!doc || doc.deletedAt) return;
-  const [rendered] = await presentStatusPage(core, [statusId], null, { check: 'feed' });
+  const rendered = await rendering;
   if (!rendered) return;
-  const payload = JSON.stringify(rendered);
+  const { doc, payload } = rendered;
   await publishAll(
     core,
     [

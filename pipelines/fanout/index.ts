@@ -16,7 +16,7 @@ import {
   unmergeFromFeed,
 } from '../../services/core/feeds/maintenance.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
-import { broadcastDelete, broadcastUpdate } from './broadcast.ts';
+import { broadcastDelete, broadcastUpdate, renderUpdate } from './broadcast.ts';
 import { feedsHolding } from '../../services/core/feeds/reach.ts';
 import { invalidateRenderedStatuses } from '../../services/core/statuses/renderCache.ts';
 
@@ -53,6 +53,8 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
       switch (event.type) {
         case 'StatusCreated': {
           const p = event.payload;
+          const rendering = renderUpdate(core, id(p.statusId));
+          rendering.catch(() => undefined); // awaited below; a fan-out failure must not leave it unhandled
           const reach = await fanOutStatus(
             core,
             {
@@ -67,7 +69,7 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
             },
             heartbeat,
           );
-          await broadcastUpdate(core, id(p.statusId), reach);
+          await broadcastUpdate(core, id(p.statusId), reach, 'update', rendering);
           return;
         }
         case 'ReblogCreated': {

@@ -16,7 +16,7 @@ import {
   notifyFollow,
   type NotificationRequest,
 } from '../../services/core/notifications/notify.ts';
-import { publishToStream, timelineChannels } from '../../services/core/streaming/channels.ts';
+import { channelName, publishToStream, timelineChannels } from '../../services/core/streaming/channels.ts';
 import {
   removeStatusFromConversations,
   type DirectStatus,
@@ -47,6 +47,12 @@ const id = (s: string) => BigInt(s);
 
 /** Sends a new notification to the recipient's streams. */
 export async function publishNotification(core: Core, doc: NotificationDoc): Promise<void> {
+  // Rendering costs a score of queries: skip it when no streaming server listens (as Mastodon
+  // checks its subscribed:timeline:<id> keys). Both the `user` and the `user:notification` stream
+  // listen on this channel.
+  const channel = channelName(core.config, timelineChannels.userNotifications(doc.accountId));
+  const [, listeners] = (await core.redis.pubsub('NUMSUB', channel)) as [string, number];
+  if (Number(listeners) === 0) return;
   const viewer = await collection(core.db, accounts).findOne({ _id: doc.accountId });
   if (!viewer) return;
   const [rendered] = await presentNotifications(core, [doc], viewer);
@@ -81,6 +87,8 @@ export function runNotificationsPipeline(core: Core, opts: NotificationsPipeline
     core,
     name: 'notifications',
     types: TYPES,
+    // Events of different partitions are independent (the unique key makes each idempotent).
+    partitionsConsumedConcurrently: 4,
     ...opts,
     async handleEvent(event, ctx) {
       switch (event.type) {

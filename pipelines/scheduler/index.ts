@@ -10,6 +10,7 @@ import { closeExpiredPolls } from '../../services/core/polls/polls.ts';
 import { pruneClaims } from '../../services/core/scheduledStatuses/claims.ts';
 import { removeUnattachedMedia } from '../../services/core/media/attachments.ts';
 import { endExpiredMutes } from '../../services/core/graph/mute.ts';
+import { deleteExpiredSuspensions } from '../../services/core/moderation/accountActions.ts';
 
 export interface SchedulerJob {
   name: string;
@@ -27,6 +28,7 @@ export const JOBS: SchedulerJob[] = [
   { name: 'poll-expiry', run: (core, workerId) => closeExpiredPolls(core, { workerId, limit: 100 }) },
   { name: 'mute-expiry', run: (core) => endExpiredMutes(core) },
   { name: 'unattached-media-cleanup', everyMs: 3600_000, run: (core) => removeUnattachedMedia(core) },
+  { name: 'suspended-account-data', everyMs: 3600_000, run: (core) => deleteExpiredSuspensions(core) },
   {
     name: 'claim-pruning',
     everyMs: 3600_000,

@@ -44,6 +44,7 @@ import adminArea from './admin/index.ts';
 import pushArea from './push/index.ts';
 import conversationsArea from './conversations/index.ts';
 import notificationRequestsArea from './notification_requests/index.ts';
+import activityPubArea from './activitypub/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -91,6 +92,7 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   pushArea,
   conversationsArea,
   notificationRequestsArea,
+  activityPubArea,
 ];
 
 export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {

@@ -23,6 +23,7 @@ import {
   CliError,
   type Out,
 } from './commands.ts';
+import { MODERATION_USAGE, parseModerationCommand } from './moderation.ts';
 import { parseSiteCommand, SITE_USAGE } from './siteCommands.ts';
 import { parseTrendsCommand, TRENDS_USAGE } from './trendsCommands.ts';
 import { deliveryDomains, deliveryReset } from './delivery.ts';
@@ -34,12 +35,15 @@ const USAGE = `Usage:
   cli settings feeds [local_live_feed_access|remote_live_feed_access|local_topic_feed_access|remote_topic_feed_access public|authenticated|disabled]
   cli delivery domains
   cli delivery reset HOST
+${MODERATION_USAGE}
 ${SITE_USAGE}
 ${TRENDS_USAGE}`;
 
 type Command = (core: Core, out: Out) => Promise<void>;
 
 function parse(argv: string[]): Command {
+  const moderation = parseModerationCommand(argv);
+  if (moderation) return moderation;
   const [group, action, ...rest] = argv;
   if (group === 'accounts' && action === 'create') {
     const { values, positionals } = parseArgs({

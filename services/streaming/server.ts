@@ -17,6 +17,7 @@ import { registry } from '../core/metrics.ts';
 import type { Core } from '../core/context.ts';
 import { collection } from '../core/db/mongo.ts';
 import { accessTokens } from '../core/model/oauth.ts';
+import { barredAccounts } from '../core/moderation/barred.ts';
 import { resolveToken } from '../core/auth/resolveToken.ts';
 import { Connection, type Viewer } from './connections.ts';
 import { resolveStream, scopesFor, StreamError } from './streams.ts';
@@ -137,10 +138,17 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
         });
         data.connection = connection;
         sockets.add(ws);
+        // The filter also comes with the next sweep: a failure to load it now must not keep the
+        // stream from being subscribed. A failed subscription closes the socket (1011), so that
+        // the client reconnects instead of waiting on a socket that will never carry anything.
         void connection
           .refreshFilter()
+          .catch((err: unknown) => logger.warn({ err }, 'streaming filter load failed'))
           .then(() => (data.initial ? connection.subscribe(data.initial) : undefined))
-          .catch((err: unknown) => logger.warn({ err }, 'streaming subscribe failed'));
+          .catch((err: unknown) => {
+            logger.warn({ err }, 'streaming subscribe failed');
+            if (sockets.delete(ws)) ws.end(1011, 'Subscription failed, please reconnect');
+          });
       },
       message: (ws, message) => {
         const text = Buffer.from(message).toString('utf8');
@@ -227,7 +235,7 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
           res.cork(() => res.end());
         };
         sse.add(end);
-        await connection.refreshFilter();
+        await connection.refreshFilter().catch((err: unknown) => logger.warn({ err }, 'streaming filter load failed'));
         await connection.subscribe(request);
       })().catch((err: unknown) => {
         logger.error({ err }, 'streaming (SSE) failed');
@@ -272,12 +280,20 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
                 .toArray()
             ).map((t) => t._id),
           );
+          // Suspended accounts and disabled logins lose their sockets too (moderation).
+          const barred = await barredAccounts(
+            core,
+            open.map((ws) => ws.getUserData().viewer!.account?._id).filter((id): id is bigint => id !== undefined),
+          );
           const live: Connection[] = [];
           for (const ws of open) {
             const data = ws.getUserData();
             if (revoked.has(data.viewer!.token._id)) {
               sockets.delete(ws);
               ws.end(1008, 'The access token was revoked');
+            } else if (data.viewer!.account && barred.has(data.viewer!.account._id)) {
+              sockets.delete(ws);
+              ws.end(1008, 'Your login is currently disabled');
             } else if (data.connection) live.push(data.connection);
           }
           live.push(...sseConnections);

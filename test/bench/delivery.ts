@@ -27,6 +27,8 @@ const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name
 const FOLLOWERS = Number(option('followers') ?? 10_000);
 const SERVERS = Number(option('servers') ?? 2_000);
 const TARGET_S = 10;
+const PROCESSES = (option('processes') ?? '1,2').split(',').map(Number);
+const childLogs: string[] = [];
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -179,6 +181,9 @@ async function startDelivery(config: Config): Promise<ChildProcess> {
       if (output.includes('fedisrv started')) resolve();
     });
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.stdout.on('data', (d: Buffer) => {
+      for (const line of d.toString().split('\n')) if (line.includes('delivery planned')) childLogs.push(line);
+    });
     child.once('exit', (code) => reject(new Error(`delivery process exited with ${code}:\n${output.slice(-4000)}`)));
   });
   return child;
@@ -239,7 +244,7 @@ async function scenario(processes: number): Promise<Result> {
 
 const rows: string[][] = [];
 const targets: Target[] = [];
-for (const processes of [1, 2]) {
+for (const processes of PROCESSES) {
   const r = await scenario(processes);
   const rate = (s: number) => `${Math.round(SERVERS / s)}/s`;
   console.log(`  ${processes} process(es): cold ${r.coldS.toFixed(2)} s, warm ${r.warmS.toFixed(2)} s`);
@@ -260,5 +265,6 @@ printTable(
   ['processes', 'first status (cold connections)', 'second status'],
   rows,
 );
+if (process.argv.includes('--verbose')) for (const line of childLogs) console.log(line);
 printTargets('delivery', targets);
 process.exit(0);

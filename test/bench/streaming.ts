@@ -95,6 +95,10 @@ async function rssMb(pid: number): Promise<number> {
 const arrivals = new Map<string, number[]>();
 const sockets: WebSocket[] = [];
 
+let stopping = false;
+let reconnects = 0;
+
+/** Opens a socket; a follower's socket that the server closes is reopened, as clients do. */
 function openSocket(url: string, onUpdate: ((id: string) => void) | null): Promise<void> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url);
@@ -106,11 +110,17 @@ function openSocket(url: string, onUpdate: ((id: string) => void) | null): Promi
         once: true,
       },
     );
-    if (onUpdate)
+    if (onUpdate) {
       ws.addEventListener('message', (e) => {
         const m = JSON.parse(String(e.data)) as { event?: string; payload?: string };
         if (m.event === 'update' && m.payload) onUpdate((JSON.parse(m.payload) as { id: string }).id);
       });
+      ws.addEventListener('close', () => {
+        if (stopping) return;
+        reconnects++;
+        setTimeout(() => void openSocket(url, onUpdate).catch(() => undefined), 100);
+      });
+    }
     sockets.push(ws);
   });
 }
@@ -251,6 +261,7 @@ try {
       ['first follower per post, p50 / p99 (negative: before the answer)', `${ms(first.p50)} / ${ms(first.p99)} ms`],
       ['last follower per post, p50 / p99 / max', `${ms(last.p50)} / ${ms(last.p99)} / ${ms(last.max)} ms`],
       ['posts not delivered to every follower within 10 s', String(incomplete)],
+      ['follower sockets closed by the server and reopened', String(reconnects)],
     ],
   );
   printTargets('streaming', [
@@ -268,6 +279,7 @@ try {
     },
   ]);
 } finally {
+  stopping = true;
   for (const s of sockets) s.close();
   for (const child of children) {
     if (child.exitCode !== null) continue;

@@ -18,6 +18,7 @@ import {
 } from '../../core/accounts/profile.ts';
 import { ProfileImageError } from '../../core/accounts/images.ts';
 import { findAccountByAcct, findVisibleAccount, findVisibleAccounts } from '../../core/accounts/queries.ts';
+import { resolveAccountByAcct } from '../../core/activitypub/resolve.ts';
 import { tokenEntity } from '../../core/oauth/tokens.ts';
 import { followRequestsCount } from '../../core/graph/followRequests.ts';
 import { requireUser } from '../plugins/auth.ts';
@@ -208,8 +209,9 @@ const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     async (request) => {
       const acct = request.query.acct?.trim();
       if (!acct) throw missingParam('acct');
-      // Lookup is the one read that also finds unconfirmed and unapproved users.
-      const account = await findAccountByAcct(core, acct);
+      // Lookup is the one read that also finds unconfirmed and unapproved users; remote handles
+      // are resolved (WebFinger, then the actor) when unknown.
+      const account = (await findAccountByAcct(core, acct)) ?? (await resolveAccountByAcct(core, acct));
       if (!account) throw notFound();
       return presentAccount(core, account);
     },

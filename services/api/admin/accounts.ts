@@ -3,6 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Filter } from 'mongodb';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
 import { parseId, type Id } from '../../core/ids.ts';
@@ -220,12 +221,12 @@ const ActionBody = Type.Object(
 );
 
 const adminAccountsRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
-  const list = (version: 'v1' | 'v2') => async (request: { query: unknown }, reply: never) => {
+  const list = async (version: 'v1' | 'v2', request: FastifyRequest, reply: FastifyReply) => {
     const q = (request.query ?? {}) as Record<string, unknown>;
     const filter = await accountFilter(core, version === 'v1' ? v1Filter(q) : v2Filter(q));
     const page = adminPage(q);
     const docs = await findPage(collection(core.db, accounts), filter, page);
-    setLinkHeader(core, request as never, reply, {
+    setLinkHeader(core, request, reply, {
       oldest: docs.at(-1)?._id ?? null,
       newest: docs[0]?._id ?? null,
       count: docs.length,
@@ -234,10 +235,10 @@ const adminAccountsRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, 
     return presentAdminAccounts(core, docs);
   };
   app.get('/api/v1/admin/accounts', { schema: { querystring: V1Query }, config: READ }, (request, reply) =>
-    list('v1')(request, reply as never),
+    list('v1', request, reply),
   );
   app.get('/api/v2/admin/accounts', { schema: { querystring: V2Query }, config: READ }, (request, reply) =>
-    list('v2')(request, reply as never),
+    list('v2', request, reply),
   );
 
   app.get('/api/v1/admin/accounts/:id', { schema: { params: IdParams }, config: READ }, async (request) =>
@@ -264,7 +265,9 @@ const adminAccountsRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, 
     { schema: { params: IdParams }, config: adminConfig(SCOPES.write, 'delete_user_data') },
     async (request) => {
       const target = await targetOf(core, request.params.id);
-      return presentAdminAccount(core, await deleteAccountData(core, target, moderator(request).account._id));
+      await deleteAccountData(core, target, moderator(request).account._id);
+      // The specification: admin deletes answer an empty object, not the deleted record.
+      return {};
     },
   );
 

@@ -24,6 +24,7 @@ import { requireUser } from '../plugins/auth.ts';
 import { notFound } from '../errors.ts';
 import { AccountEntity, presentAccounts, type Account } from '../../core/entities/account.ts';
 import { NotificationEntity, presentNotifications, renderRefs } from '../../core/entities/notification.ts';
+import { notificationModerationRefs } from '../../core/entities/admin.ts';
 import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
 
 const READ = { scopes: ['read', 'read:notifications'], user: 'required' as const };
@@ -122,6 +123,11 @@ async function presentGroups(
     }
   }
   for (const a of full) partial.delete(a);
+  // admin.report and moderation_warning groups carry their report or strike, as in v1.
+  const moderation = await notificationModerationRefs(
+    core,
+    shown.map((g) => g.mostRecent),
+  );
   const out: Record<string, unknown> = {
     accounts: [...full].map((a) => refs.accounts.get(a)),
     statuses: [...new Set(shown.map((g) => g.statusId).filter((s): s is Id => s !== null))].map((s) =>
@@ -141,6 +147,7 @@ async function presentGroups(
       }
       group.sample_account_ids = g.sampleAccountIds.filter((a) => refs.accounts.has(a)).map(String);
       if (g.statusId !== null) group.status_id = String(g.statusId);
+      Object.assign(group, moderation.get(g.mostRecent._id));
       return group;
     }),
   };

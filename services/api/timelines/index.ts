@@ -1,7 +1,8 @@
 // Timelines: home and list (from the feeds the fan-out pipeline keeps in Redis; a missing home
 // feed is rebuilt from MongoDB on read), public (`local`, `remote`, `only_media`) and hashtag
 // (`any[]`, `all[]`, `none[]`, `local`, `remote`, `only_media`), with max/since/min_id and Link
-// headers, each status checked for the viewer and rendered with the viewer's flags.
+// headers, each status checked for the viewer and rendered with the viewer's flags; link (statuses
+// sharing a trending link).
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -10,7 +11,7 @@ import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
 import { collection } from '../../core/db/mongo.ts';
 import { parseId, type Id } from '../../core/ids.ts';
-import type { AccountDoc } from '../../core/model/accounts.ts';
+import { accounts, type AccountDoc } from '../../core/model/accounts.ts';
 import { statuses, type StatusDoc } from '../../core/model/statuses.ts';
 import { feedExists, feedKey, feedPage } from '../../core/feeds/feeds.ts';
 import { regenerateHomeFeed } from '../../core/feeds/maintenance.ts';
@@ -18,7 +19,10 @@ import { ownList } from '../../core/lists/lists.ts';
 import { normalizeTagName } from '../../core/text/extract.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import { requireUser, roleOfRequest } from '../plugins/auth.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, notFound } from '../errors.ts';
+import { previewCards, statusCards, type PreviewCardDoc } from '../../core/model/previewCards.ts';
+import { trendKeys } from '../../core/trends/counters.ts';
+import { allowedAmong } from '../../core/trends/review.ts';
 import { hasPermission } from '../../core/roles/permissions.ts';
 import { feedOrigin, getFeedAccess, requiresLogin, type FeedKind } from '../../core/settings/feedAccess.ts';
 import { StatusEntity } from '../../core/entities/status.ts';
@@ -111,6 +115,19 @@ async function publicFeedFilter(
 function tagNames(raw: string | string[] | undefined): string[] {
   const list = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
   return list.map((t) => normalizeTagName(t.trim().replace(/^#/, ''))).filter(Boolean);
+}
+
+/** How many of a link's newest statuses its timeline pages through. */
+const LINK_STATUSES_MAX = 2000;
+
+/** The card of `url` if it is trending and allowed to (Mastodon's PreviewCardTrend.allowed). */
+async function trendingCard(core: Core, url: string): Promise<PreviewCardDoc | null> {
+  const card = await collection(core.db, previewCards).findOne({ url });
+  if (!card) return null;
+  const item = String(card._id);
+  const ranked = await core.redis.zscore(trendKeys.ranking('link'), item);
+  if (ranked === null) return null;
+  return (await allowedAmong(core, 'link', [item])).has(item) ? card : null;
 }
 
 const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
@@ -215,6 +232,53 @@ const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core
       if (none.length > 0) extra.push({ tagNames: { $nin: none } });
       const query = extra.length > 0 ? { ...filter, $and: extra } : filter;
       return answer(core, request, reply, p, await pageIds(core, query, p), viewer, 'policy');
+    },
+  );
+
+  app.get(
+    '/api/v1/timelines/link',
+    {
+      schema: {
+        querystring: Type.Object(
+          { ...Cursor, ...Scope, url: Type.Optional(Type.String({ maxLength: 2048 })) },
+          { additionalProperties: true },
+        ),
+        response: { 200: Type.Array(StatusEntity) },
+      },
+      config: { auth: PUBLIC },
+    },
+    async (request, reply) => {
+      // Mastodon 4.3+: public statuses of discoverable authors sharing a trending link (404 when
+      // the link is not trending); the hashtag ("topic") feed access settings apply.
+      const viewer = request.auth?.account ?? null;
+      const q = request.query;
+      const p = page(q);
+      const card = q.url ? await trendingCard(core, q.url) : null;
+      if (!card) throw notFound();
+      const linked = await collection(core.db, statusCards)
+        .find({ cardId: card._id }, { projection: { _id: 1 } })
+        .sort({ _id: -1 })
+        .limit(LINK_STATUSES_MAX)
+        .toArray();
+      const filter = await publicFeedFilter(
+        core,
+        request,
+        'topic',
+        { visibility: 'public', reblogOfId: null, deletedAt: null, $and: [{ _id: { $in: linked.map((l) => l._id) } }] },
+        q,
+      );
+      if (filter === null || linked.length === 0) return answer(core, request, reply, p, [], viewer, 'policy');
+      const found = await findPage(collection(core.db, statuses), filter, p, '_id', { _id: 1, accountId: 1 });
+      const authors = [...new Set(found.map((s) => s.accountId))];
+      const discoverable = new Set(
+        (
+          await collection(core.db, accounts)
+            .find({ _id: { $in: authors }, discoverable: true }, { projection: { _id: 1 } })
+            .toArray()
+        ).map((a) => a._id),
+      );
+      const ids = found.filter((s) => discoverable.has(s.accountId)).map((s) => s._id);
+      return answer(core, request, reply, p, ids, viewer, 'policy');
     },
   );
 };

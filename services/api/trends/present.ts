@@ -7,6 +7,7 @@ import { tags, type TagDoc } from '../../core/model/tags.ts';
 import type { RankedItem } from '../../core/trends/queries.ts';
 import { histories } from '../../core/trends/counters.ts';
 import { cardsById } from '../../core/previews/cards.ts';
+import { withoutLimitedAuthors } from '../../core/moderation/limited.ts';
 import { filterVisible } from '../../core/statuses/visibility.ts';
 import { blockedAmong } from '../../core/graph/relations.ts';
 import { presentTagsWithHistory } from '../../core/entities/tagHistory.ts';
@@ -50,6 +51,8 @@ export async function presentTrendingStatuses(
     );
     docs = docs.filter((d) => !blocked.has(d.accountId));
   }
+  // Silenced authors do not trend for those who do not follow them.
+  docs = await withoutLimitedAuthors(core, viewer, docs);
   return presentStatuses(core, docs, viewer);
 }
 

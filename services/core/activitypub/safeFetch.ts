@@ -21,6 +21,7 @@ export type RefusalReason =
   | 'too-large'
   | 'timeout'
   | 'too-many-redirects'
+  | 'connect'
   | 'network';
 
 /** A request we would not make, or that failed before an HTTP answer. */
@@ -74,12 +75,12 @@ for (const [a, p] of V6_SPECIAL) special.addSubnet(a, p, 'ipv6');
 
 const allowLists = new Map<string, BlockList>();
 
-function allowListFor(config: Config): BlockList {
-  const key = config.federation.allowedPrivateAddresses.join(',');
+function allowListFor(allowed: readonly string[]): BlockList {
+  const key = allowed.join(',');
   let list = allowLists.get(key);
   if (!list) {
     list = new BlockList();
-    for (const entry of config.federation.allowedPrivateAddresses) {
+    for (const entry of allowed) {
       const [address, bits] = entry.split('/');
       list.addSubnet(address, Number(bits), isIP(address) === 6 ? 'ipv6' : 'ipv4');
     }
@@ -112,11 +113,16 @@ export function isSpecialAddress(ip: string): boolean {
 
 /** Whether we may connect to this address: public, or allowed by ALLOWED_PRIVATE_ADDRESSES. */
 export function isAllowedAddress(config: Config, ip: string): boolean {
+  return isAddressAllowedBy(config.federation.allowedPrivateAddresses, ip);
+}
+
+/** The same check against an explicit list of allowed private networks ("address/prefix" entries). */
+export function isAddressAllowedBy(allowedPrivate: readonly string[], ip: string): boolean {
   const addr = unmapped(ip);
   const family = isIP(addr);
   if (family === 0) return false;
   if (!isSpecialAddress(addr)) return true;
-  return allowListFor(config).check(addr, family === 6 ? 'ipv6' : 'ipv4');
+  return allowListFor(allowedPrivate).check(addr, family === 6 ? 'ipv6' : 'ipv4');
 }
 
 /**
@@ -139,21 +145,37 @@ export function checkRemoteUrl(config: Config, raw: string): URL {
   return url;
 }
 
-/** Resolves the URL's host to one address we may connect to. */
-export async function resolveAllowedAddress(config: Config, url: URL): Promise<{ address: string; family: 4 | 6 }> {
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Every address of the URL's host we may connect to, IPv4 first; refuses when there is none. */
+export async function resolveAllowedAddresses(config: Config, url: URL): Promise<ResolvedAddress[]> {
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
   let candidates: Array<{ address: string; family: number }>;
   if (isIP(hostname)) candidates = [{ address: hostname, family: isIP(hostname) }];
   else {
     try {
-      candidates = await lookup(hostname, { all: true, verbatim: true });
+      candidates = await lookup(hostname, { all: true, order: 'ipv4first' });
     } catch {
       throw new FetchError('unresolvable', url.href, `cannot resolve ${hostname}`);
     }
   }
-  const allowed = candidates.find((c) => isAllowedAddress(config, c.address));
-  if (!allowed) throw new FetchError('private-address', url.href, `${hostname} resolves to a non-public address`);
-  return { address: unmapped(allowed.address), family: isIP(unmapped(allowed.address)) === 6 ? 6 : 4 };
+  const allowed = candidates
+    .filter((c) => isAllowedAddress(config, c.address))
+    .map((c) => {
+      const address = unmapped(c.address);
+      return { address, family: (isIP(address) === 6 ? 6 : 4) as 4 | 6 };
+    });
+  if (allowed.length === 0)
+    throw new FetchError('private-address', url.href, `${hostname} resolves to a non-public address`);
+  return allowed;
+}
+
+/** The first address of the URL's host we may connect to. */
+export async function resolveAllowedAddress(config: Config, url: URL): Promise<ResolvedAddress> {
+  return (await resolveAllowedAddresses(config, url))[0];
 }
 
 export interface SafeFetchOptions {
@@ -190,7 +212,7 @@ export const USER_AGENT = 'fedisrv/0.1 (ActivityPub; +https://github.com/fedisrv
 
 function once(
   url: URL,
-  address: { address: string; family: 4 | 6 },
+  address: ResolvedAddress,
   method: string,
   headers: Record<string, string>,
   body: string | Uint8Array | undefined,
@@ -277,11 +299,21 @@ export async function safeFetch(config: Config, rawUrl: string, opts: SafeFetchO
   const maxRedirects = method === 'GET' ? (opts.maxRedirects ?? 3) : 0;
   let url = checkRemoteUrl(config, rawUrl);
   for (let hop = 0; ; hop++) {
-    const address = await resolveAllowedAddress(config, url);
+    const addresses = await resolveAllowedAddresses(config, url);
     const headers = opts.sign
       ? signRequest({ method, url, headers: opts.headers, body: opts.body ?? null, key: opts.sign })
       : { ...(opts.headers ?? {}) };
-    const res = await once(url, address, method, headers, opts.body, maxBytes, deadline);
+    let res: SafeResponse | null = null;
+    for (let i = 0; res === null; i++) {
+      try {
+        res = await once(url, addresses[i], method, headers, opts.body, maxBytes, deadline);
+      } catch (err) {
+        // Connection refused on one address (e.g. ::1 for a server bound to 127.0.0.1): try the next.
+        const refused = err instanceof FetchError && err.reason === 'connect';
+        if (!refused || i + 1 >= addresses.length)
+          throw refused ? new FetchError('network', url.href, err.message) : err;
+      }
+    }
     const location = res.headers.location;
     if (res.status >= 300 && res.status < 400 && location && maxRedirects > 0) {
       if (hop >= maxRedirects) throw new FetchError('too-many-redirects', url.href, 'too many redirects');

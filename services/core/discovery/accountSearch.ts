@@ -2,6 +2,7 @@
 // display name, both served by an index (an anchored range, not a regex scan); `user@domain`
 // narrows to that domain; `following` to accounts the viewer follows.
 import type { Core } from '../context.ts';
+import { followedAmong } from '../graph/relations.ts';
 import type { Filter } from 'mongodb';
 import { collection } from '../db/mongo.ts';
 import { accounts, visibleAccountFilter, type AccountDoc } from '../model/accounts.ts';
@@ -72,5 +73,9 @@ export async function searchAccounts(core: Core, viewer: AccountDoc | null, s: A
       Number(a.domain !== null) - Number(b.domain !== null) ||
       b.followersCount - a.followersCount,
   );
-  return ranked.slice(s.offset, s.offset + s.limit);
+  // Silenced (limited) accounts show up only for those who follow them.
+  const limited = ranked.filter((a) => a.silencedAt && a._id !== viewer?._id).map((a) => a._id);
+  const followed = viewer && limited.length ? await followedAmong(core, viewer._id, limited) : new Set<bigint>();
+  const shown = ranked.filter((a) => !limited.includes(a._id) || followed.has(a._id));
+  return shown.slice(s.offset, s.offset + s.limit);
 }

@@ -90,7 +90,7 @@ export async function presentAdminReports(
             .find({ _id: { $in: r.statusIds } })
             .toArray()
         : [];
-      const rules = await findRules(core, r.ruleIds);
+      const rules = await findRules(core, r.ruleIds, { includeDeleted: true });
       return {
         id: String(r._id),
         action_taken: r.actionTakenAt !== null,

@@ -48,22 +48,21 @@ export async function renderRefs(
           .toArray()
       : Promise.resolve([]),
   ]);
+  // Suspended accounts vanish from notifications (and their groups) until they are unsuspended.
+  const shownAccounts = accountDocs.filter((a) => !a.suspendedAt);
   const [renderedAccounts, renderedStatuses] = await Promise.all([
-    presentAccounts(core, accountDocs),
+    presentAccounts(core, shownAccounts),
     presentStatuses(core, statusDocs, viewer),
   ]);
   return {
-    accounts: new Map(accountDocs.map((a, i) => [a._id, renderedAccounts[i]])),
+    accounts: new Map(shownAccounts.map((a, i) => [a._id, renderedAccounts[i]])),
     statuses: new Map(statusDocs.map((s, i) => [s._id, renderedStatuses[i]])),
   };
 }
 
 /** True when the notification can be shown (its account and status still exist). */
 export function presentable(n: NotificationDoc, refs: RenderedRefs): boolean {
-  // Suspended accounts vanish from notifications too (they come back when unsuspended).
-  const from = refs.accounts.get(n.fromAccountId);
-  if (!from || from.suspended === true) return false;
-  return n.statusId === null || refs.statuses.has(n.statusId);
+  return refs.accounts.has(n.fromAccountId) && (n.statusId === null || refs.statuses.has(n.statusId));
 }
 
 export async function presentNotifications(

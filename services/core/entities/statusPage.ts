@@ -6,10 +6,12 @@
 // rendered from, so an edit never shows stale content even when a racing render refilled the
 // cache; StatusUpdated/StatusDeleted (and media edits) drop the entry as well.
 //
-// Round trips for a page of 20: one Redis MGET (plus one for reblogged originals), then one
-// parallel batch of MongoDB queries: the statuses' live fields, the authors, the viewer's
-// favourites/reblogs/bookmarks/pins/conversation mutes and filters (and polls when present).
-// Misses are rendered by presentStatuses and stored.
+// Round trips for a page of 20, in two parallel batches: first the cached renderings (Redis MGET),
+// the statuses' live fields (one `$in` query) and the viewer's filters (none: a Redis mark);
+// then the authors (one `$in` query, roles cached in Redis), the viewer's favourites, reblogs,
+// bookmarks, pins and conversation mutes (five `$in` queries), polls when present, and for
+// 'policy' pages the viewer's relations to the authors. Reblogged originals add one step; misses
+// are rendered by presentStatuses (in the second batch) and stored.
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
@@ -18,12 +20,12 @@ import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { users } from '../model/users.ts';
 import { polls } from '../model/polls.ts';
 import { EVERYONE_ROLE, roleOfUser } from '../roles/roles.ts';
-import { activeFilters, matchFilters } from '../filters/match.ts';
+import { activeFilters, matchFilters, type ActiveFilter } from '../filters/match.ts';
 import { loadViewerRelations, visibleWith } from '../statuses/visibility.ts';
 import { presentAccount, type Account } from './account.ts';
 import { presentPoll, type PollEntity } from './poll.ts';
 import { presentFilterResults } from './filter.ts';
-import { renderedRoleKey, renderedStatusKey } from '../statuses/renderCache.ts';
+import { noFiltersKey, renderedRoleKey, renderedStatusKey } from '../statuses/renderCache.ts';
 import { presentStatuses, viewerState, type NestedStatus, type Status } from './status.ts';
 
 /** The cached, viewer-independent part of a status. */
@@ -150,6 +152,20 @@ async function roleIdsOf(core: Core, accountIds: Id[]): Promise<Map<bigint, Id |
   return out;
 }
 
+const NO_FILTERS_TTL_SECONDS = 60;
+
+/**
+ * The viewer's active filters; most viewers have none, which is remembered in Redis (dropped by
+ * publishFiltersChanged on every filter change) so that it costs no query. A page read racing a
+ * filter's creation can set the mark again after the drop: the short expiry bounds that.
+ */
+async function viewerFilters(core: Core, accountId: Id): Promise<ActiveFilter[]> {
+  if ((await core.redis.exists(noFiltersKey(accountId))) === 1) return [];
+  const active = await activeFilters(core, accountId);
+  if (active.length === 0) await core.redis.set(noFiltersKey(accountId), '1', 'EX', NO_FILTERS_TTL_SECONDS);
+  return active;
+}
+
 export interface PageOptions {
   /**
    * 'policy': check every status against the viewer (StatusPolicy: blocks, follows for private).
@@ -184,7 +200,7 @@ export async function presentStatusPage(
   const [shells, pageLive, active] = await Promise.all([
     readShells(core, ids),
     liveOf(ids),
-    viewer ? activeFilters(core, viewer._id) : [],
+    viewer ? viewerFilters(core, viewer._id) : [],
   ]);
   const live = new Map<bigint, Live>(pageLive.map((l) => [l._id, l]));
   // Reblogs: their originals too.

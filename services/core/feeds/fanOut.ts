@@ -108,14 +108,14 @@ export async function fanOutStatus(
     await insert(await localAmong(core, [...new Set([s.accountId, ...s.mentionedAccountIds])]));
     return { home: delivered, lists: [] };
   }
-  if (author.domain === null) await insert([s.accountId]);
-
-  // Local followers: inline for an ordinary account; a big one's are cut into slices that go out
-  // as FanOutBatchRequested jobs, spread over partitions, so several processes share the work.
-  const bounds = await followerSlices(core, s.accountId);
-  if (bounds.length <= 1) {
-    delivered.push(...(await fanOutToFollowerSlice(core, s, bounds[0] ?? null, author.domain)));
-  } else {
+  // The author's own feed, the followers' and the lists' are independent: written concurrently,
+  // so that the followers' streams get the status sooner.
+  const own = author.domain === null ? insert([s.accountId]) : Promise.resolve();
+  const followers = (async (): Promise<Id[]> => {
+    // Local followers: inline for an ordinary account; a big one's are cut into slices that go
+    // out as FanOutBatchRequested jobs, spread over partitions, so several processes share the work.
+    const bounds = await followerSlices(core, s.accountId);
+    if (bounds.length <= 1) return fanOutToFollowerSlice(core, s, bounds[0] ?? null, author.domain);
     await core.outbox.write(
       bounds.map((slice, i) => ({
         type: 'FanOutBatchRequested' as const,
@@ -130,10 +130,12 @@ export async function fanOutStatus(
       })),
       async () => undefined,
     );
-  }
+    return [];
+  })();
+  const [, reachedFollowers, lists] = await Promise.all([own, followers, fanOutToLists(core, s, author.domain)]);
+  delivered.push(...reachedFollowers);
   await heartbeat();
 
-  const lists = await fanOutToLists(core, s, author.domain);
   if (s.visibility === 'public' && s.reblogOfId === null)
     delivered.push(...(await fanOutToTagFollowers(core, s, author.domain, new Set(delivered))));
   return { home: delivered, lists };

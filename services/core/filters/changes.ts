@@ -4,9 +4,11 @@ import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { channelName, timelineChannels } from '../streaming/channels.ts';
 import { validationFailed } from '../errors.ts';
+import { invalidateNoFilters } from '../statuses/renderCache.ts';
 import { FILTER_CONTEXTS, type FilterAction, type FilterContext } from '../model/filters.ts';
 
 export async function publishFiltersChanged(core: Core, accountId: Id): Promise<void> {
+  await invalidateNoFilters(core, accountId);
   await core.redis.publish(
     channelName(core.config, timelineChannels.user(accountId)),
     JSON.stringify({ event: 'filters_changed' }),

@@ -18,6 +18,8 @@ export interface FollowOptions {
   notify?: boolean;
   /** null: all languages. */
   languages?: string[] | null;
+  /** ActivityPub id of the Follow activity when a remote account follows (kept for Accept/Reject). */
+  activityUri?: string | null;
 }
 
 export function followCreatedEvent(
@@ -42,9 +44,9 @@ export function followCreatedEvent(
   };
 }
 
-/** ActivityPub id of a local account's Follow activity. */
-function followUri(account: AccountDoc, id: bigint): string | null {
-  return account.domain === null ? `${account.uri}#follows/${id}` : null;
+/** ActivityPub id of the Follow activity: ours for a local follower, the one received for a remote one. */
+function followUri(account: AccountDoc, id: bigint, opts: FollowOptions = {}): string | null {
+  return account.domain === null ? `${account.uri}#follows/${id}` : (opts.activityUri ?? null);
 }
 
 function optionChanges(opts: FollowOptions): Partial<Pick<FollowDoc, 'showReblogs' | 'notify' | 'languages'>> {
@@ -102,7 +104,7 @@ async function requestFollow(core: Core, account: AccountDoc, target: AccountDoc
     showReblogs: opts.reblogs ?? true,
     notify: opts.notify ?? false,
     languages: opts.languages ?? null,
-    uri: followUri(account, id),
+    uri: followUri(account, id, opts),
     createdAt: new Date(),
   };
   const event: NewEvent<'FollowRequestCreated'> = {
@@ -147,7 +149,7 @@ export async function createFollow(
     showReblogs: fromRequest?.showReblogs ?? opts.reblogs ?? true,
     notify: fromRequest?.notify ?? opts.notify ?? false,
     languages: fromRequest?.languages ?? opts.languages ?? null,
-    uri: fromRequest?.uri ?? followUri(account, id),
+    uri: fromRequest?.uri ?? followUri(account, id, opts),
     createdAt: new Date(),
   };
   const events = [...extraEvents(follow), followCreatedEvent(follow, account, target, fromRequest !== null)];

@@ -1,6 +1,7 @@
 // Reblogs: a status of the booster pointing at the original. One live reblog per (account,
 // original), enforced by the statuses' unique key, so concurrent requests cannot double it.
 import type { Core } from '../context.ts';
+import type { Id } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
 import { accounts, type AccountDoc } from '../model/accounts.ts';
 import { statuses, reblogUniqueKey, type StatusDoc, type Visibility } from '../model/statuses.ts';
@@ -33,19 +34,42 @@ export async function reblogStatus(
   const visibility: Visibility =
     original.visibility === 'private' ? 'private' : preferred === 'direct' ? 'public' : preferred;
   const id = await core.statusIds.next();
-  const now = new Date();
+  const uri = localReblogUri(core.config, account.username, id);
+  const reblog = await insertReblog(core, { id, account, original, uri, visibility, createdAt: new Date() });
+  if (reblog) return reblog;
+  const winner = await findReblog(core, account, original);
+  if (!winner) throw statusForbidden();
+  return winner;
+}
+
+export interface NewReblog {
+  id: Id;
+  account: AccountDoc;
+  original: StatusDoc;
+  /** ActivityPub id: ours for a local booster, the Announce's id for a remote one. */
+  uri: string;
+  visibility: Visibility;
+  createdAt: Date;
+}
+
+/**
+ * Stores a reblog (local or remote) with its ReblogCreated event and counters. Null when the
+ * booster already has one (the unique key), so concurrent or redelivered reblogs count once.
+ */
+export async function insertReblog(core: Core, r: NewReblog): Promise<StatusDoc | null> {
+  const { account, original } = r;
   const reblog: StatusDoc = {
-    _id: id,
+    _id: r.id,
     accountId: account._id,
-    uri: localReblogUri(core.config, account.username, id),
+    uri: r.uri,
     url: null,
-    local: true,
+    local: account.domain === null,
     text: '',
     content: '',
     spoilerText: '',
     sensitive: false,
     language: null,
-    visibility,
+    visibility: r.visibility,
     inReplyToId: null,
     inReplyToAccountId: null,
     reblogOfId: original._id,
@@ -62,8 +86,8 @@ export async function reblogStatus(
     reblogsCount: 0,
     favouritesCount: 0,
     uniqueKey: reblogUniqueKey(account._id, original._id),
-    createdAt: now,
-    updatedAt: now,
+    createdAt: r.createdAt,
+    updatedAt: new Date(),
     editedAt: null,
     deletedAt: null,
   };
@@ -79,13 +103,10 @@ export async function reblogStatus(
     await collection(core.db, statuses).updateOne({ _id: original._id }, { $inc: { reblogsCount: 1 } });
     await collection(core.db, accounts).updateOne(
       { _id: account._id },
-      { $inc: { statusesCount: 1 }, $set: { lastStatusAt: now } },
+      { $inc: { statusesCount: 1 }, $set: { lastStatusAt: r.createdAt } },
     );
   });
-  if (inserted) return reblog;
-  const winner = await findReblog(core, account, original);
-  if (!winner) throw statusForbidden();
-  return winner;
+  return inserted ? reblog : null;
 }
 
 export async function unreblogStatus(core: Core, account: AccountDoc, original: StatusDoc): Promise<void> {

@@ -67,6 +67,8 @@ export interface AccountDoc {
   sensitizedAt?: Date | null;
   /** Who suspended it: this instance's moderators, or its own server (a remote Delete). */
   suspensionOrigin?: 'local' | 'remote' | null;
+  /** When the data of a suspended account was deleted (by an administrator, or 30 days on). */
+  dataDeletedAt?: Date | null;
   memorial: boolean;
   /**
    * Local accounts whose user is unconfirmed or awaiting approval: hidden from the REST API except
@@ -96,6 +98,7 @@ export const visibleAccountFilter = { pendingUser: { $ne: true } } as const;
 export const accounts = defineCollection<AccountDoc>('accounts', [
   { key: { usernameLower: 1, domain: 1 }, name: 'username_domain', unique: true },
   { key: { uri: 1 }, name: 'uri', unique: true },
+  { key: { keyId: 1 }, name: 'key_id' },
   { key: { displayNameLower: 1 }, name: 'display_name' },
   { key: { discoverable: 1, lastStatusAt: -1 }, name: 'directory_active' },
   { key: { discoverable: 1, _id: -1 }, name: 'directory_new' },

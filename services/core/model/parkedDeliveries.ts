@@ -8,6 +8,8 @@ export interface ParkedDeliveryDoc {
   _id: ObjectId;
   /** Destination host (with port), lower case: the breaker's unit. */
   host: string;
+  /** Place in the host's queue: parked jobs go out again in this order. */
+  seq: number;
   /** The DeliveryRequested record, Avro single-object encoded (what went over Kafka), in base64. */
   job: string;
   /** The Kafka key the job is sent with again (the inbox host). */
@@ -20,5 +22,5 @@ export interface ParkedDeliveryDoc {
 }
 
 export const parkedDeliveries = defineCollection<ParkedDeliveryDoc>('parked_deliveries', [
-  { key: { host: 1, _id: 1 }, name: 'host_order' },
+  { key: { host: 1, seq: 1, _id: 1 }, name: 'host_queue_order' },
 ]);

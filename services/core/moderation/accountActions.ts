@@ -372,6 +372,7 @@ export async function rejectPendingUser(core: Core, target: AccountDoc, actor: A
 export async function deleteAccountData(core: Core, target: AccountDoc, actor: Actor): Promise<AccountDoc> {
   if (!target.suspendedAt) throw forbidden();
   const now = new Date();
+  await collection(core.db, accounts).updateOne({ _id: target._id }, { $set: { dataDeletedAt: now } });
   await collection(core.db, statuses).updateMany(
     { accountId: target._id, deletedAt: null },
     { $set: { deletedAt: now, updatedAt: now } },
@@ -416,6 +417,42 @@ export async function deleteAccountData(core: Core, target: AccountDoc, actor: A
       },
     },
   );
+  const deleted: NewEvent<'AccountDataDeleted'> = {
+    type: 'AccountDataDeleted',
+    key: String(target._id),
+    payload: {
+      accountId: String(target._id),
+      accountUri: target.uri,
+      domain: target.domain,
+      actorAccountId: actor === null ? null : String(actor),
+    },
+    verify: { collection: accounts.name, filter: { _id: target._id, dataDeletedAt: { $ne: null } }, expect: 'exists' },
+  };
+  await core.outbox.write([deleted], async () => {
+    await collection(core.db, accounts).updateOne({ _id: target._id }, { $set: { dataDeletedAt: now } });
+  });
   await log(core, 'destroy', target, actor);
   return reload(core, target._id);
+}
+
+/** How long a suspension stays reversible before the account's data goes (Mastodon: 30 days). */
+export const SUSPENSION_GRACE_MS = 30 * 86_400_000;
+
+/**
+ * Deletes the data of accounts suspended here more than 30 days ago (the scheduler's job). Each
+ * account is claimed by setting `dataDeletedAt` first, so concurrent schedulers never share one.
+ */
+export async function deleteExpiredSuspensions(core: Core, limit = 10): Promise<number> {
+  const cutoff = new Date(Date.now() - SUSPENSION_GRACE_MS);
+  let handled = 0;
+  for (; handled < limit; handled++) {
+    const claimed = await collection(core.db, accounts).findOneAndUpdate(
+      { suspendedAt: { $ne: null, $lt: cutoff }, suspensionOrigin: 'local', dataDeletedAt: null },
+      { $set: { dataDeletedAt: new Date() } },
+      { returnDocument: 'after' },
+    );
+    if (!claimed) break;
+    await deleteAccountData(core, claimed, null);
+  }
+  return handled;
 }

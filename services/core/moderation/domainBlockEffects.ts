@@ -7,6 +7,9 @@ import type { Core } from '../context.ts';
 import { collection } from '../db/mongo.ts';
 import { accounts, type AccountDoc } from '../model/accounts.ts';
 import { follows } from '../model/follows.ts';
+import { statuses } from '../model/statuses.ts';
+import { favourites } from '../model/favourites.ts';
+import { notifications } from '../model/notifications.ts';
 import type { DomainBlockDoc } from '../model/instanceDomainBlocks.ts';
 import { endFollow } from '../graph/unfollow.ts';
 import { suspendAccount, unsuspendAccount } from './accountActions.ts';
@@ -90,4 +93,33 @@ export async function applyDomainBlockChange(core: Core, change: DomainBlockChan
       }
       return;
   }
+}
+
+/**
+ * Removes every account of a domain (and its subdomains) with what it left here: statuses, follows
+ * with local accounts (counts kept right), favourites, notifications (tootctl domains purge).
+ * Returns how many accounts went.
+ */
+export async function purgeDomain(core: Core, domain: string): Promise<number> {
+  const coll = collection(core.db, accounts);
+  const targets = await coll.find(onDomain(domain), { projection: { _id: 1, domain: 1 } }).toArray();
+  for (const account of targets) {
+    const pair = { _id: account._id, domain: account.domain };
+    const outgoing = await collection(core.db, follows).find({ accountId: account._id }).toArray();
+    for (const f of outgoing) await endFollow(core, pair, { _id: f.targetAccountId, domain: null }, 'UNFOLLOW', pair);
+    const incoming = await collection(core.db, follows).find({ targetAccountId: account._id }).toArray();
+    for (const f of incoming)
+      await endFollow(core, { _id: f.accountId, domain: null }, pair, 'REMOVED_FROM_FOLLOWERS', pair);
+    const now = new Date();
+    await collection(core.db, statuses).updateMany(
+      { accountId: account._id, deletedAt: null },
+      { $set: { deletedAt: now, updatedAt: now } },
+    );
+    await Promise.all([
+      collection(core.db, favourites).deleteMany({ accountId: account._id }),
+      collection(core.db, notifications).deleteMany({ fromAccountId: account._id }),
+    ]);
+    await coll.deleteOne({ _id: account._id });
+  }
+  return targets.length;
 }

@@ -1,5 +1,6 @@
 // Silenced ("limited") accounts: their posts leave public and hashtag timelines, trends and search
-// for everyone who does not follow them, and their notifications reach only their followers.
+// for everyone who does not follow them. (Their notifications to non-followers are filtered into
+// requests by the recipient's notification policy, `for_limited_accounts`.)
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
@@ -36,10 +37,4 @@ export async function withoutLimitedAuthors(
       )
     : new Set<bigint>();
   return list.filter((s) => !silenced.has(s.accountId) || s.accountId === viewer?._id || followed.has(s.accountId));
-}
-
-/** True when a notification from `sender` to `recipient` is held back: the sender is silenced and not followed. */
-export async function limitedSenderFor(core: Core, senderId: Id, recipientId: Id): Promise<boolean> {
-  if ((await silencedAmong(core, [senderId])).size === 0) return false;
-  return !(await followedAmong(core, recipientId, [senderId])).has(senderId);
 }

@@ -1,28 +1,19 @@
-// The instance's rules as reports refer to them (`rule_ids`). The rules themselves are managed by
-// the instance area (collection `rules`, Mastodon's Rule: `_id`, `text`, `hint`, `priority`,
-// soft-deleted with `deletedAt`); reports only read them.
+// The instance's rules as reports refer to them (`rule_ids`); the rules themselves are managed by
+// the instance area (model/rules.ts). A new report may cite only live rules; a stored report still
+// shows the rules it cited after they were deleted.
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
+import { collection } from '../db/mongo.ts';
+import { rules, type RuleDoc } from '../model/rules.ts';
 
-export interface RuleRef {
-  _id: Id;
-  text: string;
-  hint?: string;
-  deletedAt?: Date | null;
-}
-
-function rulesCollection(core: Core) {
-  return core.db.collection<RuleRef>('rules');
-}
-
-/** The rules among `ids` that exist and are not deleted. */
-export async function findRules(core: Core, ids: Id[]): Promise<RuleRef[]> {
+/** The rules among `ids`: live ones only, unless `includeDeleted`. */
+export async function findRules(core: Core, ids: Id[], opts: { includeDeleted?: boolean } = {}): Promise<RuleDoc[]> {
   if (ids.length === 0) return [];
-  return rulesCollection(core)
-    .find({ _id: { $in: ids }, deletedAt: null })
+  return collection(core.db, rules)
+    .find(opts.includeDeleted ? { _id: { $in: ids } } : { _id: { $in: ids }, deletedAt: null })
     .toArray();
 }
 
-export function renderRule(rule: RuleRef) {
+export function renderRule(rule: Pick<RuleDoc, '_id' | 'text' | 'hint'>) {
   return { id: String(rule._id), text: rule.text, hint: rule.hint ?? '' };
 }

@@ -13,7 +13,6 @@ import { mutes } from '../model/mutes.ts';
 import { accountDomainBlocks } from '../model/accountDomainBlocks.ts';
 import { conversationMutes } from '../model/conversations.ts';
 import { statuses } from '../model/statuses.ts';
-import { limitedSenderFor } from '../moderation/limited.ts';
 import { policyDecision } from './policy.ts';
 import { recordFilteredNotification } from './requests.ts';
 import { GROUPABLE_TYPES, notifications, type NotificationDoc, type NotificationType } from '../model/notifications.ts';
@@ -72,8 +71,6 @@ export async function notificationSuppressed(core: Core, r: NotificationRequest)
         ),
   ]);
   if (blocked > 0 || blockedBy > 0 || domainBlocked > 0) return true;
-  // A silenced sender reaches only its followers (admin and moderation notices excepted).
-  if (!r.type.startsWith('admin.') && (await limitedSenderFor(core, r.fromAccountId, r.accountId))) return true;
   if (mute && mute.hideNotifications && (mute.expiresAt === null || mute.expiresAt > now)) return true;
   if (r.statusId) {
     const status = await collection(core.db, statuses).findOne(

@@ -6,6 +6,7 @@ import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { accounts, type AccountDoc } from '../model/accounts.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
+import { withoutLimitedAuthors } from '../moderation/limited.ts';
 import { filterVisible } from '../statuses/visibility.ts';
 import { blockersAmong } from '../graph/relations.ts';
 import { parseStatusQuery, type ParsedQuery } from './queryParser.ts';
@@ -161,9 +162,11 @@ async function permitted(core: Core, viewer: AccountDoc, candidates: StatusDoc[]
   const openAuthors = new Set(authors.filter((a) => a.indexable && !a.suspendedAt).map((a) => a._id));
   const ownCandidates = candidates.filter((_, i) => own[i]);
   const ownVisible = new Set((await filterVisible(core, viewer, ownCandidates)).map((st) => st._id));
-  return candidates.filter(
+  const found = candidates.filter(
     (st, i) =>
       (own[i] && ownVisible.has(st._id)) ||
       (!own[i] && st.visibility === 'public' && openAuthors.has(st.accountId) && !blockers.has(st.accountId)),
   );
+  // Silenced authors are found only by their followers.
+  return withoutLimitedAuthors(core, viewer, found);
 }

@@ -1,6 +1,7 @@
 // Resolves what the text of a local status refers to: mentioned accounts (local, or remote ones
 // already known; unknown remote accounts stay plain text until federation resolves them) and
 // hashtags (found or created in `tags`). Renders the HTML with them.
+import { resolveAccountByAcct } from '../activitypub/resolve.ts';
 import type { Core } from '../context.ts';
 import { nextSerialId } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
@@ -21,8 +22,11 @@ const MAX_MENTIONS = 50;
 const MAX_TAGS = 50;
 
 function isLocalDomain(core: Core, domain: string): boolean {
-  const host = (d: string) => d.replace(/:\d+$/, '').toLowerCase();
-  return domain === host(core.config.localDomain) || domain === host(core.config.webDomain);
+  const ours = [core.config.localDomain, core.config.webDomain].map((d) => d.toLowerCase());
+  if (ours.includes(domain)) return true;
+  // A handle without a port names us when we serve on one (@alice@localhost for localhost:3000);
+  // with another port it is another server on this machine.
+  return !domain.includes(':') && ours.some((d) => d.replace(/:\d+$/, '') === domain);
 }
 
 function mentionKey(username: string, domain: string | null): string {
@@ -49,6 +53,14 @@ async function resolveMentionedAccounts(core: Core, text: string): Promise<Map<s
     );
     if (doc) found.set(key, doc);
   }
+  // Remote accounts not known yet are resolved (WebFinger, then the actor), as Mastodon does.
+  const unknown = [...wanted].filter(([key, w]) => w.domain !== null && !found.has(key)).slice(0, 5);
+  await Promise.all(
+    unknown.map(async ([key, w]) => {
+      const doc = await resolveAccountByAcct(core, `${w.usernameLower}@${w.domain}`).catch(() => null);
+      if (doc && !doc.suspendedAt) found.set(key, doc);
+    }),
+  );
   return found;
 }
 

@@ -6,6 +6,8 @@ import type { Id } from '../ids.ts';
 
 export const renderedStatusKey = (id: Id) => `render:status:${id}`;
 export const renderedRoleKey = (accountId: Id) => `render:role:${accountId}`;
+/** Set while an account is known to have no custom filters (most have none). */
+export const noFiltersKey = (accountId: Id) => `render:nofilters:${accountId}`;
 
 /** Drops cached renderings of statuses (edits, deletes, changes to their media). */
 export async function invalidateRenderedStatuses(core: Core, ids: Id[]): Promise<void> {
@@ -15,4 +17,9 @@ export async function invalidateRenderedStatuses(core: Core, ids: Id[]): Promise
 /** Drops the cached role of an account (role changes). */
 export async function invalidateRenderedRole(core: Core, accountId: Id): Promise<void> {
   await core.redis.del(renderedRoleKey(accountId));
+}
+
+/** Filters changed (created, edited, deleted): the "no filters" mark goes. */
+export async function invalidateNoFilters(core: Core, accountId: Id): Promise<void> {
+  await core.redis.del(noFiltersKey(accountId));
 }

@@ -9,7 +9,9 @@ export type TextEntity =
   | { kind: 'hashtag'; start: number; end: number; name: string };
 
 // Mastodon's MENTION_RE and USERNAME_RE, in Unicode-aware JavaScript.
-const MENTION_RE = /(?<![=/\p{L}\p{N}_])@([a-z0-9_]+(?:[.-]+[a-z0-9_]+)*)(?:@([\p{L}\p{N}_.-]+[\p{L}\p{N}_]))?/giu;
+// The domain may carry a port (servers federating on one machine: @bob@localhost:3001).
+const MENTION_RE =
+  /(?<![=/\p{L}\p{N}_])@([a-z0-9_]+(?:[.-]+[a-z0-9_]+)*)(?:@([\p{L}\p{N}_.-]+[\p{L}\p{N}_](?::\d{1,5}(?!\d))?))?/giu;
 // A hashtag holds at least one letter or underscore (so `#1` is not one).
 const HASHTAG_RE = /(?<![=/)\p{L}\p{N}_&])#([\p{L}\p{N}_]*[\p{L}_][\p{L}\p{N}_]*)/gu;
 const URL_SCHEME = /^https?:\/\//i;

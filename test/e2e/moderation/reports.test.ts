@@ -3,6 +3,7 @@
 // to them through the mailer pipeline and a real SMTP server, and the admin report workflow.
 import type { Core } from '../../../services/core/context.ts';
 import type { Id } from '../../../services/core/ids.ts';
+import { addRule, removeRule } from '../../../services/core/instance/rules.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { notifications } from '../../../services/core/model/notifications.ts';
 import { runNotificationsPipeline } from '../../../pipelines/notifications/index.ts';
@@ -23,6 +24,7 @@ let pipelines: Pipeline[] = [];
 const smtp = new SmtpSink();
 let reporter: TestUser, spammer: TestUser, bystander: TestUser, owner: TestUser, moderator: TestUser, plain: TestUser;
 let spam: string, other: string;
+let rule: Id, deletedRule: Id;
 
 const call = (...args: Parameters<TestApi['call']>) => api.call(...args);
 
@@ -44,9 +46,10 @@ beforeAll(async () => {
   moderator = await createTestUser(core, { role: 'Moderator', scopes: ADMIN, email: 'mod@staff.test' });
   spam = (await call('POST', '/api/v1/statuses', spammer.token, { status: 'buy now' })).body.id;
   other = (await call('POST', '/api/v1/statuses', bystander.token, { status: 'innocent' })).body.id;
-  await core.db
-    .collection<{ _id: Id; text: string; hint: string; deletedAt: Date | null }>('rules')
-    .insertOne({ _id: 1n, text: 'No spam', hint: '', deletedAt: null });
+  rule = (await addRule(core, { text: 'No spam' }))._id;
+  // A deleted rule cannot be cited any more.
+  deletedRule = (await addRule(core, { text: 'Old rule' }))._id;
+  await removeRule(core, deletedRule);
 });
 
 afterAll(async () => {
@@ -68,9 +71,11 @@ test('POST /api/v1/reports validates as Mastodon does', async () => {
   expect(long.body.error).toMatch(/Comment is too long/);
   const category = await call('POST', '/api/v1/reports', reporter.token, { account_id: target, category: 'rude' });
   expect(category.status).toBe(422);
-  const rules = await call('POST', '/api/v1/reports', reporter.token, { account_id: target, rule_ids: ['42'] });
-  expect(rules.status).toBe(422);
-  expect(rules.body.error).toBe('Validation failed: Rule ids does not reference valid rules');
+  for (const bad of ['42', String(deletedRule)]) {
+    const rules = await call('POST', '/api/v1/reports', reporter.token, { account_id: target, rule_ids: [bad] });
+    expect(rules.status).toBe(422);
+    expect(rules.body.error).toBe('Validation failed: Rule ids does not reference valid rules');
+  }
   const app = await createTestApp(core, { scopes: ['write'] });
   expect((await call('POST', '/api/v1/reports', app.token, { account_id: target })).status).toBe(422);
   const readOnly = await createTestUser(core, { scopes: ['read'] });
@@ -84,7 +89,7 @@ test('a report is stored, announced, notified to staff who manage reports and ma
     account_id: String(spammer.account._id),
     status_ids: [spam],
     comment: 'spam spam spam',
-    rule_ids: ['1'],
+    rule_ids: [String(rule)],
   });
   expect(res.status).toBe(200);
   expect(res.body).toMatchObject({
@@ -94,7 +99,7 @@ test('a report is stored, announced, notified to staff who manage reports and ma
     comment: 'spam spam spam',
     forwarded: false,
     status_ids: [spam],
-    rule_ids: ['1'],
+    rule_ids: [String(rule)],
     target_account: { id: String(spammer.account._id) },
   });
   const reportId = res.body.id as string;
@@ -117,6 +122,10 @@ test('a report is stored, announced, notified to staff who manage reports and ma
       report: { id: reportId, category: 'violation', target_account: { id: String(spammer.account._id) } },
     });
   }
+  const grouped = await call('GET', '/api/v2/notifications?types[]=admin.report', moderator.token);
+  expect(grouped.body.notification_groups).toEqual([
+    expect.objectContaining({ type: 'admin.report', report: expect.objectContaining({ id: reportId }) }),
+  ]);
   expect((await call('GET', '/api/v1/notifications', plain.token)).body).toHaveLength(0);
 
   const mail = await smtp.waitFor('mod@staff.test');
@@ -156,9 +165,9 @@ test('moderators work through reports: list, show, assign, update, resolve, reop
 
   const updated = await call('PUT', `/api/v1/admin/reports/${id}`, moderator.token, {
     category: 'violation',
-    rule_ids: ['1'],
+    rule_ids: [String(rule)],
   });
-  expect(updated.body).toMatchObject({ category: 'violation', rules: [{ id: '1', text: 'No spam' }] });
+  expect(updated.body).toMatchObject({ category: 'violation', rules: [{ id: String(rule), text: 'No spam' }] });
   const badRule = await call('PUT', `/api/v1/admin/reports/${id}`, moderator.token, { rule_ids: ['77'] });
   expect(badRule.status).toBe(422);
 

@@ -12,7 +12,6 @@ import { eventually } from '../../support/core.ts';
 import { consumerTuning } from '../../support/kafka.ts';
 import { postingKey } from '../../../services/core/search/statusIndex.ts';
 import { pseudoTerm } from '../../../services/core/search/tokenize.ts';
-import { setRemoteResolver } from '../../../services/core/search/remoteResolve.ts';
 
 let api: TestApi;
 let core: Core;
@@ -200,26 +199,6 @@ test('accounts, hashtags with history, and URLs of local objects', async () => {
   expect(
     (await search(carol.token, `q=${encodeURIComponent(accountUrl)}&resolve=true`)).accounts.map((a) => a.id),
   ).toEqual([String(bob.account._id)]);
-});
-
-test('resolve=true asks the federation hook for user@domain and unknown URLs', async () => {
-  const asked: string[] = [];
-  setRemoteResolver(async (_core, query) => {
-    asked.push(query);
-    return { accounts: [bob.account], statuses: [] };
-  });
-  try {
-    const without = await search(carol.token, 'q=someone%40remote.example&type=accounts');
-    expect(without.accounts).toEqual([]);
-    expect(asked).toEqual([]);
-    const withResolve = await search(carol.token, 'q=someone%40remote.example&type=accounts&resolve=true');
-    expect(withResolve.accounts.map((a) => a.id)).toEqual([String(bob.account._id)]);
-    const url = await search(carol.token, `q=${encodeURIComponent('https://remote.example/notes/1')}&resolve=true`);
-    expect(url.accounts.map((a) => a.id)).toEqual([String(bob.account._id)]);
-    expect(asked).toEqual(['someone@remote.example', 'https://remote.example/notes/1']);
-  } finally {
-    setRemoteResolver(null);
-  }
 });
 
 test('an account switching indexable brings its public posts into (and out of) strangers searches', async () => {

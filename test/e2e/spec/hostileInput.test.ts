@@ -346,7 +346,13 @@ describe('hostile input on every route', () => {
     } finally {
       diagnostics.unsubscribe('fastify.initialization', onInit);
     }
-    userToken = (await createTestUser(core)).token;
+    // The Owner, with the admin scopes: hostile input reaches past the admin routes' guard too.
+    userToken = (
+      await createTestUser(core, {
+        role: 'Owner',
+        scopes: ['read', 'write', 'follow', 'push', 'admin:read', 'admin:write'],
+      })
+    ).token;
     appToken = (await createTestApp(core)).token;
 
     // Real resources, so hostile bodies get past the id lookup and reach the deeper code.
@@ -550,8 +556,10 @@ describe('hostile input on every route', () => {
   }
 
   it('answers every hostile request with < 500 and a Mastodon error body', async () => {
-    const targets = routes.filter((r) => r.url !== '*');
-    expect(targets.length).toBeGreaterThan(50);
+    // HOSTILE_ROUTES (a regular expression on the route's path) narrows a local run to some routes.
+    const only = process.env.HOSTILE_ROUTES ? new RegExp(process.env.HOSTILE_ROUTES) : null;
+    const targets = routes.filter((r) => r.url !== '*' && (!only || only.test(r.url)));
+    expect(targets.length).toBeGreaterThan(only ? 0 : 50);
     // Deletions last, so the real resources stay for the other routes.
     targets.sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'));
     const failures: string[] = [];
@@ -572,10 +580,12 @@ describe('hostile input on every route', () => {
         if (failure) failures.push(failure);
       }
     }
-    expect(sent).toBeGreaterThan(1000);
+    expect(sent).toBeGreaterThan(only ? 0 : 1000);
     expect(failures).toEqual([]);
     expect(logErrors).toEqual([]);
-  });
+    // Every route, the admin API's included (~45 routes, about 100 requests each), on a machine
+    // shared with other work: many minutes under load.
+  }, 1_800_000);
 
   it('answers hostile forms on the CSRF-protected sign-in and consent pages with < 500', async () => {
     const page = await fetch(`${server.url}/auth/sign_in`);

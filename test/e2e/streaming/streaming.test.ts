@@ -6,6 +6,8 @@ import type { Pipeline } from '../../../pipelines/runtime/index.ts';
 import { startStreamingServer, type StreamingServer } from '../../../services/streaming/server.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { accessTokens } from '../../../services/core/model/oauth.ts';
+import { accounts } from '../../../services/core/model/accounts.ts';
+import { users } from '../../../services/core/model/users.ts';
 import { startTestApi, type TestApi } from '../../support/api.ts';
 import { createTestUser, type TestUser } from '../../support/fixtures.ts';
 import { eventually } from '../../support/core.ts';
@@ -94,6 +96,15 @@ test('an invalid token is refused at the upgrade; a revoked token closes the soc
   const client = await open(`access_token=${user.token}&stream=user`);
   await collection(core.db, accessTokens).updateOne({ userId: user.user._id }, { $set: { revokedAt: new Date() } });
   await eventually(async () => client.closed !== null, 15_000, 'socket closed after revocation');
+});
+
+test('a suspended account or a disabled login loses its sockets', async () => {
+  const [suspended, disabled] = await Promise.all([createTestUser(core), createTestUser(core)]);
+  const a = await open(`access_token=${suspended.token}&stream=user`);
+  const b = await open(`access_token=${disabled.token}&stream=user`);
+  await collection(core.db, accounts).updateOne({ _id: suspended.account._id }, { $set: { suspendedAt: new Date() } });
+  await collection(core.db, users).updateOne({ _id: disabled.user._id }, { $set: { disabled: true } });
+  await eventually(async () => a.closed !== null && b.closed !== null, 15_000, 'sockets closed');
 });
 
 test('server-sent events: public/local and hashtag streams over HTTP, errors as JSON', async () => {

@@ -9,6 +9,9 @@ import { feedKey } from '../../../services/core/feeds/feeds.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { accounts } from '../../../services/core/model/accounts.ts';
 import { follows } from '../../../services/core/model/follows.ts';
+import { attachCard, upsertCard } from '../../../services/core/previews/cards.ts';
+import { trendKeys } from '../../../services/core/trends/counters.ts';
+import { reviewTrend } from '../../../services/core/trends/review.ts';
 import { startTestApi, type TestApi } from '../../support/api.ts';
 import { createTestUser, type TestUser } from '../../support/fixtures.ts';
 import { eventually } from '../../support/core.ts';
@@ -163,6 +166,45 @@ test('silenced authors leave the public and hashtag timelines of those who do no
     expect(ids((await call('GET', path, follower.token)).body)).toContain(id);
     expect(ids((await call('GET', path, silenced.token)).body)).toContain(id);
   }
+});
+
+test('link timeline: statuses of discoverable authors sharing a trending link; 404 for a link that is not trending', async () => {
+  const author = await createTestUser(core);
+  const hidden = await createTestUser(core);
+  await collection(core.db, accounts).updateOne({ _id: author.account._id }, { $set: { discoverable: true } });
+  await collection(core.db, accounts).updateOne({ _id: hidden.account._id }, { $set: { discoverable: false } });
+  const url = 'https://news.example/story';
+  const card = await upsertCard(core, {
+    url,
+    title: 'A story',
+    description: '',
+    type: 'link',
+    authorName: '',
+    authorUrl: '',
+    providerName: 'News',
+    providerUrl: '',
+    html: '',
+    width: 0,
+    height: 0,
+    image: null,
+    embedUrl: '',
+    language: 'en',
+    publishedAt: null,
+  });
+  const shared = await post(author, { status: `read ${url}` });
+  const notDiscoverable = await post(hidden, { status: `also ${url}` });
+  const unlisted = await post(author, { status: `quietly ${url}`, visibility: 'unlisted' });
+  for (const id of [shared, notDiscoverable, unlisted]) await attachCard(core, BigInt(id), card._id);
+  const path = `/api/v1/timelines/link?url=${encodeURIComponent(url)}`;
+  expect((await call('GET', path)).status).toBe(404);
+  await core.redis.zadd(trendKeys.ranking('link'), 5, String(card._id));
+  await reviewTrend(core, 'link', String(card._id), 'approved', null);
+  const res = await call('GET', path);
+  expect(res.status).toBe(200);
+  expect(ids(res.body)).toEqual([shared]);
+  expect(res.body[0].card?.url).toBe(url);
+  expect((await call('GET', '/api/v1/timelines/link?url=https%3A%2F%2Fother.example%2F')).status).toBe(404);
+  expect((await call('GET', '/api/v1/timelines/link')).status).toBe(404);
 });
 
 test('a big account’s fan-out goes out as slice jobs and reaches every follower once', async () => {

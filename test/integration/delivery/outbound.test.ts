@@ -1,11 +1,20 @@
 // Outbound federation on the real servers: actions through the API publish the real events, the
 // delivery pipeline (planner + worker) turns them into signed POSTs, and a local HTTP sink playing
-// two remote servers checks each signature (the project's verifier, the signer's key) and shape.
+// two remote servers checks each signature (the project's verifier, the signer's key) and shape;
+// moderation (suspension, its end, forwarded reports, deletion) federates too.
 // Followers on one server get one copy through its shared inbox; direct interactions go to
 // personal inboxes; every activity arrives once.
 import type { Core } from '../../../services/core/context.ts';
 import type { AccountDoc } from '../../../services/core/model/accounts.ts';
 import { createFollow } from '../../../services/core/graph/follow.ts';
+import { collection } from '../../../services/core/db/mongo.ts';
+import { accounts } from '../../../services/core/model/accounts.ts';
+import {
+  deleteAccountData,
+  suspendAccount,
+  unsuspendAccount,
+} from '../../../services/core/moderation/accountActions.ts';
+import { createReport } from '../../../services/core/moderation/reports.ts';
 import { runDeliveryPipeline } from '../../../pipelines/delivery/index.ts';
 import { startTestApi, type TestApi } from '../../support/api.ts';
 import { createTestUser, type TestUser } from '../../support/fixtures.ts';
@@ -43,6 +52,8 @@ afterAll(async () => {
 
 const all = () => [...serverA.received, ...serverB.received];
 const ofType = (type: string, r: ReceivedActivity[] = all()) => r.filter((x) => x.body.type === type);
+
+const accountById = (c: Core, id: bigint) => collection(c.db, accounts).findOne({ _id: id });
 
 async function arrived(what: string, check: (r: ReceivedActivity[]) => boolean): Promise<void> {
   await eventually(async () => check(all()), 30_000, what);
@@ -145,4 +156,54 @@ test('follow, accept, post, favourite, reblog, edit, delete, block, unfollow: si
   }
   const keys = all().map((r) => `${r.host}${r.path} ${String(r.body.id ?? JSON.stringify(r.body))}`);
   expect(new Set(keys).size).toBe(keys.length);
+}, 120_000);
+
+test('suspension and its end as Update{Person}, a forwarded report as Flag, account deletion as Delete', async () => {
+  const mallory = await createTestUser(core);
+  const m = mallory.account;
+  const reporter = await createTestUser(core);
+  const fan = await createRemoteAccount(core, serverA.url, 'fan', { domain: 'a.example' });
+  const troll = await createRemoteAccount(core, serverB.url, 'troll', { domain: 'b.example', sharedInbox: false });
+  await createFollow(core, fan, m, {}, null);
+  const mine = (r: ReceivedActivity) => r.body.actor === m.uri && r.body.type !== 'Accept';
+  await arrived('Accept to fan', (r) => r.some((x) => x.body.type === 'Accept' && x.body.actor === m.uri));
+
+  const suspended = await suspendAccount(core, m, null);
+  await arrived('Update with suspended', (r) => r.filter(mine).length === 1);
+  const upd = all().filter(mine)[0];
+  expect(upd.path).toBe('/inbox');
+  expect(upd.body).toMatchObject({ type: 'Update', actor: m.uri, object: { id: m.uri, suspended: true } });
+  await unsuspendAccount(core, suspended, null);
+  await arrived('Update without suspended', (r) => r.filter(mine).length === 2);
+  const lifted = all().filter(mine)[1].body.object as Record<string, unknown>;
+  expect(lifted.id).toBe(m.uri);
+  expect(lifted.suspended).toBeUndefined();
+
+  // A local user reports a remote troll and forwards it: Flag from the instance actor.
+  const trollPost = await createRemoteStatus(core, troll, 'rude');
+  await createReport(core, reporter.account, troll, {
+    statusIds: [trollPost._id],
+    comment: 'spam',
+    ruleIds: [],
+    forward: true,
+    forwardToDomains: [],
+  });
+  await arrived('Flag', (r) => ofType('Flag', r).length === 1);
+  const flag = ofType('Flag')[0];
+  expect(flag.signer).toBe(`${core.config.baseUrl}/actor`);
+  expect(flag.body).toMatchObject({ actor: `${core.config.baseUrl}/actor`, content: 'spam' });
+  expect(flag.body.object).toEqual([troll.uri, trollPost.uri]);
+
+  // Deleting the suspended account's data: Delete of the actor to every server we know.
+  const again = await suspendAccount(core, (await accountById(core, m._id))!, null);
+  await deleteAccountData(core, again, null);
+  const actorDeletes = () => all().filter((x) => x.body.type === 'Delete' && x.body.object === m.uri);
+  await arrived('Delete of the actor on both servers', () => {
+    const hosts = new Set(actorDeletes().map((d) => d.host));
+    return hosts.has(new URL(serverA.url).host) && hosts.has(new URL(serverB.url).host);
+  });
+  for (const d of all().filter((x) => x.body.type === 'Delete' && x.body.object === m.uri)) {
+    expect(d.verified).toBe(true);
+    expect(d.signer).toBe(m.uri);
+  }
 }, 120_000);

@@ -1,6 +1,6 @@
 // The address policy behind outgoing requests to user-given URLs (Web Push endpoints): special
 // ranges refused, ALLOWED_PRIVATE_ADDRESSES lets chosen ones through, mapped IPv6 is no way around.
-import { AddressPolicy, parseCidrList } from '../../../services/core/net/addressPolicy.ts';
+import { AddressPolicy } from '../../../services/core/net/addressPolicy.ts';
 
 test('private, loopback, link-local and other special addresses are refused, public ones allowed', () => {
   const p = new AddressPolicy();
@@ -14,19 +14,13 @@ test('private, loopback, link-local and other special addresses are refused, pub
 });
 
 test('ALLOWED_PRIVATE_ADDRESSES opens exactly the listed networks', () => {
-  const p = new AddressPolicy(parseCidrList('127.0.0.0/8, 10.9.0.0/16,::1'));
+  const p = new AddressPolicy(['127.0.0.0/8', '10.9.0.0/16', '::1/128']);
   expect(p.permits('127.0.0.1')).toBe(true);
   expect(p.permits('::ffff:127.0.0.1')).toBe(true);
   expect(p.permits('10.9.3.4')).toBe(true);
   expect(p.permits('10.8.3.4')).toBe(false);
   expect(p.permits('::1')).toBe(true);
   expect(p.permits('192.168.0.1')).toBe(false);
-});
-
-test('a malformed CIDR list is an error', () => {
-  expect(() => parseCidrList('10.0.0.0/33')).toThrow();
-  expect(() => parseCidrList('example.com')).toThrow();
-  expect(parseCidrList('')).toEqual([]);
 });
 
 test('hostPermitted resolves names', async () => {

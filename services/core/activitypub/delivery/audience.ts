@@ -56,20 +56,77 @@ export async function personalInboxOf(core: Core, id: Id): Promise<{ inbox: stri
   return { inbox: account.inboxUrl, account };
 }
 
+// A big account's follower inboxes are read from MongoDB once and kept in Redis
+// (`dlv:fi:<accountId>`, inbox → recipient, "" for a shared inbox) for CACHE_TTL_MS: 10,000
+// followers are 20,000 documents to read, 2,000 servers one hash. The delivery planner drops the
+// entry when a remote account starts or stops following (before it sends the Accept, so a new
+// follower's server gets every post from then on); a version counter keeps a read that raced with
+// such a change from storing what it saw.
+const CACHE_TTL_MS = 10 * 60_000;
+const CACHE_MIN_FOLLOWS = 200;
+const cacheKey = (id: Id) => `dlv:fi:${id}`;
+const versionKey = (id: Id) => `dlv:fiv:${id}`;
+const STORE_IF_UNCHANGED = `
+if (redis.call('GET', KEYS[2]) or '0') ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+for i = 3, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`;
+
+/** Forgets an account's cached follower inboxes (its remote followers changed). */
+export async function forgetFollowerInboxes(core: Core, accountId: Id): Promise<void> {
+  await core.redis.incr(versionKey(accountId));
+  await core.redis.pexpire(versionKey(accountId), CACHE_TTL_MS * 2);
+  await core.redis.del(cacheKey(accountId));
+}
+
+async function readFollowerInboxes(core: Core, accountId: Id): Promise<{ inboxes: Inboxes; follows: number }> {
+  const ids = (
+    await collection(core.db, follows)
+      .find({ targetAccountId: accountId }, { projection: { accountId: 1 } })
+      .toArray()
+  ).map((f) => f.accountId);
+  // The account lookups run a few at a time; results are added in follower order.
+  const chunks: Id[][] = [];
+  for (let i = 0; i < ids.length; i += CHUNK) chunks.push(ids.slice(i, i + CHUNK));
+  const found: InboxFields[][] = [];
+  for (let i = 0; i < chunks.length; i += 4)
+    found.push(...(await Promise.all(chunks.slice(i, i + 4).map((c) => remoteAccounts(core, c)))));
+  const inboxes: Inboxes = new Map();
+  for (const page of found) for (const account of page) add(inboxes, account, false);
+  return { inboxes, follows: ids.length };
+}
+
 /** Every remote follower's preferred inbox, one per shared inbox. */
 export async function followerInboxes(core: Core, accountId: Id, out: Inboxes = new Map()): Promise<Inboxes> {
-  const cursor = collection(core.db, follows)
-    .find({ targetAccountId: accountId }, { projection: { accountId: 1 } })
-    .batchSize(CHUNK);
-  let page: Id[] = [];
-  for await (const f of cursor) {
-    page.push(f.accountId);
-    if (page.length >= CHUNK) {
-      await inboxesOf(core, page, out);
-      page = [];
+  const cached = await core.redis.hgetall(cacheKey(accountId));
+  if (Object.keys(cached).length > 0) {
+    for (const [inbox, recipient] of Object.entries(cached)) {
+      if (inbox === '-') continue; // the marker of a cached empty set
+      if (recipient === '') out.set(inbox, null);
+      else if (!out.has(inbox)) out.set(inbox, recipient);
     }
+    return out;
   }
-  await inboxesOf(core, page, out);
+  const version = (await core.redis.get(versionKey(accountId))) ?? '0';
+  const { inboxes, follows: count } = await readFollowerInboxes(core, accountId);
+  if (count >= CACHE_MIN_FOLLOWS) {
+    const fields = inboxes.size === 0 ? ['-', ''] : [...inboxes].flatMap(([inbox, r]) => [inbox, r ?? '']);
+    await core.redis.eval(
+      STORE_IF_UNCHANGED,
+      2,
+      cacheKey(accountId),
+      versionKey(accountId),
+      version,
+      String(CACHE_TTL_MS),
+      ...fields,
+    );
+  }
+  for (const [inbox, recipient] of inboxes) {
+    if (recipient === null) out.set(inbox, null);
+    else if (!out.has(inbox)) out.set(inbox, recipient);
+  }
   return out;
 }
 
@@ -94,6 +151,19 @@ export async function interactorInboxes(core: Core, statusId: Id, out: Inboxes =
     [...reblogs, ...replies, ...favs].map((d) => d.accountId),
     out,
   );
+}
+
+/**
+ * Every server we know (one inbox each, shared where advertised): where a deleted account's Delete
+ * goes, as Mastodon sends it, since its followers are already gone when it is planned.
+ */
+export async function everyKnownInbox(core: Core, out: Inboxes = new Map(), limit = 200_000): Promise<Inboxes> {
+  const cursor = collection(core.db, accounts)
+    .find({ domain: { $ne: null }, suspendedAt: null }, { projection: INBOX_PROJECTION })
+    .limit(limit)
+    .batchSize(CHUNK);
+  for await (const account of cursor) add(out, account as InboxFields, false);
+  return out;
 }
 
 /** Drops inboxes on refused (suspended) domains and on our own host. */

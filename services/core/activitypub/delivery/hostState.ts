@@ -1,10 +1,12 @@
 // Per-destination-host delivery state in Redis, shared by every delivery process:
 //   dlv:host:<host>     hash: fails (consecutive failed attempts), since (first failure of the
 //                       streak, ms), until (backoff end, ms), level (backoff level: which retry
-//                       delay and delay tier the host's waiting jobs use), tripped (breaker opened
-//                       at, ms), error (last failure class)
-//   dlv:backlog:<host>  jobs of the host now in delay topics (counter); while it is above zero new
-//                       jobs queue behind them, so one host's activities keep their order
+//                       delay applies), tripped (breaker opened at, ms), error (last failure class)
+//   dlv:q:<host>        the host's waiting jobs (in delay topics), by queue number: only the
+//                       oldest may be tried, and while any waits new jobs queue behind it, so one
+//                       host gets its activities in order (dlv:qseq:<host> numbers them;
+//                       dlv:qseen:<host>:<n> shows a waiting job is still alive: one lost in a
+//                       crash expires instead of holding the queue)
 //   dlv:hosts           set of hosts that have state (listing, metrics, probes)
 //   dlv:resume          set of hosts whose breaker was reset: their parked jobs go out again
 // A host with no failures has no keys at all: the hot path for healthy hosts is one SMEMBERS per
@@ -24,7 +26,9 @@ export interface HostState {
 }
 
 const hostKey = (host: string) => `dlv:host:${host}`;
-const backlogKey = (host: string) => `dlv:backlog:${host}`;
+const queueKey = (host: string) => `dlv:q:${host}`;
+const queueSeqKey = (host: string) => `dlv:qseq:${host}`;
+const seenKey = (host: string, seq: number) => `dlv:qseen:${host}:${seq}`;
 const HOSTS = 'dlv:hosts';
 const RESUME = 'dlv:resume';
 
@@ -38,7 +42,7 @@ export async function failingHosts(redis: Redis): Promise<Set<string>> {
 }
 
 export async function readHostState(redis: Redis, host: string): Promise<HostState> {
-  const [h, backlog] = await Promise.all([redis.hgetall(hostKey(host)), redis.get(backlogKey(host))]);
+  const [h, backlog] = await Promise.all([redis.hgetall(hostKey(host)), redis.zcard(queueKey(host))]);
   return {
     host,
     fails: num(h.fails),
@@ -46,7 +50,7 @@ export async function readHostState(redis: Redis, host: string): Promise<HostSta
     until: num(h.until),
     level: num(h.level),
     tripped: num(h.tripped),
-    backlog: Math.max(0, num(backlog)),
+    backlog,
     error: h.error ?? null,
   };
 }
@@ -55,15 +59,6 @@ export async function readHostState(redis: Redis, host: string): Promise<HostSta
 export function delayOfLevel(settings: DeliverySettings, level: number): number {
   const d = settings.retryDelaysMs;
   return d[Math.min(Math.max(level, 1), d.length) - 1] ?? 0;
-}
-
-/** The delay tier a host's waiting jobs go through: the longest tier not longer than its delay. */
-export function tierOfLevel(settings: DeliverySettings, level: number): number {
-  const delay = delayOfLevel(settings, level);
-  const tiers = settings.delayTiersMs;
-  let pick = tiers[0];
-  for (const t of tiers) if (t <= delay) pick = t;
-  return pick;
 }
 
 /** The level whose delay is at least `ms` (for Retry-After). */
@@ -131,7 +126,7 @@ export async function recordHostFailure(
 
 /** A delivery to the host succeeded: its failure streak ends (the level stays while jobs wait). */
 export async function recordHostSuccess(redis: Redis, host: string): Promise<void> {
-  const backlog = num(await redis.get(backlogKey(host)));
+  const backlog = await redis.zcard(queueKey(host));
   if (backlog > 0) {
     await redis.hset(hostKey(host), { fails: '0', since: '0', until: '0', tripped: '0' });
   } else {
@@ -140,14 +135,56 @@ export async function recordHostSuccess(redis: Redis, host: string): Promise<voi
   }
 }
 
-/** A job of the host went into a delay topic (`+1`) or came out of one (`-1`). */
-export async function changeBacklog(redis: Redis, host: string, by: number, ttlMs: number): Promise<void> {
-  const key = backlogKey(host);
-  const n = await redis.incrby(key, by);
-  // A counter left behind by a crash between the two sides fades out instead of holding the host.
-  if (n <= 0) await redis.del(key);
-  else await redis.pexpire(key, ttlMs);
-  if (by > 0) await redis.sadd(HOSTS, host);
+/** A new queue number of the host (order of waiting and parked jobs). */
+export async function nextQueueNumber(redis: Redis, host: string): Promise<number> {
+  return redis.incr(queueSeqKey(host));
+}
+
+/** A job starts waiting for the host (behind every job already waiting); returns its number. */
+export async function enqueueWaiting(redis: Redis, host: string, aliveMs: number): Promise<number> {
+  const seq = await nextQueueNumber(redis, host);
+  await redis.zadd(queueKey(host), seq, String(seq));
+  await redis.set(seenKey(host, seq), '1', 'PX', aliveMs);
+  await redis.sadd(HOSTS, host);
+  return seq;
+}
+
+/** A waiting job is done (sent, refused, parked or dropped). */
+export async function leaveWaiting(redis: Redis, host: string, seq: number): Promise<void> {
+  await redis.zrem(queueKey(host), String(seq));
+  await redis.del(seenKey(host, seq));
+}
+
+/** A waiting job is still alive (it refreshes this at every hop). */
+export async function touchWaiting(redis: Redis, host: string, seq: number, aliveMs: number): Promise<void> {
+  await redis.set(seenKey(host, seq), '1', 'PX', aliveMs);
+}
+
+/**
+ * Whether the waiting job `seq` is the host's oldest (only it may be tried). Keeps the job marked
+ * alive; an older entry whose job was lost (its alive mark expired) is dropped from the queue.
+ */
+export async function isOldestWaiting(redis: Redis, host: string, seq: number, aliveMs: number): Promise<boolean> {
+  await redis.set(seenKey(host, seq), '1', 'PX', aliveMs);
+  for (let i = 0; i < 100; i++) {
+    const [head] = await redis.zrange(queueKey(host), '0', '0');
+    if (head === undefined) {
+      // Not queued (e.g. replayed from a dead-letter or an older deployment): queue it now.
+      await redis.zadd(queueKey(host), seq, String(seq));
+      continue;
+    }
+    if (Number(head) === seq) return true;
+    if (Number(head) > seq) {
+      await redis.zadd(queueKey(host), seq, String(seq));
+      continue;
+    }
+    if ((await redis.exists(seenKey(host, Number(head)))) === 0) {
+      await redis.zrem(queueKey(host), head);
+      continue;
+    }
+    return false;
+  }
+  return false;
 }
 
 /**
@@ -161,7 +198,7 @@ export async function resumeHost(redis: Redis, host: string): Promise<boolean> {
   const tripped = num(await redis.hget(hostKey(h), 'tripped'));
   if (tripped === 0) {
     const existed = (await redis.del(hostKey(h))) > 0;
-    if (num(await redis.get(backlogKey(h))) <= 0) await redis.srem(HOSTS, h);
+    if ((await redis.zcard(queueKey(h))) === 0) await redis.srem(HOSTS, h);
     return existed;
   }
   await redis.hset(hostKey(h), { fails: '0', since: '0', until: '0', level: '0' });
@@ -193,7 +230,7 @@ export async function requestResume(redis: Redis, host: string): Promise<void> {
 /** Every parked job of the host was sent again: its breaker state goes away. */
 export async function finishResume(redis: Redis, host: string): Promise<void> {
   await redis.del(hostKey(host));
-  if (num(await redis.get(backlogKey(host))) <= 0) await redis.srem(HOSTS, host);
+  if ((await redis.zcard(queueKey(host))) === 0) await redis.srem(HOSTS, host);
   await redis.srem(RESUME, host);
 }
 

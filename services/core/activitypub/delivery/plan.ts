@@ -6,7 +6,7 @@ import type { Id } from '../../ids.ts';
 import { collection } from '../../db/mongo.ts';
 import { accounts, type AccountDoc } from '../../model/accounts.ts';
 import { statuses, type StatusDoc } from '../../model/statuses.ts';
-import { polls } from '../../model/polls.ts';
+import { polls, pollVotes } from '../../model/polls.ts';
 import { reports } from '../../model/reports.ts';
 import type { EventName, EventRecord } from '../../../../schemas/index.ts';
 import { activityIds, statusActivityUri, localBase } from '../uris.ts';
@@ -18,6 +18,7 @@ import {
   renderAnnounce,
   renderBlock,
   renderCreate,
+  renderDeleteActor,
   renderDeleteStatus,
   renderFeaturedTag,
   renderFlag,
@@ -32,7 +33,9 @@ import {
 } from '../render/activities.ts';
 import {
   deliverable,
+  everyKnownInbox,
   followerInboxes,
+  forgetFollowerInboxes,
   inboxesOf,
   interactorInboxes,
   personalInboxOf,
@@ -71,9 +74,11 @@ export const PLANNED_EVENTS = [
   'FeaturedTagCreated',
   'FeaturedTagDeleted',
   'PollVoted',
+  'PollExpired',
   'AccountSuspended',
   'AccountUnsuspended',
   'ReportCreated',
+  'AccountDataDeleted',
 ] as const satisfies readonly EventName[];
 export type PlannedEvent = (typeof PLANNED_EVENTS)[number];
 
@@ -130,6 +135,7 @@ export async function planDelivery<N extends PlannedEvent>(
   type: N,
   payload: EventRecord<N>,
 ): Promise<DeliveryPlan[]> {
+  await forgetChangedFollowers(core, type, payload);
   const plans = await planUnfiltered(core, type, payload);
   const out: DeliveryPlan[] = [];
   for (const p of plans) {
@@ -137,6 +143,13 @@ export async function planDelivery<N extends PlannedEvent>(
     if (inboxes.size > 0) out.push({ ...p, inboxes });
   }
   return out;
+}
+
+/** A remote account started or stopped following a local one: its cached follower inboxes go. */
+async function forgetChangedFollowers(core: Core, type: PlannedEvent, payload: EventRecord<PlannedEvent>) {
+  if (type !== 'FollowCreated' && type !== 'FollowDeleted') return;
+  const p = payload as EventRecord<'FollowCreated'>;
+  if (p.accountDomain !== null && p.targetDomain === null) await forgetFollowerInboxes(core, big(p.targetAccountId));
 }
 
 async function planUnfiltered(
@@ -324,8 +337,20 @@ async function planUnfiltered(
       if (!account) return [];
       if (type === 'AccountUnsuspended' && account.suspendedAt) return [];
       const update = renderUpdateActor(await renderLocalActor(core, account), p.occurredAt);
+      // Two changes within one second (suspended, then lifted) must stay two activities.
+      update.id = `${account.uri}#updates/${p.occurredAt.getTime()}`;
       const reach = await followerInboxes(core, account._id);
       return [plan(String(update.id), update, account, reach)];
+    }
+    case 'AccountDataDeleted': {
+      // A local account's data is gone: Delete of the actor to every server we know, signed with
+      // its key (kept on the record).
+      const p = payload as EventRecord<'AccountDataDeleted'>;
+      if (p.domain !== null) return [];
+      const account = await localAccount(core, p.accountId);
+      if (!account) return [];
+      const activity = renderDeleteActor(account.uri);
+      return [plan(String(activity.id), activity, account, await everyKnownInbox(core))];
     }
     case 'ReportCreated': {
       // A report a local user chose to forward: Flag from the instance actor (the reporter stays
@@ -394,6 +419,26 @@ async function planUnfiltered(
           await followerInboxes(core, account._id),
         ),
       ];
+    }
+    case 'PollExpired': {
+      // A local poll closed: its final tallies go to everyone who has the Question, voters included.
+      const p = payload as EventRecord<'PollExpired'>;
+      if (!p.local) return [];
+      const [status, author] = await Promise.all([statusById(core, p.statusId), localAccount(core, p.accountId)]);
+      if (!status || status.deletedAt || !author) return [];
+      const note = await renderStatusObject(core, status, author);
+      const activity = renderUpdateNote(note, p.occurredAt);
+      const reach = await statusReach(core, status, true);
+      const voters = await collection(core.db, pollVotes)
+        .find({ pollId: big(p.pollId) }, { projection: { accountId: 1 } })
+        .limit(10_000)
+        .toArray();
+      await inboxesOf(
+        core,
+        voters.map((v) => v.accountId),
+        reach,
+      );
+      return [plan(String(activity.id), activity, author, reach)];
     }
     case 'PollVoted': {
       const p = payload as EventRecord<'PollVoted'>;

@@ -14,7 +14,6 @@ import { checkRemoteUrl, isAllowedAddress } from '../safeFetch.ts';
 import type { DeliverySettings } from './settings.ts';
 
 export const ACTIVITY_CONTENT_TYPE = 'application/activity+json';
-const USER_AGENT = 'fedisrv/0.1 (ActivityPub delivery)';
 
 /** What became of one attempt. */
 export type DeliveryResult =
@@ -92,6 +91,8 @@ export function classifyError(err: unknown): { class: string; final: boolean } {
 }
 
 export function createDeliveryClient(config: Config, settings: DeliverySettings): DeliveryClient {
+  // Like Mastodon's: software, version and a link back, which admins of the receiving side look for.
+  const userAgent = `fedisrv/0.1 (+${config.baseUrl}/)`;
   const agent = new Agent({
     connections: settings.perHostConnections,
     pipelining: 1,
@@ -120,7 +121,7 @@ export function createDeliveryClient(config: Config, settings: DeliverySettings)
       body,
       key,
     });
-    headers['user-agent'] = USER_AGENT;
+    headers['user-agent'] = userAgent;
     headers.accept = `${ACTIVITY_CONTENT_TYPE}, application/ld+json`;
     try {
       const res = await agent.request({
@@ -151,6 +152,8 @@ export function createDeliveryClient(config: Config, settings: DeliverySettings)
 
   return {
     deliver,
-    close: () => agent.close(),
+    // In-flight requests are cut off: a job whose answer is lost is sent again (once-only is
+    // recorded only after an answer), which receivers tolerate.
+    close: () => agent.destroy(),
   };
 }

@@ -4,9 +4,10 @@ export interface DeliverySettings {
   /** Delay before retry n (n = 1..16) of one job; the job is dropped after the last one. */
   retryDelaysMs: readonly number[];
   /**
-   * Delay topics `<prefix>.delivery.delay.<ms>`: a waiting job hops through the tier chosen by its
-   * host's backoff level until it is due. Each topic holds jobs of one fixed delay, so its
-   * partitions are in due order and a paused partition never hides an earlier job.
+   * Delay topics `<prefix>.delivery.delay.<ms>`: a waiting job hops through the first (shortest)
+   * one until it is due, so each host's waiting jobs form one FIFO queue. Each topic holds jobs of
+   * one fixed delay, so its partitions are in due order and a paused partition never hides an
+   * earlier job. (Longer tiers are consumed too, for jobs queued by a deployment that used them.)
    */
   delayTiersMs: readonly number[];
   /** Consecutive failed attempts to a host, spanning at least `breakerMinSpanMs`, that open its breaker. */
@@ -24,6 +25,13 @@ export interface DeliverySettings {
   concurrency: number;
   /** Concurrent POSTs to one host (its keep-alive pool size). */
   perHostConnections: number;
+  /**
+   * How long a batch waits for its slowest host (0: until every attempt ends). Past it, unfinished
+   * jobs go to the shortest delay tier and the consumer moves on, so a silent server does not hold
+   * the consumer for the whole timeout; the price is that, under load, a host can get one
+   * object's activities out of order. Off by default: order matters more.
+   */
+  batchDeadlineMs: number;
   /** Partitions of the delivery and delay topics (more partitions: more processes can share the work). */
   partitions: number;
 }
@@ -52,7 +60,7 @@ export const DEFAULT_DELIVERY_SETTINGS: DeliverySettings = {
     36 * HOUR,
     48 * HOUR,
   ],
-  delayTiersMs: [5 * SECOND, 30 * SECOND, 2 * MINUTE, 10 * MINUTE, 1 * HOUR, 6 * HOUR],
+  delayTiersMs: [5 * SECOND],
   breakerFailures: 8,
   breakerMinSpanMs: 30 * MINUTE,
   probeIntervalMs: 10 * MINUTE,
@@ -62,6 +70,7 @@ export const DEFAULT_DELIVERY_SETTINGS: DeliverySettings = {
   maxResponseBytes: 64 * 1024,
   concurrency: 128,
   perHostConnections: 8,
+  batchDeadlineMs: 0,
   partitions: 16,
 };
 
@@ -97,6 +106,7 @@ export function deliverySettingsFromEnv(env: Env = process.env): DeliverySetting
     maxResponseBytes: ms(env, 'DELIVERY_MAX_RESPONSE_BYTES', d.maxResponseBytes),
     concurrency: Math.max(1, ms(env, 'DELIVERY_CONCURRENCY', d.concurrency)),
     perHostConnections: Math.max(1, ms(env, 'DELIVERY_HOST_CONNECTIONS', d.perHostConnections)),
+    batchDeadlineMs: ms(env, 'DELIVERY_BATCH_DEADLINE_MS', d.batchDeadlineMs),
     partitions: Math.max(1, ms(env, 'DELIVERY_PARTITIONS', d.partitions)),
   };
 }

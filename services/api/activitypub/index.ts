@@ -1,0 +1,296 @@
+// The ActivityPub surface (federation reference §12): WebFinger and host-meta (wellKnown.ts),
+// actor documents and collections, statuses at their ids with content negotiation (ActivityPub
+// JSON for `Accept: application/activity+json`, `application/ld+json` or `application/json`; a
+// redirect to the profile or status page for browsers), the instance actor, and the personal and
+// shared inboxes. Bodies of inbox POSTs are read raw (the signature covers their exact bytes),
+// at most 1 MiB. With AUTHORIZED_FETCH every GET except the instance actor must be signed.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AreaOptions } from '../areas.ts';
+import type { Core } from '../../core/context.ts';
+import type { AccountDoc } from '../../core/model/accounts.ts';
+import { domainPolicy } from '../../core/moderation/domainBlocks.ts';
+import { verifyRequest } from '../../core/activitypub/httpSignatures.ts';
+import { findAccountByUri, keyResolver } from '../../core/activitypub/actors.ts';
+import { INBOX_MAX_BYTES, receiveInboxRequest } from '../../core/activitypub/inbox.ts';
+import { instanceActorKeys } from '../../core/activitypub/keys.ts';
+import { renderInstanceActor } from '../../core/activitypub/render/actor.ts';
+import { renderOrderedCollection } from '../../core/activitypub/render/collections.ts';
+import { actorCollections, instanceActorUri, statusUri, statusUrl } from '../../core/activitypub/uris.ts';
+import {
+  DocumentUnavailable,
+  actorDocument,
+  countCollectionDocument,
+  featuredDocument,
+  featuredTagsDocument,
+  followsDocument,
+  outboxDocument,
+  repliesDocument,
+  servedAccount,
+  statusDocument,
+  type OutboxQuery,
+} from '../../core/activitypub/documents.ts';
+import { escapeHtml } from '../../core/text/formatStatus.ts';
+import { ApiError } from '../errors.ts';
+import { registerWellKnown } from './wellKnown.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Raw body of an inbox POST (signatures cover these exact bytes). */
+    activityBody?: Buffer;
+  }
+}
+
+const AP_TYPE = 'application/activity+json; charset=utf-8';
+
+/** Whether the client asked for ActivityPub JSON rather than a page. */
+export function wantsActivityJson(accept: string | undefined): boolean {
+  if (!accept) return false;
+  return /application\/(activity\+json|ld\+json|json)/i.test(accept);
+}
+
+function sendActivityJson(reply: FastifyReply, doc: unknown, signed: boolean): FastifyReply {
+  return reply
+    .header('vary', 'Accept, Accept-Encoding, Origin, Signature')
+    .header('cache-control', signed ? 'max-age=0, private' : 'max-age=180, public')
+    .type(AP_TYPE)
+    .send(JSON.stringify(doc));
+}
+
+function problem(err: unknown): ApiError {
+  if (err instanceof DocumentUnavailable)
+    return new ApiError(err.status, err.status === 404 ? 'Record not found' : err.message);
+  throw err;
+}
+
+/**
+ * The signed requester of a GET: null when unsigned (refused with 401 under AUTHORIZED_FETCH) or
+ * when the signature does not verify (then 401 too: the sender meant to sign).
+ */
+async function requesterOf(core: Core, request: FastifyRequest): Promise<AccountDoc | null> {
+  if (!request.headers.signature) {
+    if (core.config.federation.authorizedFetch) throw new ApiError(401, 'Request not signed');
+    return null;
+  }
+  const verified = await verifyRequest(
+    { method: request.method, url: request.url, headers: request.headers },
+    keyResolver(core),
+  );
+  if (!verified.ok) throw new ApiError(401, verified.error);
+  const account = await findAccountByUri(core, verified.owner);
+  if (!account) throw new ApiError(401, 'Unknown signer');
+  if (account.domain !== null && (await domainPolicy(core, account.domain)).rejected)
+    throw new ApiError(403, 'Your domain is not allowed to federate with this server');
+  return account;
+}
+
+function page(title: string, alternate: string, body: string): string {
+  return (
+    `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>` +
+    `<link rel="alternate" type="application/activity+json" href="${escapeHtml(alternate)}"></head>` +
+    `<body>${body}</body></html>`
+  );
+}
+
+const idParam = (value: string): bigint => {
+  if (!/^\d{1,19}$/.test(value)) throw new ApiError(404, 'Record not found');
+  return BigInt(value);
+};
+
+function registerDocuments(app: FastifyInstance, core: Core): void {
+  type UserParams = { Params: { username: string } };
+  type StatusParams = { Params: { username: string; id: string } };
+
+  app.get<UserParams>('/users/:username', async (request, reply) => {
+    if (!wantsActivityJson(request.headers.accept)) {
+      await servedAccount(core, request.params.username).catch((e: unknown) => {
+        throw problem(e);
+      });
+      return reply.header('vary', 'Accept, Origin').redirect(`/@${request.params.username}`, 301);
+    }
+    const requester = await requesterOf(core, request);
+    const doc = await actorDocument(core, request.params.username).catch((e: unknown) => {
+      throw problem(e);
+    });
+    return sendActivityJson(reply.header('access-control-allow-origin', '*'), doc, requester !== null);
+  });
+
+  app.get<UserParams>('/@:username', async (request, reply) => {
+    const account = await servedAccount(core, request.params.username).catch((e: unknown) => {
+      throw problem(e);
+    });
+    const c = actorCollections(core.config, account.username);
+    if (wantsActivityJson(request.headers.accept)) {
+      const requester = await requesterOf(core, request);
+      return sendActivityJson(reply, await actorDocument(core, account.username), requester !== null);
+    }
+    return reply
+      .header('link', `<${c.uri}>; rel="alternate"; type="application/activity+json"`)
+      .header('vary', 'Accept, Origin')
+      .type('text/html; charset=utf-8')
+      .send(
+        page(
+          `${account.displayName || account.username} (@${account.username})`,
+          c.uri,
+          `<h1>${escapeHtml(account.displayName || account.username)}</h1><div>${account.suspendedAt ? '' : account.note}</div>`,
+        ),
+      );
+  });
+
+  const statusRoute = (asActivity: boolean) => async (request: FastifyRequest<StatusParams>, reply: FastifyReply) => {
+    const id = idParam(request.params.id);
+    if (!wantsActivityJson(request.headers.accept) && !asActivity)
+      return reply.header('vary', 'Accept, Origin').redirect(`/@${request.params.username}/${id}`, 301);
+    const requester = await requesterOf(core, request);
+    const doc = await statusDocument(core, request.params.username, id, requester, asActivity).catch((e: unknown) => {
+      throw problem(e);
+    });
+    return sendActivityJson(reply, doc, requester !== null);
+  };
+  app.get<StatusParams>('/users/:username/statuses/:id', statusRoute(false));
+  app.get<StatusParams>('/users/:username/statuses/:id/activity', statusRoute(true));
+
+  app.get<StatusParams>('/@:username/:id', async (request, reply) => {
+    const id = idParam(request.params.id);
+    if (wantsActivityJson(request.headers.accept)) return statusRoute(false)(request, reply);
+    const account = await servedAccount(core, request.params.username).catch((e: unknown) => {
+      throw problem(e);
+    });
+    const doc = await statusDocument(core, account.username, id, null, false).catch((e: unknown) => {
+      throw problem(e);
+    });
+    const uri = statusUri(core.config, account.username, id);
+    return reply
+      .header('link', `<${uri}>; rel="alternate"; type="application/activity+json"`)
+      .header('vary', 'Accept, Origin')
+      .type('text/html; charset=utf-8')
+      .send(
+        page(
+          `@${account.username}`,
+          uri,
+          `<article><a href="${escapeHtml(statusUrl(core.config, account.username, id))}">@${escapeHtml(account.username)}</a>${typeof doc.content === 'string' ? doc.content : ''}</article>`,
+        ),
+      );
+  });
+
+  app.get<StatusParams>('/users/:username/statuses/:id/replies', async (request, reply) => {
+    const requester = await requesterOf(core, request);
+    const doc = await repliesDocument(core, request.params.username, idParam(request.params.id), requester).catch(
+      (e: unknown) => {
+        throw problem(e);
+      },
+    );
+    return sendActivityJson(reply, doc, requester !== null);
+  });
+  for (const which of ['likes', 'shares'] as const) {
+    app.get<StatusParams>(`/users/:username/statuses/:id/${which}`, async (request, reply) => {
+      const requester = await requesterOf(core, request);
+      const doc = await countCollectionDocument(
+        core,
+        request.params.username,
+        idParam(request.params.id),
+        which,
+        requester,
+      ).catch((e: unknown) => {
+        throw problem(e);
+      });
+      return sendActivityJson(reply, doc, requester !== null);
+    });
+  }
+
+  app.get<UserParams & { Querystring: OutboxQuery }>('/users/:username/outbox', async (request, reply) => {
+    const requester = await requesterOf(core, request);
+    const q = request.query as Record<string, unknown>;
+    const query: OutboxQuery = {
+      page: typeof q.page === 'string' ? q.page : undefined,
+      max_id: typeof q.max_id === 'string' ? q.max_id : undefined,
+      min_id: typeof q.min_id === 'string' ? q.min_id : undefined,
+    };
+    const doc = await outboxDocument(core, request.params.username, query, requester).catch((e: unknown) => {
+      throw problem(e);
+    });
+    return sendActivityJson(reply, doc, requester !== null);
+  });
+
+  for (const which of ['followers', 'following'] as const) {
+    app.get<UserParams>(`/users/:username/${which}`, async (request, reply) => {
+      const requester = await requesterOf(core, request);
+      const raw = (request.query as Record<string, unknown>).page;
+      const doc = await followsDocument(
+        core,
+        request.params.username,
+        which,
+        typeof raw === 'string' ? raw : undefined,
+      ).catch((e: unknown) => {
+        throw problem(e);
+      });
+      return sendActivityJson(reply, doc, requester !== null);
+    });
+  }
+
+  app.get<UserParams>('/users/:username/collections/featured', async (request, reply) => {
+    const requester = await requesterOf(core, request);
+    const doc = await featuredDocument(core, request.params.username, requester).catch((e: unknown) => {
+      throw problem(e);
+    });
+    return sendActivityJson(reply, doc, requester !== null);
+  });
+
+  app.get<UserParams>('/users/:username/collections/tags', async (request, reply) => {
+    const requester = await requesterOf(core, request);
+    const doc = await featuredTagsDocument(core, request.params.username).catch((e: unknown) => {
+      throw problem(e);
+    });
+    return sendActivityJson(reply, doc, requester !== null);
+  });
+
+  // The instance actor is always public: it breaks the "sign to fetch my key" loop.
+  app.get('/actor', async (_request, reply) => {
+    const keys = await instanceActorKeys(core);
+    return sendActivityJson(reply, renderInstanceActor(core.config, keys.publicKeyPem), false);
+  });
+  app.get('/actor/outbox', async (_request, reply) =>
+    sendActivityJson(reply, renderOrderedCollection(`${instanceActorUri(core.config)}/outbox`, 0, null), false),
+  );
+}
+
+function registerInboxes(app: FastifyInstance, core: Core): void {
+  // Raw bytes of any content type: Mastodon does not check it, and the Digest covers the bytes.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: INBOX_MAX_BYTES }, (request, body, done) => {
+    request.activityBody = body as Buffer;
+    done(null, {});
+  });
+
+  const receive = async (request: FastifyRequest, reply: FastifyReply, inbox: AccountDoc | null) => {
+    const outcome = await receiveInboxRequest(
+      core,
+      {
+        method: request.method,
+        url: request.url,
+        headers: request.headers,
+        body: request.activityBody ?? Buffer.alloc(0),
+      },
+      inbox,
+    );
+    if (outcome.status === 202) return reply.code(202).send();
+    return reply.code(outcome.status).send({ error: outcome.error });
+  };
+
+  app.post<{ Params: { username: string } }>('/users/:username/inbox', async (request, reply) => {
+    const account = await servedAccount(core, request.params.username).catch((e: unknown) => {
+      throw problem(e);
+    });
+    return receive(request, reply, account);
+  });
+  app.post('/inbox', async (request, reply) => receive(request, reply, null));
+  app.post('/actor/inbox', async (request, reply) => receive(request, reply, null));
+}
+
+const activityPubArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
+  registerWellKnown(app, core);
+  registerDocuments(app, core);
+  await app.register(async (inboxes) => registerInboxes(inboxes, core));
+};
+
+export default activityPubArea;

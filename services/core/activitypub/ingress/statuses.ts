@@ -1,0 +1,386 @@
+// Remote statuses (federation reference §4, §6.2, §6.5 Create/Update/Delete): a Note/Question (or
+// Article/Page/... as a link) becomes a status in the same collection as ours, with unique `uri`,
+// and enters fan-out and notifications through the same StatusCreated event as a local post.
+// Origin rules: the object id is on the actor's host; a Delete marker refuses a late Create.
+import type { Core } from '../../context.ts';
+import { nextSerialId } from '../../ids.ts';
+import { collection, isDuplicateKeyError } from '../../db/mongo.ts';
+import type { AccountDoc } from '../../model/accounts.ts';
+import { accounts } from '../../model/accounts.ts';
+import {
+  statuses,
+  postUniqueKey,
+  type StatusDoc,
+  type StatusMention,
+  type StatusTag,
+  type Visibility,
+} from '../../model/statuses.ts';
+import { conversations } from '../../model/conversations.ts';
+import { follows } from '../../model/follows.ts';
+import { mediaAttachments } from '../../model/media.ts';
+import { statusEdits, type StatusEditDoc } from '../../model/statusEdits.ts';
+import { createRemoteAttachments } from '../../media/activitypub.ts';
+import { remotePollFrom, upsertRemotePoll } from '../../polls/activitypub.ts';
+import { findOrCreateTag, tagNamesOf } from '../../statuses/entities.ts';
+import { statusCreatedEvent, statusUpdatedEvent } from '../../statuses/events.ts';
+import { countNewStatus, normaliseLanguage } from '../../statuses/postStatus.ts';
+import { deleteStatus } from '../../statuses/deleteStatus.ts';
+import { domainPolicy } from '../../moderation/domainBlocks.ts';
+import { normalizeTagName } from '../../text/extract.ts';
+import { escapeHtml } from '../../text/formatStatus.ts';
+import { fetchDocument } from '../fetchDocument.ts';
+import { findAccountByUri, pageUrl, resolveActor } from '../actors.ts';
+import { asArray, idOf, idsOf, obj, str, typeIs, type JsonObject } from '../json.ts';
+import { hostOf, isLocalUri, parseLocalUri, PUBLIC_FORMS } from '../uris.ts';
+import { plainText, sanitizeRemoteHtml } from '../sanitize.ts';
+
+export const NOTE_TYPES = ['Note', 'Question'] as const;
+export const CONVERTED_TYPES = ['Article', 'Page', 'Image', 'Audio', 'Video', 'Event'] as const;
+/** How long a Delete for an unknown status refuses its late Create (Mastodon: 6 h). */
+const DELETE_MARKER_SECONDS = 6 * 3600;
+
+function deleteMarkerKey(uri: string): string {
+  return `ap:deleted:${uri}`;
+}
+
+export async function markDeleted(core: Core, uri: string): Promise<void> {
+  await core.redis.set(deleteMarkerKey(uri), '1', 'EX', DELETE_MARKER_SECONDS);
+}
+
+export function isStatusObject(object: unknown): boolean {
+  return typeIs(object, ...NOTE_TYPES, ...CONVERTED_TYPES);
+}
+
+/** A status (not deleted) by its ActivityPub id; ours are found by their id too. */
+export async function findStatusByUri(core: Core, uri: string): Promise<StatusDoc | null> {
+  const local = parseLocalUri(core.config, uri);
+  if (local && (local.kind === 'status' || local.kind === 'statusActivity' || local.kind === 'statusPage')) {
+    return collection(core.db, statuses).findOne({ _id: local.id, deletedAt: null });
+  }
+  if (isLocalUri(core.config, uri)) return null;
+  return collection(core.db, statuses).findOne({ uri, deletedAt: null });
+}
+
+/** Mastodon's StatusParser#visibility over the object's addressing (else the activity's). */
+export function visibilityOf(object: JsonObject, activity: JsonObject | null, followersUri: string): Visibility {
+  const hasAudience = object.to !== undefined || object.cc !== undefined;
+  const to = idsOf(hasAudience ? object.to : activity?.to);
+  const cc = idsOf(hasAudience ? object.cc : activity?.cc);
+  if (to.some((x) => PUBLIC_FORMS.has(x))) return 'public';
+  if (cc.some((x) => PUBLIC_FORMS.has(x))) return 'unlisted';
+  if (followersUri && to.includes(followersUri)) return 'private';
+  return 'direct';
+}
+
+function date(value: unknown): Date | null {
+  if (typeof value !== 'string') return null;
+  const d = new Date(value);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+function contentOf(object: JsonObject): { html: string; language: string | null } {
+  const map = obj(object.contentMap);
+  const mapKey = map ? Object.keys(map).find((k) => typeof map[k] === 'string') : undefined;
+  const raw = typeof object.content === 'string' ? object.content : mapKey && map ? (map[mapKey] as string) : '';
+  const language = normaliseLanguage(mapKey ?? null);
+  if (typeIs(object, ...CONVERTED_TYPES)) {
+    // Mastodon shows converted types as a title, summary and link, not their body.
+    const name = plainText(object.name, 500);
+    const summary = str(object.summary, 10_000) ?? '';
+    const link = pageUrl(object.url, String(object.id)) ?? String(object.id);
+    const html =
+      (name ? `<h2>${escapeHtml(name)}</h2>` : '') +
+      summary +
+      `<p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>`;
+    return { html: sanitizeRemoteHtml(html), language };
+  }
+  return { html: sanitizeRemoteHtml(raw), language };
+}
+
+interface Audience {
+  mentions: StatusMention[];
+  tags: StatusTag[];
+}
+
+async function mentionsAndTags(core: Core, object: JsonObject): Promise<Audience> {
+  const mentions: StatusMention[] = [];
+  const tagsOut: StatusTag[] = [];
+  const seenTags = new Set<string>();
+  for (const item of asArray(object.tag).slice(0, 100)) {
+    const t = obj(item);
+    if (!t) continue;
+    if (t.type === 'Mention') {
+      const href = idOf(t.href);
+      if (!href) continue;
+      const account = await findAccountByUri(core, href);
+      if (!account || mentions.some((m) => m.accountId === account._id)) continue;
+      mentions.push({
+        accountId: account._id,
+        username: account.username,
+        acct: account.domain ? `${account.username}@${account.domain}` : account.username,
+        url: account.url,
+      });
+    } else if (t.type === 'Hashtag' && typeof t.name === 'string') {
+      const name = t.name.replace(/^#/, '').slice(0, 256);
+      const normalized = normalizeTagName(name);
+      if (!normalized || seenTags.has(normalized) || tagsOut.length >= 50) continue;
+      seenTags.add(normalized);
+      const tag = await findOrCreateTag(core, name);
+      tagsOut.push({ id: tag._id, name });
+    }
+  }
+  return { mentions, tags: tagsOut };
+}
+
+async function conversationFor(core: Core, object: JsonObject, parent: StatusDoc | null, at: Date): Promise<bigint> {
+  if (parent?.conversationId) return parent.conversationId;
+  const uri = str(object.conversation, 2048) ?? str(idOf(object.context), 2048);
+  const coll = collection(core.db, conversations);
+  if (uri) {
+    const found = await coll.findOne({ uri });
+    if (found) return found._id;
+  }
+  const id = await nextSerialId(core.db, 'conversations');
+  await coll.insertOne({ _id: id, uri: uri ?? null, createdAt: at });
+  return id;
+}
+
+/** Whether any local account follows the actor (its posts are then wanted here). */
+async function hasLocalFollowers(core: Core, actor: AccountDoc): Promise<boolean> {
+  const rows = await collection(core.db, follows)
+    .find({ targetAccountId: actor._id }, { projection: { accountId: 1 } })
+    .limit(200)
+    .toArray();
+  if (rows.length === 0) return false;
+  const local = await collection(core.db, accounts).countDocuments(
+    { _id: { $in: rows.map((r) => r.accountId) }, domain: null },
+    { limit: 1 },
+  );
+  return local > 0;
+}
+
+export interface IngestContext {
+  /** The activity that carried the object (addressing fallback), if any. */
+  activity?: JsonObject | null;
+  /** Delivered to this local account's personal inbox. */
+  inboxAccountId?: bigint | null;
+  /** Fetched on purpose (search, a boosted post, a parent): always wanted. */
+  requested?: boolean;
+  /** How many more parents may be fetched for a reply. */
+  depth?: number;
+}
+
+/**
+ * Stores a remote Note/Question/... attributed to `actor` (whose host the object id must share).
+ * Returns the status (existing or new), or null when it is refused or not wanted.
+ */
+export async function createRemoteStatus(
+  core: Core,
+  actor: AccountDoc,
+  object: JsonObject,
+  ctx: IngestContext = {},
+): Promise<StatusDoc | null> {
+  const uri = typeof object.id === 'string' ? object.id : null;
+  if (!uri || !isStatusObject(object) || actor.domain === null) return null;
+  if (hostOf(uri) !== hostOf(actor.uri)) return null;
+  const existing = await collection(core.db, statuses).findOne({ uri });
+  if (existing) return existing.deletedAt ? null : existing;
+  if (await core.redis.exists(deleteMarkerKey(uri))) return null;
+  if ((await domainPolicy(core, actor.domain)).rejected) return null;
+
+  const parentUri = idOf(object.inReplyTo);
+  let parent = parentUri ? await findStatusByUri(core, parentUri) : null;
+  if (parentUri && !parent && (ctx.depth ?? 1) > 0) {
+    parent = await fetchRemoteStatus(core, parentUri, { depth: (ctx.depth ?? 1) - 1 }).catch(() => null);
+  }
+  const { mentions, tags } = await mentionsAndTags(core, object);
+  const addressed = [...idsOf(object.to), ...idsOf(object.cc), ...idsOf(ctx.activity?.to), ...idsOf(ctx.activity?.cc)];
+  const addressesLocal =
+    addressed.some((a) => isLocalUri(core.config, a)) || mentions.some((m) => !m.acct.includes('@'));
+  const wanted =
+    ctx.requested ||
+    (ctx.inboxAccountId ?? null) !== null ||
+    addressesLocal ||
+    (parent !== null && (parent.local || (await hasLocalFollowers(core, { _id: parent.accountId } as AccountDoc)))) ||
+    (await hasLocalFollowers(core, actor));
+  if (!wanted) return null;
+
+  const now = new Date();
+  const published = date(object.published);
+  const createdAt = published && published.getTime() <= now.getTime() + 60_000 ? published : now;
+  const id = await core.statusIds.next(createdAt);
+  const { html, language } = contentOf(object);
+  const spoilerText = typeIs(object, ...NOTE_TYPES) ? plainText(object.summary, 5000) : '';
+  const visibility = visibilityOf(object, ctx.activity ?? null, actor.followersUrl);
+  const media = await createRemoteAttachments(
+    core,
+    actor._id,
+    (await domainPolicy(core, actor.domain)).rejectMedia ? [] : asArray(object.attachment),
+  );
+  const status: StatusDoc = {
+    _id: id,
+    accountId: actor._id,
+    uri,
+    url: pageUrl(object.url, uri) ?? uri,
+    local: false,
+    text: '',
+    content: html,
+    spoilerText: spoilerText.replace(/^\u200b$/, ''),
+    sensitive: object.sensitive === true || spoilerText !== '',
+    language,
+    visibility,
+    inReplyToId: parent?._id ?? null,
+    inReplyToAccountId: parent?.accountId ?? null,
+    reblogOfId: null,
+    reblogOfAccountId: null,
+    conversationId: await conversationFor(core, object, parent, createdAt),
+    mentions,
+    mentionedAccountIds: mentions.map((m) => m.accountId),
+    tags,
+    tagNames: tagNamesOf(tags),
+    mediaIds: media.map((m) => m._id),
+    pollId: null,
+    applicationId: null,
+    repliesCount: 0,
+    reblogsCount: 0,
+    favouritesCount: 0,
+    uniqueKey: postUniqueKey(id),
+    createdAt,
+    updatedAt: now,
+    editedAt: null,
+    deletedAt: null,
+  };
+  const poll = typeIs(object, 'Question') ? remotePollFrom(object) : null;
+  let inserted = false;
+  await core.outbox.write([statusCreatedEvent(status, { hasPoll: poll !== null })], async () => {
+    if (poll) status.pollId = (await upsertRemotePoll(core, id, actor._id, poll))._id;
+    try {
+      await collection(core.db, statuses).insertOne(status);
+      inserted = true;
+    } catch (err) {
+      if (!isDuplicateKeyError(err)) throw err;
+    }
+    if (inserted && media.length > 0)
+      await collection(core.db, mediaAttachments).updateMany(
+        { _id: { $in: status.mediaIds } },
+        { $set: { statusId: id } },
+      );
+  });
+  if (!inserted) return collection(core.db, statuses).findOne({ uri, deletedAt: null });
+  await countNewStatus(core, status);
+  return status;
+}
+
+/**
+ * A status by URI: known, or fetched from its origin (the document's id must be the URI, its
+ * author on the same host) and stored.
+ */
+export async function fetchRemoteStatus(
+  core: Core,
+  uri: string,
+  opts: { depth?: number; idUnknown?: boolean } = {},
+): Promise<StatusDoc | null> {
+  const known = await findStatusByUri(core, uri);
+  if (known || isLocalUri(core.config, uri) || !hostOf(uri)) return known;
+  const doc = await fetchDocument(core, uri, { idUnknown: opts.idUnknown });
+  if (!isStatusObject(doc) || typeof doc.id !== 'string') return null;
+  if (doc.id !== uri) {
+    const again = await findStatusByUri(core, doc.id);
+    if (again) return again;
+  }
+  const authorUri = idOf(doc.attributedTo);
+  if (!authorUri || hostOf(authorUri) !== hostOf(doc.id)) return null;
+  const author = await resolveActor(core, authorUri);
+  if (!author || author.domain === null) return null;
+  return createRemoteStatus(core, author, doc, { requested: true, depth: opts.depth ?? 1 });
+}
+
+/**
+ * Update{Note|Question}: an edit (newer `updated`: text, CW, media, poll options, tags, mentions,
+ * with history) or an implicit update (poll tallies only). Visibility never changes.
+ */
+export async function updateRemoteStatus(core: Core, actor: AccountDoc, object: JsonObject): Promise<void> {
+  const uri = typeof object.id === 'string' ? object.id : null;
+  if (!uri || hostOf(uri) !== hostOf(actor.uri)) return;
+  const status = await collection(core.db, statuses).findOne({ uri, deletedAt: null });
+  if (!status || status.accountId !== actor._id || status.local) return;
+  const poll = typeIs(object, 'Question') ? remotePollFrom(object) : null;
+  const updated = date(object.updated);
+  const lastEdit = status.editedAt ?? status.createdAt;
+  if (!updated || updated.getTime() <= lastEdit.getTime()) {
+    // Implicit update: poll counts only.
+    if (poll && status.pollId) await upsertRemotePoll(core, status._id, actor._id, poll);
+    return;
+  }
+  const { html, language } = contentOf(object);
+  const spoilerText = typeIs(object, ...NOTE_TYPES) ? plainText(object.summary, 5000) : '';
+  const { mentions, tags } = await mentionsAndTags(core, object);
+  const media = await createRemoteAttachments(core, actor._id, asArray(object.attachment));
+  const edits: StatusEditDoc[] = [];
+  if (status.editedAt === null)
+    edits.push({
+      _id: await nextSerialId(core.db, 'status_edits'),
+      statusId: status._id,
+      accountId: status.accountId,
+      text: '',
+      content: status.content,
+      spoilerText: status.spoilerText,
+      sensitive: status.sensitive,
+      mediaIds: status.mediaIds,
+      pollOptions: null,
+      createdAt: status.createdAt,
+    });
+  const next: StatusDoc = {
+    ...status,
+    content: html,
+    spoilerText,
+    sensitive: object.sensitive === true || spoilerText !== '',
+    language: language ?? status.language,
+    mentions,
+    mentionedAccountIds: mentions.map((m) => m.accountId),
+    tags,
+    tagNames: tagNamesOf(tags),
+    mediaIds: media.map((m) => m._id),
+    editedAt: updated,
+    updatedAt: new Date(),
+  };
+  edits.push({
+    _id: await nextSerialId(core.db, 'status_edits'),
+    statusId: status._id,
+    accountId: status.accountId,
+    text: '',
+    content: next.content,
+    spoilerText: next.spoilerText,
+    sensitive: next.sensitive,
+    mediaIds: next.mediaIds,
+    pollOptions: poll?.options ?? null,
+    createdAt: updated,
+  });
+  await core.outbox.write([statusUpdatedEvent(next, updated, poll !== null || status.pollId !== null)], async () => {
+    if (poll) next.pollId = (await upsertRemotePoll(core, status._id, actor._id, poll))._id;
+    await collection(core.db, mediaAttachments).updateMany(
+      { _id: { $in: next.mediaIds } },
+      { $set: { statusId: status._id } },
+    );
+    await collection(core.db, statusEdits).insertMany(edits);
+    const { _id, ...fields } = next;
+    await collection(core.db, statuses).updateOne({ _id }, { $set: fields });
+  });
+}
+
+/** Delete of a status: the actor's own only; unknown ones get a marker against a late Create. */
+export async function deleteRemoteStatus(core: Core, actor: AccountDoc, uri: string): Promise<void> {
+  if (hostOf(uri) !== hostOf(actor.uri)) return;
+  const status = await collection(core.db, statuses).findOne({ uri, deletedAt: null });
+  if (!status) {
+    await markDeleted(core, uri);
+    return;
+  }
+  if (status.accountId !== actor._id) return;
+  await deleteStatus(core, actor, status._id);
+}
+
+/** Collections a status of `actor` belongs to, as the actor published them (for `Add`/`Remove`). */
+export function featuredOf(actor: AccountDoc): string | null {
+  return actor.featuredUrl ?? null;
+}

@@ -1,0 +1,203 @@
+// `npm run bench -- notifications [--accounts=10000] [--requests=300]`: one status favourited by N
+// local accounts. The N FavouriteCreated events are on Kafka before a real `pipeline
+// notifications` process (services/main.ts) starts; measured: its throughput (events/s, from the
+// first notification stored to the last). Then GET /api/v2/notifications for the status's owner
+// (one group of N favourites) against a real `api` process, one request after another: p99 under
+// 50 ms. Own database, Redis namespace and Kafka topics.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { loadConfig, type Config } from '../../services/core/config.ts';
+import { createCore } from '../../services/core/context.ts';
+import { collection } from '../../services/core/db/mongo.ts';
+import { createKafkaEventSink } from '../../services/core/events/kafkaSink.ts';
+import { createLogger } from '../../services/core/logger.ts';
+import { accounts } from '../../services/core/model/accounts.ts';
+import { favourites } from '../../services/core/model/favourites.ts';
+import { notifications } from '../../services/core/model/notifications.ts';
+import { postStatus } from '../../services/core/statuses/postStatus.ts';
+import { createTestUser } from '../support/fixtures.ts';
+import { accountDoc } from './dataSet.ts';
+import { ms, printTable, printTargets, stats } from './lib.ts';
+
+const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const N = Number(option('accounts') ?? 10_000);
+const REQUESTS = Number(option('requests') ?? 300);
+const root = join(import.meta.dirname, '..', '..');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** `node services/main.ts <role...>` on the scenario's servers; resolves once it has started. */
+async function startRole(config: Config, role: string[], port: number): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    ['--disable-warning=TimeoutNegativeWarning', join(root, 'services/main.ts'), ...role],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        MONGO_URL: config.mongoUrl,
+        REDIS_URL: config.redisUrl,
+        REDIS_NAMESPACE: config.redisNamespace,
+        KAFKA_BROKERS: config.kafkaBrokers.join(','),
+        KAFKA_TOPIC_PREFIX: config.kafkaTopicPrefix,
+        KAFKA_PARTITIONS: String(config.kafkaPartitions),
+        PORT: String(port),
+        STREAMING_PORT: String(await freePort()),
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      output += d.toString();
+      if (output.includes('fedisrv started')) resolve();
+    });
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.once('exit', (code) => reject(new Error(`${role.join(' ')} exited with ${code}:\n${output.slice(-4000)}`)));
+  });
+  return child;
+}
+
+async function stopChild(child: ChildProcess | null): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+const name = `bench_notif_${randomBytes(4).toString('hex')}`;
+const mongo = new URL(process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27018/fedi');
+mongo.pathname = `/${name}`;
+const config = loadConfig({
+  ...process.env,
+  MONGO_URL: mongo.toString(),
+  REDIS_NAMESPACE: name,
+  KAFKA_TOPIC_PREFIX: name,
+  KAFKA_PARTITIONS: '4',
+  LOG_LEVEL: 'warn',
+});
+const logger = createLogger('warn', 'bench');
+const sink = await createKafkaEventSink(config, logger);
+const core = await createCore(config, { sink });
+const children: ChildProcess[] = [];
+const rows: string[][] = [];
+const result = { throughput: 0, p99: Number.NaN };
+try {
+  const owner = await createTestUser(core);
+  const status = await postStatus(core, owner.account, { text: 'favourite me' });
+  const fans = Array.from({ length: N }, (_, i) => ({ ...accountDoc(100_000 + i), domain: null }));
+  for (let i = 0; i < N; i += 5000) await collection(core.db, accounts).insertMany(fans.slice(i, i + 5000));
+  const now = Date.now();
+  for (let i = 0; i < N; i += 5000)
+    await collection(core.db, favourites).insertMany(
+      fans.slice(i, i + 5000).map((a, k) => ({
+        _id: BigInt(1_000_000 + i + k),
+        accountId: a._id,
+        statusId: status._id,
+        createdAt: new Date(now),
+      })),
+    );
+  // The events, as the favourites API publishes them (keyed by the favouriting account).
+  for (let i = 0; i < N; i += 1000)
+    await sink.publish(
+      fans.slice(i, i + 1000).map((a, k) => ({
+        eventId: randomUUID(),
+        type: 'FavouriteCreated' as const,
+        key: String(a._id),
+        occurredAt: new Date(),
+        payload: {
+          favouriteId: String(1_000_000 + i + k),
+          accountId: String(a._id),
+          statusId: String(status._id),
+          statusAccountId: String(owner.account._id),
+          createdAt: now,
+        },
+      })),
+    );
+  console.log(`  ${N} FavouriteCreated events published; starting the notifications pipeline`);
+
+  children.push(await startRole(config, ['pipeline', 'notifications'], await freePort()));
+  const coll = collection(core.db, notifications);
+  let first = 0;
+  const deadline = Date.now() + 600_000;
+  for (;;) {
+    const count = await coll.countDocuments({ accountId: owner.account._id });
+    if (count > 0 && first === 0) first = Date.now();
+    if (count >= N) break;
+    if (Date.now() > deadline) throw new Error(`only ${count} of ${N} notifications after 600 s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const seconds = (Date.now() - first) / 1000;
+  result.throughput = N / Math.max(seconds, 0.001);
+  rows.push([
+    `notifications pipeline, ${N} favourites of one status`,
+    `${seconds.toFixed(1)} s`,
+    `${result.throughput.toFixed(0)} events/s`,
+    '',
+    '',
+  ]);
+  await stopChild(children.pop() ?? null);
+
+  const port = await freePort();
+  children.push(await startRole(config, ['api'], port));
+  const base = `http://127.0.0.1:${port}`;
+  const get = async () => {
+    const res = await fetch(`${base}/api/v2/notifications`, { headers: { authorization: `Bearer ${owner.token}` } });
+    const body = (await res.json()) as { notification_groups: { notifications_count: number }[] };
+    if (
+      res.status !== 200 ||
+      body.notification_groups.length !== 1 ||
+      body.notification_groups[0]!.notifications_count !== N
+    )
+      throw new Error(`GET /api/v2/notifications: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+  };
+  for (let i = 0; i < 30; i++) await get(); // warm-up
+  const samples: number[] = [];
+  for (let i = 0; i < REQUESTS; i++) {
+    const t0 = process.hrtime.bigint();
+    await get();
+    samples.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  const s = stats(samples);
+  result.p99 = s.p99;
+  rows.push([`GET /api/v2/notifications, one group of ${N}`, `${REQUESTS} requests`, ms(s.p50), ms(s.p99), ms(s.max)]);
+} finally {
+  for (const child of children) await stopChild(child);
+  await core.db.dropDatabase().catch(() => undefined);
+  const keys = await core.redis.keys('*').catch(() => [] as string[]);
+  const prefix = `${config.redisNamespace}:`;
+  for (let i = 0; i < keys.length; i += 1000) {
+    const batch = keys.slice(i, i + 1000).map((k) => (k.startsWith(prefix) ? k.slice(prefix.length) : k));
+    if (batch.length > 0) await core.redis.del(...batch);
+  }
+  await core.close();
+}
+
+printTable('notifications', ['what', 'size / time', 'p50 ms or rate', 'p99 ms', 'max ms'], rows);
+printTargets('notifications', [
+  {
+    what: `pipeline throughput, ${N} favourites`,
+    measured: `${result.throughput.toFixed(0)} events/s`,
+    target: 'measured',
+    met: result.throughput > 0,
+  },
+  {
+    what: `GET /api/v2/notifications p99 (one group of ${N})`,
+    measured: `${ms(result.p99)} ms`,
+    target: '50 ms',
+    met: result.p99 < 50,
+  },
+]);
+process.exit(0);

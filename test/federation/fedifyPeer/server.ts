@@ -1,0 +1,143 @@
+// An independent ActivityPub server for federation tests, built on @fedify/fedify (its own JSON-LD
+// processing, WebFinger, and HTTP signatures: RFC 9421 first, draft-cavage after a 401). Run as a
+// child process (`node test/federation/fedifyPeer/server.ts <port>`), because Fedify is ESM-only
+// at heart. Besides ActivityPub it answers a few control requests under /_test/ so a test can make
+// it look us up and send activities, and read what reached its inbox.
+import http from 'node:http';
+import { createFederation, generateCryptoKeyPair, MemoryKvStore } from '@fedify/fedify';
+import { Accept, Create, Endpoints, Follow, Mention, Note, Person, PUBLIC_COLLECTION, Undo } from '@fedify/vocab';
+
+const port = Number(process.argv[2]);
+const url = `http://localhost:${port}`;
+const federation = createFederation<void>({ kv: new MemoryKvStore(), allowPrivateAddress: true, origin: url });
+const keys = await generateCryptoKeyPair('RSASSA-PKCS1-v1_5');
+const received: Array<{ type: string; id: string | null; actor: string | null; object: string | null }> = [];
+
+federation
+  .setActorDispatcher('/users/{identifier}', async (ctx, identifier) => {
+    if (identifier !== 'carol') return null;
+    const [pair] = await ctx.getActorKeyPairs(identifier);
+    return new Person({
+      id: ctx.getActorUri(identifier),
+      preferredUsername: identifier,
+      name: 'Carol on Fedify',
+      summary: '<p>An independent peer</p>',
+      inbox: ctx.getInboxUri(identifier),
+      endpoints: new Endpoints({ sharedInbox: ctx.getInboxUri() }),
+      url: new URL(`/@${identifier}`, url),
+      publicKey: pair.cryptographicKey,
+      assertionMethods: [pair.multikey],
+    });
+  })
+  .setKeyPairsDispatcher(async () => [keys])
+  .mapHandle(async (_ctx, username) => (username === 'carol' ? 'carol' : null));
+
+type Recordable = { constructor: { name: string }; id: URL | null; actorId: URL | null; objectId: URL | null };
+const record = async (_ctx: unknown, activity: Recordable) => {
+  received.push({
+    type: activity.constructor.name,
+    id: activity.id?.href ?? null,
+    actor: activity.actorId?.href ?? null,
+    object: activity.objectId?.href ?? null,
+  });
+};
+federation
+  .setInboxListeners('/users/{identifier}/inbox', '/inbox')
+  .on(Accept, record)
+  .on(Follow, record)
+  .on(Create, record)
+  .on(Undo, record);
+
+async function control(path: string, input: Record<string, string>): Promise<unknown> {
+  const ctx = federation.createContext(new URL(url), undefined);
+  const me = ctx.getActorUri('carol');
+  if (path === '/_test/received') return received;
+  if (path === '/_test/lookup') {
+    // Fedify asks https:// for acct: resources; an http:// actor URL as the resource stays on http.
+    const wf = await ctx.lookupWebFinger(input.resource);
+    const self = wf?.links?.find((l) => l.rel === 'self' && l.type === 'application/activity+json')?.href ?? null;
+    const actor = self ? await ctx.lookupObject(self) : null;
+    if (!(actor instanceof Person)) return { self, person: false };
+    const key = await actor.getPublicKey();
+    return {
+      subject: wf?.subject ?? null,
+      self,
+      person: true,
+      preferredUsername: actor.preferredUsername?.toString() ?? null,
+      inbox: actor.inboxId?.href ?? null,
+      sharedInbox: actor.endpoints?.sharedInbox?.href ?? null,
+      keyId: key?.id?.href ?? null,
+      keyOwner: key?.ownerId?.href ?? null,
+    };
+  }
+  const target = await ctx.lookupObject(input.target);
+  if (!(target instanceof Person)) throw new Error(`not a Person: ${input.target}`);
+  if (path === '/_test/follow') {
+    await ctx.sendActivity(
+      { identifier: 'carol' },
+      target,
+      new Follow({ id: new URL(input.id), actor: me, object: target.id }),
+    );
+    return { sent: true };
+  }
+  if (path === '/_test/note') {
+    const note = new Note({
+      id: new URL(input.id),
+      attribution: me,
+      tos: [PUBLIC_COLLECTION, target.id!],
+      content: input.content,
+      tags: [new Mention({ href: target.id, name: input.mention })],
+    });
+    await ctx.sendActivity(
+      { identifier: 'carol' },
+      target,
+      new Create({
+        id: new URL(`${input.id}/activity`),
+        actor: me,
+        tos: [PUBLIC_COLLECTION, target.id!],
+        object: note,
+      }),
+    );
+    return { sent: true };
+  }
+  throw new Error(`unknown control ${path}`);
+}
+
+const server = http.createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path.startsWith('/_test/')) {
+      const input = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {};
+      control(path, input)
+        .then((out) => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(out));
+        })
+        .catch((err: unknown) => {
+          res.writeHead(500, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: String(err instanceof Error ? err.stack : err) }));
+        });
+      return;
+    }
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
+    const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : Buffer.concat(chunks);
+    federation
+      .fetch(new Request(new URL(req.url ?? '/', url), { method: req.method, headers, body }), {
+        contextData: undefined,
+        onNotFound: () => new Response('not found', { status: 404 }),
+      })
+      .then(async (response) => {
+        res.writeHead(response.status, Object.fromEntries(response.headers));
+        res.end(Buffer.from(await response.arrayBuffer()));
+      })
+      .catch((err: unknown) => {
+        res.writeHead(500);
+        res.end(String(err));
+      });
+  });
+});
+server.listen(port, '127.0.0.1', () => console.log('fedify peer ready'));
+process.on('SIGTERM', () => server.close(() => process.exit(0)));

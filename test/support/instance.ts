@@ -1,0 +1,60 @@
+// A whole instance of this server for federation tests: its own database, Redis namespace and
+// topics, an API listening on a port chosen first, so that LOCAL_DOMAIN (127.0.0.1:PORT) and the
+// ids it writes (http://127.0.0.1:PORT/users/...) are where it really answers; loopback is allowed
+// for its fetches and deliveries (ALLOWED_PRIVATE_ADDRESSES, FEDERATION_ALLOW_HTTP).
+import { createServer } from 'node:net';
+import type { Core } from '../../services/core/context.ts';
+import { buildApi } from '../../services/api/app.ts';
+import { testConfig } from './config.ts';
+import { closeTestCore, createTestCore } from './core.ts';
+import { client, type JsonClient } from './http.ts';
+
+export interface TestInstance {
+  core: Core;
+  url: string;
+  domain: string;
+  call: JsonClient;
+  close(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export async function startInstance(overrides: Record<string, string> = {}): Promise<TestInstance> {
+  const port = await freePort();
+  const domain = `127.0.0.1:${port}`;
+  const { core } = await createTestCore(
+    testConfig({
+      LOCAL_DOMAIN: domain,
+      LOCAL_HTTPS: 'false',
+      FEDERATION_ALLOW_HTTP: 'true',
+      ALLOWED_PRIVATE_ADDRESSES: '127.0.0.1/32',
+      ...overrides,
+    }),
+  );
+  const app = await buildApi(core);
+  try {
+    await app.listen({ host: '127.0.0.1', port });
+  } catch (err) {
+    await closeTestCore(core);
+    throw err;
+  }
+  const url = `http://${domain}`;
+  return {
+    core,
+    url,
+    domain,
+    call: client(url),
+    close: async () => {
+      await app.close();
+      await closeTestCore(core);
+    },
+  };
+}
