@@ -1,11 +1,7 @@
 // Admin sign-up and access rules: e-mail domain blocks, canonical e-mail blocks and IP blocks.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Collection, Document } from 'mongodb';
 import type { AreaOptions } from '../areas.ts';
-import type { Core } from '../../core/context.ts';
-import type { Id } from '../../core/ids.ts';
 import { collection } from '../../core/db/mongo.ts';
 import { canonicalEmailBlocks, emailDomainBlocks, ipBlocks } from '../../core/model/signUpBlocks.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
@@ -29,28 +25,7 @@ import {
 } from '../../core/moderation/ipBlocks.ts';
 import { badRequest, validationFailed } from '../errors.ts';
 import { BoolLike } from '../params.ts';
-import { findPage, setLinkHeader } from '../pagination.ts';
-import { adminConfig, adminPage, adminScopes, idParam, IdParams, moderator, PageQuery } from './guard.ts';
-
-async function listPage<T extends Document & { _id: Id }>(
-  core: Core,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  coll: Collection<T>,
-  filter: object,
-  prevParam: 'min_id' | 'since_id',
-): Promise<T[]> {
-  const page = adminPage(request.query);
-  const docs = await findPage(coll, filter, page);
-  setLinkHeader(core, request, reply, {
-    oldest: docs.at(-1)?._id ?? null,
-    newest: docs[0]?._id ?? null,
-    count: docs.length,
-    limit: page.limit,
-    prevParam,
-  });
-  return docs;
-}
+import { adminConfig, adminScopes, idParam, IdParams, listPage, moderator, PageQuery } from './guard.ts';
 
 const EmailDomainBody = Type.Object(
   { domain: Type.Optional(Type.String({ maxLength: 1_000 })), allow_with_approval: Type.Optional(BoolLike) },

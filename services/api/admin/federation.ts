@@ -17,8 +17,7 @@ import {
   updateDomainBlock,
 } from '../../core/moderation/domainBlocks.ts';
 import { BoolLike } from '../params.ts';
-import { findPage, setLinkHeader } from '../pagination.ts';
-import { adminConfig, adminPage, adminScopes, idParam, IdParams, moderator, PageQuery } from './guard.ts';
+import { adminConfig, adminScopes, idParam, IdParams, listPage, moderator, PageQuery } from './guard.ts';
 
 const BLOCKS = adminScopes('domain_blocks');
 const ALLOWS = adminScopes('domain_allows');
@@ -59,18 +58,10 @@ const federationRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { c
   app.get(
     '/api/v1/admin/domain_blocks',
     { schema: { querystring: PageQuery }, config: readBlocks },
-    async (request, reply) => {
-      const page = adminPage(request.query);
-      const docs = await findPage(collection(core.db, instanceDomainBlocks), {}, page);
-      setLinkHeader(core, request, reply, {
-        oldest: docs.at(-1)?._id ?? null,
-        newest: docs[0]?._id ?? null,
-        count: docs.length,
-        limit: page.limit,
-        prevParam: 'since_id',
-      });
-      return docs.map(renderAdminDomainBlock);
-    },
+    async (request, reply) =>
+      (await listPage(core, request, reply, collection(core.db, instanceDomainBlocks), {}, 'since_id')).map(
+        renderAdminDomainBlock,
+      ),
   );
   app.get('/api/v1/admin/domain_blocks/:id', { schema: { params: IdParams }, config: readBlocks }, async (request) =>
     renderAdminDomainBlock(await getDomainBlock(core, idParam(request.params.id))),
@@ -111,18 +102,10 @@ const federationRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { c
   app.get(
     '/api/v1/admin/domain_allows',
     { schema: { querystring: PageQuery }, config: readAllows },
-    async (request, reply) => {
-      const page = adminPage(request.query);
-      const docs = await findPage(collection(core.db, domainAllows), {}, page);
-      setLinkHeader(core, request, reply, {
-        oldest: docs.at(-1)?._id ?? null,
-        newest: docs[0]?._id ?? null,
-        count: docs.length,
-        limit: page.limit,
-        prevParam: 'since_id',
-      });
-      return docs.map(renderAdminDomainAllow);
-    },
+    async (request, reply) =>
+      (await listPage(core, request, reply, collection(core.db, domainAllows), {}, 'since_id')).map(
+        renderAdminDomainAllow,
+      ),
   );
   app.get('/api/v1/admin/domain_allows/:id', { schema: { params: IdParams }, config: readAllows }, async (request) =>
     renderAdminDomainAllow(await getDomainAllow(core, idParam(request.params.id))),

@@ -1,13 +1,14 @@
 // What every admin route shares: a user token with the route's admin scope AND a role holding the
 // route's permission (Mastodon's policies), else 403; ids, pages and the acting moderator.
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Collection, Document } from 'mongodb';
 import type { Core } from '../../core/context.ts';
 import { parseId, type Id } from '../../core/ids.ts';
 import type { Permission } from '../../core/roles/permissions.ts';
 import { notFound } from '../errors.ts';
 import { requirePermission, type UserAuth } from '../plugins/auth.ts';
-import { pageParams, type PageParams } from '../pagination.ts';
+import { findPage, pageParams, setLinkHeader, type PageParams } from '../pagination.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -74,3 +75,24 @@ export function moderator(request: FastifyRequest): UserAuth {
 }
 
 export type AdminCore = Core;
+
+/** One page of an admin collection, newest first, with its Link header. */
+export async function listPage<T extends Document & { _id: Id }>(
+  core: Core,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  coll: Collection<T>,
+  filter: object,
+  prevParam: 'min_id' | 'since_id',
+): Promise<T[]> {
+  const page = adminPage(request.query);
+  const docs = await findPage(coll, filter, page);
+  setLinkHeader(core, request, reply, {
+    oldest: docs.at(-1)?._id ?? null,
+    newest: docs[0]?._id ?? null,
+    count: docs.length,
+    limit: page.limit,
+    prevParam,
+  });
+  return docs;
+}

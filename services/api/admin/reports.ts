@@ -11,8 +11,7 @@ import { railsBoolean } from '../../core/railsParams.ts';
 import { assignReport, getReport, reopenReport, resolveReport, updateReport } from '../../core/moderation/reports.ts';
 import { validationFailed } from '../errors.ts';
 import { BoolLike } from '../params.ts';
-import { findPage, setLinkHeader } from '../pagination.ts';
-import { adminConfig, adminPage, adminScopes, idParam, IdParams, moderator } from './guard.ts';
+import { adminConfig, adminScopes, idParam, IdParams, listPage, moderator } from './guard.ts';
 import { presentAdminReports } from '../../core/entities/admin.ts';
 
 const SCOPES = adminScopes('reports');
@@ -71,15 +70,7 @@ const adminReportsRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, {
       const id = parseId(raw);
       filter[field] = id ?? -1n;
     }
-    const page = adminPage(q);
-    const docs = await findPage(collection(core.db, reports), filter, page);
-    setLinkHeader(core, request, reply, {
-      oldest: docs.at(-1)?._id ?? null,
-      newest: docs[0]?._id ?? null,
-      count: docs.length,
-      limit: page.limit,
-      prevParam: 'since_id',
-    });
+    const docs = await listPage(core, request, reply, collection(core.db, reports), filter, 'since_id');
     return presentAdminReports(core, docs, moderator(request).account);
   });
 
