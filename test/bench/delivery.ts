@@ -5,11 +5,10 @@
 // return until the last server's shared inbox has the Create; deliveries/s over that time. Run with
 // one and with two delivery processes; the first status of a scenario (cold: new connections) is
 // reported too. Target: every inbox within 10 s.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
 import { loadConfig, type Config } from '../../services/core/config.ts';
 import { createCore, type Core } from '../../services/core/context.ts';
 import { collection } from '../../services/core/db/mongo.ts';
@@ -21,7 +20,7 @@ import { postStatus } from '../../services/core/statuses/postStatus.ts';
 import { verifyRequest } from '../../services/core/activitypub/httpSignatures.ts';
 import { createTestUser } from '../support/fixtures.ts';
 import { accountDoc } from './dataSet.ts';
-import { printTable, printTargets, type Target } from './lib.ts';
+import { freePort, printTable, printTargets, startRole, type Target } from './lib.ts';
 
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const FOLLOWERS = Number(option('followers') ?? 10_000);
@@ -29,8 +28,6 @@ const SERVERS = Number(option('servers') ?? 2_000);
 const TARGET_S = 10;
 const PROCESSES = (option('processes') ?? '1,2').split(',').map(Number);
 const childLogs: string[] = [];
-
-const root = join(import.meta.dirname, '..', '..');
 
 function scenarioConfig(): Config {
   const name = `bench_delivery_${randomBytes(4).toString('hex')}`;
@@ -45,16 +42,6 @@ function scenarioConfig(): Config {
     FEDERATION_ALLOW_HTTP: 'true',
     ALLOWED_PRIVATE_ADDRESSES: '127.0.0.1/32',
     LOG_LEVEL: 'warn',
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
   });
 }
 
@@ -152,43 +139,6 @@ async function load(core: Core, ports: number[]) {
   return star;
 }
 
-async function startDelivery(config: Config): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    ['--disable-warning=TimeoutNegativeWarning', join(root, 'services/main.ts'), 'pipeline', 'delivery'],
-    {
-      cwd: root,
-      env: {
-        ...process.env,
-        MONGO_URL: config.mongoUrl,
-        REDIS_URL: config.redisUrl,
-        REDIS_NAMESPACE: config.redisNamespace,
-        KAFKA_BROKERS: config.kafkaBrokers.join(','),
-        KAFKA_TOPIC_PREFIX: config.kafkaTopicPrefix,
-        KAFKA_PARTITIONS: String(config.kafkaPartitions),
-        FEDERATION_ALLOW_HTTP: 'true',
-        ALLOWED_PRIVATE_ADDRESSES: '127.0.0.1/32',
-        PORT: String(await freePort()),
-        LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      output += d.toString();
-      if (output.includes('fedisrv started')) resolve();
-    });
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    child.stdout.on('data', (d: Buffer) => {
-      for (const line of d.toString().split('\n')) if (line.includes('delivery planned')) childLogs.push(line);
-    });
-    child.once('exit', (code) => reject(new Error(`delivery process exited with ${code}:\n${output.slice(-4000)}`)));
-  });
-  return child;
-}
-
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
@@ -218,7 +168,17 @@ async function scenario(processes: number): Promise<Result> {
   const children: ChildProcess[] = [];
   try {
     const star = await load(core, sink.ports);
-    for (let i = 0; i < processes; i++) children.push(await startDelivery(config));
+    for (let i = 0; i < processes; i++) {
+      const child = await startRole(config, ['pipeline', 'delivery'], {
+        FEDERATION_ALLOW_HTTP: 'true',
+        ALLOWED_PRIVATE_ADDRESSES: '127.0.0.1/32',
+        PORT: String(await freePort()),
+      });
+      child.stdout!.on('data', (d: Buffer) => {
+        for (const line of d.toString().split('\n')) if (line.includes('delivery planned')) childLogs.push(line);
+      });
+      children.push(child);
+    }
     // Cold: the first status (new connections to every server, consumers just joined).
     const cold = await postStatus(core, star.account, { text: 'cold start' });
     const coldS = await waitAll(sink.arrivals, cold.uri, Date.now());

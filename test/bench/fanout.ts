@@ -3,10 +3,8 @@
 // from Kafka; measured from postStatus' return until every follower's home feed holds it.
 // 10,000 followers with one process (target 2 s); 100,000 with one and with two (target 15 s, and
 // faster with two). Each scenario has its own database, Redis namespace and Kafka topics.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
 import { loadConfig, type Config } from '../../services/core/config.ts';
 import { createCore, type Core } from '../../services/core/context.ts';
 import { collection } from '../../services/core/db/mongo.ts';
@@ -18,7 +16,7 @@ import { feedKey } from '../../services/core/feeds/feeds.ts';
 import { postStatus } from '../../services/core/statuses/postStatus.ts';
 import { createTestUser } from '../support/fixtures.ts';
 import { accountDoc } from './dataSet.ts';
-import { printTable, printTargets, type Target } from './lib.ts';
+import { freePort, printTable, printTargets, startRole, type Target } from './lib.ts';
 
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const sizes = (option('followers') ?? '10000,100000').split(',').map(Number);
@@ -36,51 +34,6 @@ function scenarioConfig(): Config {
     KAFKA_PARTITIONS: String(PARTITIONS),
     LOG_LEVEL: 'warn',
   });
-}
-
-const root = join(import.meta.dirname, '..', '..');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-/** `node services/main.ts pipeline fanout` on the scenario's servers; resolves once it has started. */
-async function startFanOut(config: Config): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    ['--disable-warning=TimeoutNegativeWarning', join(root, 'services/main.ts'), 'pipeline', 'fanout'],
-    {
-      cwd: root,
-      env: {
-        ...process.env,
-        MONGO_URL: config.mongoUrl,
-        REDIS_URL: config.redisUrl,
-        REDIS_NAMESPACE: config.redisNamespace,
-        KAFKA_BROKERS: config.kafkaBrokers.join(','),
-        KAFKA_TOPIC_PREFIX: config.kafkaTopicPrefix,
-        KAFKA_PARTITIONS: String(config.kafkaPartitions),
-        PORT: String(await freePort()),
-        LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      output += d.toString();
-      if (output.includes('fedisrv started')) resolve();
-    });
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    child.once('exit', (code) => reject(new Error(`fan-out process exited with ${code}:\n${output}`)));
-  });
-  return child;
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {
@@ -133,7 +86,7 @@ async function scenario(n: number, processes: number): Promise<number> {
   try {
     const { star, followerIds } = await load(core, n);
     for (let i = 0; i < processes; i++) {
-      children.push(await startFanOut(config));
+      children.push(await startRole(config, ['pipeline', 'fanout'], { PORT: String(await freePort()) }));
     }
     // The consumers join their group after starting: a first status proves the pipeline is live.
     const warm = await postStatus(core, star.account, { text: 'warm-up' });

@@ -1,4 +1,64 @@
-// Shared by the benchmarks: timing, percentiles, the result table and the target lines.
+// Shared by the benchmarks: timing, percentiles, the result table and the target lines, and the
+// server processes a benchmark runs.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import type { Config } from '../../services/core/config.ts';
+
+/** A TCP port nothing listens on right now (bound, then released). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+const root = join(import.meta.dirname, '..', '..');
+
+/**
+ * `node services/main.ts <role...>` on `config`'s servers, with `env` added (ports, settings);
+ * resolves once it has started. Logs at info, so callers can watch its stdout.
+ */
+export async function startRole(
+  config: Config,
+  role: string[],
+  env: Record<string, string> = {},
+): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    ['--disable-warning=TimeoutNegativeWarning', join(root, 'services/main.ts'), ...role],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        MONGO_URL: config.mongoUrl,
+        REDIS_URL: config.redisUrl,
+        REDIS_NAMESPACE: config.redisNamespace,
+        KAFKA_BROKERS: config.kafkaBrokers.join(','),
+        KAFKA_TOPIC_PREFIX: config.kafkaTopicPrefix,
+        KAFKA_PARTITIONS: String(config.kafkaPartitions),
+        LOG_LEVEL: 'info',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  // Only the tail is kept: a benchmark's processes log for minutes.
+  let output = '';
+  const keep = (d: Buffer) => (output = (output + d.toString()).slice(-50_000));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      keep(d);
+      if (output.includes('fedisrv started')) resolve();
+    });
+    child.stderr.on('data', keep);
+    child.once('exit', (code) => reject(new Error(`${role.join(' ')} exited with ${code}:\n${output.slice(-4000)}`)));
+  });
+  return child;
+}
 
 export interface Stats {
   n: number;

@@ -4,11 +4,9 @@
 // first notification stored to the last). Then GET /api/v2/notifications for the status's owner
 // (one group of N favourites) against a real `api` process, one request after another: p99 under
 // 50 ms. Own database, Redis namespace and Kafka topics.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
-import { loadConfig, type Config } from '../../services/core/config.ts';
+import { loadConfig } from '../../services/core/config.ts';
 import { createCore } from '../../services/core/context.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { createKafkaEventSink } from '../../services/core/events/kafkaSink.ts';
@@ -19,56 +17,11 @@ import { notifications } from '../../services/core/model/notifications.ts';
 import { postStatus } from '../../services/core/statuses/postStatus.ts';
 import { createTestUser } from '../support/fixtures.ts';
 import { accountDoc } from './dataSet.ts';
-import { ms, printTable, printTargets, stats } from './lib.ts';
+import { freePort, ms, printTable, printTargets, startRole, stats } from './lib.ts';
 
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const N = Number(option('accounts') ?? 10_000);
 const REQUESTS = Number(option('requests') ?? 300);
-const root = join(import.meta.dirname, '..', '..');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-/** `node services/main.ts <role...>` on the scenario's servers; resolves once it has started. */
-async function startRole(config: Config, role: string[], port: number): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    ['--disable-warning=TimeoutNegativeWarning', join(root, 'services/main.ts'), ...role],
-    {
-      cwd: root,
-      env: {
-        ...process.env,
-        MONGO_URL: config.mongoUrl,
-        REDIS_URL: config.redisUrl,
-        REDIS_NAMESPACE: config.redisNamespace,
-        KAFKA_BROKERS: config.kafkaBrokers.join(','),
-        KAFKA_TOPIC_PREFIX: config.kafkaTopicPrefix,
-        KAFKA_PARTITIONS: String(config.kafkaPartitions),
-        PORT: String(port),
-        STREAMING_PORT: String(await freePort()),
-        LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      output += d.toString();
-      if (output.includes('fedisrv started')) resolve();
-    });
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    child.once('exit', (code) => reject(new Error(`${role.join(' ')} exited with ${code}:\n${output.slice(-4000)}`)));
-  });
-  return child;
-}
 
 async function stopChild(child: ChildProcess | null): Promise<void> {
   if (!child || child.exitCode !== null) return;
@@ -128,7 +81,12 @@ try {
     );
   console.log(`  ${N} FavouriteCreated events published; starting the notifications pipeline`);
 
-  children.push(await startRole(config, ['pipeline', 'notifications'], await freePort()));
+  children.push(
+    await startRole(config, ['pipeline', 'notifications'], {
+      PORT: String(await freePort()),
+      STREAMING_PORT: String(await freePort()),
+    }),
+  );
   const coll = collection(core.db, notifications);
   let first = 0;
   const deadline = Date.now() + 600_000;
@@ -151,7 +109,7 @@ try {
   await stopChild(children.pop() ?? null);
 
   const port = await freePort();
-  children.push(await startRole(config, ['api'], port));
+  children.push(await startRole(config, ['api'], { PORT: String(port), STREAMING_PORT: String(await freePort()) }));
   const base = `http://127.0.0.1:${port}`;
   const get = async () => {
     const res = await fetch(`${base}/api/v2/notifications`, { headers: { authorization: `Bearer ${owner.token}` } });

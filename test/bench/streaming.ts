@@ -6,11 +6,9 @@
 // RSS with every connection open, and for each post the time from the POST's answer until the
 // last follower's socket got the `update`. Targets: RSS under 1 GB with 10,000 connections; the
 // last update p99 under 250 ms.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
 import { loadConfig, type Config } from '../../services/core/config.ts';
 import { createCore } from '../../services/core/context.ts';
 import { collection } from '../../services/core/db/mongo.ts';
@@ -21,24 +19,13 @@ import { issueAccessToken } from '../../services/core/oauth/tokens.ts';
 import { closeTestCore } from '../support/core.ts';
 import { createTestUser } from '../support/fixtures.ts';
 import { accountDoc } from './dataSet.ts';
-import { ms, printTable, printTargets, stats } from './lib.ts';
+import { freePort, ms, printTable, printTargets, startRole, stats } from './lib.ts';
 
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const CONNECTIONS = Number(option('connections') ?? 10_000);
 const FOLLOWERS = Math.min(CONNECTIONS, Number(option('followers') ?? 1000));
 const POSTS = Number(option('posts') ?? 20);
 const TAGS = 500;
-const root = join(import.meta.dirname, '..', '..');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 const name = `bench_streaming_${randomBytes(4).toString('hex')}`;
 const mongo = new URL(process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27018/fedi');
@@ -50,40 +37,6 @@ const config: Config = loadConfig({
   KAFKA_TOPIC_PREFIX: name,
   LOG_LEVEL: 'warn',
 });
-
-/** `node services/main.ts <role...>` on this run's servers; resolves once it has started. */
-async function startRole(role: string[], ports: { port: number; streamingPort: number }): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    ['--disable-warning=TimeoutNegativeWarning', join(root, 'services/main.ts'), ...role],
-    {
-      cwd: root,
-      env: {
-        ...process.env,
-        MONGO_URL: config.mongoUrl,
-        REDIS_URL: config.redisUrl,
-        REDIS_NAMESPACE: config.redisNamespace,
-        KAFKA_BROKERS: config.kafkaBrokers.join(','),
-        KAFKA_TOPIC_PREFIX: config.kafkaTopicPrefix,
-        PORT: String(ports.port),
-        STREAMING_PORT: String(ports.streamingPort),
-        LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      output += d.toString();
-      if (output.includes('fedisrv started')) resolve();
-      if (output.length > 100_000) output = output.slice(-50_000);
-    });
-    child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-    child.once('exit', (code) => reject(new Error(`${role.join(' ')} exited with ${code}:\n${output.slice(-4000)}`)));
-  });
-  return child;
-}
 
 async function rssMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
@@ -159,10 +112,20 @@ try {
     );
 
   const ports = { port: await freePort(), streamingPort: await freePort() };
-  const streaming = await startRole(['streaming'], { port: await freePort(), streamingPort: ports.streamingPort });
+  const streaming = await startRole(config, ['streaming'], {
+    PORT: String(await freePort()),
+    STREAMING_PORT: String(ports.streamingPort),
+  });
   children.push(streaming);
-  children.push(await startRole(['api'], { port: ports.port, streamingPort: await freePort() }));
-  children.push(await startRole(['pipeline', 'fanout'], { port: await freePort(), streamingPort: await freePort() }));
+  children.push(
+    await startRole(config, ['api'], { PORT: String(ports.port), STREAMING_PORT: String(await freePort()) }),
+  );
+  children.push(
+    await startRole(config, ['pipeline', 'fanout'], {
+      PORT: String(await freePort()),
+      STREAMING_PORT: String(await freePort()),
+    }),
+  );
   const base = `http://127.0.0.1:${ports.port}`;
   const ws = `ws://127.0.0.1:${ports.streamingPort}/api/v1/streaming`;
 
