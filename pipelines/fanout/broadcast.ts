@@ -8,6 +8,7 @@ import { collection } from '../../services/core/db/mongo.ts';
 import { statuses, type StatusDoc } from '../../services/core/model/statuses.ts';
 import { publishToStreams, timelineChannels, type StreamMessage } from '../../services/core/streaming/channels.ts';
 import { presentStatusPage } from '../../services/core/entities/statusPage.ts';
+import { traceStage } from '../../services/core/streaming/latencyTrace.ts';
 
 interface Reach {
   home: Id[];
@@ -48,12 +49,13 @@ export async function renderUpdate(core: Core, statusId: Id): Promise<RenderedUp
   const doc = await collection(core.db, statuses).findOne({ _id: statusId });
   if (!doc || doc.deletedAt) return null;
   const [rendered] = await presentStatusPage(core, [statusId], null, { check: 'feed' });
+  traceStage(statusId, 'fanout.rendered');
   return rendered ? { doc, payload: JSON.stringify(rendered) } : null;
 }
 
 /**
  * `update` for a new status (or `status.update` for an edit) on the streams of the feeds it
- * reached, and the public and hashtag streams it belongs on.
+ * reached, and (unless `publicStreams` is false) the public and hashtag streams it belongs on.
  */
 export async function broadcastUpdate(
   core: Core,
@@ -61,7 +63,9 @@ export async function broadcastUpdate(
   reach: Reach,
   event: 'update' | 'status.update' = 'update',
   rendering: Promise<RenderedUpdate | null> = renderUpdate(core, statusId),
+  publicStreams = true,
 ): Promise<void> {
+  if (!publicStreams && reach.home.length === 0 && reach.lists.length === 0) return;
   const rendered = await rendering;
   if (!rendered) return;
   const { doc, payload } = rendered;
@@ -70,10 +74,11 @@ export async function broadcastUpdate(
     [
       ...reach.home.map((id) => timelineChannels.user(id)),
       ...reach.lists.map((id) => timelineChannels.list(id)),
-      ...publicChannels(doc, doc.mediaIds.length > 0),
+      ...(publicStreams ? publicChannels(doc, doc.mediaIds.length > 0) : []),
     ],
     { event, payload },
   );
+  traceStage(statusId, 'fanout.published');
 }
 
 export async function broadcastDelete(

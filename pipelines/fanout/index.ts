@@ -4,7 +4,12 @@
 // account's followers are read and written a page at a time, with heartbeats in between.
 import type { Core } from '../../services/core/context.ts';
 import type { Visibility } from '../../services/core/model/statuses.ts';
-import { fanOutStatus, fanOutStatusOf, fanOutToFollowerSlice } from '../../services/core/feeds/fanOut.ts';
+import {
+  fanOutStatus,
+  fanOutStatusOf,
+  fanOutToFollowerSlice,
+  type Announce,
+} from '../../services/core/feeds/fanOut.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { accounts } from '../../services/core/model/accounts.ts';
 import { statuses } from '../../services/core/model/statuses.ts';
@@ -16,7 +21,7 @@ import {
   unmergeFromFeed,
 } from '../../services/core/feeds/maintenance.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
-import { broadcastDelete, broadcastUpdate, renderUpdate } from './broadcast.ts';
+import { broadcastDelete, broadcastUpdate, renderUpdate, type RenderedUpdate } from './broadcast.ts';
 import { feedsHolding } from '../../services/core/feeds/reach.ts';
 import { invalidateRenderedStatuses } from '../../services/core/statuses/renderCache.ts';
 
@@ -42,6 +47,17 @@ export type FanOutPipelineOptions = Partial<
 
 const id = (s: string) => BigInt(s);
 
+const NOWHERE = { home: [], lists: [] };
+
+/**
+ * The fan-out's announcements: each set of feeds gets the `update` on its streams as soon as it
+ * is known, rendered once (the rendering runs alongside the fan-out's queries).
+ */
+function announceTo(core: Core, statusId: bigint, rendering: Promise<RenderedUpdate | null>): Announce {
+  rendering.catch(() => undefined); // awaited by the announcements; unhandled if there are none
+  return (feeds) => broadcastUpdate(core, statusId, feeds, 'update', rendering, false);
+}
+
 export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}): Promise<Pipeline> {
   return runPipeline({
     core,
@@ -54,8 +70,11 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
         case 'StatusCreated': {
           const p = event.payload;
           const rendering = renderUpdate(core, id(p.statusId));
-          rendering.catch(() => undefined); // awaited below; a fan-out failure must not leave it unhandled
-          const reach = await fanOutStatus(
+          // The public and hashtag streams at once, each feed's stream as soon as its feed is known
+          // (awaited below; a fan-out failure must not leave them unhandled).
+          const publicStreams = broadcastUpdate(core, id(p.statusId), NOWHERE, 'update', rendering);
+          publicStreams.catch(() => undefined);
+          await fanOutStatus(
             core,
             {
               statusId: id(p.statusId),
@@ -68,13 +87,17 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
               reblogOfAccountId: null,
             },
             heartbeat,
+            announceTo(core, id(p.statusId), rendering),
           );
-          await broadcastUpdate(core, id(p.statusId), reach, 'update', rendering);
+          await publicStreams;
           return;
         }
         case 'ReblogCreated': {
           const p = event.payload;
-          const reach = await fanOutStatus(
+          const rendering = renderUpdate(core, id(p.statusId));
+          const publicStreams = broadcastUpdate(core, id(p.statusId), NOWHERE, 'update', rendering);
+          publicStreams.catch(() => undefined);
+          await fanOutStatus(
             core,
             {
               statusId: id(p.statusId),
@@ -87,8 +110,9 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
               reblogOfAccountId: id(p.reblogOfAccountId),
             },
             heartbeat,
+            announceTo(core, id(p.statusId), rendering),
           );
-          await broadcastUpdate(core, id(p.statusId), reach);
+          await publicStreams;
           return;
         }
         case 'StatusUpdated': {
@@ -166,13 +190,14 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
             { _id: doc.accountId },
             { projection: { domain: 1 } },
           );
-          const home = await fanOutToFollowerSlice(
+          await fanOutToFollowerSlice(
             core,
             fanOutStatusOf(doc),
             { upTo: id(p.upToFollowId), after: id(p.afterFollowId) },
             author?.domain ?? null,
+            announceTo(core, doc._id, renderUpdate(core, doc._id)),
           );
-          return broadcastUpdate(core, doc._id, { home, lists: [] });
+          return;
         }
       }
     },

@@ -18,6 +18,7 @@ import { eventsConsumed, eventsProduced, eventHandlerSeconds } from '../../servi
 import { EventDeduper } from './dedup.ts';
 import { measureLag } from './lag.ts';
 import { dueAt, failedMessage, failuresSoFar, originOf, retryDelay, type Origin } from './retry.ts';
+import { traceStage, tracingStages } from '../../services/core/streaming/latencyTrace.ts';
 import type { Pipeline, PipelineContext, PipelineEvent, PipelineOptions } from './types.ts';
 
 const DEFAULT_DELAYS = [1_000, 10_000, 60_000, 300_000];
@@ -143,7 +144,11 @@ export async function runPipeline<N extends EventName>(opts: PipelineOptions<N>)
       try {
         const event = toEvent(message, origin, failures);
         if (event) items.push({ message, origin, failures, event });
-        else count(origin.topic, 'other', 'skipped');
+        if (tracingStages && event?.type === 'StatusCreated') {
+          const statusId = (event.payload as { statusId: string }).statusId;
+          traceStage(statusId, 'kafka.timestamp', Number(message.timestamp));
+          traceStage(statusId, 'consumed');
+        } else count(origin.topic, 'other', 'skipped');
       } catch (err) {
         const reason = err instanceof EventDecodeError ? err.reason : 'malformed';
         // A schema this build does not know may be known to a newer deployment: retry it.

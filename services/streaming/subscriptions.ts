@@ -4,6 +4,7 @@ import type { Config } from '../core/config.ts';
 import { connectRedis, type Redis } from '../core/db/redis.ts';
 import { channelName, type StreamMessage } from '../core/streaming/channels.ts';
 import type { Logger } from '../core/logger.ts';
+import { traceStage, tracingStages } from '../core/streaming/latencyTrace.ts';
 
 export type Listener = (message: StreamMessage) => void;
 
@@ -27,6 +28,7 @@ export class Subscriptions {
         this.logger.warn({ channel }, 'unreadable stream message');
         return;
       }
+      if (tracingStages) this.traceReceived(message);
       for (const listener of this.listeners.get(channel) ?? []) listener(message);
     });
   }
@@ -69,6 +71,30 @@ export class Subscriptions {
     if (this.recent.size >= RECENT_MESSAGES) this.recent.delete(this.recent.keys().next().value as string);
     this.recent.set(raw, message);
     return message;
+  }
+
+  private readonly traced = new WeakSet<StreamMessage>();
+  private sentTrace: Map<string, number> | null = null;
+
+  /** With TRACE_STAGES=1: when an update first arrives, and when its last send of a turn is done. */
+  private traceReceived(message: StreamMessage): void {
+    if (message.event !== 'update') return;
+    const id = /"id":"(\d+)"/.exec(message.payload)?.[1];
+    if (!id) return;
+    if (!this.traced.has(message)) {
+      this.traced.add(message);
+      traceStage(id, 'stream.received');
+    }
+    if (!this.sentTrace) {
+      const pending = (this.sentTrace = new Map());
+      setImmediate(() => {
+        this.sentTrace = null;
+        for (const [sid, at] of pending) traceStage(sid, 'stream.sent', at);
+      });
+    }
+    // Stamped after the listeners ran (a microtask after this synchronous dispatch).
+    const pending = this.sentTrace;
+    queueMicrotask(() => pending.set(id, performance.timeOrigin + performance.now()));
   }
 
   channelCount(): number {

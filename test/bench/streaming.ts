@@ -44,6 +44,44 @@ async function rssMb(pid: number): Promise<number> {
   return kb / 1024;
 }
 
+/**
+ * Stage timestamps (epoch ms) per status id from the child processes' `trace` lines (TRACE_STAGES,
+ * services/core/streaming/latencyTrace.ts): the earliest of each stage, the latest `stream.sent`.
+ */
+const stages = new Map<string, Map<string, number>>();
+function readTraces(child: ChildProcess): void {
+  let buffered = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    buffered += d.toString();
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) {
+      if (!line.startsWith('trace ')) continue;
+      const { id, stage, at } = JSON.parse(line.slice(6)) as { id: string; stage: string; at: number };
+      let byStage = stages.get(id);
+      if (!byStage) stages.set(id, (byStage = new Map()));
+      const known = byStage.get(stage);
+      const latest = stage === 'stream.sent' || stage === 'fanout.published' || stage === 'fanout.written';
+      if (known === undefined || (latest ? at > known : at < known)) byStage.set(stage, at);
+    }
+  });
+}
+const STAGES: Array<[string, string]> = [
+  ['written', 'API: status and outbox written'],
+  ['kafka.timestamp', 'API: Kafka record created (producer timestamp)'],
+  ['produced', 'API: Kafka acknowledged the record'],
+  ['answered', 'POST answered (0)'],
+  ['consumed', 'fan-out: record consumed'],
+  ['fanout.queried', 'fan-out: followers and filters queried'],
+  ['fanout.rendered', 'fan-out: status rendered'],
+  ['fanout.written', 'fan-out: feeds written'],
+  ['fanout.published', 'fan-out: updates published'],
+  ['stream.received', 'streaming: first update received'],
+  ['stream.sent', 'streaming: last update sent'],
+  ['client.first', 'bench client: first socket has it'],
+  ['client.last', 'bench client: last socket has it'],
+];
+
 /** Arrival times (ms, performance.now) of updates per status id, per follower socket. */
 const arrivals = new Map<string, number[]>();
 const sockets: WebSocket[] = [];
@@ -113,19 +151,28 @@ try {
 
   const ports = { port: await freePort(), streamingPort: await freePort() };
   const streaming = await startRole(config, ['streaming'], {
+    TRACE_STAGES: '1',
     PORT: String(await freePort()),
     STREAMING_PORT: String(ports.streamingPort),
   });
   children.push(streaming);
+  readTraces(streaming);
   children.push(
-    await startRole(config, ['api'], { PORT: String(ports.port), STREAMING_PORT: String(await freePort()) }),
+    await startRole(config, ['api'], {
+      TRACE_STAGES: '1',
+      PORT: String(ports.port),
+      STREAMING_PORT: String(await freePort()),
+    }),
   );
+  readTraces(children[children.length - 1]!);
   children.push(
     await startRole(config, ['pipeline', 'fanout'], {
+      TRACE_STAGES: '1',
       PORT: String(await freePort()),
       STREAMING_PORT: String(await freePort()),
     }),
   );
+  readTraces(children[children.length - 1]!);
   const base = `http://127.0.0.1:${ports.port}`;
   const ws = `ws://127.0.0.1:${ports.streamingPort}/api/v1/streaming`;
 
@@ -173,14 +220,21 @@ try {
   const measure = async (
     text: string,
     timeoutMs: number,
-  ): Promise<{ first: number; last: number; each: number[]; got: number }> => {
+  ): Promise<{ id: string; first: number; last: number; each: number[]; got: number }> => {
     const { id, answeredAt } = await post(text);
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       const got = arrivals.get(id) ?? [];
       if (got.length >= FOLLOWERS || performance.now() > deadline) {
         const each = got.map((t) => t - answeredAt);
-        return { first: Math.min(...each), last: Math.max(...each, 0), each, got: got.length };
+        const byStage = stages.get(id) ?? new Map<string, number>();
+        stages.set(id, byStage);
+        byStage.set('answered', performance.timeOrigin + answeredAt);
+        if (got.length > 0) {
+          byStage.set('client.first', performance.timeOrigin + Math.min(...got));
+          byStage.set('client.last', performance.timeOrigin + Math.max(...got));
+        }
+        return { id, first: Math.min(...each), last: Math.max(...each, 0), each, got: got.length };
       }
       await new Promise((r) => setTimeout(r, 5));
     }
@@ -196,6 +250,7 @@ try {
   }
   const rss = await rssMb(streaming.pid!);
 
+  const measuredIds: string[] = [];
   const lasts: number[] = [];
   const firsts: number[] = [];
   const all: number[] = [];
@@ -203,6 +258,7 @@ try {
   for (let i = 0; i < POSTS; i++) {
     const r = await measure(`measured post ${i}`, 10_000);
     if (r.got < FOLLOWERS) incomplete++;
+    measuredIds.push(r.id);
     lasts.push(r.last);
     firsts.push(r.first);
     all.push(...r.each);
@@ -226,6 +282,22 @@ try {
       ['posts not delivered to every follower within 10 s', String(incomplete)],
       ['follower sockets closed by the server and reopened', String(reconnects)],
     ],
+  );
+  // Where the time goes: each stage relative to the POST's answer, over the measured posts.
+  await new Promise((r) => setTimeout(r, 200)); // the children's last trace lines
+  printTable(
+    'streaming: stages of a post, ms relative to the POST answer (TRACE_STAGES)',
+    ['stage', 'p50', 'p99'],
+    STAGES.map(([stage, what]) => {
+      const offsets = measuredIds.flatMap((id) => {
+        const byStage = stages.get(id);
+        const at = byStage?.get(stage);
+        const answered = byStage?.get('answered');
+        return at !== undefined && answered !== undefined ? [at - answered] : [];
+      });
+      const st = stats(offsets);
+      return [what, ms(st.p50), ms(st.p99)];
+    }),
   );
   printTargets('streaming', [
     {

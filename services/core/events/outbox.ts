@@ -14,6 +14,7 @@ import type { Logger } from '../logger.ts';
 import { defineCollection, collection } from '../db/mongo.ts';
 import type { EventName, EventPayload } from '../../../schemas/index.ts';
 import { eventCodec } from '../../../schemas/codec.ts';
+import { traceStage, tracingStages } from '../streaming/latencyTrace.ts';
 
 /** How the relay decides whether the write of a pending event happened. */
 export interface Verification {
@@ -62,6 +63,10 @@ export function eventId(): string {
   return randomUUID();
 }
 
+function traceStatuses(records: OutboxEvent[], stage: string): void {
+  for (const r of records) if (r.type === 'StatusCreated') traceStage(String(r.payload.statusId), stage);
+}
+
 export class Outbox {
   private readonly db: Db;
   private readonly sink: EventSink;
@@ -107,7 +112,9 @@ export class Outbox {
       );
     }
     const result = await apply(records.map((r) => r.eventId));
+    if (tracingStages) traceStatuses(records, 'written');
     if (records.length > 0) await this.publishNow(records);
+    if (tracingStages) traceStatuses(records, 'produced');
     return result;
   }
 

@@ -49,7 +49,14 @@ export async function publishToStream(
   await redis.publish(channelName(config, channel), JSON.stringify(message));
 }
 
-/** One message on many channels: serialised once, published in one pipelined round trip. */
+/** PUBLISH of ARGV[1] on every channel ARGV[2..]: the message crosses the wire once, not per channel. */
+const PUBLISH_MANY_SCRIPT = `
+local n = 0
+for i = 2, #ARGV do n = n + redis.call('PUBLISH', ARGV[i], ARGV[1]) end
+return n
+`;
+
+/** One message on many channels: serialised once, published in one round trip (a script). */
 export async function publishToStreams(
   redis: Redis,
   config: Config,
@@ -58,7 +65,7 @@ export async function publishToStreams(
 ): Promise<void> {
   if (channels.length === 0) return;
   const raw = JSON.stringify(message);
-  const pipe = redis.pipeline();
-  for (const channel of new Set(channels)) pipe.publish(channelName(config, channel), raw);
-  await pipe.exec();
+  if (channels.length === 1) return void (await redis.publish(channelName(config, channels[0]!), raw));
+  // EVAL, not defineCommand: see addToFeeds (core/feeds/feeds.ts).
+  await redis.eval(PUBLISH_MANY_SCRIPT, 0, raw, ...[...new Set(channels)].map((c) => channelName(config, c)));
 }
