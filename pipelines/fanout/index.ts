@@ -23,6 +23,7 @@ import {
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 import { broadcastDelete, broadcastUpdate, renderUpdate, type RenderedUpdate } from './broadcast.ts';
 import { feedsHolding } from '../../services/core/feeds/reach.ts';
+import { traceStage } from '../../services/core/streaming/latencyTrace.ts';
 import { invalidateRenderedStatuses } from '../../services/core/statuses/renderCache.ts';
 
 const TYPES = [
@@ -63,6 +64,9 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
     core,
     name: 'fanout',
     types: TYPES,
+    // A big account's slices are spread over the partitions: several in flight at once keep
+    // MongoDB, Redis and this process busy together (each partition stays in order).
+    partitionsConsumedConcurrently: 4,
     ...opts,
     async handleEvent(event, ctx) {
       const heartbeat = () => ctx.heartbeat();
@@ -184,6 +188,7 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
           return dropFeed(core.redis, feedKey('list', event.payload.listId));
         case 'FanOutBatchRequested': {
           const p = event.payload;
+          traceStage(p.statusId, 'slice.start');
           const doc = await collection(core.db, statuses).findOne({ _id: id(p.statusId) });
           if (!doc || doc.deletedAt) return;
           const author = await collection(core.db, accounts).findOne(
@@ -197,6 +202,7 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
             author?.domain ?? null,
             announceTo(core, doc._id, renderUpdate(core, doc._id)),
           );
+          traceStage(p.statusId, 'slice.done');
           return;
         }
       }

@@ -177,24 +177,27 @@ export async function fanOutStatus(
   const own = author.domain === null ? insert([s.accountId]) : Promise.resolve([]);
   const followers = (async (): Promise<Id[]> => {
     // Local followers: inline for an ordinary account; a big one's are cut into slices that go
-    // out as FanOutBatchRequested jobs, spread over partitions, so several processes share the work.
-    const { slices, followers } = await followerSlices(core, s.accountId);
-    if (followers) return fanOutToFollowers(core, s, followers, author.domain, announce);
-    await core.outbox.write(
-      slices.map((slice, i) => ({
-        type: 'FanOutBatchRequested' as const,
-        key: `${s.statusId}:${i}`,
-        payload: {
-          statusId: String(s.statusId),
-          accountId: String(s.accountId),
-          upToFollowId: String(slice.upTo),
-          afterFollowId: String(slice.after),
-        },
-        verify: { collection: statuses.name, filter: { _id: s.statusId }, expect: 'exists' as const },
-      })),
-      async () => undefined,
-    );
-    return [];
+    // out as FanOutBatchRequested jobs, spread over partitions, so several processes share the
+    // work. Each page of slices goes out as soon as it is read, so the first ones start early.
+    let sent = 0;
+    const { followers } = await followerSlices(core, s.accountId, async (slices) => {
+      await core.outbox.write(
+        slices.map((slice) => ({
+          type: 'FanOutBatchRequested' as const,
+          key: `${s.statusId}:${sent++}`,
+          payload: {
+            statusId: String(s.statusId),
+            accountId: String(s.accountId),
+            upToFollowId: String(slice.upTo),
+            afterFollowId: String(slice.after),
+          },
+          verify: { collection: statuses.name, filter: { _id: s.statusId }, expect: 'exists' as const },
+        })),
+        async () => undefined,
+      );
+      traceStage(s.statusId, 'slices.sent');
+    });
+    return followers ? fanOutToFollowers(core, s, followers, author.domain, announce) : [];
   })();
   const lists = fanOutToLists(core, s, author.domain).then(async (reached) => {
     await announce?.({ home: [], lists: reached });
@@ -282,39 +285,41 @@ export interface FollowerSlice {
   after: Id;
 }
 
+/** Follow records read per query while cutting slices (a multiple of FAN_OUT_PAGE). */
+const SLICING_PAGE = 10 * FAN_OUT_PAGE;
+
 /**
  * The author's followers cut into slices of FAN_OUT_PAGE follow records (by follow id, newest
- * first); with at most one slice, the followers themselves (read by the same query).
+ * first), handed to `emit` a page of SLICING_PAGE records at a time; with at most one slice in
+ * all, nothing is emitted and the followers themselves are returned (read by the same query).
  */
 export async function followerSlices(
   core: Core,
   authorId: Id,
-): Promise<{ slices: FollowerSlice[]; followers: Id[] | null }> {
-  const ids: Id[] = [];
-  const followers: Id[] = [];
+  emit: (slices: FollowerSlice[]) => Promise<void>,
+): Promise<{ followers: Id[] | null }> {
   let cursor: Id | null = null;
-  for (;;) {
+  for (let first = true; ; first = false) {
+    // One more than a page: the next page's first record bounds this page's last slice.
     const page = await collection(core.db, follows)
       .find(
         { targetAccountId: authorId, ...(cursor !== null ? { _id: { $lt: cursor } } : {}) },
         { projection: { _id: 1, accountId: 1 } },
       )
       .sort({ _id: -1 })
-      .limit(10_000)
+      .limit(SLICING_PAGE + 1)
       .toArray();
-    for (const f of page) {
-      ids.push(f._id);
-      if (ids.length <= FAN_OUT_PAGE) followers.push(f.accountId);
+    if (first && page.length <= FAN_OUT_PAGE) return { followers: page.map((f) => f.accountId) };
+    const ids = page.slice(0, SLICING_PAGE).map((f) => f._id);
+    const slices: FollowerSlice[] = [];
+    for (let i = 0; i < ids.length; i += FAN_OUT_PAGE) {
+      const next = page[i + FAN_OUT_PAGE]?._id;
+      slices.push({ upTo: ids[i]!, after: next !== undefined ? next : 0n });
     }
-    if (page.length < 10_000) break;
-    cursor = page[page.length - 1]!._id;
+    if (slices.length > 0) await emit(slices);
+    if (page.length <= SLICING_PAGE) return { followers: null };
+    cursor = page[SLICING_PAGE - 1]!._id;
   }
-  const slices: FollowerSlice[] = [];
-  for (let i = 0; i < ids.length; i += FAN_OUT_PAGE) {
-    const next = ids[i + FAN_OUT_PAGE];
-    slices.push({ upTo: ids[i]!, after: next !== undefined ? next : 0n });
-  }
-  return { slices, followers: slices.length <= 1 ? followers : null };
 }
 
 /** One slice of the author's followers (by follow id): their home feeds. */
