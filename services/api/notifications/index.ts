@@ -7,7 +7,7 @@ import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
 import { parseId, type Id } from '../../core/ids.ts';
 import { collection } from '../../core/db/mongo.ts';
-import type { AccountDoc } from '../../core/model/accounts.ts';
+import type { AccountDoc, CachedAccount } from '../../core/model/accounts.ts';
 import { notifications, type NotificationDoc } from '../../core/model/notifications.ts';
 import {
   groupData,
@@ -101,7 +101,7 @@ function partialAccount(a: Account) {
 /** GroupedNotificationsResults for groups (accounts and statuses deduplicated). */
 async function presentGroups(
   core: Core,
-  viewer: AccountDoc,
+  viewer: CachedAccount,
   groups: NotificationGroupData[],
   opts: { paginated: boolean; partial: boolean },
 ) {

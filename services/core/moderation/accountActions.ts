@@ -4,6 +4,7 @@
 // notification and, when asked, in an e-mail. Suspension is reversible: the data stays until an
 // administrator deletes it; the account and its content vanish from the API meanwhile (reads
 // filter on `suspendedAt`) and its tokens stop working.
+import { dropViewerFlags } from '../interactions/viewerFlags.ts';
 import type { Core } from '../context.ts';
 import { nextSerialId, type Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
@@ -401,6 +402,7 @@ export async function deleteAccountData(core: Core, target: AccountDoc, actor: A
       $or: [{ accountId: target._id }, { fromAccountId: target._id }],
     }),
   ]);
+  await dropViewerFlags(core, target._id);
   await collection(core.db, accounts).updateOne(
     { _id: target._id },
     {

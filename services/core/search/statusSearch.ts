@@ -4,7 +4,7 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { accounts, type CachedAccount } from '../model/accounts.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { withoutLimitedAuthors } from '../moderation/limited.ts';
 import { filterVisible } from '../statuses/visibility.ts';
@@ -24,7 +24,7 @@ export interface StatusSearch {
 }
 
 /** Resolves `from:` values (`me`, `user`, `user@domain`) to account ids; null when one is unknown. */
-async function resolveFrom(core: Core, viewer: AccountDoc, values: string[]): Promise<Id[] | null> {
+async function resolveFrom(core: Core, viewer: CachedAccount, values: string[]): Promise<Id[] | null> {
   const ids: Id[] = [];
   for (const v of values) {
     if (v === 'me') {
@@ -79,7 +79,7 @@ async function* mergeNewestFirst(cursors: PostingCursor[], batch: number): Async
   }
 }
 
-export async function searchStatuses(core: Core, viewer: AccountDoc, s: StatusSearch): Promise<StatusDoc[]> {
+export async function searchStatuses(core: Core, viewer: CachedAccount, s: StatusSearch): Promise<StatusDoc[]> {
   const q = parseStatusQuery(s.q);
   const from = await resolveFrom(core, viewer, q.from);
   if (from === null) return [];
@@ -144,7 +144,7 @@ export async function searchStatuses(core: Core, viewer: AccountDoc, s: StatusSe
  * and visible under the status policy, or public by an available, indexable author who does not
  * block the caller. Public candidates, nearly all of them, cost one round of parallel queries.
  */
-async function permitted(core: Core, viewer: AccountDoc, candidates: StatusDoc[]): Promise<StatusDoc[]> {
+async function permitted(core: Core, viewer: CachedAccount, candidates: StatusDoc[]): Promise<StatusDoc[]> {
   if (candidates.length === 0) return [];
   const authorIds = [...new Set(candidates.map((st) => st.accountId))];
   const pipe = core.redis.pipeline();
