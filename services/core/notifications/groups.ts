@@ -212,3 +212,23 @@ export async function deleteNotificationsFrom(core: Core, fromAccountId: Id): Pr
   await coll.deleteMany({ fromAccountId });
   await rebuildGroups(core, touched);
 }
+
+/**
+ * Rebuilds every summary from the notifications (`npm run cli -- notifications rebuild-groups`):
+ * for data stored before summaries existed, or after a manual repair. Reads everything.
+ */
+export async function rebuildAllGroups(core: Core, progress: (done: number) => void = () => {}): Promise<number> {
+  const pairs = collection(core.db, notifications).aggregate<{ _id: { accountId: Id; groupKey: string } }>([
+    { $group: { _id: { accountId: '$accountId', groupKey: '$groupKey' } } },
+  ]);
+  const kept = new Set<string>();
+  let done = 0;
+  for await (const { _id } of pairs) {
+    await rebuildGroup(core, _id.accountId, _id.groupKey);
+    kept.add(groupDocId(_id.accountId, _id.groupKey));
+    if (++done % 1000 === 0) progress(done);
+  }
+  for await (const g of collection(core.db, notificationGroups).find({}, { projection: { _id: 1 } }))
+    if (!kept.has(g._id)) await collection(core.db, notificationGroups).deleteOne({ _id: g._id });
+  return done;
+}
