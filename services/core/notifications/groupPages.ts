@@ -144,8 +144,9 @@ async function pageDown(core: Core, accountId: Id, plan: TypePlan, p: GroupPageP
     if (maxId !== null)
       tasks.push(
         (async () => {
+          // A cut group's details are read at a bound below its newest, never from its samples.
           const cut = await groups
-            .find({ ...base, lastId: { $gte: maxId }, firstId: { $lt: maxId } })
+            .find({ ...base, lastId: { $gte: maxId }, firstId: { $lt: maxId } }, { projection: { samples: 0 } })
             .sort({ lastId: 1 })
             .toArray();
           const reps = await Promise.all(cut.map((g) => representative(core, g, bounds, -1)));

@@ -20,7 +20,12 @@ import {
 } from '../../../services/core/model/notifications.ts';
 import { createNotifications, type NotificationRequest } from '../../../services/core/notifications/notify.ts';
 import { groupPage } from '../../../services/core/notifications/groupPages.ts';
-import { rebuildAllGroups, rebuildGroup, removeFromGroup } from '../../../services/core/notifications/groups.ts';
+import {
+  deleteNotificationsFrom,
+  rebuildAllGroups,
+  rebuildGroup,
+  removeFromGroup,
+} from '../../../services/core/notifications/groups.ts';
 import { GROUPABLE_TYPES } from '../../../services/core/model/notifications.ts';
 import { runNotificationsPipeline } from '../../../pipelines/notifications/index.ts';
 import type { Pipeline } from '../../../pipelines/runtime/index.ts';
@@ -341,4 +346,31 @@ test('pages of groups match the model of Mastodon for every cursor', async () =>
   });
   expect(await rebuildAllGroups(core)).toBeGreaterThan(5);
   await expectSummariesExact(owner.account._id);
+});
+
+test('deleting a sender’s notifications (moderation) fixes every group they were in', async () => {
+  const [owner, other, spammer, friend] = [users[8], users[9], users[10], users[7]];
+  const s1 = BigInt(await statusOf(owner, 'a'));
+  const s2 = BigInt(await statusOf(other, 'b'));
+  for (const from of [friend, spammer])
+    await createNotifications(core, [
+      { type: 'favourite', accountId: owner.account._id, fromAccountId: from.account._id, statusId: s1 },
+      { type: 'reblog', accountId: owner.account._id, fromAccountId: from.account._id, statusId: s1 },
+      { type: 'favourite', accountId: other.account._id, fromAccountId: from.account._id, statusId: s2 },
+      {
+        type: 'mention',
+        accountId: other.account._id,
+        fromAccountId: from.account._id,
+        statusId: s2,
+        variant: 'x',
+      },
+    ]);
+  expect((await groupsOf(owner)).map((g) => g.notifications_count)).toEqual([2, 2]);
+  await deleteNotificationsFrom(core, spammer.account._id);
+  for (const u of [owner, other]) await expectSummariesExact(u.account._id);
+  expect((await groupsOf(owner)).map((g) => g.sample_account_ids)).toEqual([
+    [String(friend.account._id)],
+    [String(friend.account._id)],
+  ]);
+  expect((await groupsOf(other)).map((g) => g.type)).toEqual(['mention', 'favourite']);
 });
