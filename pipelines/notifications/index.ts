@@ -6,7 +6,7 @@
 import type { Core } from '../../services/core/context.ts';
 import type { Id } from '../../services/core/ids.ts';
 import { collection } from '../../services/core/db/mongo.ts';
-import { accounts } from '../../services/core/model/accounts.ts';
+import { accounts, type AccountDoc } from '../../services/core/model/accounts.ts';
 import { follows } from '../../services/core/model/follows.ts';
 import { statuses } from '../../services/core/model/statuses.ts';
 import { pollVotes } from '../../services/core/model/polls.ts';
@@ -60,9 +60,12 @@ export async function publishNotifications(core: Core, docs: readonly Notificati
       return !err && Number((reply as [string, number] | null)?.[1] ?? 0) > 0;
     }),
   );
+  const viewers = new Map<Id, AccountDoc | null>();
   for (const doc of shown) {
     if (!listened.has(doc.accountId)) continue;
-    const viewer = await collection(core.db, accounts).findOne({ _id: doc.accountId });
+    if (!viewers.has(doc.accountId))
+      viewers.set(doc.accountId, await collection(core.db, accounts).findOne({ _id: doc.accountId }));
+    const viewer = viewers.get(doc.accountId);
     if (!viewer) continue;
     const [rendered] = await presentNotifications(core, [doc], viewer);
     if (!rendered) continue;
