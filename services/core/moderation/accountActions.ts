@@ -17,7 +17,7 @@ import { favourites } from '../model/favourites.ts';
 import { bookmarks } from '../model/bookmarks.ts';
 import { blocks } from '../model/blocks.ts';
 import { mutes } from '../model/mutes.ts';
-import { notifications } from '../model/notifications.ts';
+import { clearNotifications, deleteNotificationsFrom } from '../notifications/groups.ts';
 import { accessTokens } from '../model/oauth.ts';
 import { canonicalEmailBlocks } from '../model/signUpBlocks.ts';
 import { accountWarnings, reports, type AccountWarningDoc, type WarningAction } from '../model/reports.ts';
@@ -398,9 +398,8 @@ export async function deleteAccountData(core: Core, target: AccountDoc, actor: A
     collection(core.db, bookmarks).deleteMany({ accountId: target._id }),
     collection(core.db, blocks).deleteMany({ $or: [{ accountId: target._id }, { targetAccountId: target._id }] }),
     collection(core.db, mutes).deleteMany({ $or: [{ accountId: target._id }, { targetAccountId: target._id }] }),
-    collection(core.db, notifications).deleteMany({
-      $or: [{ accountId: target._id }, { fromAccountId: target._id }],
-    }),
+    clearNotifications(core, target._id),
+    deleteNotificationsFrom(core, target._id),
   ]);
   await dropViewerFlags(core, target._id);
   await collection(core.db, accounts).updateOne(
