@@ -162,6 +162,11 @@ export class PostingCursor {
     return this.buffer[0] ?? null;
   }
 
+  /** Postings read so far. */
+  get postingsRead(): number {
+    return this.scanned;
+  }
+
   take(): Id | undefined {
     return this.buffer.shift();
   }
