@@ -170,8 +170,8 @@ export interface PageOptions {
   /**
    * 'policy': check every status against the viewer (StatusPolicy: blocks, follows for private).
    * 'feed': home and list feeds, which hold only what the fan-out let in and which the graph
-   * events keep clean (Mastodon does not re-check them on read either): deleted statuses and
-   * unavailable authors are still dropped.
+   * events keep clean (Mastodon does not re-check them on read either), and search results,
+   * checked when they were found: deleted statuses and unavailable authors are still dropped.
    */
   check: 'policy' | 'feed';
   /**
