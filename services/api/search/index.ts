@@ -83,7 +83,7 @@ const searchArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core })
           core,
           found.statuses.map((s) => s._id),
           account,
-          { check: 'feed' },
+          { check: 'feed', docs: found.statuses },
         ),
         presentTagsWithHistory(core, found.hashtags),
       ]);

@@ -102,13 +102,26 @@ function toShell(status: Status): Shell {
   return { ...rest, reblog: null };
 }
 
-/** Renders the statuses of `ids` (unknown or deleted ones are skipped) and caches them. */
-async function renderMisses(core: Core, ids: Id[]): Promise<Map<bigint, CachedShell>> {
+/**
+ * Renders the statuses of `ids` (unknown or deleted ones are skipped) and caches them; `known`
+ * documents are not read again.
+ */
+async function renderMisses(
+  core: Core,
+  ids: Id[],
+  known: ReadonlyMap<bigint, StatusDoc>,
+): Promise<Map<bigint, CachedShell>> {
   const out = new Map<bigint, CachedShell>();
   if (ids.length === 0) return out;
-  const docs = await collection(core.db, statuses)
-    .find({ _id: { $in: ids } })
-    .toArray();
+  const toRead = ids.filter((id) => !known.has(id));
+  const docs = [
+    ...ids.map((id) => known.get(id)).filter((d): d is StatusDoc => d !== undefined),
+    ...(toRead.length === 0
+      ? []
+      : await collection(core.db, statuses)
+          .find({ _id: { $in: toRead } })
+          .toArray()),
+  ];
   const rendered = await presentStatuses(core, docs, null);
   const pipe = core.redis.pipeline();
   docs.forEach((d, i) => {
@@ -180,6 +193,11 @@ export interface PageOptions {
    * Needs `check: 'policy'` (which loads whom the viewer follows).
    */
   hideLimited?: boolean;
+  /**
+   * Statuses of the page the caller has just read whole (a search's read-back): their live fields
+   * are not read again, and a missing rendering is made from them.
+   */
+  docs?: readonly StatusDoc[];
 }
 
 /** The statuses of `ids` that exist and the viewer may see, in order, rendered for the viewer. */
@@ -190,6 +208,7 @@ export async function presentStatusPage(
   opts: PageOptions,
 ): Promise<Status[]> {
   if (ids.length === 0) return [];
+  const known = new Map<bigint, StatusDoc>((opts.docs ?? []).map((d) => [d._id, d]));
   const liveOf = async (want: Id[]) =>
     want.length === 0
       ? []
@@ -199,10 +218,10 @@ export async function presentStatusPage(
   // First batch: the cached renderings and live fields of the page, and the viewer's filters.
   const [shells, pageLive, active] = await Promise.all([
     readShells(core, ids),
-    liveOf(ids),
+    liveOf(ids.filter((id) => !known.has(id))),
     viewer ? viewerFilters(core, viewer._id) : [],
   ]);
-  const live = new Map<bigint, Live>(pageLive.map((l) => [l._id, l]));
+  const live = new Map<bigint, Live>([...known.values(), ...pageLive].map((l) => [l._id, l]));
   // Reblogs: their originals too.
   const originalIds = [
     ...new Set([...live.values()].map((l) => l.reblogOfId).filter((r): r is Id => r !== null && !live.has(r))),
@@ -221,7 +240,7 @@ export async function presentStatusPage(
   const conversationIds = all.map((l) => l.conversationId).filter((c): c is Id => c !== null);
   const pollIds = all.map((l) => l.pollId).filter((p): p is Id => p !== null);
   const [rendered, authorDocs, roleIds, state, pollDocs, relations] = await Promise.all([
-    renderMisses(core, stale),
+    renderMisses(core, stale, known),
     authorIds.length
       ? collection(core.db, accounts)
           .find({ _id: { $in: authorIds } })

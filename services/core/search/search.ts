@@ -6,12 +6,12 @@ import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { accounts, visibleAccountFilter, type AccountDoc } from '../model/accounts.ts';
-import { statuses } from '../model/statuses.ts';
+import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { tags, type TagDoc } from '../model/tags.ts';
 import { searchAccounts, prefixRange } from '../discovery/accountSearch.ts';
 import { filterVisible } from '../statuses/visibility.ts';
 import { normalizeTagName } from '../text/extract.ts';
-import { searchStatuses, type StatusHit } from './statusSearch.ts';
+import { searchStatuses } from './statusSearch.ts';
 import { resolveRemoteForSearch } from './remoteResolve.ts';
 import { reviewedAmong } from '../trends/review.ts';
 
@@ -32,8 +32,8 @@ export interface SearchRequest {
 
 export interface SearchResults {
   accounts: AccountDoc[];
-  /** Checked against the caller: render them by id (presentStatusPage). */
-  statuses: StatusHit[];
+  /** Checked against the caller (render them with presentStatusPage's 'feed' check). */
+  statuses: StatusDoc[];
   hashtags: TagDoc[];
 }
 

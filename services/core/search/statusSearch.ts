@@ -2,8 +2,8 @@
 // (statusIndex.ts: the caller's own scope merged with the public scope), each candidate is read
 // back from MongoDB and checked against the query and the visibility policy. A page costs three
 // round trips in sequence: the index walks (one script call per scope, in parallel), the
-// read-back of the candidates (one `$in`, only the fields the checks read), and one parallel
-// batch for the policy (authors, blocks, and follows when the caller's own scope proposed some).
+// read-back of the candidates (one `$in`), and one parallel batch for the policy (authors,
+// blocks, and follows when the caller's own scope proposed some).
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
@@ -15,26 +15,6 @@ import { blockersAmong, followedAmong } from '../graph/relations.ts';
 import { parseStatusQuery, type ParsedQuery } from './queryParser.ts';
 import { foldText, pseudoTerm, searchableText, statusTerms } from './tokenize.ts';
 import { idScore, PostingCursor, postingKey } from './statusIndex.ts';
-
-/** The fields the checks read: all a search returns (callers render statuses by id). */
-const CHECKED = {
-  _id: 1,
-  accountId: 1,
-  text: 1,
-  content: 1,
-  spoilerText: 1,
-  local: 1,
-  mediaIds: 1,
-  pollId: 1,
-  inReplyToId: 1,
-  sensitive: 1,
-  language: 1,
-  visibility: 1,
-  mentionedAccountIds: 1,
-  reblogOfId: 1,
-  deletedAt: 1,
-} as const;
-export type StatusHit = Pick<StatusDoc, keyof typeof CHECKED>;
 
 export interface StatusSearch {
   q: string;
@@ -77,7 +57,7 @@ async function resolveFrom(core: Core, viewer: AccountDoc, values: string[]): Pr
 }
 
 /** Whether a status read back from MongoDB still matches the query (the index may be stale). */
-function matches(status: StatusHit, q: ParsedQuery, terms: string[], minMs: number, maxMs: number): boolean {
+function matches(status: StatusDoc, q: ParsedQuery, terms: string[], minMs: number, maxMs: number): boolean {
   if (status.deletedAt || status.reblogOfId !== null) return false;
   const ms = idScore(status._id);
   if (ms < minMs || ms > maxMs) return false;
@@ -122,7 +102,7 @@ export async function searchStatuses(
   viewer: AccountDoc,
   s: StatusSearch,
   stats?: SearchStats,
-): Promise<StatusHit[]> {
+): Promise<StatusDoc[]> {
   const q = parseStatusQuery(s.q);
   const from = await resolveFrom(core, viewer, q.from);
   if (from === null) return [];
@@ -153,7 +133,7 @@ export async function searchStatuses(
   ]);
   if (personal === null && everyone === null) return [];
 
-  const found: StatusHit[] = [];
+  const found: StatusDoc[] = [];
   const ids = mergeNewestFirst(personal, everyone, batch);
   let exhausted = false;
   while (found.length < want && !exhausted) {
@@ -174,11 +154,12 @@ export async function searchStatuses(
       stats.candidates += chunk.length;
       stats.rounds += 1;
     }
-    const docs = (await collection(core.db, statuses)
-      .find({ _id: { $in: chunk.map((c) => c.id) } }, { projection: CHECKED })
-      .toArray()) as StatusHit[];
+    // Whole documents: the caller renders the page from them (presentStatusPage's `docs`).
+    const docs = await collection(core.db, statuses)
+      .find({ _id: { $in: chunk.map((c) => c.id) } })
+      .toArray();
     const byId = new Map(docs.map((d) => [d._id, d]));
-    const candidates: { doc: StatusHit; own: boolean }[] = [];
+    const candidates: { doc: StatusDoc; own: boolean }[] = [];
     for (const c of chunk) {
       const doc = byId.get(c.id);
       if (doc && matches(doc, q, terms, minMs, maxMs)) candidates.push({ doc, own: c.own });
@@ -198,8 +179,8 @@ export async function searchStatuses(
 async function permitted(
   core: Core,
   viewer: AccountDoc,
-  candidates: { doc: StatusHit; own: boolean }[],
-): Promise<StatusHit[]> {
+  candidates: { doc: StatusDoc; own: boolean }[],
+): Promise<StatusDoc[]> {
   if (candidates.length === 0) return [];
   const authorIds = [...new Set(candidates.map((c) => c.doc.accountId))];
   const others = authorIds.filter((id) => id !== viewer._id);
