@@ -70,7 +70,9 @@ export interface PostingWalk {
 }
 
 // Walks the smallest included list newest-first by rank (O(log n) per page, however deep the
-// walk) and keeps the ids every other included list holds and no excluded list holds. KEYS: the
+// walk), a page of 256 at a time, and keeps the ids every other included list holds and no
+// excluded list holds (one ZMSCORE per other list and page: with a ZSCORE per posting and the
+// pages read with their scores, the walk cost three times as much). KEYS: the
 // included lists, then the excluded ones. ARGV[4] is the rank to continue from, or -1 to start at
 // the first member not above the max score; ARGV[7] the index in KEYS of the list that drives the
 // walk, or 0 on the first call, which picks the smallest (ZCARD) and answers driver 0 when an
@@ -103,38 +105,39 @@ end
 local nOthers = nInc - 1
 local lead = KEYS[driver]
 if rank < 0 then rank = redis.call('ZCOUNT', lead, '(' .. ARGV[2], '+inf') end
+-- Ranks (newest first) 0..stop hold the members not below the min score: pages are read by rank
+-- without their scores, which would cost more to send to the script than all the rest.
+local stop = redis.call('ZCOUNT', lead, ARGV[3], '+inf') - 1
 local out = {}
 local scanned = 0
-while scanned < scanLimit do
-  local page = redis.call('ZREVRANGE', lead, rank, rank + 255, 'WITHSCORES')
-  for i = 1, #page, 2 do
-    if tonumber(page[i + 1]) < minScore then return {-1, out, scanned, driver} end
-    local m = page[i]
-    local ok = true
-    for j = 1, nOthers do
-      if not redis.call('ZSCORE', KEYS[others[j]], m) then
-        ok = false
-        break
+while scanned < scanLimit and rank <= stop do
+  local upto = math.min(rank + 255, stop)
+  local members = redis.call('ZREVRANGE', lead, rank, upto)
+  local n = #members
+  local keep = {}
+  for i = 1, n do keep[i] = true end
+  -- One ZMSCORE per other list and page: the included lists must hold a member, the excluded not.
+  if n > 0 then
+    for j = 1, #others do
+      local scores = redis.call('ZMSCORE', KEYS[others[j]], unpack(members))
+      local included = j <= nOthers
+      for i = 1, n do
+        if keep[i] and (scores[i] ~= false) ~= included then keep[i] = false end
       end
-    end
-    if ok then
-      for j = nOthers + 1, #others do
-        if redis.call('ZSCORE', KEYS[others[j]], m) then
-          ok = false
-          break
-        end
-      end
-    end
-    if ok then
-      out[#out + 1] = m
-      if #out >= want then return {rank + (i + 1) / 2, out, scanned + (i + 1) / 2, driver} end
     end
   end
-  local n = #page / 2
-  rank = rank + n
+  for i = 1, n do
+    if keep[i] then
+      out[#out + 1] = members[i]
+      if #out >= want then return {rank + i, out, scanned + i, driver} end
+    end
+  end
   scanned = scanned + n
-  if n < 256 then return {-1, out, scanned, driver} end
+  -- A shorter page than asked: the list shrank under the walk; it is over.
+  if n < upto - rank + 1 then return {-1, out, scanned, driver} end
+  rank = rank + n
 end
+if rank > stop then return {-1, out, scanned, driver} end
 return {rank, out, scanned, driver}
 `;
 
