@@ -4,14 +4,11 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { accounts, type CachedAccount } from '../model/accounts.ts';
 import { apps } from '../model/oauth.ts';
 import type { StatusDoc } from '../model/statuses.ts';
-import { statuses, reblogUniqueKey } from '../model/statuses.ts';
-import { favourites } from '../model/favourites.ts';
-import { bookmarks } from '../model/bookmarks.ts';
-import { pins } from '../model/pins.ts';
-import { conversationMutes } from '../model/conversations.ts';
+import {} from '../model/statuses.ts';
+import { viewerState, type ViewerState } from '../interactions/viewerFlags.ts';
 import { loadReblogged } from '../statuses/visibility.ts';
 import { loadAttachments } from '../media/attachments.ts';
 import { AccountEntity, CustomEmojiEntity, presentAccounts, type Account } from './account.ts';
@@ -79,54 +76,12 @@ export interface PresentOptions {
   properFlags?: boolean;
 }
 
-export interface ViewerState {
-  favourited: Set<bigint>;
-  bookmarked: Set<bigint>;
-  reblogged: Set<bigint>;
-  pinned: Set<bigint>;
-  mutedConversations: Set<bigint>;
-}
-
-export async function viewerState(
-  core: Core,
-  viewer: AccountDoc,
-  ids: Id[],
-  conversationIds: Id[],
-): Promise<ViewerState> {
-  const q = { accountId: viewer._id, statusId: { $in: ids } };
-  const [favs, marks, reblogs, pinned, muted] = await Promise.all([
-    collection(core.db, favourites)
-      .find(q, { projection: { statusId: 1 } })
-      .toArray(),
-    collection(core.db, bookmarks)
-      .find(q, { projection: { statusId: 1 } })
-      .toArray(),
-    collection(core.db, statuses)
-      // Live reblogs by unique key (indexed): `r:<viewer>:<original>`.
-      .find({ uniqueKey: { $in: ids.map((id) => reblogUniqueKey(viewer._id, id)) } }, { projection: { reblogOfId: 1 } })
-      .toArray(),
-    collection(core.db, pins)
-      .find(q, { projection: { statusId: 1 } })
-      .toArray(),
-    conversationIds.length
-      ? collection(core.db, conversationMutes)
-          .find({ accountId: viewer._id, conversationId: { $in: conversationIds } })
-          .toArray()
-      : Promise.resolve([]),
-  ]);
-  return {
-    favourited: new Set(favs.map((f) => f.statusId)),
-    bookmarked: new Set(marks.map((b) => b.statusId)),
-    reblogged: new Set(reblogs.map((r) => r.reblogOfId as Id)),
-    pinned: new Set(pinned.map((p) => p.statusId)),
-    mutedConversations: new Set(muted.map((m) => m.conversationId)),
-  };
-}
+export type { ViewerState };
 
 export async function presentStatuses(
   core: Core,
   docs: StatusDoc[],
-  viewer: AccountDoc | null,
+  viewer: CachedAccount | null,
   opts: PresentOptions = {},
 ): Promise<Status[]> {
   if (docs.length === 0) return [];
@@ -160,7 +115,7 @@ export async function presentStatuses(
     viewer
       ? viewerState(
           core,
-          viewer,
+          viewer._id,
           all.map((s) => s._id),
           all.map((s) => s.conversationId).filter((c): c is Id => c !== null),
         )
@@ -249,7 +204,7 @@ export async function presentStatuses(
 export async function presentStatus(
   core: Core,
   doc: StatusDoc,
-  viewer: AccountDoc | null,
+  viewer: CachedAccount | null,
   opts: PresentOptions = {},
 ): Promise<Status> {
   const [out] = await presentStatuses(core, [doc], viewer, { properFlags: true, ...opts });

@@ -15,18 +15,20 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { accounts, type CachedAccount } from '../model/accounts.ts';
+import { defineDerivedView, definePickView, readThrough } from '../db/docCache.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { users } from '../model/users.ts';
 import { polls } from '../model/polls.ts';
 import { EVERYONE_ROLE, roleOfUser } from '../roles/roles.ts';
 import { activeFilters, matchFilters, type ActiveFilter } from '../filters/match.ts';
 import { loadViewerRelations, visibleWith } from '../statuses/visibility.ts';
-import { presentAccount, type Account } from './account.ts';
+import { presentAccount, roleBadges, type Account } from './account.ts';
 import { presentPoll, type PollEntity } from './poll.ts';
 import { presentFilterResults } from './filter.ts';
 import { noFiltersKey, renderedRoleKey, renderedStatusKey } from '../statuses/renderCache.ts';
-import { presentStatuses, viewerState, type NestedStatus, type Status } from './status.ts';
+import { presentStatuses, type NestedStatus, type Status } from './status.ts';
+import { viewerState } from '../interactions/viewerFlags.ts';
 
 /** The cached, viewer-independent part of a status. */
 type Shell = Omit<
@@ -58,22 +60,40 @@ const ROLE_TTL_SECONDS = 600;
 const shellKey = renderedStatusKey;
 const roleKey = renderedRoleKey;
 
-/** The fields read fresh on every render (small, so the query stays cheap). */
-const LIVE = {
-  _id: 1,
-  accountId: 1,
-  reblogOfId: 1,
-  visibility: 1,
-  mentionedAccountIds: 1,
-  conversationId: 1,
-  pollId: 1,
-  deletedAt: 1,
-  editedAt: 1,
-  reblogsCount: 1,
-  favouritesCount: 1,
-  repliesCount: 1,
-} as const;
-type Live = Pick<StatusDoc, keyof typeof LIVE>;
+/**
+ * The fields that change without an edit, read on every render: from the document cache
+ * (db/docCache.ts), whose copies every write to the status drops.
+ */
+const liveView = definePickView(statuses, 'live', [
+  'accountId',
+  'reblogOfId',
+  'visibility',
+  'mentionedAccountIds',
+  'conversationId',
+  'pollId',
+  'deletedAt',
+  'editedAt',
+  'reblogsCount',
+  'favouritesCount',
+  'repliesCount',
+]);
+type Live = NonNullable<typeof liveView._copy>;
+
+/**
+ * Authors, rendered (roles aside: they come from the user, and are laid over per request) and
+ * cached with the account document, whose every write drops them; custom emoji changes show once
+ * the entry expires (minutes).
+ */
+const authorView = defineDerivedView(accounts, 'entity', ['privateKeyPem'], (core, docs) =>
+  Promise.all(
+    docs.map(async (d) => ({
+      entity: await presentAccount(core, d, { role: EVERYONE_ROLE }),
+      suspended: d.suspendedAt !== null,
+      silenced: d.silencedAt !== null,
+      local: d.domain === null,
+    })),
+  ),
+);
 
 async function readShells(core: Core, ids: Id[]): Promise<Map<bigint, CachedShell>> {
   const out = new Map<bigint, CachedShell>();
@@ -204,17 +224,12 @@ export interface PageOptions {
 export async function presentStatusPage(
   core: Core,
   ids: Id[],
-  viewer: AccountDoc | null,
+  viewer: CachedAccount | null,
   opts: PageOptions,
 ): Promise<Status[]> {
   if (ids.length === 0) return [];
   const known = new Map<bigint, StatusDoc>((opts.docs ?? []).map((d) => [d._id, d]));
-  const liveOf = async (want: Id[]) =>
-    want.length === 0
-      ? []
-      : ((await collection(core.db, statuses)
-          .find({ _id: { $in: want } }, { projection: LIVE })
-          .toArray()) as Live[]);
+  const liveOf = async (want: Id[]) => [...(await readThrough(core, liveView, want)).values()];
   // First batch: the cached renderings and live fields of the page, and the viewer's filters.
   const [shells, pageLive, active] = await Promise.all([
     readShells(core, ids),
@@ -241,16 +256,12 @@ export async function presentStatusPage(
   const pollIds = all.map((l) => l.pollId).filter((p): p is Id => p !== null);
   const [rendered, authorDocs, roleIds, state, pollDocs, relations] = await Promise.all([
     renderMisses(core, stale, known),
-    authorIds.length
-      ? collection(core.db, accounts)
-          .find({ _id: { $in: authorIds } })
-          .toArray()
-      : [],
+    readThrough(core, authorView, authorIds),
     roleIdsOf(core, authorIds),
     viewer
       ? viewerState(
           core,
-          viewer,
+          viewer._id,
           all.map((l) => l._id),
           conversationIds,
         )
@@ -265,16 +276,21 @@ export async function presentStatusPage(
   for (const [k, v] of rendered) shells.set(k, v);
   const authorById = new Map<bigint, Account>();
   const usable = new Set<bigint>();
-  for (const a of authorDocs) {
-    if (!a.suspendedAt) usable.add(a._id);
-    const roleId = a.domain === null ? (roleIds.get(a._id) ?? null) : null;
+  const silenced = new Set<bigint>();
+  for (const [id, a] of authorDocs) {
+    if (!a.suspended) usable.add(id);
+    if (a.silenced) silenced.add(id);
+    if (!a.local) {
+      authorById.set(id, a.entity);
+      continue;
+    }
+    const roleId = roleIds.get(id) ?? null;
     const role = roleId === null ? EVERYONE_ROLE : await roleOfUser(core, { roleId });
-    authorById.set(a._id, await presentAccount(core, a, { role }));
+    authorById.set(id, { ...a.entity, roles: roleBadges(role) });
   }
   const pollById = new Map<bigint, PollEntity>();
   for (const p of pollDocs) pollById.set(p._id, await presentPoll(core, p, viewer?._id ?? null));
 
-  const silenced = new Set(authorDocs.filter((a) => a.silencedAt).map((a) => a._id));
   const visible = (l: Live): boolean => {
     if (l.deletedAt || !usable.has(l.accountId) || !shells.has(l._id)) return false;
     if (

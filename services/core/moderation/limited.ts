@@ -4,7 +4,7 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { accounts, type CachedAccount } from '../model/accounts.ts';
 import type { StatusDoc } from '../model/statuses.ts';
 import { followedAmong } from '../graph/relations.ts';
 
@@ -21,7 +21,7 @@ export async function silencedAmong(core: Core, ids: Id[]): Promise<Set<bigint>>
 /** `list` without statuses of silenced authors the viewer does not follow (the viewer's own stay). */
 export async function withoutLimitedAuthors<T extends Pick<StatusDoc, 'accountId'>>(
   core: Core,
-  viewer: AccountDoc | null,
+  viewer: CachedAccount | null,
   list: T[],
 ): Promise<T[]> {
   const silenced = await silencedAmong(
@@ -37,7 +37,7 @@ export async function withoutLimitedAuthors<T extends Pick<StatusDoc, 'accountId
  */
 export async function withoutSilencedAuthors<T extends Pick<StatusDoc, 'accountId'>>(
   core: Core,
-  viewer: AccountDoc | null,
+  viewer: CachedAccount | null,
   list: T[],
   silenced: Set<bigint>,
   followed: Set<bigint> = new Set(),

@@ -7,7 +7,7 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { accounts, type CachedAccount } from '../model/accounts.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { withoutSilencedAuthors } from '../moderation/limited.ts';
 import { visibleWith, type ViewerRelations } from '../statuses/visibility.ts';
@@ -37,7 +37,7 @@ export interface SearchStats {
 }
 
 /** Resolves `from:` values (`me`, `user`, `user@domain`) to account ids; null when one is unknown. */
-async function resolveFrom(core: Core, viewer: AccountDoc, values: string[]): Promise<Id[] | null> {
+async function resolveFrom(core: Core, viewer: CachedAccount, values: string[]): Promise<Id[] | null> {
   const ids: Id[] = [];
   for (const v of values) {
     if (v === 'me') {
@@ -99,7 +99,7 @@ async function* mergeNewestFirst(
 
 export async function searchStatuses(
   core: Core,
-  viewer: AccountDoc,
+  viewer: CachedAccount,
   s: StatusSearch,
   stats?: SearchStats,
 ): Promise<StatusDoc[]> {
@@ -178,7 +178,7 @@ export async function searchStatuses(
  */
 async function permitted(
   core: Core,
-  viewer: AccountDoc,
+  viewer: CachedAccount,
   candidates: { doc: StatusDoc; own: boolean }[],
 ): Promise<StatusDoc[]> {
   if (candidates.length === 0) return [];
