@@ -88,30 +88,42 @@ export async function presentStatuses(
   const originals = await loadReblogged(core, docs);
   const all = [...docs, ...originals.values()];
   const accountIds = [...new Set(all.map((s) => s.accountId))];
-  const accountDocs = await collection(core.db, accounts)
-    .find({ _id: { $in: accountIds } })
-    .toArray();
-  const rendered = await presentAccounts(core, accountDocs);
-  const accountById = new Map<bigint, Account>(accountDocs.map((d, i) => [d._id, rendered[i]]));
-  const media = await loadAttachments(core, [...new Set(all.flatMap((s) => s.mediaIds))]);
-  const mediaById = new Map(media.map((m) => [m._id, presentMediaAttachment(core, m)]));
   const appIds = [...new Set(all.map((s) => s.applicationId).filter((a): a is Id => a !== null))];
-  const appDocs = appIds.length
-    ? await collection(core.db, apps)
-        .find({ _id: { $in: appIds } })
-        .toArray()
-    : [];
-  const appById = new Map(appDocs.map((a) => [a._id, { name: a.name, website: a.website }]));
   const pollIds = all.map((s) => s.pollId).filter((p): p is Id => p !== null);
-  const pollDocs = pollIds.length
-    ? await collection(core.db, polls)
-        .find({ _id: { $in: pollIds } })
-        .toArray()
-    : [];
-  const cardDocs = await loadStatusCards(
-    core,
-    all.map((s) => s._id),
-  );
+  // Every kind of related record at once: one round of parallel queries (and the authors' roles).
+  const [[accountDocs, rendered], media, appDocs, pollDocs, cardDocs, active, state] = await Promise.all([
+    collection(core.db, accounts)
+      .find({ _id: { $in: accountIds } })
+      .toArray()
+      .then(async (found) => [found, await presentAccounts(core, found)] as const),
+    loadAttachments(core, [...new Set(all.flatMap((s) => s.mediaIds))]),
+    appIds.length
+      ? collection(core.db, apps)
+          .find({ _id: { $in: appIds } })
+          .toArray()
+      : [],
+    pollIds.length
+      ? collection(core.db, polls)
+          .find({ _id: { $in: pollIds } })
+          .toArray()
+      : [],
+    loadStatusCards(
+      core,
+      all.map((s) => s._id),
+    ),
+    viewer ? activeFilters(core, viewer._id) : [],
+    viewer
+      ? viewerState(
+          core,
+          viewer._id,
+          all.map((s) => s._id),
+          all.map((s) => s.conversationId).filter((c): c is Id => c !== null),
+        )
+      : null,
+  ]);
+  const accountById = new Map<bigint, Account>(accountDocs.map((d, i) => [d._id, rendered[i]]));
+  const mediaById = new Map(media.map((m) => [m._id, presentMediaAttachment(core, m)]));
+  const appById = new Map(appDocs.map((a) => [a._id, { name: a.name, website: a.website }]));
   const cardById = new Map<bigint, PreviewCard>([...cardDocs].map(([id, c]) => [id, presentPreviewCard(c)]));
   const pollById = new Map<bigint, PollEntityType>();
   const authorDomain = new Map(accountDocs.map((d) => [d._id, d.domain]));
@@ -133,15 +145,6 @@ export async function presentStatuses(
       ),
     ),
   );
-  const active = viewer ? await activeFilters(core, viewer._id) : [];
-  const state = viewer
-    ? await viewerState(
-        core,
-        viewer._id,
-        all.map((s) => s._id),
-        all.map((s) => s.conversationId).filter((c): c is Id => c !== null),
-      )
-    : null;
 
   const render = (s: StatusDoc, nested: boolean): NestedStatus => {
     const account = accountById.get(s.accountId);

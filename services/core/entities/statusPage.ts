@@ -122,13 +122,26 @@ function toShell(status: Status): Shell {
   return { ...rest, reblog: null };
 }
 
-/** Renders the statuses of `ids` (unknown or deleted ones are skipped) and caches them. */
-async function renderMisses(core: Core, ids: Id[]): Promise<Map<bigint, CachedShell>> {
+/**
+ * Renders the statuses of `ids` (unknown or deleted ones are skipped) and caches them; `known`
+ * documents are not read again.
+ */
+async function renderMisses(
+  core: Core,
+  ids: Id[],
+  known: ReadonlyMap<bigint, StatusDoc>,
+): Promise<Map<bigint, CachedShell>> {
   const out = new Map<bigint, CachedShell>();
   if (ids.length === 0) return out;
-  const docs = await collection(core.db, statuses)
-    .find({ _id: { $in: ids } })
-    .toArray();
+  const toRead = ids.filter((id) => !known.has(id));
+  const docs = [
+    ...ids.map((id) => known.get(id)).filter((d): d is StatusDoc => d !== undefined),
+    ...(toRead.length === 0
+      ? []
+      : await collection(core.db, statuses)
+          .find({ _id: { $in: toRead } })
+          .toArray()),
+  ];
   const rendered = await presentStatuses(core, docs, null);
   const pipe = core.redis.pipeline();
   docs.forEach((d, i) => {
@@ -190,8 +203,8 @@ export interface PageOptions {
   /**
    * 'policy': check every status against the viewer (StatusPolicy: blocks, follows for private).
    * 'feed': home and list feeds, which hold only what the fan-out let in and which the graph
-   * events keep clean (Mastodon does not re-check them on read either): deleted statuses and
-   * unavailable authors are still dropped.
+   * events keep clean (Mastodon does not re-check them on read either), and search results,
+   * checked when they were found: deleted statuses and unavailable authors are still dropped.
    */
   check: 'policy' | 'feed';
   /**
@@ -200,6 +213,11 @@ export interface PageOptions {
    * Needs `check: 'policy'` (which loads whom the viewer follows).
    */
   hideLimited?: boolean;
+  /**
+   * Statuses of the page the caller has just read whole (a search's read-back): their live fields
+   * are not read again, and a missing rendering is made from them.
+   */
+  docs?: readonly StatusDoc[];
 }
 
 /** The statuses of `ids` that exist and the viewer may see, in order, rendered for the viewer. */
@@ -210,14 +228,15 @@ export async function presentStatusPage(
   opts: PageOptions,
 ): Promise<Status[]> {
   if (ids.length === 0) return [];
+  const known = new Map<bigint, StatusDoc>((opts.docs ?? []).map((d) => [d._id, d]));
   const liveOf = async (want: Id[]) => [...(await readThrough(core, liveView, want)).values()];
   // First batch: the cached renderings and live fields of the page, and the viewer's filters.
   const [shells, pageLive, active] = await Promise.all([
     readShells(core, ids),
-    liveOf(ids),
+    liveOf(ids.filter((id) => !known.has(id))),
     viewer ? viewerFilters(core, viewer._id) : [],
   ]);
-  const live = new Map<bigint, Live>(pageLive.map((l) => [l._id, l]));
+  const live = new Map<bigint, Live>([...known.values(), ...pageLive].map((l) => [l._id, l]));
   // Reblogs: their originals too.
   const originalIds = [
     ...new Set([...live.values()].map((l) => l.reblogOfId).filter((r): r is Id => r !== null && !live.has(r))),
@@ -236,7 +255,7 @@ export async function presentStatusPage(
   const conversationIds = all.map((l) => l.conversationId).filter((c): c is Id => c !== null);
   const pollIds = all.map((l) => l.pollId).filter((p): p is Id => p !== null);
   const [rendered, authorDocs, roleIds, state, pollDocs, relations] = await Promise.all([
-    renderMisses(core, stale),
+    renderMisses(core, stale, known),
     readThrough(core, authorView, authorIds),
     roleIdsOf(core, authorIds),
     viewer

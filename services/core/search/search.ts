@@ -32,6 +32,7 @@ export interface SearchRequest {
 
 export interface SearchResults {
   accounts: AccountDoc[];
+  /** Checked against the caller (render them with presentStatusPage's 'feed' check). */
   statuses: StatusDoc[];
   hashtags: TagDoc[];
 }

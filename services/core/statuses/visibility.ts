@@ -45,8 +45,11 @@ export async function loadViewerRelations(
   return { viewerId: viewer._id, following, blockedBy, blocking, unavailable };
 }
 
+/** The fields of a status the policy reads. */
+export type PolicyFields = Pick<StatusDoc, 'deletedAt' | 'accountId' | 'visibility' | 'mentionedAccountIds'>;
+
 /** The policy for one status (not a reblog wrapper: check the original separately). */
-export function visibleWith(rel: ViewerRelations, status: StatusDoc): boolean {
+export function visibleWith(rel: ViewerRelations, status: PolicyFields): boolean {
   if (status.deletedAt) return false;
   if (rel.unavailable.has(status.accountId)) return false;
   const viewer = rel.viewerId;
