@@ -6,16 +6,12 @@
 import type { Core } from '../../services/core/context.ts';
 import type { Id } from '../../services/core/ids.ts';
 import { collection } from '../../services/core/db/mongo.ts';
-import { accounts } from '../../services/core/model/accounts.ts';
+import { accounts, type AccountDoc } from '../../services/core/model/accounts.ts';
 import { follows } from '../../services/core/model/follows.ts';
 import { statuses } from '../../services/core/model/statuses.ts';
 import { pollVotes } from '../../services/core/model/polls.ts';
 import type { NotificationDoc } from '../../services/core/model/notifications.ts';
-import {
-  createNotification,
-  notifyFollow,
-  type NotificationRequest,
-} from '../../services/core/notifications/notify.ts';
+import { createNotifications, type NotificationRequest } from '../../services/core/notifications/notify.ts';
 import { channelName, publishToStream, timelineChannels } from '../../services/core/streaming/channels.ts';
 import {
   removeStatusFromConversations,
@@ -24,6 +20,7 @@ import {
 import { addToConversation } from './conversations.ts';
 import { presentNotifications } from '../../services/core/entities/notification.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
+import type { PipelineContext, PipelineEvent } from '../runtime/types.ts';
 import { handleModerationEvent, MODERATION_TYPES } from './moderation.ts';
 
 const TYPES = [
@@ -45,32 +42,99 @@ export type NotificationsPipelineOptions = Partial<
 
 const id = (s: string) => BigInt(s);
 
-/** Sends a new notification to the recipient's streams. */
-export async function publishNotification(core: Core, doc: NotificationDoc): Promise<void> {
+/** Sends new notifications to their recipients' streams (filtered ones stay quiet). */
+export async function publishNotifications(core: Core, docs: readonly NotificationDoc[]): Promise<void> {
+  const shown = docs.filter((d) => !d.filtered);
+  if (shown.length === 0) return;
   // Rendering costs a score of queries: skip it when no streaming server listens (as Mastodon
-  // checks its subscribed:timeline:<id> keys). Both the `user` and the `user:notification` stream
-  // listen on this channel.
-  const channel = channelName(core.config, timelineChannels.userNotifications(doc.accountId));
-  const [, listeners] = (await core.redis.pubsub('NUMSUB', channel)) as [string, number];
-  if (Number(listeners) === 0) return;
-  const viewer = await collection(core.db, accounts).findOne({ _id: doc.accountId });
-  if (!viewer) return;
-  const [rendered] = await presentNotifications(core, [doc], viewer);
-  if (!rendered) return;
-  // Only on timeline:<id>:notifications, as Mastodon: the `user` stream listens to that channel
-  // too, so publishing on timeline:<id> as well would deliver it twice there.
-  const message = { event: 'notification' as const, payload: JSON.stringify(rendered) };
-  await publishToStream(core.redis, core.config, timelineChannels.userNotifications(doc.accountId), message);
+  // checks its subscribed:timeline:<id> keys), asking for every recipient in one round trip. Both
+  // the `user` and the `user:notification` stream listen on this channel.
+  const recipients = [...new Set(shown.map((d) => d.accountId))];
+  const channels = recipients.map((a) => channelName(core.config, timelineChannels.userNotifications(a)));
+  const pipe = core.redis.pipeline();
+  for (const c of channels) pipe.pubsub('NUMSUB', c);
+  const replies = (await pipe.exec()) ?? [];
+  const listened = new Set(
+    recipients.filter((_, i) => {
+      const [err, reply] = replies[i] ?? [null, null];
+      return !err && Number((reply as [string, number] | null)?.[1] ?? 0) > 0;
+    }),
+  );
+  const viewers = new Map<Id, AccountDoc | null>();
+  for (const doc of shown) {
+    if (!listened.has(doc.accountId)) continue;
+    if (!viewers.has(doc.accountId))
+      viewers.set(doc.accountId, await collection(core.db, accounts).findOne({ _id: doc.accountId }));
+    const viewer = viewers.get(doc.accountId);
+    if (!viewer) continue;
+    const [rendered] = await presentNotifications(core, [doc], viewer);
+    if (!rendered) continue;
+    // Only on timeline:<id>:notifications, as Mastodon: the `user` stream listens to that channel
+    // too, so publishing on timeline:<id> as well would deliver it twice there.
+    const message = { event: 'notification' as const, payload: JSON.stringify(rendered) };
+    await publishToStream(core.redis, core.config, timelineChannels.userNotifications(doc.accountId), message);
+  }
+}
+
+/** Sends a new notification to the recipient's streams. */
+export function publishNotification(core: Core, doc: NotificationDoc): Promise<void> {
+  return publishNotifications(core, [doc]);
+}
+
+/** Creates the notifications of a batch of requests and streams the new ones. */
+async function notifyAll(core: Core, rs: readonly NotificationRequest[]): Promise<NotificationDoc[]> {
+  if (rs.length === 0) return [];
+  const docs = await createNotifications(core, rs);
+  await publishNotifications(core, docs);
+  return docs;
 }
 
 async function notify(core: Core, r: NotificationRequest): Promise<NotificationDoc | null> {
-  const doc = await createNotification(core, r);
-  if (doc && !doc.filtered) await publishNotification(core, doc);
-  return doc;
+  return (await notifyAll(core, [r]))[0] ?? null;
 }
 
-async function send(core: Core, r: NotificationRequest): Promise<void> {
-  await notify(core, r);
+/** Requests handled per createNotifications call (bounds the `$in` lists and the inserts). */
+const CHUNK = 500;
+
+/**
+ * The notification a single-notification event asks for; null when it asks for none, undefined
+ * when the event needs handling of its own.
+ */
+function singleRequest(event: PipelineEvent<NotificationEvent>): NotificationRequest | null | undefined {
+  switch (event.type) {
+    case 'FavouriteCreated': {
+      const p = event.payload;
+      return {
+        type: 'favourite',
+        accountId: id(p.statusAccountId),
+        fromAccountId: id(p.accountId),
+        statusId: id(p.statusId),
+        at: new Date(p.createdAt),
+      };
+    }
+    case 'ReblogCreated': {
+      const p = event.payload;
+      return {
+        type: 'reblog',
+        accountId: id(p.reblogOfAccountId),
+        fromAccountId: id(p.accountId),
+        statusId: id(p.reblogOfId),
+        at: new Date(p.createdAt),
+      };
+    }
+    case 'FollowCreated': {
+      const p = event.payload;
+      if (p.fromRequest || p.targetDomain !== null) return null;
+      return { type: 'follow', accountId: id(p.targetAccountId), fromAccountId: id(p.accountId) };
+    }
+    case 'FollowRequestCreated': {
+      const p = event.payload;
+      if (p.targetDomain !== null) return null;
+      return { type: 'follow_request', accountId: id(p.targetAccountId), fromAccountId: id(p.accountId) };
+    }
+    default:
+      return undefined;
+  }
 }
 
 /** Accounts that get a `status` notification for a new post (followers with notify: true). */
@@ -82,6 +146,91 @@ async function* notifyingFollowers(core: Core, authorId: Id): AsyncGenerator<Id>
   for await (const f of cursor) yield f.accountId;
 }
 
+/** Events that need handling of their own (status, poll and moderation events). */
+async function handleEvent(event: PipelineEvent<NotificationEvent>, ctx: PipelineContext): Promise<void> {
+  const { core } = ctx;
+  switch (event.type) {
+    case 'StatusCreated': {
+      const p = event.payload;
+      const author = id(p.accountId);
+      const statusId = id(p.statusId);
+      const mentioned = new Set(p.mentionedAccountIds);
+      const direct: DirectStatus | null =
+        p.visibility === 'direct'
+          ? {
+              statusId,
+              accountId: author,
+              conversationId: p.conversationId === null ? null : id(p.conversationId),
+              mentionedAccountIds: [...mentioned].map(id),
+            }
+          : null;
+      // The author's own conversation (Mastodon's fan-out does this for local authors).
+      if (direct && p.local) await addToConversation(core, author, direct);
+      const notified = await notifyAll(
+        core,
+        [...mentioned].map((m) => ({ type: 'mention' as const, accountId: id(m), fromAccountId: author, statusId })),
+      );
+      // A recipient's conversation only when the mention reached them (not suppressed, not filtered).
+      if (direct) for (const n of notified) if (!n.filtered) await addToConversation(core, n.accountId, direct);
+      // Mastodon's FeedInsertWorker: followers who asked to be notified, for posts that reach their
+      // home feed (not direct, not a reply to someone else).
+      if (p.visibility === 'direct') return;
+      if (p.inReplyToAccountId !== null && p.inReplyToAccountId !== p.accountId) return;
+      let chunk: NotificationRequest[] = [];
+      for await (const follower of notifyingFollowers(core, author)) {
+        chunk.push({ type: 'status', accountId: follower, fromAccountId: author, statusId });
+        if (chunk.length >= CHUNK) {
+          await notifyAll(core, chunk);
+          chunk = [];
+          await ctx.heartbeat();
+        }
+      }
+      await notifyAll(core, chunk);
+      return;
+    }
+    case 'StatusDeleted': {
+      if (event.payload.visibility === 'direct') await removeStatusFromConversations(core, id(event.payload.statusId));
+      return;
+    }
+    case 'StatusUpdated': {
+      // Mastodon notifies the local accounts that reblogged the edited status.
+      const p = event.payload;
+      const statusId = id(p.statusId);
+      const rebloggers = collection(core.db, statuses).find(
+        { reblogOfId: statusId, deletedAt: null },
+        { projection: { accountId: 1 } },
+      );
+      const requests: NotificationRequest[] = [];
+      for await (const r of rebloggers)
+        requests.push({
+          type: 'update',
+          accountId: r.accountId,
+          fromAccountId: id(p.accountId),
+          statusId,
+          variant: String(new Date(p.editedAt).getTime()),
+        });
+      for (let i = 0; i < requests.length; i += CHUNK) await notifyAll(core, requests.slice(i, i + CHUNK));
+      return;
+    }
+    case 'PollExpired': {
+      // The poll's author (a poll notification to oneself is allowed) and every voter.
+      const p = event.payload;
+      const author = id(p.accountId);
+      const statusId = id(p.statusId);
+      const requests: NotificationRequest[] = [{ type: 'poll', accountId: author, fromAccountId: author, statusId }];
+      const voters = collection(core.db, pollVotes).find({ pollId: id(p.pollId) }, { projection: { accountId: 1 } });
+      for await (const v of voters)
+        requests.push({ type: 'poll', accountId: v.accountId, fromAccountId: author, statusId });
+      for (let i = 0; i < requests.length; i += CHUNK) await notifyAll(core, requests.slice(i, i + CHUNK));
+      return;
+    }
+    case 'ReportCreated':
+    case 'AccountCreated':
+    case 'AccountWarningCreated':
+      return handleModerationEvent(core, event, notify);
+  }
+}
+
 export function runNotificationsPipeline(core: Core, opts: NotificationsPipelineOptions = {}): Promise<Pipeline> {
   return runPipeline({
     core,
@@ -90,124 +239,29 @@ export function runNotificationsPipeline(core: Core, opts: NotificationsPipeline
     // Events of different partitions are independent (the unique key makes each idempotent).
     partitionsConsumedConcurrently: 4,
     ...opts,
-    async handleEvent(event, ctx) {
-      switch (event.type) {
-        case 'StatusCreated': {
-          const p = event.payload;
-          const author = id(p.accountId);
-          const statusId = id(p.statusId);
-          const mentioned = new Set(p.mentionedAccountIds);
-          const direct: DirectStatus | null =
-            p.visibility === 'direct'
-              ? {
-                  statusId,
-                  accountId: author,
-                  conversationId: p.conversationId === null ? null : id(p.conversationId),
-                  mentionedAccountIds: [...mentioned].map(id),
-                }
-              : null;
-          // The author's own conversation (Mastodon's fan-out does this for local authors).
-          if (direct && p.local) await addToConversation(core, author, direct);
-          for (const m of mentioned) {
-            const n = await notify(core, { type: 'mention', accountId: id(m), fromAccountId: author, statusId });
-            // A recipient's conversation only when the mention reached them (not suppressed, not filtered).
-            if (direct && n && !n.filtered) await addToConversation(core, id(m), direct);
-          }
-          // Mastodon's FeedInsertWorker: followers who asked to be notified, for posts that reach their
-          // home feed (not direct, not a reply to someone else).
-          if (p.visibility === 'direct') return;
-          if (p.inReplyToAccountId !== null && p.inReplyToAccountId !== p.accountId) return;
-          let n = 0;
-          for await (const follower of notifyingFollowers(core, author)) {
-            await notify(core, { type: 'status', accountId: follower, fromAccountId: author, statusId });
-            if (++n % 200 === 0) await ctx.heartbeat();
-          }
-          return;
+    // A fetched batch at once: runs of single-notification events (favourites, reblogs, follows,
+    // follow requests) become one createNotifications call per CHUNK, a fixed number of round
+    // trips instead of a score per event; other events are handled in their place in between.
+    // When a batch fails, the runtime retries its events one by one (each idempotent).
+    async handleBatch(events, ctx) {
+      let run: NotificationRequest[] = [];
+      const flush = async () => {
+        if (run.length === 0) return;
+        await notifyAll(core, run);
+        run = [];
+        await ctx.heartbeat();
+      };
+      for (const event of events) {
+        const r = singleRequest(event);
+        if (r === undefined) {
+          await flush();
+          await handleEvent(event, ctx);
+          continue;
         }
-        case 'StatusDeleted': {
-          if (event.payload.visibility === 'direct')
-            await removeStatusFromConversations(core, id(event.payload.statusId));
-          return;
-        }
-        case 'ReblogCreated': {
-          const p = event.payload;
-          return send(core, {
-            type: 'reblog',
-            accountId: id(p.reblogOfAccountId),
-            fromAccountId: id(p.accountId),
-            statusId: id(p.reblogOfId),
-            at: new Date(p.createdAt),
-          });
-        }
-        case 'FavouriteCreated': {
-          const p = event.payload;
-          return send(core, {
-            type: 'favourite',
-            accountId: id(p.statusAccountId),
-            fromAccountId: id(p.accountId),
-            statusId: id(p.statusId),
-            at: new Date(p.createdAt),
-          });
-        }
-        case 'StatusUpdated': {
-          // Mastodon notifies the local accounts that reblogged the edited status.
-          const p = event.payload;
-          const statusId = id(p.statusId);
-          const rebloggers = collection(core.db, statuses).find(
-            { reblogOfId: statusId, deletedAt: null },
-            { projection: { accountId: 1 } },
-          );
-          for await (const r of rebloggers)
-            await notify(core, {
-              type: 'update',
-              accountId: r.accountId,
-              fromAccountId: id(p.accountId),
-              statusId,
-              variant: String(new Date(p.editedAt).getTime()),
-            });
-          return;
-        }
-        case 'PollExpired': {
-          // The poll's author (a poll notification to oneself is allowed) and every voter.
-          const p = event.payload;
-          const author = id(p.accountId);
-          const statusId = id(p.statusId);
-          await notify(core, { type: 'poll', accountId: author, fromAccountId: author, statusId });
-          const voters = collection(core.db, pollVotes).find(
-            { pollId: id(p.pollId) },
-            { projection: { accountId: 1 } },
-          );
-          for await (const v of voters)
-            await notify(core, { type: 'poll', accountId: v.accountId, fromAccountId: author, statusId });
-          return;
-        }
-        case 'FollowCreated': {
-          const p = event.payload;
-          if (p.fromRequest || p.targetDomain !== null) return;
-          const doc = await notifyFollow(core, {
-            accountId: id(p.accountId),
-            targetAccountId: id(p.targetAccountId),
-            type: 'follow',
-          });
-          if (doc) await publishNotification(core, doc);
-          return;
-        }
-        case 'FollowRequestCreated': {
-          const p = event.payload;
-          if (p.targetDomain !== null) return;
-          const doc = await notifyFollow(core, {
-            accountId: id(p.accountId),
-            targetAccountId: id(p.targetAccountId),
-            type: 'follow_request',
-          });
-          if (doc) await publishNotification(core, doc);
-          return;
-        }
-        case 'ReportCreated':
-        case 'AccountCreated':
-        case 'AccountWarningCreated':
-          return handleModerationEvent(core, event, notify);
+        if (r) run.push(r);
+        if (run.length >= CHUNK) await flush();
       }
+      await flush();
     },
   });
 }

@@ -6,6 +6,7 @@
 //   trends ... / search rebuild                                            (see trendsCommands.ts)
 //   settings feeds [NAME public|authenticated|disabled]                    (feed access; no NAME: prints all four)
 //   delivery domains | delivery reset HOST          (failing/unavailable destinations; close a breaker)
+//   notifications rebuild-groups                    (recompute the grouped-notification summaries)
 // Bad input: a one-line error on stderr and exit code 1.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, loadEnvironment, type Config } from '../core/config.ts';
@@ -27,6 +28,7 @@ import { MODERATION_USAGE, parseModerationCommand } from './moderation.ts';
 import { parseSiteCommand, SITE_USAGE } from './siteCommands.ts';
 import { parseTrendsCommand, TRENDS_USAGE } from './trendsCommands.ts';
 import { deliveryDomains, deliveryReset } from './delivery.ts';
+import { rebuildAllGroups } from '../core/notifications/groups.ts';
 
 const USAGE = `Usage:
   cli accounts create NAME --email EMAIL [--confirmed] [--approve] [--role ROLE]
@@ -35,6 +37,7 @@ const USAGE = `Usage:
   cli settings feeds [local_live_feed_access|remote_live_feed_access|local_topic_feed_access|remote_topic_feed_access public|authenticated|disabled]
   cli delivery domains
   cli delivery reset HOST
+  cli notifications rebuild-groups
 ${MODERATION_USAGE}
 ${SITE_USAGE}
 ${TRENDS_USAGE}`;
@@ -95,6 +98,11 @@ function parse(argv: string[]): Command {
     if (rest.length !== 1) throw new CliError('delivery reset needs exactly one HOST');
     return (core, out) => deliveryReset(core, rest[0], out);
   }
+  if (group === 'notifications' && action === 'rebuild-groups' && rest.length === 0)
+    return async (core, out) => {
+      const n = await rebuildAllGroups(core, (done) => out(`${done} groups rebuilt`));
+      out(`OK: ${n} groups rebuilt`);
+    };
   const site = parseSiteCommand(argv);
   if (site) return site;
   throw new CliError(`Unknown command: ${argv.join(' ') || '(none)'}`);

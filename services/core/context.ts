@@ -4,6 +4,7 @@ import type { Db, MongoClient } from 'mongodb';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { connectMongo, ensureIndexes } from './db/mongo.ts';
+import { installDocCache } from './db/docCache.ts';
 import { connectRedis, type Redis } from './db/redis.ts';
 import { StatusIdGenerator } from './ids.ts';
 import { Outbox, type EventSink } from './events/outbox.ts';
@@ -36,6 +37,7 @@ export async function createCore(config: Config, opts: CoreOptions): Promise<Cor
   const { client, db } = await connectMongo(config.mongoUrl);
   await ensureIndexes(db);
   const redis = connectRedis(config.redisUrl, { namespace: config.redisNamespace });
+  installDocCache(db, redis);
   const vapid = await ensureVapidKeys(db, config);
   return {
     config,

@@ -80,3 +80,39 @@ export function parseId(value: unknown): Id | null {
   const n = BigInt(s);
   return n > 0n && n < 1n << 63n ? n : null;
 }
+
+/**
+ * `count` serial ids of a named sequence in two round trips (one `$inc` by `count`, one batch of
+ * claims), for writers that create many documents at once. Ids another caller claimed first (only
+ * on servers without atomic `$inc`) are replaced one by one.
+ */
+export async function nextSerialIds(db: Db, sequence: string, count: number): Promise<Id[]> {
+  if (count <= 0) return [];
+  if (count === 1) return [await nextSerialId(db, sequence)];
+  const doc = await collection(db, counters).findOneAndUpdate(
+    { _id: sequence },
+    { $inc: { seq: BigInt(count) } },
+    { upsert: true, returnDocument: 'after' },
+  );
+  if (!doc) throw new Error(`counter ${sequence} did not return a value`);
+  const last = BigInt(doc.seq);
+  const candidates = Array.from({ length: count }, (_, i) => last - BigInt(count - 1 - i));
+  const ids: Id[] = [];
+  try {
+    await collection(db, serialClaims).insertMany(
+      candidates.map((id) => ({ _id: `${sequence}:${id}` })),
+      { ordered: false },
+    );
+    return candidates;
+  } catch (err) {
+    const failed = new Set(
+      ((err as { writeErrors?: Array<{ index: number; code?: number }> }).writeErrors ?? []).map((e) => {
+        if (e.code !== 11000) throw err;
+        return e.index;
+      }),
+    );
+    if (failed.size === 0) throw err;
+    for (const [i, id] of candidates.entries()) ids.push(failed.has(i) ? await nextSerialId(db, sequence) : id);
+    return ids;
+  }
+}

@@ -5,9 +5,9 @@
 // streams, custom filters (`hide` in the stream's context drops the event; other matches are sent
 // in the payload's `filtered`).
 import type { Core } from '../core/context.ts';
-import type { AccountDoc } from '../core/model/accounts.ts';
+import type { CachedAccount } from '../core/model/accounts.ts';
 import type { AccessTokenDoc } from '../core/model/oauth.ts';
-import type { UserDoc } from '../core/model/users.ts';
+import type { CachedUser } from '../core/model/users.ts';
 import { scopesAllow } from '../core/auth/scopes.ts';
 import { matchFilters } from '../core/filters/match.ts';
 import { presentFilterResults } from '../core/entities/filter.ts';
@@ -46,8 +46,8 @@ function parsedStatus(message: StreamMessage): PayloadWithReblog | null {
 
 export interface Viewer {
   token: AccessTokenDoc;
-  account: AccountDoc | null;
-  user: UserDoc | null;
+  account: CachedAccount | null;
+  user: CachedUser | null;
 }
 
 /** What a connection emits: a stream message, or an error about a client request. */

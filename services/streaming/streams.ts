@@ -1,8 +1,8 @@
 // Mastodon's stream names and what they need: the Redis channels behind each, the scope a token
 // must hold, and whether a user is needed at all.
 import type { Core } from '../core/context.ts';
-import type { AccountDoc } from '../core/model/accounts.ts';
-import type { UserDoc } from '../core/model/users.ts';
+import type { CachedAccount } from '../core/model/accounts.ts';
+import type { CachedUser } from '../core/model/users.ts';
 import { roleOfUser } from '../core/roles/roles.ts';
 import { hasPermission } from '../core/roles/permissions.ts';
 import { feedOrigin, getFeedAccess, requiresLogin, type FeedKind } from '../core/settings/feedAccess.ts';
@@ -28,8 +28,8 @@ export interface ResolvedStream {
 }
 
 export interface StreamViewer {
-  account: AccountDoc | null;
-  user: UserDoc | null;
+  account: CachedAccount | null;
+  user: CachedUser | null;
 }
 
 /**

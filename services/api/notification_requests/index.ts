@@ -8,7 +8,7 @@ import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
 import { parseId, type Id } from '../../core/ids.ts';
 import { collection } from '../../core/db/mongo.ts';
-import { accounts, type AccountDoc } from '../../core/model/accounts.ts';
+import { accounts, type CachedAccount } from '../../core/model/accounts.ts';
 import { statuses } from '../../core/model/statuses.ts';
 import { notificationRequests, type NotificationRequestDoc } from '../../core/model/notificationPolicies.ts';
 import { policyOf, type EffectivePolicy } from '../../core/notifications/policy.ts';
@@ -98,7 +98,7 @@ function idList(raw: unknown): Id[] {
   return list.map((v) => parseId(v)).filter((v): v is Id => v !== null);
 }
 
-async function presentRequests(core: Core, docs: NotificationRequestDoc[], viewer: AccountDoc) {
+async function presentRequests(core: Core, docs: NotificationRequestDoc[], viewer: CachedAccount) {
   if (docs.length === 0) return [];
   const [accountDocs, statusDocs] = await Promise.all([
     collection(core.db, accounts)

@@ -2,23 +2,21 @@
 // (mastodon-api-endpoints.md, Notifications). Scopes read:notifications / write:notifications.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Filter } from 'mongodb';
 import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
 import { parseId, type Id } from '../../core/ids.ts';
 import { collection } from '../../core/db/mongo.ts';
-import type { AccountDoc } from '../../core/model/accounts.ts';
+import type { AccountDoc, CachedAccount } from '../../core/model/accounts.ts';
 import { notifications, type NotificationDoc } from '../../core/model/notifications.ts';
 import {
-  groupData,
-  groupPage,
   groupedTypes,
   notificationQuery,
   unreadCount,
-  unreadGroupCount,
   type NotificationFilter,
   type NotificationGroupData,
 } from '../../core/notifications/queries.ts';
+import { groupByKey, groupMembersQuery, groupPage, unreadGroupCount } from '../../core/notifications/groupPages.ts';
+import { clearNotifications, deleteGroup, removeFromGroup } from '../../core/notifications/groups.ts';
 import { findVisibleAccounts } from '../../core/accounts/queries.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { notFound } from '../errors.ts';
@@ -101,7 +99,7 @@ function partialAccount(a: Account) {
 /** GroupedNotificationsResults for groups (accounts and statuses deduplicated). */
 async function presentGroups(
   core: Core,
-  viewer: AccountDoc,
+  viewer: CachedAccount,
   groups: NotificationGroupData[],
   opts: { paginated: boolean; partial: boolean },
 ) {
@@ -141,7 +139,7 @@ async function presentGroups(
         most_recent_notification_id: String(g.mostRecent._id),
       };
       if (opts.paginated) {
-        group.page_min_id = String(g.oldest._id);
+        group.page_min_id = String(g.pageMinId);
         group.page_max_id = String(g.mostRecent._id);
         group.latest_page_notification_at = g.mostRecent.createdAt.toISOString();
       }
@@ -158,10 +156,6 @@ async function presentGroups(
     statuses: unknown[];
     notification_groups: unknown[];
   };
-}
-
-function groupBase(account: AccountDoc): Filter<NotificationDoc> {
-  return { accountId: account._id, filtered: { $ne: true } };
 }
 
 const notificationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
@@ -202,7 +196,7 @@ const notificationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
     { schema: { response: { 200: Empty } }, config: { auth: WRITE } },
     async (request) => {
       const { account } = requireUser(request);
-      await collection(core.db, notifications).deleteMany({ accountId: account._id });
+      await clearNotifications(core, account._id);
       return {};
     },
   );
@@ -225,7 +219,8 @@ const notificationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
     async (request) => {
       const { account } = requireUser(request);
       const n = await ownNotification(core, account, request.params.id);
-      await collection(core.db, notifications).deleteOne({ _id: n._id, accountId: account._id });
+      const res = await collection(core.db, notifications).deleteOne({ _id: n._id, accountId: account._id });
+      if (res.deletedCount === 1) await removeFromGroup(core, n);
       return {};
     },
   );
@@ -238,11 +233,7 @@ const notificationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
       const { account } = requireUser(request);
       const p = pageParams(request.query, { defaultLimit: 40, maxLimit: 80 });
       const grouped = groupedTypes(request.query.grouped_types);
-      const base = notificationQuery(account._id, filterOf(request.query));
-      const groups = await groupPage(core, base, grouped, p);
-      const ids = groups.flatMap((g) => [g.oldest._id, g.mostRecent._id]);
-      const oldest = ids.length ? ids.reduce((a, b) => (a < b ? a : b)) : null;
-      const newest = ids.length ? ids.reduce((a, b) => (a > b ? a : b)) : null;
+      const { groups, oldest, newest } = await groupPage(core, account._id, filterOf(request.query), grouped, p);
       setLinkHeader(core, request, reply, { oldest, newest, count: groups.length, limit: p.limit });
       return presentGroups(core, account, groups, {
         paginated: true,
@@ -274,19 +265,17 @@ const notificationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
     { schema: { response: { 200: Empty } }, config: { auth: WRITE } },
     async (request) => {
       const { account } = requireUser(request);
-      await collection(core.db, notifications).deleteMany({ accountId: account._id });
+      await clearNotifications(core, account._id);
       return {};
     },
   );
-
-  const noRange = { maxId: null, sinceId: null, minId: null };
 
   app.get(
     '/api/v2/notifications/:group_key',
     { schema: { params: GroupParams, response: { 200: GroupedResults } }, config: { auth: READ } },
     async (request) => {
       const { account } = requireUser(request);
-      const g = await groupData(core, groupBase(account), request.params.group_key, noRange);
+      const g = await groupByKey(core, account._id, request.params.group_key);
       if (!g) throw notFound();
       const out = await presentGroups(core, account, [g], { paginated: false, partial: false });
       if (out.notification_groups.length === 0) throw notFound();
@@ -300,33 +289,48 @@ const notificationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
     async (request) => {
       const { account } = requireUser(request);
       const key = request.params.group_key;
-      const g = await groupData(core, groupBase(account), key, noRange);
-      if (!g) throw notFound();
-      if (key.startsWith('ungrouped-'))
-        await collection(core.db, notifications).deleteOne({ _id: g.mostRecent._id, accountId: account._id });
-      else await collection(core.db, notifications).deleteMany({ accountId: account._id, groupKey: key });
+      const coll = collection(core.db, notifications);
+      const members = await coll.find(groupMembersQuery(account._id, key)).limit(2).toArray();
+      if (members.length === 0) throw notFound();
+      if (key.startsWith('ungrouped-')) {
+        const res = await coll.deleteOne({ _id: members[0]._id, accountId: account._id });
+        if (res.deletedCount === 1) await removeFromGroup(core, members[0]);
+      } else await deleteGroup(core, account._id, key);
       return {};
     },
   );
 
   app.get(
     '/api/v2/notifications/:group_key/accounts',
-    { schema: { params: GroupParams, response: { 200: Type.Array(AccountEntity) } }, config: { auth: READ } },
-    async (request) => {
+    {
+      schema: { params: GroupParams, querystring: ListQuery, response: { 200: Type.Array(AccountEntity) } },
+      config: { auth: READ },
+    },
+    async (request, reply) => {
       const { account } = requireUser(request);
-      const key = request.params.group_key;
-      const g = await groupData(core, groupBase(account), key, noRange);
-      if (!g) throw notFound();
-      const from = key.startsWith('ungrouped-')
-        ? [g.mostRecent.fromAccountId]
-        : (
-            await collection(core.db, notifications)
-              .find({ ...groupBase(account), groupKey: key }, { projection: { fromAccountId: 1 } })
-              .sort({ _id: -1 })
-              .limit(80)
-              .toArray()
-          ).map((n) => n.fromAccountId);
-      return presentAccounts(core, await findVisibleAccounts(core, from));
+      // Mastodon pages the group's notifications by id and answers their senders.
+      const p = pageParams(request.query, { defaultLimit: 40, maxLimit: 80 });
+      const page = await findPage(
+        collection(core.db, notifications),
+        groupMembersQuery(account._id, request.params.group_key),
+        p,
+        '_id',
+        { _id: 1, fromAccountId: 1 },
+      );
+      if (page.length === 0 && p.maxId === null && p.minId === null && p.sinceId === null) throw notFound();
+      setLinkHeader(core, request, reply, {
+        oldest: page.at(-1)?._id ?? null,
+        newest: page[0]?._id ?? null,
+        count: page.length,
+        limit: p.limit,
+      });
+      return presentAccounts(
+        core,
+        await findVisibleAccounts(
+          core,
+          page.map((n) => n.fromAccountId),
+        ),
+      );
     },
   );
 };

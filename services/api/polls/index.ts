@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
-import type { AccountDoc } from '../../core/model/accounts.ts';
+import type { CachedAccount } from '../../core/model/accounts.ts';
 import type { PollDoc } from '../../core/model/polls.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { missingParam, notFound } from '../errors.ts';
@@ -15,7 +15,7 @@ import { PollEntity, presentPoll } from '../../core/entities/poll.ts';
 const IdParams = Type.Object({ id: Type.String() });
 
 /** The poll if its status exists and the viewer may see it; 404 otherwise (existence is not revealed). */
-async function visiblePoll(core: Core, viewer: AccountDoc | null, rawId: string): Promise<PollDoc> {
+async function visiblePoll(core: Core, viewer: CachedAccount | null, rawId: string): Promise<PollDoc> {
   const id = parseId(rawId);
   const poll = id === null ? null : await findPoll(core, id);
   if (!poll) throw notFound();

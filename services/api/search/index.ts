@@ -8,7 +8,8 @@ import { railsBoolean } from '../../core/railsParams.ts';
 import { search, type SearchType } from '../../core/search/search.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { AccountEntity, presentAccounts } from '../../core/entities/account.ts';
-import { StatusEntity, presentStatuses } from '../../core/entities/status.ts';
+import { StatusEntity } from '../../core/entities/status.ts';
+import { presentStatusPage } from '../../core/entities/statusPage.ts';
 import { TagEntity } from '../../core/entities/tag.ts';
 import { presentTagsWithHistory } from '../../core/entities/tagHistory.ts';
 import { BoolLike } from '../params.ts';
@@ -77,7 +78,13 @@ const searchArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core })
       });
       const [accounts, statuses, hashtags] = await Promise.all([
         presentAccounts(core, found.accounts),
-        presentStatuses(core, found.statuses, account),
+        // Already checked against the caller's visibility: rendered through the cache.
+        presentStatusPage(
+          core,
+          found.statuses.map((s) => s._id),
+          account,
+          { check: 'feed', docs: found.statuses },
+        ),
         presentTagsWithHistory(core, found.hashtags),
       ]);
       return { accounts, statuses, hashtags };

@@ -3,7 +3,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Core } from '../../core/context.ts';
 import { parseId, type Id } from '../../core/ids.ts';
-import type { AccountDoc } from '../../core/model/accounts.ts';
+import type { CachedAccount } from '../../core/model/accounts.ts';
 import type { StatusDoc } from '../../core/model/statuses.ts';
 import { StatusError } from '../../core/statuses/errors.ts';
 import { findVisibleStatus } from '../../core/statuses/visibility.ts';
@@ -38,11 +38,11 @@ export function idParam(value: string): Id {
   return id;
 }
 
-export function viewerOf(request: FastifyRequest): AccountDoc | null {
+export function viewerOf(request: FastifyRequest): CachedAccount | null {
   return request.auth?.account ?? null;
 }
 
-export async function visibleStatusOr404(core: Core, viewer: AccountDoc | null, rawId: string): Promise<StatusDoc> {
+export async function visibleStatusOr404(core: Core, viewer: CachedAccount | null, rawId: string): Promise<StatusDoc> {
   const status = await findVisibleStatus(core, viewer, idParam(rawId));
   if (!status) throw notFound();
   return status;

@@ -6,7 +6,7 @@ import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
 import { parseId } from '../../core/ids.ts';
 import { collection } from '../../core/db/mongo.ts';
-import type { AccountDoc } from '../../core/model/accounts.ts';
+import type { AccountDoc, CachedAccount } from '../../core/model/accounts.ts';
 import { accounts } from '../../core/model/accounts.ts';
 import { statuses, VISIBILITIES, type StatusDoc, type Visibility } from '../../core/model/statuses.ts';
 import { favourites } from '../../core/model/favourites.ts';
@@ -113,7 +113,7 @@ async function scheduledParamsOf(
 }
 
 /** The status with the viewer's flags, or 404 when it is gone. */
-async function answer(core: Core, id: bigint, viewer: AccountDoc) {
+async function answer(core: Core, id: bigint, viewer: CachedAccount) {
   const status = await collection(core.db, statuses).findOne({ _id: id });
   if (!status) throw notFound();
   return presentStatus(core, status, viewer);
@@ -122,7 +122,7 @@ async function answer(core: Core, id: bigint, viewer: AccountDoc) {
 /** For undo actions: the status (deleted ones excepted) when the caller has the record, else only if visible. */
 async function statusForUndo(
   core: Core,
-  viewer: AccountDoc,
+  viewer: CachedAccount,
   rawId: string,
   hasRecord: (s: StatusDoc) => Promise<boolean>,
 ): Promise<StatusDoc> {
@@ -132,7 +132,7 @@ async function statusForUndo(
 }
 
 /** The original of a reblog (visibility-checked), or the status itself. */
-async function properStatus(core: Core, viewer: AccountDoc, status: StatusDoc): Promise<StatusDoc> {
+async function properStatus(core: Core, viewer: CachedAccount, status: StatusDoc): Promise<StatusDoc> {
   return status.reblogOfId === null ? status : visibleStatusOr404(core, viewer, String(status.reblogOfId));
 }
 

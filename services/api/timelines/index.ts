@@ -11,7 +11,7 @@ import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
 import { collection } from '../../core/db/mongo.ts';
 import { parseId, type Id } from '../../core/ids.ts';
-import { accounts, type AccountDoc } from '../../core/model/accounts.ts';
+import { accounts, type CachedAccount } from '../../core/model/accounts.ts';
 import { statuses, type StatusDoc } from '../../core/model/statuses.ts';
 import { feedExists, feedKey, feedPage } from '../../core/feeds/feeds.ts';
 import { regenerateHomeFeed } from '../../core/feeds/maintenance.ts';
@@ -57,7 +57,7 @@ async function answer(
   reply: FastifyReply,
   p: PageParams,
   ids: Id[],
-  viewer: AccountDoc | null,
+  viewer: CachedAccount | null,
   check: PageOptions['check'],
 ) {
   setLinkHeader(core, request, reply, {

@@ -1,7 +1,7 @@
 // Rendering ranked trend items: hashtags (Tag with history), statuses and links (Trends::Link).
 import type { Core } from '../../core/context.ts';
 import { collection } from '../../core/db/mongo.ts';
-import type { AccountDoc } from '../../core/model/accounts.ts';
+import type { CachedAccount } from '../../core/model/accounts.ts';
 import { statuses, type StatusDoc } from '../../core/model/statuses.ts';
 import { tags, type TagDoc } from '../../core/model/tags.ts';
 import type { RankedItem } from '../../core/trends/queries.ts';
@@ -39,7 +39,7 @@ export async function statusesOf(core: Core, items: readonly RankedItem[]): Prom
 export async function presentTrendingStatuses(
   core: Core,
   items: readonly RankedItem[],
-  viewer: AccountDoc | null,
+  viewer: CachedAccount | null,
 ): Promise<Status[]> {
   let docs = await filterVisible(core, viewer, await statusesOf(core, items));
   if (viewer) {

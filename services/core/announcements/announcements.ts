@@ -4,7 +4,7 @@
 import type { Core } from '../context.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
 import { nextSerialId, type Id } from '../ids.ts';
-import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { accounts, type AccountDoc, type CachedAccount } from '../model/accounts.ts';
 import {
   announcements,
   announcementDismissals,
@@ -206,7 +206,7 @@ function chronological(a: AnnouncementDoc, b: AnnouncementDoc): number {
 /** GET /api/v1/announcements: published ones, without those the viewer dismissed unless asked. */
 export async function announcementsFor(
   core: Core,
-  viewer: AccountDoc,
+  viewer: CachedAccount,
   withDismissed: boolean,
 ): Promise<AnnouncementEntity[]> {
   const published = await collection(core.db, announcements).find({ published: true }).toArray();
@@ -228,7 +228,7 @@ async function publishedAnnouncement(core: Core, id: Id): Promise<AnnouncementDo
   return doc;
 }
 
-export async function dismissAnnouncement(core: Core, viewer: AccountDoc, id: Id): Promise<void> {
+export async function dismissAnnouncement(core: Core, viewer: CachedAccount, id: Id): Promise<void> {
   await publishedAnnouncement(core, id);
   await collection(core.db, announcementDismissals).updateOne(
     { _id: `${viewer._id}:${id}` },
@@ -248,7 +248,7 @@ async function broadcastReaction(core: Core, id: Id, name: string): Promise<void
   await broadcast(core, 'announcement.reaction', JSON.stringify({ name, count, announcement_id: String(id) }));
 }
 
-export async function addReaction(core: Core, viewer: AccountDoc, id: Id, name: string): Promise<void> {
+export async function addReaction(core: Core, viewer: CachedAccount, id: Id, name: string): Promise<void> {
   await publishedAnnouncement(core, id);
   let customEmojiId: Id | null = null;
   if (!UNICODE_EMOJI.test(name)) {
@@ -276,7 +276,7 @@ export async function addReaction(core: Core, viewer: AccountDoc, id: Id, name: 
   await broadcastReaction(core, id, name);
 }
 
-export async function removeReaction(core: Core, viewer: AccountDoc, id: Id, name: string): Promise<void> {
+export async function removeReaction(core: Core, viewer: CachedAccount, id: Id, name: string): Promise<void> {
   await publishedAnnouncement(core, id);
   const res = await collection(core.db, announcementReactions).deleteOne({
     accountId: viewer._id,
@@ -290,7 +290,7 @@ export async function removeReaction(core: Core, viewer: AccountDoc, id: Id, nam
 export async function presentAnnouncements(
   core: Core,
   docs: AnnouncementDoc[],
-  viewer: AccountDoc | null,
+  viewer: CachedAccount | null,
 ): Promise<AnnouncementEntity[]> {
   if (docs.length === 0) return [];
   const ids = docs.map((d) => d._id);

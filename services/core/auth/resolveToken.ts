@@ -1,13 +1,15 @@
 // Resolving a bearer token to its token, app, user and account records, for the API and the
-// streaming server alike. The token hash → ids mapping never changes, so it is cached in Redis:
-// with it, the four records are read in one parallel round trip instead of four sequential ones,
-// and the token record itself is always read fresh, so a revocation counts at once.
+// streaming server alike. The token hash → ids mapping never changes, so it is cached in Redis;
+// with it, the token, user and account come from the document cache (db/docCache.ts: one Redis
+// round trip, and every write to them drops the copies, so a revocation or a suspension counts at
+// once).
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { accessTokens, apps, type AccessTokenDoc, type AppDoc } from '../model/oauth.ts';
-import { users, type UserDoc } from '../model/users.ts';
-import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { readThrough } from '../db/docCache.ts';
+import { accessTokens, accessTokenView, apps, type AccessTokenDoc, type AppDoc } from '../model/oauth.ts';
+import { userView, type CachedUser } from '../model/users.ts';
+import { accountView, type CachedAccount } from '../model/accounts.ts';
 import { unauthorized } from '../errors.ts';
 import { hashSecret } from './tokens.ts';
 
@@ -15,8 +17,8 @@ export interface AuthContext {
   token: AccessTokenDoc;
   app: AppDoc;
   /** null for app tokens (client-credentials grant). */
-  user: UserDoc | null;
-  account: AccountDoc | null;
+  user: CachedUser | null;
+  account: CachedAccount | null;
 }
 
 const ID_TTL_SECONDS = 24 * 3600;
@@ -51,12 +53,15 @@ function idsKey(hash: string): string {
 async function resolveByIds(core: Core, hash: string, ids: string[]): Promise<AuthContext | null | undefined> {
   const [tokenId, appId, userId, accountId] = ids.map((s) => (s === '' ? null : BigInt(s)));
   if (tokenId === null || appId === null) return undefined;
-  const [token, app, user, account] = await Promise.all([
-    collection(core.db, accessTokens).findOne({ _id: tokenId }),
+  const [tokens, app, found, accountsFound] = await Promise.all([
+    readThrough(core, accessTokenView, [tokenId]),
     findApp(core, appId),
-    userId === null ? null : collection(core.db, users).findOne({ _id: userId }),
-    accountId === null ? null : collection(core.db, accounts).findOne({ _id: accountId }),
+    userId === null ? null : readThrough(core, userView, [userId]),
+    accountId === null ? null : readThrough(core, accountView, [accountId]),
   ]);
+  const token = tokens.get(tokenId);
+  const user = userId === null ? null : found?.get(userId);
+  const account = accountId === null ? null : accountsFound?.get(accountId);
   // A record that went away or does not match any more: look the token up from scratch.
   if (!token || token.tokenHash !== hash || token.userId !== userId) return undefined;
   if (token.revokedAt) throw unauthorized('The access token was revoked');
@@ -83,9 +88,10 @@ export async function resolveToken(core: Core, raw: string): Promise<AuthContext
     await core.redis.set(idsKey(hash), `${token._id}:${app._id}::`, 'EX', ID_TTL_SECONDS).catch(() => undefined);
     return { token, app, user: null, account: null };
   }
-  const user = await collection(core.db, users).findOne({ _id: token.userId });
+  // Through the document cache, so that the requests after this one find the user and account there.
+  const user = (await readThrough(core, userView, [token.userId])).get(token.userId);
   if (!user) return null;
-  const account = await collection(core.db, accounts).findOne({ _id: user.accountId });
+  const account = (await readThrough(core, accountView, [user.accountId])).get(user.accountId);
   if (!account) return null;
   await core.redis
     .set(idsKey(hash), `${token._id}:${app._id}:${user._id}:${account._id}`, 'EX', ID_TTL_SECONDS)

@@ -4,11 +4,14 @@
 // creates them all at start-up. Only features real MongoDB 7+ and the embedded default
 // (deploy/local/mongo) both have are used: no transactions, change streams, $text, TTL or partial
 // indexes, no aggregation operators newer than MongoDB 4.4.
+import { withDocCache } from './docCache.ts';
 import { MongoClient, type Db, type Collection, type Document, type IndexDescription } from 'mongodb';
 
 export interface CollectionDef<T extends Document> {
   name: string;
   indexes: IndexDescription[];
+  /** Documents are cached by `_id` in Redis (docCache.ts), so every write drops the copies it touches. */
+  cachedById?: boolean;
   /** Phantom: the document type of the collection. */
   readonly _doc?: T;
 }
@@ -16,17 +19,22 @@ export interface CollectionDef<T extends Document> {
 const registry = new Map<string, CollectionDef<Document>>();
 
 /** Declares a collection and its indexes. Call at module level in services/core/model. */
-export function defineCollection<T extends Document>(name: string, indexes: IndexDescription[] = []): CollectionDef<T> {
+export function defineCollection<T extends Document>(
+  name: string,
+  indexes: IndexDescription[] = [],
+  opts: { cachedById?: boolean } = {},
+): CollectionDef<T> {
   // Names make ensureIndexes idempotent (it skips existing indexes by name).
   const unnamed = indexes.find((i) => !i.name);
   if (unnamed) throw new Error(`index on ${name} ${JSON.stringify(unnamed.key)} needs a name`);
-  const def: CollectionDef<T> = { name, indexes };
+  const def: CollectionDef<T> = { name, indexes, cachedById: opts.cachedById ?? false };
   registry.set(name, def as CollectionDef<Document>);
   return def;
 }
 
 export function collection<T extends Document>(db: Db, def: CollectionDef<T>): Collection<T> {
-  return db.collection<T>(def.name);
+  const coll = db.collection<T>(def.name);
+  return def.cachedById ? withDocCache(db, coll) : coll;
 }
 
 export async function connectMongo(url: string): Promise<{ client: MongoClient; db: Db }> {

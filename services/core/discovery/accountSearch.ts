@@ -5,7 +5,7 @@ import type { Core } from '../context.ts';
 import { followedAmong } from '../graph/relations.ts';
 import type { Filter } from 'mongodb';
 import { collection } from '../db/mongo.ts';
-import { accounts, visibleAccountFilter, type AccountDoc } from '../model/accounts.ts';
+import { accounts, visibleAccountFilter, type AccountDoc, type CachedAccount } from '../model/accounts.ts';
 import { follows } from '../model/follows.ts';
 
 export interface AccountSearch {
@@ -33,7 +33,11 @@ export function prefixRange(prefix: string): { $gte: string; $lt?: string } {
   return { $gte: prefix };
 }
 
-export async function searchAccounts(core: Core, viewer: AccountDoc | null, s: AccountSearch): Promise<AccountDoc[]> {
+export async function searchAccounts(
+  core: Core,
+  viewer: CachedAccount | null,
+  s: AccountSearch,
+): Promise<AccountDoc[]> {
   const raw = s.q.trim().replace(/^@/, '').toLowerCase();
   if (!raw) return [];
   const [name, domainPart] = raw.split('@', 2) as [string, string | undefined];

@@ -4,7 +4,7 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts, visibleAccountFilter, type AccountDoc } from '../model/accounts.ts';
+import { accounts, visibleAccountFilter, type AccountDoc, type CachedAccount } from '../model/accounts.ts';
 import { follows } from '../model/follows.ts';
 import { followRequests } from '../model/followRequests.ts';
 import { suggestionDismissals } from '../model/featuredTags.ts';
@@ -20,7 +20,7 @@ export interface Suggestion {
 
 const FRIENDS_SAMPLE = 200;
 
-export async function followSuggestions(core: Core, viewer: AccountDoc, limit: number): Promise<Suggestion[]> {
+export async function followSuggestions(core: Core, viewer: CachedAccount, limit: number): Promise<Suggestion[]> {
   const [followed, requested, dismissed] = await Promise.all([
     collection(core.db, follows)
       .find({ accountId: viewer._id }, { projection: { targetAccountId: 1 } })
@@ -82,7 +82,7 @@ export async function followSuggestions(core: Core, viewer: AccountDoc, limit: n
   return out;
 }
 
-export async function dismissSuggestion(core: Core, viewer: AccountDoc, targetId: Id): Promise<void> {
+export async function dismissSuggestion(core: Core, viewer: CachedAccount, targetId: Id): Promise<void> {
   await collection(core.db, suggestionDismissals).updateOne(
     { _id: `${viewer._id}:${targetId}` },
     { $setOnInsert: { accountId: viewer._id, targetAccountId: targetId, createdAt: new Date() } },

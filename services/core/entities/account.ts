@@ -3,7 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Core } from '../context.ts';
 import { collection } from '../db/mongo.ts';
-import type { AccountDoc, StoredImage } from '../model/accounts.ts';
+import type { AccountDoc, StoredImage, CachedAccount } from '../model/accounts.ts';
 import { users, type UserDoc } from '../model/users.ts';
 import { storageFor } from '../media/storage.ts';
 import { EVERYONE_ROLE, roleOfUser, type EffectiveRole } from '../roles/roles.ts';
@@ -123,7 +123,7 @@ export function acctOf(doc: Pick<AccountDoc, 'username' | 'domain'>): string {
   return doc.domain ? `${doc.username}@${doc.domain}` : doc.username;
 }
 
-function roleBadges(role: EffectiveRole): Static<typeof AccountRoleEntity>[] {
+export function roleBadges(role: EffectiveRole): Static<typeof AccountRoleEntity>[] {
   return role.highlighted && role.id !== EVERYONE_ROLE.id ? [{ id: role.id, name: role.name, color: role.color }] : [];
 }
 
@@ -140,8 +140,8 @@ export function presentRole(role: EffectiveRole): RoleEntityType {
 /** Renders the Account entity. `role` is the user's role for local accounts (looked up when omitted). */
 export async function presentAccount(
   core: Core,
-  doc: AccountDoc,
-  opts: { role?: EffectiveRole; moved?: AccountDoc | null } = {},
+  doc: CachedAccount,
+  opts: { role?: EffectiveRole; moved?: CachedAccount | null } = {},
 ): Promise<Account> {
   const [avatar, avatarStatic] = imageUrls(core, doc.avatar, doc.avatarRemoteUrl, MISSING_AVATAR_PATH);
   const [header, headerStatic] = imageUrls(core, doc.header, doc.headerRemoteUrl, MISSING_HEADER_PATH);
@@ -197,7 +197,7 @@ export async function presentAccount(
 }
 
 /** Renders many accounts, looking the users of local ones up in one query (roles are cached). */
-export async function presentAccounts(core: Core, docs: AccountDoc[]): Promise<Account[]> {
+export async function presentAccounts(core: Core, docs: CachedAccount[]): Promise<Account[]> {
   const localIds = docs.filter((d) => d.domain === null).map((d) => d._id);
   const roleByAccount = new Map<string, EffectiveRole>();
   if (localIds.length > 0) {
@@ -211,7 +211,7 @@ export async function presentAccounts(core: Core, docs: AccountDoc[]): Promise<A
   );
 }
 
-async function localRole(core: Core, doc: AccountDoc): Promise<EffectiveRole> {
+async function localRole(core: Core, doc: CachedAccount): Promise<EffectiveRole> {
   const user = await collection(core.db, users).findOne({ accountId: doc._id }, { projection: { roleId: 1 } });
   return user ? roleOfUser(core, user) : EVERYONE_ROLE;
 }

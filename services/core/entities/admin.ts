@@ -3,7 +3,7 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { accounts, type AccountDoc, type CachedAccount } from '../model/accounts.ts';
 import { users, type UserDoc } from '../model/users.ts';
 import { statuses } from '../model/statuses.ts';
 import {
@@ -72,7 +72,7 @@ async function accountsById(core: Core, ids: Id[]): Promise<Map<bigint, AccountD
 export async function presentAdminReports(
   core: Core,
   reports: ReportDoc[],
-  viewer: AccountDoc,
+  viewer: CachedAccount,
 ): Promise<Record<string, unknown>[]> {
   if (reports.length === 0) return [];
   const ids = reports.flatMap((r) =>

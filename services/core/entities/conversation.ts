@@ -3,7 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Core } from '../context.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { accounts, type CachedAccount } from '../model/accounts.ts';
 import { statuses } from '../model/statuses.ts';
 import type { AccountConversationDoc } from '../model/accountConversations.ts';
 import { AccountEntity, presentAccounts, type Account } from './account.ts';
@@ -20,7 +20,7 @@ export type Conversation = Static<typeof ConversationEntity>;
 export async function presentConversations(
   core: Core,
   docs: AccountConversationDoc[],
-  viewer: AccountDoc,
+  viewer: CachedAccount,
 ): Promise<Conversation[]> {
   if (docs.length === 0) return [];
   const accountIds = [...new Set(docs.flatMap((c) => c.participantAccountIds))];

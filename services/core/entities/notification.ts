@@ -5,7 +5,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { accounts, type CachedAccount } from '../model/accounts.ts';
 import { statuses } from '../model/statuses.ts';
 import type { NotificationDoc } from '../model/notifications.ts';
 import { AccountEntity, presentAccounts, type Account } from './account.ts';
@@ -34,7 +34,7 @@ export async function renderRefs(
   core: Core,
   accountIds: Id[],
   statusIds: Id[],
-  viewer: AccountDoc,
+  viewer: CachedAccount,
 ): Promise<RenderedRefs> {
   const [accountDocs, statusDocs] = await Promise.all([
     accountIds.length
@@ -68,7 +68,7 @@ export function presentable(n: NotificationDoc, refs: RenderedRefs): boolean {
 export async function presentNotifications(
   core: Core,
   docs: NotificationDoc[],
-  viewer: AccountDoc,
+  viewer: CachedAccount,
 ): Promise<Notification[]> {
   if (docs.length === 0) return [];
   const refs = await renderRefs(

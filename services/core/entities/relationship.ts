@@ -2,7 +2,7 @@
 // `blocked_by`: the specification removed it.
 import { Type, type Static } from '@sinclair/typebox';
 import type { Core } from '../context.ts';
-import type { AccountDoc } from '../model/accounts.ts';
+import type { AccountDoc, CachedAccount } from '../model/accounts.ts';
 import { relationshipFacts, type RelationshipFacts } from '../graph/relationships.ts';
 
 export const RelationshipEntity = Type.Object({
@@ -45,13 +45,17 @@ export function relationshipOf(f: RelationshipFacts): Relationship {
 
 export async function presentRelationships(
   core: Core,
-  viewer: AccountDoc,
+  viewer: CachedAccount,
   targets: AccountDoc[],
 ): Promise<Relationship[]> {
   return (await relationshipFacts(core, viewer, targets)).map(relationshipOf);
 }
 
-export async function presentRelationship(core: Core, viewer: AccountDoc, target: AccountDoc): Promise<Relationship> {
+export async function presentRelationship(
+  core: Core,
+  viewer: CachedAccount,
+  target: AccountDoc,
+): Promise<Relationship> {
   const [one] = await presentRelationships(core, viewer, [target]);
   return one as Relationship;
 }

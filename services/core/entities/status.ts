@@ -4,14 +4,11 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { accounts, type CachedAccount } from '../model/accounts.ts';
 import { apps } from '../model/oauth.ts';
 import type { StatusDoc } from '../model/statuses.ts';
-import { statuses, reblogUniqueKey } from '../model/statuses.ts';
-import { favourites } from '../model/favourites.ts';
-import { bookmarks } from '../model/bookmarks.ts';
-import { pins } from '../model/pins.ts';
-import { conversationMutes } from '../model/conversations.ts';
+import {} from '../model/statuses.ts';
+import { viewerState, type ViewerState } from '../interactions/viewerFlags.ts';
 import { loadReblogged } from '../statuses/visibility.ts';
 import { loadAttachments } from '../media/attachments.ts';
 import { AccountEntity, CustomEmojiEntity, presentAccounts, type Account } from './account.ts';
@@ -79,84 +76,54 @@ export interface PresentOptions {
   properFlags?: boolean;
 }
 
-export interface ViewerState {
-  favourited: Set<bigint>;
-  bookmarked: Set<bigint>;
-  reblogged: Set<bigint>;
-  pinned: Set<bigint>;
-  mutedConversations: Set<bigint>;
-}
-
-export async function viewerState(
-  core: Core,
-  viewer: AccountDoc,
-  ids: Id[],
-  conversationIds: Id[],
-): Promise<ViewerState> {
-  const q = { accountId: viewer._id, statusId: { $in: ids } };
-  const [favs, marks, reblogs, pinned, muted] = await Promise.all([
-    collection(core.db, favourites)
-      .find(q, { projection: { statusId: 1 } })
-      .toArray(),
-    collection(core.db, bookmarks)
-      .find(q, { projection: { statusId: 1 } })
-      .toArray(),
-    collection(core.db, statuses)
-      // Live reblogs by unique key (indexed): `r:<viewer>:<original>`.
-      .find({ uniqueKey: { $in: ids.map((id) => reblogUniqueKey(viewer._id, id)) } }, { projection: { reblogOfId: 1 } })
-      .toArray(),
-    collection(core.db, pins)
-      .find(q, { projection: { statusId: 1 } })
-      .toArray(),
-    conversationIds.length
-      ? collection(core.db, conversationMutes)
-          .find({ accountId: viewer._id, conversationId: { $in: conversationIds } })
-          .toArray()
-      : Promise.resolve([]),
-  ]);
-  return {
-    favourited: new Set(favs.map((f) => f.statusId)),
-    bookmarked: new Set(marks.map((b) => b.statusId)),
-    reblogged: new Set(reblogs.map((r) => r.reblogOfId as Id)),
-    pinned: new Set(pinned.map((p) => p.statusId)),
-    mutedConversations: new Set(muted.map((m) => m.conversationId)),
-  };
-}
+export type { ViewerState };
 
 export async function presentStatuses(
   core: Core,
   docs: StatusDoc[],
-  viewer: AccountDoc | null,
+  viewer: CachedAccount | null,
   opts: PresentOptions = {},
 ): Promise<Status[]> {
   if (docs.length === 0) return [];
   const originals = await loadReblogged(core, docs);
   const all = [...docs, ...originals.values()];
   const accountIds = [...new Set(all.map((s) => s.accountId))];
-  const accountDocs = await collection(core.db, accounts)
-    .find({ _id: { $in: accountIds } })
-    .toArray();
-  const rendered = await presentAccounts(core, accountDocs);
-  const accountById = new Map<bigint, Account>(accountDocs.map((d, i) => [d._id, rendered[i]]));
-  const media = await loadAttachments(core, [...new Set(all.flatMap((s) => s.mediaIds))]);
-  const mediaById = new Map(media.map((m) => [m._id, presentMediaAttachment(core, m)]));
   const appIds = [...new Set(all.map((s) => s.applicationId).filter((a): a is Id => a !== null))];
-  const appDocs = appIds.length
-    ? await collection(core.db, apps)
-        .find({ _id: { $in: appIds } })
-        .toArray()
-    : [];
-  const appById = new Map(appDocs.map((a) => [a._id, { name: a.name, website: a.website }]));
   const pollIds = all.map((s) => s.pollId).filter((p): p is Id => p !== null);
-  const pollDocs = pollIds.length
-    ? await collection(core.db, polls)
-        .find({ _id: { $in: pollIds } })
-        .toArray()
-    : [];
-  const cardDocs = await loadStatusCards(
-    core,
-    all.map((s) => s._id),
-  );
+  // Every kind of related record at once: one round of parallel queries (and the authors' roles).
+  const [[accountDocs, rendered], media, appDocs, pollDocs, cardDocs, active, state] = await Promise.all([
+    collection(core.db, accounts)
+      .find({ _id: { $in: accountIds } })
+      .toArray()
+      .then(async (found) => [found, await presentAccounts(core, found)] as const),
+    loadAttachments(core, [...new Set(all.flatMap((s) => s.mediaIds))]),
+    appIds.length
+      ? collection(core.db, apps)
+          .find({ _id: { $in: appIds } })
+          .toArray()
+      : [],
+    pollIds.length
+      ? collection(core.db, polls)
+          .find({ _id: { $in: pollIds } })
+          .toArray()
+      : [],
+    loadStatusCards(
+      core,
+      all.map((s) => s._id),
+    ),
+    viewer ? activeFilters(core, viewer._id) : [],
+    viewer
+      ? viewerState(
+          core,
+          viewer._id,
+          all.map((s) => s._id),
+          all.map((s) => s.conversationId).filter((c): c is Id => c !== null),
+        )
+      : null,
+  ]);
+  const accountById = new Map<bigint, Account>(accountDocs.map((d, i) => [d._id, rendered[i]]));
+  const mediaById = new Map(media.map((m) => [m._id, presentMediaAttachment(core, m)]));
+  const appById = new Map(appDocs.map((a) => [a._id, { name: a.name, website: a.website }]));
   const cardById = new Map<bigint, PreviewCard>([...cardDocs].map(([id, c]) => [id, presentPreviewCard(c)]));
   const pollById = new Map<bigint, PollEntityType>();
   const authorDomain = new Map(accountDocs.map((d) => [d._id, d.domain]));
@@ -178,15 +145,6 @@ export async function presentStatuses(
       ),
     ),
   );
-  const active = viewer ? await activeFilters(core, viewer._id) : [];
-  const state = viewer
-    ? await viewerState(
-        core,
-        viewer,
-        all.map((s) => s._id),
-        all.map((s) => s.conversationId).filter((c): c is Id => c !== null),
-      )
-    : null;
 
   const render = (s: StatusDoc, nested: boolean): NestedStatus => {
     const account = accountById.get(s.accountId);
@@ -246,7 +204,7 @@ export async function presentStatuses(
 export async function presentStatus(
   core: Core,
   doc: StatusDoc,
-  viewer: AccountDoc | null,
+  viewer: CachedAccount | null,
   opts: PresentOptions = {},
 ): Promise<Status> {
   const [out] = await presentStatuses(core, [doc], viewer, { properFlags: true, ...opts });

@@ -15,18 +15,20 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { accounts, type CachedAccount } from '../model/accounts.ts';
+import { defineDerivedView, definePickView, readThrough } from '../db/docCache.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { users } from '../model/users.ts';
 import { polls } from '../model/polls.ts';
 import { EVERYONE_ROLE, roleOfUser } from '../roles/roles.ts';
 import { activeFilters, matchFilters, type ActiveFilter } from '../filters/match.ts';
 import { loadViewerRelations, visibleWith } from '../statuses/visibility.ts';
-import { presentAccount, type Account } from './account.ts';
+import { presentAccount, roleBadges, type Account } from './account.ts';
 import { presentPoll, type PollEntity } from './poll.ts';
 import { presentFilterResults } from './filter.ts';
 import { noFiltersKey, renderedRoleKey, renderedStatusKey } from '../statuses/renderCache.ts';
-import { presentStatuses, viewerState, type NestedStatus, type Status } from './status.ts';
+import { presentStatuses, type NestedStatus, type Status } from './status.ts';
+import { viewerState } from '../interactions/viewerFlags.ts';
 
 /** The cached, viewer-independent part of a status. */
 type Shell = Omit<
@@ -58,22 +60,40 @@ const ROLE_TTL_SECONDS = 600;
 const shellKey = renderedStatusKey;
 const roleKey = renderedRoleKey;
 
-/** The fields read fresh on every render (small, so the query stays cheap). */
-const LIVE = {
-  _id: 1,
-  accountId: 1,
-  reblogOfId: 1,
-  visibility: 1,
-  mentionedAccountIds: 1,
-  conversationId: 1,
-  pollId: 1,
-  deletedAt: 1,
-  editedAt: 1,
-  reblogsCount: 1,
-  favouritesCount: 1,
-  repliesCount: 1,
-} as const;
-type Live = Pick<StatusDoc, keyof typeof LIVE>;
+/**
+ * The fields that change without an edit, read on every render: from the document cache
+ * (db/docCache.ts), whose copies every write to the status drops.
+ */
+const liveView = definePickView(statuses, 'live', [
+  'accountId',
+  'reblogOfId',
+  'visibility',
+  'mentionedAccountIds',
+  'conversationId',
+  'pollId',
+  'deletedAt',
+  'editedAt',
+  'reblogsCount',
+  'favouritesCount',
+  'repliesCount',
+]);
+type Live = NonNullable<typeof liveView._copy>;
+
+/**
+ * Authors, rendered (roles aside: they come from the user, and are laid over per request) and
+ * cached with the account document, whose every write drops them; custom emoji changes show once
+ * the entry expires (minutes).
+ */
+const authorView = defineDerivedView(accounts, 'entity', ['privateKeyPem'], (core, docs) =>
+  Promise.all(
+    docs.map(async (d) => ({
+      entity: await presentAccount(core, d, { role: EVERYONE_ROLE }),
+      suspended: d.suspendedAt !== null,
+      silenced: d.silencedAt !== null,
+      local: d.domain === null,
+    })),
+  ),
+);
 
 async function readShells(core: Core, ids: Id[]): Promise<Map<bigint, CachedShell>> {
   const out = new Map<bigint, CachedShell>();
@@ -102,13 +122,26 @@ function toShell(status: Status): Shell {
   return { ...rest, reblog: null };
 }
 
-/** Renders the statuses of `ids` (unknown or deleted ones are skipped) and caches them. */
-async function renderMisses(core: Core, ids: Id[]): Promise<Map<bigint, CachedShell>> {
+/**
+ * Renders the statuses of `ids` (unknown or deleted ones are skipped) and caches them; `known`
+ * documents are not read again.
+ */
+async function renderMisses(
+  core: Core,
+  ids: Id[],
+  known: ReadonlyMap<bigint, StatusDoc>,
+): Promise<Map<bigint, CachedShell>> {
   const out = new Map<bigint, CachedShell>();
   if (ids.length === 0) return out;
-  const docs = await collection(core.db, statuses)
-    .find({ _id: { $in: ids } })
-    .toArray();
+  const toRead = ids.filter((id) => !known.has(id));
+  const docs = [
+    ...ids.map((id) => known.get(id)).filter((d): d is StatusDoc => d !== undefined),
+    ...(toRead.length === 0
+      ? []
+      : await collection(core.db, statuses)
+          .find({ _id: { $in: toRead } })
+          .toArray()),
+  ];
   const rendered = await presentStatuses(core, docs, null);
   const pipe = core.redis.pipeline();
   docs.forEach((d, i) => {
@@ -170,8 +203,8 @@ export interface PageOptions {
   /**
    * 'policy': check every status against the viewer (StatusPolicy: blocks, follows for private).
    * 'feed': home and list feeds, which hold only what the fan-out let in and which the graph
-   * events keep clean (Mastodon does not re-check them on read either): deleted statuses and
-   * unavailable authors are still dropped.
+   * events keep clean (Mastodon does not re-check them on read either), and search results,
+   * checked when they were found: deleted statuses and unavailable authors are still dropped.
    */
   check: 'policy' | 'feed';
   /**
@@ -180,29 +213,30 @@ export interface PageOptions {
    * Needs `check: 'policy'` (which loads whom the viewer follows).
    */
   hideLimited?: boolean;
+  /**
+   * Statuses of the page the caller has just read whole (a search's read-back): their live fields
+   * are not read again, and a missing rendering is made from them.
+   */
+  docs?: readonly StatusDoc[];
 }
 
 /** The statuses of `ids` that exist and the viewer may see, in order, rendered for the viewer. */
 export async function presentStatusPage(
   core: Core,
   ids: Id[],
-  viewer: AccountDoc | null,
+  viewer: CachedAccount | null,
   opts: PageOptions,
 ): Promise<Status[]> {
   if (ids.length === 0) return [];
-  const liveOf = async (want: Id[]) =>
-    want.length === 0
-      ? []
-      : ((await collection(core.db, statuses)
-          .find({ _id: { $in: want } }, { projection: LIVE })
-          .toArray()) as Live[]);
+  const known = new Map<bigint, StatusDoc>((opts.docs ?? []).map((d) => [d._id, d]));
+  const liveOf = async (want: Id[]) => [...(await readThrough(core, liveView, want)).values()];
   // First batch: the cached renderings and live fields of the page, and the viewer's filters.
   const [shells, pageLive, active] = await Promise.all([
     readShells(core, ids),
-    liveOf(ids),
+    liveOf(ids.filter((id) => !known.has(id))),
     viewer ? viewerFilters(core, viewer._id) : [],
   ]);
-  const live = new Map<bigint, Live>(pageLive.map((l) => [l._id, l]));
+  const live = new Map<bigint, Live>([...known.values(), ...pageLive].map((l) => [l._id, l]));
   // Reblogs: their originals too.
   const originalIds = [
     ...new Set([...live.values()].map((l) => l.reblogOfId).filter((r): r is Id => r !== null && !live.has(r))),
@@ -221,17 +255,13 @@ export async function presentStatusPage(
   const conversationIds = all.map((l) => l.conversationId).filter((c): c is Id => c !== null);
   const pollIds = all.map((l) => l.pollId).filter((p): p is Id => p !== null);
   const [rendered, authorDocs, roleIds, state, pollDocs, relations] = await Promise.all([
-    renderMisses(core, stale),
-    authorIds.length
-      ? collection(core.db, accounts)
-          .find({ _id: { $in: authorIds } })
-          .toArray()
-      : [],
+    renderMisses(core, stale, known),
+    readThrough(core, authorView, authorIds),
     roleIdsOf(core, authorIds),
     viewer
       ? viewerState(
           core,
-          viewer,
+          viewer._id,
           all.map((l) => l._id),
           conversationIds,
         )
@@ -246,16 +276,21 @@ export async function presentStatusPage(
   for (const [k, v] of rendered) shells.set(k, v);
   const authorById = new Map<bigint, Account>();
   const usable = new Set<bigint>();
-  for (const a of authorDocs) {
-    if (!a.suspendedAt) usable.add(a._id);
-    const roleId = a.domain === null ? (roleIds.get(a._id) ?? null) : null;
+  const silenced = new Set<bigint>();
+  for (const [id, a] of authorDocs) {
+    if (!a.suspended) usable.add(id);
+    if (a.silenced) silenced.add(id);
+    if (!a.local) {
+      authorById.set(id, a.entity);
+      continue;
+    }
+    const roleId = roleIds.get(id) ?? null;
     const role = roleId === null ? EVERYONE_ROLE : await roleOfUser(core, { roleId });
-    authorById.set(a._id, await presentAccount(core, a, { role }));
+    authorById.set(id, { ...a.entity, roles: roleBadges(role) });
   }
   const pollById = new Map<bigint, PollEntity>();
   for (const p of pollDocs) pollById.set(p._id, await presentPoll(core, p, viewer?._id ?? null));
 
-  const silenced = new Set(authorDocs.filter((a) => a.silencedAt).map((a) => a._id));
   const visible = (l: Live): boolean => {
     if (l.deletedAt || !usable.has(l.accountId) || !shells.has(l._id)) return false;
     if (

@@ -3,13 +3,17 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import type { AccountDoc } from '../model/accounts.ts';
+import type { AccountDoc, CachedAccount } from '../model/accounts.ts';
 import { blocks } from '../model/blocks.ts';
 import { mutes } from '../model/mutes.ts';
 import { isBlocking } from './relations.ts';
 
 /** False when the owner hides its collections (except from itself) or blocks the viewer. */
-export async function collectionsVisible(core: Core, owner: AccountDoc, viewer: AccountDoc | null): Promise<boolean> {
+export async function collectionsVisible(
+  core: Core,
+  owner: CachedAccount,
+  viewer: CachedAccount | null,
+): Promise<boolean> {
   if (viewer && viewer._id === owner._id) return true;
   if (owner.hideCollections) return false;
   if (viewer && (await isBlocking(core, owner._id, viewer._id))) return false;

@@ -3,7 +3,7 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import type { AccountDoc } from '../model/accounts.ts';
+import type { AccountDoc, CachedAccount } from '../model/accounts.ts';
 import { follows, type FollowDoc } from '../model/follows.ts';
 import { followRequests, type FollowRequestDoc } from '../model/followRequests.ts';
 import { blocks } from '../model/blocks.ts';
@@ -28,7 +28,7 @@ export interface RelationshipFacts {
 
 export async function relationshipFacts(
   core: Core,
-  viewer: AccountDoc,
+  viewer: CachedAccount,
   targets: AccountDoc[],
   now = new Date(),
 ): Promise<RelationshipFacts[]> {

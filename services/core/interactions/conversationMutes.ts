@@ -1,5 +1,6 @@
 // Muting the notifications of a conversation (thread). Statuses without a conversation (some
 // remote ones) cannot be muted: a validation error, as in Mastodon.
+import { dropViewerFlags } from './viewerFlags.ts';
 import type { Core } from '../context.ts';
 import { nextSerialId } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
@@ -44,6 +45,7 @@ export async function muteConversation(core: Core, account: AccountDoc, status: 
       if (!isDuplicateKeyError(err)) throw err;
     }
   });
+  await dropViewerFlags(core, account._id);
 }
 
 export async function unmuteConversation(core: Core, account: AccountDoc, status: StatusDoc): Promise<void> {
@@ -53,4 +55,5 @@ export async function unmuteConversation(core: Core, account: AccountDoc, status
   await core.outbox.write([muteEvent('ConversationUnmuted', account, status, conversationId)], async () => {
     await coll.deleteOne({ accountId: account._id, conversationId });
   });
+  await dropViewerFlags(core, account._id);
 }

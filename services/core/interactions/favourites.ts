@@ -1,5 +1,6 @@
 // Favourites and bookmarks. Favouriting needs Mastodon's `favourite?` policy; undoing works even
 // when the caller lost access to the status (the record is theirs).
+import { dropViewerFlags } from './viewerFlags.ts';
 import type { Core } from '../context.ts';
 import { nextSerialId } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
@@ -54,6 +55,7 @@ export async function favouriteStatus(core: Core, account: AccountDoc, status: S
     }
     await collection(core.db, statuses).updateOne({ _id: status._id }, { $inc: { favouritesCount: 1 } });
   });
+  await dropViewerFlags(core, account._id);
 }
 
 export async function unfavouriteStatus(core: Core, account: AccountDoc, status: StatusDoc): Promise<void> {
@@ -65,6 +67,7 @@ export async function unfavouriteStatus(core: Core, account: AccountDoc, status:
     if (res.deletedCount > 0)
       await collection(core.db, statuses).updateOne({ _id: status._id }, { $inc: { favouritesCount: -1 } });
   });
+  await dropViewerFlags(core, account._id);
 }
 
 export async function hasFavourited(core: Core, account: AccountDoc, status: StatusDoc): Promise<boolean> {
@@ -91,6 +94,7 @@ export async function bookmarkStatus(core: Core, account: AccountDoc, status: St
   } catch (err) {
     if (!isDuplicateKeyError(err)) throw err;
   }
+  await dropViewerFlags(core, account._id);
   await indexForAccount(core, account._id, status._id).catch((err: unknown) =>
     core.logger.warn({ err, statusId: String(status._id) }, 'search index: bookmark not indexed'),
   );
@@ -98,6 +102,7 @@ export async function bookmarkStatus(core: Core, account: AccountDoc, status: St
 
 export async function unbookmarkStatus(core: Core, account: AccountDoc, status: StatusDoc): Promise<void> {
   await collection(core.db, bookmarks).deleteOne({ accountId: account._id, statusId: status._id });
+  await dropViewerFlags(core, account._id);
 }
 
 export async function hasBookmarked(core: Core, account: AccountDoc, status: StatusDoc): Promise<boolean> {

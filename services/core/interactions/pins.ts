@@ -1,4 +1,5 @@
 // Pinning own statuses to the profile (public, unlisted and private; never direct or reblogs).
+import { dropViewerFlags } from './viewerFlags.ts';
 import type { Core } from '../context.ts';
 import { nextSerialId } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
@@ -40,6 +41,7 @@ export async function pinStatus(core: Core, account: AccountDoc, status: StatusD
       if (!isDuplicateKeyError(err)) throw err;
     }
   });
+  await dropViewerFlags(core, account._id);
 }
 
 export async function unpinStatus(core: Core, account: AccountDoc, status: StatusDoc): Promise<void> {
@@ -48,4 +50,5 @@ export async function unpinStatus(core: Core, account: AccountDoc, status: Statu
   await core.outbox.write([pinEvent('StatusUnpinned', account, status)], async () => {
     await coll.deleteOne({ accountId: account._id, statusId: status._id });
   });
+  await dropViewerFlags(core, account._id);
 }

@@ -1,5 +1,6 @@
 // Reblogs: a status of the booster pointing at the original. One live reblog per (account,
 // original), enforced by the statuses' unique key, so concurrent requests cannot double it.
+import { dropViewerFlags } from './viewerFlags.ts';
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
@@ -106,6 +107,7 @@ export async function insertReblog(core: Core, r: NewReblog): Promise<StatusDoc 
       { $inc: { statusesCount: 1 }, $set: { lastStatusAt: r.createdAt } },
     );
   });
+  if (inserted) await dropViewerFlags(core, account._id);
   return inserted ? reblog : null;
 }
 

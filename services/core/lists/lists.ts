@@ -3,7 +3,7 @@
 import type { Core } from '../context.ts';
 import { nextSerialId, type Id } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
-import type { AccountDoc } from '../model/accounts.ts';
+import type { AccountDoc, CachedAccount } from '../model/accounts.ts';
 import { follows } from '../model/follows.ts';
 import { listMembers, lists, REPLIES_POLICIES, type ListDoc, type RepliesPolicy } from '../model/lists.ts';
 import { ApiError, notFound } from '../errors.ts';
@@ -32,7 +32,7 @@ function validPolicy(policy: string | undefined, fallback: RepliesPolicy): Repli
   return policy as RepliesPolicy;
 }
 
-export async function ownList(core: Core, owner: AccountDoc, listId: Id | null): Promise<ListDoc> {
+export async function ownList(core: Core, owner: CachedAccount, listId: Id | null): Promise<ListDoc> {
   const list = listId === null ? null : await collection(core.db, lists).findOne({ _id: listId, accountId: owner._id });
   if (!list) throw notFound();
   return list;

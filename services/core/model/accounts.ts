@@ -2,6 +2,7 @@
 // addresses from day one. Counts are denormalised and maintained by the operations that change them.
 import type { Id } from '../ids.ts';
 import { defineCollection } from '../db/mongo.ts';
+import { defineDocView } from '../db/docCache.ts';
 
 export interface ProfileField {
   name: string;
@@ -95,12 +96,20 @@ export interface AccountDoc {
 /** Query fragment that leaves out accounts of unconfirmed or unapproved users. */
 export const visibleAccountFilter = { pendingUser: { $ne: true } } as const;
 
-export const accounts = defineCollection<AccountDoc>('accounts', [
-  { key: { usernameLower: 1, domain: 1 }, name: 'username_domain', unique: true },
-  { key: { uri: 1 }, name: 'uri', unique: true },
-  { key: { keyId: 1 }, name: 'key_id' },
-  { key: { displayNameLower: 1 }, name: 'display_name' },
-  { key: { discoverable: 1, lastStatusAt: -1 }, name: 'directory_active' },
-  { key: { discoverable: 1, _id: -1 }, name: 'directory_new' },
-  { key: { followersCount: -1 }, name: 'popular' },
-]);
+export const accounts = defineCollection<AccountDoc>(
+  'accounts',
+  [
+    { key: { usernameLower: 1, domain: 1 }, name: 'username_domain', unique: true },
+    { key: { uri: 1 }, name: 'uri', unique: true },
+    { key: { keyId: 1 }, name: 'key_id' },
+    { key: { displayNameLower: 1 }, name: 'display_name' },
+    { key: { discoverable: 1, lastStatusAt: -1 }, name: 'directory_active' },
+    { key: { discoverable: 1, _id: -1 }, name: 'directory_new' },
+    { key: { followersCount: -1 }, name: 'popular' },
+  ],
+  { cachedById: true },
+);
+
+/** An account as the hot read paths see it (cached in Redis): everything but its private key. */
+export const accountView = defineDocView(accounts, 'a', ['privateKeyPem']);
+export type CachedAccount = Omit<AccountDoc, 'privateKeyPem'>;

@@ -2,6 +2,7 @@
 // a database leak does not leak working tokens.
 import type { Id } from '../ids.ts';
 import { defineCollection } from '../db/mongo.ts';
+import { defineDocView } from '../db/docCache.ts';
 
 export interface AppDoc {
   _id: Id;
@@ -61,7 +62,14 @@ export const authorizationCodes = defineCollection<AuthorizationCodeDoc>('oauth_
  */
 export const authorizationCodeUses = defineCollection<{ _id: Id; usedAt: Date }>('oauth_code_uses');
 
-export const accessTokens = defineCollection<AccessTokenDoc>('oauth_tokens', [
-  { key: { tokenHash: 1 }, name: 'token', unique: true },
-  { key: { appId: 1, userId: 1 }, name: 'app_user' },
-]);
+export const accessTokens = defineCollection<AccessTokenDoc>(
+  'oauth_tokens',
+  [
+    { key: { tokenHash: 1 }, name: 'token', unique: true },
+    { key: { appId: 1, userId: 1 }, name: 'app_user' },
+  ],
+  { cachedById: true },
+);
+
+/** Access tokens by id, cached in Redis (their writes drop the copy, so a revocation counts at once). */
+export const accessTokenView = defineDocView(accessTokens, 't');

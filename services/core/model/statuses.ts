@@ -65,16 +65,20 @@ export interface StatusDoc {
   deletedAt: Date | null;
 }
 
-export const statuses = defineCollection<StatusDoc>('statuses', [
-  { key: { accountId: 1, _id: -1 }, name: 'account_id' },
-  { key: { inReplyToId: 1 }, name: 'in_reply_to' },
-  { key: { reblogOfId: 1, _id: -1 }, name: 'reblog_of' },
-  { key: { conversationId: 1 }, name: 'conversation' },
-  { key: { uri: 1 }, name: 'uri', unique: true },
-  { key: { uniqueKey: 1 }, name: 'unique_key', unique: true },
-  { key: { tagNames: 1, _id: -1 }, name: 'tags' },
-  { key: { visibility: 1, _id: -1 }, name: 'visibility' },
-]);
+export const statuses = defineCollection<StatusDoc>(
+  'statuses',
+  [
+    { key: { accountId: 1, _id: -1 }, name: 'account_id' },
+    { key: { inReplyToId: 1 }, name: 'in_reply_to' },
+    { key: { reblogOfId: 1, _id: -1 }, name: 'reblog_of' },
+    { key: { conversationId: 1 }, name: 'conversation' },
+    { key: { uri: 1 }, name: 'uri', unique: true },
+    { key: { uniqueKey: 1 }, name: 'unique_key', unique: true },
+    { key: { tagNames: 1, _id: -1 }, name: 'tags' },
+    { key: { visibility: 1, _id: -1 }, name: 'visibility' },
+  ],
+  { cachedById: true },
+);
 
 export function postUniqueKey(id: Id): string {
   return `s:${id}`;

@@ -1,6 +1,7 @@
 // Users: the local log-in behind a local account.
 import type { Id } from '../ids.ts';
 import { defineCollection } from '../db/mongo.ts';
+import { defineDocView } from '../db/docCache.ts';
 
 export type PostingPrivacy = 'public' | 'unlisted' | 'private' | 'direct';
 
@@ -38,9 +39,17 @@ export interface UserDoc {
   updatedAt: Date;
 }
 
-export const users = defineCollection<UserDoc>('users', [
-  { key: { accountId: 1 }, name: 'account', unique: true },
-  { key: { emailLower: 1 }, name: 'email', unique: true },
-  { key: { confirmationTokenHash: 1 }, name: 'confirmation_token' },
-  { key: { roleId: 1 }, name: 'role' },
-]);
+export const users = defineCollection<UserDoc>(
+  'users',
+  [
+    { key: { accountId: 1 }, name: 'account', unique: true },
+    { key: { emailLower: 1 }, name: 'email', unique: true },
+    { key: { confirmationTokenHash: 1 }, name: 'confirmation_token' },
+    { key: { roleId: 1 }, name: 'role' },
+  ],
+  { cachedById: true },
+);
+
+/** A user as the request authentication sees it (cached in Redis): no password or confirmation token hash. */
+export const userView = defineDocView(users, 'u', ['passwordHash', 'confirmationTokenHash']);
+export type CachedUser = Omit<UserDoc, 'passwordHash' | 'confirmationTokenHash'>;

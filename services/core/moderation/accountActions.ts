@@ -4,6 +4,7 @@
 // notification and, when asked, in an e-mail. Suspension is reversible: the data stays until an
 // administrator deletes it; the account and its content vanish from the API meanwhile (reads
 // filter on `suspendedAt`) and its tokens stop working.
+import { dropViewerFlags } from '../interactions/viewerFlags.ts';
 import type { Core } from '../context.ts';
 import { nextSerialId, type Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
@@ -16,7 +17,7 @@ import { favourites } from '../model/favourites.ts';
 import { bookmarks } from '../model/bookmarks.ts';
 import { blocks } from '../model/blocks.ts';
 import { mutes } from '../model/mutes.ts';
-import { notifications } from '../model/notifications.ts';
+import { clearNotifications, deleteNotificationsFrom } from '../notifications/groups.ts';
 import { accessTokens } from '../model/oauth.ts';
 import { canonicalEmailBlocks } from '../model/signUpBlocks.ts';
 import { accountWarnings, reports, type AccountWarningDoc, type WarningAction } from '../model/reports.ts';
@@ -397,10 +398,10 @@ export async function deleteAccountData(core: Core, target: AccountDoc, actor: A
     collection(core.db, bookmarks).deleteMany({ accountId: target._id }),
     collection(core.db, blocks).deleteMany({ $or: [{ accountId: target._id }, { targetAccountId: target._id }] }),
     collection(core.db, mutes).deleteMany({ $or: [{ accountId: target._id }, { targetAccountId: target._id }] }),
-    collection(core.db, notifications).deleteMany({
-      $or: [{ accountId: target._id }, { fromAccountId: target._id }],
-    }),
+    clearNotifications(core, target._id),
+    deleteNotificationsFrom(core, target._id),
   ]);
+  await dropViewerFlags(core, target._id);
   await collection(core.db, accounts).updateOne(
     { _id: target._id },
     {

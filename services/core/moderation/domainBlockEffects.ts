@@ -9,7 +9,7 @@ import { accounts, type AccountDoc } from '../model/accounts.ts';
 import { follows } from '../model/follows.ts';
 import { statuses } from '../model/statuses.ts';
 import { favourites } from '../model/favourites.ts';
-import { notifications } from '../model/notifications.ts';
+import { deleteNotificationsFrom } from '../notifications/groups.ts';
 import type { DomainBlockDoc } from '../model/instanceDomainBlocks.ts';
 import { endFollow } from '../graph/unfollow.ts';
 import { suspendAccount, unsuspendAccount } from './accountActions.ts';
@@ -117,7 +117,7 @@ export async function purgeDomain(core: Core, domain: string): Promise<number> {
     );
     await Promise.all([
       collection(core.db, favourites).deleteMany({ accountId: account._id }),
-      collection(core.db, notifications).deleteMany({ fromAccountId: account._id }),
+      deleteNotificationsFrom(core, account._id),
     ]);
     await coll.deleteOne({ _id: account._id });
   }

@@ -4,7 +4,7 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { accounts, type CachedAccount } from '../model/accounts.ts';
 import type { StatusDoc } from '../model/statuses.ts';
 import { followedAmong } from '../graph/relations.ts';
 
@@ -19,22 +19,37 @@ export async function silencedAmong(core: Core, ids: Id[]): Promise<Set<bigint>>
 }
 
 /** `list` without statuses of silenced authors the viewer does not follow (the viewer's own stay). */
-export async function withoutLimitedAuthors(
+export async function withoutLimitedAuthors<T extends Pick<StatusDoc, 'accountId'>>(
   core: Core,
-  viewer: AccountDoc | null,
-  list: StatusDoc[],
-): Promise<StatusDoc[]> {
+  viewer: CachedAccount | null,
+  list: T[],
+): Promise<T[]> {
   const silenced = await silencedAmong(
     core,
     list.map((s) => s.accountId),
   );
+  return withoutSilencedAuthors(core, viewer, list, silenced);
+}
+
+/**
+ * The same when the caller already knows which authors are silenced (`silenced`) and perhaps
+ * whom among them the viewer follows (`followed`, saving the query for those).
+ */
+export async function withoutSilencedAuthors<T extends Pick<StatusDoc, 'accountId'>>(
+  core: Core,
+  viewer: CachedAccount | null,
+  list: T[],
+  silenced: Set<bigint>,
+  followed: Set<bigint> = new Set(),
+): Promise<T[]> {
   if (silenced.size === 0) return list;
-  const followed = viewer
-    ? await followedAmong(
-        core,
-        viewer._id,
-        [...silenced].filter((id) => id !== viewer._id),
-      )
-    : new Set<bigint>();
-  return list.filter((s) => !silenced.has(s.accountId) || s.accountId === viewer?._id || followed.has(s.accountId));
+  const unknown = [...silenced].filter((id) => id !== viewer?._id && !followed.has(id));
+  const alsoFollowed = viewer ? await followedAmong(core, viewer._id, unknown) : new Set<bigint>();
+  return list.filter(
+    (s) =>
+      !silenced.has(s.accountId) ||
+      s.accountId === viewer?._id ||
+      followed.has(s.accountId) ||
+      alsoFollowed.has(s.accountId),
+  );
 }

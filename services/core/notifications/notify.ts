@@ -5,15 +5,16 @@
 // recipient blocks, hard-mutes (mute with notifications) or whose domain they block; about a
 // status in a conversation the recipient muted; from an account that blocks the recipient.
 import type { Core } from '../context.ts';
-import { nextSerialId, type Id } from '../ids.ts';
-import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { nextSerialIds, type Id } from '../ids.ts';
+import { collection } from '../db/mongo.ts';
 import { accounts } from '../model/accounts.ts';
 import { blocks } from '../model/blocks.ts';
 import { mutes } from '../model/mutes.ts';
 import { accountDomainBlocks } from '../model/accountDomainBlocks.ts';
 import { conversationMutes } from '../model/conversations.ts';
 import { statuses } from '../model/statuses.ts';
-import { policyDecision } from './policy.ts';
+import { policyDecisions } from './policy.ts';
+import { addToGroups, rebuildGroup } from './groups.ts';
 import { recordFilteredNotification } from './requests.ts';
 import { GROUPABLE_TYPES, notifications, type NotificationDoc, type NotificationType } from '../model/notifications.ts';
 
@@ -41,82 +42,219 @@ export function notificationUniqueKey(r: NotificationRequest): string {
   return r.variant ? `${base}:${r.variant}` : base;
 }
 
-/** True when the rules say no notification from `from` to `recipient` (about `statusId`). */
-export async function notificationSuppressed(core: Core, r: NotificationRequest): Promise<boolean> {
+/** What the suppression rules need to know about a batch of requests, read in one round of queries. */
+interface SuppressionFacts {
+  accounts: Map<Id, { domain: string | null; suspendedAt?: Date | null; silencedAt?: Date | null; createdAt: Date }>;
+  /** `<blocker>:<blocked>` */
+  blocks: Set<string>;
+  /** `<recipient>:<sender>` of mutes that hide notifications and have not expired. */
+  hardMutes: Set<string>;
+  /** `<recipient>:<domain>` */
+  domainBlocks: Set<string>;
+  statuses: Map<Id, { conversationId: Id | null; deletedAt: Date | null }>;
+  /** `<recipient>:<conversationId>` */
+  conversationMutes: Set<string>;
+}
+
+const pair = (a: unknown, b: unknown) => `${String(a)}:${String(b)}`;
+
+async function suppressionFacts(core: Core, rs: readonly NotificationRequest[]): Promise<SuppressionFacts> {
+  const recipients = [...new Set(rs.map((r) => r.accountId))];
+  const senders = [...new Set(rs.map((r) => r.fromAccountId))];
+  const statusIds = [...new Set(rs.map((r) => r.statusId).filter((s): s is Id => s !== null && s !== undefined))];
+  const [accountDocs, blocksOut, blocksIn, muteDocs, statusDocs] = await Promise.all([
+    collection(core.db, accounts)
+      .find(
+        { _id: { $in: [...new Set([...recipients, ...senders])] } },
+        {
+          projection: { domain: 1, suspendedAt: 1, silencedAt: 1, createdAt: 1 },
+        },
+      )
+      .toArray(),
+    collection(core.db, blocks)
+      .find(
+        { accountId: { $in: recipients }, targetAccountId: { $in: senders } },
+        { projection: { accountId: 1, targetAccountId: 1 } },
+      )
+      .toArray(),
+    collection(core.db, blocks)
+      .find(
+        { accountId: { $in: senders }, targetAccountId: { $in: recipients } },
+        { projection: { accountId: 1, targetAccountId: 1 } },
+      )
+      .toArray(),
+    collection(core.db, mutes)
+      .find({ accountId: { $in: recipients }, targetAccountId: { $in: senders }, hideNotifications: true })
+      .toArray(),
+    statusIds.length
+      ? collection(core.db, statuses)
+          .find({ _id: { $in: statusIds } }, { projection: { conversationId: 1, deletedAt: 1 } })
+          .toArray()
+      : Promise.resolve([]),
+  ]);
+  const facts: SuppressionFacts = {
+    accounts: new Map(accountDocs.map((a) => [a._id, a])),
+    blocks: new Set([...blocksOut, ...blocksIn].map((b) => pair(b.accountId, b.targetAccountId))),
+    hardMutes: new Set(),
+    domainBlocks: new Set(),
+    statuses: new Map(statusDocs.map((s) => [s._id, { conversationId: s.conversationId, deletedAt: s.deletedAt }])),
+    conversationMutes: new Set(),
+  };
+  const now = new Date();
+  for (const m of muteDocs)
+    if (m.expiresAt === null || m.expiresAt > now) facts.hardMutes.add(pair(m.accountId, m.targetAccountId));
+  const domains = [
+    ...new Set(senders.map((s) => facts.accounts.get(s)?.domain).filter((d): d is string => typeof d === 'string')),
+  ].map((d) => d.toLowerCase());
+  const conversationIds = [
+    ...new Set([...facts.statuses.values()].map((s) => s.conversationId).filter((c): c is Id => c !== null)),
+  ];
+  const [domainBlockDocs, conversationMuteDocs] = await Promise.all([
+    domains.length
+      ? collection(core.db, accountDomainBlocks)
+          .find(
+            { accountId: { $in: recipients }, domain: { $in: domains } },
+            { projection: { accountId: 1, domain: 1 } },
+          )
+          .toArray()
+      : Promise.resolve([]),
+    conversationIds.length
+      ? collection(core.db, conversationMutes)
+          .find(
+            { accountId: { $in: recipients }, conversationId: { $in: conversationIds } },
+            { projection: { accountId: 1, conversationId: 1 } },
+          )
+          .toArray()
+      : Promise.resolve([]),
+  ]);
+  for (const d of domainBlockDocs) facts.domainBlocks.add(pair(d.accountId, d.domain));
+  for (const c of conversationMuteDocs) facts.conversationMutes.add(pair(c.accountId, c.conversationId));
+  return facts;
+}
+
+function suppressedBy(facts: SuppressionFacts, r: NotificationRequest): boolean {
   // A poll's own author and the target of a strike (it is "from" themselves) are notified.
   if (r.accountId === r.fromAccountId && r.type !== 'poll' && r.type !== 'moderation_warning') return true;
-  const [recipient, sender] = await Promise.all([
-    collection(core.db, accounts).findOne({ _id: r.accountId }, { projection: { domain: 1, suspendedAt: 1 } }),
-    collection(core.db, accounts).findOne({ _id: r.fromAccountId }, { projection: { domain: 1 } }),
-  ]);
+  const recipient = facts.accounts.get(r.accountId);
+  const sender = facts.accounts.get(r.fromAccountId);
   if (!recipient || recipient.domain !== null || !sender) return true;
   if (recipient.suspendedAt) return true;
   if (r.accountId === r.fromAccountId) return false;
-  const now = new Date();
-  const [blocked, blockedBy, mute, domainBlocked] = await Promise.all([
-    collection(core.db, blocks).countDocuments(
-      { accountId: r.accountId, targetAccountId: r.fromAccountId },
-      { limit: 1 },
-    ),
-    collection(core.db, blocks).countDocuments(
-      { accountId: r.fromAccountId, targetAccountId: r.accountId },
-      { limit: 1 },
-    ),
-    collection(core.db, mutes).findOne({ accountId: r.accountId, targetAccountId: r.fromAccountId }),
-    sender.domain === null
-      ? Promise.resolve(0)
-      : collection(core.db, accountDomainBlocks).countDocuments(
-          { accountId: r.accountId, domain: sender.domain.toLowerCase() },
-          { limit: 1 },
-        ),
-  ]);
-  if (blocked > 0 || blockedBy > 0 || domainBlocked > 0) return true;
-  if (mute && mute.hideNotifications && (mute.expiresAt === null || mute.expiresAt > now)) return true;
+  if (facts.blocks.has(pair(r.accountId, r.fromAccountId)) || facts.blocks.has(pair(r.fromAccountId, r.accountId)))
+    return true;
+  if (sender.domain !== null && facts.domainBlocks.has(pair(r.accountId, sender.domain.toLowerCase()))) return true;
+  if (facts.hardMutes.has(pair(r.accountId, r.fromAccountId))) return true;
   if (r.statusId) {
-    const status = await collection(core.db, statuses).findOne(
-      { _id: r.statusId },
-      { projection: { conversationId: 1, deletedAt: 1 } },
-    );
+    const status = facts.statuses.get(r.statusId);
     if (!status || status.deletedAt) return true;
-    if (
-      status.conversationId !== null &&
-      (await collection(core.db, conversationMutes).countDocuments(
-        { accountId: r.accountId, conversationId: status.conversationId },
-        { limit: 1 },
-      )) > 0
-    )
+    if (status.conversationId !== null && facts.conversationMutes.has(pair(r.accountId, status.conversationId)))
       return true;
   }
   return false;
 }
 
-/** Mastodon's group key: favourites/reblogs of one status and follows share a key within a window. */
-async function groupKeyOf(core: Core, r: NotificationRequest, id: Id, at: Date): Promise<string> {
-  if (!GROUPABLE_TYPES.includes(r.type)) return `ungrouped-${id}`;
-  const prefix = r.type === 'follow' ? r.type : `${r.type}-${r.statusId ?? ''}`;
-  const redisKey = `notif-group:${r.accountId}:${prefix}`;
-  let bucket = Math.floor(at.getTime() / 3_600_000);
-  const previous = Number((await core.redis.get(redisKey)) ?? 0);
-  if (previous && bucket < previous + GROUP_SPAN_HOURS && bucket >= previous) bucket = previous;
-  await core.redis.set(redisKey, String(bucket), 'EX', GROUP_SPAN_HOURS * 3600);
-  return `${prefix}-${bucket}`;
+/** True when the rules say no notification from `from` to `recipient` (about `statusId`). */
+export async function notificationSuppressed(core: Core, r: NotificationRequest): Promise<boolean> {
+  return suppressedBy(await suppressionFacts(core, [r]), r);
 }
 
 /**
- * Creates the notification unless the rules suppress it or it exists already (redelivery).
- * Returns the new document, or null when nothing was created.
+ * Mastodon's group keys for a batch (in order): favourites/reblogs of one status and follows share
+ * a key while their activities fall within GROUP_SPAN_HOURS of the group's first hour bucket. The
+ * current bucket of each (recipient, prefix) lives in Redis; a batch reads and writes each once.
  */
-export async function createNotification(core: Core, r: NotificationRequest): Promise<NotificationDoc | null> {
-  const uniqueKey = notificationUniqueKey(r);
-  if ((await collection(core.db, notifications).countDocuments({ uniqueKey }, { limit: 1 })) > 0) return null;
-  if (await notificationSuppressed(core, r)) return null;
-  const decision = await policyDecision(core, r);
-  if (decision === 'drop') return null;
-  const filtered = decision === 'filter';
-  const _id = await nextSerialId(core.db, 'notifications');
+async function groupKeysOf(core: Core, rs: readonly NotificationRequest[], ids: readonly Id[]): Promise<string[]> {
+  const prefixOf = (r: NotificationRequest) => (r.type === 'follow' ? r.type : `${r.type}-${r.statusId ?? ''}`);
+  const redisKeys = [
+    ...new Set(
+      rs.filter((r) => GROUPABLE_TYPES.includes(r.type)).map((r) => `notif-group:${r.accountId}:${prefixOf(r)}`),
+    ),
+  ];
+  const buckets = new Map<string, number>();
+  if (redisKeys.length) {
+    const stored = await core.redis.mget(...redisKeys);
+    redisKeys.forEach((k, i) => buckets.set(k, Number(stored[i] ?? 0)));
+  }
+  const keys = rs.map((r, i) => {
+    if (!GROUPABLE_TYPES.includes(r.type)) return `ungrouped-${ids[i]}`;
+    const redisKey = `notif-group:${r.accountId}:${prefixOf(r)}`;
+    let bucket = Math.floor((r.at ?? new Date()).getTime() / 3_600_000);
+    const previous = buckets.get(redisKey) ?? 0;
+    if (previous && bucket < previous + GROUP_SPAN_HOURS && bucket >= previous) bucket = previous;
+    buckets.set(redisKey, bucket);
+    return `${prefixOf(r)}-${bucket}`;
+  });
+  if (redisKeys.length) {
+    const multi = core.redis.multi();
+    for (const k of redisKeys) multi.set(k, String(buckets.get(k)), 'EX', GROUP_SPAN_HOURS * 3600);
+    await multi.exec();
+  }
+  return keys;
+}
+
+/** How long a notification may wait for its group summary before a redelivery repairs the group. */
+const GROUPING_LEASE_MS = 60_000;
+
+export class GroupingInFlightError extends Error {
+  constructor(uniqueKey: string) {
+    super(`notification ${uniqueKey} is still being added to its group; retry later`);
+  }
+}
+
+/**
+ * Creates the notifications of a batch of requests (the suppression rules, the recipient's
+ * policy, one insert each that the unique index makes idempotent), in a fixed number of round
+ * trips whatever the batch size, and adds them to their group summaries. Returns the documents
+ * created, in request order; requests suppressed, dropped or already stored (redelivery) give
+ * nothing. A request that finds its notification stored but never added to its group (a writer
+ * died in between) repairs that group, or fails while the writer may still be at it.
+ */
+export async function createNotifications(
+  core: Core,
+  requests: readonly NotificationRequest[],
+): Promise<NotificationDoc[]> {
+  const byKey = new Map<string, NotificationRequest>();
+  for (const r of requests) {
+    const key = notificationUniqueKey(r);
+    if (!byKey.has(key)) byKey.set(key, r);
+  }
+  if (byKey.size === 0) return [];
+  const coll = collection(core.db, notifications);
+  const [existing, facts] = await Promise.all([
+    coll
+      .find(
+        { uniqueKey: { $in: [...byKey.keys()] } },
+        { projection: { uniqueKey: 1, accountId: 1, groupKey: 1, grouping: 1, createdAt: 1 } },
+      )
+      .toArray(),
+    suppressionFacts(core, [...byKey.values()]),
+  ]);
+  for (const e of existing) {
+    byKey.delete(e.uniqueKey);
+    if (!e.grouping) continue;
+    if (Date.now() - e.createdAt.getTime() < GROUPING_LEASE_MS) throw new GroupingInFlightError(e.uniqueKey);
+    await rebuildGroup(core, e.accountId, e.groupKey);
+  }
+  const candidates = [...byKey].filter(([, r]) => !suppressedBy(facts, r));
+  if (candidates.length === 0) return [];
+  const decisions = await policyDecisions(
+    core,
+    candidates.map(([, r]) => r),
+    facts.accounts,
+  );
+  const kept = candidates.flatMap(([uniqueKey, r], i) =>
+    decisions[i] === 'drop' ? [] : [{ uniqueKey, r, filtered: decisions[i] === 'filter' }],
+  );
+  if (kept.length === 0) return [];
+  const ids = await nextSerialIds(core.db, 'notifications', kept.length);
+  const groupKeys = await groupKeysOf(
+    core,
+    kept.map((k) => k.r),
+    ids,
+  );
   const createdAt = new Date();
-  const doc: NotificationDoc = {
-    _id,
+  const docs: NotificationDoc[] = kept.map(({ uniqueKey, r, filtered }, i) => ({
+    _id: ids[i],
     accountId: r.accountId,
     fromAccountId: r.fromAccountId,
     type: r.type,
@@ -124,41 +262,51 @@ export async function createNotification(core: Core, r: NotificationRequest): Pr
     uniqueKey,
     ...(r.reportId ? { reportId: r.reportId } : {}),
     ...(r.warningId ? { warningId: r.warningId } : {}),
-    groupKey: await groupKeyOf(core, r, _id, r.at ?? createdAt),
-    ...(filtered ? { filtered: true } : {}),
+    groupKey: groupKeys[i],
+    ...(filtered ? { filtered: true } : { grouping: true }),
     createdAt,
-  };
-  // The insert and its NotificationCreated event go through the outbox, so a crash after the
-  // insert still gets the notification to the Web Push consumer.
+  }));
+  // The inserts and their NotificationCreated events go through the outbox, so a crash after the
+  // insert still gets each notification to the Web Push consumer.
   const inserted = await core.outbox.write(
-    [
-      {
-        type: 'NotificationCreated',
-        key: String(doc.accountId),
-        payload: {
-          notificationId: String(doc._id),
-          accountId: String(doc.accountId),
-          fromAccountId: String(doc.fromAccountId),
-          type: doc.type,
-          statusId: doc.statusId === null ? null : String(doc.statusId),
-          filtered,
-        },
-        verify: { collection: notifications.name, filter: { _id: doc._id }, expect: 'exists' },
+    docs.map((doc) => ({
+      type: 'NotificationCreated' as const,
+      key: String(doc.accountId),
+      payload: {
+        notificationId: String(doc._id),
+        accountId: String(doc.accountId),
+        fromAccountId: String(doc.fromAccountId),
+        type: doc.type,
+        statusId: doc.statusId === null ? null : String(doc.statusId),
+        filtered: doc.filtered === true,
       },
-    ],
+      verify: { collection: notifications.name, filter: { _id: doc._id }, expect: 'exists' as const },
+    })),
     async () => {
       try {
-        await collection(core.db, notifications).insertOne(doc);
-        return true;
+        await coll.insertMany(docs, { ordered: false });
+        return docs;
       } catch (err) {
-        if (isDuplicateKeyError(err)) return false;
-        throw err;
+        // Another consumer stored some of them first (a rebalance): keep the ones that are ours.
+        const writeErrors = (err as { writeErrors?: Array<{ index: number; code?: number }> }).writeErrors;
+        if (!writeErrors || writeErrors.some((e) => e.code !== 11000)) throw err;
+        const lost = new Set(writeErrors.map((e) => e.index));
+        return docs.filter((_, i) => !lost.has(i));
       }
     },
   );
-  if (!inserted) return null;
-  if (filtered) await recordFilteredNotification(core, doc);
-  return doc;
+  await addToGroups(core, inserted);
+  for (const doc of inserted) if (doc.filtered) await recordFilteredNotification(core, doc);
+  for (const doc of inserted) delete doc.grouping;
+  return inserted;
+}
+
+/**
+ * Creates the notification unless the rules suppress it or it exists already (redelivery).
+ * Returns the new document, or null when nothing was created.
+ */
+export async function createNotification(core: Core, r: NotificationRequest): Promise<NotificationDoc | null> {
+  return (await createNotifications(core, [r]))[0] ?? null;
 }
 
 /**

@@ -81,14 +81,22 @@ export interface PolicyInput {
   statusId?: Id | null;
 }
 
-export async function policyDecision(core: Core, r: PolicyInput): Promise<PolicyDecision> {
+type SenderFacts = { silencedAt?: Date | null; createdAt: Date } | null;
+
+/** What a batch already read: the recipients' policies and the senders' accounts. */
+export interface PolicyPreload {
+  policy?: EffectivePolicy;
+  sender?: SenderFacts;
+}
+
+export async function policyDecision(core: Core, r: PolicyInput, pre: PolicyPreload = {}): Promise<PolicyDecision> {
   if (NON_FILTERABLE.includes(r.type) || r.accountId === r.fromAccountId) return 'accept';
-  const policy = await policyOf(core, r.accountId);
+  const policy = pre.policy ?? (await policyOf(core, r.accountId));
   const values = Object.values(policy) as PolicyValue[];
   if (values.every((v) => v === 'accept')) return 'accept';
 
   // Lazily computed facts, each at most once.
-  let sender: { silencedAt: Date | null; createdAt: Date } | null | undefined;
+  let sender: SenderFacts | undefined = pre.sender;
   const senderDoc = async () =>
     (sender ??= await collection(core.db, accounts).findOne(
       { _id: r.fromAccountId },
@@ -143,4 +151,36 @@ export async function policyDecision(core: Core, r: PolicyInput): Promise<Policy
     }
   }
   return filter ? 'filter' : 'accept';
+}
+
+/**
+ * The decisions for a batch of requests (in order): the recipients' policies in one query, the
+ * senders' accounts as the caller read them; conditions that need more are read per request.
+ */
+export async function policyDecisions(
+  core: Core,
+  rs: readonly PolicyInput[],
+  senders: ReadonlyMap<Id, SenderFacts> = new Map(),
+): Promise<PolicyDecision[]> {
+  const recipients = [
+    ...new Set(
+      rs.filter((r) => !NON_FILTERABLE.includes(r.type) && r.accountId !== r.fromAccountId).map((r) => r.accountId),
+    ),
+  ];
+  const docs = recipients.length
+    ? await collection(core.db, notificationPolicies)
+        .find({ _id: { $in: recipients } })
+        .toArray()
+    : [];
+  const policies = new Map<Id, EffectivePolicy>(
+    docs.map(({ _id, updatedAt: _at, ...policy }) => [_id, { ...DEFAULT_POLICY, ...policy }]),
+  );
+  return Promise.all(
+    rs.map((r) =>
+      policyDecision(core, r, {
+        policy: policies.get(r.accountId) ?? { ...DEFAULT_POLICY },
+        ...(senders.has(r.fromAccountId) ? { sender: senders.get(r.fromAccountId) } : {}),
+      }),
+    ),
+  );
 }

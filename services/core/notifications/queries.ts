@@ -21,7 +21,7 @@ export interface NotificationFilter {
   includeFiltered?: unknown;
 }
 
-function truthy(v: unknown): boolean {
+export function truthy(v: unknown): boolean {
   return v === true || (typeof v === 'string' && /^(1|t|true|on)$/i.test(v));
 }
 
@@ -79,9 +79,13 @@ export interface NotificationGroupData {
   groupKey: string;
   type: NotificationType;
   statusId: Id | null;
+  /** `notifications_count`: the group's notifications up to `mostRecent`. */
   count: number;
+  /** `most_recent_notification_id` / `page_max_id`. */
   mostRecent: NotificationDoc;
-  oldest: NotificationDoc;
+  /** `page_min_id`: the group's oldest notification within the page's range. */
+  pageMinId: Id;
+  /** Senders of the newest notifications up to `mostRecent` (at most 8, newest first). */
   sampleAccountIds: Id[];
 }
 
@@ -100,8 +104,11 @@ function range(p: GroupPageParams): Record<string, Id> {
   return r;
 }
 
+// The scanning forms below read notifications themselves; they serve only what the summaries do
+// not hold (`include_filtered`, `account_id`): see groupPages.ts for the normal path.
+
 /** Details of a group within the pagination range (count, newest, oldest, up to 8 accounts). */
-export async function groupData(
+export async function scanGroupData(
   core: Core,
   base: Filter<NotificationDoc>,
   key: string,
@@ -118,7 +125,7 @@ export async function groupData(
       statusId: n.statusId,
       count: 1,
       mostRecent: n,
-      oldest: n,
+      pageMinId: n._id,
       sampleAccountIds: [n.fromAccountId],
     };
   }
@@ -136,7 +143,7 @@ export async function groupData(
     statusId: recent[0].statusId,
     count,
     mostRecent: recent[0],
-    oldest: oldest[0] ?? recent[0],
+    pageMinId: (oldest[0] ?? recent[0])._id,
     sampleAccountIds: [...new Set(recent.map((n) => n.fromAccountId))],
   };
 }
@@ -145,7 +152,7 @@ export async function groupData(
  * One page of groups, newest first: the groups of the newest notifications in the range, each
  * represented once; the scan skips groups already seen in the database query itself.
  */
-export async function groupPage(
+export async function scanGroupPage(
   core: Core,
   base: Filter<NotificationDoc>,
   grouped: readonly string[],
@@ -184,14 +191,14 @@ export async function groupPage(
     }
     cursor = batch[batch.length - 1]._id;
   }
-  const groups = await Promise.all(keys.map((k) => groupData(core, base, k, p)));
+  const groups = await Promise.all(keys.map((k) => scanGroupData(core, base, k, p)));
   const out = groups.filter((g): g is NotificationGroupData => g !== null);
   out.sort((a, b) => (a.mostRecent._id > b.mostRecent._id ? -1 : a.mostRecent._id < b.mostRecent._id ? 1 : 0));
   return out;
 }
 
 /** Distinct groups newer than the marker, counted up to `limit`. */
-export async function unreadGroupCount(
+export async function scanUnreadGroupCount(
   core: Core,
   accountId: Id,
   f: NotificationFilter,

@@ -19,6 +19,7 @@ import {
 import { validationFailed } from '../errors.ts';
 import { addStatusToConversation } from '../conversations/accountConversations.ts';
 import { policyOf, type EffectivePolicy } from './policy.ts';
+import { addToGroups } from './groups.ts';
 
 /** Mastodon stops counting at 100 (NotificationRequest::MAX_MEANINGFUL_COUNT). */
 export const MAX_MEANINGFUL_COUNT = 100;
@@ -92,9 +93,15 @@ export async function acceptRequest(core: Core, req: NotificationRequestDoc): Pr
         mentionedAccountIds: s.mentionedAccountIds,
       });
   }
-  await collection(core.db, notifications).updateMany(filteredFrom(req.accountId, req.fromAccountId), {
-    $set: { filtered: false },
-  });
+  // Each notification joins the list (and its group summary) once, however many accepts race.
+  const coll = collection(core.db, notifications);
+  const held = await coll.find(filteredFrom(req.accountId, req.fromAccountId)).toArray();
+  const released: NotificationDoc[] = [];
+  for (const n of held) {
+    const res = await coll.updateOne({ _id: n._id, filtered: true }, { $set: { filtered: false } });
+    if (res.modifiedCount === 1) released.push({ ...n, filtered: false });
+  }
+  await addToGroups(core, released);
   await collection(core.db, notificationRequests).deleteOne({ _id: req._id });
 }
 

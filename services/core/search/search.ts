@@ -5,7 +5,7 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts, visibleAccountFilter, type AccountDoc } from '../model/accounts.ts';
+import { accounts, visibleAccountFilter, type AccountDoc, type CachedAccount } from '../model/accounts.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { tags, type TagDoc } from '../model/tags.ts';
 import { searchAccounts, prefixRange } from '../discovery/accountSearch.ts';
@@ -32,6 +32,7 @@ export interface SearchRequest {
 
 export interface SearchResults {
   accounts: AccountDoc[];
+  /** Checked against the caller (render them with presentStatusPage's 'feed' check). */
   statuses: StatusDoc[];
   hashtags: TagDoc[];
 }
@@ -39,7 +40,7 @@ export interface SearchResults {
 const URL_RE = /^https?:\/\/\S+$/i;
 
 /** A local or known remote account or status the URL names (status first), or null. */
-async function lookUpUrl(core: Core, viewer: AccountDoc, url: string): Promise<SearchResults | null> {
+async function lookUpUrl(core: Core, viewer: CachedAccount, url: string): Promise<SearchResults | null> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -111,7 +112,7 @@ export async function searchHashtags(
   return list.slice(opts.offset, want);
 }
 
-export async function search(core: Core, viewer: AccountDoc, r: SearchRequest): Promise<SearchResults> {
+export async function search(core: Core, viewer: CachedAccount, r: SearchRequest): Promise<SearchResults> {
   const q = r.q.trim();
   const results: SearchResults = { accounts: [], statuses: [], hashtags: [] };
   if (!q) return results;

@@ -69,49 +69,80 @@ export interface PostingWalk {
   minScore: number;
 }
 
-// Walks the first (smallest) list newest-first by rank (O(log n) per page, however deep the walk)
-// and keeps the ids every other included list holds and no excluded list holds. ARGV[4] is the
-// rank to continue from, or -1 to start at the first member not above the max score. Bounded per
-// call (`scanLimit`) so one script never blocks Redis for long; returns the rank to continue from
-// (-1 when the walk is finished), the ids found and how many postings it read.
+// Walks the smallest included list newest-first by rank (O(log n) per page, however deep the
+// walk), a page of 256 at a time, and keeps the ids every other included list holds and no
+// excluded list holds (one ZMSCORE per other list and page: with a ZSCORE per posting and the
+// pages read with their scores, the walk cost three times as much). KEYS: the
+// included lists, then the excluded ones. ARGV[4] is the rank to continue from, or -1 to start at
+// the first member not above the max score; ARGV[7] the index in KEYS of the list that drives the
+// walk, or 0 on the first call, which picks the smallest (ZCARD) and answers driver 0 when an
+// included list is empty (nothing can match), so opening a walk costs no extra round trip.
+// Bounded per call (`scanLimit`) so one script never blocks Redis for long; returns the rank to
+// continue from (-1 when the walk is finished), the ids found, how many postings it read and the
+// driver.
 const WALK_SCRIPT = `
 local nInc = tonumber(ARGV[1])
 local minScore = tonumber(ARGV[3])
 local rank = tonumber(ARGV[4])
 local want = tonumber(ARGV[5])
 local scanLimit = tonumber(ARGV[6])
-if rank < 0 then rank = redis.call('ZCOUNT', KEYS[1], '(' .. ARGV[2], '+inf') end
-local out = {}
-local scanned = 0
-while scanned < scanLimit do
-  local page = redis.call('ZREVRANGE', KEYS[1], rank, rank + 255, 'WITHSCORES')
-  for i = 1, #page, 2 do
-    if tonumber(page[i + 1]) < minScore then return {-1, out, scanned} end
-    local m = page[i]
-    local ok = true
-    for k = 2, nInc do
-      if not redis.call('ZSCORE', KEYS[k], m) then ok = false break end
-    end
-    if ok then
-      for k = nInc + 1, #KEYS do
-        if redis.call('ZSCORE', KEYS[k], m) then ok = false break end
-      end
-    end
-    if ok then
-      out[#out + 1] = m
-      if #out >= want then return {rank + (i + 1) / 2, out, scanned + (i + 1) / 2} end
+local driver = tonumber(ARGV[7])
+if driver < 1 then
+  local smallest = -1
+  for k = 1, nInc do
+    local n = redis.call('ZCARD', KEYS[k])
+    if n == 0 then return {-1, {}, 0, 0} end
+    if smallest < 0 or n < smallest then
+      smallest = n
+      driver = k
     end
   end
-  local n = #page / 2
-  rank = rank + n
-  scanned = scanned + n
-  if n < 256 then return {-1, out, scanned} end
 end
-return {rank, out, scanned}
+local others = {}
+for k = 1, #KEYS do
+  if k ~= driver then others[#others + 1] = k end
+end
+local nOthers = nInc - 1
+local lead = KEYS[driver]
+if rank < 0 then rank = redis.call('ZCOUNT', lead, '(' .. ARGV[2], '+inf') end
+-- Ranks (newest first) 0..stop hold the members not below the min score: pages are read by rank
+-- without their scores, which would cost more to send to the script than all the rest.
+local stop = redis.call('ZCOUNT', lead, ARGV[3], '+inf') - 1
+local out = {}
+local scanned = 0
+while scanned < scanLimit and rank <= stop do
+  local upto = math.min(rank + 255, stop)
+  local members = redis.call('ZREVRANGE', lead, rank, upto)
+  local n = #members
+  local keep = {}
+  for i = 1, n do keep[i] = true end
+  -- One ZMSCORE per other list and page: the included lists must hold a member, the excluded not.
+  if n > 0 then
+    for j = 1, #others do
+      local scores = redis.call('ZMSCORE', KEYS[others[j]], unpack(members))
+      local included = j <= nOthers
+      for i = 1, n do
+        if keep[i] and (scores[i] ~= false) ~= included then keep[i] = false end
+      end
+    end
+  end
+  for i = 1, n do
+    if keep[i] then
+      out[#out + 1] = members[i]
+      if #out >= want then return {rank + i, out, scanned + i, driver} end
+    end
+  end
+  scanned = scanned + n
+  -- A shorter page than asked: the list shrank under the walk; it is over.
+  if n < upto - rank + 1 then return {-1, out, scanned, driver} end
+  rank = rank + n
+end
+if rank > stop then return {-1, out, scanned, driver} end
+return {rank, out, scanned, driver}
 `;
 
 type WalkRedis = Redis & {
-  searchWalk(numKeys: number, ...args: (string | number)[]): Promise<[number, string[], number]>;
+  searchWalk(numKeys: number, ...args: (string | number)[]): Promise<[number, string[], number, number]>;
 };
 
 function walker(redis: Redis): WalkRedis {
@@ -122,8 +153,10 @@ function walker(redis: Redis): WalkRedis {
 
 /** A resumable newest-first walk over one scope's intersection. */
 export class PostingCursor {
-  /** Rank to continue from (-1: not started). */
+  /** Rank to continue from. */
   private rank = -1;
+  /** Index (1-based, in `keys`) of the list that drives the walk; 0 until the first call chose it. */
+  private driver = 0;
   private buffer: Id[] = [];
   private done = false;
   private scanned = 0;
@@ -133,27 +166,24 @@ export class PostingCursor {
   private readonly walk: PostingWalk;
   private readonly scanBudget: number;
 
-  private constructor(redis: Redis, keys: string[], nInclude: number, walk: PostingWalk, scanBudget: number) {
+  private constructor(redis: Redis, walk: PostingWalk, scanBudget: number) {
     this.redis = walker(redis);
-    this.keys = keys;
-    this.nInclude = nInclude;
+    this.keys = [...walk.include, ...walk.exclude];
+    this.nInclude = walk.include.length;
     this.walk = walk;
     this.scanBudget = scanBudget;
   }
 
   /**
-   * Opens a walk; the smallest included list drives it. Resolves to null when an included list is
-   * empty (nothing can match). `scanBudget` caps the postings read per search.
+   * Opens a walk and reads its first `batch` ids (one round trip); the smallest included list
+   * drives it. Resolves to null when an included list is empty (nothing can match). `scanBudget`
+   * caps the postings read per search.
    */
-  static async open(redis: Redis, walk: PostingWalk, scanBudget = 400_000): Promise<PostingCursor | null> {
+  static async open(redis: Redis, walk: PostingWalk, scanBudget = 400_000, batch = 40): Promise<PostingCursor | null> {
     if (walk.include.length === 0) return null;
-    const pipe = redis.pipeline();
-    for (const k of walk.include) pipe.zcard(k);
-    const sizes = ((await pipe.exec()) ?? []).map(([, n]) => Number(n));
-    if (sizes.some((n) => n === 0)) return null;
-    const order = walk.include.map((k, i) => ({ k, n: sizes[i] as number })).sort((a, b) => a.n - b.n);
-    const keys = [...order.map((o) => o.k), ...walk.exclude];
-    return new PostingCursor(redis, keys, walk.include.length, walk, scanBudget);
+    const cursor = new PostingCursor(redis, walk, scanBudget);
+    await cursor.fill(batch);
+    return cursor.driver === 0 ? null : cursor;
   }
 
   /** The next id (newest first) without consuming it, or null at the end. */
@@ -162,13 +192,18 @@ export class PostingCursor {
     return this.buffer[0] ?? null;
   }
 
+  /** Postings read so far. */
+  get postingsRead(): number {
+    return this.scanned;
+  }
+
   take(): Id | undefined {
     return this.buffer.shift();
   }
 
   private async fill(batch: number): Promise<void> {
     const step = 20_000;
-    const [next, ids, read] = await this.redis.searchWalk(
+    const [next, ids, read, driver] = await this.redis.searchWalk(
       this.keys.length,
       ...this.keys,
       this.nInclude,
@@ -177,7 +212,9 @@ export class PostingCursor {
       this.rank,
       batch,
       step,
+      this.driver,
     );
+    this.driver = driver;
     this.scanned += read;
     // Ties in score come back in reverse member order; order exactly by id.
     this.buffer = ids.map((s) => BigInt(s)).sort((a, b) => (a > b ? -1 : a < b ? 1 : 0));

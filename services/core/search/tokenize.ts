@@ -60,8 +60,23 @@ export const pseudoTerm = {
   language: (code: string) => `lang:${code.toLowerCase()}`,
 };
 
+/** The fields of a status its index terms come from. */
+export type TermFields = Pick<
+  StatusDoc,
+  | 'text'
+  | 'content'
+  | 'spoilerText'
+  | 'local'
+  | 'accountId'
+  | 'mediaIds'
+  | 'pollId'
+  | 'inReplyToId'
+  | 'sensitive'
+  | 'language'
+>;
+
 /** Every term a status is indexed under: its words and its operator pseudo-terms. */
-export function statusTerms(status: StatusDoc): string[] {
+export function statusTerms(status: TermFields): string[] {
   const terms = words(searchableText(status));
   terms.push(pseudoTerm.from(status.accountId));
   if (status.mediaIds.length > 0) terms.push(pseudoTerm.hasMedia);

@@ -3,7 +3,7 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import type { AccountDoc } from '../model/accounts.ts';
+import type { CachedAccount } from '../model/accounts.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { filterVisible } from './visibility.ts';
 
@@ -14,7 +14,7 @@ export const CONTEXT_LIMITS = {
 
 export async function statusContext(
   core: Core,
-  viewer: AccountDoc | null,
+  viewer: CachedAccount | null,
   status: StatusDoc,
 ): Promise<{ ancestors: StatusDoc[]; descendants: StatusDoc[] }> {
   const limits = viewer ? CONTEXT_LIMITS.authenticated : CONTEXT_LIMITS.anonymous;

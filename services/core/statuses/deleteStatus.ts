@@ -1,5 +1,6 @@
 // Deleting a status (soft: `deletedAt`), with its reblogs, pins and counters. Returns the status as
 // it was, so the API can hand its source back for "delete and redraft".
+import { dropViewerFlags } from '../interactions/viewerFlags.ts';
 import { invalidateRenderedStatuses } from './renderCache.ts';
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
@@ -55,5 +56,6 @@ export async function removeReblog(core: Core, reblog: StatusDoc): Promise<boole
     if (reblog.visibility !== 'direct')
       await collection(core.db, accounts).updateOne({ _id: reblog.accountId }, { $inc: { statusesCount: -1 } });
   });
+  await dropViewerFlags(core, reblog.accountId);
   return removed;
 }

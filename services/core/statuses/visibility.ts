@@ -7,7 +7,7 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { accounts, type CachedAccount } from '../model/accounts.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { blockedAmong, blockersAmong, followedAmong } from '../graph/relations.ts';
 
@@ -26,7 +26,7 @@ export interface ViewerRelations {
 
 export async function loadViewerRelations(
   core: Core,
-  viewer: AccountDoc | null,
+  viewer: CachedAccount | null,
   authorIds: Id[],
 ): Promise<ViewerRelations> {
   const ids = [...new Set(authorIds)];
@@ -45,8 +45,11 @@ export async function loadViewerRelations(
   return { viewerId: viewer._id, following, blockedBy, blocking, unavailable };
 }
 
+/** The fields of a status the policy reads. */
+export type PolicyFields = Pick<StatusDoc, 'deletedAt' | 'accountId' | 'visibility' | 'mentionedAccountIds'>;
+
 /** The policy for one status (not a reblog wrapper: check the original separately). */
-export function visibleWith(rel: ViewerRelations, status: StatusDoc): boolean {
+export function visibleWith(rel: ViewerRelations, status: PolicyFields): boolean {
   if (status.deletedAt) return false;
   if (rel.unavailable.has(status.accountId)) return false;
   const viewer = rel.viewerId;
@@ -73,7 +76,7 @@ export async function loadReblogged(core: Core, list: StatusDoc[]): Promise<Map<
 }
 
 /** The statuses of `list` the viewer may see, in order (reblogs need their original visible too). */
-export async function filterVisible(core: Core, viewer: AccountDoc | null, list: StatusDoc[]): Promise<StatusDoc[]> {
+export async function filterVisible(core: Core, viewer: CachedAccount | null, list: StatusDoc[]): Promise<StatusDoc[]> {
   if (list.length === 0) return [];
   const originals = await loadReblogged(core, list);
   const authorIds = [...list.map((s) => s.accountId), ...[...originals.values()].map((s) => s.accountId)];
@@ -86,25 +89,25 @@ export async function filterVisible(core: Core, viewer: AccountDoc | null, list:
   });
 }
 
-export async function canView(core: Core, viewer: AccountDoc | null, status: StatusDoc): Promise<boolean> {
+export async function canView(core: Core, viewer: CachedAccount | null, status: StatusDoc): Promise<boolean> {
   return (await filterVisible(core, viewer, [status])).length === 1;
 }
 
 /** The status if it exists, is not deleted and the viewer may see it; otherwise null. */
-export async function findVisibleStatus(core: Core, viewer: AccountDoc | null, id: Id): Promise<StatusDoc | null> {
+export async function findVisibleStatus(core: Core, viewer: CachedAccount | null, id: Id): Promise<StatusDoc | null> {
   const status = await collection(core.db, statuses).findOne({ _id: id, deletedAt: null });
   if (!status) return null;
   return (await canView(core, viewer, status)) ? status : null;
 }
 
 /** Mastodon's `favourite?`: visible, and the viewer does not block the author. */
-export async function canFavourite(core: Core, viewer: AccountDoc, status: StatusDoc): Promise<boolean> {
+export async function canFavourite(core: Core, viewer: CachedAccount, status: StatusDoc): Promise<boolean> {
   const rel = await loadViewerRelations(core, viewer, [status.accountId]);
   return visibleWith(rel, status) && !rel.blocking.has(status.accountId);
 }
 
 /** Mastodon's `reblog?`: not direct, private only by its author, visible, author not blocked. */
-export async function canReblog(core: Core, viewer: AccountDoc, status: StatusDoc): Promise<boolean> {
+export async function canReblog(core: Core, viewer: CachedAccount, status: StatusDoc): Promise<boolean> {
   if (status.visibility === 'direct') return false;
   if (status.visibility === 'private' && status.accountId !== viewer._id) return false;
   return canFavourite(core, viewer, status);

@@ -2,7 +2,7 @@
 import type { Core } from '../context.ts';
 import { nextSerialId } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
-import type { AccountDoc } from '../model/accounts.ts';
+import type { AccountDoc, CachedAccount } from '../model/accounts.ts';
 import type { TagDoc } from '../model/tags.ts';
 import { tagFollows } from '../model/tagFollows.ts';
 import type { NewEvent } from '../events/outbox.ts';
@@ -41,7 +41,7 @@ export async function unfollowTag(core: Core, account: AccountDoc, tag: TagDoc):
   );
 }
 
-export async function followsTag(core: Core, account: AccountDoc | null, tag: TagDoc): Promise<boolean> {
+export async function followsTag(core: Core, account: CachedAccount | null, tag: TagDoc): Promise<boolean> {
   if (!account) return false;
   return (
     (await collection(core.db, tagFollows).countDocuments({ accountId: account._id, tagId: tag._id }, { limit: 1 })) > 0

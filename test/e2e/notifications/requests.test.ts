@@ -148,6 +148,15 @@ test('an unsolicited private mention becomes a request; accept lets it and its s
   expect((await call('GET', `/api/v1/notifications/requests/${req.id}`, alice.token)).status).toBe(404);
   expect((await call('GET', '/api/v1/notifications/requests/merged', alice.token)).body).toEqual({ merged: true });
   expect(((await call('GET', '/api/v1/notifications', alice.token)).body as unknown[]).length).toBe(2);
+  // ...and into the grouped list and its count, however often accepted.
+  expect((await call('POST', `/api/v1/notifications/requests/${req.id}/accept`, alice.token)).status).toBe(404);
+  const groups = (await call('GET', '/api/v2/notifications', alice.token)).body.notification_groups as {
+    sample_account_ids: string[];
+  }[];
+  expect(groups.flatMap((g) => g.sample_account_ids).sort()).toEqual(
+    [stranger, friend].map((u) => String(u.account._id)).sort(),
+  );
+  expect((await call('GET', '/api/v2/notifications/unread_count', alice.token)).body).toEqual({ count: 2 });
   expect(((await call('GET', '/api/v1/conversations', alice.token)).body as unknown[]).length).toBe(2);
   // the sender is let through from now on
   await dm(stranger, alice, 'thanks');

@@ -12,6 +12,8 @@ import { eventually } from '../../support/core.ts';
 import { consumerTuning } from '../../support/kafka.ts';
 import { postingKey } from '../../../services/core/search/statusIndex.ts';
 import { pseudoTerm } from '../../../services/core/search/tokenize.ts';
+import { collection } from '../../../services/core/db/mongo.ts';
+import { accounts } from '../../../services/core/model/accounts.ts';
 
 let api: TestApi;
 let core: Core;
@@ -21,7 +23,7 @@ const ids: Record<string, string> = {};
 
 type Results = {
   accounts: { id: string; acct: string }[];
-  statuses: { id: string; content: string }[];
+  statuses: { id: string; content: string; bookmarked?: boolean; account: { id: string } }[];
   hashtags: { name: string; history: unknown[] }[];
 };
 
@@ -219,4 +221,40 @@ test('an account switching indexable brings its public posts into (and out of) s
     30_000,
     'public postings removed',
   );
+});
+
+test('the read-back check: silenced authors reach only followers, suspended ones nobody, private posts only while visible', async () => {
+  const [dave, erin] = await Promise.all([createTestUser(core), createTestUser(core)]);
+  expect((await call('PATCH', '/api/v1/accounts/update_credentials', dave.token, { indexable: true })).status).toBe(
+    200,
+  );
+  expect((await call('POST', `/api/v1/accounts/${dave.account._id}/follow`, erin.token)).status).toBe(200);
+  const open = await post(dave, 'kiwiPublic', { status: 'Kiwi sorbet for everyone' });
+  const closed = await post(dave, 'kiwiPrivate', { status: 'Kiwi sorbet for followers', visibility: 'private' });
+  // erin bookmarks the private post: in her own scope, and visible while she follows dave.
+  expect((await call('POST', `/api/v1/statuses/${closed}/bookmark`, erin.token)).status).toBe(200);
+  expect(await statusIds(erin.token, 'kiwi sorbet')).toEqual([closed, open]);
+  expect(await statusIds(carol.token, 'kiwi sorbet')).toEqual([open]);
+  // Rendered for the caller (flags included).
+  const rendered = (await search(erin.token, 'q=kiwi+sorbet&type=statuses')).statuses;
+  expect(rendered.map((st) => [st.id, st.bookmarked, st.account.id])).toEqual([
+    [closed, true, String(dave.account._id)],
+    [open, false, String(dave.account._id)],
+  ]);
+
+  const setAuthor = (fields: { silencedAt?: Date | null; suspendedAt?: Date | null }) =>
+    collection(core.db, accounts).updateOne({ _id: dave.account._id }, { $set: fields });
+  await setAuthor({ silencedAt: new Date() });
+  expect(await statusIds(carol.token, 'kiwi sorbet')).toEqual([]);
+  expect(await statusIds(erin.token, 'kiwi sorbet')).toEqual([closed, open]);
+  expect(await statusIds(dave.token, 'kiwi sorbet')).toEqual([closed, open]);
+  await setAuthor({ silencedAt: null, suspendedAt: new Date() });
+  expect(await statusIds(carol.token, 'kiwi sorbet')).toEqual([]);
+  expect(await statusIds(erin.token, 'kiwi sorbet')).toEqual([]);
+  await setAuthor({ suspendedAt: null });
+  expect(await statusIds(carol.token, 'kiwi sorbet')).toEqual([open]);
+
+  // Unfollowed: the bookmark stays in erin's scope, but the private post is no longer hers to see.
+  expect((await call('POST', `/api/v1/accounts/${dave.account._id}/unfollow`, erin.token)).status).toBe(200);
+  expect(await statusIds(erin.token, 'kiwi sorbet')).toEqual([open]);
 });

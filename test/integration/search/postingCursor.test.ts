@@ -48,6 +48,29 @@ test('walks the intersection newest first, from the smallest list', async () => 
   expect(await drain(c!)).toEqual([50_000, 40_000, 30_000, 20_000, 10_000, 4, 3, 2, 1, 0].map(id));
 });
 
+test('opening reads the first batch in the same call that picks the smallest list', async () => {
+  const c = await PostingCursor.open(core.redis, walk({ include: ['t:common', 't:rare'] }), undefined, 4);
+  // The rare list drove: its 4 newest postings were read, all of them in the common list.
+  expect(c!.postingsRead).toBe(4);
+  const first: bigint[] = [];
+  for (let i = 0; i < 4; i++) {
+    first.push((await c!.peek(4))!);
+    c!.take();
+  }
+  expect(c!.postingsRead).toBe(4);
+  expect(first).toEqual([50_000, 40_000, 30_000, 20_000].map(id));
+  expect(await drain(c!, 4)).toEqual([10_000, 4, 3, 2, 1, 0].map(id));
+});
+
+test('score bounds deep in a long list, across pages and calls', async () => {
+  const c = await PostingCursor.open(
+    core.redis,
+    walk({ include: ['t:common'], maxScore: T0 + 59_699, minScore: T0 + 59_399 }),
+  );
+  const found = await drain(c!, 100);
+  expect(found).toEqual(Array.from({ length: 301 }, (_, k) => id(59_699 - k)));
+});
+
 test('the rare word drives even when listed second; exclusions and score bounds apply', async () => {
   const c = await PostingCursor.open(core.redis, walk({ include: ['t:rare', 't:common'], exclude: ['t:not'] }));
   expect(await drain(c!)).toEqual([50_000, 30_000, 10_000, 4, 3, 2, 1].map(id));

@@ -1,0 +1,266 @@
+// A read-through cache of documents by `_id` in Redis, for the few collections every request reads
+// (access tokens, users, accounts, statuses): the hot paths then cost one Redis round trip instead
+// of several MongoDB queries.
+//
+// Invalidation does not depend on callers remembering it: `collection()` hands out, for a
+// collection declared with `cachedById`, a wrapper whose every write (update, replace, delete,
+// findOneAnd*, bulkWrite) drops the cached copies of the documents it touched, found from an `_id`
+// filter or, for other filters, by reading the matching ids just before the write. Each document's
+// copies live in one Redis hash (`doc:<collection>:<id>`, one field per view), so dropping them does
+// not need to know which views exist. A drop also leaves a short tombstone, and a reader fills the
+// cache only while no tombstone stands (one Lua script): a reader that fetched the document before
+// a write cannot put that old copy back after the write's drop. Entries expire after a few minutes,
+// which bounds the staleness of anything that still slipped through (a failed Redis call).
+import { BSON, type Collection, type Db, type Document, type Filter } from 'mongodb';
+import type { Redis } from '../db/redis.ts';
+import type { Core } from '../context.ts';
+import type { CollectionDef } from './mongo.ts';
+
+const ENTRY_TTL_SECONDS = 300;
+const TOMBSTONE_MS = 5000;
+
+export interface DocView<T extends Document, R> {
+  collection: CollectionDef<T>;
+  /** The hash field this view's copy is stored under. */
+  name: string;
+  /** The fields the copy is made from (secrets stay in MongoDB only). */
+  projection: Record<string, 0 | 1>;
+  /**
+   * Makes the cached value from the documents (e.g. a rendered entity), stored as JSON; without
+   * it the projected document itself is stored, as BSON (bigints and dates survive).
+   */
+  derive?: (core: Core, docs: T[]) => Promise<R[]>;
+  /** Phantom: the type of a cached copy. */
+  readonly _copy?: R;
+}
+
+function checkCached(def: CollectionDef<Document>): void {
+  if (!def.cachedById) throw new Error(`${def.name} is not declared cachedById`);
+}
+
+/**
+ * A cached view of `def`'s documents without the `omit` fields. The collection must be declared
+ * with `cachedById` (otherwise its writes would not drop the copies).
+ */
+export function defineDocView<T extends Document, K extends keyof T & string = never>(
+  def: CollectionDef<T>,
+  name: string,
+  omit: readonly K[] = [],
+): DocView<T, Omit<T, K>> {
+  checkCached(def as CollectionDef<Document>);
+  return { collection: def, name, projection: Object.fromEntries(omit.map((f) => [f, 0])) as Record<string, 0> };
+}
+
+/** A cached view of `def`'s documents holding only the `pick` fields (and `_id`): small copies for hot reads. */
+export function definePickView<T extends Document, K extends keyof T & string>(
+  def: CollectionDef<T>,
+  name: string,
+  pick: readonly K[],
+): DocView<T, Pick<T, K | '_id'>> {
+  checkCached(def as CollectionDef<Document>);
+  return { collection: def, name, projection: Object.fromEntries(pick.map((f) => [f, 1])) as Record<string, 1> };
+}
+
+/**
+ * A cached value computed from each document without the `omit` fields (a rendering, say): it
+ * is dropped with the document, so it may depend only on the document (or on things whose own
+ * changes can wait for the entry to expire).
+ */
+export function defineDerivedView<T extends Document, R, K extends keyof T & string = never>(
+  def: CollectionDef<T>,
+  name: string,
+  omit: readonly K[],
+  derive: (core: Core, docs: Omit<T, K>[]) => Promise<R[]>,
+): DocView<T, R> {
+  checkCached(def as CollectionDef<Document>);
+  return {
+    collection: def,
+    name,
+    projection: Object.fromEntries(omit.map((f) => [f, 0])) as Record<string, 0>,
+    derive: derive as (core: Core, docs: T[]) => Promise<R[]>,
+  };
+}
+
+function docKey(collection: string, id: bigint): string {
+  return `doc:${collection}:${id}`;
+}
+function tombKey(collection: string, id: bigint): string {
+  return `doc:${collection}:${id}:t`;
+}
+
+// One round trip for a whole page: the field of each key (KEYS[i], field ARGV[1]).
+const READ = `local out = {}
+for i, k in ipairs(KEYS) do out[i] = redis.call('HGET', k, ARGV[1]) end
+return out`;
+
+const FILL = `if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+return 1`;
+
+type CacheRedis = Redis & {
+  docCacheRead(numKeys: number, ...args: (string | number)[]): Promise<(string | null)[]>;
+  docCacheReadBuffer(numKeys: number, ...args: (string | number)[]): Promise<(Buffer | null)[]>;
+};
+
+/** The Redis connection of each database whose writes drop cached copies (installed by createCore). */
+const redisOf = new WeakMap<Db, Redis>();
+
+export function installDocCache(db: Db, redis: Redis): void {
+  redis.defineCommand('docCacheRead', { lua: READ });
+  redisOf.set(db, redis);
+}
+
+/**
+ * The documents of `ids` as `view` shows them, from Redis where cached, else from MongoDB (and
+ * then cached). Unknown ids are absent from the map.
+ */
+export async function readThrough<T extends Document, R>(
+  core: Core,
+  view: DocView<T, R>,
+  ids: readonly bigint[],
+): Promise<Map<bigint, R>> {
+  const out = new Map<bigint, R>();
+  if (ids.length === 0) return out;
+  const name = view.collection.name;
+  const redis = redisOf.get(core.db) as CacheRedis | undefined;
+  const unique = [...new Set(ids)];
+  let missing = unique;
+  if (redis) {
+    const keys = unique.map((id) => docKey(name, id));
+    missing = [];
+    if (view.derive) {
+      const replies = await redis.docCacheRead(keys.length, ...keys, view.name).catch(() => null);
+      unique.forEach((id, i) => {
+        const r = replies?.[i];
+        if (r) out.set(id, JSON.parse(r) as R);
+        else missing.push(id);
+      });
+    } else {
+      const replies = await redis.docCacheReadBuffer(keys.length, ...keys, view.name).catch(() => null);
+      unique.forEach((id, i) => {
+        const r = replies?.[i];
+        if (r && r.length > 0) out.set(id, BSON.deserialize(r, { useBigInt64: true }) as R);
+        else missing.push(id);
+      });
+    }
+  }
+  if (missing.length === 0) return out;
+  const projection = Object.keys(view.projection).length > 0 ? view.projection : undefined;
+  const found = await core.db
+    .collection<{ _id: bigint }>(name)
+    .find({ _id: { $in: missing } }, projection ? { projection } : {})
+    .toArray();
+  const values: R[] = view.derive ? await view.derive(core, found as unknown as T[]) : (found as unknown as R[]);
+  if (redis && found.length > 0) {
+    const pipe = redis.pipeline();
+    found.forEach((doc, i) => {
+      const id = doc._id;
+      const value = view.derive ? JSON.stringify(values[i]) : Buffer.from(BSON.serialize(doc));
+      pipe.eval(FILL, 2, docKey(name, id), tombKey(name, id), view.name, value, ENTRY_TTL_SECONDS);
+    });
+    await pipe.exec().catch(() => undefined);
+  }
+  found.forEach((doc, i) => out.set(doc._id, values[i] as R));
+  return out;
+}
+
+/** Drops the cached copies of `ids` and blocks refills for a moment. */
+async function drop(redis: Redis, collection: string, ids: readonly unknown[]): Promise<void> {
+  const pipe = redis.pipeline();
+  for (const id of ids) {
+    if (typeof id !== 'bigint') continue;
+    pipe.set(tombKey(collection, id), '1', 'PX', TOMBSTONE_MS);
+    pipe.del(docKey(collection, id));
+  }
+  // A failed drop must not fail the write that already happened: the entry's expiry bounds it.
+  if (pipe.length > 0) await pipe.exec().catch(() => undefined);
+}
+
+/** The `_id`s a filter is limited to, or null when it is not limited by `_id` equality or `$in`. */
+function idsOf(filter: Filter<Document> | undefined): unknown[] | null {
+  const id: unknown = filter?._id;
+  if (id === undefined || id === null) return null;
+  if (typeof id === 'bigint') return [id];
+  if (typeof id === 'object' && Object.keys(id).length === 1 && Array.isArray((id as { $in?: unknown }).$in))
+    return (id as { $in: unknown[] }).$in;
+  return null;
+}
+
+const FILTERED_WRITES = new Set([
+  'updateOne',
+  'updateMany',
+  'replaceOne',
+  'deleteOne',
+  'deleteMany',
+  'findOneAndUpdate',
+  'findOneAndReplace',
+  'findOneAndDelete',
+]);
+
+interface BulkOp {
+  updateOne?: { filter: Filter<Document> };
+  updateMany?: { filter: Filter<Document> };
+  replaceOne?: { filter: Filter<Document> };
+  deleteOne?: { filter: Filter<Document> };
+  deleteMany?: { filter: Filter<Document> };
+}
+
+async function touchedIds(coll: Collection<Document>, filters: Filter<Document>[]): Promise<unknown[]> {
+  const ids: unknown[] = [];
+  for (const f of filters) {
+    const direct = idsOf(f);
+    if (direct) ids.push(...direct);
+    else ids.push(...(await coll.find(f, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
+  }
+  return ids;
+}
+
+const wrapped = new WeakMap<Db, Map<string, Collection<Document>>>();
+
+/** `coll` with cache-dropping writes, when `db` has a cache installed; `coll` itself otherwise. */
+export function withDocCache<T extends Document>(db: Db, coll: Collection<T>): Collection<T> {
+  const redis = redisOf.get(db);
+  if (!redis) return coll;
+  let byName = wrapped.get(db);
+  if (!byName) wrapped.set(db, (byName = new Map()));
+  const hit = byName.get(coll.collectionName);
+  if (hit) return hit as unknown as Collection<T>;
+  const raw = coll as unknown as Collection<Document>;
+  const proxy = new Proxy(raw, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof prop !== 'string' || typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => Promise<unknown>;
+      if (FILTERED_WRITES.has(prop)) {
+        return async (...args: unknown[]) => {
+          const ids = await touchedIds(target, [(args[0] ?? {}) as Filter<Document>]);
+          try {
+            return await method.apply(target, args);
+          } finally {
+            await drop(redis, target.collectionName, ids);
+          }
+        };
+      }
+      if (prop === 'bulkWrite') {
+        return async (...args: unknown[]) => {
+          const ops = (args[0] ?? []) as BulkOp[];
+          const filters = ops.flatMap((op) =>
+            [op.updateOne, op.updateMany, op.replaceOne, op.deleteOne, op.deleteMany]
+              .filter((o) => o !== undefined)
+              .map((o) => o.filter),
+          );
+          const ids = await touchedIds(target, filters);
+          try {
+            return await method.apply(target, args);
+          } finally {
+            await drop(redis, target.collectionName, ids);
+          }
+        };
+      }
+      return method.bind(target);
+    },
+  });
+  byName.set(coll.collectionName, proxy);
+  return proxy as unknown as Collection<T>;
+}

@@ -1,0 +1,123 @@
+// The Redis document cache (services/core/db/docCache.ts) never serves a copy older than the last
+// write made through `collection()`, whatever the write's filter, and a fill that read MongoDB
+// before a write cannot put its old copy back; the viewer's flags (interactions/viewerFlags.ts)
+// follow favourites, bookmarks, boosts and pins as they change.
+import { createTestCore, closeTestCore } from '../../support/core.ts';
+import type { Core } from '../../../services/core/context.ts';
+import { createTestUser } from '../../support/fixtures.ts';
+import { collection } from '../../../services/core/db/mongo.ts';
+import { defineDerivedView, readThrough } from '../../../services/core/db/docCache.ts';
+import { accounts, accountView } from '../../../services/core/model/accounts.ts';
+import { statuses } from '../../../services/core/model/statuses.ts';
+import { postStatus } from '../../../services/core/statuses/postStatus.ts';
+import { favouriteStatus, unfavouriteStatus, bookmarkStatus } from '../../../services/core/interactions/favourites.ts';
+import { reblogStatus, unreblogStatus } from '../../../services/core/interactions/reblogs.ts';
+import { pinStatus, unpinStatus } from '../../../services/core/interactions/pins.ts';
+import { viewerState } from '../../../services/core/interactions/viewerFlags.ts';
+
+let t: { core: Core };
+beforeAll(async () => {
+  t = await createTestCore();
+});
+afterAll(async () => {
+  await closeTestCore(t.core);
+});
+
+const nameView = defineDerivedView(accounts, 'test-name', ['privateKeyPem'], async (_core, docs) =>
+  docs.map((d) => ({ name: d.displayName })),
+);
+
+async function cachedName(id: bigint): Promise<string | undefined> {
+  return (await readThrough(t.core, nameView, [id])).get(id)?.name;
+}
+
+test('a cached document and a derived value follow every kind of write', async () => {
+  const { account } = await createTestUser(t.core);
+  const coll = collection(t.core.db, accounts);
+  expect((await readThrough(t.core, accountView, [account._id])).get(account._id)?.displayName).toBe(
+    account.displayName,
+  );
+  expect(await cachedName(account._id)).toBe(account.displayName);
+  // The copies really come from Redis: a write that bypasses the wrapper is not seen...
+  await t.core.db
+    .collection<{ _id: bigint; displayName: string }>('accounts')
+    .updateOne({ _id: account._id }, { $set: { displayName: 'bypassed' } });
+  expect(await cachedName(account._id)).toBe(account.displayName);
+  // ...while each write through collection() drops them, by _id or by any other filter.
+  await coll.updateOne({ _id: account._id }, { $set: { displayName: 'one' } });
+  await t.core.redis.del(`doc:accounts:${account._id}:t`); // the tombstone only delays refills
+  expect(await cachedName(account._id)).toBe('one');
+  await coll.updateMany({ usernameLower: account.usernameLower }, { $set: { displayName: 'two' } });
+  await t.core.redis.del(`doc:accounts:${account._id}:t`);
+  expect(await cachedName(account._id)).toBe('two');
+  expect((await readThrough(t.core, accountView, [account._id])).get(account._id)?.displayName).toBe('two');
+  await coll.findOneAndUpdate({ uri: account.uri }, { $set: { displayName: 'three' } });
+  await t.core.redis.del(`doc:accounts:${account._id}:t`);
+  expect(await cachedName(account._id)).toBe('three');
+  await coll.deleteOne({ uri: account.uri });
+  expect((await readThrough(t.core, accountView, [account._id])).has(account._id)).toBe(false);
+});
+
+test('secrets stay out of the cached copy', async () => {
+  const { account } = await createTestUser(t.core);
+  await collection(t.core.db, accounts).updateOne({ _id: account._id }, { $set: { privateKeyPem: 'SECRET' } });
+  await t.core.redis.del(`doc:accounts:${account._id}:t`);
+  const copy = (await readThrough(t.core, accountView, [account._id])).get(account._id) as Record<string, unknown>;
+  expect(copy.username).toBe(account.username);
+  expect('privateKeyPem' in copy).toBe(false);
+  const raw = await t.core.redis.hgetallBuffer(`doc:accounts:${account._id}`);
+  expect(Object.keys(raw)).toContain('a');
+  expect(Buffer.concat(Object.values(raw)).includes('SECRET')).toBe(false);
+});
+
+test('a fill racing a write does not bring the old copy back', async () => {
+  const { account } = await createTestUser(t.core);
+  // The fill reads MongoDB, then a write happens, then the fill stores what it read.
+  const before = await t.core.db
+    .collection<{ _id: bigint; displayName: string }>('accounts')
+    .findOne({ _id: account._id });
+  await collection(t.core.db, accounts).updateOne({ _id: account._id }, { $set: { displayName: 'after' } });
+  const stale = await t.core.redis.eval(
+    `if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end redis.call('HSET', KEYS[1], 'test-name', ARGV[1]) return 1`,
+    2,
+    `doc:accounts:${account._id}`,
+    `doc:accounts:${account._id}:t`,
+    JSON.stringify({ name: before?.displayName }),
+  );
+  expect(stale).toBe(0);
+  expect(await cachedName(account._id)).toBe('after');
+});
+
+test("the viewer's flags follow favourites, bookmarks, boosts and pins", async () => {
+  const alice = await createTestUser(t.core);
+  const bob = await createTestUser(t.core);
+  const post = await postStatus(t.core, bob.account, { text: 'flags', visibility: 'public' });
+  const own = await postStatus(t.core, alice.account, { text: 'mine', visibility: 'public' });
+  const doc = async (id: bigint) => (await collection(t.core.db, statuses).findOne({ _id: id }))!;
+  const state = () => viewerState(t.core, alice.account._id, [post._id, own._id], []);
+  expect(await state()).toMatchObject({ favourited: new Set(), reblogged: new Set(), pinned: new Set() });
+  expect(await t.core.redis.sismember(`flags:${alice.account._id}`, '.')).toBe(1); // now cached
+
+  await favouriteStatus(t.core, alice.account, await doc(post._id));
+  await bookmarkStatus(t.core, alice.account, await doc(post._id));
+  await t.core.redis.del(`flags:${alice.account._id}:t`);
+  expect((await state()).favourited).toEqual(new Set([post._id]));
+  expect((await state()).bookmarked).toEqual(new Set([post._id]));
+
+  await reblogStatus(t.core, alice.account, await doc(post._id), null);
+  await pinStatus(t.core, alice.account, await doc(own._id));
+  await t.core.redis.del(`flags:${alice.account._id}:t`);
+  expect((await state()).reblogged).toEqual(new Set([post._id]));
+  expect((await state()).pinned).toEqual(new Set([own._id]));
+
+  await unfavouriteStatus(t.core, alice.account, await doc(post._id));
+  await unreblogStatus(t.core, alice.account, await doc(post._id));
+  await unpinStatus(t.core, alice.account, await doc(own._id));
+  // Right after a change (tombstone standing) the flags come from MongoDB, and are right too.
+  expect(await state()).toMatchObject({
+    favourited: new Set(),
+    reblogged: new Set(),
+    pinned: new Set(),
+    bookmarked: new Set([post._id]),
+  });
+});
