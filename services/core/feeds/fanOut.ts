@@ -299,12 +299,15 @@ export async function followerSlices(
   emit: (slices: FollowerSlice[]) => Promise<void>,
 ): Promise<{ followers: Id[] | null }> {
   let cursor: Id | null = null;
+  // A page's slices are emitted while the next page is read (one emit in flight at a time).
+  let emitting: Promise<void> = Promise.resolve();
   for (let first = true; ; first = false) {
     // One more than a page: the next page's first record bounds this page's last slice.
     const page = await collection(core.db, follows)
       .find(
         { targetAccountId: authorId, ...(cursor !== null ? { _id: { $lt: cursor } } : {}) },
-        { projection: { _id: 1, accountId: 1 } },
+        // The followers themselves only matter when the first page is all there is.
+        { projection: first ? { _id: 1, accountId: 1 } : { _id: 1 } },
       )
       .sort({ _id: -1 })
       .limit(SLICING_PAGE + 1)
@@ -316,8 +319,15 @@ export async function followerSlices(
       const next = page[i + FAN_OUT_PAGE]?._id;
       slices.push({ upTo: ids[i]!, after: next !== undefined ? next : 0n });
     }
-    if (slices.length > 0) await emit(slices);
-    if (page.length <= SLICING_PAGE) return { followers: null };
+    await emitting;
+    if (slices.length > 0) {
+      emitting = emit(slices);
+      emitting.catch(() => undefined); // awaited before the next emit or the return
+    }
+    if (page.length <= SLICING_PAGE) {
+      await emitting;
+      return { followers: null };
+    }
     cursor = page[SLICING_PAGE - 1]!._id;
   }
 }
