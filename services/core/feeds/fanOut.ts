@@ -175,30 +175,9 @@ export async function fanOutStatus(
   // The author's own feed, the followers' and the lists' are independent: written concurrently,
   // so that the followers' streams get the status sooner.
   const own = author.domain === null ? insert([s.accountId]) : Promise.resolve([]);
-  const followers = (async (): Promise<Id[]> => {
-    // Local followers: inline for an ordinary account; a big one's are cut into slices that go
-    // out as FanOutBatchRequested jobs, spread over partitions, so several processes share the
-    // work. Each page of slices goes out as soon as it is read, so the first ones start early.
-    let sent = 0;
-    const { followers } = await followerSlices(core, s.accountId, async (slices) => {
-      await core.outbox.write(
-        slices.map((slice) => ({
-          type: 'FanOutBatchRequested' as const,
-          key: `${s.statusId}:${sent++}`,
-          payload: {
-            statusId: String(s.statusId),
-            accountId: String(s.accountId),
-            upToFollowId: String(slice.upTo),
-            afterFollowId: String(slice.after),
-          },
-          verify: { collection: statuses.name, filter: { _id: s.statusId }, expect: 'exists' as const },
-        })),
-        async () => undefined,
-      );
-      traceStage(s.statusId, 'slices.sent');
-    });
-    return followers ? fanOutToFollowers(core, s, followers, author.domain, announce) : [];
-  })();
+  // Local followers: inline for an ordinary account; a big one's are cut into slices (see
+  // fanOutToFollowerSlice), so several processes and partitions share the work.
+  const followers = fanOutToFollowerSlice(core, s, null, author.domain, announce);
   const lists = fanOutToLists(core, s, author.domain).then(async (reached) => {
     await announce?.({ home: [], lists: reached });
     return reached;
@@ -288,72 +267,67 @@ export interface FollowerSlice {
 /** Follow records read per query while cutting slices (a multiple of FAN_OUT_PAGE). */
 const SLICING_PAGE = 10 * FAN_OUT_PAGE;
 
-/**
- * The author's followers cut into slices of FAN_OUT_PAGE follow records (by follow id, newest
- * first), handed to `emit` a page of SLICING_PAGE records at a time; with at most one slice in
- * all, nothing is emitted and the followers themselves are returned (read by the same query).
- */
-export async function followerSlices(
-  core: Core,
-  authorId: Id,
-  emit: (slices: FollowerSlice[]) => Promise<void>,
-): Promise<{ followers: Id[] | null }> {
-  let cursor: Id | null = null;
-  // A page's slices are emitted while the next page is read (one emit in flight at a time).
-  let emitting: Promise<void> = Promise.resolve();
-  for (let first = true; ; first = false) {
-    // One more than a page: the next page's first record bounds this page's last slice.
-    const page = await collection(core.db, follows)
-      .find(
-        { targetAccountId: authorId, ...(cursor !== null ? { _id: { $lt: cursor } } : {}) },
-        // The followers themselves only matter when the first page is all there is.
-        { projection: first ? { _id: 1, accountId: 1 } : { _id: 1 } },
-      )
-      .sort({ _id: -1 })
-      .limit(SLICING_PAGE + 1)
-      .toArray();
-    if (first && page.length <= FAN_OUT_PAGE) return { followers: page.map((f) => f.accountId) };
-    const ids = page.slice(0, SLICING_PAGE).map((f) => f._id);
-    const slices: FollowerSlice[] = [];
-    for (let i = 0; i < ids.length; i += FAN_OUT_PAGE) {
-      const next = page[i + FAN_OUT_PAGE]?._id;
-      slices.push({ upTo: ids[i]!, after: next !== undefined ? next : 0n });
-    }
-    await emitting;
-    if (slices.length > 0) {
-      emitting = emit(slices);
-      emitting.catch(() => undefined); // awaited before the next emit or the return
-    }
-    if (page.length <= SLICING_PAGE) {
-      await emitting;
-      return { followers: null };
-    }
-    cursor = page[SLICING_PAGE - 1]!._id;
-  }
+/** Sends slices of the author's followers out as FanOutBatchRequested jobs, spread over partitions. */
+async function sendSlices(core: Core, s: FanOutStatus, slices: FollowerSlice[]): Promise<void> {
+  await core.outbox.write(
+    slices.map((slice) => ({
+      type: 'FanOutBatchRequested' as const,
+      key: `${s.statusId}:${slice.upTo}`,
+      payload: {
+        statusId: String(s.statusId),
+        accountId: String(s.accountId),
+        upToFollowId: String(slice.upTo),
+        afterFollowId: String(slice.after),
+      },
+      verify: { collection: statuses.name, filter: { _id: s.statusId }, expect: 'exists' as const },
+    })),
+    async () => undefined,
+  );
+  traceStage(s.statusId, 'slices.sent');
 }
 
-/** One slice of the author's followers (by follow id): their home feeds. */
+/**
+ * The home feeds of the author's followers in `range` (all of them when null), by follow id.
+ * Up to FAN_OUT_PAGE followers are written here. A bigger range is cut instead: its first
+ * SLICING_PAGE follow records into slices of FAN_OUT_PAGE, and what lies below them into one
+ * more job that cuts again when it runs. So no handler reads more than one page, the first slices
+ * start at once, and the cutting itself is spread over partitions and processes. Every job is
+ * idempotent (a redelivered one sends its slices again; feed writes are ZADDs).
+ */
 export async function fanOutToFollowerSlice(
   core: Core,
   s: FanOutStatus,
-  slice: FollowerSlice,
+  range: FollowerSlice | null,
   authorDomain: string | null,
   announce?: Announce,
 ): Promise<Id[]> {
   if (s.visibility === 'direct') return [];
   const page = await collection(core.db, follows)
     .find(
-      { targetAccountId: s.accountId, _id: { $lte: slice.upTo, $gt: slice.after } },
-      { projection: { accountId: 1 } },
+      { targetAccountId: s.accountId, ...(range ? { _id: { $lte: range.upTo, $gt: range.after } } : {}) },
+      { projection: { _id: 1, accountId: 1 } },
     )
+    .sort({ _id: -1 })
+    .limit(SLICING_PAGE + 1)
     .toArray();
-  return fanOutToFollowers(
-    core,
-    s,
-    page.map((f) => f.accountId),
-    authorDomain,
-    announce,
-  );
+  if (page.length <= FAN_OUT_PAGE)
+    return fanOutToFollowers(
+      core,
+      s,
+      page.map((f) => f.accountId),
+      authorDomain,
+      announce,
+    );
+  const floor = range?.after ?? 0n;
+  const slices: FollowerSlice[] = [];
+  const rest = page[SLICING_PAGE];
+  // The rest first: the next cut starts while these slices are written.
+  if (rest) slices.push({ upTo: rest._id, after: floor });
+  for (let i = 0; i < Math.min(page.length, SLICING_PAGE); i += FAN_OUT_PAGE) {
+    slices.push({ upTo: page[i]!._id, after: page[i + FAN_OUT_PAGE]?._id ?? floor });
+  }
+  await sendSlices(core, s, slices);
+  return [];
 }
 
 /** Home feeds of these followers of the author: the local ones the insert filters admit. */
