@@ -46,6 +46,15 @@ async function findApp(core: Core, id: Id): Promise<AppDoc | null> {
   return app;
 }
 
+/** The same mapping in this process (it never changes; the records behind it are read every time). */
+const ID_CACHE_MAX = 50_000;
+const localIds = new Map<string, string>();
+
+function rememberIds(hash: string, ids: string): void {
+  if (localIds.size >= ID_CACHE_MAX) localIds.delete(localIds.keys().next().value as string);
+  localIds.set(hash, ids);
+}
+
 function idsKey(hash: string): string {
   return `auth:ids:${hash}`;
 }
@@ -74,10 +83,14 @@ async function resolveByIds(core: Core, hash: string, ids: string[]): Promise<Au
 /** Looks a token string up; null for an unknown token. Throws 401 for a revoked one. */
 export async function resolveToken(core: Core, raw: string): Promise<AuthContext | null> {
   const hash = hashSecret(raw);
-  const cached = await core.redis.get(idsKey(hash)).catch(() => null);
+  const cached = localIds.get(hash) ?? (await core.redis.get(idsKey(hash)).catch(() => null));
   if (cached) {
     const found = await resolveByIds(core, hash, cached.split(':'));
-    if (found !== undefined) return found;
+    if (found !== undefined) {
+      rememberIds(hash, cached);
+      return found;
+    }
+    localIds.delete(hash);
   }
   const token = await collection(core.db, accessTokens).findOne({ tokenHash: hash });
   if (!token) return null;

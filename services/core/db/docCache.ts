@@ -30,6 +30,11 @@ export interface DocView<T extends Document, R> {
    * it the projected document itself is stored, as BSON (bigints and dates survive).
    */
   derive?: (core: Core, docs: T[]) => Promise<R[]>;
+  /**
+   * Also keep values in this process for so long: no Redis round trip at all. Writes made by this
+   * process drop them at once; other processes' writes show when they expire.
+   */
+  localTtlMs?: number;
   /** Phantom: the type of a cached copy. */
   readonly _copy?: R;
 }
@@ -71,6 +76,7 @@ export function defineDerivedView<T extends Document, R, K extends keyof T & str
   name: string,
   omit: readonly K[],
   derive: (core: Core, docs: Omit<T, K>[]) => Promise<R[]>,
+  opts: { localTtlMs?: number } = {},
 ): DocView<T, R> {
   checkCached(def as CollectionDef<Document>);
   return {
@@ -78,7 +84,20 @@ export function defineDerivedView<T extends Document, R, K extends keyof T & str
     name,
     projection: Object.fromEntries(omit.map((f) => [f, 0])) as Record<string, 0>,
     derive: derive as (core: Core, docs: T[]) => Promise<R[]>,
+    localTtlMs: opts.localTtlMs,
   };
+}
+
+const LOCAL_MAX = 20_000;
+/** Per database and collection: id → view name → value (the process-local layer). */
+const locals = new WeakMap<Db, Map<string, Map<bigint, Map<string, { value: unknown; until: number }>>>>();
+
+function localOf(db: Db, collection: string): Map<bigint, Map<string, { value: unknown; until: number }>> {
+  let byCollection = locals.get(db);
+  if (!byCollection) locals.set(db, (byCollection = new Map()));
+  let byId = byCollection.get(collection);
+  if (!byId) byCollection.set(collection, (byId = new Map()));
+  return byId;
 }
 
 function docKey(collection: string, id: bigint): string {
@@ -124,7 +143,27 @@ export async function readThrough<T extends Document, R>(
   if (ids.length === 0) return out;
   const name = view.collection.name;
   const redis = redisOf.get(core.db) as CacheRedis | undefined;
-  const unique = [...new Set(ids)];
+  let unique = [...new Set(ids)];
+  const now = Date.now();
+  const local = view.localTtlMs ? localOf(core.db, name) : null;
+  if (local) {
+    unique = unique.filter((id) => {
+      const hit = local.get(id)?.get(view.name);
+      if (!hit || hit.until <= now) return true;
+      out.set(id, hit.value as R);
+      return false;
+    });
+    if (unique.length === 0) return out;
+  }
+  const keepLocally = (id: bigint, value: R) => {
+    if (!local) return;
+    let byView = local.get(id);
+    if (!byView) {
+      if (local.size >= LOCAL_MAX) local.delete(local.keys().next().value as bigint); // oldest first
+      local.set(id, (byView = new Map()));
+    }
+    byView.set(view.name, { value, until: now + (view.localTtlMs ?? 0) });
+  };
   let missing = unique;
   if (redis) {
     const keys = unique.map((id) => docKey(name, id));
@@ -133,8 +172,10 @@ export async function readThrough<T extends Document, R>(
       const replies = await redis.docCacheRead(keys.length, ...keys, view.name).catch(() => null);
       unique.forEach((id, i) => {
         const r = replies?.[i];
-        if (r) out.set(id, JSON.parse(r) as R);
-        else missing.push(id);
+        if (!r) return void missing.push(id);
+        const value = JSON.parse(r) as R;
+        out.set(id, value);
+        keepLocally(id, value);
       });
     } else {
       const replies = await redis.docCacheReadBuffer(keys.length, ...keys, view.name).catch(() => null);
@@ -161,12 +202,17 @@ export async function readThrough<T extends Document, R>(
     });
     await pipe.exec().catch(() => undefined);
   }
-  found.forEach((doc, i) => out.set(doc._id, values[i] as R));
+  found.forEach((doc, i) => {
+    out.set(doc._id, values[i] as R);
+    if (view.derive) keepLocally(doc._id, values[i] as R);
+  });
   return out;
 }
 
 /** Drops the cached copies of `ids` and blocks refills for a moment. */
-async function drop(redis: Redis, collection: string, ids: readonly unknown[]): Promise<void> {
+async function drop(db: Db, redis: Redis, collection: string, ids: readonly unknown[]): Promise<void> {
+  const local = locals.get(db)?.get(collection);
+  if (local) for (const id of ids) if (typeof id === 'bigint') local.delete(id);
   const pipe = redis.pipeline();
   for (const id of ids) {
     if (typeof id !== 'bigint') continue;
@@ -238,7 +284,7 @@ export function withDocCache<T extends Document>(db: Db, coll: Collection<T>): C
           try {
             return await method.apply(target, args);
           } finally {
-            await drop(redis, target.collectionName, ids);
+            await drop(db, redis, target.collectionName, ids);
           }
         };
       }
@@ -254,7 +300,7 @@ export function withDocCache<T extends Document>(db: Db, coll: Collection<T>): C
           try {
             return await method.apply(target, args);
           } finally {
-            await drop(redis, target.collectionName, ids);
+            await drop(db, redis, target.collectionName, ids);
           }
         };
       }

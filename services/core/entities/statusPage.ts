@@ -26,7 +26,13 @@ import { loadViewerRelations, visibleWith } from '../statuses/visibility.ts';
 import { presentAccount, roleBadges, type Account } from './account.ts';
 import { presentPoll, type PollEntity } from './poll.ts';
 import { presentFilterResults } from './filter.ts';
-import { noFiltersKey, renderedRoleKey, renderedStatusKey } from '../statuses/renderCache.ts';
+import {
+  LOCAL_RENDER_TTL_MS,
+  localRenderings,
+  noFiltersKey,
+  renderedRoleKey,
+  renderedStatusKey,
+} from '../statuses/renderCache.ts';
 import { presentStatuses, type NestedStatus, type Status } from './status.ts';
 import { viewerState } from '../interactions/viewerFlags.ts';
 
@@ -82,25 +88,57 @@ type Live = NonNullable<typeof liveView._copy>;
 /**
  * Authors, rendered (roles aside: they come from the user, and are laid over per request) and
  * cached with the account document, whose every write drops them; custom emoji changes show once
- * the entry expires (minutes).
+ * the entry expires (minutes). Each process keeps them for a few seconds as well.
  */
-const authorView = defineDerivedView(accounts, 'entity', ['privateKeyPem'], (core, docs) =>
-  Promise.all(
-    docs.map(async (d) => ({
-      entity: await presentAccount(core, d, { role: EVERYONE_ROLE }),
-      suspended: d.suspendedAt !== null,
-      silenced: d.silencedAt !== null,
-      local: d.domain === null,
-    })),
-  ),
+const authorView = defineDerivedView(
+  accounts,
+  'entity',
+  ['privateKeyPem'],
+  (core, docs) =>
+    Promise.all(
+      docs.map(async (d) => ({
+        entity: await presentAccount(core, d, { role: EVERYONE_ROLE }),
+        suspended: d.suspendedAt !== null,
+        silenced: d.silencedAt !== null,
+        local: d.domain === null,
+      })),
+    ),
+  { localTtlMs: LOCAL_RENDER_TTL_MS },
 );
 
+const LOCAL_MAX = 20_000;
+
+function localShells(core: Core): Map<bigint, { value: unknown; until: number }> {
+  let local = localRenderings.get(core.db);
+  if (!local) localRenderings.set(core.db, (local = new Map()));
+  return local;
+}
+
+function keepLocally(core: Core, id: Id, shell: CachedShell, now = Date.now()): void {
+  const local = localShells(core);
+  if (local.size >= LOCAL_MAX) local.delete(local.keys().next().value as bigint); // oldest first
+  local.set(id, { value: shell, until: now + LOCAL_RENDER_TTL_MS });
+}
+
+/** The cached renderings of `ids`: this process's recent copies, else Redis's. */
 async function readShells(core: Core, ids: Id[]): Promise<Map<bigint, CachedShell>> {
   const out = new Map<bigint, CachedShell>();
   if (ids.length === 0) return out;
-  const raw = await core.redis.mget(...ids.map(shellKey));
+  const local = localShells(core);
+  const now = Date.now();
+  const want: Id[] = [];
+  for (const id of ids) {
+    const hit = local.get(id);
+    if (hit && hit.until > now) out.set(id, hit.value as CachedShell);
+    else want.push(id);
+  }
+  if (want.length === 0) return out;
+  const raw = await core.redis.mget(...want.map(shellKey));
   raw.forEach((r, i) => {
-    if (r) out.set(ids[i], JSON.parse(r) as CachedShell);
+    if (!r) return;
+    const shell = JSON.parse(r) as CachedShell;
+    out.set(want[i], shell);
+    keepLocally(core, want[i], shell, now);
   });
   return out;
 }
@@ -151,6 +189,7 @@ async function renderMisses(
       s: toShell(rendered[i]),
     };
     out.set(d._id, entry);
+    keepLocally(core, d._id, entry);
     pipe.set(shellKey(d._id), JSON.stringify(entry), 'EX', SHELL_TTL_SECONDS);
   });
   await pipe.exec();

@@ -9,8 +9,19 @@ export const renderedRoleKey = (accountId: Id) => `render:role:${accountId}`;
 /** Set while an account is known to have no custom filters (most have none). */
 export const noFiltersKey = (accountId: Id) => `render:nofilters:${accountId}`;
 
+/**
+ * Each process also keeps the renderings it read for a few seconds (statusPage.ts): a page then
+ * costs no Redis transfer or JSON parse of 20 renderings. An edit changes the version every read
+ * checks, so only changes without an edit (media descriptions, preview cards) can show that much
+ * later in other processes; this process forgets at once.
+ */
+export const LOCAL_RENDER_TTL_MS = 5000;
+export const localRenderings = new WeakMap<object, Map<bigint, { value: unknown; until: number }>>();
+
 /** Drops cached renderings of statuses (edits, deletes, changes to their media). */
 export async function invalidateRenderedStatuses(core: Core, ids: Id[]): Promise<void> {
+  const local = localRenderings.get(core.db);
+  if (local) for (const id of ids) local.delete(id);
   if (ids.length > 0) await core.redis.del(...ids.map(renderedStatusKey));
 }
 
