@@ -10,7 +10,8 @@ const { loadEnvironment } = await import('../../services/core/config.ts');
 
 const root = join(import.meta.dirname, '..', '..');
 const all = readdirSync(import.meta.dirname)
-  .filter((f) => f.endsWith('.ts') && !['run.ts', 'lib.ts'].includes(f))
+  // The rest are shared modules: helpers, the data set, the timelines benchmark's load worker.
+  .filter((f) => f.endsWith('.ts') && !['run.ts', 'lib.ts', 'dataSet.ts', 'openLoop.ts'].includes(f))
   .map((f) => f.replace(/\.ts$/, ''))
   .sort();
 const [name, ...args] = process.argv.slice(2);
