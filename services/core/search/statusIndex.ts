@@ -141,14 +141,19 @@ if rank > stop then return {-1, out, scanned, driver} end
 return {rank, out, scanned, driver}
 `;
 
-type WalkRedis = Redis & {
+interface WalkRedis {
   searchWalk(numKeys: number, ...args: (string | number)[]): Promise<[number, string[], number, number]>;
-};
+}
 
+/**
+ * The walk through EVAL, not defineCommand: defining a command while an auto-pipeline is open
+ * can crash ioredis (redis/ioredis#1931), and a search may be the first to need it at any time.
+ */
 function walker(redis: Redis): WalkRedis {
-  const r = redis as WalkRedis;
-  if (typeof r.searchWalk !== 'function') redis.defineCommand('searchWalk', { lua: WALK_SCRIPT });
-  return r;
+  return {
+    searchWalk: (numKeys, ...args) =>
+      redis.eval(WALK_SCRIPT, numKeys, ...args) as Promise<[number, string[], number, number]>,
+  };
 }
 
 /** A resumable newest-first walk over one scope's intersection. */
