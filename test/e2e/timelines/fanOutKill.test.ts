@@ -1,12 +1,14 @@
 // Kill -9 a fan-out process in the middle of a 20,000-follower fan-out: after a new process takes
 // over, every follower's home feed holds the status exactly once (unacknowledged slices are
 // delivered again, and feed writes are idempotent).
+import { Redis } from 'ioredis';
 import type { Core } from '../../../services/core/context.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { accounts } from '../../../services/core/model/accounts.ts';
 import { follows, type FollowDoc } from '../../../services/core/model/follows.ts';
 import { feedKey } from '../../../services/core/feeds/feeds.ts';
 import { postStatus } from '../../../services/core/statuses/postStatus.ts';
+import type { StatusDoc } from '../../../services/core/model/statuses.ts';
 import { testConfig } from '../../support/config.ts';
 import { closeTestCore, createTestCore, eventually } from '../../support/core.ts';
 import { createTestUser } from '../../support/fixtures.ts';
@@ -67,15 +69,31 @@ it('every follower gets the status exactly once after a kill -9 mid-fan-out', as
     );
   }
   const first = await fanOutProcess();
-  const status = await postStatus(core, star.account, { text: 'to twenty thousand' });
-  // Kill it once it has started but not finished.
-  await eventually(
-    async () => (await holding(ids.slice(0, 2000), status._id)) > 0 || undefined,
-    60_000,
-    'fan-out begun',
-  );
-  await killChild(first);
+  // Kill it once it has started but not finished: the first follower feed written (a keyspace
+  // notification) pauses Redis writes for everyone, so the fan-out cannot finish before the kill.
+  const admin = new Redis(config.redisUrl);
+  const sub = new Redis(config.redisUrl);
+  const [, previousEvents] = (await admin.config('GET', 'notify-keyspace-events')) as [string, string];
+  let status: StatusDoc;
+  try {
+    await admin.config('SET', 'notify-keyspace-events', `${previousEvents}Kz`);
+    const firstWrite = new Promise<void>((resolve) => sub.once('pmessage', () => resolve()));
+    await sub.psubscribe(`__keyspace@*__:${config.redisNamespace}:${feedKey('home', '5')}*`);
+    status = await postStatus(core, star.account, { text: 'to twenty thousand' });
+    await firstWrite;
+    await admin.call('CLIENT', 'PAUSE', '30000', 'WRITE');
+    try {
+      await killChild(first);
+    } finally {
+      await admin.call('CLIENT', 'UNPAUSE');
+    }
+  } finally {
+    await admin.config('SET', 'notify-keyspace-events', previousEvents);
+    sub.disconnect();
+    admin.disconnect();
+  }
   const before = await holding(ids, status._id);
+  expect(before).toBeGreaterThan(0);
   expect(before).toBeLessThan(FOLLOWERS);
 
   await fanOutProcess();
