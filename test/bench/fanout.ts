@@ -16,7 +16,7 @@ import { feedKey } from '../../services/core/feeds/feeds.ts';
 import { postStatus } from '../../services/core/statuses/postStatus.ts';
 import { createTestUser } from '../support/fixtures.ts';
 import { accountDoc } from './dataSet.ts';
-import { freePort, printTable, printTargets, startRole, type Target } from './lib.ts';
+import { freePort, onTraceLines, printTable, printTargets, startRole, type Target } from './lib.ts';
 
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const sizes = (option('followers') ?? '10000,100000').split(',').map(Number);
@@ -87,18 +87,10 @@ async function stillMissing(core: Core, ids: bigint[], statusId: bigint): Promis
 /** `trace` lines (TRACE_STAGES) of the fan-out processes: every time of every stage, per status id. */
 const traces = new Map<string, Map<string, number[]>>();
 function readTraces(child: ChildProcess): void {
-  let buffered = '';
-  child.stdout?.on('data', (d: Buffer) => {
-    buffered += d.toString();
-    const lines = buffered.split('\n');
-    buffered = lines.pop() ?? '';
-    for (const line of lines) {
-      if (!line.startsWith('trace ')) continue;
-      const { id, stage, at } = JSON.parse(line.slice(6)) as { id: string; stage: string; at: number };
-      let byStage = traces.get(id);
-      if (!byStage) traces.set(id, (byStage = new Map()));
-      byStage.set(stage, [...(byStage.get(stage) ?? []), at]);
-    }
+  onTraceLines(child, ({ id, stage, at }) => {
+    let byStage = traces.get(id);
+    if (!byStage) traces.set(id, (byStage = new Map()));
+    byStage.set(stage, [...(byStage.get(stage) ?? []), at]);
   });
 }
 

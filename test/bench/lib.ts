@@ -60,6 +60,24 @@ export async function startRole(
   return child;
 }
 
+/** A stage time a process logged with TRACE_STAGES=1 (`trace {"id","stage","at"}` lines on stdout). */
+export interface StageTrace {
+  id: string;
+  stage: string;
+  at: number;
+}
+
+/** Calls `onTrace` for every trace line `child` prints. */
+export function onTraceLines(child: ChildProcess, onTrace: (t: StageTrace) => void): void {
+  let buffered = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    buffered += d.toString();
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) if (line.startsWith('trace ')) onTrace(JSON.parse(line.slice(6)) as StageTrace);
+  });
+}
+
 export interface Stats {
   n: number;
   p50: number;

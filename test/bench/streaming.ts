@@ -19,7 +19,7 @@ import { issueAccessToken } from '../../services/core/oauth/tokens.ts';
 import { closeTestCore } from '../support/core.ts';
 import { createTestUser } from '../support/fixtures.ts';
 import { accountDoc } from './dataSet.ts';
-import { freePort, ms, printTable, printTargets, startRole, stats } from './lib.ts';
+import { freePort, ms, onTraceLines, printTable, printTargets, startRole, stats } from './lib.ts';
 
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const CONNECTIONS = Number(option('connections') ?? 10_000);
@@ -50,20 +50,12 @@ async function rssMb(pid: number): Promise<number> {
  */
 const stages = new Map<string, Map<string, number>>();
 function readTraces(child: ChildProcess): void {
-  let buffered = '';
-  child.stdout?.on('data', (d: Buffer) => {
-    buffered += d.toString();
-    const lines = buffered.split('\n');
-    buffered = lines.pop() ?? '';
-    for (const line of lines) {
-      if (!line.startsWith('trace ')) continue;
-      const { id, stage, at } = JSON.parse(line.slice(6)) as { id: string; stage: string; at: number };
-      let byStage = stages.get(id);
-      if (!byStage) stages.set(id, (byStage = new Map()));
-      const known = byStage.get(stage);
-      const latest = stage === 'stream.sent' || stage === 'fanout.published' || stage === 'fanout.written';
-      if (known === undefined || (latest ? at > known : at < known)) byStage.set(stage, at);
-    }
+  onTraceLines(child, ({ id, stage, at }) => {
+    let byStage = stages.get(id);
+    if (!byStage) stages.set(id, (byStage = new Map()));
+    const known = byStage.get(stage);
+    const latest = stage === 'stream.sent' || stage === 'fanout.published' || stage === 'fanout.written';
+    if (known === undefined || (latest ? at > known : at < known)) byStage.set(stage, at);
   });
 }
 const STAGES: Array<[string, string]> = [
