@@ -6,7 +6,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import { Worker } from 'node:worker_threads';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfig } from '../../services/core/config.ts';
@@ -20,7 +19,7 @@ import { issueAccessToken } from '../../services/core/oauth/tokens.ts';
 import { createTestUser } from '../support/fixtures.ts';
 import { deleteRedisNamespace } from '../support/core.ts';
 import { accountDoc, statusDoc } from './dataSet.ts';
-import { ms, printTable, printTargets, stats } from './lib.ts';
+import { freePort, ms, printTable, printTargets, stats } from './lib.ts';
 
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const USERS = 1000;
@@ -44,16 +43,6 @@ async function openLoop(base: string, tokens: string[], rate: number, seconds: n
   await worker.terminate();
   if (result.failures > 0) throw new Error(`${result.failures} answers were not 200`);
   return { done: result.samples.length, latency: stats(result.samples) };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 const name = `bench_timelines_${randomBytes(4).toString('hex')}`;
@@ -114,6 +103,8 @@ try {
     : [];
   // BENCH_TRACE_GC=1: the API process logs its garbage collections (to find latency stalls).
   if (process.env.BENCH_TRACE_GC) profile.push('--trace-gc');
+  // Not lib.ts's startRole: that watches for the info-level start line, and the API must run at
+  // `warn` here so that per-request logging stays out of the measurement.
   api = spawn(
     process.execPath,
     [...profile, '--disable-warning=TimeoutNegativeWarning', join(root, 'services/main.ts'), 'api'],
