@@ -264,6 +264,12 @@ export const currentSchemas: Record<string, object> = {
         type: 'string',
         doc: 'Follow id the slice ends above (exclusive); "0" for the last slice.',
       },
+      {
+        name: 'followerIds',
+        type: { type: 'array', items: 'string' },
+        default: [],
+        doc: "The slice's followers (account ids), when the job that cut it read them; empty: read them by follow id.",
+      },
     ],
   },
   FavouriteCreated: {
@@ -1214,6 +1220,35 @@ export const schemaVersions: SchemaVersion[] = [
           name: 'afterFollowId',
           type: 'string',
           doc: 'Follow id the slice ends above (exclusive); "0" for the last slice.',
+        },
+      ],
+    },
+  },
+  {
+    name: 'FanOutBatchRequested',
+    version: 2,
+    schema: {
+      type: 'record',
+      name: 'FanOutBatchRequested',
+      namespace: 'social.events',
+      topic: 'fanout',
+      doc: "A job: insert a status into the home feeds of one slice of its author's followers (follow ids in (afterFollowId, upToFollowId]); a big account's fan-out is many of these, spread over partitions, so more fan-out processes finish it sooner.",
+      fields: [
+        { name: 'eventId', type: 'string' },
+        { name: 'occurredAt', type: { type: 'long', logicalType: 'timestamp-millis' } },
+        { name: 'statusId', type: 'string' },
+        { name: 'accountId', type: 'string', doc: 'The author.' },
+        { name: 'upToFollowId', type: 'string', doc: 'Highest follow id of the slice (inclusive).' },
+        {
+          name: 'afterFollowId',
+          type: 'string',
+          doc: 'Follow id the slice ends above (exclusive); "0" for the last slice.',
+        },
+        {
+          name: 'followerIds',
+          type: { type: 'array', items: 'string' },
+          default: [],
+          doc: "The slice's followers (account ids), when the job that cut it read them; empty: read them by follow id.",
         },
       ],
     },

@@ -141,6 +141,7 @@ export interface FanOutBatchRequested {
   accountId: string;
   upToFollowId: string;
   afterFollowId: string;
+  followerIds: Array<string>;
 }
 
 /** An account favourited a status (notification, delivery of Like, trends). */
@@ -664,6 +665,7 @@ export interface FanOutBatchRequestedPayload {
   accountId: string;
   upToFollowId: string;
   afterFollowId: string;
+  followerIds?: Array<string>;
 }
 
 /** What a producer gives for FavouriteCreated (the outbox adds eventId and occurredAt). */

@@ -198,7 +198,7 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
           await fanOutToFollowerSlice(
             core,
             fanOutStatusOf(doc),
-            { upTo: id(p.upToFollowId), after: id(p.afterFollowId) },
+            { upTo: id(p.upToFollowId), after: id(p.afterFollowId), followerIds: p.followerIds.map(id) },
             author?.domain ?? null,
             announceTo(core, doc._id, renderUpdate(core, doc._id)),
           );

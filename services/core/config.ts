@@ -55,6 +55,8 @@ export interface Config {
   logLevel: string;
   /** Minimum delay for scheduled statuses, in seconds (Mastodon: 300). Lower only for tests. */
   scheduledStatusMinDelaySeconds: number;
+  /** Users active within this many days get home-feed fan-out (Mastodon's USER_ACTIVE_DAYS). */
+  userActiveDays: number;
   federation: FederationConfig;
   /** The machine-translation backend, or null when translation is off. */
   translation: TranslationConfig | null;
@@ -255,6 +257,7 @@ export function loadConfig(env: Env = process.env): Config {
     s3: s3SettingsFromEnv(env),
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info'),
     scheduledStatusMinDelaySeconds: int(env, 'SCHEDULED_STATUS_MIN_DELAY', 300, 0),
+    userActiveDays: int(env, 'USER_ACTIVE_DAYS', 7, 1, 3650),
     federation: {
       allowedPrivateAddresses: cidrList(env, 'ALLOWED_PRIVATE_ADDRESSES'),
       allowHttp: bool(env, 'FEDERATION_ALLOW_HTTP', false),

@@ -17,6 +17,7 @@ import { postStatus } from '../../services/core/statuses/postStatus.ts';
 import { createTestUser } from '../support/fixtures.ts';
 import { accountDoc } from './dataSet.ts';
 import { freePort, onTraceLines, printTable, printTargets, startRole, type Target } from './lib.ts';
+import { markActive } from '../../services/core/feeds/activity.ts';
 
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const sizes = (option('followers') ?? '10000,100000').split(',').map(Number);
@@ -65,7 +66,10 @@ async function load(core: Core, n: number) {
       })),
     );
   }
-  return { star, followerIds: Array.from({ length: n }, (_, i) => BigInt(base + i + 1)) };
+  const followerIds = Array.from({ length: n }, (_, i) => BigInt(base + i + 1));
+  // Active users (a sign-up or API use marks them): the fan-out writes only their feeds.
+  for (let i = 0; i < n; i += 10_000) await markActive(core, followerIds.slice(i, i + 10_000), 'ok');
+  return { star, followerIds };
 }
 
 /**

@@ -20,6 +20,7 @@ import { closeTestCore } from '../support/core.ts';
 import { createTestUser } from '../support/fixtures.ts';
 import { accountDoc } from './dataSet.ts';
 import { freePort, ms, onTraceLines, printTable, printTargets, startRole, stats } from './lib.ts';
+import { markActive } from '../../services/core/feeds/activity.ts';
 
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const CONNECTIONS = Number(option('connections') ?? 10_000);
@@ -123,6 +124,12 @@ try {
     emailLower: `${a.username}@bench.test`,
   }));
   await collection(core.db, users).insertMany(userDocs);
+  // Users of the app: active, so the fan-out feeds them (a sign-up or API use would mark them).
+  await markActive(
+    core,
+    followerAccounts.map((a) => a._id),
+    'ok',
+  );
   await collection(core.db, follows).insertMany(
     followerAccounts.map((a): FollowDoc => ({
       _id: a._id,

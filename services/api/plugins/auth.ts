@@ -19,6 +19,7 @@ import { accessTokens } from '../../core/model/oauth.ts';
 import type { UserDoc } from '../../core/model/users.ts';
 import type { AccountDoc } from '../../core/model/accounts.ts';
 import { resolveToken, type AuthContext } from '../../core/auth/resolveToken.ts';
+import { recordActivity } from '../../core/feeds/activity.ts';
 import { scopesAllow } from '../../core/auth/scopes.ts';
 import { hasPermission, type Permission } from '../../core/roles/permissions.ts';
 import { roleOfUser, type EffectiveRole } from '../../core/roles/roles.ts';
@@ -129,6 +130,8 @@ export default fp(
       if (!scopesAllow(auth.token.scopes, req.scopes ?? [])) throw outsideScopes();
       if (mode === 'required' && !auth.user) throw new ApiError(422, 'This method requires an authenticated user');
       assertUsableLogin(auth, req.allowUnconfirmed === true);
+      // A signed-in user's API use keeps their home feed fed (hourly per process, so cheap).
+      if (auth.user) await recordActivity(opts.core, auth.user);
       request.auth = auth;
       // Last use is bookkeeping (hourly resolution): it must not slow or fail the request.
       const last = auth.token.lastUsedAt?.getTime() ?? 0;

@@ -13,8 +13,8 @@ import { collection } from '../../core/db/mongo.ts';
 import { parseId, type Id } from '../../core/ids.ts';
 import { accounts, type CachedAccount } from '../../core/model/accounts.ts';
 import { statuses, type StatusDoc } from '../../core/model/statuses.ts';
-import { feedExists, feedKey, feedPage } from '../../core/feeds/feeds.ts';
-import { regenerateHomeFeed } from '../../core/feeds/maintenance.ts';
+import { feedKey, feedPage } from '../../core/feeds/feeds.ts';
+import { readHomeFeed } from '../../core/feeds/maintenance.ts';
 import { ownList } from '../../core/lists/lists.ts';
 import { normalizeTagName } from '../../core/text/extract.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
@@ -142,14 +142,8 @@ const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core
     },
     async (request, reply) => {
       const { account } = requireUser(request);
-      const key = feedKey('home', account._id);
       const p = page(request.query);
-      let ids = await feedPage(core.redis, key, p);
-      // An empty page may mean a feed that is gone (inactive user): rebuild it from MongoDB.
-      if (ids.length === 0 && !(await feedExists(core.redis, key))) {
-        await regenerateHomeFeed(core, account._id);
-        ids = await feedPage(core.redis, key, p);
-      }
+      const ids = await readHomeFeed(core, account._id, p);
       return answer(core, request, reply, p, ids, account, 'feed');
     },
   );

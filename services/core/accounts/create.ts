@@ -14,6 +14,7 @@ import { confirmationMailEvent } from '../users/confirmation.ts';
 import { generateActorKeyPair } from './keys.ts';
 import { localActorUrls } from './urls.ts';
 import { taken, type FieldProblems } from './validation.ts';
+import { markActive } from '../feeds/activity.ts';
 
 export interface NewLocalAccount {
   username: string;
@@ -165,5 +166,7 @@ export async function createLocalAccount(core: Core, input: NewLocalAccount): Pr
     }
     throw err;
   }
+  // A new user's (empty) home feed is current: fan-out feeds it from now on.
+  await markActive(core, [accountId], 'ok');
   return { account, user };
 }

@@ -2,6 +2,8 @@
 // FeedManager#filter?): the author, local followers, members' list owners and followers of its
 // hashtags, minus those who block or mute the author (or a reblogged author), block its domain,
 // follow without reblogs (for reblogs), or do not follow the replied-to account (for replies).
+// Only active local users' home feeds are written (activity.ts): the feed-writing script skips
+// accounts without an activity marker, which remote and inactive accounts lack.
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
@@ -14,7 +16,8 @@ import { listMembers, lists } from '../model/lists.ts';
 import { tags } from '../model/tags.ts';
 import { tagFollows } from '../model/tagFollows.ts';
 import { statuses, type StatusDoc, type Visibility } from '../model/statuses.ts';
-import { addToFeed, addToFeeds, feedKey } from './feeds.ts';
+import { addToFeed, feedKey, insertIntoFeeds } from './feeds.ts';
+import { activeKey, feedTtlSeconds } from './activity.ts';
 import { traceStage } from '../streaming/latencyTrace.ts';
 
 export interface FanOutStatus {
@@ -43,15 +46,6 @@ async function inChunks<T>(ids: Id[], query: (chunk: Id[]) => Promise<T[]>): Pro
   const chunks: Id[][] = [];
   for (let i = 0; i < ids.length; i += IN_CHUNK) chunks.push(ids.slice(i, i + IN_CHUNK));
   return (await Promise.all(chunks.map(query))).flat();
-}
-
-async function localAmong(core: Core, ids: Id[]): Promise<Id[]> {
-  const found = await inChunks(ids, (chunk) =>
-    collection(core.db, accounts)
-      .find({ _id: { $in: chunk }, domain: null }, { projection: { _id: 1 } })
-      .toArray(),
-  );
-  return found.map((a) => a._id);
 }
 
 /**
@@ -131,25 +125,20 @@ export interface FanOutResult {
  */
 export type Announce = (feeds: FanOutResult) => Promise<void>;
 
-/** Writes `recipients`' home feeds (announcing them); the ones that took the status. */
+/**
+ * Writes the home feeds of those of `recipients` who are active local users, in one Redis call,
+ * then announces them; the ones that took the status.
+ */
 async function insertHome(core: Core, s: FanOutStatus, recipients: Id[], announce?: Announce): Promise<Id[]> {
   if (recipients.length === 0) return [];
-  if (s.reblogOfId === null) {
-    // The common case: one Redis round trip for all of them, the announcement alongside.
-    await Promise.all([
-      addToFeeds(
-        core.redis,
-        recipients.map((r) => feedKey('home', r)),
-        s.statusId,
-      ).then(() => traceStage(s.statusId, 'fanout.written')),
-      announce?.({ home: recipients, lists: [] }),
-    ]);
-    return recipients;
-  }
-  const reached: Id[] = [];
-  for (const r of recipients) {
-    if (await addToFeed(core.redis, feedKey('home', r), s.statusId, s.reblogOfId)) reached.push(r);
-  }
+  const took = await insertIntoFeeds(
+    core.redis,
+    recipients.map((r) => feedKey('home', r)),
+    s.statusId,
+    { reblogOf: s.reblogOfId, markers: recipients.map((r) => activeKey(r)), ttlSeconds: feedTtlSeconds(core) },
+  );
+  traceStage(s.statusId, 'fanout.written');
+  const reached = took.map((i) => recipients[i]!);
   await announce?.({ home: reached, lists: [] });
   return reached;
 }
@@ -168,7 +157,7 @@ export async function fanOutStatus(
 
   if (s.visibility === 'direct') {
     return {
-      home: await insert(await localAmong(core, [...new Set([s.accountId, ...s.mentionedAccountIds])])),
+      home: await insert([...new Set([s.accountId, ...s.mentionedAccountIds])]),
       lists: [],
     };
   }
@@ -252,9 +241,9 @@ async function fanOutToTagFollowers(
       ).map((f) => f.accountId),
     ),
   ];
-  const local = (await localAmong(core, followers)).filter((id) => !done.has(id));
   const tagged = { ...s, inReplyToAccountId: null };
-  return insertHome(core, tagged, await admitted(core, tagged, local, authorDomain), announce);
+  const recipients = followers.filter((id) => !done.has(id));
+  return insertHome(core, tagged, await admitted(core, tagged, recipients, authorDomain), announce);
 }
 
 export interface FollowerSlice {
@@ -262,6 +251,8 @@ export interface FollowerSlice {
   upTo: Id;
   /** The slice ends above this follow id (exclusive); 0n for the last one. */
   after: Id;
+  /** The followers in it, when the job that cut it read them (none: read them by follow id). */
+  followerIds?: Id[];
 }
 
 /** Follow records read per query while cutting slices (a multiple of FAN_OUT_PAGE). */
@@ -278,6 +269,7 @@ async function sendSlices(core: Core, s: FanOutStatus, slices: FollowerSlice[]):
         accountId: String(s.accountId),
         upToFollowId: String(slice.upTo),
         afterFollowId: String(slice.after),
+        followerIds: (slice.followerIds ?? []).map(String),
       },
       verify: { collection: statuses.name, filter: { _id: s.statusId }, expect: 'exists' as const },
     })),
@@ -302,6 +294,8 @@ export async function fanOutToFollowerSlice(
   announce?: Announce,
 ): Promise<Id[]> {
   if (s.visibility === 'direct') return [];
+  if (range?.followerIds && range.followerIds.length > 0)
+    return fanOutToFollowers(core, s, range.followerIds, authorDomain, announce);
   const page = await collection(core.db, follows)
     .find(
       { targetAccountId: s.accountId, ...(range ? { _id: { $lte: range.upTo, $gt: range.after } } : {}) },
@@ -323,14 +317,19 @@ export async function fanOutToFollowerSlice(
   const rest = page[SLICING_PAGE];
   // The rest first: the next cut starts while these slices are written.
   if (rest) slices.push({ upTo: rest._id, after: floor });
+  // Each slice carries its followers, so its job reads no follow records again.
   for (let i = 0; i < Math.min(page.length, SLICING_PAGE); i += FAN_OUT_PAGE) {
-    slices.push({ upTo: page[i]!._id, after: page[i + FAN_OUT_PAGE]?._id ?? floor });
+    slices.push({
+      upTo: page[i]!._id,
+      after: page[i + FAN_OUT_PAGE]?._id ?? floor,
+      followerIds: page.slice(i, Math.min(i + FAN_OUT_PAGE, SLICING_PAGE)).map((f) => f.accountId),
+    });
   }
   await sendSlices(core, s, slices);
   return [];
 }
 
-/** Home feeds of these followers of the author: the local ones the insert filters admit. */
+/** Home feeds of these followers of the author: the active local ones the insert filters admit. */
 async function fanOutToFollowers(
   core: Core,
   s: FanOutStatus,
@@ -339,14 +338,11 @@ async function fanOutToFollowers(
   announce?: Announce,
 ): Promise<Id[]> {
   if (s.visibility === 'direct' || followers.length === 0) return [];
-  // Independent reads, in parallel: which are local, which are exclusive lists' owners, which admit it.
-  const [local, exclusive, allowed] = await Promise.all([
-    localAmong(core, followers),
+  const [exclusive, allowed] = await Promise.all([
     exclusiveListOwners(core, s.accountId),
     admitted(core, s, followers, authorDomain),
   ]);
-  const isLocal = new Set(local);
-  const recipients = allowed.filter((id) => isLocal.has(id) && !exclusive.has(id));
+  const recipients = allowed.filter((id) => !exclusive.has(id));
   traceStage(s.statusId, 'fanout.queried');
   return insertHome(core, s, recipients, announce);
 }

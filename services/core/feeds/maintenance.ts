@@ -9,7 +9,8 @@ import { follows } from '../model/follows.ts';
 import { listMembers, lists } from '../model/lists.ts';
 import { statuses, type Visibility } from '../model/statuses.ts';
 import { hiddenFrom } from '../graph/collections.ts';
-import { addToFeed, feedIds, feedKey, FEED_MAX_ITEMS, removeFromFeed } from './feeds.ts';
+import { addToFeed, feedExists, feedIds, feedKey, feedPage, FEED_MAX_ITEMS, removeFromFeed } from './feeds.ts';
+import { activeKey, markActive } from './activity.ts';
 
 /** Statuses merged from one account into a feed when following it (Mastodon: up to 40... per account). */
 const MERGE_LIMIT = 40;
@@ -126,12 +127,33 @@ export async function regenerateHomeFeed(core: Core, accountId: Id): Promise<voi
     .limit(Math.min(FEED_MAX_ITEMS, 400))
     .toArray();
   const key = feedKey('home', accountId);
-  for (const s of recent.reverse()) {
-    if (
-      s.reblogOfId !== null &&
-      (noReblogs.has(s.accountId) || (s.reblogOfAccountId !== null && hidden.has(s.reblogOfAccountId)))
-    )
-      continue;
-    await addToFeed(core.redis, key, s._id, s.reblogOfId);
-  }
+  // Oldest first, sent together: Redis runs them in order, so the reblog rules see earlier inserts.
+  await Promise.all(
+    recent
+      .reverse()
+      .filter(
+        (s) =>
+          s.reblogOfId === null ||
+          !(noReblogs.has(s.accountId) || (s.reblogOfAccountId !== null && hidden.has(s.reblogOfAccountId))),
+      )
+      .map((s) => addToFeed(core.redis, key, s._id, s.reblogOfId)),
+  );
+}
+
+type FeedCursor = Parameters<typeof feedPage>[2];
+
+/**
+ * A page of an account's home feed, rebuilt first when the feed cannot be trusted: its activity
+ * marker says it was not kept (the user was away longer than the active window, or is new to this
+ * Redis), or it is gone. The marker is set before the rebuild reads MongoDB, so what is posted
+ * meanwhile is written by the fan-out and merged, not lost.
+ */
+export async function readHomeFeed(core: Core, accountId: Id, p: FeedCursor): Promise<Id[]> {
+  const key = feedKey('home', accountId);
+  const [ids, state] = await Promise.all([feedPage(core.redis, key, p), core.redis.get(activeKey(accountId))]);
+  if (state === 'ok' && (ids.length > 0 || (await feedExists(core.redis, key)))) return ids;
+  await markActive(core, [accountId]);
+  await regenerateHomeFeed(core, accountId);
+  await markActive(core, [accountId], 'ok');
+  return feedPage(core.redis, key, p);
 }

@@ -66,6 +66,6 @@ export async function publishToStreams(
   if (channels.length === 0) return;
   const raw = JSON.stringify(message);
   if (channels.length === 1) return void (await redis.publish(channelName(config, channels[0]!), raw));
-  // EVAL, not defineCommand: see addToFeeds (core/feeds/feeds.ts).
+  // EVAL, not defineCommand: see insertIntoFeeds (core/feeds/feeds.ts).
   await redis.eval(PUBLISH_MANY_SCRIPT, 0, raw, ...[...new Set(channels)].map((c) => channelName(config, c)));
 }

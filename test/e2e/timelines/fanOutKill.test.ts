@@ -13,6 +13,7 @@ import { testConfig } from '../../support/config.ts';
 import { closeTestCore, createTestCore, eventually } from '../../support/core.ts';
 import { createTestUser } from '../../support/fixtures.ts';
 import { freePort, killChild, serverEnv, startMain, started, type ChildRun } from '../../support/processes.ts';
+import { markActive } from '../../../services/core/feeds/activity.ts';
 
 const FOLLOWERS = 20_000;
 const config = testConfig({ KAFKA_PARTITIONS: '4' });
@@ -68,6 +69,7 @@ it('every follower gets the status exactly once after a kill -9 mid-fan-out', as
       })),
     );
   }
+  await markActive(core, ids, 'ok'); // active users: the fan-out writes only their feeds
   const first = await fanOutProcess();
   // Kill it once it has started but not finished: the first follower feed written (a keyspace
   // notification) pauses Redis writes for everyone, so the fan-out cannot finish before the kill.

@@ -16,6 +16,7 @@ import { startTestApi, type TestApi } from '../../support/api.ts';
 import { createTestUser, type TestUser } from '../../support/fixtures.ts';
 import { eventually } from '../../support/core.ts';
 import { consumerTuning } from '../../support/kafka.ts';
+import { activeKey, forgetActivityRefreshes, markActive } from '../../../services/core/feeds/activity.ts';
 
 let api: TestApi;
 let core: Core;
@@ -113,6 +114,78 @@ test('a new follow merges the followed account’s recent statuses; a missing fe
   await eventually(async () => (await home(reader)).includes(older), 20_000, 'merge on follow');
   await core.redis.del(feedKey('home', reader.account._id));
   expect(await home(reader)).toEqual([older]);
+});
+
+test('a user away longer than the active window gets no fan-out; coming back rebuilds the feed', async () => {
+  const author = await createTestUser(core);
+  const away = await createTestUser(core);
+  expect(await core.redis.get(activeKey(away.account._id))).toBe('ok');
+  const ttl = await core.redis.ttl(activeKey(away.account._id));
+  expect(ttl).toBeGreaterThan(core.config.userActiveDays * 86400 - 60);
+  expect(ttl).toBeLessThanOrEqual(core.config.userActiveDays * 86400);
+  await call('POST', `/api/v1/accounts/${author.account._id}/follow`, away.token);
+  const before = await post(author, { status: 'while you were here' });
+  await fannedOut(author, before);
+  expect(await core.redis.zscore(feedKey('home', away.account._id), before)).not.toBeNull();
+
+  // The window passes: the marker expires, and the fan-out leaves the feed alone.
+  await core.redis.del(activeKey(away.account._id));
+  const during = await post(author, { status: 'while you were away' });
+  await fannedOut(author, during);
+  expect(await core.redis.zscore(feedKey('home', away.account._id), during)).toBeNull();
+
+  // Back: the first read rebuilds the feed from MongoDB, and the fan-out feeds it again.
+  expect(await home(away)).toEqual([during, before]);
+  expect(await core.redis.get(activeKey(away.account._id))).toBe('ok');
+  const after = await post(author, { status: 'welcome back' });
+  await fannedOut(author, after);
+  expect(await core.redis.zscore(feedKey('home', away.account._id), after)).not.toBeNull();
+});
+
+test('a returning user’s API use marks the feed for a rebuild, which merges what arrives meanwhile', async () => {
+  const author = await createTestUser(core);
+  const back = await createTestUser(core);
+  await call('POST', `/api/v1/accounts/${author.account._id}/follow`, back.token);
+  await core.redis.del(activeKey(back.account._id));
+  const missed = await post(author, { status: 'missed' });
+  await fannedOut(author, missed);
+  forgetActivityRefreshes();
+  // Any API use records the activity: the marker comes back as "stale", so the fan-out writes again.
+  expect((await call('GET', '/api/v1/accounts/verify_credentials', back.token)).status).toBe(200);
+  expect(await core.redis.get(activeKey(back.account._id))).toBe('stale');
+  const fresh = await post(author, { status: 'fresh' });
+  await fannedOut(author, fresh);
+  expect(await core.redis.zscore(feedKey('home', back.account._id), fresh)).not.toBeNull();
+  expect(await core.redis.zscore(feedKey('home', back.account._id), missed)).toBeNull();
+  // The read sees the stale marker and merges the rebuild into what the fan-out wrote.
+  expect(await home(back)).toEqual([fresh, missed]);
+  expect(await core.redis.get(activeKey(back.account._id))).toBe('ok');
+});
+
+test('remote followers have no home feed written', async () => {
+  const author = await createTestUser(core);
+  const remote = { ...author.account, _id: 880_000_000n + BigInt(Math.floor(Math.random() * 1e6)) };
+  await collection(core.db, accounts).insertOne({
+    ...remote,
+    username: `r${remote._id}`,
+    usernameLower: `r${remote._id}`,
+    domain: 'remote.example',
+    uri: `https://remote.example/users/r${remote._id}`,
+    url: `https://remote.example/@r${remote._id}`,
+  });
+  await collection(core.db, follows).insertOne({
+    _id: remote._id,
+    accountId: remote._id,
+    targetAccountId: author.account._id,
+    showReblogs: true,
+    notify: false,
+    languages: null,
+    uri: null,
+    createdAt: new Date(),
+  });
+  const id = await post(author, { status: 'to the fediverse' });
+  await fannedOut(author, id);
+  expect(await core.redis.exists(feedKey('home', remote._id))).toBe(0);
 });
 
 test('exclusive lists keep members out of the home feed; followed hashtags bring statuses in', async () => {
@@ -234,6 +307,11 @@ test('a big account’s fan-out goes out as slice jobs and reaches every followe
       uri: null,
       createdAt: new Date(),
     })),
+  );
+  await markActive(
+    core,
+    followers.map((f) => f._id),
+    'ok',
   );
   const id = await post(star, { status: 'to all my fans' });
   await eventually(

@@ -1,0 +1,85 @@
+// Who gets fan-out (Mastodon's User::ACTIVE_DURATION, `USER_ACTIVE_DAYS`): only users active within
+// the window have their home feeds written. Activity is a Redis marker per account, refreshed by
+// their API use (at most hourly per process) and expiring with the window, so the fan-out tells
+// active local followers from inactive and remote ones inside its feed-writing script, with no
+// database read. A user who comes back after the window finds the marker `stale` and gets a rebuilt
+// home feed on the next read (Mastodon's regeneration on a returning sign-in); a missing marker
+// (never seen, or Redis lost it) is treated the same way, so correctness never rests on Redis.
+import type { Core } from '../context.ts';
+import type { Id } from '../ids.ts';
+import { collection } from '../db/mongo.ts';
+import { users } from '../model/users.ts';
+import { feedKey, reblogsKey } from './feeds.ts';
+
+/** `ok`: the feed has been kept since the marker was set; `stale`: it must be rebuilt before use. */
+export type ActivityState = 'ok' | 'stale';
+
+export function activeKey(accountId: Id | string): string {
+  return `feed:active:${accountId}`;
+}
+
+const DAY_SECONDS = 24 * 3600;
+
+/** The marker lives for the window; the feed itself a day longer, then Redis frees it. */
+export function activeWindowSeconds(core: Core): number {
+  return core.config.userActiveDays * DAY_SECONDS;
+}
+
+export function feedTtlSeconds(core: Core): number {
+  return activeWindowSeconds(core) + DAY_SECONDS;
+}
+
+/** Mastodon updates the sign-in time at most this often (UserTrackingConcern). */
+const SIGN_IN_UPDATE_MS = DAY_SECONDS * 1000;
+/** Each process refreshes one account's marker at most this often (it lasts days). */
+const REFRESH_MS = 3_600_000;
+const REFRESH_MEMORY_MAX = 100_000;
+/** Per Redis namespace (tests run several cores in one process). */
+const refreshed = new Map<string, Map<string, number>>();
+
+/**
+ * Marks accounts as fed from now on. `ok` for accounts whose feed is known to be current (a new
+ * account has nothing to rebuild); the default keeps an existing marker's state and sets a new one
+ * `stale`. Either way the marker's and the feed's time to live start again.
+ */
+export async function markActive(core: Core, accountIds: Id[], state?: ActivityState): Promise<void> {
+  if (accountIds.length === 0) return;
+  const window = activeWindowSeconds(core);
+  const pipe = core.redis.pipeline();
+  for (const id of accountIds) {
+    const key = activeKey(id);
+    if (state) pipe.set(key, state, 'EX', window);
+    else pipe.set(key, 'stale', 'EX', window, 'NX').expire(key, window);
+    const feed = feedKey('home', id);
+    pipe.expire(feed, feedTtlSeconds(core)).expire(reblogsKey(feed), feedTtlSeconds(core));
+  }
+  await pipe.exec();
+}
+
+/**
+ * Records that a signed-in user used the API: refreshes the activity marker (hourly per process)
+ * and the user's sign-in time (daily, as Mastodon). Cheap enough to await on every request.
+ */
+export async function recordActivity(
+  core: Core,
+  user: { _id: Id; accountId: Id; lastSignInAt: Date | null },
+): Promise<void> {
+  const now = Date.now();
+  let seen = refreshed.get(core.config.redisNamespace);
+  if (!seen) refreshed.set(core.config.redisNamespace, (seen = new Map()));
+  const id = String(user.accountId);
+  const last = seen.get(id);
+  if (last !== undefined && now - last < REFRESH_MS) return;
+  if (seen.size >= REFRESH_MEMORY_MAX) seen.clear();
+  seen.set(id, now);
+  const signIn =
+    user.lastSignInAt === null || now - user.lastSignInAt.getTime() > SIGN_IN_UPDATE_MS
+      ? collection(core.db, users).updateOne({ _id: user._id }, { $set: { lastSignInAt: new Date(now) } })
+      : null;
+  await Promise.all([markActive(core, [user.accountId]), signIn]);
+}
+
+/** Forgets this process's refresh times (tests that expire markers by hand). */
+export function forgetActivityRefreshes(): void {
+  refreshed.clear();
+}
