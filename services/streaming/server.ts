@@ -119,9 +119,12 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
           const initial = stream
             ? { stream, tag: query.get('tag') ?? undefined, list: query.get('list') ?? undefined }
             : null;
-          res.cork(() =>
-            res.upgrade<SocketData>({ connection: null, viewer, initial }, key, protocol, extensions, context),
-          );
+          // Not inside res.cork: uWS's cork reads the HTTP response state after the callback, and
+          // when the upgrade reallocated the socket in place it reads the new WebSocket's memory
+          // instead, now and then sees "Connection: close" there and drops the fresh socket (1006
+          // right after open; uNetworking/uWebSockets#1583, #1929). Its maintainers' advice for
+          // an asynchronous upgrade is to call upgrade uncorked.
+          res.upgrade<SocketData>({ connection: null, viewer, initial }, key, protocol, extensions, context);
         })()
           .catch((err: unknown) => {
             logger.error({ err }, 'streaming upgrade failed');
