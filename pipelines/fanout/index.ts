@@ -8,6 +8,7 @@ import {
   fanOutStatus,
   fanOutStatusOf,
   fanOutToFollowerSlice,
+  remembered,
   type Announce,
 } from '../../services/core/feeds/fanOut.ts';
 import { collection } from '../../services/core/db/mongo.ts';
@@ -191,9 +192,9 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
           traceStage(p.statusId, 'slice.start');
           const doc = await collection(core.db, statuses).findOne({ _id: id(p.statusId) });
           if (!doc || doc.deletedAt) return;
-          const author = await collection(core.db, accounts).findOne(
-            { _id: doc.accountId },
-            { projection: { domain: 1 } },
+          // An account's domain never changes: one read per status and process, not per slice.
+          const author = await remembered(core, `${doc._id}:author`, () =>
+            collection(core.db, accounts).findOne({ _id: doc.accountId }, { projection: { domain: 1 } }),
           );
           await fanOutToFollowerSlice(
             core,

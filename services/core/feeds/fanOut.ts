@@ -60,16 +60,41 @@ interface Related {
 }
 
 /**
+ * What every slice of one status asks about its author's side (who blocks, mutes or follows
+ * without reblogs the author, whose exclusive lists hold them): the same for all its slices, so
+ * each process keeps the answers for a few seconds instead of asking the database once per slice
+ * of a big account. A block or mute made meanwhile takes the author's statuses out of that feed
+ * through its own event, as for any status fanned out before it.
+ */
+const AUTHOR_SIDE_MS = 10_000;
+const authorSide = new WeakMap<object, Map<string, { until: number; value: Promise<unknown> }>>();
+
+export function remembered<T>(core: Core, key: string, load: () => Promise<T>): Promise<T> {
+  let memo = authorSide.get(core.db);
+  if (!memo) authorSide.set(core.db, (memo = new Map()));
+  const now = Date.now();
+  const hit = memo.get(key);
+  if (hit && hit.until > now) return hit.value as Promise<T>;
+  if (memo.size >= 1000) for (const [k, v] of memo) if (v.until <= now) memo.delete(k);
+  const value = load();
+  value.catch(() => memo.delete(key));
+  memo.set(key, { until: now + AUTHOR_SIDE_MS, value });
+  return value;
+}
+
+/**
  * Of `recipients`, the documents of `coll` matching `about` (a condition on the author's side,
  * e.g. `{targetAccountId: {$in: authors}}`) whose `accountId` is one of them. Read by `about`
- * alone when that is small, else by `accountId: {$in: recipients}` in chunks; the same result.
+ * alone when that is small (`byAbout`, remembered per status), else by `accountId: {$in:
+ * recipients}` in chunks; the same result.
  */
 async function relatedAmong(
   query: (filter: Record<string, unknown>, limit: number) => Promise<Related[]>,
+  byAbout: Promise<Related[]>,
   about: Record<string, unknown>,
   recipients: Id[],
 ): Promise<Related[]> {
-  const all = await query(about, BY_TARGET_LIMIT + 1);
+  const all = await byAbout;
   if (all.length <= BY_TARGET_LIMIT) {
     const wanted = new Set(recipients);
     return all.filter((d) => wanted.has(d.accountId));
@@ -82,24 +107,25 @@ async function admitted(core: Core, s: FanOutStatus, recipients: Id[], authorDom
   if (recipients.length === 0) return [];
   const authors = [s.accountId, ...(s.reblogOfAccountId !== null ? [s.reblogOfAccountId] : [])];
   const now = new Date();
-  const among = (coll: { name: string }, about: Record<string, unknown>) =>
-    relatedAmong(
-      (filter, limit) =>
-        core.db
-          .collection<Related>(coll.name)
-          .find(filter, { projection: { _id: 0, accountId: 1, expiresAt: 1 }, limit })
-          .toArray(),
-      about,
-      recipients,
-    );
+  const among = (name: string, coll: { name: string }, about: Record<string, unknown>) => {
+    const query = (filter: Record<string, unknown>, limit: number) =>
+      core.db
+        .collection<Related>(coll.name)
+        .find(filter, { projection: { _id: 0, accountId: 1, expiresAt: 1 }, limit })
+        .toArray();
+    const byAbout = remembered(core, `${s.statusId}:${name}`, () => query(about, BY_TARGET_LIMIT + 1));
+    return relatedAmong(query, byAbout, about, recipients);
+  };
   const [blocking, muting, domainBlocked, replyFollowers, noReblogs] = await Promise.all([
-    among(blocks, { targetAccountId: { $in: authors } }),
-    among(mutes, { targetAccountId: { $in: authors } }),
-    authorDomain ? among(accountDomainBlocks, { domain: authorDomain }) : Promise.resolve([]),
+    among('blocking', blocks, { targetAccountId: { $in: authors } }),
+    among('muting', mutes, { targetAccountId: { $in: authors } }),
+    authorDomain ? among('domainBlocked', accountDomainBlocks, { domain: authorDomain }) : Promise.resolve([]),
     s.inReplyToAccountId !== null && s.inReplyToAccountId !== s.accountId
-      ? among(follows, { targetAccountId: s.inReplyToAccountId })
+      ? among('replyFollowers', follows, { targetAccountId: s.inReplyToAccountId })
       : Promise.resolve(null),
-    s.reblogOfId !== null ? among(follows, { targetAccountId: s.accountId, showReblogs: false }) : Promise.resolve([]),
+    s.reblogOfId !== null
+      ? among('noReblogs', follows, { targetAccountId: s.accountId, showReblogs: false })
+      : Promise.resolve([]),
   ]);
   const out = new Set<bigint>([
     ...blocking.map((b) => b.accountId),
@@ -339,7 +365,7 @@ async function fanOutToFollowers(
 ): Promise<Id[]> {
   if (s.visibility === 'direct' || followers.length === 0) return [];
   const [exclusive, allowed] = await Promise.all([
-    exclusiveListOwners(core, s.accountId),
+    remembered(core, `${s.statusId}:exclusive`, () => exclusiveListOwners(core, s.accountId)),
     admitted(core, s, followers, authorDomain),
   ]);
   const recipients = allowed.filter((id) => !exclusive.has(id));
