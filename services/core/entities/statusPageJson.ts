@@ -75,40 +75,63 @@ function accountText(page: LoadedPage, accountId: Id): string {
   return text;
 }
 
-/** The fields after `reblog`, as renderStatus orders them, and the closing brace. */
-function tailText(page: LoadedPage, l: Live, nested: boolean): string {
+/** A count as JSON (String uses V8's number-string cache; JSON.stringify's null for NaN stays). */
+function count(n: number): string {
+  return Number.isFinite(n) ? String(n) : JSON.stringify(n);
+}
+
+/**
+ * Pushes the fields after `reblog`, as renderStatus orders them, and the closing brace. Pieces go
+ * into the page's one array and are joined once: concatenating them here would make a rope of
+ * intermediate strings per status.
+ */
+function pushTail(parts: string[], page: LoadedPage, l: Live, nested: boolean): void {
   const poll = l.pollId === null ? null : (page.polls.get(l.pollId) ?? null);
-  let out =
-    `,"account":${accountText(page, l.accountId)}` +
-    `,"reblogs_count":${JSON.stringify(l.reblogsCount)}` +
-    `,"favourites_count":${JSON.stringify(l.favouritesCount)}` +
-    `,"replies_count":${JSON.stringify(l.repliesCount)}` +
-    `,"poll":${JSON.stringify(poll)}`;
+  parts.push(
+    ',"account":',
+    accountText(page, l.accountId),
+    ',"reblogs_count":',
+    count(l.reblogsCount),
+    ',"favourites_count":',
+    count(l.favouritesCount),
+    ',"replies_count":',
+    count(l.repliesCount),
+    ',"poll":',
+    poll === null ? 'null' : JSON.stringify(poll),
+  );
   const own = viewerFields(page, l, nested);
   if (own) {
-    out +=
-      `,"favourited":${own.favourited},"reblogged":${own.reblogged},"muted":${own.muted}` +
-      `,"bookmarked":${own.bookmarked},"filtered":${own.filtered.length === 0 ? '[]' : JSON.stringify(own.filtered)}`;
-    if (own.pinned !== undefined) out += `,"pinned":${own.pinned}`;
+    parts.push(
+      own.favourited ? ',"favourited":true' : ',"favourited":false',
+      own.reblogged ? ',"reblogged":true' : ',"reblogged":false',
+      own.muted ? ',"muted":true' : ',"muted":false',
+      own.bookmarked ? ',"bookmarked":true' : ',"bookmarked":false',
+      ',"filtered":',
+      own.filtered.length === 0 ? '[]' : JSON.stringify(own.filtered),
+    );
+    if (own.pinned !== undefined) parts.push(own.pinned ? ',"pinned":true' : ',"pinned":false');
   }
-  return `${out}}`;
+  parts.push('}');
 }
 
-/** One status as JSON, its `reblog` being `reblog`; null when its shell cannot be spliced. */
-function statusText(page: LoadedPage, l: Live, nested: boolean, reblog: string): string | null {
-  const head = shellText(page.shells.get(l._id) as CachedShell);
-  return head === null ? null : `${head},"reblog":${reblog}${tailText(page, l, nested)}`;
-}
-
-/** One status with its reblogged original, as JSON. */
-function itemText(page: LoadedPage, status: Live, original: Live | null): string {
-  const inner = original === null ? 'null' : statusText(page, original, true, 'null');
-  const text = inner === null ? null : statusText(page, status, false, inner);
-  if (text !== null) return text;
-  // Not spliceable: the object, as presentStatusPage makes it.
-  const out: Status = renderStatus(page, status, false);
-  if (original) out.reblog = renderStatus(page, original, true);
-  return JSON.stringify(out);
+/** Pushes one status with its reblogged original, as JSON. */
+function pushItem(parts: string[], page: LoadedPage, status: Live, original: Live | null): void {
+  const head = shellText(page.shells.get(status._id) as CachedShell);
+  const inner = original === null ? '' : shellText(page.shells.get(original._id) as CachedShell);
+  if (head === null || inner === null) {
+    // Not spliceable: the object, as presentStatusPage makes it.
+    const out: Status = renderStatus(page, status, false);
+    if (original) out.reblog = renderStatus(page, original, true);
+    parts.push(JSON.stringify(out));
+    return;
+  }
+  parts.push(head, ',"reblog":');
+  if (original === null) parts.push('null');
+  else {
+    parts.push(inner, ',"reblog":null');
+    pushTail(parts, page, original, true);
+  }
+  pushTail(parts, page, status, false);
 }
 
 /** JSON.stringify(await presentStatusPage(core, ids, viewer, opts)), built from cached pieces. */
@@ -119,7 +142,11 @@ export async function presentStatusPageJson(
   opts: PageOptions,
 ): Promise<string> {
   const page = await loadStatusPage(core, ids, viewer, opts);
-  const parts: string[] = [];
-  for (const { status, original } of page.items) parts.push(itemText(page, status, original));
-  return `[${parts.join(',')}]`;
+  const parts: string[] = ['['];
+  page.items.forEach(({ status, original }, i) => {
+    if (i > 0) parts.push(',');
+    pushItem(parts, page, status, original);
+  });
+  parts.push(']');
+  return parts.join('');
 }
