@@ -29,6 +29,7 @@ import { presentFilterResults } from './filter.ts';
 import {
   LOCAL_RENDER_TTL_MS,
   localRenderings,
+  localRoleIdsOf,
   noFiltersKey,
   renderedRoleKey,
   renderedStatusKey,
@@ -204,17 +205,34 @@ async function renderMisses(
 
 /**
  * The role ids of the users behind `accountIds` (null: no role, or not a local user). Cached: a
- * user's role changes only through changeRole, which drops the entry.
+ * user's role changes only through changeRole, which drops the entry. This process keeps what it
+ * read for a few seconds, as it keeps the rendered authors the badges go on (one MGET of 20 keys
+ * less per page); changeRole drops its own copy at once.
  */
 async function roleIdsOf(core: Core, accountIds: Id[]): Promise<Map<bigint, Id | null>> {
   const out = new Map<bigint, Id | null>();
   if (accountIds.length === 0) return out;
-  const cached = await core.redis.mget(...accountIds.map(roleKey));
+  const local = localRoleIdsOf(core.db);
+  const now = Date.now();
+  const keep = (id: Id, roleId: Id | null): void => {
+    if (local.size >= LOCAL_MAX) local.delete(local.keys().next().value as bigint); // oldest first
+    local.set(id, { roleId, until: now + LOCAL_RENDER_TTL_MS });
+  };
+  const want: Id[] = [];
+  for (const id of accountIds) {
+    const hit = local.get(id);
+    if (hit && hit.until > now) out.set(id, hit.roleId);
+    else want.push(id);
+  }
+  if (want.length === 0) return out;
+  const cached = await core.redis.mget(...want.map(roleKey));
   const missing: Id[] = [];
-  accountIds.forEach((id, i) => {
+  want.forEach((id, i) => {
     const c = cached[i];
-    if (c === null) missing.push(id);
-    else out.set(id, c === '' ? null : BigInt(c));
+    if (c === null) return void missing.push(id);
+    const roleId = c === '' ? null : BigInt(c);
+    out.set(id, roleId);
+    keep(id, roleId);
   });
   if (missing.length === 0) return out;
   const found = await collection(core.db, users)
@@ -227,6 +245,8 @@ async function roleIdsOf(core: Core, accountIds: Id[]): Promise<Map<bigint, Id |
     pipe.set(roleKey(id), roleId === null ? '' : String(roleId), 'EX', ROLE_TTL_SECONDS);
   }
   await pipe.exec();
+  // Kept only once stored: a changeRole racing this read drops the Redis entry after it.
+  for (const id of missing) keep(id, out.get(id) ?? null);
   return out;
 }
 
