@@ -110,6 +110,8 @@ try {
     : [];
   // BENCH_TRACE_GC=1: the API process logs its garbage collections (to find latency stalls).
   if (process.env.BENCH_TRACE_GC) profile.push('--trace-gc');
+  // BENCH_API_FLAGS='--flag …': more Node/V8 flags for the API process (to try collector settings).
+  profile.push(...(process.env.BENCH_API_FLAGS ?? '').split(' ').filter(Boolean));
   // Not lib.ts's startRole: that watches for the info-level start line, and the API must run at
   // `warn` here so that per-request logging stays out of the measurement.
   api = spawn(
@@ -128,7 +130,7 @@ try {
         STREAMING_PORT: String(await freePort()),
         LOG_LEVEL: 'warn',
       },
-      stdio: ['ignore', process.env.BENCH_TRACE_GC ? 'inherit' : 'ignore', 'inherit'],
+      stdio: ['ignore', process.env.BENCH_TRACE_GC || process.env.BENCH_API_FLAGS ? 'inherit' : 'ignore', 'inherit'],
     },
   );
   const base = `http://127.0.0.1:${port}`;

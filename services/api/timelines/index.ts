@@ -26,7 +26,8 @@ import { allowedAmong } from '../../core/trends/review.ts';
 import { hasPermission } from '../../core/roles/permissions.ts';
 import { feedOrigin, getFeedAccess, requiresLogin, type FeedKind } from '../../core/settings/feedAccess.ts';
 import { StatusEntity } from '../../core/entities/status.ts';
-import { presentStatusPage, type PageOptions } from '../../core/entities/statusPage.ts';
+import type { PageOptions } from '../../core/entities/statusPage.ts';
+import { presentStatusPageJson } from '../../core/entities/statusPageJson.ts';
 import { BoolLike } from '../params.ts';
 import { findPage, pageParams, setLinkHeader, type PageParams } from '../pagination.ts';
 
@@ -67,10 +68,10 @@ async function answer(
     limit: p.limit,
   });
   // Public and hashtag feeds leave out silenced authors the viewer does not follow.
-  const page = await presentStatusPage(core, ids, viewer, { check, hideLimited: check === 'policy' });
-  // Built exactly to the Status schema, so serialised directly: fast-json-stringify's per-field
-  // union checks cost more than the rest of the rendering (a JSON string is sent as it is).
-  return reply.type('application/json; charset=utf-8').send(JSON.stringify(page));
+  const page = await presentStatusPageJson(core, ids, viewer, { check, hideLimited: check === 'policy' });
+  // Built exactly to the Status schema and spliced from cached JSON (statusPageJson.ts), so sent
+  // as it is: fast-json-stringify's per-field union checks cost more than the rest of the rendering.
+  return reply.type('application/json; charset=utf-8').send(page);
 }
 
 /** The ids of a page of statuses matching `filter`, newest first. */

@@ -35,6 +35,13 @@ export interface DocView<T extends Document, R> {
    * process drop them at once; other processes' writes show when they expire.
    */
   localTtlMs?: number;
+  /**
+   * BSON views read on every request (a page's live fields): keep the last parsed copy of each
+   * document with its bytes, and hand the same (frozen) object out again while Redis returns the
+   * same bytes. Still one Redis read per request, so nothing is staler; only the parse, which
+   * bson 7 does with much garbage for small documents, is saved.
+   */
+  shareParsed?: boolean;
   /** Phantom: the type of a cached copy. */
   readonly _copy?: R;
 }
@@ -61,9 +68,15 @@ export function definePickView<T extends Document, K extends keyof T & string>(
   def: CollectionDef<T>,
   name: string,
   pick: readonly K[],
+  opts: { shareParsed?: boolean } = {},
 ): DocView<T, Pick<T, K | '_id'>> {
   checkCached(def as CollectionDef<Document>);
-  return { collection: def, name, projection: Object.fromEntries(pick.map((f) => [f, 1])) as Record<string, 1> };
+  return {
+    collection: def,
+    name,
+    projection: Object.fromEntries(pick.map((f) => [f, 1])) as Record<string, 1>,
+    shareParsed: opts.shareParsed,
+  };
 }
 
 /**
@@ -98,6 +111,39 @@ function localOf(db: Db, collection: string): Map<bigint, Map<string, { value: u
   let byId = byCollection.get(collection);
   if (!byId) byCollection.set(collection, (byId = new Map()));
   return byId;
+}
+
+/** Per database, collection and view: id → the bytes last read and their parse (shareParsed). */
+const parsed = new WeakMap<Db, Map<string, Map<bigint, { bytes: Buffer; value: unknown }>>>();
+
+function parsedOf(db: Db, collection: string, view: string): Map<bigint, { bytes: Buffer; value: unknown }> {
+  let byView = parsed.get(db);
+  if (!byView) parsed.set(db, (byView = new Map()));
+  const key = `${collection}\0${view}`;
+  let byId = byView.get(key);
+  if (!byId) byView.set(key, (byId = new Map()));
+  return byId;
+}
+
+/** Freezes a parsed document and its nested objects and arrays: shared copies must not change. */
+function deepFreeze<V>(value: V): V {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+/** A BSON copy read from Redis, parsed, or the shared parse of the same bytes. */
+function parseCopy<R>(r: Buffer, id: bigint, shared: Map<bigint, { bytes: Buffer; value: unknown }> | null): R {
+  if (!shared) return BSON.deserialize(r, { useBigInt64: true }) as R;
+  const last = shared.get(id);
+  if (last && last.bytes.equals(r)) return last.value as R;
+  const value = deepFreeze(BSON.deserialize(r, { useBigInt64: true }) as R);
+  if (!last && shared.size >= LOCAL_MAX) shared.delete(shared.keys().next().value as bigint); // oldest first
+  // A copy: the reply may be a slice of a larger socket buffer.
+  shared.set(id, { bytes: Buffer.from(r), value });
+  return value;
 }
 
 function docKey(collection: string, id: bigint): string {
@@ -179,9 +225,10 @@ export async function readThrough<T extends Document, R>(
       });
     } else {
       const replies = await redis.docCacheReadBuffer(keys.length, ...keys, view.name).catch(() => null);
+      const shared = view.shareParsed ? parsedOf(core.db, name, view.name) : null;
       unique.forEach((id, i) => {
         const r = replies?.[i];
-        if (r && r.length > 0) out.set(id, BSON.deserialize(r, { useBigInt64: true }) as R);
+        if (r && r.length > 0) out.set(id, parseCopy<R>(r, id, shared));
         else missing.push(id);
       });
     }

@@ -131,7 +131,17 @@ export async function feedIds(redis: Redis, key: string): Promise<Id[]> {
   return (await redis.zrevrange(key, 0, -1)).map((m) => BigInt(m));
 }
 
-/** A page of the feed by id cursors, newest first (min_id pages are the ones just above it). */
+/**
+ * Members read beyond the limit: the ids that share a cursor's millisecond (the score range is
+ * inclusive, they are dropped below) would otherwise make a second read necessary.
+ */
+const PAGE_SLACK = 8;
+
+/**
+ * A page of the feed by id cursors, newest first (min_id pages are the ones just above it). Reads
+ * only about `limit` members (ZRANGEBYSCORE … LIMIT), not the whole feed: a full feed is 800
+ * members, whose strings and BigInts were most of a timeline request's garbage.
+ */
 export async function feedPage(
   redis: Redis,
   key: string,
@@ -140,10 +150,26 @@ export async function feedPage(
   const max = p.maxId !== null ? String(feedScore(p.maxId)) : '+inf';
   const lower = p.minId ?? p.sinceId;
   const min = lower !== null ? String(feedScore(lower)) : '-inf';
-  const members = (await redis.zrevrangebyscore(key, max, min)).map((m) => BigInt(m));
-  const inRange = members.filter((id) => (p.maxId === null || id < p.maxId) && (lower === null || id > lower));
-  if (p.minId !== null) return inRange.slice(-p.limit);
-  return inRange.slice(0, p.limit);
+  const inRange = (id: Id): boolean => (p.maxId === null || id < p.maxId) && (lower === null || id > lower);
+  // min_id wants the entries just above it: read upwards from it, then turn the page round.
+  const oldestFirst = p.minId !== null;
+  if (p.limit === 0) {
+    // Kept as it always answered: nothing, or for min_id the whole range (slice(-0)).
+    if (!oldestFirst) return [];
+    return (await redis.zrevrangebyscore(key, max, min)).map((m) => BigInt(m)).filter(inRange);
+  }
+  for (let count = p.limit + PAGE_SLACK; ; count *= 4) {
+    const members = oldestFirst
+      ? await redis.zrangebyscore(key, min, max, 'LIMIT', 0, count)
+      : await redis.zrevrangebyscore(key, max, min, 'LIMIT', 0, count);
+    const ids: Id[] = [];
+    for (const m of members) {
+      const id = BigInt(m);
+      if (inRange(id) && ids.push(id) === p.limit) break;
+    }
+    // Full, or the range holds no more: done. Otherwise many ids shared a cursor's millisecond.
+    if (ids.length === p.limit || members.length < count) return oldestFirst ? ids.reverse() : ids;
+  }
 }
 
 export async function feedExists(redis: Redis, key: string): Promise<boolean> {

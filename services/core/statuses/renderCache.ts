@@ -18,6 +18,15 @@ export const noFiltersKey = (accountId: Id) => `render:nofilters:${accountId}`;
 export const LOCAL_RENDER_TTL_MS = 5000;
 export const localRenderings = new WeakMap<object, Map<bigint, { value: unknown; until: number }>>();
 
+/** The role ids behind rendered authors this process read (statusPage.ts), as long as renderings. */
+const localRoleIds = new WeakMap<object, Map<bigint, { roleId: Id | null; until: number }>>();
+
+export function localRoleIdsOf(db: object): Map<bigint, { roleId: Id | null; until: number }> {
+  let local = localRoleIds.get(db);
+  if (!local) localRoleIds.set(db, (local = new Map()));
+  return local;
+}
+
 /** Drops cached renderings of statuses (edits, deletes, changes to their media). */
 export async function invalidateRenderedStatuses(core: Core, ids: Id[]): Promise<void> {
   const local = localRenderings.get(core.db);
@@ -27,6 +36,7 @@ export async function invalidateRenderedStatuses(core: Core, ids: Id[]): Promise
 
 /** Drops the cached role of an account (role changes). */
 export async function invalidateRenderedRole(core: Core, accountId: Id): Promise<void> {
+  localRoleIds.get(core.db)?.delete(accountId);
   await core.redis.del(renderedRoleKey(accountId));
 }
 
