@@ -22,6 +22,8 @@ import { accountDoc, statusDoc } from './dataSet.ts';
 import { freePort, ms, printTable, printTargets, stats } from './lib.ts';
 import { markActive } from '../../services/core/feeds/activity.ts';
 
+/** The API role's V8 flags in package.json's `start` and deploy/ (compose, k8s). */
+const API_NODE_FLAGS = '--max-semi-space-size=64';
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const USERS = 1000;
 const AUTHORS = 50;
@@ -110,8 +112,10 @@ try {
     : [];
   // BENCH_TRACE_GC=1: the API process logs its garbage collections (to find latency stalls).
   if (process.env.BENCH_TRACE_GC) profile.push('--trace-gc');
-  // BENCH_API_FLAGS='--flag …': more Node/V8 flags for the API process (to try collector settings).
-  profile.push(...(process.env.BENCH_API_FLAGS ?? '').split(' ').filter(Boolean));
+  // The API runs as `npm start` and deploy/ run it: with a 64 MB young generation (V8's default
+  // lets in-flight requests' objects survive into the old space, whose full collections then
+  // stall the process; see the README). BENCH_API_FLAGS='--flag …': more Node/V8 flags for it.
+  profile.push(API_NODE_FLAGS, ...(process.env.BENCH_API_FLAGS ?? '').split(' ').filter(Boolean));
   // Not lib.ts's startRole: that watches for the info-level start line, and the API must run at
   // `warn` here so that per-request logging stays out of the measurement.
   api = spawn(
