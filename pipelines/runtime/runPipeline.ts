@@ -13,7 +13,7 @@ import { Partitioners, type Message, type KafkaMessage, type EachBatchPayload } 
 import { eventCodec, EventDecodeError } from '../../schemas/codec.ts';
 import { eventTopics, type EventName, type EventRecord } from '../../schemas/index.ts';
 import { createKafka, topicName } from '../../services/core/events/kafka.ts';
-import { ensureTopicsWith } from '../../services/core/events/topics.ts';
+import { ensureTopicsWith, whileTopicsSettle } from '../../services/core/events/topics.ts';
 import { eventsConsumed, eventsProduced, eventHandlerSeconds } from '../../services/core/metrics.ts';
 import { EventDeduper } from './dedup.ts';
 import { measureLag } from './lag.ts';
@@ -211,7 +211,9 @@ export async function runPipeline<N extends EventName>(opts: PipelineOptions<N>)
     });
   });
   await consumer.connect();
-  await consumer.subscribe({ topics: [...sourceTopics, retryTopic], fromBeginning: opts.fromBeginning ?? true });
+  await whileTopicsSettle(() =>
+    consumer.subscribe({ topics: [...sourceTopics, retryTopic], fromBeginning: opts.fromBeginning ?? true }),
+  );
   await consumer.run({
     eachBatchAutoResolve: false,
     partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently ?? 1,

@@ -17,26 +17,38 @@ function isAlreadyExists(err: unknown): boolean {
   return Array.isArray(e.errors) && e.errors.length > 0 && e.errors.every((x) => x.type === 'TOPIC_ALREADY_EXISTS');
 }
 
+/**
+ * Runs `call`, again (up to five times, backing off) while the broker answers "unknown topic or
+ * partition": what it says for a while about topics just created, until their metadata settles.
+ */
+export async function whileTopicsSettle<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      if (attempt >= 5 || (err as { type?: string }).type !== 'UNKNOWN_TOPIC_OR_PARTITION') throw err;
+      await new Promise((r) => setTimeout(r, 200 * attempt));
+    }
+  }
+}
+
 /** Creates the given full topic names (or grows them to `partitions`). */
 export async function ensureTopicsWith(admin: Admin, topics: string[], partitions: number): Promise<void> {
   if (topics.length === 0) return;
   const existing = new Set(await admin.listTopics());
   const missing = topics.filter((t) => !existing.has(t));
   if (missing.length > 0) {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await admin.createTopics({
+    try {
+      // kafkajs gives up when the broker answers its leader check with "unknown topic or
+      // partition" for a topic it has just created: that is transient, so ask again.
+      await whileTopicsSettle(() =>
+        admin.createTopics({
           waitForLeaders: true,
           topics: missing.map((topic) => ({ topic, numPartitions: partitions })),
-        });
-        break;
-      } catch (err) {
-        if (isAlreadyExists(err)) break;
-        // kafkajs gives up when the broker answers its leader check with "unknown topic or
-        // partition" for a topic it has just created: that is transient, so ask again.
-        if (attempt >= 5 || (err as { type?: string }).type !== 'UNKNOWN_TOPIC_OR_PARTITION') throw err;
-        await new Promise((r) => setTimeout(r, 200 * attempt));
-      }
+        }),
+      );
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
     }
   }
   const present = topics.filter((t) => existing.has(t));
