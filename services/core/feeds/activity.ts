@@ -58,7 +58,7 @@ export async function markActive(core: Core, accountIds: Id[], state?: ActivityS
 
 /**
  * Records that a signed-in user used the API: refreshes the activity marker (hourly per process)
- * and the user's sign-in time (daily, as Mastodon). Cheap enough to await on every request.
+ * and the user's sign-in time (daily, as Mastodon, not awaited). Cheap enough for every request.
  */
 export async function recordActivity(
   core: Core,
@@ -72,11 +72,16 @@ export async function recordActivity(
   if (last !== undefined && now - last < REFRESH_MS) return;
   if (seen.size >= REFRESH_MEMORY_MAX) seen.clear();
   seen.set(id, now);
-  const signIn =
-    user.lastSignInAt === null || now - user.lastSignInAt.getTime() > SIGN_IN_UPDATE_MS
-      ? collection(core.db, users).updateOne({ _id: user._id }, { $set: { lastSignInAt: new Date(now) } })
-      : null;
-  await Promise.all([markActive(core, [user.accountId]), signIn]);
+  // The sign-in time is bookkeeping: it must not slow or fail the request.
+  if (user.lastSignInAt === null || now - user.lastSignInAt.getTime() > SIGN_IN_UPDATE_MS)
+    void collection(core.db, users)
+      .updateOne({ _id: user._id }, { $set: { lastSignInAt: new Date(now) } })
+      .catch(() => undefined);
+  // The marker is what the fan-out reads: awaited, and tried again by the next request if it failed.
+  await markActive(core, [user.accountId]).catch((err: unknown) => {
+    seen.delete(id);
+    throw err;
+  });
 }
 
 /** Forgets this process's refresh times (tests that expire markers by hand). */
