@@ -201,7 +201,12 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
             fanOutStatusOf(doc),
             { upTo: id(p.upToFollowId), after: id(p.afterFollowId), followerIds: p.followerIds.map(id) },
             author?.domain ?? null,
-            announceTo(core, doc._id, renderUpdate(core, doc._id)),
+            // Rendered once per status and process, not once per slice.
+            announceTo(
+              core,
+              doc._id,
+              remembered(core, `${doc._id}:rendered`, () => renderUpdate(core, doc._id)),
+            ),
           );
           traceStage(p.statusId, 'slice.done');
           return;

@@ -144,7 +144,8 @@ function stageSummary(id: string, t0: number): string {
     `done ${meanAfterStart('slice.done')}; ` +
     `consumed ${at('consumed', (x) => Math.min(...x))} s, ` +
     `first slices sent ${at('slices.sent', (x) => Math.min(...x))} s, first slice ${at('slice.start', (x) => Math.min(...x))} s, ` +
-    `last slice done ${at('slice.done', (x) => Math.max(...x))} s; ${dones.length} slices, about ${busy.toFixed(1)} s of slice work`
+    `last slice done ${at('slice.done', (x) => Math.max(...x))} s; ${dones.length} slices, about ${busy.toFixed(1)} s of slice work; ` +
+    `slices sent at ${(byStage.get('slices.sent') ?? []).map((x) => ((x - t0) / 1000).toFixed(2)).join(', ')} s`
   );
 }
 

@@ -305,12 +305,29 @@ async function sendSlices(core: Core, s: FanOutStatus, slices: FollowerSlice[]):
 }
 
 /**
+ * A range too big for one cut is handed on as this many jobs, each over an equal share of its
+ * follow ids: the cutting of a big account spreads out as a tree (100,000 followers: three levels)
+ * instead of a chain of one job per SLICING_PAGE, whose every link waited for the last.
+ */
+const CUT_BRANCHES = 4;
+
+/** (after, upTo] split into up to `n` ranges of equal width in follow ids, highest first. */
+export function splitRange(after: Id, upTo: Id, n: number): FollowerSlice[] {
+  const width = upTo - after;
+  const parts = width < BigInt(n) ? 1n : BigInt(n);
+  const out: FollowerSlice[] = [];
+  for (let i = parts; i > 0n; i--)
+    out.push({ upTo: after + (width * i) / parts, after: after + (width * (i - 1n)) / parts });
+  return out;
+}
+
+/**
  * The home feeds of the author's followers in `range` (all of them when null), by follow id.
  * Up to FAN_OUT_PAGE followers are written here. A bigger range is cut instead: its first
- * SLICING_PAGE follow records into slices of FAN_OUT_PAGE, and what lies below them into one
- * more job that cuts again when it runs. So no handler reads more than one page, the first slices
- * start at once, and the cutting itself is spread over partitions and processes. Every job is
- * idempotent (a redelivered one sends its slices again; feed writes are ZADDs).
+ * SLICING_PAGE follow records into slices of FAN_OUT_PAGE, and what lies below them into
+ * CUT_BRANCHES more jobs that cut again when they run. So no handler reads more than one page, the
+ * first slices start at once, and the cutting itself is spread over partitions and processes. Every
+ * job is idempotent (a redelivered one sends the same slices again; feed writes are ZADDs).
  */
 export async function fanOutToFollowerSlice(
   core: Core,
@@ -322,11 +339,13 @@ export async function fanOutToFollowerSlice(
   if (s.visibility === 'direct') return [];
   if (range?.followerIds && range.followerIds.length > 0)
     return fanOutToFollowers(core, s, range.followerIds, authorDomain, announce);
+  const inRange = (after: Id, upTo: Id | null) => ({
+    targetAccountId: s.accountId,
+    _id: upTo !== null ? { $lte: upTo, $gt: after } : { $gt: after },
+  });
+  const floor = range?.after ?? 0n;
   const page = await collection(core.db, follows)
-    .find(
-      { targetAccountId: s.accountId, ...(range ? { _id: { $lte: range.upTo, $gt: range.after } } : {}) },
-      { projection: { _id: 1, accountId: 1 } },
-    )
+    .find(inRange(floor, range?.upTo ?? null), { projection: { _id: 1, accountId: 1 } })
     .sort({ _id: -1 })
     .limit(SLICING_PAGE + 1)
     .toArray();
@@ -338,11 +357,18 @@ export async function fanOutToFollowerSlice(
       authorDomain,
       announce,
     );
-  const floor = range?.after ?? 0n;
   const slices: FollowerSlice[] = [];
   const rest = page[SLICING_PAGE];
-  // The rest first: the next cut starts while these slices are written.
-  if (rest) slices.push({ upTo: rest._id, after: floor });
+  if (rest) {
+    // The rest first: the next cuts start while these slices are written. Split from just below
+    // its lowest follow id, not from the floor, so that the shares hold followers.
+    const [lowest] = await collection(core.db, follows)
+      .find(inRange(floor, rest._id), { projection: { _id: 1 } })
+      .sort({ _id: 1 })
+      .limit(1)
+      .toArray();
+    slices.push(...splitRange(lowest ? lowest._id - 1n : floor, rest._id, CUT_BRANCHES));
+  }
   // Each slice carries its followers, so its job reads no follow records again.
   for (let i = 0; i < Math.min(page.length, SLICING_PAGE); i += FAN_OUT_PAGE) {
     slices.push({
