@@ -85,7 +85,7 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
   // Handlers that answer asynchronously count themselves here so stop() can wait for them.
   const inFlight = { count: 0 };
   const { core } = opts;
-  const subscriptions = new Subscriptions(core.config, logger);
+  const subscriptions = new Subscriptions(core.config, logger, core.redis);
   const sockets = new Set<WebSocket<SocketData>>();
   /** How to end each open server-sent-events response (at shutdown). */
   const sse = new Set<() => void>();

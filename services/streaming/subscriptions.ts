@@ -1,8 +1,16 @@
 // One Redis subscriber connection per streaming process: a channel is subscribed while at least
-// one client listens to it and unsubscribed when the last one leaves.
+// one client listens to it and unsubscribed when the last one leaves. Meanwhile its listener key
+// (channels.ts) tells the publishers that someone listens; it is left to expire, since another
+// process may listen too.
 import type { Config } from '../core/config.ts';
 import { connectRedis, type Redis } from '../core/db/redis.ts';
-import { channelName, type StreamMessage } from '../core/streaming/channels.ts';
+import {
+  channelName,
+  LISTENER_REFRESH_MS,
+  LISTENER_TTL_SECONDS,
+  listenerKey,
+  type StreamMessage,
+} from '../core/streaming/channels.ts';
 import type { Logger } from '../core/logger.ts';
 import { traceStage, tracingStages } from '../core/streaming/latencyTrace.ts';
 
@@ -18,10 +26,21 @@ export class Subscriptions {
   private readonly logger: Logger;
   private readonly recent = new Map<string, StreamMessage>();
 
-  constructor(config: Config, logger: Logger) {
+  /** For the listener keys (a subscriber connection runs no other commands). */
+  private readonly keys: Redis;
+  private readonly refresh: NodeJS.Timeout;
+
+  constructor(config: Config, logger: Logger, keys: Redis) {
     this.config = config;
     this.logger = logger;
+    this.keys = keys;
     this.redis = connectRedis(config.redisUrl);
+    this.refresh = setInterval(() => {
+      this.markListened([...this.listeners.keys()].map((c) => this.unprefixed(c))).catch((err: unknown) =>
+        this.logger.warn({ err }, 'listener keys not refreshed'),
+      );
+    }, LISTENER_REFRESH_MS);
+    this.refresh.unref();
     this.redis.on('message', (channel: string, raw: string) => {
       const message = this.parse(raw);
       if (!message) {
@@ -40,6 +59,7 @@ export class Subscriptions {
     if (!set) {
       set = new Set();
       this.listeners.set(channel, set);
+      await this.markListened([name]);
       await this.redis.subscribe(channel);
     }
     set.add(listener);
@@ -97,11 +117,24 @@ export class Subscriptions {
     queueMicrotask(() => pending.set(id, performance.timeOrigin + performance.now()));
   }
 
+  private async markListened(names: string[]): Promise<void> {
+    if (names.length === 0) return;
+    const pipe = this.keys.pipeline();
+    for (const name of names) pipe.set(listenerKey(name), '1', 'EX', LISTENER_TTL_SECONDS);
+    await pipe.exec();
+  }
+
+  private unprefixed(channel: string): string {
+    const ns = this.config.redisNamespace;
+    return ns ? channel.slice(ns.length + 1) : channel;
+  }
+
   channelCount(): number {
     return this.listeners.size;
   }
 
   close(): void {
+    clearInterval(this.refresh);
     this.redis.disconnect();
   }
 }

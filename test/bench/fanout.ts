@@ -70,6 +70,8 @@ async function load(core: Core, n: number) {
       })),
     );
   }
+  // As following would have counted them (the fan-out sizes its first cut by the counter).
+  await collection(core.db, accounts).updateOne({ _id: star.account._id }, { $set: { followersCount: n } });
   const followerIds = Array.from({ length: n }, (_, i) => BigInt(base + i + 1));
   // Active users (a sign-up or API use marks them): the fan-out writes only their feeds.
   for (let i = 0; i < n; i += 10_000) await markActive(core, followerIds.slice(i, i + 10_000), 'ok');

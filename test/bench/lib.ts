@@ -29,7 +29,13 @@ export async function startRole(
 ): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    ['--disable-warning=TimeoutNegativeWarning', join(root, 'services/main.ts'), ...role],
+    [
+      '--disable-warning=TimeoutNegativeWarning',
+      // For a look inside, e.g. BENCH_ROLE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'.
+      ...(process.env.BENCH_ROLE_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      join(root, 'services/main.ts'),
+      ...role,
+    ],
     {
       cwd: root,
       env: {

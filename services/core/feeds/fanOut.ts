@@ -176,7 +176,10 @@ export async function fanOutStatus(
   heartbeat: () => Promise<void> = async () => {},
   announce?: Announce,
 ): Promise<FanOutResult> {
-  const author = await collection(core.db, accounts).findOne({ _id: s.accountId }, { projection: { domain: 1 } });
+  const author = await collection(core.db, accounts).findOne(
+    { _id: s.accountId },
+    { projection: { domain: 1, followersCount: 1 } },
+  );
   if (!author) return { home: [], lists: [] };
   const insert = async (recipients: Id[]) =>
     insertHome(core, s, await admitted(core, s, recipients, author.domain), announce);
@@ -192,7 +195,7 @@ export async function fanOutStatus(
   const own = author.domain === null ? insert([s.accountId]) : Promise.resolve([]);
   // Local followers: inline for an ordinary account; a big one's are cut into slices (see
   // fanOutToFollowerSlice), so several processes and partitions share the work.
-  const followers = fanOutToFollowerSlice(core, s, null, author.domain, announce);
+  const followers = fanOutToFollowerSlice(core, s, null, author.domain, announce, author.followersCount);
   const lists = fanOutToLists(core, s, author.domain).then(async (reached) => {
     await announce?.({ home: [], lists: reached });
     return reached;
@@ -321,9 +324,33 @@ export function splitRange(after: Id, upTo: Id, n: number): FollowerSlice[] {
   return out;
 }
 
+/** A big account's followers are first cut into ranges meant to hold about this many each. */
+const RANGE_FOLLOWERS = (FAN_OUT_PAGE * 4) / 5;
+
+/**
+ * The whole follow-id span of a big account's followers, cut into equal ranges, about one per
+ * RANGE_FOLLOWERS of its follower count (null: no followers). Two index reads, no follow records:
+ * every range job reads its own. Follows are not spread evenly over their ids (a burst of new
+ * followers crowds a few ranges), so a range job that finds more than a page cuts its range again.
+ * Only the number of jobs rests on the counter, not which followers they cover.
+ */
+async function followerRanges(core: Core, accountId: Id, followersCount: number): Promise<FollowerSlice[] | null> {
+  const edge = (order: 1 | -1) =>
+    collection(core.db, follows)
+      .find({ targetAccountId: accountId }, { projection: { _id: 1 } })
+      .sort({ _id: order })
+      .limit(1)
+      .toArray();
+  const [[lowest], [highest]] = await Promise.all([edge(1), edge(-1)]);
+  if (!lowest || !highest) return null;
+  return splitRange(lowest._id - 1n, highest._id, Math.ceil(followersCount / RANGE_FOLLOWERS));
+}
+
 /**
  * The home feeds of the author's followers in `range` (all of them when null), by follow id.
- * Up to FAN_OUT_PAGE followers are written here. A bigger range is cut instead: its first
+ * Up to FAN_OUT_PAGE followers are written here. The followers of an account with more than
+ * SLICING_PAGE (by its counter) are sent out at once as equal ranges of follow ids, one job each
+ * (followerRanges). A range that holds more than FAN_OUT_PAGE is cut instead: its first
  * SLICING_PAGE follow records into slices of FAN_OUT_PAGE, and what lies below them into
  * CUT_BRANCHES more jobs that cut again when they run. So no handler reads more than one page, the
  * first slices start at once, and the cutting itself is spread over partitions and processes. Every
@@ -335,10 +362,16 @@ export async function fanOutToFollowerSlice(
   range: FollowerSlice | null,
   authorDomain: string | null,
   announce?: Announce,
+  followersCount = 0,
 ): Promise<Id[]> {
   if (s.visibility === 'direct') return [];
   if (range?.followerIds && range.followerIds.length > 0)
     return fanOutToFollowers(core, s, range.followerIds, authorDomain, announce);
+  if (range === null && followersCount > SLICING_PAGE) {
+    const ranges = await followerRanges(core, s.accountId, followersCount);
+    if (ranges) await sendSlices(core, s, ranges);
+    return [];
+  }
   const inRange = (after: Id, upTo: Id | null) => ({
     targetAccountId: s.accountId,
     _id: upTo !== null ? { $lte: upTo, $gt: after } : { $gt: after },

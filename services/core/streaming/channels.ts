@@ -49,6 +49,19 @@ export async function publishToStream(
   await redis.publish(channelName(config, channel), JSON.stringify(message));
 }
 
+/**
+ * While a streaming process listens to a channel it keeps this key alive (Mastodon's
+ * `subscribed:<channel>`), so that a fan-out publishes only to the followers someone streams for:
+ * most of a big account's followers are not connected at that moment.
+ */
+export function listenerKey(channel: string): string {
+  return `stream:listening:${channel}`;
+}
+
+/** A listener key lives this long; streaming processes refresh theirs every LISTENER_REFRESH_MS. */
+export const LISTENER_TTL_SECONDS = 180;
+export const LISTENER_REFRESH_MS = 60_000;
+
 /** PUBLISH of ARGV[1] on every channel ARGV[2..]: the message crosses the wire once, not per channel. */
 const PUBLISH_MANY_SCRIPT = `
 local n = 0
@@ -56,7 +69,11 @@ for i = 2, #ARGV do n = n + redis.call('PUBLISH', ARGV[i], ARGV[1]) end
 return n
 `;
 
-/** One message on many channels: serialised once, published in one round trip (a script). */
+/**
+ * One message on many channels: serialised once, published in one round trip (a script), on those
+ * of them some streaming process listens to (one MGET of their listener keys). A single channel is
+ * published to directly: a PUBLISH to nobody costs no more than the check.
+ */
 export async function publishToStreams(
   redis: Redis,
   config: Config,
@@ -66,6 +83,11 @@ export async function publishToStreams(
   if (channels.length === 0) return;
   const raw = JSON.stringify(message);
   if (channels.length === 1) return void (await redis.publish(channelName(config, channels[0]!), raw));
+  const unique = [...new Set(channels)];
+  const listened = await redis.mget(...unique.map(listenerKey));
+  const wanted = unique.filter((_, i) => listened[i] !== null).map((c) => channelName(config, c));
+  if (wanted.length === 0) return;
+  if (wanted.length === 1) return void (await redis.publish(wanted[0]!, raw));
   // EVAL, not defineCommand: see insertIntoFeeds (core/feeds/feeds.ts).
-  await redis.eval(PUBLISH_MANY_SCRIPT, 0, raw, ...[...new Set(channels)].map((c) => channelName(config, c)));
+  await redis.eval(PUBLISH_MANY_SCRIPT, 0, raw, ...wanted);
 }

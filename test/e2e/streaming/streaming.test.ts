@@ -12,6 +12,9 @@ import { startTestApi, type TestApi } from '../../support/api.ts';
 import { createTestUser, type TestUser } from '../../support/fixtures.ts';
 import { eventually } from '../../support/core.ts';
 import { consumerTuning } from '../../support/kafka.ts';
+import { connectRedis } from '../../../services/core/db/redis.ts';
+import { channelName, listenerKey, timelineChannels } from '../../../services/core/streaming/channels.ts';
+import { feedKey } from '../../../services/core/feeds/feeds.ts';
 import { Client, live as goLive, post as postStatus, statusOf } from './wsClient.ts';
 
 let api: TestApi;
@@ -52,6 +55,33 @@ test('user stream: a followed account’s post and its deletion arrive', async (
     await client.waitFor((m) => m.event === 'delete' && m.payload === id, 'delete');
   } finally {
     client.close();
+  }
+});
+
+test('a fan-out publishes only on the channels a streaming process listens to', async () => {
+  const reader = await createTestUser(core);
+  const away = await createTestUser(core);
+  const author = await createTestUser(core);
+  for (const u of [reader, away]) await api.call('POST', `/api/v1/accounts/${author.account._id}/follow`, u.token);
+  const channel = (u: TestUser) => timelineChannels.user(u.account._id);
+  expect(await core.redis.get(listenerKey(channel(away)))).toBeNull();
+  const client = await open(`access_token=${reader.token}&stream=user`);
+  // A raw subscriber on the other follower's channel, which no streaming process marks as listened.
+  const spy = connectRedis(core.config.redisUrl);
+  const heard: string[] = [];
+  spy.on('message', (_c: string, m: string) => heard.push(m));
+  try {
+    await spy.subscribe(channelName(core.config, channel(away)));
+    await live(client, author, { status: 'warming up' });
+    expect(await core.redis.ttl(listenerKey(channel(reader)))).toBeGreaterThan(0);
+    const id = await post(author, { status: 'for those who listen' });
+    await client.waitFor((m) => m.event === 'update' && statusOf(m).id === id, 'update on the listened channel');
+    // Both feeds took it; only the listened channel carried it.
+    for (const u of [reader, away]) expect(await core.redis.zscore(feedKey('home', u.account._id), id)).not.toBeNull();
+    expect(heard.filter((m) => m.includes(id))).toEqual([]);
+  } finally {
+    client.close();
+    spy.disconnect();
   }
 });
 

@@ -280,11 +280,12 @@ test('link timeline: statuses of discoverable authors sharing a trending link; 4
   expect((await call('GET', '/api/v1/timelines/link')).status).toBe(404);
 });
 
-test('a big account’s fan-out goes out as slice jobs and reaches every follower once', async () => {
-  const star = await createTestUser(core);
-  const n = 2500;
-  const base = 900_000_000n;
-  const followers = Array.from({ length: n }, (_, i) => {
+/**
+ * `followIds.length` local, active followers of `star`, each following with that follow id, and
+ * the star's follower counter set as following would have set it.
+ */
+async function fans(star: TestUser, base: bigint, followIds: bigint[]) {
+  const followers = followIds.map((_, i) => {
     const username = `fan${base + BigInt(i)}`;
     return {
       ...star.account,
@@ -298,7 +299,7 @@ test('a big account’s fan-out goes out as slice jobs and reaches every followe
   await collection(core.db, accounts).insertMany(followers);
   await collection(core.db, follows).insertMany(
     followers.map((f, i) => ({
-      _id: base + BigInt(i),
+      _id: followIds[i]!,
       accountId: f._id,
       targetAccountId: star.account._id,
       showReblogs: true,
@@ -308,21 +309,71 @@ test('a big account’s fan-out goes out as slice jobs and reaches every followe
       createdAt: new Date(),
     })),
   );
+  await collection(core.db, accounts).updateOne(
+    { _id: star.account._id },
+    { $set: { followersCount: followers.length } },
+  );
   await markActive(
     core,
     followers.map((f) => f._id),
     'ok',
   );
-  const id = await post(star, { status: 'to all my fans' });
+  return followers;
+}
+
+/** Posts, then waits until every follower's home feed holds the status exactly once. */
+async function postToAll(star: TestUser, followers: { _id: bigint }[], text: string): Promise<string> {
+  const id = await post(star, { status: text });
   await eventually(
     async () => {
-      const held = await Promise.all(followers.map((f) => core.redis.zscore(feedKey('home', f._id), id)));
-      return held.every((score) => score !== null);
+      const pipe = core.redis.pipeline();
+      for (const f of followers) pipe.zscore(feedKey('home', f._id), id);
+      return ((await pipe.exec()) ?? []).every(([, score]) => score !== null);
     },
     60_000,
     'every follower feed holds the status',
   );
-  const jobs = api.published.filter((e) => e.type === 'FanOutBatchRequested' && e.payload.statusId === id);
-  expect(jobs).toHaveLength(3);
-  expect(await core.redis.zcard(feedKey('home', followers[0]!._id))).toBe(1);
+  const pipe = core.redis.pipeline();
+  for (const f of followers) pipe.zcard(feedKey('home', f._id));
+  for (const [, count] of (await pipe.exec()) ?? []) expect(count).toBe(1);
+  return id;
+}
+
+/** The followers each FanOutBatchRequested job of the status carried (none: a range to read). */
+const fanOutJobs = (statusId: string): string[][] =>
+  api.published
+    .filter((e) => e.type === 'FanOutBatchRequested' && e.payload.statusId === statusId)
+    .map((e) => (e.payload as { followerIds: string[] }).followerIds);
+
+test('a big account’s fan-out goes out as slice jobs and reaches every follower once', async () => {
+  const star = await createTestUser(core);
+  const base = 900_000_000n;
+  const followers = await fans(
+    star,
+    base,
+    Array.from({ length: 2500 }, (_, i) => base + BigInt(i)),
+  );
+  const id = await postToAll(star, followers, 'to all my fans');
+  // 2,500 followers: read at once, cut into three slices that carry their followers.
+  const jobs = fanOutJobs(id);
+  expect(jobs.map((j) => j.length).sort((a, b) => a - b)).toEqual([500, 1000, 1000]);
+});
+
+test('a very big account’s followers go out as ranges; a crowded range is cut again', async () => {
+  const star = await createTestUser(core);
+  const base = 70_000_000_000n;
+  // 10,000 follows with consecutive ids (a burst of followers) and 600 spread over a wide span:
+  // the ranges cut by the counter put the burst into one range, which must cut itself again.
+  const followIds = [
+    ...Array.from({ length: 600 }, (_, i) => base + BigInt(i) * 1_000_000n),
+    ...Array.from({ length: 10_000 }, (_, i) => base + 700_000_000n + BigInt(i)),
+  ];
+  const followers = await fans(star, base, followIds);
+  const id = await postToAll(star, followers, 'to a crowd');
+  const jobs = fanOutJobs(id);
+  const ranges = jobs.filter((j) => j.length === 0);
+  const cut = jobs.filter((j) => j.length > 0);
+  expect(ranges.length).toBeGreaterThanOrEqual(Math.ceil(followers.length / 800));
+  // The crowded range: its first 10,000 follow records as slices that carry their followers.
+  expect(cut.map((j) => j.length)).toEqual(Array(10).fill(1000));
 });
