@@ -23,6 +23,7 @@ import { Connection, type Viewer } from './connections.ts';
 import { resolveStream, scopesFor, StreamError } from './streams.ts';
 import { scopesAllow } from '../core/auth/scopes.ts';
 import { Subscriptions } from './subscriptions.ts';
+import { recordActivity } from '../core/feeds/activity.ts';
 import { EMPTY_FILTER, loadViewerFilters } from './viewerFilters.ts';
 
 /** Server-sent events: a comment this often keeps idle proxies from cutting the connection. */
@@ -300,6 +301,13 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
             } else if (data.connection) live.push(data.connection);
           }
           live.push(...sseConnections);
+          // Streaming is using the server as much as an API call is: the user stays fed (hourly
+          // per process, as the API does). Not awaited: a failed refresh is tried next sweep.
+          for (const c of live)
+            if (c.viewer?.user)
+              recordActivity(core, c.viewer.user).catch((err: unknown) =>
+                logger.warn({ err }, 'activity not recorded'),
+              );
           // One batch of queries for every connected viewer's blocks, mutes, languages and filters.
           const accountIds = live.map((c) => c.viewer?.account?._id).filter((id): id is bigint => id !== undefined);
           const loaded = await loadViewerFilters(core, accountIds);

@@ -17,7 +17,16 @@ import { feedKey } from '../../services/core/feeds/feeds.ts';
 import { postStatus } from '../../services/core/statuses/postStatus.ts';
 import { createTestUser } from '../support/fixtures.ts';
 import { accountDoc } from './dataSet.ts';
-import { freePort, onTraceLines, printTable, printTargets, startRole, type Target } from './lib.ts';
+import {
+  cpuAccount,
+  freePort,
+  onTraceLines,
+  pidsMatching,
+  printTable,
+  printTargets,
+  startRole,
+  type Target,
+} from './lib.ts';
 import { markActive } from '../../services/core/feeds/activity.ts';
 
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -89,25 +98,20 @@ return out
 `;
 
 /**
- * Of `ids`, the followers whose feed may not hold the status yet: checked POLL_BATCH at a time, and
- * a poll stops at the first batch that still misses some (the rest stays unchecked). Every id is
+ * Of the feeds `keys`, those that may not hold the status yet: checked POLL_BATCH at a time, and
+ * a poll stops at the first batch that still misses some (the rest stays unchecked). Every feed is
  * seen holding it before the list empties, but a poll costs little (checking all 100,000 feeds
  * ten times a second took more CPU, here and in Redis, than the fan-out it measured). Callers pass
- * the followers newest follow first, the order the fan-out's slices go in, so that by the end
+ * the feeds newest follow first, the order the fan-out's ranges go in, so that by the end
  * little is left to check. One script call per batch: a pipeline of 2,000 ZSCOREs cost the benchmark
  * more CPU than the fan-out process it watched.
  */
-async function stillMissing(core: Core, ids: bigint[], statusId: bigint): Promise<bigint[]> {
-  for (let i = 0; i < ids.length; i += POLL_BATCH) {
-    const batch = ids.slice(i, i + POLL_BATCH);
-    const absent = (await core.redis.eval(
-      MISSING_SCRIPT,
-      batch.length,
-      ...batch.map((id) => feedKey('home', id)),
-      String(statusId),
-    )) as number[];
+async function stillMissing(core: Core, keys: string[], statusId: bigint): Promise<string[]> {
+  for (let i = 0; i < keys.length; i += POLL_BATCH) {
+    const batch = keys.slice(i, i + POLL_BATCH);
+    const absent = (await core.redis.eval(MISSING_SCRIPT, batch.length, ...batch, String(statusId))) as number[];
     const missing = absent.map((k) => batch[k - 1]!);
-    if (missing.length > 0) return [...missing, ...ids.slice(i + POLL_BATCH)];
+    if (missing.length > 0) return [...missing, ...keys.slice(i + POLL_BATCH)];
   }
   return [];
 }
@@ -173,13 +177,22 @@ async function round(core: Core, config: Config, data: Loaded, processes: number
     }
     // The measured fan-out starts from idle: the warm-up's slices must all be done first (they
     // would otherwise queue ahead of it on the same partitions).
-    const inSliceOrder = [...followerIds].reverse(); // newest follows first (follow id = account id)
+    // Newest follows first (follow id = account id); the keys made once, not per poll.
+    const inSliceOrder = [...followerIds].reverse().map((id) => feedKey('home', id));
     let warmMissing = inSliceOrder;
     while ((warmMissing = await stillMissing(core, warmMissing, warm._id)).length > 0) {
       if (Date.now() > deadline) throw new Error('the warm-up fan-out never finished');
       await new Promise((r) => setTimeout(r, 200));
     }
     await new Promise((r) => setTimeout(r, 500)); // and its last announcements
+    const cpu = cpuAccount({
+      'fan-out': children.map((c) => c.pid!),
+      Redis: [Number(/process_id:(\d+)/.exec(await core.redis.info('server'))?.[1])],
+      'MongoDB-wire': await pidsMatching('EmbeddedMongoServer'),
+      Kafka: await pidsMatching('kafka.Kafka'),
+      benchmark: [process.pid],
+    });
+    await cpu.start();
     const status = await postStatus(core, star.account, { text: `to ${followerIds.length} followers` });
     const t0 = Date.now();
     const t0Epoch = performance.timeOrigin + performance.now();
@@ -189,8 +202,10 @@ async function round(core: Core, config: Config, data: Loaded, processes: number
       await new Promise((r) => setTimeout(r, 100));
     }
     const seconds = (Date.now() - t0) / 1000;
+    const used = await cpu.stop();
     await new Promise((r) => setTimeout(r, 200)); // the last trace lines
     console.log(`    ${stageSummary(String(status._id), t0Epoch)}`);
+    console.log(`    cpu: ${used}`);
     return seconds;
   } finally {
     // SIGTERM: the consumers leave their group, so the next round's join without waiting it out.

@@ -1,6 +1,7 @@
 // Shared by the benchmarks: timing, percentiles, the result table and the target lines, and the
 // server processes a benchmark runs.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Config } from '../../services/core/config.ts';
@@ -151,4 +152,81 @@ export function random(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** CPU seconds of a process so far (Linux /proc; 10 ms resolution), 0 if it is gone. */
+async function processCpuSeconds(pid: number): Promise<number> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** Busy and total CPU seconds of the whole machine so far (all cores, /proc/stat). */
+async function machineCpuSeconds(): Promise<{ busy: number; total: number }> {
+  const [user, nice, system, idle, iowait, ...rest] = (await readFile('/proc/stat', 'utf8'))
+    .split('\n')[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  const total = [user, nice, system, idle, iowait, ...rest.slice(0, 3)].reduce((a, b) => a! + b!, 0)!;
+  return { busy: (total - idle! - iowait!) / 100, total: total / 100 };
+}
+
+/**
+ * Where the machine's CPU went between `start()` and `stop()`: CPU seconds of each named group of
+ * processes, the rest of the machine, and how many cores were busy on average. For saying what
+ * limits a benchmark, not for targets (10 ms resolution).
+ */
+export function cpuAccount(groups: Record<string, number[]>) {
+  const read = async () => ({
+    machine: await machineCpuSeconds(),
+    groups: Object.fromEntries(
+      await Promise.all(
+        Object.entries(groups).map(
+          async ([name, pids]) =>
+            [name, (await Promise.all(pids.map(processCpuSeconds))).reduce((a, b) => a + b, 0)] as const,
+        ),
+      ),
+    ),
+    at: performance.now(),
+  });
+  let before: Awaited<ReturnType<typeof read>> | null = null;
+  return {
+    async start() {
+      before = await read();
+    },
+    /** e.g. "1.7 of 2 cores busy: fan-out 0.91 CPU-s, Redis 0.80, rest 0.42". */
+    async stop(): Promise<string> {
+      const after = await read();
+      const b = before!;
+      const seconds = (after.at - b.at) / 1000;
+      const busy = after.machine.busy - b.machine.busy;
+      const cores = (after.machine.total - b.machine.total) / seconds;
+      const parts = Object.keys(groups).map((name) => {
+        const used = after.groups[name]! - b.groups[name]!;
+        return `${name} ${used.toFixed(2)}`;
+      });
+      const named = Object.keys(groups).reduce((sum, n) => sum + after.groups[n]! - b.groups[n]!, 0);
+      return (
+        `${(busy / seconds).toFixed(1)} of ${cores.toFixed(0)} cores busy; CPU-s: ${parts.join(', ')}, ` +
+        `rest of the machine ${(busy - named).toFixed(2)}`
+      );
+    },
+  };
+}
+
+/** Processes whose command line contains `text` (Linux /proc), e.g. the local Kafka broker. */
+export async function pidsMatching(text: string): Promise<number[]> {
+  const out: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    const cmdline = await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes(text)) out.push(Number(entry));
+  }
+  return out;
 }

@@ -15,6 +15,7 @@ import { consumerTuning } from '../../support/kafka.ts';
 import { connectRedis } from '../../../services/core/db/redis.ts';
 import { channelName, listenerKey, timelineChannels } from '../../../services/core/streaming/channels.ts';
 import { feedKey } from '../../../services/core/feeds/feeds.ts';
+import { activeKey, forgetActivityRefreshes } from '../../../services/core/feeds/activity.ts';
 import { Client, live as goLive, post as postStatus, statusOf } from './wsClient.ts';
 
 let api: TestApi;
@@ -82,6 +83,22 @@ test('a fan-out publishes only on the channels a streaming process listens to', 
   } finally {
     client.close();
     spy.disconnect();
+  }
+});
+
+test('a user who only streams stays active: the sweep refreshes the activity marker', async () => {
+  const reader = await createTestUser(core);
+  await core.redis.del(activeKey(reader.account._id));
+  forgetActivityRefreshes();
+  const client = await open(`access_token=${reader.token}&stream=user`);
+  try {
+    await eventually(
+      async () => (await core.redis.get(activeKey(reader.account._id))) !== null,
+      10_000,
+      'the marker is set again by the streaming sweep',
+    );
+  } finally {
+    client.close();
   }
 });
 
