@@ -247,6 +247,21 @@ async function fanOutToLists(core: Core, s: FanOutStatus, authorDomain: string |
   return reached;
 }
 
+/** The accounts that follow one of these hashtags (normalized names). */
+export async function tagFollowerIds(core: Core, tagNames: string[]): Promise<Id[]> {
+  if (tagNames.length === 0) return [];
+  const tagIds = (
+    await collection(core.db, tags)
+      .find({ nameNormalized: { $in: tagNames } }, { projection: { _id: 1 } })
+      .toArray()
+  ).map((t) => t._id);
+  if (tagIds.length === 0) return [];
+  const followed = await collection(core.db, tagFollows)
+    .find({ tagId: { $in: tagIds } }, { projection: { accountId: 1 } })
+    .toArray();
+  return [...new Set(followed.map((f) => f.accountId))];
+}
+
 async function fanOutToTagFollowers(
   core: Core,
   s: FanOutStatus,
@@ -254,22 +269,8 @@ async function fanOutToTagFollowers(
   done: Set<bigint>,
   announce?: Announce,
 ): Promise<Id[]> {
-  if (s.tagNames.length === 0) return [];
-  const tagIds = (
-    await collection(core.db, tags)
-      .find({ nameNormalized: { $in: s.tagNames } }, { projection: { _id: 1 } })
-      .toArray()
-  ).map((t) => t._id);
-  if (tagIds.length === 0) return [];
-  const followers = [
-    ...new Set(
-      (
-        await collection(core.db, tagFollows)
-          .find({ tagId: { $in: tagIds } })
-          .toArray()
-      ).map((f) => f.accountId),
-    ),
-  ];
+  const followers = await tagFollowerIds(core, s.tagNames);
+  if (followers.length === 0) return [];
   const tagged = { ...s, inReplyToAccountId: null };
   const recipients = followers.filter((id) => !done.has(id));
   return insertHome(core, tagged, await admitted(core, tagged, recipients, authorDomain), announce);

@@ -118,6 +118,37 @@ export async function addToFeed(redis: Redis, key: string, statusId: Id, reblogO
   return (await insertIntoFeeds(redis, [key], statusId, { reblogOf })).length === 1;
 }
 
+/**
+ * Takes a status out of many feeds in one call (KEYS), and the status it reblogs (ARGV[2], '' for
+ * none) out of their `<feed>:reblogs`. Returns the 1-based positions of the feeds that held it.
+ */
+const REMOVE_SCRIPT = `
+local removed = {}
+for i, key in ipairs(KEYS) do
+  if redis.call('ZREM', key, ARGV[1]) == 1 then removed[#removed + 1] = i end
+  if ARGV[2] ~= '' then redis.call('ZREM', key .. ':reblogs', ARGV[2]) end
+end
+return removed
+`;
+
+/** Removes a status (or reblog) from feeds; the indexes of `keys` that held it. */
+export async function removeFromFeeds(
+  redis: Redis,
+  keys: string[],
+  statusId: Id,
+  reblogOf: Id | null = null,
+): Promise<number[]> {
+  if (keys.length === 0) return [];
+  const removed = (await redis.eval(
+    REMOVE_SCRIPT,
+    keys.length,
+    ...keys,
+    String(statusId),
+    reblogOf !== null ? String(reblogOf) : '',
+  )) as number[];
+  return removed.map((i) => i - 1);
+}
+
 export async function removeFromFeed(redis: Redis, key: string, statusIds: Id[], reblogOf: Id[] = []): Promise<void> {
   if (statusIds.length > 0) await redis.zrem(key, ...statusIds.map(String));
   if (reblogOf.length > 0) await redis.zrem(reblogsKey(key), ...reblogOf.map(String));

@@ -9,7 +9,18 @@ import { follows } from '../model/follows.ts';
 import { listMembers, lists } from '../model/lists.ts';
 import { statuses, type Visibility } from '../model/statuses.ts';
 import { hiddenFrom } from '../graph/collections.ts';
-import { addToFeed, feedExists, feedIds, feedKey, feedPage, FEED_MAX_ITEMS, removeFromFeed } from './feeds.ts';
+import {
+  addToFeed,
+  feedExists,
+  feedIds,
+  feedKey,
+  feedPage,
+  FEED_MAX_ITEMS,
+  removeFromFeed,
+  removeFromFeeds,
+  type FeedKind,
+} from './feeds.ts';
+import { FAN_OUT_PAGE, tagFollowerIds } from './fanOut.ts';
 import { activeKey, markActive } from './activity.ts';
 
 /** Statuses merged from one account into a feed when following it (Mastodon: up to 40... per account). */
@@ -66,8 +77,10 @@ export async function unmergeFromFeed(core: Core, key: string, authorId: Id): Pr
 }
 
 /**
- * A deleted status (or reblog) leaves the feeds it went to: its author's, local followers', lists'.
- * Returns those feeds' owners and lists (the streams that hear of the deletion).
+ * A deleted status (or reblog) leaves the feeds it went to: its author's, the mentioned accounts',
+ * local followers', followers of its hashtags', lists'. A page of FAN_OUT_PAGE feeds per Redis
+ * call. Returns the owners and lists whose feed held it (their streams hear of the deletion, as
+ * Mastodon's FeedManager#unpush_from_home tells only those).
  */
 export async function removeStatusFromFeeds(
   core: Core,
@@ -75,9 +88,21 @@ export async function removeStatusFromFeeds(
   authorId: Id,
   reblogOf: Id | null,
 ): Promise<{ home: Id[]; lists: Id[] }> {
-  const drop = (key: string) => removeFromFeed(core.redis, key, [statusId], reblogOf !== null ? [reblogOf] : []);
-  const home: Id[] = [authorId];
-  await drop(feedKey('home', authorId));
+  const drop = async (kind: FeedKind, owners: Id[]): Promise<Id[]> => {
+    const held = await removeFromFeeds(
+      core.redis,
+      owners.map((o) => feedKey(kind, o)),
+      statusId,
+      reblogOf,
+    );
+    return held.map((i) => owners[i]!);
+  };
+  // What the status reached besides followers (kept on the soft-deleted document).
+  const doc = await collection(core.db, statuses).findOne(
+    { _id: statusId },
+    { projection: { mentionedAccountIds: 1, tagNames: 1 } },
+  );
+  const home = await drop('home', [authorId, ...(doc?.mentionedAccountIds ?? [])]);
   let after: Id | null = null;
   for (;;) {
     const page = await collection(core.db, follows)
@@ -86,20 +111,23 @@ export async function removeStatusFromFeeds(
         { projection: { accountId: 1 } },
       )
       .sort({ _id: -1 })
-      .limit(1000)
+      .limit(FAN_OUT_PAGE)
       .toArray();
-    for (const f of page) {
-      await drop(feedKey('home', f.accountId));
-      home.push(f.accountId);
-    }
-    if (page.length < 1000) break;
+    home.push(
+      ...(await drop(
+        'home',
+        page.map((f) => f.accountId),
+      )),
+    );
+    if (page.length < FAN_OUT_PAGE) break;
     after = page[page.length - 1]!._id;
   }
-  const lists: Id[] = [];
-  for (const m of await collection(core.db, listMembers).find({ accountId: authorId }).toArray()) {
-    await drop(feedKey('list', m.listId));
-    lists.push(m.listId);
-  }
+  if (doc && doc.tagNames.length > 0) home.push(...(await drop('home', await tagFollowerIds(core, doc.tagNames))));
+  const memberships = await collection(core.db, listMembers).find({ accountId: authorId }).toArray();
+  const lists = await drop(
+    'list',
+    memberships.map((m) => m.listId),
+  );
   return { home, lists };
 }
 

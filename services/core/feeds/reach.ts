@@ -8,10 +8,8 @@ import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { follows } from '../model/follows.ts';
 import { listMembers } from '../model/lists.ts';
-import { tags } from '../model/tags.ts';
-import { tagFollows } from '../model/tagFollows.ts';
 import { feedKey } from './feeds.ts';
-import { FAN_OUT_PAGE, type FanOutResult } from './fanOut.ts';
+import { FAN_OUT_PAGE, tagFollowerIds, type FanOutResult } from './fanOut.ts';
 
 async function holding(core: Core, kind: 'home' | 'list', owners: Id[], statusId: Id): Promise<Id[]> {
   if (owners.length === 0) return [];
@@ -47,17 +45,7 @@ export async function feedsHolding(
     if (page.length < FAN_OUT_PAGE) break;
     cursor = page[page.length - 1]!._id;
   }
-  if (s.tagNames.length > 0) {
-    const tagDocs = await collection(core.db, tags)
-      .find({ nameNormalized: { $in: s.tagNames } }, { projection: { _id: 1 } })
-      .toArray();
-    if (tagDocs.length > 0) {
-      const followers = await collection(core.db, tagFollows)
-        .find({ tagId: { $in: tagDocs.map((t) => t._id) } }, { projection: { accountId: 1 } })
-        .toArray();
-      await check(followers.map((f) => f.accountId));
-    }
-  }
+  await check(await tagFollowerIds(core, s.tagNames));
   const memberships = await collection(core.db, listMembers)
     .find({ accountId: s.accountId }, { projection: { listId: 1 } })
     .toArray();

@@ -104,6 +104,15 @@ test('the home feed gets what Mastodon would insert, and nothing else', async ()
   await call('POST', `/api/v1/accounts/${author.account._id}/unfollow`, noReblogs!.token);
   await eventually(async () => !(await home(follower!)).includes(hello), 20_000, 'deleted status gone');
   await eventually(async () => (await home(noReblogs!)).length === 0, 20_000, 'unfollowed author gone');
+  // The feed itself, not only what the timeline shows: a deleted direct message leaves the
+  // mentioned account's feed too.
+  await call('DELETE', `/api/v1/statuses/${direct}`, author.token);
+  await eventually(
+    async () => (await core.redis.zscore(feedKey('home', mentioned!.account._id), direct)) === null,
+    20_000,
+    'deleted direct message gone from the feed of the account it mentions',
+  );
+  expect(await core.redis.zscore(feedKey('home', follower!.account._id), hello)).toBeNull();
 });
 
 test('a new follow merges the followed account’s recent statuses; a missing feed is rebuilt on read', async () => {
@@ -207,6 +216,16 @@ test('exclusive lists keep members out of the home feed; followed hashtags bring
   );
   expect(await home(owner)).toEqual([tagged]);
   expect((await call('GET', `/api/v1/timelines/list/${list.id}`, member.token)).status).toBe(404);
+  // Deleted, they leave the feeds they reached through the hashtag and the list.
+  await call('DELETE', `/api/v1/statuses/${tagged}`, tagger.token);
+  await call('DELETE', `/api/v1/statuses/${memberPost}`, member.token);
+  await eventually(
+    async () =>
+      (await core.redis.zscore(feedKey('home', owner.account._id), tagged)) === null &&
+      (await core.redis.zscore(feedKey('list', list.id), memberPost)) === null,
+    20_000,
+    'deleted statuses gone from the hashtag follower’s feed and the list feed',
+  );
 });
 
 test('public and hashtag timelines, logged out, with local/only_media and any/all/none', async () => {
