@@ -28,6 +28,7 @@ import {
   type Target,
 } from './lib.ts';
 import { markActive } from '../../services/core/feeds/activity.ts';
+import { epochMs } from '../../services/core/streaming/latencyTrace.ts';
 
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const sizes = (option('followers') ?? '10000,100000').split(',').map(Number);
@@ -118,13 +119,21 @@ async function stillMissing(core: Core, keys: string[], statusId: bigint): Promi
 
 /** `trace` lines (TRACE_STAGES) of the fan-out processes: every time of every stage, per status id. */
 const traces = new Map<string, Map<string, number[]>>();
+/** When the last trace line of each status arrived here (epoch ms). */
+const lastTraceArrival = new Map<string, number>();
 function readTraces(child: ChildProcess): void {
   onTraceLines(child, ({ id, stage, at }) => {
     let byStage = traces.get(id);
     if (!byStage) traces.set(id, (byStage = new Map()));
-    byStage.set(stage, [...(byStage.get(stage) ?? []), at]);
+    let times = byStage.get(stage);
+    if (!times) byStage.set(stage, (times = []));
+    times.push(at);
+    lastTraceArrival.set(id, epochMs());
   });
 }
+
+/** A fan-out whose processes have written no trace line for this long may be done: check it. */
+const QUIET_MS = 300;
 
 /** Where the time of one fan-out went, from its trace lines: seconds after `t0` (epoch ms). */
 function stageSummary(id: string, t0: number): string {
@@ -194,17 +203,27 @@ async function round(core: Core, config: Config, data: Loaded, processes: number
     });
     await cpu.start();
     const status = await postStatus(core, star.account, { text: `to ${followerIds.length} followers` });
-    const t0 = Date.now();
-    const t0Epoch = performance.timeOrigin + performance.now();
-    let missing = inSliceOrder;
-    while ((missing = await stillMissing(core, missing, status._id)).length > 0) {
-      if (Date.now() - t0 > 300_000) throw new Error('fan-out did not finish in 300 s');
+    const t0 = epochMs();
+    const id = String(status._id);
+    // The time is that of the last feed write, as its fan-out process traced it when Redis had
+    // answered the write ('fanout.written'); it counts once every feed is read and found holding
+    // the status. Polling 100,000 feeds during the fan-out would time the benchmark's own reads
+    // too: they cost Redis about a third of what the fan-out's writes do.
+    let checkedAt: number;
+    let used = '';
+    for (;;) {
       await new Promise((r) => setTimeout(r, 100));
+      if (epochMs() - t0 > 300_000) throw new Error('fan-out did not finish in 300 s');
+      if (!traces.get(id)?.get('fanout.written') || epochMs() - (lastTraceArrival.get(id) ?? 0) < QUIET_MS) continue;
+      used ||= await cpu.stop((Math.max(...traces.get(id)!.get('fanout.written')!) - t0) / 1000);
+      if ((await stillMissing(core, inSliceOrder, status._id)).length === 0) {
+        checkedAt = epochMs();
+        break;
+      }
     }
-    const seconds = (Date.now() - t0) / 1000;
-    const used = await cpu.stop();
-    await new Promise((r) => setTimeout(r, 200)); // the last trace lines
-    console.log(`    ${stageSummary(String(status._id), t0Epoch)}`);
+    const seconds = (Math.max(...traces.get(id)!.get('fanout.written')!) - t0) / 1000;
+    console.log(`    ${stageSummary(id, t0)}`);
+    console.log(`    every feed read and found holding it ${((checkedAt - t0) / 1000).toFixed(2)} s after the post`);
     console.log(`    cpu: ${used}`);
     return seconds;
   } finally {

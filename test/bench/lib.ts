@@ -200,13 +200,16 @@ export function cpuAccount(groups: Record<string, number[]>) {
     async start() {
       before = await read();
     },
-    /** e.g. "1.7 of 2 cores busy: fan-out 0.91 CPU-s, Redis 0.80, rest 0.42". */
-    async stop(): Promise<string> {
+    /**
+     * e.g. "1.7 of 2 cores busy; CPU-s: fan-out 0.91, Redis 0.80, rest of the machine 0.42". Cores
+     * busy are counted over `activeSeconds` when given (the measured part of the window).
+     */
+    async stop(activeSeconds?: number): Promise<string> {
       const after = await read();
       const b = before!;
-      const seconds = (after.at - b.at) / 1000;
+      const seconds = activeSeconds ?? (after.at - b.at) / 1000;
       const busy = after.machine.busy - b.machine.busy;
-      const cores = (after.machine.total - b.machine.total) / seconds;
+      const cores = (after.machine.total - b.machine.total) / ((after.at - b.at) / 1000);
       const parts = Object.keys(groups).map((name) => {
         const used = after.groups[name]! - b.groups[name]!;
         return `${name} ${used.toFixed(2)}`;

@@ -8,7 +8,15 @@ export function epochMs(): number {
   return performance.timeOrigin + performance.now();
 }
 
+let pending = '';
+
+/** Lines of one turn of the event loop go out in one write: a write per line cost the traced process more than the stages it timed. */
 export function traceStage(id: string | bigint, stage: string, at: number = epochMs()): void {
   if (!tracingStages) return;
-  process.stdout.write(`trace ${JSON.stringify({ id: String(id), stage, at })}\n`);
+  if (pending === '')
+    setImmediate(() => {
+      process.stdout.write(pending);
+      pending = '';
+    });
+  pending += `trace ${JSON.stringify({ id: String(id), stage, at })}\n`;
 }
