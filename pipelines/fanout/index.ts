@@ -19,7 +19,9 @@ import {
   mergeIntoFeed,
   mergeIntoHomeFeed,
   removeStatusFromFeeds,
+  unmergeDomainFromOwnedFeeds,
   unmergeFromFeed,
+  unmergeFromOwnedFeeds,
 } from '../../services/core/feeds/maintenance.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 import { broadcastDelete, broadcastUpdate, renderUpdate, type RenderedUpdate } from './broadcast.ts';
@@ -37,6 +39,7 @@ const TYPES = [
   'FollowDeleted',
   'BlockCreated',
   'MuteCreated',
+  'DomainBlockCreated',
   'ListMembersChanged',
   'ListDeleted',
   'FanOutBatchRequested',
@@ -176,7 +179,10 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
         case 'BlockCreated':
         case 'MuteCreated':
           if (event.payload.accountDomain !== null) return;
-          return unmergeFromFeed(core, feedKey('home', id(event.payload.accountId)), id(event.payload.targetAccountId));
+          return unmergeFromOwnedFeeds(core, id(event.payload.accountId), id(event.payload.targetAccountId));
+        case 'DomainBlockCreated':
+          // Only local accounts block domains for themselves (the event has no remote author).
+          return unmergeDomainFromOwnedFeeds(core, id(event.payload.accountId), event.payload.domain);
         case 'ListMembersChanged': {
           const key = feedKey('list', event.payload.listId);
           for (const member of event.payload.accountIds) {

@@ -116,10 +116,20 @@ async function admitted(core: Core, s: FanOutStatus, recipients: Id[], authorDom
     const byAbout = remembered(core, `${s.statusId}:${name}`, () => query(about, BY_TARGET_LIMIT + 1));
     return relatedAmong(query, byAbout, about, recipients);
   };
+  // A reblog is also kept from those who block the reblogged author's domain (Mastodon's filter_from_home?).
+  const reblogged =
+    s.reblogOfAccountId === null
+      ? null
+      : await remembered(core, `${s.statusId}:rebloggedDomain`, () =>
+          collection(core.db, accounts).findOne({ _id: s.reblogOfAccountId! }, { projection: { domain: 1 } }),
+        );
+  const domains = [...new Set([authorDomain, reblogged?.domain ?? null])].filter((d): d is string => d !== null);
   const [blocking, muting, domainBlocked, replyFollowers, noReblogs] = await Promise.all([
     among('blocking', blocks, { targetAccountId: { $in: authors } }),
     among('muting', mutes, { targetAccountId: { $in: authors } }),
-    authorDomain ? among('domainBlocked', accountDomainBlocks, { domain: authorDomain }) : Promise.resolve([]),
+    domains.length > 0
+      ? among('domainBlocked', accountDomainBlocks, { domain: { $in: domains } })
+      : Promise.resolve([]),
     s.inReplyToAccountId !== null && s.inReplyToAccountId !== s.accountId
       ? among('replyFollowers', follows, { targetAccountId: s.inReplyToAccountId })
       : Promise.resolve(null),

@@ -6,6 +6,7 @@ import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { follows } from '../model/follows.ts';
+import { accounts } from '../model/accounts.ts';
 import { listMembers, lists } from '../model/lists.ts';
 import { statuses, type Visibility } from '../model/statuses.ts';
 import { hiddenFrom } from '../graph/collections.ts';
@@ -58,22 +59,69 @@ export async function mergeIntoFeed(core: Core, key: string, authorId: Id): Prom
   }
 }
 
-/** Takes every status by (or reblogging a status by) `authorId` out of the feed. */
-export async function unmergeFromFeed(core: Core, key: string, authorId: Id): Promise<void> {
+type FeedStatus = { _id: Id; accountId: Id; reblogOfId: Id | null; reblogOfAccountId: Id | null };
+
+/** Takes the statuses of the feed that `unwanted` picks out of it (and their reblog records). */
+async function unmergeWhere(
+  core: Core,
+  key: string,
+  filter: Record<string, unknown>,
+  unwanted: (inFeed: FeedStatus[]) => Promise<FeedStatus[]> | FeedStatus[] = (all) => all,
+): Promise<void> {
   const ids = await feedIds(core.redis, key);
   if (ids.length === 0) return;
-  const theirs = await collection(core.db, statuses)
+  const inFeed = await collection(core.db, statuses)
     .find(
-      { _id: { $in: ids }, $or: [{ accountId: authorId }, { reblogOfAccountId: authorId }] },
-      { projection: { _id: 1, reblogOfId: 1 } },
+      { _id: { $in: ids }, ...filter },
+      { projection: { _id: 1, accountId: 1, reblogOfId: 1, reblogOfAccountId: 1 } },
     )
     .toArray();
+  const theirs = await unwanted(inFeed);
   await removeFromFeed(
     core.redis,
     key,
     theirs.map((s) => s._id),
     theirs.map((s) => s.reblogOfId).filter((id): id is Id => id !== null),
   );
+}
+
+/** Takes every status by (or reblogging a status by) `authorId` out of the feed. */
+export async function unmergeFromFeed(core: Core, key: string, authorId: Id): Promise<void> {
+  await unmergeWhere(core, key, { $or: [{ accountId: authorId }, { reblogOfAccountId: authorId }] });
+}
+
+/** An account's home feed and its lists' feeds. */
+async function ownedFeeds(core: Core, accountId: Id): Promise<string[]> {
+  const owned = await collection(core.db, lists)
+    .find({ accountId }, { projection: { _id: 1 } })
+    .toArray();
+  return [feedKey('home', accountId), ...owned.map((l) => feedKey('list', l._id))];
+}
+
+/**
+ * After a block or mute: the other account's statuses (and reblogs of them) leave the home feed and
+ * the lists' feeds (Mastodon's FeedManager#clear_from_home and #clear_from_lists).
+ */
+export async function unmergeFromOwnedFeeds(core: Core, accountId: Id, authorId: Id): Promise<void> {
+  for (const key of await ownedFeeds(core, accountId)) await unmergeFromFeed(core, key, authorId);
+}
+
+/** After a domain block: statuses by that domain's accounts, or reblogs of them, leave those feeds. */
+export async function unmergeDomainFromOwnedFeeds(core: Core, accountId: Id, domain: string): Promise<void> {
+  for (const key of await ownedFeeds(core, accountId))
+    await unmergeWhere(core, key, {}, async (inFeed) => {
+      const authors = [...new Set(inFeed.flatMap((s) => [s.accountId, s.reblogOfAccountId ?? s.accountId]))];
+      const onDomain = new Set(
+        (
+          await collection(core.db, accounts)
+            .find({ _id: { $in: authors }, domain }, { projection: { _id: 1 } })
+            .toArray()
+        ).map((a) => a._id),
+      );
+      return inFeed.filter(
+        (s) => onDomain.has(s.accountId) || (s.reblogOfAccountId !== null && onDomain.has(s.reblogOfAccountId)),
+      );
+    });
 }
 
 /**

@@ -5,7 +5,8 @@
 import type { Core } from '../../../services/core/context.ts';
 import { runFanOutPipeline } from '../../../pipelines/fanout/index.ts';
 import type { Pipeline } from '../../../pipelines/runtime/index.ts';
-import { feedKey } from '../../../services/core/feeds/feeds.ts';
+import { addToFeed, feedKey } from '../../../services/core/feeds/feeds.ts';
+import { createRemoteAccount, createRemoteStatus } from '../../support/remoteAccounts.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { accounts } from '../../../services/core/model/accounts.ts';
 import { follows } from '../../../services/core/model/follows.ts';
@@ -226,6 +227,40 @@ test('exclusive lists keep members out of the home feed; followed hashtags bring
     20_000,
     'deleted statuses gone from the hashtag follower’s feed and the list feed',
   );
+});
+
+test('a domain block takes that domain’s statuses out of the home and list feeds and keeps reblogs of them out', async () => {
+  const viewer = await createTestUser(core);
+  const friend = await createTestUser(core);
+  await call('POST', `/api/v1/accounts/${friend.account._id}/follow`, viewer.token);
+  const far = await createRemoteAccount(core, 'https://blocked.example', `far${Date.now()}`);
+  const farPost = await createRemoteStatus(core, far, 'from far away');
+  const list = (await call('POST', '/api/v1/lists', viewer.token, { title: 'Far' })).body;
+  // As the fan-out had put them there while the viewer followed the remote account.
+  await addToFeed(core.redis, feedKey('home', viewer.account._id), farPost._id);
+  await addToFeed(core.redis, feedKey('list', list.id), farPost._id);
+  const near = await post(friend, { status: 'near' });
+  await fannedOut(friend, near);
+
+  expect((await call('POST', '/api/v1/domain_blocks', viewer.token, { domain: 'blocked.example' })).status).toBe(200);
+  await eventually(
+    async () =>
+      (await core.redis.zscore(feedKey('home', viewer.account._id), String(farPost._id))) === null &&
+      (await core.redis.zscore(feedKey('list', list.id), String(farPost._id))) === null,
+    20_000,
+    'the blocked domain’s status gone from the home and list feeds',
+  );
+  expect(await core.redis.zscore(feedKey('home', viewer.account._id), near)).not.toBeNull();
+  // A followed account's reblog of that domain's status is not inserted.
+  const reblog = (await call('POST', `/api/v1/statuses/${farPost._id}/reblog`, friend.token)).body.id;
+  const marker = await post(friend, { status: 'after the reblog' });
+  await eventually(
+    async () => (await core.redis.zscore(feedKey('home', viewer.account._id), marker)) !== null,
+    20_000,
+    'the friend’s later post',
+  );
+  expect(await core.redis.zscore(feedKey('home', viewer.account._id), reblog)).toBeNull();
+  expect(await core.redis.zscore(feedKey('home', friend.account._id), reblog)).not.toBeNull();
 });
 
 test('public and hashtag timelines, logged out, with local/only_media and any/all/none', async () => {
