@@ -9,6 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeTestCore } from '../support/core.ts';
 import { loadConfig, type Config } from '../../services/core/config.ts';
 import { createCore, type Core } from '../../services/core/context.ts';
 import { collection } from '../../services/core/db/mongo.ts';
@@ -191,14 +192,9 @@ async function scenario(processes: number): Promise<Result> {
   } finally {
     for (const child of children) await stopChild(child);
     await sink.close();
-    await core.db.dropDatabase().catch(() => undefined);
-    const keys = await core.redis.keys('*').catch(() => [] as string[]);
-    const prefix = `${config.redisNamespace}:`;
-    for (let i = 0; i < keys.length; i += 1000) {
-      const batch = keys.slice(i, i + 1000).map((k) => (k.startsWith(prefix) ? k.slice(prefix.length) : k));
-      if (batch.length > 0) await core.redis.del(...batch);
-    }
-    await core.close();
+    // The database, the Redis namespace and the Kafka topics: a broker left with every run's topics
+    // starts slowly and answers metadata late.
+    await closeTestCore(core).catch(() => undefined);
   }
 }
 

@@ -1,6 +1,7 @@
 // `npm run bench -- graph`: 100,000 follows of one account (bulk-inserted through the model code),
 // then over real HTTP: pages of its followers and relationships with 40 accounts. Target:
 // relationships for 40 ids p99 ≤ 10 ms. Uses the local servers (MONGO_URL etc.), its own database.
+import { closeTestCore } from '../support/core.ts';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../services/core/config.ts';
 import { createCore } from '../../services/core/context.ts';
@@ -97,7 +98,6 @@ try {
   ]);
 } finally {
   await server.close();
-  await core.db.dropDatabase();
-  await core.close();
+  await closeTestCore(core);
 }
 process.exit(0);

@@ -8,6 +8,7 @@
 // `--keep` run reuses it instead of loading again (cached renderings are dropped first, so the
 // HTTP figures stay cold); `--drop` does the same and removes it at the end. `--slowest=N` lists
 // the N slowest core queries with their posting-list sizes and the work they did.
+import { deleteTestTopics } from '../support/kafka.ts';
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../services/core/config.ts';
@@ -240,6 +241,7 @@ try {
   else {
     await core.db.dropDatabase();
     await deleteRedisNamespace(core.redis, name);
+    await deleteTestTopics(core.config);
   }
   await core.close();
 }

@@ -17,7 +17,7 @@ import { statuses } from '../../services/core/model/statuses.ts';
 import { feedKey, feedScore, FEED_MAX_ITEMS } from '../../services/core/feeds/feeds.ts';
 import { issueAccessToken } from '../../services/core/oauth/tokens.ts';
 import { createTestUser } from '../support/fixtures.ts';
-import { deleteRedisNamespace } from '../support/core.ts';
+import { closeTestCore } from '../support/core.ts';
 import { accountDoc, statusDoc } from './dataSet.ts';
 import { freePort, ms, printTable, printTargets, stats } from './lib.ts';
 import { markActive } from '../../services/core/feeds/activity.ts';
@@ -254,8 +254,6 @@ try {
     await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
     api.kill('SIGKILL');
   }
-  await core.db.dropDatabase().catch(() => undefined);
-  await deleteRedisNamespace(core.redis, name).catch(() => undefined);
-  await core.close();
+  await closeTestCore(core).catch(() => undefined);
 }
 process.exit(0);

@@ -18,15 +18,16 @@ function isAlreadyExists(err: unknown): boolean {
 }
 
 /**
- * Runs `call`, again (up to five times, backing off) while the broker answers "unknown topic or
- * partition": what it says for a while about topics just created, until their metadata settles.
+ * Runs `call`, again (up to ten times, backing off, about nine seconds in all) while the broker
+ * answers "unknown topic or partition": what it says for a while about topics just created, until
+ * their metadata settles (longer on a broker that has just started with many topics).
  */
 export async function whileTopicsSettle<T>(call: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await call();
     } catch (err) {
-      if (attempt >= 5 || (err as { type?: string }).type !== 'UNKNOWN_TOPIC_OR_PARTITION') throw err;
+      if (attempt >= 10 || (err as { type?: string }).type !== 'UNKNOWN_TOPIC_OR_PARTITION') throw err;
       await new Promise((r) => setTimeout(r, 200 * attempt));
     }
   }
@@ -37,6 +38,9 @@ export async function ensureTopicsWith(admin: Admin, topics: string[], partition
   if (topics.length === 0) return;
   const existing = new Set(await admin.listTopics());
   const missing = topics.filter((t) => !existing.has(t));
+  // Topics that exist although the list missed them: it can lag a creation (another process's,
+  // or our own a moment ago), and those may need growing like the listed ones.
+  let unlisted: string[] = [];
   if (missing.length > 0) {
     try {
       // kafkajs gives up when the broker answers its leader check with "unknown topic or
@@ -49,11 +53,12 @@ export async function ensureTopicsWith(admin: Admin, topics: string[], partition
       );
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
+      unlisted = missing;
     }
   }
-  const present = topics.filter((t) => existing.has(t));
+  const present = [...topics.filter((t) => existing.has(t)), ...unlisted];
   if (present.length === 0) return;
-  const meta = await admin.fetchTopicMetadata({ topics: present });
+  const meta = await whileTopicsSettle(() => admin.fetchTopicMetadata({ topics: present }));
   const grow = meta.topics
     .filter((t) => t.partitions.length < partitions)
     .map((t) => ({ topic: t.name, count: partitions }));

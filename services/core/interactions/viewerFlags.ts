@@ -52,10 +52,7 @@ export async function viewerState(
   const members = ['.'];
   for (const id of statusIds) members.push(`f${id}`, `r${id}`, `b${id}`, `p${id}`);
   for (const id of conversationIds) members.push(`m${id}`);
-  const [hits, big] = await Promise.all([
-    core.redis.smismember(setKey(viewerId), ...members).catch(() => null),
-    core.redis.exists(bigKey(viewerId)).catch(() => 1),
-  ]);
+  const hits = await core.redis.smismember(setKey(viewerId), ...members).catch(() => null);
   if (hits && hits[0] === 1) {
     const state = emptyState();
     statusIds.forEach((id, i) => {
@@ -70,6 +67,8 @@ export async function viewerState(
     });
     return state;
   }
+  // Asked only on a miss: a page that finds the set costs one command.
+  const big = await core.redis.exists(bigKey(viewerId)).catch(() => 1);
   if (big !== 1 && (await fill(core, viewerId))) return viewerState(core, viewerId, statusIds, conversationIds);
   return queryState(core, viewerId, statusIds, conversationIds);
 }
