@@ -205,7 +205,16 @@ export async function fanOutStatus(
   const own = author.domain === null ? insert([s.accountId]) : Promise.resolve([]);
   // Local followers: inline for an ordinary account; a big one's are cut into slices (see
   // fanOutToFollowerSlice), so several processes and partitions share the work.
-  const followers = fanOutToFollowerSlice(core, s, null, author.domain, announce, author.followersCount);
+  // A remote author's counter is its followers everywhere, not the follow records here: only a
+  // local author's sizes the first cut.
+  const followers = fanOutToFollowerSlice(
+    core,
+    s,
+    null,
+    author.domain,
+    announce,
+    author.domain === null ? author.followersCount : 0,
+  );
   const lists = fanOutToLists(core, s, author.domain).then(async (reached) => {
     await announce?.({ home: [], lists: reached });
     return reached;
@@ -319,9 +328,9 @@ async function sendSlices(core: Core, s: FanOutStatus, slices: FollowerSlice[]):
 }
 
 /**
- * A range too big for one cut is handed on as this many jobs, each over an equal share of its
- * follow ids: the cutting of a big account spreads out as a tree (100,000 followers: three levels)
- * instead of a chain of one job per SLICING_PAGE, whose every link waited for the last.
+ * What lies beyond a crowded range's first SLICING_PAGE follow records is handed on as this many
+ * jobs, each over an equal share of its follow ids: the cutting spreads out as a tree instead of a
+ * chain of one job per SLICING_PAGE, whose every link waited for the last.
  */
 const CUT_BRANCHES = 4;
 

@@ -4,6 +4,7 @@
 // delete, unfollow and block, and regeneration of a missing feed.
 import type { Core } from '../../../services/core/context.ts';
 import { runFanOutPipeline } from '../../../pipelines/fanout/index.ts';
+import { fanOutStatus, fanOutStatusOf } from '../../../services/core/feeds/fanOut.ts';
 import type { Pipeline } from '../../../pipelines/runtime/index.ts';
 import { addToFeed, feedKey } from '../../../services/core/feeds/feeds.ts';
 import { createRemoteAccount, createRemoteStatus } from '../../support/remoteAccounts.ts';
@@ -411,6 +412,27 @@ test('a big account’s fan-out goes out as slice jobs and reaches every followe
   // 2,500 followers: read at once, cut into three slices that carry their followers.
   const jobs = fanOutJobs(id);
   expect(jobs.map((j) => j.length).sort((a, b) => a - b)).toEqual([500, 1000, 1000]);
+});
+
+test('a remote author with many followers elsewhere and few here is fanned out inline', async () => {
+  const reader = await createTestUser(core);
+  const far = await createRemoteAccount(core, 'https://popular.example', `star${Date.now()}`);
+  // Its counter is its followers everywhere; here it has one.
+  await collection(core.db, accounts).updateOne({ _id: far._id }, { $set: { followersCount: 1_000_000 } });
+  await collection(core.db, follows).insertOne({
+    _id: far._id,
+    accountId: reader.account._id,
+    targetAccountId: far._id,
+    showReblogs: true,
+    notify: false,
+    languages: null,
+    uri: null,
+    createdAt: new Date(),
+  });
+  const status = await createRemoteStatus(core, far, 'hello from afar');
+  await fanOutStatus(core, fanOutStatusOf(status));
+  expect(await core.redis.zscore(feedKey('home', reader.account._id), String(status._id))).not.toBeNull();
+  expect(fanOutJobs(String(status._id))).toEqual([]);
 });
 
 test('a very big account’s followers go out as ranges; a crowded range is cut again', async () => {
