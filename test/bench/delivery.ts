@@ -21,7 +21,7 @@ import { postStatus } from '../../services/core/statuses/postStatus.ts';
 import { verifyRequest } from '../../services/core/activitypub/httpSignatures.ts';
 import { createTestUser } from '../support/fixtures.ts';
 import { accountDoc } from './dataSet.ts';
-import { freePort, printTable, printTargets, startRole, type Target } from './lib.ts';
+import { freePort, printTable, printTargets, startRole, stopRole, type Target } from './lib.ts';
 
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const FOLLOWERS = Number(option('followers') ?? 10_000);
@@ -140,13 +140,6 @@ async function load(core: Core, ports: number[]) {
   return star;
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGKILL');
-  await exited;
-}
-
 interface Result {
   coldS: number;
   warmS: number;
@@ -190,7 +183,7 @@ async function scenario(processes: number): Promise<Result> {
     if (refused > 0) throw new Error(`${refused} deliveries failed signature verification`);
     return { coldS, warmS };
   } finally {
-    for (const child of children) await stopChild(child);
+    for (const child of children) await stopRole(child);
     await sink.close();
     // The database, the Redis namespace and the Kafka topics: a broker left with every run's topics
     // starts slowly and answers metadata late.

@@ -26,6 +26,7 @@ import {
   printTable,
   printTargets,
   startRole,
+  stopRole,
   type Target,
 } from './lib.ts';
 import { markActive } from '../../services/core/feeds/activity.ts';
@@ -48,15 +49,6 @@ function scenarioConfig(): Config {
     KAFKA_PARTITIONS: String(PARTITIONS),
     LOG_LEVEL: 'warn',
   });
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(killer);
 }
 
 async function load(core: Core, n: number) {
@@ -229,7 +221,7 @@ async function round(core: Core, config: Config, data: Loaded, processes: number
     return seconds;
   } finally {
     // SIGTERM: the consumers leave their group, so the next round's join without waiting it out.
-    for (const child of children) await stopChild(child);
+    for (const child of children) await stopRole(child, 15_000);
   }
 }
 

@@ -154,8 +154,21 @@ export function random(seed: number): () => number {
   };
 }
 
+/**
+ * Stops a server process the benchmark started: SIGTERM, and SIGKILL if it has not exited after
+ * `graceMs` (0: SIGKILL at once).
+ */
+export async function stopRole(child: ChildProcess | null, graceMs = 0): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill(graceMs > 0 ? 'SIGTERM' : 'SIGKILL');
+  const killer = graceMs > 0 ? setTimeout(() => child.kill('SIGKILL'), graceMs) : undefined;
+  await exited;
+  clearTimeout(killer);
+}
+
 /** CPU seconds of a process so far (Linux /proc; 10 ms resolution), 0 if it is gone. */
-async function processCpuSeconds(pid: number): Promise<number> {
+export async function processCpuSeconds(pid: number): Promise<number> {
   try {
     const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

@@ -18,18 +18,11 @@ import { notifications } from '../../services/core/model/notifications.ts';
 import { postStatus } from '../../services/core/statuses/postStatus.ts';
 import { createTestUser } from '../support/fixtures.ts';
 import { accountDoc } from './dataSet.ts';
-import { freePort, ms, printTable, printTargets, startRole, stats } from './lib.ts';
+import { freePort, ms, printTable, printTargets, startRole, stats, stopRole } from './lib.ts';
 
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const N = Number(option('accounts') ?? 10_000);
 const REQUESTS = Number(option('requests') ?? 300);
-
-async function stopChild(child: ChildProcess | null): Promise<void> {
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGKILL');
-  await exited;
-}
 
 const name = `bench_notif_${randomBytes(4).toString('hex')}`;
 const mongo = new URL(process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27018/fedi');
@@ -107,7 +100,7 @@ try {
     '',
     '',
   ]);
-  await stopChild(children.pop() ?? null);
+  await stopRole(children.pop() ?? null);
 
   const port = await freePort();
   children.push(await startRole(config, ['api'], { PORT: String(port), STREAMING_PORT: String(await freePort()) }));
@@ -133,7 +126,7 @@ try {
   result.p99 = s.p99;
   rows.push([`GET /api/v2/notifications, one group of ${N}`, `${REQUESTS} requests`, ms(s.p50), ms(s.p99), ms(s.max)]);
 } finally {
-  for (const child of children) await stopChild(child);
+  for (const child of children) await stopRole(child);
   // The database, the Redis namespace and the Kafka topics: a broker left with every run's topics
   // starts slowly and answers metadata late.
   await closeTestCore(core).catch(() => undefined);

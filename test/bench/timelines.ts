@@ -6,7 +6,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import { Worker } from 'node:worker_threads';
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfig } from '../../services/core/config.ts';
 import { createCore } from '../../services/core/context.ts';
@@ -19,7 +18,7 @@ import { issueAccessToken } from '../../services/core/oauth/tokens.ts';
 import { createTestUser } from '../support/fixtures.ts';
 import { closeTestCore } from '../support/core.ts';
 import { accountDoc, statusDoc } from './dataSet.ts';
-import { freePort, ms, printTable, printTargets, stats } from './lib.ts';
+import { freePort, ms, printTable, printTargets, processCpuSeconds, stats } from './lib.ts';
 import { markActive } from '../../services/core/feeds/activity.ts';
 
 /** The API role's V8 flags in package.json's `start` and deploy/ (compose, k8s). */
@@ -156,10 +155,7 @@ try {
   for (let i = 0; i < USERS; i++) await get(i);
   // CPU seconds the API process used (utime + stime, in clock ticks of 1/100 s): per request, a
   // cost the other work on a shared machine does not distort the way it distorts latency.
-  const cpuSeconds = async () => {
-    const fields = (await readFile(`/proc/${api!.pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  };
+  const cpuSeconds = () => processCpuSeconds(api!.pid!);
   // Redis's and the load generator's CPU too: with the API's, what one request costs the machine.
   const redisCpu = async () => {
     const info = await core.redis.info('cpu');

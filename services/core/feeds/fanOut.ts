@@ -2,7 +2,7 @@
 // FeedManager#filter?): the author, local followers, members' list owners and followers of its
 // hashtags, minus those who block or mute the author (or a reblogged author), block its domain,
 // follow without reblogs (for reblogs), or do not follow the replied-to account (for replies).
-// Only active local users' home feeds are written (activity.ts): the feed-writing script skips
+// Only active local users' home feeds are written (activity.ts): feeds.ts's insertIntoFeeds skips
 // accounts without an activity marker, which remote and inactive accounts lack.
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
@@ -304,6 +304,34 @@ export interface FollowerSlice {
   followerIds?: Id[];
 }
 
+/** The lowest (`order` 1) or highest (-1) id of the author's follows in `filter`'s range, if any. */
+async function edgeFollowId(core: Core, filter: Record<string, unknown>, order: 1 | -1): Promise<Id | null> {
+  const [edge] = await collection(core.db, follows)
+    .find(filter, { projection: { _id: 1 } })
+    .sort({ _id: order })
+    .limit(1)
+    .toArray();
+  return edge?._id ?? null;
+}
+
+/** An account's followers, a page of FAN_OUT_PAGE at a time, newest follow first. */
+export async function* followerPages(core: Core, accountId: Id): AsyncGenerator<Id[]> {
+  let before: Id | null = null;
+  for (;;) {
+    const page = await collection(core.db, follows)
+      .find(
+        { targetAccountId: accountId, ...(before !== null ? { _id: { $lt: before } } : {}) },
+        { projection: { _id: 1, accountId: 1 } },
+      )
+      .sort({ _id: -1 })
+      .limit(FAN_OUT_PAGE)
+      .toArray();
+    yield page.map((f) => f.accountId);
+    if (page.length < FAN_OUT_PAGE) return;
+    before = page[page.length - 1]!._id;
+  }
+}
+
 /** Follow records read per query while cutting slices (a multiple of FAN_OUT_PAGE). */
 const SLICING_PAGE = 10 * FAN_OUT_PAGE;
 
@@ -355,15 +383,10 @@ const RANGE_FOLLOWERS = (FAN_OUT_PAGE * 4) / 5;
  * Only the number of jobs rests on the counter, not which followers they cover.
  */
 async function followerRanges(core: Core, accountId: Id, followersCount: number): Promise<FollowerSlice[] | null> {
-  const edge = (order: 1 | -1) =>
-    collection(core.db, follows)
-      .find({ targetAccountId: accountId }, { projection: { _id: 1 } })
-      .sort({ _id: order })
-      .limit(1)
-      .toArray();
-  const [[lowest], [highest]] = await Promise.all([edge(1), edge(-1)]);
-  if (!lowest || !highest) return null;
-  return splitRange(lowest._id - 1n, highest._id, Math.ceil(followersCount / RANGE_FOLLOWERS));
+  const all = { targetAccountId: accountId };
+  const [lowest, highest] = await Promise.all([edgeFollowId(core, all, 1), edgeFollowId(core, all, -1)]);
+  if (lowest === null || highest === null) return null;
+  return splitRange(lowest - 1n, highest, Math.ceil(followersCount / RANGE_FOLLOWERS));
 }
 
 /**
@@ -415,12 +438,8 @@ export async function fanOutToFollowerSlice(
   if (rest) {
     // The rest first: the next cuts start while these slices are written. Split from just below
     // its lowest follow id, not from the floor, so that the shares hold followers.
-    const [lowest] = await collection(core.db, follows)
-      .find(inRange(floor, rest._id), { projection: { _id: 1 } })
-      .sort({ _id: 1 })
-      .limit(1)
-      .toArray();
-    slices.push(...splitRange(lowest ? lowest._id - 1n : floor, rest._id, CUT_BRANCHES));
+    const lowest = await edgeFollowId(core, inRange(floor, rest._id), 1);
+    slices.push(...splitRange(lowest !== null ? lowest - 1n : floor, rest._id, CUT_BRANCHES));
   }
   // Each slice carries its followers, so its job reads no follow records again.
   for (let i = 0; i < Math.min(page.length, SLICING_PAGE); i += FAN_OUT_PAGE) {

@@ -21,7 +21,7 @@ import {
   removeFromFeeds,
   type FeedKind,
 } from './feeds.ts';
-import { FAN_OUT_PAGE, tagFollowerIds } from './fanOut.ts';
+import { followerPages, tagFollowerIds } from './fanOut.ts';
 import { activeKey, markActive } from './activity.ts';
 
 /** Statuses merged from one account into a feed when following it (Mastodon: up to 40... per account). */
@@ -110,7 +110,11 @@ export async function unmergeFromOwnedFeeds(core: Core, accountId: Id, authorId:
 export async function unmergeDomainFromOwnedFeeds(core: Core, accountId: Id, domain: string): Promise<void> {
   for (const key of await ownedFeeds(core, accountId))
     await unmergeWhere(core, key, {}, async (inFeed) => {
-      const authors = [...new Set(inFeed.flatMap((s) => [s.accountId, s.reblogOfAccountId ?? s.accountId]))];
+      const authors = [
+        ...new Set(
+          inFeed.flatMap((s) => [s.accountId, ...(s.reblogOfAccountId !== null ? [s.reblogOfAccountId] : [])]),
+        ),
+      ];
       const onDomain = new Set(
         (
           await collection(core.db, accounts)
@@ -151,25 +155,7 @@ export async function removeStatusFromFeeds(
     { projection: { mentionedAccountIds: 1, tagNames: 1 } },
   );
   const home = await drop('home', [authorId, ...(doc?.mentionedAccountIds ?? [])]);
-  let after: Id | null = null;
-  for (;;) {
-    const page = await collection(core.db, follows)
-      .find(
-        { targetAccountId: authorId, ...(after !== null ? { _id: { $lt: after } } : {}) },
-        { projection: { accountId: 1 } },
-      )
-      .sort({ _id: -1 })
-      .limit(FAN_OUT_PAGE)
-      .toArray();
-    home.push(
-      ...(await drop(
-        'home',
-        page.map((f) => f.accountId),
-      )),
-    );
-    if (page.length < FAN_OUT_PAGE) break;
-    after = page[page.length - 1]!._id;
-  }
+  for await (const page of followerPages(core, authorId)) home.push(...(await drop('home', page)));
   if (doc && doc.tagNames.length > 0) home.push(...(await drop('home', await tagFollowerIds(core, doc.tagNames))));
   const memberships = await collection(core.db, listMembers).find({ accountId: authorId }).toArray();
   const lists = await drop(

@@ -6,10 +6,9 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { follows } from '../model/follows.ts';
 import { listMembers } from '../model/lists.ts';
 import { feedKey } from './feeds.ts';
-import { FAN_OUT_PAGE, tagFollowerIds, type FanOutResult } from './fanOut.ts';
+import { followerPages, tagFollowerIds, type FanOutResult } from './fanOut.ts';
 
 async function holding(core: Core, kind: 'home' | 'list', owners: Id[], statusId: Id): Promise<Id[]> {
   if (owners.length === 0) return [];
@@ -31,20 +30,7 @@ export async function feedsHolding(
     home.push(...(await holding(core, 'home', fresh, s.statusId)));
   };
   await check([s.accountId, ...s.mentionedAccountIds]);
-  let cursor: Id | null = null;
-  for (;;) {
-    const page = await collection(core.db, follows)
-      .find(
-        { targetAccountId: s.accountId, ...(cursor !== null ? { _id: { $lt: cursor } } : {}) },
-        { projection: { _id: 1, accountId: 1 } },
-      )
-      .sort({ _id: -1 })
-      .limit(FAN_OUT_PAGE)
-      .toArray();
-    await check(page.map((f) => f.accountId));
-    if (page.length < FAN_OUT_PAGE) break;
-    cursor = page[page.length - 1]!._id;
-  }
+  for await (const page of followerPages(core, s.accountId)) await check(page);
   await check(await tagFollowerIds(core, s.tagNames));
   const memberships = await collection(core.db, listMembers)
     .find({ accountId: s.accountId }, { projection: { listId: 1 } })
