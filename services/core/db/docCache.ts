@@ -58,9 +58,15 @@ export function defineDocView<T extends Document, K extends keyof T & string = n
   def: CollectionDef<T>,
   name: string,
   omit: readonly K[] = [],
+  opts: { shareParsed?: boolean } = {},
 ): DocView<T, Omit<T, K>> {
   checkCached(def as CollectionDef<Document>);
-  return { collection: def, name, projection: Object.fromEntries(omit.map((f) => [f, 0])) as Record<string, 0> };
+  return {
+    collection: def,
+    name,
+    projection: Object.fromEntries(omit.map((f) => [f, 0])) as Record<string, 0>,
+    shareParsed: opts.shareParsed,
+  };
 }
 
 /** A cached view of `def`'s documents holding only the `pick` fields (and `_id`): small copies for hot reads. */

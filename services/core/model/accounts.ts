@@ -111,5 +111,6 @@ export const accounts = defineCollection<AccountDoc>(
 );
 
 /** An account as the hot read paths see it (cached in Redis): everything but its private key. */
-export const accountView = defineDocView(accounts, 'a', ['privateKeyPem']);
+// Read on every authenticated request and page: the same bytes are parsed once (docCache.ts; frozen copies).
+export const accountView = defineDocView(accounts, 'a', ['privateKeyPem'], { shareParsed: true });
 export type CachedAccount = Omit<AccountDoc, 'privateKeyPem'>;

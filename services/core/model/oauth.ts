@@ -72,4 +72,5 @@ export const accessTokens = defineCollection<AccessTokenDoc>(
 );
 
 /** Access tokens by id, cached in Redis (their writes drop the copy, so a revocation counts at once). */
-export const accessTokenView = defineDocView(accessTokens, 't');
+// Read on every authenticated request: the same bytes are parsed once (docCache.ts; frozen copies).
+export const accessTokenView = defineDocView(accessTokens, 't', [], { shareParsed: true });

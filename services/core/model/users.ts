@@ -51,5 +51,6 @@ export const users = defineCollection<UserDoc>(
 );
 
 /** A user as the request authentication sees it (cached in Redis): no password or confirmation token hash. */
-export const userView = defineDocView(users, 'u', ['passwordHash', 'confirmationTokenHash']);
+// Read on every authenticated request: the same bytes are parsed once (docCache.ts; frozen copies).
+export const userView = defineDocView(users, 'u', ['passwordHash', 'confirmationTokenHash'], { shareParsed: true });
 export type CachedUser = Omit<UserDoc, 'passwordHash' | 'confirmationTokenHash'>;
