@@ -6,12 +6,13 @@
 // rendered from, so an edit never shows stale content even when a racing render refilled the
 // cache; StatusUpdated/StatusDeleted (and media edits) drop the entry as well.
 //
-// Round trips for a page of 20, in two parallel batches: first the cached renderings (Redis MGET),
-// the statuses' live fields (one `$in` query) and the viewer's filters (none: a Redis mark);
-// then the authors (one `$in` query, roles cached in Redis), the viewer's favourites, reblogs,
-// bookmarks, pins and conversation mutes (five `$in` queries), polls when present, and for
-// 'policy' pages the viewer's relations to the authors. Reblogged originals add one step; misses
-// are rendered by presentStatuses (in the second batch) and stored.
+// Round trips for a page of 20, in two parallel batches: first the cached renderings (this
+// process's copies, else one Redis MGET), the statuses' live fields (the document cache: one
+// script call), the viewer's filters (none: a Redis mark) and the viewer's marks on the statuses
+// (one SMISMEMBER on their flag set); then, with the statuses known, the authors and their roles
+// (this process's copies, else Redis), conversation mutes (only for a viewer who has some), polls
+// when present, and for 'policy' pages the viewer's relations to the authors. Reblogged originals
+// add one step; misses are rendered by presentStatuses (in the second batch) and stored.
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
@@ -35,7 +36,7 @@ import {
   renderedStatusKey,
 } from '../statuses/renderCache.ts';
 import { presentStatuses, type NestedStatus, type Status } from './status.ts';
-import { viewerState, type ViewerState } from '../interactions/viewerFlags.ts';
+import { viewerMarks, type ViewerState } from '../interactions/viewerFlags.ts';
 
 /** The cached, viewer-independent part of a status. */
 export type Shell = Omit<
@@ -302,6 +303,18 @@ export interface LoadedPage {
   active: ActiveFilter[];
 }
 
+/** The viewer's marks on a page's statuses, with those on the originals they reblog. */
+async function withOriginals(page: Promise<ViewerState>, originals: Promise<ViewerState> | undefined) {
+  const [state, more] = await Promise.all([page, originals]);
+  if (more) {
+    for (const id of more.favourited) state.favourited.add(id);
+    for (const id of more.reblogged) state.reblogged.add(id);
+    for (const id of more.bookmarked) state.bookmarked.add(id);
+    for (const id of more.pinned) state.pinned.add(id);
+  }
+  return state;
+}
+
 /** Loads what rendering the statuses of `ids` that exist and the viewer may see needs. */
 export async function loadStatusPage(
   core: Core,
@@ -313,21 +326,30 @@ export async function loadStatusPage(
     return { items: [], shells: new Map(), authors: new Map(), polls: new Map(), viewer, state: null, active: [] };
   const known = new Map<bigint, StatusDoc>((opts.docs ?? []).map((d) => [d._id, d]));
   const liveOf = async (want: Id[]) => [...(await readThrough(core, liveView, want)).values()];
-  // First batch: the cached renderings and live fields of the page, and the viewer's filters.
-  const [shells, pageLive, active] = await Promise.all([
+  const marksOf = (want: Id[]) => (viewer ? viewerMarks(core, viewer._id, want) : null);
+  // First batch: the cached renderings and live fields of the page, the viewer's filters and
+  // marks (their conversation mutes wait for the conversations: the second batch).
+  const [shells, pageLive, active, pageMarks] = await Promise.all([
     readShells(core, ids),
     liveOf(ids.filter((id) => !known.has(id))),
     viewer ? viewerFilters(core, viewer._id) : [],
+    marksOf(ids),
   ]);
   const live = new Map<bigint, Live>([...known.values(), ...pageLive].map((l) => [l._id, l]));
   // Reblogs: their originals too.
   const originalIds = [
     ...new Set([...live.values()].map((l) => l.reblogOfId).filter((r): r is Id => r !== null && !live.has(r))),
   ];
+  let originalMarks: Awaited<ReturnType<typeof viewerMarks>> | null = null;
   if (originalIds.length > 0) {
-    const [more, moreShells] = await Promise.all([liveOf(originalIds), readShells(core, originalIds)]);
+    const [more, moreShells, marks] = await Promise.all([
+      liveOf(originalIds),
+      readShells(core, originalIds),
+      marksOf(originalIds),
+    ]);
     for (const l of more) live.set(l._id, l);
     for (const [k, v] of moreShells) shells.set(k, v);
+    originalMarks = marks;
   }
 
   // Second batch: renderings that are missing or older than the last edit, the authors and their
@@ -335,20 +357,16 @@ export async function loadStatusPage(
   const all = [...live.values()].filter((l) => !l.deletedAt);
   const stale = all.filter((l) => shells.get(l._id)?.v !== version(l)).map((l) => l._id);
   const authorIds = [...new Set(all.map((l) => l.accountId))];
-  const conversationIds = all.map((l) => l.conversationId).filter((c): c is Id => c !== null);
+  // Only a page's own statuses show `muted` (not the originals they reblog).
+  const conversationIds = ids
+    .map((id) => live.get(id)?.conversationId ?? null)
+    .filter((c): c is Id => c !== null);
   const pollIds = all.map((l) => l.pollId).filter((p): p is Id => p !== null);
   const [rendered, authorDocs, roleIds, state, pollDocs, relations] = await Promise.all([
     renderMisses(core, stale, known),
     readThrough(core, authorView, authorIds),
     roleIdsOf(core, authorIds),
-    viewer
-      ? viewerState(
-          core,
-          viewer._id,
-          all.map((l) => l._id),
-          conversationIds,
-        )
-      : null,
+    pageMarks ? withOriginals(pageMarks(conversationIds), originalMarks?.([])) : null,
     pollIds.length
       ? collection(core.db, polls)
           .find({ _id: { $in: pollIds } })

@@ -1,7 +1,8 @@
 // The viewer's own marks on statuses (favourited, reblogged, bookmarked, pinned, conversation
 // muted), which every rendered page of statuses needs: five MongoDB queries per page, or one Redis
 // SMISMEMBER against a set per viewer that holds them all (`flags:<accountId>`, members
-// `f<statusId>`, `r…`, `b…`, `p…`, `m<conversationId>`, and `.` once it is complete).
+// `f<statusId>`, `r…`, `b…`, `p…`, `m<conversationId>`, `M` when there is any `m…`, and `:` once it
+// is complete).
 //
 // The set is filled from MongoDB on a miss and dropped by every change to those marks
 // (dropViewerFlags, called by the interaction operations after their write); a drop leaves a short
@@ -28,6 +29,10 @@ export interface ViewerState {
 const MAX_CACHED_PER_KIND = 5000;
 const TTL_SECONDS = 3600;
 const TOMBSTONE_MS = 5000;
+/** The member saying the set is complete (sets of the layout before `M` had `.`: they count as missing). */
+const COMPLETE = ':';
+/** The member saying the viewer has muted some conversation. */
+const SOME_MUTES = 'M';
 
 const setKey = (accountId: Id) => `flags:${accountId}`;
 const tombKey = (accountId: Id) => `flags:${accountId}:t`;
@@ -49,28 +54,44 @@ export async function viewerState(
   statusIds: Id[],
   conversationIds: Id[],
 ): Promise<ViewerState> {
-  const members = ['.'];
+  return (await viewerMarks(core, viewerId, statusIds))(conversationIds);
+}
+
+/**
+ * The viewer's marks among `statusIds`, asked before their conversations are known (a page of
+ * statuses asks while it reads them): the function returned completes them with the mutes among
+ * `conversationIds`, which costs nothing more for a viewer who has muted no conversation.
+ */
+export async function viewerMarks(
+  core: Core,
+  viewerId: Id,
+  statusIds: Id[],
+): Promise<(conversationIds: Id[]) => Promise<ViewerState>> {
+  const members = [COMPLETE, SOME_MUTES];
   for (const id of statusIds) members.push(`f${id}`, `r${id}`, `b${id}`, `p${id}`);
-  for (const id of conversationIds) members.push(`m${id}`);
   const hits = await core.redis.smismember(setKey(viewerId), ...members).catch(() => null);
   if (hits && hits[0] === 1) {
     const state = emptyState();
     statusIds.forEach((id, i) => {
-      if (hits[1 + 4 * i]) state.favourited.add(id);
-      if (hits[2 + 4 * i]) state.reblogged.add(id);
-      if (hits[3 + 4 * i]) state.bookmarked.add(id);
-      if (hits[4 + 4 * i]) state.pinned.add(id);
+      if (hits[2 + 4 * i]) state.favourited.add(id);
+      if (hits[3 + 4 * i]) state.reblogged.add(id);
+      if (hits[4 + 4 * i]) state.bookmarked.add(id);
+      if (hits[5 + 4 * i]) state.pinned.add(id);
     });
-    const base = 1 + 4 * statusIds.length;
-    conversationIds.forEach((id, i) => {
-      if (hits[base + i]) state.mutedConversations.add(id);
-    });
-    return state;
+    if (hits[1] !== 1) return async () => state;
+    return async (conversationIds) => {
+      if (conversationIds.length === 0) return state;
+      const muted = await core.redis.smismember(setKey(viewerId), ...conversationIds.map((c) => `m${c}`));
+      conversationIds.forEach((id, i) => {
+        if (muted[i]) state.mutedConversations.add(id);
+      });
+      return state;
+    };
   }
   // Asked only on a miss: a page that finds the set costs one command.
   const big = await core.redis.exists(bigKey(viewerId)).catch(() => 1);
-  if (big !== 1 && (await fill(core, viewerId))) return viewerState(core, viewerId, statusIds, conversationIds);
-  return queryState(core, viewerId, statusIds, conversationIds);
+  if (big !== 1 && (await fill(core, viewerId))) return viewerMarks(core, viewerId, statusIds);
+  return (conversationIds) => queryState(core, viewerId, statusIds, conversationIds);
 }
 
 /** Forgets the viewer's cached marks; call after any change to them. */
@@ -119,7 +140,8 @@ async function fill(core: Core, viewerId: Id): Promise<boolean> {
     await core.redis.set(bigKey(viewerId), '1', 'EX', TTL_SECONDS).catch(() => undefined);
     return false;
   }
-  const members = ['.'];
+  const members = [COMPLETE];
+  if (muted.length > 0) members.push(SOME_MUTES);
   for (const f of favs) members.push(`f${f.statusId}`);
   for (const r of reblogs) if (r.reblogOfId !== null) members.push(`r${r.reblogOfId}`);
   for (const b of marks) members.push(`b${b.statusId}`);

@@ -13,7 +13,8 @@ import { postStatus } from '../../../services/core/statuses/postStatus.ts';
 import { favouriteStatus, unfavouriteStatus, bookmarkStatus } from '../../../services/core/interactions/favourites.ts';
 import { reblogStatus, unreblogStatus } from '../../../services/core/interactions/reblogs.ts';
 import { pinStatus, unpinStatus } from '../../../services/core/interactions/pins.ts';
-import { viewerState } from '../../../services/core/interactions/viewerFlags.ts';
+import { viewerMarks, viewerState } from '../../../services/core/interactions/viewerFlags.ts';
+import { muteConversation, unmuteConversation } from '../../../services/core/interactions/conversationMutes.ts';
 
 let t: { core: Core };
 beforeAll(async () => {
@@ -96,7 +97,7 @@ test("the viewer's flags follow favourites, bookmarks, boosts and pins", async (
   const doc = async (id: bigint) => (await collection(t.core.db, statuses).findOne({ _id: id }))!;
   const state = () => viewerState(t.core, alice.account._id, [post._id, own._id], []);
   expect(await state()).toMatchObject({ favourited: new Set(), reblogged: new Set(), pinned: new Set() });
-  expect(await t.core.redis.sismember(`flags:${alice.account._id}`, '.')).toBe(1); // now cached
+  expect(await t.core.redis.sismember(`flags:${alice.account._id}`, ':')).toBe(1); // now cached
 
   await favouriteStatus(t.core, alice.account, await doc(post._id));
   await bookmarkStatus(t.core, alice.account, await doc(post._id));
@@ -120,4 +121,27 @@ test("the viewer's flags follow favourites, bookmarks, boosts and pins", async (
     pinned: new Set(),
     bookmarked: new Set([post._id]),
   });
+});
+
+test("conversation mutes come from the viewer's flag set, asked only of a viewer who has some", async () => {
+  const alice = await createTestUser(t.core);
+  const bob = await createTestUser(t.core);
+  const post = await postStatus(t.core, bob.account, { text: 'a thread', visibility: 'public' });
+  const doc = (await collection(t.core.db, statuses).findOne({ _id: post._id }))!;
+  const conversation = doc.conversationId!;
+  const muted = async () =>
+    (await (await viewerMarks(t.core, alice.account._id, [post._id]))([conversation])).mutedConversations;
+  expect(await muted()).toEqual(new Set());
+  expect(await t.core.redis.sismember(`flags:${alice.account._id}`, 'M')).toBe(0);
+
+  await muteConversation(t.core, alice.account, doc);
+  await t.core.redis.del(`flags:${alice.account._id}:t`);
+  expect(await muted()).toEqual(new Set([conversation]));
+  expect(await t.core.redis.sismember(`flags:${alice.account._id}`, 'M')).toBe(1); // refilled with the mark
+  expect(await muted()).toEqual(new Set([conversation])); // from the cached set
+
+  await unmuteConversation(t.core, alice.account, doc);
+  await t.core.redis.del(`flags:${alice.account._id}:t`);
+  expect(await muted()).toEqual(new Set());
+  expect(await t.core.redis.sismember(`flags:${alice.account._id}`, 'M')).toBe(0);
 });
