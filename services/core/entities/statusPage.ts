@@ -358,9 +358,7 @@ export async function loadStatusPage(
   const stale = all.filter((l) => shells.get(l._id)?.v !== version(l)).map((l) => l._id);
   const authorIds = [...new Set(all.map((l) => l.accountId))];
   // Only a page's own statuses show `muted` (not the originals they reblog).
-  const conversationIds = ids
-    .map((id) => live.get(id)?.conversationId ?? null)
-    .filter((c): c is Id => c !== null);
+  const conversationIds = ids.map((id) => live.get(id)?.conversationId ?? null).filter((c): c is Id => c !== null);
   const pollIds = all.map((l) => l.pollId).filter((p): p is Id => p !== null);
   const [rendered, authorDocs, roleIds, state, pollDocs, relations] = await Promise.all([
     renderMisses(core, stale, known),

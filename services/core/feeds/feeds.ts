@@ -95,7 +95,8 @@ export async function insertIntoFeeds(
   }
   if (positions.length === 0) return [];
   // EVAL, not defineCommand: a command defined while an auto-pipeline is open breaks ioredis
-  // (redis/ioredis#1931); Redis keeps the compiled script either way.
+  // (redis/ioredis#1931; off in connectRedis, safe if turned on again); Redis keeps the compiled
+  // script either way.
   const took = (await redis.eval(
     INSERT_SCRIPT,
     positions.length,

@@ -146,8 +146,9 @@ interface WalkRedis {
 }
 
 /**
- * The walk through EVAL, not defineCommand: defining a command while an auto-pipeline is open
- * can crash ioredis (redis/ioredis#1931), and a search may be the first to need it at any time.
+ * The walk through EVAL, not defineCommand: a search may be the first to need it at any time, and
+ * defining a command while an auto-pipeline is open can crash ioredis (redis/ioredis#1931; off in
+ * connectRedis now, but this stays safe if it is turned on again).
  */
 function walker(redis: Redis): WalkRedis {
   return {
