@@ -138,7 +138,16 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
         case 'StatusDeleted': {
           const p = event.payload;
           await invalidateRenderedStatuses(core, [id(p.statusId)]);
-          const reach = await removeStatusFromFeeds(core, id(p.statusId), id(p.accountId), null);
+          const reach = await removeStatusFromFeeds(
+            core,
+            {
+              statusId: id(p.statusId),
+              accountId: id(p.accountId),
+              mentionedAccountIds: p.mentionedAccountIds.map(id),
+              tagNames: p.tagNames,
+            },
+            null,
+          );
           return broadcastDelete(
             core,
             {
@@ -155,7 +164,11 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
         }
         case 'ReblogDeleted': {
           const p = event.payload;
-          const reach = await removeStatusFromFeeds(core, id(p.statusId), id(p.accountId), id(p.reblogOfId));
+          const reach = await removeStatusFromFeeds(
+            core,
+            { statusId: id(p.statusId), accountId: id(p.accountId), mentionedAccountIds: [], tagNames: [] },
+            id(p.reblogOfId),
+          );
           return broadcastDelete(
             core,
             {

@@ -19,9 +19,8 @@ import {
   FEED_MAX_ITEMS,
   removeFromFeed,
   removeFromFeeds,
-  type FeedKind,
 } from './feeds.ts';
-import { followerPages, tagFollowerIds } from './fanOut.ts';
+import { reachCandidates, type StatusReach } from './reach.ts';
 import { activeKey, markActive } from './activity.ts';
 
 /** Statuses merged from one account into a feed when following it (Mastodon: up to 40... per account). */
@@ -129,40 +128,27 @@ export async function unmergeDomainFromOwnedFeeds(core: Core, accountId: Id, dom
 }
 
 /**
- * A deleted status (or reblog) leaves the feeds it went to: its author's, the mentioned accounts',
- * local followers', followers of its hashtags', lists'. A page of FAN_OUT_PAGE feeds per Redis
- * call. Returns the owners and lists whose feed held it (their streams hear of the deletion, as
- * Mastodon's FeedManager#unpush_from_home tells only those).
+ * A deleted status (or reblog) leaves the feeds it went to (reachCandidates: its author's, the
+ * mentioned accounts', local followers', followers of its hashtags', lists'), a page of feeds per
+ * Redis call. Returns the owners and lists whose feed held it (their streams hear of the deletion,
+ * as Mastodon's FeedManager#unpush_from_home tells only those).
  */
 export async function removeStatusFromFeeds(
   core: Core,
-  statusId: Id,
-  authorId: Id,
+  s: StatusReach,
   reblogOf: Id | null,
 ): Promise<{ home: Id[]; lists: Id[] }> {
-  const drop = async (kind: FeedKind, owners: Id[]): Promise<Id[]> => {
+  const out = { home: [] as Id[], lists: [] as Id[] };
+  for await (const { kind, owners } of reachCandidates(core, s)) {
     const held = await removeFromFeeds(
       core.redis,
       owners.map((o) => feedKey(kind, o)),
-      statusId,
+      s.statusId,
       reblogOf,
     );
-    return held.map((i) => owners[i]!);
-  };
-  // What the status reached besides followers (kept on the soft-deleted document).
-  const doc = await collection(core.db, statuses).findOne(
-    { _id: statusId },
-    { projection: { mentionedAccountIds: 1, tagNames: 1 } },
-  );
-  const home = await drop('home', [authorId, ...(doc?.mentionedAccountIds ?? [])]);
-  for await (const page of followerPages(core, authorId)) home.push(...(await drop('home', page)));
-  if (doc && doc.tagNames.length > 0) home.push(...(await drop('home', await tagFollowerIds(core, doc.tagNames))));
-  const memberships = await collection(core.db, listMembers).find({ accountId: authorId }).toArray();
-  const lists = await drop(
-    'list',
-    memberships.map((m) => m.listId),
-  );
-  return { home, lists };
+    (kind === 'home' ? out.home : out.lists).push(...held.map((i) => owners[i]!));
+  }
+  return out;
 }
 
 /**

@@ -1,8 +1,9 @@
-// Which feeds hold a status now (for `status.update` on edits: Mastodon pushes an edit to the
-// streams of the timelines the status is in, and never inserts it anew). Read-only: local
-// followers, the author, mentioned accounts and followers of its hashtags whose home feed holds
-// it, and the lists holding the author whose feed holds it; pages of FAN_OUT_PAGE followers, one
-// Redis round trip each.
+// Which feeds a status may have gone to, and which of them hold it now. The candidates: the
+// author's, the mentioned accounts', local followers', followers of its hashtags' home feeds, and
+// the feeds of the lists holding the author; followers a page of FAN_OUT_PAGE at a time. Edits
+// (`status.update`: Mastodon pushes an edit to the streams of the timelines the status is in, and
+// never inserts it anew) ask which hold it, one Redis round trip a page; deletes take it out of
+// them (feeds/maintenance.ts).
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
@@ -18,28 +19,39 @@ async function holding(core: Core, kind: 'home' | 'list', owners: Id[], statusId
   return owners.filter((_, i) => res[i]?.[1] !== null && res[i]?.[1] !== undefined);
 }
 
-export async function feedsHolding(
+/** What a status reached besides its author's followers (its event carries them). */
+export interface StatusReach {
+  statusId: Id;
+  accountId: Id;
+  mentionedAccountIds: Id[];
+  tagNames: string[];
+}
+
+/** The feeds `s` may have gone to, a batch of owners (accounts, or lists) at a time. */
+export async function* reachCandidates(
   core: Core,
-  s: { statusId: Id; accountId: Id; mentionedAccountIds: Id[]; tagNames: string[] },
-): Promise<FanOutResult> {
-  const home: Id[] = [];
-  const seen = new Set<bigint>();
-  const check = async (ids: Id[]) => {
-    const fresh = ids.filter((id) => !seen.has(id));
-    for (const id of fresh) seen.add(id);
-    home.push(...(await holding(core, 'home', fresh, s.statusId)));
-  };
-  await check([s.accountId, ...s.mentionedAccountIds]);
-  for await (const page of followerPages(core, s.accountId)) await check(page);
-  await check(await tagFollowerIds(core, s.tagNames));
+  s: Omit<StatusReach, 'statusId'>,
+): AsyncGenerator<{ kind: 'home' | 'list'; owners: Id[] }> {
+  yield { kind: 'home', owners: [s.accountId, ...s.mentionedAccountIds] };
+  for await (const page of followerPages(core, s.accountId)) yield { kind: 'home', owners: page };
+  yield { kind: 'home', owners: await tagFollowerIds(core, s.tagNames) };
   const memberships = await collection(core.db, listMembers)
     .find({ accountId: s.accountId }, { projection: { listId: 1 } })
     .toArray();
-  const lists = await holding(
-    core,
-    'list',
-    memberships.map((m) => m.listId),
-    s.statusId,
-  );
-  return { home, lists };
+  yield { kind: 'list', owners: memberships.map((m) => m.listId) };
+}
+
+export async function feedsHolding(core: Core, s: StatusReach): Promise<FanOutResult> {
+  const out: FanOutResult = { home: [], lists: [] };
+  const seen = new Set<bigint>();
+  for await (const { kind, owners } of reachCandidates(core, s)) {
+    if (kind === 'list') {
+      out.lists.push(...(await holding(core, 'list', owners, s.statusId)));
+      continue;
+    }
+    const fresh = owners.filter((id) => !seen.has(id));
+    for (const id of fresh) seen.add(id);
+    out.home.push(...(await holding(core, 'home', fresh, s.statusId)));
+  }
+  return out;
 }
