@@ -2,9 +2,10 @@
 // the window have their home feeds written. Activity is a Redis marker per account, refreshed by
 // their API use and open streaming connections (at most hourly per process) and expiring with the
 // window, so the fan-out tells active local followers from inactive and remote ones with one MGET
-// of their markers, with no database read. A user who comes back after the window finds the marker `stale` and gets a rebuilt
-// home feed on the next read (Mastodon's regeneration on a returning sign-in); a missing marker
-// (never seen, or Redis lost it) is treated the same way, so correctness never rests on Redis.
+// of their markers, with no database read. A user who comes back after the window finds the
+// marker `stale` and gets a rebuilt home feed on the next read (Mastodon's regeneration on a
+// returning sign-in); a missing marker (never seen, or Redis lost it) is treated the same way, so
+// correctness never rests on Redis.
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
