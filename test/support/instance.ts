@@ -2,12 +2,12 @@
 // topics, an API listening on a port chosen first, so that LOCAL_DOMAIN (127.0.0.1:PORT) and the
 // ids it writes (http://127.0.0.1:PORT/users/...) are where it really answers; loopback is allowed
 // for its fetches and deliveries (ALLOWED_PRIVATE_ADDRESSES, FEDERATION_ALLOW_HTTP).
-import { createServer } from 'node:net';
 import type { Core } from '../../services/core/context.ts';
 import { buildApi } from '../../services/api/app.ts';
 import { testConfig } from './config.ts';
 import { closeTestCore, createTestCore } from './core.ts';
 import { client, type JsonClient } from './http.ts';
+import { freePort } from './processes.ts';
 
 export interface TestInstance {
   core: Core;
@@ -15,16 +15,6 @@ export interface TestInstance {
   domain: string;
   call: JsonClient;
   close(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 export async function startInstance(overrides: Record<string, string> = {}): Promise<TestInstance> {

@@ -11,16 +11,22 @@ export const projectRoot = join(__dirname, '..', '..');
 export const nodeBin = join(projectRoot, 'node_modules/.bin/node');
 const execFileAsync = promisify(execFile);
 
-/** A TCP port nothing listens on right now (bound, then released). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
+/**
+ * A TCP port nothing listens on right now (bound, then released), for a server a test starts.
+ * Chosen below the kernel's ephemeral range (32768 and up here): a port from `listen(0)` comes
+ * from that range, and one of the many outgoing connections of tests running alongside (to Kafka,
+ * MongoDB, Redis) could take it before the server binds it.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 10_000 + Math.floor(Math.random() * 22_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
     });
-  });
+    if (free) return port;
+  }
 }
 
 /** The environment that points a server process at the servers and names of `config`. */
