@@ -29,9 +29,12 @@ export async function buildApi(core: Core): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
 
-  await app.register(cors, {
+  // Mastodon's Rack::Cors rules (config/initializers/cors.rb): the API, the token endpoints, discovery
+  // and the ActivityPub documents are open to every origin; the HTML OAuth pages are not. The
+  // delegator's answer replaces the plugin's options, so it carries the methods and exposed headers.
+  const openCors = {
     origin: '*',
-    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    methods: ['POST', 'PUT', 'DELETE', 'GET', 'PATCH', 'OPTIONS'],
     exposedHeaders: [
       'Link',
       'X-RateLimit-Reset',
@@ -41,12 +44,12 @@ export async function buildApi(core: Core): Promise<FastifyInstance> {
       'Idempotency-Key',
     ],
     credentials: false,
-    // Only the API and discovery paths are cross-origin; the HTML OAuth pages are not.
+  };
+  await app.register(cors, {
     hook: 'onRequest',
     delegator: (req, cb) => {
       const path = (req.url ?? '').split('?')[0];
-      const open = /^\/(api\/|oauth\/(token|revoke|userinfo)|\.well-known\/|nodeinfo\/)/.test(path);
-      cb(null, open ? { origin: '*' } : { origin: false });
+      cb(null, isCrossOriginPath(path) ? openCors : { origin: false });
     },
   });
 
@@ -75,4 +78,12 @@ export async function buildApi(core: Core): Promise<FastifyInstance> {
 
   await registerAreas(app, core);
   return app;
+}
+
+const CROSS_ORIGIN_PATH =
+  /^\/(api\/|oauth\/(token|revoke|userinfo)$|\.well-known\/|nodeinfo\/|users\/|@[^/]+(\/\d+)?$|actor(\/|$)|inbox$)/;
+
+/** Paths a script on another origin may call (Mastodon's CORS resources). */
+export function isCrossOriginPath(path: string): boolean {
+  return CROSS_ORIGIN_PATH.test(path);
 }

@@ -3,12 +3,12 @@
 // (a tiny HTTP server on 127.0.0.1) with code and state, the PKCE exchange, denial, force_login,
 // and the e-mail confirmation link opened in the browser returning to the app. Screenshots of the
 // log-in and consent pages go to var/screenshots/ for a person to look at.
-// Without Chromium (CHROMIUM_PATH, default /usr/bin/chromium) the file skips; .ci/run installs it.
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { describeWithBrowser, launchChromium } from '../../support/browser.ts';
 import type { Core } from '../../../services/core/context.ts';
 import { runMailerPipeline } from '../../../pipelines/mailer/index.ts';
 import type { Pipeline } from '../../../pipelines/runtime/index.ts';
@@ -17,13 +17,6 @@ import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
 import { authorizeUrl, pkcePair, registerApp, type RegisteredApp } from '../accounts/browser.ts';
 import { SmtpSink, confirmationLink } from '../../support/smtpSink.ts';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) {
-  console.warn(`browser.test.ts skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
-}
-const describeWithBrowser = haveChromium ? describe : describe.skip;
 
 const SCREENSHOTS = join(__dirname, '..', '..', '..', 'var', 'screenshots');
 
@@ -53,7 +46,7 @@ class RedirectTarget {
   }
 }
 
-describeWithBrowser('OAuth pages in a real browser (Chromium)', () => {
+describeWithBrowser('browser.test.ts')('OAuth pages in a real browser (Chromium)', () => {
   const target = new RedirectTarget();
   const smtp = new SmtpSink();
   let core: Core;
@@ -121,19 +114,7 @@ describeWithBrowser('OAuth pages in a real browser (Chromium)', () => {
       `${callback}\nurn:ietf:wg:oauth:2.0:oob`,
       'read write follow push admin:read admin:write:accounts',
     );
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
