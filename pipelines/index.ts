@@ -2,18 +2,20 @@
 // `all` role runs them all. A pipeline starts its consumers and returns how to stop them (finish
 // the batch in flight, commit, leave the group). Add an entry per pipeline (one line each).
 import type { Core } from '../services/core/context.ts';
+import type { EventName } from '../schemas/index.ts';
+import { PLANNED_EVENTS } from '../services/core/activitypub/delivery/plan.ts';
 import { runOutboxRelay } from './outbox/index.ts';
-import { runMailerPipeline } from './mailer/index.ts';
-import { runMediaPipeline } from './media/index.ts';
+import { runMailerPipeline, TYPES as mailerEvents } from './mailer/index.ts';
+import { runMediaPipeline, TYPES as mediaEvents } from './media/index.ts';
 import { runScheduler } from './scheduler/index.ts';
-import { runFanOutPipeline } from './fanout/index.ts';
-import { runNotificationsPipeline } from './notifications/index.ts';
-import { runSearchIndexPipeline } from './search-index/index.ts';
-import { runTrendsPipeline } from './trends/index.ts';
-import { runLinkPreviewsPipeline } from './link-previews/index.ts';
+import { runFanOutPipeline, TYPES as fanOutEvents } from './fanout/index.ts';
+import { runNotificationsPipeline, TYPES as notificationEvents } from './notifications/index.ts';
+import { runSearchIndexPipeline, TYPES as searchIndexEvents } from './search-index/index.ts';
+import { runTrendsPipeline, TYPES as trendEvents } from './trends/index.ts';
+import { runLinkPreviewsPipeline, TYPES as linkPreviewEvents } from './link-previews/index.ts';
 import { runDeliveryPipeline } from './delivery/index.ts';
-import { runWebPushPipeline } from './webpush/index.ts';
-import { runIngressPipeline } from './ingress/index.ts';
+import { runWebPushPipeline, TYPES as webPushEvents } from './webpush/index.ts';
+import { runIngressPipeline, TYPES as ingressEvents } from './ingress/index.ts';
 
 export interface RunningPipeline {
   stop(): Promise<void>;
@@ -34,4 +36,24 @@ export const pipelines: Record<string, PipelineFactory> = {
   delivery: (core) => runDeliveryPipeline(core),
   webpush: (core) => runWebPushPipeline(core),
   ingress: (core) => runIngressPipeline(core),
+};
+
+/**
+ * The events each consumer group reads (`docs/EVENTS.md` is generated from this); the delivery
+ * pipeline's worker is its own group. Every entry of `pipelines` has one, even if empty.
+ */
+export const consumedEvents: Record<string, readonly EventName[]> = {
+  outbox: [],
+  mailer: mailerEvents,
+  media: mediaEvents,
+  scheduler: [],
+  fanout: fanOutEvents,
+  notifications: notificationEvents,
+  'search-index': searchIndexEvents,
+  trends: trendEvents,
+  'link-previews': linkPreviewEvents,
+  delivery: PLANNED_EVENTS,
+  'delivery-worker': ['DeliveryRequested'],
+  webpush: webPushEvents,
+  ingress: ingressEvents,
 };

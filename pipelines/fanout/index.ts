@@ -29,7 +29,7 @@ import { feedsHolding } from '../../services/core/feeds/reach.ts';
 import { traceStage } from '../../services/core/streaming/latencyTrace.ts';
 import { invalidateRenderedStatuses } from '../../services/core/statuses/renderCache.ts';
 
-const TYPES = [
+export const TYPES = [
   'StatusCreated',
   'ReblogCreated',
   'StatusUpdated',

@@ -6,7 +6,7 @@ import type { Core } from '../../services/core/context.ts';
 import { processInbound } from '../../services/core/activitypub/ingress/process.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 
-const TYPES = ['InboundActivityReceived'] as const;
+export const TYPES = ['InboundActivityReceived'] as const;
 type IngressEvent = (typeof TYPES)[number];
 
 export type IngressPipelineOptions = Partial<

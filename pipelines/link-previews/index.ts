@@ -9,7 +9,7 @@ import { attachCard, cardOfStatus, upsertCard } from '../../services/core/previe
 import { recordUse } from '../../services/core/trends/counters.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 
-const TYPES = ['StatusCreated', 'StatusUpdated'] as const;
+export const TYPES = ['StatusCreated', 'StatusUpdated'] as const;
 type LinkPreviewEvent = (typeof TYPES)[number];
 
 export type LinkPreviewsPipelineOptions = Partial<

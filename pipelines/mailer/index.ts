@@ -6,6 +6,8 @@ import type { Core } from '../../services/core/context.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 import { createSmtpTransport } from './transport.ts';
 
+export const TYPES = ['MailRequested'] as const;
+
 export type MailerPipelineOptions = Partial<
   Omit<PipelineOptions<'MailRequested'>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
 > & {
@@ -19,7 +21,7 @@ export async function runMailerPipeline(core: Core, opts: MailerPipelineOptions 
   const pipeline = await runPipeline({
     core,
     name: 'mailer',
-    types: ['MailRequested'],
+    types: TYPES,
     ...runtime,
     async handleEvent(event, ctx) {
       const mail = event.payload;

@@ -5,6 +5,8 @@ import type { Core } from '../../services/core/context.ts';
 import { processQueuedMedia } from '../../services/core/media/attachments.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 
+export const TYPES = ['MediaProcessRequested'] as const;
+
 export type MediaPipelineOptions = Partial<
   Omit<PipelineOptions<'MediaProcessRequested'>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
 >;
@@ -13,7 +15,7 @@ export function runMediaPipeline(core: Core, opts: MediaPipelineOptions = {}): P
   return runPipeline({
     core,
     name: 'media',
-    types: ['MediaProcessRequested'],
+    types: TYPES,
     ...opts,
     async handleEvent(event, ctx) {
       // Transcoding can outlast the session timeout: keep the group membership alive meanwhile.

@@ -23,7 +23,7 @@ import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/ind
 import type { PipelineContext, PipelineEvent } from '../runtime/types.ts';
 import { handleModerationEvent, MODERATION_TYPES } from './moderation.ts';
 
-const TYPES = [
+export const TYPES = [
   'StatusCreated',
   'StatusDeleted',
   'ReblogCreated',

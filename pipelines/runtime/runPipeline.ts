@@ -143,12 +143,14 @@ export async function runPipeline<N extends EventName>(opts: PipelineOptions<N>)
       const failures = failuresSoFar(message);
       try {
         const event = toEvent(message, origin, failures);
-        if (event) items.push({ message, origin, failures, event });
+        // Another type on a shared topic: not this pipeline's.
+        if (!event) count(origin.topic, 'other', 'skipped');
+        else items.push({ message, origin, failures, event });
         if (tracingStages && event?.type === 'StatusCreated') {
           const statusId = (event.payload as { statusId: string }).statusId;
           traceStage(statusId, 'kafka.timestamp', Number(message.timestamp));
           traceStage(statusId, 'consumed');
-        } else count(origin.topic, 'other', 'skipped');
+        }
       } catch (err) {
         const reason = err instanceof EventDecodeError ? err.reason : 'malformed';
         // A schema this build does not know may be known to a newer deployment: retry it.

@@ -6,7 +6,7 @@ import type { Core } from '../../services/core/context.ts';
 import { indexForAccount, indexPost, reindexAccountPosts, unindexPost } from '../../services/core/search/indexer.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 
-const TYPES = [
+export const TYPES = [
   'StatusCreated',
   'StatusUpdated',
   'StatusDeleted',

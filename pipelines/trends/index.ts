@@ -13,7 +13,7 @@ import { refreshTrends } from '../../services/core/trends/refresh.ts';
 import { STATUS_TREND_OPTIONS } from '../../services/core/trends/scoring.ts';
 import { runPipeline, type Pipeline, type PipelineEvent, type PipelineOptions } from '../runtime/index.ts';
 
-const TYPES = ['StatusCreated', 'ReblogCreated', 'FavouriteCreated'] as const;
+export const TYPES = ['StatusCreated', 'ReblogCreated', 'FavouriteCreated'] as const;
 type TrendEvent = (typeof TYPES)[number];
 
 export interface TrendsPipelineOptions extends Partial<

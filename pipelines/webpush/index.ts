@@ -6,6 +6,8 @@ import type { Core } from '../../services/core/context.ts';
 import { dispatchWebPush } from '../../services/core/push/dispatch.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 
+export const TYPES = ['NotificationCreated'] as const;
+
 export type WebPushPipelineOptions = Partial<
   Omit<PipelineOptions<'NotificationCreated'>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
 >;
@@ -14,7 +16,7 @@ export function runWebPushPipeline(core: Core, opts: WebPushPipelineOptions = {}
   return runPipeline({
     core,
     name: 'webpush',
-    types: ['NotificationCreated'],
+    types: TYPES,
     partitionsConsumedConcurrently: 4,
     ...opts,
     async handleEvent(event, ctx) {

@@ -85,6 +85,8 @@ it('applies an event published twice only once (dedup by eventId)', async () => 
   expect(await core.db.collection('probe_effects').countDocuments({ _id: event.eventId } as never)).toBe(1);
   const metrics = await registry.getSingleMetricAsString('events_consumed_total');
   expect(metrics).toMatch(/pipeline="probe-counter",topic="[^"]+\.probe",type="ProbeSent",outcome="ok"\} [3-9]/);
+  // Events the pipeline handled are not also counted as skipped (only other types on its topics are).
+  expect(metrics).not.toMatch(/pipeline="probe-counter",[^}]*outcome="skipped"\} [1-9]/);
 });
 
 it('commits offsets so the group has no lag once events are handled', async () => {
