@@ -1,6 +1,6 @@
 // `npm test`: makes sure the local servers are up (deploy/local, unless REDIS_URL / KAFKA_BROKERS /
 // MONGO_URL name others), runs jest, prints jest's summary and then one plain line
-// `N passed, N failed`, and exits non-zero on any failure. Extra arguments go to jest.
+// `N passed, N failed, N skipped`, and exits non-zero on any failure. Extra arguments go to jest.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,6 +16,8 @@ const { loadEnvironment } = await import('../services/core/config.ts');
 interface JestResults {
   numPassedTests: number;
   numFailedTests: number;
+  numPendingTests: number;
+  numTodoTests: number;
   numRuntimeErrorTestSuites: number;
   success: boolean;
 }
@@ -72,5 +74,6 @@ const passed = results?.numPassedTests ?? 0;
 let failed = results ? results.numFailedTests + results.numRuntimeErrorTestSuites : 1;
 const ok = jest.status === 0 && failed === 0;
 if (!ok && failed === 0) failed = 1;
-console.log(`${passed} passed, ${failed} failed`);
+const skipped = (results?.numPendingTests ?? 0) + (results?.numTodoTests ?? 0);
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(ok ? 0 : 1);

@@ -3,15 +3,17 @@
 // test file skips locally, but fails under CI, which installs it: a browser test must never vanish.
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { describeWithTool } from './requiredTool.ts';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** `describe`, or `describe.skip` with a warning when there is no Chromium outside CI. */
 export function describeWithBrowser(file: string): jest.Describe {
-  if (existsSync(CHROMIUM)) return describe;
-  if (process.env.CI) throw new Error(`${file}: no Chromium at ${CHROMIUM} (CI installs it: apt-get install chromium)`);
-  console.warn(`${file} skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
-  return describe.skip;
+  return describeWithTool(
+    existsSync(CHROMIUM),
+    file,
+    `no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`,
+  );
 }
 
 export function launchChromium(): Promise<Browser> {

@@ -15,16 +15,17 @@ import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestUser, type TestServer } from '../../support/fixtures.ts';
 import { png, shortVideo } from '../../support/mediaFiles.ts';
 import { consumerTuning } from '../../support/kafka.ts';
+import { describeWithTool } from '../../support/requiredTool.ts';
 import { canImport, pythonWithClients, selfAddressedConfig, startSelfAddressedServer } from './pythonClients.ts';
 
 const run = promisify(execFile);
 const python = pythonWithClients();
 const available = canImport(python, 'mastodon');
-if (!available)
-  console.warn(
-    `mastodonpy.test.ts skipped: ${python} cannot import mastodon (pip install Mastodon.py, as .ci/run does)`,
-  );
-const describeWithClient = available ? describe : describe.skip;
+const describeWithClient = describeWithTool(
+  available,
+  'mastodonpy.test.ts',
+  `${python} cannot import mastodon (pip install Mastodon.py, as .ci/run does)`,
+);
 
 // The report's facts are checked field by field.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -2,7 +2,7 @@
 // from the fixtures: whoami, instance, post with media/CW/visibility, a poll, a reply, status and
 // thread rendering, favourite/reblog/bookmark/pin and their undo, scheduling, delete. toot turns
 // responses into typed dataclasses and fails on a missing or mistyped field, so its plain (not
-// --json) output is the compatibility check. Skips when toot is not installed.
+// --json) output is the compatibility check. Skips when toot is not installed (fails under CI).
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -13,13 +13,17 @@ import type { Core } from '../../../services/core/context.ts';
 import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestUser, type TestServer, type TestUser } from '../../support/fixtures.ts';
 import { png } from '../../support/mediaFiles.ts';
+import { describeWithTool } from '../../support/requiredTool.ts';
 import { pythonWithClients, selfAddressedConfig, startSelfAddressedServer } from './pythonClients.ts';
 
 const run = promisify(execFile);
 const toot = join(dirname(pythonWithClients()), 'toot');
 const available = existsSync(toot);
-if (!available) console.warn(`toot.test.ts skipped: no toot at ${toot} (pip install toot, as .ci/run does)`);
-const describeWithClient = available ? describe : describe.skip;
+const describeWithClient = describeWithTool(
+  available,
+  'toot.test.ts',
+  `no toot at ${toot} (pip install toot, as .ci/run does)`,
+);
 
 // toot's JSON output is checked field by field.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
