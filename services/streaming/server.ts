@@ -167,6 +167,20 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
       },
     })
     .get('/api/v1/streaming/health', (res) => text(res, '200 OK', 'OK'))
+    // Browsers preflight an event stream fetched with an Authorization header; Mastodon's streaming
+    // server answers with the `cors` package's defaults.
+    .options('/api/v1/streaming/*', (res, req) => {
+      const asked = req.getHeader('access-control-request-headers');
+      res.cork(() => {
+        res
+          .writeStatus('204 No Content')
+          .writeHeader('Access-Control-Allow-Origin', '*')
+          .writeHeader('Access-Control-Allow-Methods', 'GET,HEAD,PUT,PATCH,POST,DELETE')
+          .writeHeader('Vary', 'Access-Control-Request-Headers');
+        if (asked) res.writeHeader('Access-Control-Allow-Headers', asked);
+        res.end();
+      });
+    })
     .get('/api/v1/streaming/*', (res, req) => {
       const path = req
         .getUrl()
@@ -185,7 +199,11 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
         if (closed) return;
         closed = true;
         res.cork(() =>
-          res.writeStatus(status).writeHeader('Content-Type', 'application/json').end(JSON.stringify({ error })),
+          res
+            .writeStatus(status)
+            .writeHeader('Content-Type', 'application/json')
+            .writeHeader('Access-Control-Allow-Origin', '*')
+            .end(JSON.stringify({ error })),
         );
       };
       void (async () => {

@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import type { Core } from '../../../services/core/context.ts';
+import { startStreamingServer, type StreamingServer } from '../../../services/streaming/server.ts';
 import { describeWithBrowser, launchChromium } from '../../support/browser.ts';
 import { testConfig } from '../../support/config.ts';
 import { closeTestCore, createTestCore } from '../../support/core.ts';
@@ -37,6 +38,7 @@ describeWithBrowser('browserCors.test.ts')('CORS for web clients on another orig
   let browser: Browser;
   let page: Page;
   let alice: TestUser;
+  let streaming: StreamingServer;
 
   /** fetch() run by the page's script, as a web client would; network errors come back as `error`. */
   async function call(method: string, path: string, body?: unknown, url?: string): Promise<Answer> {
@@ -66,6 +68,7 @@ describeWithBrowser('browserCors.test.ts')('CORS for web clients on another orig
   beforeAll(async () => {
     ({ core } = await createTestCore(testConfig()));
     server = await startTestServer(core);
+    streaming = await startStreamingServer({ host: '127.0.0.1', port: 0, logger: core.logger, core });
     client = await startClientOrigin();
     alice = await createTestUser(core);
     browser = await launchChromium();
@@ -76,6 +79,7 @@ describeWithBrowser('browserCors.test.ts')('CORS for web clients on another orig
   afterAll(async () => {
     await browser?.close();
     await new Promise<void>((resolve) => (client ? client.server.close(() => resolve()) : resolve()));
+    await streaming?.stop(1000);
     await server?.close();
     if (core) await closeTestCore(core);
   });
@@ -135,5 +139,34 @@ describeWithBrowser('browserCors.test.ts')('CORS for web clients on another orig
       }
     }, `${server.url}/oauth/authorize?response_type=code&client_id=x&redirect_uri=urn:ietf:wg:oauth:2.0:oob`);
     expect(res).toBe('blocked');
+  });
+
+  it('reads an event stream with a bearer token from another origin (the preflight is answered)', async () => {
+    const url = `http://127.0.0.1:${streaming.port}/api/v1/streaming/user`;
+    const res = await page.evaluate(
+      async ({ url, token }) => {
+        try {
+          const controller = new AbortController();
+          const res = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+          const first = await res.body!.getReader().read();
+          controller.abort();
+          return {
+            status: res.status,
+            type: res.headers.get('content-type'),
+            first: new TextDecoder().decode(first.value),
+          };
+        } catch (err) {
+          return { status: 0, error: String(err) };
+        }
+      },
+      { url, token: alice.token },
+    );
+    expect(res).toMatchObject({ status: 200, type: 'text/event-stream', first: expect.stringContaining(':)') });
+    // An error answer is readable too (not an opaque CORS failure).
+    const denied = await page.evaluate(async (target) => {
+      const res = await fetch(target, { headers: { authorization: 'Bearer nope' } });
+      return { status: res.status, body: await res.json() };
+    }, url);
+    expect(denied).toEqual({ status: 401, body: { error: 'Invalid access token' } });
   });
 });
