@@ -435,6 +435,18 @@ export interface ReblogDeleted {
   reblogOfAccountId: string;
 }
 
+/** A job: read a remote status's replies collection and fetch the replies we do not have (Mastodon's FetchRepliesWorker and FetchAllRepliesWorker). Keyed by the status's host, so one server's jobs run one after another. */
+export interface RepliesFetchRequested {
+  eventId: string;
+  occurredAt: Date;
+  statusId: string;
+  mode: string;
+  collection: null | string;
+  items: Array<string>;
+  depth: number;
+  refreshKey: null | string;
+}
+
 /** An account was reported. Staff who may manage reports get an admin.report notification; delivery sends a Flag to the target's server (and forwardToDomains) when forward is true. */
 export interface ReportCreated {
   eventId: string;
@@ -905,6 +917,16 @@ export interface ReblogDeletedPayload {
   reblogOfAccountId: string;
 }
 
+/** What a producer gives for RepliesFetchRequested (the outbox adds eventId and occurredAt). */
+export interface RepliesFetchRequestedPayload {
+  statusId: string;
+  mode: string;
+  collection?: null | string;
+  items?: Array<string>;
+  depth?: number;
+  refreshKey?: null | string;
+}
+
 /** What a producer gives for ReportCreated (the outbox adds eventId and occurredAt). */
 export interface ReportCreatedPayload {
   reportId: string;
@@ -1045,6 +1067,7 @@ export interface EventRecords {
   ProbeSent: ProbeSent;
   ReblogCreated: ReblogCreated;
   ReblogDeleted: ReblogDeleted;
+  RepliesFetchRequested: RepliesFetchRequested;
   ReportCreated: ReportCreated;
   ScheduledStatusCreated: ScheduledStatusCreated;
   StatusCreated: StatusCreated;
@@ -1097,6 +1120,7 @@ export interface EventPayloads {
   ProbeSent: ProbeSentPayload;
   ReblogCreated: ReblogCreatedPayload;
   ReblogDeleted: ReblogDeletedPayload;
+  RepliesFetchRequested: RepliesFetchRequestedPayload;
   ReportCreated: ReportCreatedPayload;
   ScheduledStatusCreated: ScheduledStatusCreatedPayload;
   StatusCreated: StatusCreatedPayload;
@@ -1155,6 +1179,7 @@ export const eventTopics = {
   ProbeSent: 'probe',
   ReblogCreated: 'statuses',
   ReblogDeleted: 'statuses',
+  RepliesFetchRequested: 'fetch',
   ReportCreated: 'accounts',
   ScheduledStatusCreated: 'statuses',
   StatusCreated: 'statuses',

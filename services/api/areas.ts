@@ -45,6 +45,7 @@ import pushArea from './push/index.ts';
 import conversationsArea from './conversations/index.ts';
 import notificationRequestsArea from './notification_requests/index.ts';
 import activityPubArea from './activitypub/index.ts';
+import asyncRefreshesArea from './async_refreshes/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -59,6 +60,7 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   pollsArea,
   scheduledStatusesArea,
   statusesArea,
+  asyncRefreshesArea,
   favouritesArea,
   bookmarksArea,
   appsArea,

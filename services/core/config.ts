@@ -81,6 +81,25 @@ export interface FederationConfig {
   allowHttp: boolean;
   /** AUTHORIZED_FETCH (Mastodon's name; implied by LIMITED_FEDERATION_MODE): every ActivityPub GET needs a valid signature. */
   authorizedFetch: boolean;
+  /** Reading remote statuses' `replies` (Mastodon's FETCH_REPLIES_* settings; README "Thread backfill"). */
+  fetchReplies: FetchRepliesConfig;
+  /** Seconds between a vote on a local poll and the Update of its Question (Mastodon: 3 minutes). */
+  pollUpdateDelaySeconds: number;
+}
+
+export interface FetchRepliesConfig {
+  /** FETCH_REPLIES_ENABLED: opening a remote thread crawls its replies (Mastodon 4.4+). */
+  enabled: boolean;
+  /** FETCH_REPLIES_COOLDOWN_MINUTES: a status's replies are crawled at most this often. */
+  cooldownMinutes: number;
+  /** FETCH_REPLIES_INITIAL_WAIT_MINUTES: nor before the status is this old. */
+  initialWaitMinutes: number;
+  /** FETCH_REPLIES_MAX_GLOBAL: statuses one crawl may fetch. */
+  maxGlobal: number;
+  /** FETCH_REPLIES_MAX_SINGLE: items taken from one replies collection. */
+  maxSingle: number;
+  /** FETCH_REPLIES_MAX_PAGES: collection pages one crawl may read. */
+  maxPages: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -265,6 +284,15 @@ export function loadConfig(env: Env = process.env): Config {
         bool(env, 'AUTHORIZED_FETCH', false) ||
         bool(env, 'LIMITED_FEDERATION_MODE', false) ||
         bool(env, 'WHITELIST_MODE', false),
+      fetchReplies: {
+        enabled: bool(env, 'FETCH_REPLIES_ENABLED', true),
+        cooldownMinutes: int(env, 'FETCH_REPLIES_COOLDOWN_MINUTES', 15),
+        initialWaitMinutes: int(env, 'FETCH_REPLIES_INITIAL_WAIT_MINUTES', 5),
+        maxGlobal: int(env, 'FETCH_REPLIES_MAX_GLOBAL', 1000, 1, 100_000),
+        maxSingle: int(env, 'FETCH_REPLIES_MAX_SINGLE', 500, 1, 10_000),
+        maxPages: int(env, 'FETCH_REPLIES_MAX_PAGES', 500, 1, 10_000),
+      },
+      pollUpdateDelaySeconds: int(env, 'POLL_UPDATE_DELAY', 180, 0, 86_400),
     },
     translation: translationConfig(env),
   };
