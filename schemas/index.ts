@@ -386,6 +386,15 @@ export interface PollExpired {
   local: boolean;
 }
 
+/** A job: send an Update of a local poll's Question (its current counts) to the servers that have it. Made by the scheduler POLL_UPDATE_DELAY after the first of a run of votes (Mastodon's DistributePollUpdateWorker, 3 minutes). Keyed by the poll id. */
+export interface PollUpdateRequested {
+  eventId: string;
+  occurredAt: Date;
+  pollId: string;
+  statusId: string;
+  accountId: string;
+}
+
 /** An account voted in a poll. Keyed by the poll id. Remote polls get the vote federated by option name. */
 export interface PollVoted {
   eventId: string;
@@ -876,6 +885,13 @@ export interface PollExpiredPayload {
   local: boolean;
 }
 
+/** What a producer gives for PollUpdateRequested (the outbox adds eventId and occurredAt). */
+export interface PollUpdateRequestedPayload {
+  pollId: string;
+  statusId: string;
+  accountId: string;
+}
+
 /** What a producer gives for PollVoted (the outbox adds eventId and occurredAt). */
 export interface PollVotedPayload {
   pollId: string;
@@ -1063,6 +1079,7 @@ export interface EventRecords {
   MuteDeleted: MuteDeleted;
   NotificationCreated: NotificationCreated;
   PollExpired: PollExpired;
+  PollUpdateRequested: PollUpdateRequested;
   PollVoted: PollVoted;
   ProbeSent: ProbeSent;
   ReblogCreated: ReblogCreated;
@@ -1116,6 +1133,7 @@ export interface EventPayloads {
   MuteDeleted: MuteDeletedPayload;
   NotificationCreated: NotificationCreatedPayload;
   PollExpired: PollExpiredPayload;
+  PollUpdateRequested: PollUpdateRequestedPayload;
   PollVoted: PollVotedPayload;
   ProbeSent: ProbeSentPayload;
   ReblogCreated: ReblogCreatedPayload;
@@ -1175,6 +1193,7 @@ export const eventTopics = {
   MuteDeleted: 'graph',
   NotificationCreated: 'notifications',
   PollExpired: 'polls',
+  PollUpdateRequested: 'polls',
   PollVoted: 'polls',
   ProbeSent: 'probe',
   ReblogCreated: 'statuses',
