@@ -1,8 +1,13 @@
 // The media pipeline: processes uploads queued by POST /api/v2/media (video, GIF, audio) —
 // transcoding with ffmpeg, thumbnails, blurhash — and records the result with a MediaProcessed
-// event. Redelivered events are harmless: a finished attachment is left as it is.
+// event; and copies remote attachments' files into our storage, processed the same way
+// (services/core/media/remoteCache.ts). Redelivered events are harmless: a finished or cached
+// attachment is left as it is.
 import type { Core } from '../../services/core/context.ts';
 import { processQueuedMedia } from '../../services/core/media/attachments.ts';
+import { cacheRemoteAttachment, needsRedownload } from '../../services/core/media/remoteCache.ts';
+import { collection } from '../../services/core/db/mongo.ts';
+import { mediaAttachments } from '../../services/core/model/media.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 
 export type MediaPipelineOptions = Partial<
@@ -19,7 +24,12 @@ export function runMediaPipeline(core: Core, opts: MediaPipelineOptions = {}): P
       // Transcoding can outlast the session timeout: keep the group membership alive meanwhile.
       const beat = setInterval(() => void ctx.heartbeat().catch(() => undefined), 3_000);
       try {
-        const doc = await processQueuedMedia(core, BigInt(event.payload.mediaId));
+        const id = BigInt(event.payload.mediaId);
+        const queued = await collection(core.db, mediaAttachments).findOne({ _id: id });
+        const doc =
+          queued && needsRedownload(queued)
+            ? await cacheRemoteAttachment(core, id)
+            : await processQueuedMedia(core, id);
         ctx.logger.debug({ mediaId: event.payload.mediaId, state: doc?.processing ?? 'gone' }, 'media processed');
       } finally {
         clearInterval(beat);

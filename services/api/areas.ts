@@ -46,6 +46,7 @@ import conversationsArea from './conversations/index.ts';
 import notificationRequestsArea from './notification_requests/index.ts';
 import activityPubArea from './activitypub/index.ts';
 import asyncRefreshesArea from './async_refreshes/index.ts';
+import mediaProxyArea from './media_proxy/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -61,6 +62,7 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   scheduledStatusesArea,
   statusesArea,
   asyncRefreshesArea,
+  mediaProxyArea,
   favouritesArea,
   bookmarksArea,
   appsArea,

@@ -57,6 +57,8 @@ export interface Config {
   scheduledStatusMinDelaySeconds: number;
   /** Users active within this many days get home-feed fan-out (Mastodon's USER_ACTIVE_DAYS). */
   userActiveDays: number;
+  /** Cached remote media older than this many days is removed (MEDIA_CACHE_RETENTION_PERIOD); null: kept. */
+  mediaCacheRetentionDays: number | null;
   federation: FederationConfig;
   /** The machine-translation backend, or null when translation is off. */
   translation: TranslationConfig | null;
@@ -277,6 +279,9 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info'),
     scheduledStatusMinDelaySeconds: int(env, 'SCHEDULED_STATUS_MIN_DELAY', 300, 0),
     userActiveDays: int(env, 'USER_ACTIVE_DAYS', 7, 1, 3650),
+    mediaCacheRetentionDays: optional(env, 'MEDIA_CACHE_RETENTION_PERIOD')
+      ? int(env, 'MEDIA_CACHE_RETENTION_PERIOD', 0, 1, 36_500)
+      : null,
     federation: {
       allowedPrivateAddresses: cidrList(env, 'ALLOWED_PRIVATE_ADDRESSES'),
       allowHttp: bool(env, 'FEDERATION_ALLOW_HTTP', false),
