@@ -692,6 +692,18 @@ export const currentSchemas: Record<string, object> = {
       { name: 'note', type: ['null', 'string'], default: null },
     ],
   },
+  ProfileImagesFetchRequested: {
+    type: 'record',
+    name: 'ProfileImagesFetchRequested',
+    namespace: 'social.events',
+    topic: 'media',
+    doc: "A job: copy a remote account's avatar and header into our storage (a new remote account, or one whose images changed). The media pipeline fetches them; until then GET /media_proxy/accounts/:id/:kind does on first request. Keyed by the account id.",
+    fields: [
+      { name: 'eventId', type: 'string' },
+      { name: 'occurredAt', type: { type: 'long', logicalType: 'timestamp-millis' } },
+      { name: 'accountId', type: 'string' },
+    ],
+  },
   ReblogCreated: {
     type: 'record',
     name: 'ReblogCreated',
@@ -1901,6 +1913,22 @@ export const schemaVersions: SchemaVersion[] = [
         { name: 'probeId', type: 'string' },
         { name: 'counter', type: 'string', doc: 'Name of the counter a consumer increments.' },
         { name: 'note', type: ['null', 'string'], default: null },
+      ],
+    },
+  },
+  {
+    name: 'ProfileImagesFetchRequested',
+    version: 1,
+    schema: {
+      type: 'record',
+      name: 'ProfileImagesFetchRequested',
+      namespace: 'social.events',
+      topic: 'media',
+      doc: "A job: copy a remote account's avatar and header into our storage (a new remote account, or one whose images changed). The media pipeline fetches them; until then GET /media_proxy/accounts/:id/:kind does on first request. Keyed by the account id.",
+      fields: [
+        { name: 'eventId', type: 'string' },
+        { name: 'occurredAt', type: { type: 'long', logicalType: 'timestamp-millis' } },
+        { name: 'accountId', type: 'string' },
       ],
     },
   },

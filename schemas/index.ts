@@ -417,6 +417,13 @@ export interface ProbeSent {
   note: null | string;
 }
 
+/** A job: copy a remote account's avatar and header into our storage (a new remote account, or one whose images changed). The media pipeline fetches them; until then GET /media_proxy/accounts/:id/:kind does on first request. Keyed by the account id. */
+export interface ProfileImagesFetchRequested {
+  eventId: string;
+  occurredAt: Date;
+  accountId: string;
+}
+
 /** An account reblogged (boosted) a status. The reblog is a status of its own (statusId). */
 export interface ReblogCreated {
   eventId: string;
@@ -910,6 +917,11 @@ export interface ProbeSentPayload {
   note?: null | string;
 }
 
+/** What a producer gives for ProfileImagesFetchRequested (the outbox adds eventId and occurredAt). */
+export interface ProfileImagesFetchRequestedPayload {
+  accountId: string;
+}
+
 /** What a producer gives for ReblogCreated (the outbox adds eventId and occurredAt). */
 export interface ReblogCreatedPayload {
   statusId: string;
@@ -1082,6 +1094,7 @@ export interface EventRecords {
   PollUpdateRequested: PollUpdateRequested;
   PollVoted: PollVoted;
   ProbeSent: ProbeSent;
+  ProfileImagesFetchRequested: ProfileImagesFetchRequested;
   ReblogCreated: ReblogCreated;
   ReblogDeleted: ReblogDeleted;
   RepliesFetchRequested: RepliesFetchRequested;
@@ -1136,6 +1149,7 @@ export interface EventPayloads {
   PollUpdateRequested: PollUpdateRequestedPayload;
   PollVoted: PollVotedPayload;
   ProbeSent: ProbeSentPayload;
+  ProfileImagesFetchRequested: ProfileImagesFetchRequestedPayload;
   ReblogCreated: ReblogCreatedPayload;
   ReblogDeleted: ReblogDeletedPayload;
   RepliesFetchRequested: RepliesFetchRequestedPayload;
@@ -1196,6 +1210,7 @@ export const eventTopics = {
   PollUpdateRequested: 'polls',
   PollVoted: 'polls',
   ProbeSent: 'probe',
+  ProfileImagesFetchRequested: 'media',
   ReblogCreated: 'statuses',
   ReblogDeleted: 'statuses',
   RepliesFetchRequested: 'fetch',

@@ -1,26 +1,34 @@
 // The media pipeline: processes uploads queued by POST /api/v2/media (video, GIF, audio) —
 // transcoding with ffmpeg, thumbnails, blurhash — and records the result with a MediaProcessed
-// event; and copies remote attachments' files into our storage, processed the same way
-// (services/core/media/remoteCache.ts). Redelivered events are harmless: a finished or cached
-// attachment is left as it is.
+// event; and copies remote attachments' files (services/core/media/remoteCache.ts) and remote
+// avatars and headers (remoteProfileImages.ts) into our storage, processed like uploads.
+// Redelivered events are harmless: a finished or cached file is left as it is.
 import type { Core } from '../../services/core/context.ts';
 import { processQueuedMedia } from '../../services/core/media/attachments.ts';
 import { cacheRemoteAttachment, needsRedownload } from '../../services/core/media/remoteCache.ts';
+import { cacheRemoteProfileImages } from '../../services/core/media/remoteProfileImages.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { mediaAttachments } from '../../services/core/model/media.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 
+const TYPES = ['MediaProcessRequested', 'ProfileImagesFetchRequested'] as const;
+type MediaEvent = (typeof TYPES)[number];
+
 export type MediaPipelineOptions = Partial<
-  Omit<PipelineOptions<'MediaProcessRequested'>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
+  Omit<PipelineOptions<MediaEvent>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
 >;
 
 export function runMediaPipeline(core: Core, opts: MediaPipelineOptions = {}): Promise<Pipeline> {
   return runPipeline({
     core,
     name: 'media',
-    types: ['MediaProcessRequested'],
+    types: TYPES,
     ...opts,
     async handleEvent(event, ctx) {
+      if (event.type === 'ProfileImagesFetchRequested') {
+        await cacheRemoteProfileImages(core, BigInt(event.payload.accountId));
+        return;
+      }
       // Transcoding can outlast the session timeout: keep the group membership alive meanwhile.
       const beat = setInterval(() => void ctx.heartbeat().catch(() => undefined), 3_000);
       try {

@@ -2,11 +2,14 @@
 // ours. Not cached yet (or removed by the cache clean-up): fetched now through the SSRF-safe
 // client and processed like an upload; then a redirect to the stored `original` or `small` file.
 // Only attachments of statuses anyone may see; anything else, or a file that cannot be fetched, is 404.
+// GET /media_proxy/accounts/:id/avatar|header(_static) does the same for remote profile images.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
 import { collection } from '../../core/db/mongo.ts';
 import { mediaAttachments } from '../../core/model/media.ts';
+import { accounts } from '../../core/model/accounts.ts';
+import { cacheRemoteProfileImage, cachedProfileImage } from '../../core/media/remoteProfileImages.ts';
 import { findVisibleStatus } from '../../core/statuses/visibility.ts';
 import { cacheRemoteAttachment, needsRedownload } from '../../core/media/remoteCache.ts';
 import { storageFor } from '../../core/media/storage.ts';
@@ -33,6 +36,25 @@ const mediaProxyArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { cor
   );
   app.get('/media_proxy/:id/:style', { config, schema: { params: Params } }, async (request, reply) =>
     reply.redirect(await handler(request.params.id, request.params.style), 302),
+  );
+
+  // A remote account's avatar or header (`…_static`: the still first frame of an animated one).
+  app.get(
+    '/media_proxy/accounts/:id/:kind',
+    {
+      config,
+      schema: { params: Type.Object({ id: Type.String({ maxLength: 20 }), kind: Type.String({ maxLength: 20 }) }) },
+    },
+    async (request, reply) => {
+      const m = /^(avatar|header)(_static)?$/.exec(request.params.kind);
+      if (!m || !/^\d{1,19}$/.test(request.params.id)) throw notFound();
+      const account = await collection(core.db, accounts).findOne({ _id: BigInt(request.params.id) });
+      if (!account || account.domain === null || account.suspendedAt) throw notFound();
+      const kind = m[1] as 'avatar' | 'header';
+      const image = cachedProfileImage(account, kind) ?? (await cacheRemoteProfileImage(core, account._id, kind));
+      if (!image) throw notFound();
+      return reply.redirect(storageFor(core).url(m[2] ? image.staticPath : image.path), 302);
+    },
   );
 };
 

@@ -197,11 +197,16 @@ export async function upsertRemoteActor(core: Core, doc: JsonObject, domain?: st
     (await coll.findOne({ usernameLower: fields.usernameLower, domain: fields.domain }));
   if (existing) {
     // The same server re-created the account (new id for the same handle), or a plain refresh.
-    const { suspendedAt: _s, silencedAt: _l, movedToAccountId: _m, ...update } = fields;
+    // Our copies of the images stay: a new remote URL makes them stale (remoteProfileImages.ts).
+    const { suspendedAt: _s, silencedAt: _l, movedToAccountId: _m, avatar: _a, header: _h, ...update } = fields;
     void _s;
     void _l;
     void _m;
+    void _a;
+    void _h;
     await coll.updateOne({ _id: existing._id }, { $set: update });
+    if (update.avatarRemoteUrl !== existing.avatarRemoteUrl || update.headerRemoteUrl !== existing.headerRemoteUrl)
+      await requestProfileImages(core, existing._id);
     const moved = await movedTarget(core, doc, existing);
     if (moved !== undefined) await coll.updateOne({ _id: existing._id }, { $set: { movedToAccountId: moved } });
     return { ...existing, ...update, ...(moved !== undefined ? { movedToAccountId: moved } : {}) };
@@ -225,7 +230,22 @@ export async function upsertRemoteActor(core: Core, doc: JsonObject, domain?: st
     if (!winner) throw err;
     return winner;
   }
+  if (account.avatarRemoteUrl || account.headerRemoteUrl) await requestProfileImages(core, account._id);
   return account;
+}
+
+/**
+ * Asks the media pipeline to copy an account's images here. Best effort: what it misses, the
+ * media proxy fetches on first request (media/remoteProfileImages.ts).
+ */
+async function requestProfileImages(core: Core, accountId: bigint): Promise<void> {
+  try {
+    await core.outbox.publishDirect([
+      { type: 'ProfileImagesFetchRequested', key: String(accountId), payload: { accountId: String(accountId) } },
+    ]);
+  } catch (err) {
+    core.logger.warn({ err, accountId: String(accountId) }, 'profile images fetch not queued');
+  }
 }
 
 /** `movedTo` as an account id: undefined when unchanged or unknown (the target is not fetched here). */

@@ -15,6 +15,8 @@ import { runMediaPipeline } from '../../../pipelines/media/index.ts';
 import { createRemoteStatus } from '../../../services/core/activitypub/ingress/statuses.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { mediaAttachments } from '../../../services/core/model/media.ts';
+import { accounts } from '../../../services/core/model/accounts.ts';
+import { upsertRemoteActor } from '../../../services/core/activitypub/actors.ts';
 import { vacuumMediaCache } from '../../../services/core/media/remoteCache.ts';
 import { parseMediaCommand } from '../../../services/cli/mediaCommands.ts';
 
@@ -28,14 +30,19 @@ describe('remote media cache', () => {
   let viewer: TestUser;
   const hits: string[] = [];
   let picture: Buffer;
+  let face: Buffer;
 
   beforeAll(async () => {
     picture = await png(64, 48);
+    face = await png(500, 500);
     origin = http.createServer((req, res) => {
       hits.push(req.url ?? '');
       if (req.url === '/files/pic.png') {
         res.writeHead(200, { 'content-type': 'image/png' });
         res.end(picture);
+      } else if (req.url?.startsWith('/files/face')) {
+        res.writeHead(200, { 'content-type': 'image/png' });
+        res.end(face);
       } else if (req.url === '/files/page.png') {
         res.writeHead(200, { 'content-type': 'image/png' });
         res.end('<html>not a picture</html>');
@@ -151,5 +158,49 @@ describe('remote media cache', () => {
     }
     expect((await fetch(`${api.server.url}/media_proxy/12345678/original`)).status).toBe(404);
     expect((await fetch(`${api.server.url}/media_proxy/${ids[0]}/huge`)).status).toBe(404);
+  });
+
+  it('caches remote avatars and headers, and fetches a changed one on first request', async () => {
+    const uri = `${originBase}/users/frank`;
+    const actor = {
+      '@context': 'https://www.w3.org/ns/activitystreams',
+      id: uri,
+      type: 'Person',
+      preferredUsername: 'frank',
+      inbox: `${uri}/inbox`,
+      icon: { type: 'Image', mediaType: 'image/png', url: `${originBase}/files/face-1.png` },
+      image: { type: 'Image', mediaType: 'image/png', url: `${originBase}/files/face-header.png` },
+    };
+    const frank = await upsertRemoteActor(api.core, actor);
+    const entity = async () => (await api.call('GET', `/api/v1/accounts/${frank._id}`)).body;
+    // The media pipeline copies both, cropped like local uploads.
+    const cached = await eventually(async () => {
+      const e = await entity();
+      return /\/system\/accounts\/avatars\//.test(e.avatar) && /\/system\/accounts\/headers\//.test(e.header) && e;
+    });
+    const avatar = await fetch(`${api.server.url}${new URL(cached.avatar).pathname}`);
+    expect(avatar.status).toBe(200);
+    const { default: sharp } = await import('sharp');
+    expect(await sharp(Buffer.from(await avatar.arrayBuffer())).metadata()).toMatchObject({ width: 400, height: 400 });
+
+    // A new avatar on its server: until copied, the entity names our proxy, which fetches it.
+    await collection(api.core.db, accounts).updateOne(
+      { _id: frank._id },
+      { $set: { avatarRemoteUrl: `${originBase}/files/face-2.png` } },
+    );
+    const stale = await entity();
+    expect(stale.avatar).toBe(`${api.core.config.baseUrl}/media_proxy/accounts/${frank._id}/avatar`);
+    expect(stale.avatar_static).toBe(`${api.core.config.baseUrl}/media_proxy/accounts/${frank._id}/avatar_static`);
+    const proxied = await fetch(`${api.server.url}/media_proxy/accounts/${frank._id}/avatar`, { redirect: 'manual' });
+    expect(proxied.status).toBe(302);
+    expect(hits).toContain('/files/face-2.png');
+    const fresh = await entity();
+    expect(fresh.avatar).toMatch(/\/system\/accounts\/avatars\//);
+    expect(fresh.avatar).not.toBe(cached.avatar);
+    expect(proxied.headers.get('location')).toBe(fresh.avatar);
+    // The replaced copy is gone; local accounts and unknown kinds have no proxy.
+    expect((await fetch(`${api.server.url}${new URL(cached.avatar).pathname}`)).status).toBe(404);
+    expect((await fetch(`${api.server.url}/media_proxy/accounts/${viewer.account._id}/avatar`)).status).toBe(404);
+    expect((await fetch(`${api.server.url}/media_proxy/accounts/${frank._id}/banner`)).status).toBe(404);
   });
 });
