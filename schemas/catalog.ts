@@ -247,6 +247,18 @@ export const currentSchemas: Record<string, object> = {
       { name: 'domain', type: 'string' },
     ],
   },
+  EmojiFetchRequested: {
+    type: 'record',
+    name: 'EmojiFetchRequested',
+    namespace: 'social.events',
+    topic: 'media',
+    doc: "A job: copy a remote custom emoji's image into our storage (first seen, or its image changed). The media pipeline fetches it; until then GET /media_proxy/emojis/:id does on first request. Keyed by the emoji id.",
+    fields: [
+      { name: 'eventId', type: 'string' },
+      { name: 'occurredAt', type: { type: 'long', logicalType: 'timestamp-millis' } },
+      { name: 'emojiId', type: 'string' },
+    ],
+  },
   FanOutBatchRequested: {
     type: 'record',
     name: 'FanOutBatchRequested',
@@ -1265,6 +1277,22 @@ export const schemaVersions: SchemaVersion[] = [
         { name: 'occurredAt', type: { type: 'long', logicalType: 'timestamp-millis' } },
         { name: 'accountId', type: 'string' },
         { name: 'domain', type: 'string' },
+      ],
+    },
+  },
+  {
+    name: 'EmojiFetchRequested',
+    version: 1,
+    schema: {
+      type: 'record',
+      name: 'EmojiFetchRequested',
+      namespace: 'social.events',
+      topic: 'media',
+      doc: "A job: copy a remote custom emoji's image into our storage (first seen, or its image changed). The media pipeline fetches it; until then GET /media_proxy/emojis/:id does on first request. Keyed by the emoji id.",
+      fields: [
+        { name: 'eventId', type: 'string' },
+        { name: 'occurredAt', type: { type: 'long', logicalType: 'timestamp-millis' } },
+        { name: 'emojiId', type: 'string' },
       ],
     },
   },

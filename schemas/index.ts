@@ -133,6 +133,13 @@ export interface DomainBlockDeleted {
   domain: string;
 }
 
+/** A job: copy a remote custom emoji's image into our storage (first seen, or its image changed). The media pipeline fetches it; until then GET /media_proxy/emojis/:id does on first request. Keyed by the emoji id. */
+export interface EmojiFetchRequested {
+  eventId: string;
+  occurredAt: Date;
+  emojiId: string;
+}
+
 /** A job: insert a status into the home feeds of one slice of its author's followers (follow ids in (afterFollowId, upToFollowId]); a big account's fan-out is many of these, spread over partitions, so more fan-out processes finish it sooner. */
 export interface FanOutBatchRequested {
   eventId: string;
@@ -687,6 +694,11 @@ export interface DomainBlockDeletedPayload {
   domain: string;
 }
 
+/** What a producer gives for EmojiFetchRequested (the outbox adds eventId and occurredAt). */
+export interface EmojiFetchRequestedPayload {
+  emojiId: string;
+}
+
 /** What a producer gives for FanOutBatchRequested (the outbox adds eventId and occurredAt). */
 export interface FanOutBatchRequestedPayload {
   statusId: string;
@@ -1069,6 +1081,7 @@ export interface EventRecords {
   DeliveryRequested: DeliveryRequested;
   DomainBlockCreated: DomainBlockCreated;
   DomainBlockDeleted: DomainBlockDeleted;
+  EmojiFetchRequested: EmojiFetchRequested;
   FanOutBatchRequested: FanOutBatchRequested;
   FavouriteCreated: FavouriteCreated;
   FavouriteDeleted: FavouriteDeleted;
@@ -1124,6 +1137,7 @@ export interface EventPayloads {
   DeliveryRequested: DeliveryRequestedPayload;
   DomainBlockCreated: DomainBlockCreatedPayload;
   DomainBlockDeleted: DomainBlockDeletedPayload;
+  EmojiFetchRequested: EmojiFetchRequestedPayload;
   FanOutBatchRequested: FanOutBatchRequestedPayload;
   FavouriteCreated: FavouriteCreatedPayload;
   FavouriteDeleted: FavouriteDeletedPayload;
@@ -1185,6 +1199,7 @@ export const eventTopics = {
   DeliveryRequested: 'delivery',
   DomainBlockCreated: 'graph',
   DomainBlockDeleted: 'graph',
+  EmojiFetchRequested: 'media',
   FanOutBatchRequested: 'fanout',
   FavouriteCreated: 'interactions',
   FavouriteDeleted: 'interactions',

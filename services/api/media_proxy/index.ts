@@ -2,13 +2,16 @@
 // ours. Not cached yet (or removed by the cache clean-up): fetched now through the SSRF-safe
 // client and processed like an upload; then a redirect to the stored `original` or `small` file.
 // Only attachments of statuses anyone may see; anything else, or a file that cannot be fetched, is 404.
-// GET /media_proxy/accounts/:id/avatar|header(_static) does the same for remote profile images.
+// GET /media_proxy/accounts/:id/avatar|header(_static) and /media_proxy/emojis/:id(/static) do the
+// same for remote profile images and custom emojis.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
 import { collection } from '../../core/db/mongo.ts';
 import { mediaAttachments } from '../../core/model/media.ts';
 import { accounts } from '../../core/model/accounts.ts';
+import { customEmojis } from '../../core/model/customEmojis.ts';
+import { cacheRemoteEmoji } from '../../core/emojis/remoteEmojis.ts';
 import { cacheRemoteProfileImage, cachedProfileImage } from '../../core/media/remoteProfileImages.ts';
 import { findVisibleStatus } from '../../core/statuses/visibility.ts';
 import { cacheRemoteAttachment, needsRedownload } from '../../core/media/remoteCache.ts';
@@ -56,6 +59,26 @@ const mediaProxyArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { cor
       return reply.redirect(storageFor(core).url(m[2] ? image.staticPath : image.path), 302);
     },
   );
+
+  // A remote custom emoji (`/static`: its still PNG).
+  app.get(
+    '/media_proxy/emojis/:id',
+    { config, schema: { params: Type.Object({ id: Type.String({ maxLength: 20 }) }) } },
+    async (request, reply) => reply.redirect(await emojiFile(request.params.id, false), 302),
+  );
+  app.get(
+    '/media_proxy/emojis/:id/static',
+    { config, schema: { params: Type.Object({ id: Type.String({ maxLength: 20 }) }) } },
+    async (request, reply) => reply.redirect(await emojiFile(request.params.id, true), 302),
+  );
+  const emojiFile = async (id: string, still: boolean): Promise<string> => {
+    if (!/^\d{1,19}$/.test(id)) throw notFound();
+    const known = await collection(core.db, customEmojis).findOne({ _id: BigInt(id) });
+    if (!known || known.domain === null || known.disabled) throw notFound();
+    const emoji = known.imageKey !== '' ? known : await cacheRemoteEmoji(core, known._id);
+    if (!emoji || emoji.imageKey === '') throw notFound();
+    return storageFor(core).url(still ? emoji.staticKey : emoji.imageKey);
+  };
 };
 
 export default mediaProxyArea;

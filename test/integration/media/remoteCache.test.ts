@@ -16,6 +16,7 @@ import { createRemoteStatus } from '../../../services/core/activitypub/ingress/s
 import { collection } from '../../../services/core/db/mongo.ts';
 import { mediaAttachments } from '../../../services/core/model/media.ts';
 import { accounts } from '../../../services/core/model/accounts.ts';
+import { customEmojis } from '../../../services/core/model/customEmojis.ts';
 import { upsertRemoteActor } from '../../../services/core/activitypub/actors.ts';
 import { vacuumMediaCache } from '../../../services/core/media/remoteCache.ts';
 import { parseMediaCommand } from '../../../services/cli/mediaCommands.ts';
@@ -31,15 +32,20 @@ describe('remote media cache', () => {
   const hits: string[] = [];
   let picture: Buffer;
   let face: Buffer;
+  let blob: Buffer;
 
   beforeAll(async () => {
     picture = await png(64, 48);
     face = await png(500, 500);
+    blob = await png(32, 32);
     origin = http.createServer((req, res) => {
       hits.push(req.url ?? '');
       if (req.url === '/files/pic.png') {
         res.writeHead(200, { 'content-type': 'image/png' });
         res.end(picture);
+      } else if (req.url?.startsWith('/files/blob')) {
+        res.writeHead(200, { 'content-type': 'image/png' });
+        res.end(blob);
       } else if (req.url?.startsWith('/files/face')) {
         res.writeHead(200, { 'content-type': 'image/png' });
         res.end(face);
@@ -202,5 +208,54 @@ describe('remote media cache', () => {
     expect((await fetch(`${api.server.url}${new URL(cached.avatar).pathname}`)).status).toBe(404);
     expect((await fetch(`${api.server.url}/media_proxy/accounts/${viewer.account._id}/avatar`)).status).toBe(404);
     expect((await fetch(`${api.server.url}/media_proxy/accounts/${frank._id}/banner`)).status).toBe(404);
+  });
+
+  it('caches remote custom emojis of statuses, and fetches a changed one on first request', async () => {
+    const eve = await createRemoteAccount(api.core, originBase, 'eve9');
+    const status = await createRemoteStatus(
+      api.core,
+      eve,
+      {
+        id: `${originBase}/users/eve9/statuses/9`,
+        type: 'Note',
+        attributedTo: eve.uri,
+        content: '<p>hello :blob:</p>',
+        to: ['https://www.w3.org/ns/activitystreams#Public'],
+        tag: [
+          {
+            type: 'Emoji',
+            name: ':blob:',
+            icon: { type: 'Image', mediaType: 'image/png', url: `${originBase}/files/blob-1.png` },
+          },
+        ],
+      },
+      { requested: true },
+    );
+    const emojisOf = async () => (await api.call('GET', `/api/v1/statuses/${status!._id}`, viewer.token)).body.emojis;
+    const [cached] = await eventually(async () => {
+      const e = await emojisOf();
+      return e.length === 1 && /\/system\/custom_emojis\/images\/\d+\/original\//.test(e[0].url) && e;
+    });
+    expect(cached).toMatchObject({ shortcode: 'blob', visible_in_picker: false });
+    expect(cached.static_url).toMatch(/\/system\/custom_emojis\/images\/\d+\/static\//);
+    expect((await fetch(`${api.server.url}${new URL(cached.url).pathname}`)).status).toBe(200);
+
+    // Its server changes the image: until copied, the entity names our proxy, which fetches it.
+    const emoji = await collection(api.core.db, customEmojis).findOne({ shortcode: 'blob', domain: eve.domain });
+    await collection(api.core.db, customEmojis).updateOne(
+      { _id: emoji!._id },
+      { $set: { imageRemoteUrl: `${originBase}/files/blob-2.png`, imageKey: '', staticKey: '' } },
+    );
+    const [stale] = await emojisOf();
+    expect(stale).toMatchObject({
+      url: `${api.core.config.baseUrl}/media_proxy/emojis/${emoji!._id}`,
+      static_url: `${api.core.config.baseUrl}/media_proxy/emojis/${emoji!._id}/static`,
+    });
+    const proxied = await fetch(`${api.server.url}/media_proxy/emojis/${emoji!._id}/static`, { redirect: 'manual' });
+    expect(proxied.status).toBe(302);
+    expect(hits).toContain('/files/blob-2.png');
+    const [fresh] = await emojisOf();
+    expect(proxied.headers.get('location')).toBe(fresh.static_url);
+    expect((await fetch(`${api.server.url}/media_proxy/emojis/999999999`)).status).toBe(404);
   });
 });

@@ -29,7 +29,8 @@ import { domainPolicy } from '../../moderation/domainBlocks.ts';
 import { normalizeTagName } from '../../text/extract.ts';
 import { escapeHtml } from '../../text/formatStatus.ts';
 import { fetchDocument } from '../fetchDocument.ts';
-import { findAccountByUri, pageUrl, resolveActor } from '../actors.ts';
+import { emojiTagsOf, findAccountByUri, pageUrl, resolveActor } from '../actors.ts';
+import { upsertRemoteEmojis } from '../../emojis/remoteEmojis.ts';
 import { asArray, idOf, idsOf, obj, str, typeIs, type JsonObject } from '../json.ts';
 import { hostOf, isLocalUri, parseLocalUri, PUBLIC_FORMS } from '../uris.ts';
 import { plainText, sanitizeRemoteHtml } from '../sanitize.ts';
@@ -255,6 +256,7 @@ export async function createRemoteStatus(
     deletedAt: null,
   };
   const poll = typeIs(object, 'Question') ? remotePollFrom(object) : null;
+  await upsertRemoteEmojis(core, actor.domain, emojiTagsOf(object));
   let inserted = false;
   const repliesJob = firstPageRepliesJob(status, actor.uri, object, ctx.repliesDepth ?? FIRST_PAGE_DEPTH);
   const events: NewEvent[] = [statusCreatedEvent(status, { hasPoll: poll !== null })];
@@ -328,6 +330,7 @@ export async function updateRemoteStatus(core: Core, actor: AccountDoc, object: 
   const poll = typeIs(object, 'Question') ? remotePollFrom(object) : null;
   const updated = date(object.updated);
   const lastEdit = status.editedAt ?? status.createdAt;
+  await upsertRemoteEmojis(core, actor.domain, emojiTagsOf(object));
   if (!updated || updated.getTime() <= lastEdit.getTime()) {
     // Implicit update: poll counts only.
     if (poll && status.pollId) await upsertRemotePoll(core, status._id, actor._id, poll);
