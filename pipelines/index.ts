@@ -16,6 +16,7 @@ import { runLinkPreviewsPipeline, TYPES as linkPreviewEvents } from './link-prev
 import { runDeliveryPipeline } from './delivery/index.ts';
 import { runWebPushPipeline, TYPES as webPushEvents } from './webpush/index.ts';
 import { runIngressPipeline, TYPES as ingressEvents } from './ingress/index.ts';
+import { runRepliesPipeline, TYPES as repliesEvents } from './replies/index.ts';
 
 export interface RunningPipeline {
   stop(): Promise<void>;
@@ -36,6 +37,7 @@ export const pipelines: Record<string, PipelineFactory> = {
   delivery: (core) => runDeliveryPipeline(core),
   webpush: (core) => runWebPushPipeline(core),
   ingress: (core) => runIngressPipeline(core),
+  replies: (core) => runRepliesPipeline(core),
 };
 
 /**
@@ -56,4 +58,5 @@ export const consumedEvents: Record<string, readonly EventName[]> = {
   'delivery-worker': ['DeliveryRequested'],
   webpush: webPushEvents,
   ingress: ingressEvents,
+  replies: repliesEvents,
 };

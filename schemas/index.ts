@@ -133,6 +133,13 @@ export interface DomainBlockDeleted {
   domain: string;
 }
 
+/** A job: copy a remote custom emoji's image into our storage (first seen, or its image changed). The media pipeline fetches it; until then GET /media_proxy/emojis/:id does on first request. Keyed by the emoji id. */
+export interface EmojiFetchRequested {
+  eventId: string;
+  occurredAt: Date;
+  emojiId: string;
+}
+
 /** A job: insert a status into the home feeds of one slice of its author's followers (follow ids in (afterFollowId, upToFollowId]); a big account's fan-out is many of these, spread over partitions, so more fan-out processes finish it sooner. */
 export interface FanOutBatchRequested {
   eventId: string;
@@ -386,6 +393,15 @@ export interface PollExpired {
   local: boolean;
 }
 
+/** A job: send an Update of a local poll's Question (its current counts) to the servers that have it. Made by the scheduler POLL_UPDATE_DELAY after the first of a run of votes (Mastodon's DistributePollUpdateWorker, 3 minutes). Keyed by the poll id. */
+export interface PollUpdateRequested {
+  eventId: string;
+  occurredAt: Date;
+  pollId: string;
+  statusId: string;
+  accountId: string;
+}
+
 /** An account voted in a poll. Keyed by the poll id. Remote polls get the vote federated by option name. */
 export interface PollVoted {
   eventId: string;
@@ -406,6 +422,13 @@ export interface ProbeSent {
   probeId: string;
   counter: string;
   note: null | string;
+}
+
+/** A job: copy a remote account's avatar and header into our storage (a new remote account, or one whose images changed). The media pipeline fetches them; until then GET /media_proxy/accounts/:id/:kind does on first request. Keyed by the account id. */
+export interface ProfileImagesFetchRequested {
+  eventId: string;
+  occurredAt: Date;
+  accountId: string;
 }
 
 /** An account reblogged (boosted) a status. The reblog is a status of its own (statusId). */
@@ -433,6 +456,18 @@ export interface ReblogDeleted {
   visibility: string;
   reblogOfId: string;
   reblogOfAccountId: string;
+}
+
+/** A job: read a remote status's replies collection and fetch the replies we do not have (Mastodon's FetchRepliesWorker and FetchAllRepliesWorker). Keyed by the status's host, so one server's jobs run one after another. */
+export interface RepliesFetchRequested {
+  eventId: string;
+  occurredAt: Date;
+  statusId: string;
+  mode: string;
+  collection: null | string;
+  items: Array<string>;
+  depth: number;
+  refreshKey: null | string;
 }
 
 /** An account was reported. Staff who may manage reports get an admin.report notification; delivery sends a Flag to the target's server (and forwardToDomains) when forward is true. */
@@ -659,6 +694,11 @@ export interface DomainBlockDeletedPayload {
   domain: string;
 }
 
+/** What a producer gives for EmojiFetchRequested (the outbox adds eventId and occurredAt). */
+export interface EmojiFetchRequestedPayload {
+  emojiId: string;
+}
+
 /** What a producer gives for FanOutBatchRequested (the outbox adds eventId and occurredAt). */
 export interface FanOutBatchRequestedPayload {
   statusId: string;
@@ -864,6 +904,13 @@ export interface PollExpiredPayload {
   local: boolean;
 }
 
+/** What a producer gives for PollUpdateRequested (the outbox adds eventId and occurredAt). */
+export interface PollUpdateRequestedPayload {
+  pollId: string;
+  statusId: string;
+  accountId: string;
+}
+
 /** What a producer gives for PollVoted (the outbox adds eventId and occurredAt). */
 export interface PollVotedPayload {
   pollId: string;
@@ -880,6 +927,11 @@ export interface ProbeSentPayload {
   probeId: string;
   counter: string;
   note?: null | string;
+}
+
+/** What a producer gives for ProfileImagesFetchRequested (the outbox adds eventId and occurredAt). */
+export interface ProfileImagesFetchRequestedPayload {
+  accountId: string;
 }
 
 /** What a producer gives for ReblogCreated (the outbox adds eventId and occurredAt). */
@@ -903,6 +955,16 @@ export interface ReblogDeletedPayload {
   visibility: string;
   reblogOfId: string;
   reblogOfAccountId: string;
+}
+
+/** What a producer gives for RepliesFetchRequested (the outbox adds eventId and occurredAt). */
+export interface RepliesFetchRequestedPayload {
+  statusId: string;
+  mode: string;
+  collection?: null | string;
+  items?: Array<string>;
+  depth?: number;
+  refreshKey?: null | string;
 }
 
 /** What a producer gives for ReportCreated (the outbox adds eventId and occurredAt). */
@@ -1019,6 +1081,7 @@ export interface EventRecords {
   DeliveryRequested: DeliveryRequested;
   DomainBlockCreated: DomainBlockCreated;
   DomainBlockDeleted: DomainBlockDeleted;
+  EmojiFetchRequested: EmojiFetchRequested;
   FanOutBatchRequested: FanOutBatchRequested;
   FavouriteCreated: FavouriteCreated;
   FavouriteDeleted: FavouriteDeleted;
@@ -1041,10 +1104,13 @@ export interface EventRecords {
   MuteDeleted: MuteDeleted;
   NotificationCreated: NotificationCreated;
   PollExpired: PollExpired;
+  PollUpdateRequested: PollUpdateRequested;
   PollVoted: PollVoted;
   ProbeSent: ProbeSent;
+  ProfileImagesFetchRequested: ProfileImagesFetchRequested;
   ReblogCreated: ReblogCreated;
   ReblogDeleted: ReblogDeleted;
+  RepliesFetchRequested: RepliesFetchRequested;
   ReportCreated: ReportCreated;
   ScheduledStatusCreated: ScheduledStatusCreated;
   StatusCreated: StatusCreated;
@@ -1071,6 +1137,7 @@ export interface EventPayloads {
   DeliveryRequested: DeliveryRequestedPayload;
   DomainBlockCreated: DomainBlockCreatedPayload;
   DomainBlockDeleted: DomainBlockDeletedPayload;
+  EmojiFetchRequested: EmojiFetchRequestedPayload;
   FanOutBatchRequested: FanOutBatchRequestedPayload;
   FavouriteCreated: FavouriteCreatedPayload;
   FavouriteDeleted: FavouriteDeletedPayload;
@@ -1093,10 +1160,13 @@ export interface EventPayloads {
   MuteDeleted: MuteDeletedPayload;
   NotificationCreated: NotificationCreatedPayload;
   PollExpired: PollExpiredPayload;
+  PollUpdateRequested: PollUpdateRequestedPayload;
   PollVoted: PollVotedPayload;
   ProbeSent: ProbeSentPayload;
+  ProfileImagesFetchRequested: ProfileImagesFetchRequestedPayload;
   ReblogCreated: ReblogCreatedPayload;
   ReblogDeleted: ReblogDeletedPayload;
+  RepliesFetchRequested: RepliesFetchRequestedPayload;
   ReportCreated: ReportCreatedPayload;
   ScheduledStatusCreated: ScheduledStatusCreatedPayload;
   StatusCreated: StatusCreatedPayload;
@@ -1129,6 +1199,7 @@ export const eventTopics = {
   DeliveryRequested: 'delivery',
   DomainBlockCreated: 'graph',
   DomainBlockDeleted: 'graph',
+  EmojiFetchRequested: 'media',
   FanOutBatchRequested: 'fanout',
   FavouriteCreated: 'interactions',
   FavouriteDeleted: 'interactions',
@@ -1151,10 +1222,13 @@ export const eventTopics = {
   MuteDeleted: 'graph',
   NotificationCreated: 'notifications',
   PollExpired: 'polls',
+  PollUpdateRequested: 'polls',
   PollVoted: 'polls',
   ProbeSent: 'probe',
+  ProfileImagesFetchRequested: 'media',
   ReblogCreated: 'statuses',
   ReblogDeleted: 'statuses',
+  RepliesFetchRequested: 'fetch',
   ReportCreated: 'accounts',
   ScheduledStatusCreated: 'statuses',
   StatusCreated: 'statuses',

@@ -1,14 +1,15 @@
 // The scheduler: a timer-driven job runner (not a Kafka consumer). Each round it publishes due
-// scheduled statuses, closes expired polls and ends expired mutes; hourly it removes uploads nobody attached. Any number of scheduler processes may run: every job
+// scheduled statuses, closes expired polls, sends poll Updates due after votes and ends expired mutes; hourly it removes uploads nobody attached and remote media cached longer than MEDIA_CACHE_RETENTION_PERIOD. Any number of scheduler processes may run: every job
 // claims its records atomically in MongoDB, so each record is handled by one process.
 // Add a job by appending it to JOBS.
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Core } from '../../services/core/context.ts';
 import { publishDueScheduledStatuses } from '../../services/core/scheduledStatuses/scheduledStatuses.ts';
-import { closeExpiredPolls } from '../../services/core/polls/polls.ts';
+import { closeExpiredPolls, publishDuePollUpdates } from '../../services/core/polls/polls.ts';
 import { pruneClaims } from '../../services/core/scheduledStatuses/claims.ts';
 import { removeUnattachedMedia } from '../../services/core/media/attachments.ts';
+import { vacuumMediaCache } from '../../services/core/media/remoteCache.ts';
 import { endExpiredMutes } from '../../services/core/graph/mute.ts';
 import { deleteExpiredSuspensions } from '../../services/core/moderation/accountActions.ts';
 
@@ -26,8 +27,10 @@ export const JOBS: SchedulerJob[] = [
     run: async (core, workerId) => (await publishDueScheduledStatuses(core, { workerId, limit: 50 })).length,
   },
   { name: 'poll-expiry', run: (core, workerId) => closeExpiredPolls(core, { workerId, limit: 100 }) },
+  { name: 'poll-updates', run: (core, workerId) => publishDuePollUpdates(core, { workerId, limit: 100 }) },
   { name: 'mute-expiry', run: (core) => endExpiredMutes(core) },
   { name: 'unattached-media-cleanup', everyMs: 3600_000, run: (core) => removeUnattachedMedia(core) },
+  { name: 'media-cache-vacuum', everyMs: 3600_000, run: (core) => vacuumMediaCache(core) },
   { name: 'suspended-account-data', everyMs: 3600_000, run: (core) => deleteExpiredSuspensions(core) },
   {
     name: 'claim-pruning',

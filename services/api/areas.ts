@@ -45,6 +45,8 @@ import pushArea from './push/index.ts';
 import conversationsArea from './conversations/index.ts';
 import notificationRequestsArea from './notification_requests/index.ts';
 import activityPubArea from './activitypub/index.ts';
+import asyncRefreshesArea from './async_refreshes/index.ts';
+import mediaProxyArea from './media_proxy/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -59,6 +61,8 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   pollsArea,
   scheduledStatusesArea,
   statusesArea,
+  asyncRefreshesArea,
+  mediaProxyArea,
   favouritesArea,
   bookmarksArea,
   appsArea,

@@ -27,6 +27,7 @@ import {
 import { MODERATION_USAGE, parseModerationCommand } from './moderation.ts';
 import { parseSiteCommand, SITE_USAGE } from './siteCommands.ts';
 import { parseTrendsCommand, TRENDS_USAGE } from './trendsCommands.ts';
+import { MEDIA_USAGE, parseMediaCommand } from './mediaCommands.ts';
 import { deliveryDomains, deliveryReset } from './delivery.ts';
 import { rebuildAllGroups } from '../core/notifications/groups.ts';
 
@@ -40,7 +41,8 @@ const USAGE = `Usage:
   cli notifications rebuild-groups
 ${MODERATION_USAGE}
 ${SITE_USAGE}
-${TRENDS_USAGE}`;
+${TRENDS_USAGE}
+${MEDIA_USAGE}`;
 
 type Command = (core: Core, out: Out) => Promise<void>;
 
@@ -87,6 +89,8 @@ function parse(argv: string[]): Command {
   }
   const trends = parseTrendsCommand(group, action, rest);
   if (trends) return trends;
+  const media = parseMediaCommand(group, action, rest);
+  if (media) return media;
   if (group === 'settings' && action === 'feeds') {
     const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
     if (positionals.length === 1 || positionals.length > 2) throw new CliError('settings feeds takes NAME and VALUE');

@@ -57,6 +57,8 @@ export interface Config {
   scheduledStatusMinDelaySeconds: number;
   /** Users active within this many days get home-feed fan-out (Mastodon's USER_ACTIVE_DAYS). */
   userActiveDays: number;
+  /** Cached remote media older than this many days is removed (MEDIA_CACHE_RETENTION_PERIOD); null: kept. */
+  mediaCacheRetentionDays: number | null;
   federation: FederationConfig;
   /** The machine-translation backend, or null when translation is off. */
   translation: TranslationConfig | null;
@@ -81,6 +83,25 @@ export interface FederationConfig {
   allowHttp: boolean;
   /** AUTHORIZED_FETCH (Mastodon's name; implied by LIMITED_FEDERATION_MODE): every ActivityPub GET needs a valid signature. */
   authorizedFetch: boolean;
+  /** Reading remote statuses' `replies` (Mastodon's FETCH_REPLIES_* settings; README "Thread backfill"). */
+  fetchReplies: FetchRepliesConfig;
+  /** Seconds between a vote on a local poll and the Update of its Question (Mastodon: 3 minutes). */
+  pollUpdateDelaySeconds: number;
+}
+
+export interface FetchRepliesConfig {
+  /** FETCH_REPLIES_ENABLED: opening a remote thread crawls its replies (Mastodon 4.4+). */
+  enabled: boolean;
+  /** FETCH_REPLIES_COOLDOWN_MINUTES: a status's replies are crawled at most this often. */
+  cooldownMinutes: number;
+  /** FETCH_REPLIES_INITIAL_WAIT_MINUTES: nor before the status is this old. */
+  initialWaitMinutes: number;
+  /** FETCH_REPLIES_MAX_GLOBAL: statuses one crawl may fetch. */
+  maxGlobal: number;
+  /** FETCH_REPLIES_MAX_SINGLE: items taken from one replies collection. */
+  maxSingle: number;
+  /** FETCH_REPLIES_MAX_PAGES: collection pages one crawl may read. */
+  maxPages: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -258,6 +279,9 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info'),
     scheduledStatusMinDelaySeconds: int(env, 'SCHEDULED_STATUS_MIN_DELAY', 300, 0),
     userActiveDays: int(env, 'USER_ACTIVE_DAYS', 7, 1, 3650),
+    mediaCacheRetentionDays: optional(env, 'MEDIA_CACHE_RETENTION_PERIOD')
+      ? int(env, 'MEDIA_CACHE_RETENTION_PERIOD', 0, 1, 36_500)
+      : null,
     federation: {
       allowedPrivateAddresses: cidrList(env, 'ALLOWED_PRIVATE_ADDRESSES'),
       allowHttp: bool(env, 'FEDERATION_ALLOW_HTTP', false),
@@ -265,6 +289,15 @@ export function loadConfig(env: Env = process.env): Config {
         bool(env, 'AUTHORIZED_FETCH', false) ||
         bool(env, 'LIMITED_FEDERATION_MODE', false) ||
         bool(env, 'WHITELIST_MODE', false),
+      fetchReplies: {
+        enabled: bool(env, 'FETCH_REPLIES_ENABLED', true),
+        cooldownMinutes: int(env, 'FETCH_REPLIES_COOLDOWN_MINUTES', 15),
+        initialWaitMinutes: int(env, 'FETCH_REPLIES_INITIAL_WAIT_MINUTES', 5),
+        maxGlobal: int(env, 'FETCH_REPLIES_MAX_GLOBAL', 1000, 1, 100_000),
+        maxSingle: int(env, 'FETCH_REPLIES_MAX_SINGLE', 500, 1, 10_000),
+        maxPages: int(env, 'FETCH_REPLIES_MAX_PAGES', 500, 1, 10_000),
+      },
+      pollUpdateDelaySeconds: int(env, 'POLL_UPDATE_DELAY', 180, 0, 86_400),
     },
     translation: translationConfig(env),
   };

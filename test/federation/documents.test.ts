@@ -10,6 +10,7 @@ import { generateActorKeyPair } from '../../services/core/accounts/keys.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { accounts, type AccountDoc } from '../../services/core/model/accounts.ts';
 import { recordFollow } from '../../services/core/graph/relations.ts';
+import { statuses } from '../../services/core/model/statuses.ts';
 
 const AP = 'application/activity+json';
 
@@ -166,6 +167,105 @@ describe('ActivityPub documents', () => {
     const tags = await json(get('/users/alice/collections/tags', { accept: AP }));
     expect(tags).toMatchObject({ type: 'Collection', items: [] });
   });
+
+  it("serves replies as Mastodon pages them: own replies, then other accounts' (local embedded, remote as ids)", async () => {
+    const carol = await createTestUser(api.core, { username: 'carol' });
+    const root = await postStatus(api.core, alice.account, { text: 'thread root', visibility: 'public' });
+    const self1 = await postStatus(api.core, alice.account, { text: 'one', inReplyToId: root._id });
+    const self2 = await postStatus(api.core, alice.account, {
+      text: 'two',
+      inReplyToId: root._id,
+      visibility: 'unlisted',
+    });
+    await postStatus(api.core, alice.account, { text: 'hidden', inReplyToId: root._id, visibility: 'private' });
+    const other = await postStatus(api.core, carol.account, { text: 'from carol', inReplyToId: root._id });
+    // A remote reply is listed by its id.
+    const remoteReply = {
+      ...other,
+      _id: other._id + 1n,
+      accountId: remote._id,
+      local: false,
+      uri: 'https://remote.example/users/bob/statuses/1',
+      uniqueKey: 'remote-reply-1',
+    };
+    await collection(api.core.db, statuses).insertOne(remoteReply);
+    const replies = `${base}/users/alice/statuses/${root._id}/replies`;
+
+    // The Note embeds the first page: up to 5 own replies, `next` after the last of them.
+    const note = await json(get(`/users/alice/statuses/${root._id}`, { accept: AP }));
+    expect(note.replies).toEqual({
+      id: replies,
+      type: 'Collection',
+      first: {
+        type: 'CollectionPage',
+        next: `${replies}?min_id=${self2._id}&page=true`,
+        partOf: replies,
+        items: [self1.uri, self2.uri],
+      },
+    });
+
+    // The collection: own replies embedded as Notes; the next page is other accounts'.
+    const coll = await json(get(`/users/alice/statuses/${root._id}/replies`, { accept: AP }));
+    expect(coll).toMatchObject({ id: replies, type: 'Collection' });
+    expect(coll.first).toMatchObject({
+      id: `${replies}?page=true`,
+      type: 'CollectionPage',
+      partOf: replies,
+      next: `${replies}?only_other_accounts=true&page=true`,
+    });
+    expect(coll.first.items.map((i: { id: string; type: string }) => [i.id, i.type])).toEqual([
+      [self1.uri, 'Note'],
+      [self2.uri, 'Note'],
+    ]);
+
+    // What GoToSocial and Mastodon follow from the Note: a CollectionPage of other accounts' replies.
+    const res = await get(`/users/alice/statuses/${root._id}/replies?only_other_accounts=true&page=true`, {
+      accept: AP,
+    });
+    expect(res.headers.get('content-type')).toMatch(/^application\/activity\+json/);
+    const page = await json(res);
+    expect(page).toMatchObject({
+      id: `${replies}?only_other_accounts=true&page=true`,
+      type: 'CollectionPage',
+      partOf: replies,
+    });
+    expect(page.next).toBeUndefined();
+    expect(page.items[0]).toMatchObject({ id: other.uri, type: 'Note', attributedTo: `${base}/users/carol` });
+    expect(page.items[1]).toBe(remoteReply.uri);
+    const after = await json(
+      get(`/users/alice/statuses/${root._id}/replies?only_other_accounts=true&page=true&min_id=${other._id}`, {
+        accept: AP,
+      }),
+    );
+    expect(after).toMatchObject({
+      id: `${replies}?min_id=${other._id}&only_other_accounts=true&page=true`,
+      items: [remoteReply.uri],
+    });
+
+    // A suspended author's replies are left out; a status nobody may see is 404.
+    await collection(api.core.db, accounts).updateOne({ _id: remote._id }, { $set: { suspendedAt: new Date() } });
+    const without = await json(
+      get(`/users/alice/statuses/${root._id}/replies?only_other_accounts=true&page=true`, { accept: AP }),
+    );
+    expect(without.items).toHaveLength(1);
+    await collection(api.core.db, accounts).updateOne({ _id: remote._id }, { $set: { suspendedAt: null } });
+    const priv = await postStatus(api.core, alice.account, { text: 'private root', visibility: 'private' });
+    expect((await get(`/users/alice/statuses/${priv._id}/replies?page=true`, { accept: AP })).status).toBe(404);
+  });
+
+  it('pages a long run of own replies by min_id, then moves on to other accounts', async () => {
+    const root = await postStatus(api.core, alice.account, { text: 'long thread', visibility: 'public' });
+    const own = [];
+    for (let i = 0; i < 61; i++)
+      own.push(await postStatus(api.core, alice.account, { text: `part ${i}`, inReplyToId: root._id }));
+    const replies = `${base}/users/alice/statuses/${root._id}/replies`;
+    const first = await json(get(`/users/alice/statuses/${root._id}/replies?page=true`, { accept: AP }));
+    expect(first.items).toHaveLength(60);
+    expect(first.next).toBe(`${replies}?min_id=${own[59]._id}&only_other_accounts=false&page=true`);
+    const second = await json(get(first.next.replace(base, ''), { accept: AP }));
+    expect(second.items.map((i: { id: string }) => i.id)).toEqual([own[60].uri]);
+    expect(second.next).toBe(`${replies}?only_other_accounts=true&page=true`);
+  }, 60_000);
 });
 
 describe('AUTHORIZED_FETCH', () => {

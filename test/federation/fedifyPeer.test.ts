@@ -142,4 +142,34 @@ describe('federation with a Fedify peer', () => {
       'Fedify received our Accept',
     );
   });
+
+  it('Fedify backfills a thread from our replies collection: CollectionPages with partOf, items and next', async () => {
+    const bob = await createTestUser(ours.core, { username: 'bob' });
+    const root = await ours.call('POST', '/api/v1/statuses', alice.token, { status: 'a thread' });
+    const own = await ours.call('POST', '/api/v1/statuses', alice.token, {
+      status: 'and more',
+      in_reply_to_id: root.body.id,
+    });
+    const other = await ours.call('POST', '/api/v1/statuses', bob.token, {
+      status: 'an answer',
+      in_reply_to_id: root.body.id,
+    });
+    const walked = await control('replies', { note: root.body.uri });
+    const replies = `${root.body.uri}/replies`;
+    expect(walked).toEqual({
+      note: true,
+      collection: replies,
+      pages: [
+        // The first page embedded in the Note (own replies by id), then the page of others'.
+        { id: null, page: true, partOf: replies, items: [own.body.uri] },
+        { id: `${replies}?min_id=${own.body.id}&page=true`, page: true, partOf: replies, items: [] },
+        {
+          id: `${replies}?only_other_accounts=true&page=true`,
+          page: true,
+          partOf: replies,
+          items: [other.body.uri],
+        },
+      ],
+    });
+  });
 });

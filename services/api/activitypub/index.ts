@@ -25,6 +25,7 @@ import {
   featuredTagsDocument,
   followsDocument,
   outboxDocument,
+  type RepliesQuery,
   repliesDocument,
   servedAccount,
   statusDocument,
@@ -173,15 +174,22 @@ function registerDocuments(app: FastifyInstance, core: Core): void {
       );
   });
 
-  app.get<StatusParams>('/users/:username/statuses/:id/replies', async (request, reply) => {
-    const requester = await requesterOf(core, request);
-    const doc = await repliesDocument(core, request.params.username, idParam(request.params.id), requester).catch(
-      (e: unknown) => {
+  app.get<StatusParams & { Querystring: RepliesQuery }>(
+    '/users/:username/statuses/:id/replies',
+    async (request, reply) => {
+      const requester = await requesterOf(core, request);
+      const doc = await repliesDocument(
+        core,
+        request.params.username,
+        idParam(request.params.id),
+        requester,
+        stringParams(request.query, ['page', 'only_other_accounts', 'min_id']),
+      ).catch((e: unknown) => {
         throw problem(e);
-      },
-    );
-    return sendActivityJson(reply, doc, requester !== null);
-  });
+      });
+      return sendActivityJson(reply, doc, requester !== null);
+    },
+  );
   for (const which of ['likes', 'shares'] as const) {
     app.get<StatusParams>(`/users/:username/statuses/:id/${which}`, async (request, reply) => {
       const requester = await requesterOf(core, request);
@@ -200,12 +208,7 @@ function registerDocuments(app: FastifyInstance, core: Core): void {
 
   app.get<UserParams & { Querystring: OutboxQuery }>('/users/:username/outbox', async (request, reply) => {
     const requester = await requesterOf(core, request);
-    const q = request.query as Record<string, unknown>;
-    const query: OutboxQuery = {
-      page: typeof q.page === 'string' ? q.page : undefined,
-      max_id: typeof q.max_id === 'string' ? q.max_id : undefined,
-      min_id: typeof q.min_id === 'string' ? q.min_id : undefined,
-    };
+    const query: OutboxQuery = stringParams(request.query, ['page', 'max_id', 'min_id']);
     const doc = await outboxDocument(core, request.params.username, query, requester).catch((e: unknown) => {
       throw problem(e);
     });
@@ -294,3 +297,11 @@ const activityPubArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { co
 };
 
 export default activityPubArea;
+
+/** The named query parameters that arrived as single strings (repeated or bracketed ones are ignored). */
+function stringParams<K extends string>(query: unknown, keys: readonly K[]): Partial<Record<K, string>> {
+  const q = (query ?? {}) as Record<string, unknown>;
+  const out: Partial<Record<K, string>> = {};
+  for (const k of keys) if (typeof q[k] === 'string') out[k] = q[k];
+  return out;
+}

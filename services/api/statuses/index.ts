@@ -1,6 +1,7 @@
 // The statuses area: posting, reading, editing, deleting, threads and interactions
 // (/api/v1/statuses/**). Routes stay thin: parse, authorise, call core, present.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { contextRefresh } from '../../core/activitypub/replies/refresh.ts';
 import { Type } from '@sinclair/typebox';
 import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
@@ -247,13 +248,19 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     },
   );
 
-  app.get('/api/v1/statuses/:id/context', { config: { auth: READ }, schema: { params: IdParams } }, async (request) => {
-    const viewer = viewerOf(request);
-    const status = await visibleStatusOr404(core, viewer, request.params.id);
-    const { ancestors, descendants } = await statusContext(core, viewer, status);
-    const rendered = await presentStatuses(core, [...ancestors, ...descendants], viewer);
-    return { ancestors: rendered.slice(0, ancestors.length), descendants: rendered.slice(ancestors.length) };
-  });
+  app.get(
+    '/api/v1/statuses/:id/context',
+    { config: { auth: READ }, schema: { params: IdParams } },
+    async (request, reply) => {
+      const viewer = viewerOf(request);
+      const status = await visibleStatusOr404(core, viewer, request.params.id);
+      const refresh = await contextRefresh(core, status, viewer !== null);
+      if (refresh !== null) void reply.header('mastodon-async-refresh', refresh);
+      const { ancestors, descendants } = await statusContext(core, viewer, status);
+      const rendered = await presentStatuses(core, [...ancestors, ...descendants], viewer);
+      return { ancestors: rendered.slice(0, ancestors.length), descendants: rendered.slice(ancestors.length) };
+    },
+  );
 
   app.get(
     '/api/v1/statuses/:id/history',

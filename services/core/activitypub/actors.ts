@@ -3,6 +3,7 @@
 // origin rules, WebFinger round trip for new accounts), and the key resolver the HTTP signature
 // check uses (known key → fetch by keyId, GoToSocial's key stubs included → refetch on failure).
 import type { Core } from '../context.ts';
+import { upsertRemoteEmojis } from '../emojis/remoteEmojis.ts';
 import { nextSerialId } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
 import { accounts, type AccountDoc, type ProfileField } from '../model/accounts.ts';
@@ -90,7 +91,8 @@ function fields(doc: JsonObject): ProfileField[] {
     }));
 }
 
-function emojis(doc: JsonObject): Array<{ shortcode: string; url: string }> {
+/** The Emoji tags of an actor or a status: shortcode and image URL. */
+export function emojiTagsOf(doc: JsonObject): Array<{ shortcode: string; url: string }> {
   return asArray(doc.tag)
     .map(obj)
     .filter((t): t is JsonObject => t !== null && t.type === 'Emoji')
@@ -155,7 +157,7 @@ export function actorFields(
       .map((v) => httpUrl(v))
       .filter((v): v is string => v !== null)
       .slice(0, 20),
-    emojis: emojis(doc),
+    emojis: emojiTagsOf(doc),
     memorial: bool(doc.memorial),
     suspendedAt: null,
     silencedAt: null,
@@ -197,11 +199,17 @@ export async function upsertRemoteActor(core: Core, doc: JsonObject, domain?: st
     (await coll.findOne({ usernameLower: fields.usernameLower, domain: fields.domain }));
   if (existing) {
     // The same server re-created the account (new id for the same handle), or a plain refresh.
-    const { suspendedAt: _s, silencedAt: _l, movedToAccountId: _m, ...update } = fields;
+    // Our copies of the images stay: a new remote URL makes them stale (remoteProfileImages.ts).
+    const { suspendedAt: _s, silencedAt: _l, movedToAccountId: _m, avatar: _a, header: _h, ...update } = fields;
     void _s;
     void _l;
     void _m;
+    void _a;
+    void _h;
     await coll.updateOne({ _id: existing._id }, { $set: update });
+    if (update.avatarRemoteUrl !== existing.avatarRemoteUrl || update.headerRemoteUrl !== existing.headerRemoteUrl)
+      await requestProfileImages(core, existing._id);
+    await upsertRemoteEmojis(core, update.domain, update.emojis ?? []);
     const moved = await movedTarget(core, doc, existing);
     if (moved !== undefined) await coll.updateOne({ _id: existing._id }, { $set: { movedToAccountId: moved } });
     return { ...existing, ...update, ...(moved !== undefined ? { movedToAccountId: moved } : {}) };
@@ -225,7 +233,23 @@ export async function upsertRemoteActor(core: Core, doc: JsonObject, domain?: st
     if (!winner) throw err;
     return winner;
   }
+  if (account.avatarRemoteUrl || account.headerRemoteUrl) await requestProfileImages(core, account._id);
+  await upsertRemoteEmojis(core, account.domain, account.emojis ?? []);
   return account;
+}
+
+/**
+ * Asks the media pipeline to copy an account's images here. Best effort: what it misses, the
+ * media proxy fetches on first request (media/remoteProfileImages.ts).
+ */
+async function requestProfileImages(core: Core, accountId: bigint): Promise<void> {
+  try {
+    await core.outbox.publishDirect([
+      { type: 'ProfileImagesFetchRequested', key: String(accountId), payload: { accountId: String(accountId) } },
+    ]);
+  } catch (err) {
+    core.logger.warn({ err, accountId: String(accountId) }, 'profile images fetch not queued');
+  }
 }
 
 /** `movedTo` as an account id: undefined when unchanged or unknown (the target is not fetched here). */

@@ -22,9 +22,12 @@ import { NOTE_CONTEXT, AS_CONTEXT, withContext, type JsonLd } from './render/con
 import {
   renderFeaturedCollection,
   renderFeaturedTagsCollection,
+  renderCollectionPage,
   renderOrderedCollection,
   renderOrderedPage,
+  repliesPageUri,
 } from './render/collections.ts';
+import { railsBoolean } from '../railsParams.ts';
 
 /** Why a document is not served. */
 export class DocumentUnavailable extends Error {
@@ -126,31 +129,115 @@ async function announceOf(core: Core, reblog: StatusDoc, booster: AccountDoc): P
   });
 }
 
-/** `replies` of a status: public and unlisted replies, as ids (first page only, up to 60). */
+export interface RepliesQuery {
+  page?: string;
+  only_other_accounts?: string;
+  min_id?: string;
+}
+
+/** Replies per page of a `replies` collection (Mastodon's DESCENDANTS_LIMIT). */
+export const REPLIES_PAGE = 60;
+
+/**
+ * A status's `replies` as Mastodon's RepliesController serves it: public and unlisted replies,
+ * oldest first by `min_id`; the author's own first, then (`only_other_accounts`) everybody else's
+ * but suspended accounts'. Local replies are embedded as Notes, remote ones are their ids. Without
+ * `page` the Collection with this page as `first`.
+ */
 export async function repliesDocument(
   core: Core,
   username: string,
   id: Id,
   requester: AccountDoc | null,
+  query: RepliesQuery = {},
 ): Promise<JsonLd> {
   const author = await servedAccount(core, username);
   assertActive(author);
   const status = await findServedStatus(core, author, id);
   if (!(await mayRead(core, status, author, requester))) throw notFound();
-  const replies = await collection(core.db, statuses)
-    .find(
-      { inReplyToId: status._id, deletedAt: null, visibility: { $in: ['public', 'unlisted'] } },
-      { projection: { uri: 1 } },
-    )
-    .sort({ _id: 1 })
-    .limit(60)
-    .toArray();
+  const otherAccounts = railsBoolean(query.only_other_accounts) === true;
+  const minId = idParam(query.min_id);
+  const replies = await replyPage(core, status, otherAccounts, minId);
   const uri = statusRepliesUri(status.uri);
-  return withContext(AS_CONTEXT, {
-    id: uri,
-    type: 'Collection',
-    first: { type: 'CollectionPage', partOf: uri, items: replies.map((r) => r.uri) },
+  const last = replies.length > 0 ? replies[replies.length - 1] : null;
+  let next: string | null;
+  if (otherAccounts) {
+    next =
+      replies.length < REPLIES_PAGE || !last
+        ? null
+        : repliesPageUri(uri, { minId: last._id, onlyOtherAccounts: 'true' });
+  } else {
+    // The author's own replies first; once they run out, the next page is everybody else's.
+    const nextOthers = !last || last.accountId !== author._id || replies.length < REPLIES_PAGE;
+    next = repliesPageUri(uri, {
+      minId: nextOthers ? null : last._id,
+      onlyOtherAccounts: nextOthers ? 'true' : 'false',
+    });
+  }
+  const localAuthors = new Map<Id, AccountDoc>();
+  const localIds = [...new Set(replies.filter((r) => r.local).map((r) => r.accountId))];
+  if (localIds.length > 0)
+    for (const a of await collection(core.db, accounts)
+      .find({ _id: { $in: localIds } })
+      .toArray())
+      localAuthors.set(a._id, a);
+  const items: unknown[] = [];
+  for (const r of replies) {
+    const replyAuthor = r.local ? localAuthors.get(r.accountId) : undefined;
+    items.push(replyAuthor ? await renderStatusObject(core, r, replyAuthor) : r.uri);
+  }
+  const page = renderCollectionPage({
+    id: repliesPageUri(uri, {
+      minId: query.min_id !== undefined && query.min_id !== '' ? query.min_id : null,
+      onlyOtherAccounts:
+        query.only_other_accounts !== undefined && query.only_other_accounts !== '' ? query.only_other_accounts : null,
+    }),
+    partOf: uri,
+    items,
+    next,
   });
+  const context = replies.some((r) => r.local) ? NOTE_CONTEXT : AS_CONTEXT;
+  if (railsBoolean(query.page) === true) return withContext(context, page);
+  return withContext(context, { id: uri, type: 'Collection', first: page });
+}
+
+/** One page of replies (see repliesDocument), skipping suspended authors without shortening it. */
+async function replyPage(
+  core: Core,
+  status: StatusDoc,
+  otherAccounts: boolean,
+  minId: Id | null,
+): Promise<StatusDoc[]> {
+  const out: StatusDoc[] = [];
+  let after = minId;
+  for (;;) {
+    const filter: Record<string, unknown> = {
+      inReplyToId: status._id,
+      deletedAt: null,
+      visibility: { $in: ['public', 'unlisted'] },
+      accountId: otherAccounts ? { $ne: status.accountId } : status.accountId,
+    };
+    if (after !== null) filter._id = { $gt: after };
+    const want = REPLIES_PAGE - out.length;
+    const batch = await collection(core.db, statuses).find(filter).sort({ _id: 1 }).limit(want).toArray();
+    if (batch.length === 0) return out;
+    let kept = batch;
+    if (otherAccounts) {
+      const suspended = await collection(core.db, accounts)
+        .find(
+          { _id: { $in: [...new Set(batch.map((r) => r.accountId))] }, suspendedAt: { $ne: null } },
+          {
+            projection: { _id: 1 },
+          },
+        )
+        .toArray();
+      const gone = new Set(suspended.map((a) => a._id));
+      kept = batch.filter((r) => !gone.has(r.accountId));
+    }
+    out.push(...kept);
+    if (out.length >= REPLIES_PAGE || batch.length < want) return out;
+    after = batch[batch.length - 1]._id;
+  }
 }
 
 export async function countCollectionDocument(

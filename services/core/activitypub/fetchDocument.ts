@@ -33,6 +33,8 @@ export interface FetchDocumentOptions {
   signer?: SigningKey | null;
   /** The id is not known in advance: accept a document naming another id if that id confirms itself. */
   idUnknown?: boolean;
+  /** Any id at all (collection pages, Mastodon's fetch_resource_without_id_validation). */
+  anyId?: boolean;
   timeoutMs?: number;
 }
 
@@ -63,7 +65,7 @@ async function fetchOnce(
 export async function fetchDocument(core: Core, url: string, opts: FetchDocumentOptions = {}): Promise<JsonObject> {
   const signer = opts.signer === undefined ? await instanceSigningKey(core) : opts.signer;
   const first = await fetchOnce(core, url, signer, opts.timeoutMs);
-  if (first.matches) return first.doc;
+  if (first.matches || opts.anyId) return first.doc;
   const claimed = first.doc.id;
   if (!opts.idUnknown || typeof claimed !== 'string')
     throw new DocumentError('id-mismatch', url, `document at ${url} claims id ${String(claimed)}`);

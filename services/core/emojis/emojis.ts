@@ -9,6 +9,7 @@ import { collection, isDuplicateKeyError } from '../db/mongo.ts';
 import { nextSerialId } from '../ids.ts';
 import { customEmojis, type CustomEmojiDoc } from '../model/customEmojis.ts';
 import { storageFor, randomFileName } from '../media/storage.ts';
+import { emojiProxyUrl } from './remoteEmojis.ts';
 
 /** Mastodon's local emoji size limit. */
 export const EMOJI_SIZE_LIMIT = 256 * 1024;
@@ -32,10 +33,12 @@ const LIST_SECONDS = 3600;
 
 export function presentEmoji(core: Core, doc: CustomEmojiDoc, withCategory = true): CustomEmojiEntity {
   const storage = storageFor(core);
+  // A remote emoji not copied here yet goes through the media proxy (remoteEmojis.ts).
+  const copied = doc.imageKey !== '';
   const out: CustomEmojiEntity = {
     shortcode: doc.shortcode,
-    url: storage.url(doc.imageKey),
-    static_url: storage.url(doc.staticKey),
+    url: copied ? storage.url(doc.imageKey) : emojiProxyUrl(core, doc._id),
+    static_url: copied ? storage.url(doc.staticKey) : emojiProxyUrl(core, doc._id, true),
     visible_in_picker: doc.visibleInPicker,
   };
   if (withCategory) out.category = doc.category;

@@ -1,11 +1,11 @@
 // Account and CredentialAccount entities (mastodon-api-entities.md §1, §2) and their presenters.
 // The schemas are complete on purpose: Fastify's serializer drops whatever a schema leaves out.
 import { Type, type Static } from '@sinclair/typebox';
+import { profileImageUrls } from '../media/remoteProfileImages.ts';
 import type { Core } from '../context.ts';
 import { collection } from '../db/mongo.ts';
-import type { AccountDoc, StoredImage, CachedAccount } from '../model/accounts.ts';
+import type { AccountDoc, CachedAccount } from '../model/accounts.ts';
 import { users, type UserDoc } from '../model/users.ts';
-import { storageFor } from '../media/storage.ts';
 import { EVERYONE_ROLE, roleOfUser, type EffectiveRole } from '../roles/roles.ts';
 import { emojisInTexts } from '../emojis/emojis.ts';
 
@@ -95,20 +95,6 @@ export type CredentialAccount = Static<typeof CredentialAccountEntity>;
 export const MISSING_AVATAR_PATH = '/avatars/original/missing.png';
 export const MISSING_HEADER_PATH = '/headers/original/missing.png';
 
-function imageUrls(
-  core: Core,
-  image: StoredImage | null,
-  remote: string | null | undefined,
-  missing: string,
-): [string, string] {
-  if (image) {
-    const storage = storageFor(core);
-    return [storage.url(image.path), storage.url(image.staticPath)];
-  }
-  if (remote) return [remote, remote];
-  return [`${core.config.baseUrl}${missing}`, `${core.config.baseUrl}${missing}`];
-}
-
 /** `created_at` as Mastodon renders it: the creation day at midnight UTC. */
 export function midnightUtc(date: Date): string {
   const d = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
@@ -143,8 +129,8 @@ export async function presentAccount(
   doc: CachedAccount,
   opts: { role?: EffectiveRole; moved?: CachedAccount | null } = {},
 ): Promise<Account> {
-  const [avatar, avatarStatic] = imageUrls(core, doc.avatar, doc.avatarRemoteUrl, MISSING_AVATAR_PATH);
-  const [header, headerStatic] = imageUrls(core, doc.header, doc.headerRemoteUrl, MISSING_HEADER_PATH);
+  const [avatar, avatarStatic] = profileImageUrls(core, doc, 'avatar', MISSING_AVATAR_PATH);
+  const [header, headerStatic] = profileImageUrls(core, doc, 'header', MISSING_HEADER_PATH);
   const suspended = doc.suspendedAt !== null;
   const base: Account = {
     id: String(doc._id),

@@ -91,12 +91,23 @@ function presentMeta(meta: MediaMeta | null): Static<typeof MediaMetaEntity> | n
 export function presentMediaAttachment(core: Core, doc: MediaAttachmentDoc): MediaAttachmentEntity {
   const storage = storageFor(core);
   const ready = doc.processing === 'complete';
+  // Remote media not cached here goes through our media proxy, which fetches it (Mastodon's
+  // `needs_redownload?`); files of unknown type are never downloaded and stay links.
+  const proxied = ready && doc.remoteUrl !== null && doc.files.original === null && doc.type !== 'unknown';
   const url =
-    ready && doc.files.original ? storage.url(doc.files.original) : doc.remoteUrl && ready ? doc.remoteUrl : null;
+    ready && doc.files.original
+      ? storage.url(doc.files.original)
+      : proxied
+        ? mediaProxyUrl(core, doc._id, 'original')
+        : doc.remoteUrl && ready
+          ? doc.remoteUrl
+          : null;
   // A custom thumbnail is there before processing ends; a generated one only after.
   const preview = doc.files.small
     ? storage.url(doc.files.small)
-    : (doc.previewRemoteUrl ?? (doc.type === 'image' && !doc.files.original && ready ? doc.remoteUrl : null));
+    : proxied
+      ? mediaProxyUrl(core, doc._id, 'small')
+      : (doc.previewRemoteUrl ?? null);
   return {
     id: String(doc._id),
     type: doc.type,
@@ -109,4 +120,9 @@ export function presentMediaAttachment(core: Core, doc: MediaAttachmentDoc): Med
     description: doc.description,
     blurhash: doc.blurhash,
   };
+}
+
+/** GET /media_proxy/:id/:style: a remote attachment, fetched into our storage on first request. */
+export function mediaProxyUrl(core: Core, id: bigint, style: 'original' | 'small'): string {
+  return `${core.config.baseUrl}/media_proxy/${id}/${style}`;
 }

@@ -1,6 +1,6 @@
 // Media attachments in ActivityPub (federation reference §4.2): our attachments as `Document`
 // objects for outgoing Notes, and remote ones read from incoming objects. Remote files are not
-// downloaded here: the attachment points at the remote URL (a cache/proxy can be added later).
+// downloaded here: the media pipeline caches them (remoteCache.ts), the media proxy meanwhile.
 import { isBlurhashValid } from 'blurhash';
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
@@ -179,6 +179,19 @@ export async function createRemoteAttachments(
     };
     docs.push(doc);
   }
-  if (docs.length > 0) await collection(core.db, mediaAttachments).insertMany(docs);
+  if (docs.length === 0) return docs;
+  // The media pipeline copies each file here (remoteCache.ts); until then the media proxy serves it.
+  const cacheable = docs.filter((d) => d.type !== 'unknown');
+  await core.outbox.write(
+    cacheable.map((d) => ({
+      type: 'MediaProcessRequested' as const,
+      key: String(accountId),
+      payload: { mediaId: String(d._id), accountId: String(accountId) },
+      verify: { collection: mediaAttachments.name, filter: { _id: d._id }, expect: 'exists' as const },
+    })),
+    async () => {
+      await collection(core.db, mediaAttachments).insertMany(docs);
+    },
+  );
   return docs;
 }

@@ -16,6 +16,8 @@ export interface StoredImage {
   /** Static (first-frame) version for animated images; same as path otherwise. */
   staticPath: string;
   contentType: string;
+  /** Remote accounts: the remote image this is a copy of (see media/remoteProfileImages.ts). */
+  remoteUrl?: string;
 }
 
 export interface AccountDoc {

@@ -8,7 +8,9 @@ export interface CustomEmojiDoc {
   shortcode: string;
   /** null for local emojis. */
   domain: string | null;
-  /** Storage keys of the image (PNG or GIF, may be animated) and of its static PNG. */
+  /** Remote emojis: the image as published by their server (remoteEmojis.ts). */
+  imageRemoteUrl?: string | null;
+  /** Storage keys of the image (PNG or GIF, may be animated) and of its static PNG; '' for a remote one not copied yet. */
   imageKey: string;
   staticKey: string;
   contentType: 'image/png' | 'image/gif';

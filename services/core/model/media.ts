@@ -59,6 +59,8 @@ export interface MediaAttachmentDoc {
   /** Remote media: where the file lives on its server; null for local uploads. */
   remoteUrl: string | null;
   previewRemoteUrl: string | null;
+  /** Remote media: when its file was copied into our storage (null/absent: served by the media proxy). */
+  cachedAt?: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -67,4 +69,5 @@ export const mediaAttachments = defineCollection<MediaAttachmentDoc>('media_atta
   { key: { accountId: 1, _id: -1 }, name: 'account' },
   { key: { statusId: 1 }, name: 'status' },
   { key: { scheduledStatusId: 1 }, name: 'scheduled_status' },
+  { key: { cachedAt: 1 }, name: 'cached' },
 ]);

@@ -19,6 +19,8 @@ export interface PollDoc {
   /** Lease of the scheduler process closing it, and its attempts (see closeExpiredPolls). */
   closingUntil?: Date | null;
   closingAttempts?: number;
+  /** Local polls: when the Update of the Question for recent votes is due (null: none pending). */
+  updateDueAt?: Date | null;
   /** Votes per option, same order as options (final once closed; see polls.ts pollCounts). */
   tallies: number[];
   /** Total choices made (Mastodon's votes_count). */
@@ -47,6 +49,7 @@ export interface PollVoteDoc {
 export const polls = defineCollection<PollDoc>('polls', [
   { key: { statusId: 1 }, name: 'status' },
   { key: { closedAt: 1, expiresAt: 1 }, name: 'open_expiry' },
+  { key: { updateDueAt: 1 }, name: 'update_due' },
 ]);
 
 export const pollVotes = defineCollection<PollVoteDoc>('poll_votes', [

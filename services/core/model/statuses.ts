@@ -62,6 +62,8 @@ export interface StatusDoc {
   createdAt: Date;
   updatedAt: Date;
   editedAt: Date | null;
+  /** Remote statuses: when their replies were last crawled (Mastodon's fetched_replies_at). */
+  fetchedRepliesAt?: Date | null;
   deletedAt: Date | null;
 }
 

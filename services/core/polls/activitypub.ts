@@ -8,7 +8,7 @@ import { collection, isDuplicateKeyError } from '../db/mongo.ts';
 import { polls, pollVotes, type PollDoc } from '../model/polls.ts';
 import type { AccountDoc } from '../model/accounts.ts';
 import { LIMITS } from '../instance/limits.ts';
-import { isExpired, pollCounts } from './polls.ts';
+import { isExpired, pollCounts, schedulePollUpdate } from './polls.ts';
 
 export interface ApPollOption {
   type: 'Note';
@@ -180,6 +180,7 @@ export async function recordRemoteVote(
   if (existing) {
     if (!poll.multiple || existing.choices.includes(choice)) return false;
     await votes.updateOne({ _id: existing._id }, { $addToSet: { choices: choice } });
+    await schedulePollUpdate(core, poll);
     return true;
   }
   try {
@@ -191,6 +192,7 @@ export async function recordRemoteVote(
       uri,
       createdAt: new Date(),
     });
+    await schedulePollUpdate(core, poll);
     return true;
   } catch (err) {
     if (isDuplicateKeyError(err)) return recordRemoteVote(core, voter, poll, optionName, uri);

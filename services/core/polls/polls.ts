@@ -214,6 +214,7 @@ export async function votePoll(core: Core, voter: AccountDoc, poll: PollDoc, cho
       ],
       async () => {
         await collection(core.db, pollVotes).insertOne(vote);
+        if (!poll.remote) await schedulePollUpdate(core, poll);
       },
     );
   } catch (err) {
@@ -317,4 +318,58 @@ export async function closeExpiredPolls(
     closed++;
   }
   return closed;
+}
+
+/**
+ * After a vote on a local poll, its new counts go to the servers that have the Question: one
+ * Update POLL_UPDATE_DELAY after the first vote of a run (Mastodon's DistributePollUpdateWorker,
+ * queued 3 minutes out and not again while pending). Polls with hidden totals send none.
+ */
+export async function schedulePollUpdate(core: Core, poll: PollDoc, now = new Date()): Promise<void> {
+  if (poll.remote || poll.hideTotals) return;
+  const due = new Date(now.getTime() + core.config.federation.pollUpdateDelaySeconds * 1000);
+  await collection(core.db, polls).updateOne({ _id: poll._id, updateDueAt: null }, { $set: { updateDueAt: due } });
+}
+
+/**
+ * Publishes the Updates that are due (the scheduler's `poll-updates` job): each due poll is claimed
+ * for its due time, then cleared together with its PollUpdateRequested event. A poll that closed
+ * meanwhile sends none (its PollExpired Update carries the final counts). Returns how many it sent.
+ */
+export async function publishDuePollUpdates(
+  core: Core,
+  opts: { now?: Date; limit?: number; workerId?: string } = {},
+): Promise<number> {
+  const coll = collection(core.db, polls);
+  const now = opts.now ?? new Date();
+  const owner = opts.workerId ?? `pid:${process.pid}`;
+  const due = await coll
+    .find({ updateDueAt: { $lte: now } })
+    .sort({ updateDueAt: 1 })
+    .limit(opts.limit ?? 100)
+    .toArray();
+  let sent = 0;
+  for (const poll of due) {
+    const at = poll.updateDueAt;
+    if (!at || !(await claimAttempt(core, `poll_update:${poll._id}:${at.getTime()}`, 0, owner))) continue;
+    if (poll.remote || isExpired(poll, now)) {
+      await coll.updateOne({ _id: poll._id, updateDueAt: at }, { $set: { updateDueAt: null } });
+      continue;
+    }
+    await core.outbox.write(
+      [
+        {
+          type: 'PollUpdateRequested',
+          key: String(poll._id),
+          payload: { pollId: String(poll._id), statusId: String(poll.statusId), accountId: String(poll.accountId) },
+          verify: { collection: polls.name, filter: { _id: poll._id, updateDueAt: { $ne: at } }, expect: 'exists' },
+        },
+      ],
+      async () => {
+        await coll.updateOne({ _id: poll._id, updateDueAt: at }, { $set: { updateDueAt: null } });
+      },
+    );
+    sent++;
+  }
+  return sent;
 }

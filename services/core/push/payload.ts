@@ -13,7 +13,7 @@ import type { NotificationDoc } from '../model/notifications.ts';
 import type { PushSubscriptionDoc } from '../model/pushSubscriptions.ts';
 import { unseal } from '../oauth/seal.ts';
 import { plainText } from '../filters/match.ts';
-import { storageFor } from '../media/storage.ts';
+import { profileImageUrls } from '../media/remoteProfileImages.ts';
 
 export interface WebPushPayload {
   access_token: string;
@@ -25,10 +25,9 @@ export interface WebPushPayload {
   body: string;
 }
 
-/** The sender's static avatar (the API's placeholder when there is none). */
-function avatarStaticUrl(core: Core, a: Pick<AccountDoc, 'avatar' | 'avatarRemoteUrl'>): string {
-  if (a.avatar) return storageFor(core).url(a.avatar.staticPath);
-  return a.avatarRemoteUrl || `${core.config.baseUrl}/avatars/original/missing.png`;
+/** The sender's static avatar as the API shows it (our copy, the media proxy, or the placeholder). */
+function avatarStaticUrl(core: Core, a: AccountDoc): string {
+  return profileImageUrls(core, a, 'avatar', '/avatars/original/missing.png')[1];
 }
 
 /** Mastodon's English notification_mailer.<type>.subject strings. */

@@ -5,7 +5,19 @@
 // it look us up and send activities, and read what reached its inbox.
 import http from 'node:http';
 import { createFederation, generateCryptoKeyPair, MemoryKvStore } from '@fedify/fedify';
-import { Accept, Create, Endpoints, Follow, Mention, Note, Person, PUBLIC_COLLECTION, Undo } from '@fedify/vocab';
+import {
+  Accept,
+  Collection,
+  CollectionPage,
+  Create,
+  Endpoints,
+  Follow,
+  Mention,
+  Note,
+  Person,
+  PUBLIC_COLLECTION,
+  Undo,
+} from '@fedify/vocab';
 
 const port = Number(process.argv[2]);
 const url = `http://localhost:${port}`;
@@ -52,6 +64,27 @@ async function control(path: string, input: Record<string, string>): Promise<unk
   const ctx = federation.createContext(new URL(url), undefined);
   const me = ctx.getActorUri('carol');
   if (path === '/_test/received') return received;
+  if (path === '/_test/replies') {
+    // Walks a Note's `replies` as a backfilling server does (GoToSocial wants CollectionPage-like
+    // pages): the collection, its first page, then `next` pages, with Fedify's own vocabulary.
+    const note = await ctx.lookupObject(input.note);
+    if (!(note instanceof Note)) return { note: false };
+    const replies = await note.getReplies();
+    const pages: Array<{ id: string | null; page: boolean; partOf: string | null; items: string[] }> = [];
+    let page = replies instanceof Collection ? await replies.getFirst() : null;
+    for (let i = 0; page && i < 10; i++) {
+      const items: string[] = [];
+      for await (const item of page.getItems()) if (item instanceof Note && item.id) items.push(item.id.href);
+      pages.push({
+        id: page.id?.href ?? null,
+        page: page instanceof CollectionPage,
+        partOf: page instanceof CollectionPage ? (page.partOfId?.href ?? null) : null,
+        items,
+      });
+      page = page instanceof CollectionPage ? await page.getNext() : null;
+    }
+    return { note: true, collection: replies instanceof Collection ? (replies.id?.href ?? null) : null, pages };
+  }
   if (path === '/_test/lookup') {
     // Fedify asks https:// for acct: resources; an http:// actor URL as the resource stays on http.
     const wf = await ctx.lookupWebFinger(input.resource);

@@ -117,10 +117,11 @@ describe('media attachments in ActivityPub', () => {
     const docs = await createRemoteAttachments(core, account._id, items);
     expect(docs).toHaveLength(4);
     expect(docs[1].description).toHaveLength(1500);
+    // Not cached yet: our media proxy fetches it on first request (remoteCache.test.ts).
     expect(presentMediaAttachment(core, docs[0])).toMatchObject({
       type: 'image',
-      url: 'https://remote.example/files/p1.jpg',
-      preview_url: 'https://remote.example/files/p1.jpg',
+      url: `https://social.example/media_proxy/${docs[0]._id}/original`,
+      preview_url: `https://social.example/media_proxy/${docs[0]._id}/small`,
       remote_url: 'https://remote.example/files/p1.jpg',
       description: 'Tomatoes',
       blurhash: 'UKF~gP%M00of~qj[M{WB4nt7-;Rj9Fay%MWB',

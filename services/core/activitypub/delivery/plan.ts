@@ -75,6 +75,7 @@ export const PLANNED_EVENTS = [
   'FeaturedTagDeleted',
   'PollVoted',
   'PollExpired',
+  'PollUpdateRequested',
   'AccountSuspended',
   'AccountUnsuspended',
   'ReportCreated',
@@ -420,10 +421,12 @@ async function planUnfiltered(
         ),
       ];
     }
-    case 'PollExpired': {
-      // A local poll closed: its final tallies go to everyone who has the Question, voters included.
-      const p = payload as EventRecord<'PollExpired'>;
-      if (!p.local) return [];
+    case 'PollExpired':
+    case 'PollUpdateRequested': {
+      // A local poll closed, or votes changed its counts (debounced by the scheduler): the
+      // Question goes to everyone who has it, voters included.
+      const p = payload as EventRecord<'PollExpired'> | EventRecord<'PollUpdateRequested'>;
+      if ('local' in p && !p.local) return [];
       const [status, author] = await Promise.all([statusById(core, p.statusId), localAccount(core, p.accountId)]);
       if (!status || status.deletedAt || !author) return [];
       const note = await renderStatusObject(core, status, author);

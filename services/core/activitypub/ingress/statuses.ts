@@ -29,10 +29,13 @@ import { domainPolicy } from '../../moderation/domainBlocks.ts';
 import { normalizeTagName } from '../../text/extract.ts';
 import { escapeHtml } from '../../text/formatStatus.ts';
 import { fetchDocument } from '../fetchDocument.ts';
-import { findAccountByUri, pageUrl, resolveActor } from '../actors.ts';
+import { emojiTagsOf, findAccountByUri, pageUrl, resolveActor } from '../actors.ts';
+import { upsertRemoteEmojis } from '../../emojis/remoteEmojis.ts';
 import { asArray, idOf, idsOf, obj, str, typeIs, type JsonObject } from '../json.ts';
 import { hostOf, isLocalUri, parseLocalUri, PUBLIC_FORMS } from '../uris.ts';
 import { plainText, sanitizeRemoteHtml } from '../sanitize.ts';
+import { FIRST_PAGE_DEPTH, firstPageRepliesJob } from '../replies/job.ts';
+import type { NewEvent } from '../../events/outbox.ts';
 
 export const NOTE_TYPES = ['Note', 'Question'] as const;
 export const CONVERTED_TYPES = ['Article', 'Page', 'Image', 'Audio', 'Video', 'Event'] as const;
@@ -168,6 +171,8 @@ export interface IngestContext {
   requested?: boolean;
   /** How many more parents may be fetched for a reply. */
   depth?: number;
+  /** How many more levels of its `replies` may be fetched (default FIRST_PAGE_DEPTH; 0: none). */
+  repliesDepth?: number;
 }
 
 /**
@@ -251,8 +256,12 @@ export async function createRemoteStatus(
     deletedAt: null,
   };
   const poll = typeIs(object, 'Question') ? remotePollFrom(object) : null;
+  await upsertRemoteEmojis(core, actor.domain, emojiTagsOf(object));
   let inserted = false;
-  await core.outbox.write([statusCreatedEvent(status, { hasPoll: poll !== null })], async () => {
+  const repliesJob = firstPageRepliesJob(status, actor.uri, object, ctx.repliesDepth ?? FIRST_PAGE_DEPTH);
+  const events: NewEvent[] = [statusCreatedEvent(status, { hasPoll: poll !== null })];
+  if (repliesJob) events.push(repliesJob);
+  await core.outbox.write(events, async () => {
     if (poll) status.pollId = (await upsertRemotePoll(core, id, actor._id, poll))._id;
     try {
       await collection(core.db, statuses).insertOne(status);
@@ -278,11 +287,21 @@ export async function createRemoteStatus(
 export async function fetchRemoteStatus(
   core: Core,
   uri: string,
-  opts: { depth?: number; idUnknown?: boolean } = {},
+  opts: { depth?: number; idUnknown?: boolean; repliesDepth?: number } = {},
 ): Promise<StatusDoc | null> {
   const known = await findStatusByUri(core, uri);
   if (known || isLocalUri(core.config, uri) || !hostOf(uri)) return known;
   const doc = await fetchDocument(core, uri, { idUnknown: opts.idUnknown });
+  return storeFetchedStatus(core, uri, doc, opts);
+}
+
+/** Stores a status document fetched from `uri` (see fetchRemoteStatus), or finds it by its id. */
+export async function storeFetchedStatus(
+  core: Core,
+  uri: string,
+  doc: JsonObject,
+  opts: { depth?: number; repliesDepth?: number } = {},
+): Promise<StatusDoc | null> {
   if (!isStatusObject(doc) || typeof doc.id !== 'string') return null;
   if (doc.id !== uri) {
     const again = await findStatusByUri(core, doc.id);
@@ -292,7 +311,11 @@ export async function fetchRemoteStatus(
   if (!authorUri || hostOf(authorUri) !== hostOf(doc.id)) return null;
   const author = await resolveActor(core, authorUri);
   if (!author || author.domain === null) return null;
-  return createRemoteStatus(core, author, doc, { requested: true, depth: opts.depth ?? 1 });
+  return createRemoteStatus(core, author, doc, {
+    requested: true,
+    depth: opts.depth ?? 1,
+    repliesDepth: opts.repliesDepth,
+  });
 }
 
 /**
@@ -307,6 +330,7 @@ export async function updateRemoteStatus(core: Core, actor: AccountDoc, object: 
   const poll = typeIs(object, 'Question') ? remotePollFrom(object) : null;
   const updated = date(object.updated);
   const lastEdit = status.editedAt ?? status.createdAt;
+  await upsertRemoteEmojis(core, actor.domain, emojiTagsOf(object));
   if (!updated || updated.getTime() <= lastEdit.getTime()) {
     // Implicit update: poll counts only.
     if (poll && status.pollId) await upsertRemotePoll(core, status._id, actor._id, poll);

@@ -43,3 +43,34 @@ export function renderFeaturedTagsCollection(id: string, tags: Array<{ name: str
     items: tags.map((t) => ({ type: 'Hashtag', href: t.href, name: `#${t.name}` })),
   });
 }
+
+/**
+ * A page of a status's `replies` as Rails writes it (query keys sorted: `min_id`,
+ * `only_other_accounts`, `page`), so the ids we link and the ids we serve are the same strings.
+ */
+export function repliesPageUri(
+  repliesUri: string,
+  opts: { minId: bigint | string | null; onlyOtherAccounts: string | null },
+): string {
+  const query: string[] = [];
+  if (opts.minId !== null) query.push(`min_id=${encodeURIComponent(String(opts.minId))}`);
+  if (opts.onlyOtherAccounts !== null) query.push(`only_other_accounts=${encodeURIComponent(opts.onlyOtherAccounts)}`);
+  query.push('page=true');
+  return `${repliesUri}?${query.join('&')}`;
+}
+
+export interface CollectionPageInput {
+  id: string;
+  partOf: string;
+  items: unknown[];
+  next: string | null;
+}
+
+/** An unordered CollectionPage (Mastodon's `type: :unordered` presenter with `part_of`). */
+export function renderCollectionPage(input: CollectionPageInput): JsonLd {
+  const out: JsonLd = { id: input.id, type: 'CollectionPage' };
+  if (input.next) out.next = input.next;
+  out.partOf = input.partOf;
+  out.items = input.items;
+  return out;
+}

@@ -52,7 +52,7 @@ export async function renderLocalActor(core: Core, account: AccountDoc): Promise
 
 /** What renderNoteObject needs for a local (or any stored) status with its author. */
 export async function loadNoteInput(core: Core, status: StatusDoc, author: AccountDoc): Promise<NoteInput> {
-  const [parent, mentioned, media, poll, conversation, emojis] = await Promise.all([
+  const [parent, mentioned, media, poll, conversation, emojis, selfReplies] = await Promise.all([
     status.inReplyToId !== null
       ? collection(core.db, statuses).findOne({ _id: status.inReplyToId }, { projection: { uri: 1 } })
       : null,
@@ -69,6 +69,7 @@ export async function loadNoteInput(core: Core, status: StatusDoc, author: Accou
     status.pollId !== null ? findPollByStatus(core, status._id) : null,
     status.conversationId !== null ? collection(core.db, conversations).findOne({ _id: status.conversationId }) : null,
     author.domain === null ? emojiRefsInTexts(core, [status.spoilerText, status.content]) : [],
+    author.domain === null ? loadSelfReplies(core, status, SELF_REPLIES_EMBEDDED) : [],
   ]);
   const byId = new Map(mentioned.map((a) => [a._id, a]));
   const mediaById = new Map(media.map((m) => [m._id, m]));
@@ -91,7 +92,32 @@ export async function loadNoteInput(core: Core, status: StatusDoc, author: Accou
       ? (conversation.uri ?? localConversationUri(core.config, conversation._id, conversation.createdAt))
       : null,
     emojis,
+    selfReplies: selfReplies.map((r) => ({ id: r._id, uri: r.uri })),
   };
+}
+
+/** How many of the author's own replies the Note embeds (Mastodon's `self_replies(5)`). */
+const SELF_REPLIES_EMBEDDED = 5;
+
+/** The author's own public/unlisted replies to a status, oldest first (Mastodon's `self_replies`). */
+export async function loadSelfReplies(
+  core: Core,
+  status: StatusDoc,
+  limit: number,
+): Promise<Array<Pick<StatusDoc, '_id' | 'uri'>>> {
+  return collection(core.db, statuses)
+    .find(
+      {
+        inReplyToId: status._id,
+        accountId: status.accountId,
+        deletedAt: null,
+        visibility: { $in: ['public', 'unlisted'] },
+      },
+      { projection: { uri: 1 } },
+    )
+    .sort({ _id: 1 })
+    .limit(limit)
+    .toArray();
 }
 
 export async function renderStatusObject(core: Core, status: StatusDoc, author: AccountDoc): Promise<JsonLd> {

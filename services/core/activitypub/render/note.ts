@@ -7,6 +7,7 @@ import type { ApDocument } from '../../media/activitypub.ts';
 import { AS_PUBLIC, statusLikesUri, statusRepliesUri, statusSharesUri, tagUrl } from '../uris.ts';
 import { NOTE_CONTEXT, withContext, type JsonLd } from './context.ts';
 import { renderEmoji, type EmojiRef } from './actor.ts';
+import { repliesPageUri } from './collections.ts';
 
 export interface Audience {
   to: string[];
@@ -69,6 +70,8 @@ export interface NoteInput {
   /** Thread id: the remote conversation URI, or a tag: URI for our own threads. */
   conversation: string | null;
   emojis?: EmojiRef[];
+  /** Up to 5 of the author's own public/unlisted replies, oldest first (the embedded first page). */
+  selfReplies?: Array<{ id: bigint; uri: string }>;
 }
 
 function iso(date: Date): string {
@@ -113,14 +116,21 @@ export function renderNoteObject(config: Config, input: NoteInput): JsonLd {
     ...(input.emojis ?? []).map(renderEmoji),
   ];
   const replies = statusRepliesUri(s.uri);
+  const self = input.selfReplies ?? [];
+  const lastSelf = self.length > 0 ? self[self.length - 1].id : null;
+  // Mastodon's first page: the author's own replies; `next` continues them after the last one, or
+  // moves on to other accounts' replies.
   out.replies = {
     id: replies,
     type: 'Collection',
     first: {
       type: 'CollectionPage',
-      next: `${replies}?only_other_accounts=true&page=true`,
+      next:
+        lastSelf !== null
+          ? repliesPageUri(replies, { minId: lastSelf, onlyOtherAccounts: null })
+          : repliesPageUri(replies, { minId: null, onlyOtherAccounts: 'true' }),
       partOf: replies,
-      items: [],
+      items: self.map((r) => r.uri),
     },
   };
   out.likes = { id: statusLikesUri(s.uri), type: 'Collection', totalItems: s.favouritesCount };
