@@ -14,6 +14,8 @@ import type { Status } from './status.ts';
 import {
   authorEntity,
   loadStatusPage,
+  quoteApprovalOf,
+  quoteOf,
   renderStatus,
   viewerFields,
   type CachedShell,
@@ -29,6 +31,9 @@ const LAID_OVER = new Set([
   'favourites_count',
   'replies_count',
   'poll',
+  'quote',
+  'quotes_count',
+  'quote_approval',
   'favourited',
   'reblogged',
   'muted',
@@ -98,6 +103,17 @@ function pushTail(parts: string[], page: LoadedPage, l: Live, nested: boolean): 
     count(l.repliesCount),
     ',"poll":',
     poll === null ? 'null' : JSON.stringify(poll),
+  );
+  // Quote posts: most statuses quote nothing and carry the same approval for a viewer.
+  const quote = quoteOf(page, l);
+  const original = l.reblogOfId === null ? null : (page.live?.get(l.reblogOfId) ?? null);
+  parts.push(
+    ',"quote":',
+    quote === null ? 'null' : JSON.stringify(quote),
+    ',"quotes_count":',
+    count(l.reblogOfId === null ? (l.quotesCount ?? 0) : 0),
+    ',"quote_approval":',
+    JSON.stringify(quoteApprovalOf(page, l, original)),
   );
   const own = viewerFields(page, l, nested);
   if (own) {
