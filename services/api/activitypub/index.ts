@@ -33,6 +33,7 @@ import {
 import { escapeHtml } from '../../core/text/formatStatus.ts';
 import { ApiError } from '../errors.ts';
 import { registerWellKnown } from './wellKnown.ts';
+import { quoteAuthorizationDocument } from '../../core/quotes/federation.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -176,6 +177,16 @@ function registerDocuments(app: FastifyInstance, core: Core): void {
   app.get<StatusParams>('/users/:username/statuses/:id/replies', async (request, reply) => {
     const requester = await requesterOf(core, request);
     const doc = await repliesDocument(core, request.params.username, idParam(request.params.id), requester).catch(
+      (e: unknown) => {
+        throw problem(e);
+      },
+    );
+    return sendActivityJson(reply, doc, requester !== null);
+  });
+  // FEP-044f: the stamp a local author gave a quote of their status.
+  app.get<StatusParams>('/users/:username/quote_authorizations/:id', async (request, reply) => {
+    const requester = await requesterOf(core, request);
+    const doc = await quoteAuthorizationDocument(core, request.params.username, idParam(request.params.id)).catch(
       (e: unknown) => {
         throw problem(e);
       },

@@ -100,3 +100,32 @@ export function presentQuoteApproval(
     current_user: quoteDecision(status, viewerId, relation),
   };
 }
+
+/**
+ * A remote post's `interactionPolicy.canQuote` as a stored policy (Mastodon's parser): Public,
+ * the author's followers or following collections become flags; the author alone means nothing
+ * more; any other actor marks the policy `unsupported_policy`.
+ */
+export function policyFromInteractionPolicy(
+  value: unknown,
+  author: { uri: string; followersUrl: string; followingUrl?: string | null },
+): number {
+  const policy = value && typeof value === 'object' ? (value as Record<string, unknown>).canQuote : undefined;
+  if (!policy || typeof policy !== 'object') return 0;
+  const half = (sub: unknown): number => {
+    let flags = 0;
+    const list = (Array.isArray(sub) ? sub : sub === undefined || sub === null ? [] : [sub]).map((v) =>
+      typeof v === 'string' ? v : v && typeof v === 'object' ? (v as { id?: unknown }).id : null,
+    );
+    for (const actor of new Set(list)) {
+      if (actor === 'as:Public' || actor === 'Public' || actor === 'https://www.w3.org/ns/activitystreams#Public')
+        flags |= QUOTE_POLICY_FLAGS.public;
+      else if (actor === author.followersUrl) flags |= QUOTE_POLICY_FLAGS.followers;
+      else if (author.followingUrl && actor === author.followingUrl) flags |= QUOTE_POLICY_FLAGS.following;
+      else if (actor !== author.uri) flags |= QUOTE_POLICY_FLAGS.unsupported_policy;
+    }
+    return flags;
+  };
+  const p = policy as Record<string, unknown>;
+  return ((half(p.automaticApproval) << 16) | half(p.manualApproval)) >>> 0;
+}

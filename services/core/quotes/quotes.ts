@@ -13,6 +13,7 @@ import { findVisibleStatus } from '../statuses/visibility.ts';
 import { statusForbidden, statusNotFound, statusValidation } from '../statuses/errors.ts';
 import { invalidateRenderedStatuses } from '../statuses/renderCache.ts';
 import { statusChangedEvent } from '../statuses/events.ts';
+import { stampDeletionEvents } from './federation.ts';
 import {
   localStatusPolicy,
   needsFollowRelation,
@@ -127,8 +128,14 @@ export async function revokeQuote(
   if (!quoting?.quote) throw statusNotFound();
   if (quoting.quote.quotedAccountId !== quotedAuthor._id) throw statusForbidden();
   const state = quoting.quote.state;
-  if (state === 'accepted') await changeQuoteState(core, quoting, ['accepted'], 'revoked');
-  else if (state === 'pending') await changeQuoteState(core, quoting, ['pending'], 'rejected');
+  let changed = false;
+  if (state === 'accepted') changed = await changeQuoteState(core, quoting, ['accepted'], 'revoked');
+  else if (state === 'pending') changed = await changeQuoteState(core, quoting, ['pending'], 'rejected');
+  // A remote quoter's server learns it from the Delete of the stamp.
+  if (changed && !quoting.local) {
+    const events = await stampDeletionEvents(core, { ...quotedAuthor, uri: quotedAuthor.uri }, quoting);
+    if (events.length > 0) await core.outbox.write(events, () => Promise.resolve());
+  }
   return (await collection(core.db, statuses).findOne({ _id: quoting._id })) ?? quoting;
 }
 
@@ -163,7 +170,10 @@ export async function setQuotePolicy(
   const write = () =>
     collection(core.db, statuses).updateOne({ _id: status._id }, { $set: { quoteApprovalPolicy: policy } });
   if (announce)
-    await core.outbox.write([statusChangedEvent(status, 'policy', { _id: status._id, quoteApprovalPolicy: policy })], write);
+    await core.outbox.write(
+      [statusChangedEvent(status, 'policy', { _id: status._id, quoteApprovalPolicy: policy })],
+      write,
+    );
   else await write();
   await invalidateRenderedStatuses(core, [status._id]);
   return { ...status, quoteApprovalPolicy: policy };

@@ -19,6 +19,7 @@ import { runIdempotent } from './idempotency.ts';
 import { attachMedia, checkMediaForPosting, checkPollInput, createStatusPoll, type PollInput } from './attachments.ts';
 import { statusCreatedEvent } from './events.ts';
 import { countQuote, newQuote, quotableStatus } from '../quotes/quotes.ts';
+import { quoteRequestEvents } from '../quotes/federation.ts';
 import { localStatusPolicy, type QuotePolicySetting } from '../quotes/policy.ts';
 import { quoteRequestUri } from '../activitypub/uris.ts';
 
@@ -178,7 +179,9 @@ async function createStatus(
     deletedAt: null,
   };
 
-  await core.outbox.write([statusCreatedEvent(status, { hasPoll: poll !== null })], async () => {
+  // A quote of a remote post asks its author's server for approval (FEP-044f QuoteRequest).
+  const requests = quote?.state === 'pending' && quoted ? await quoteRequestEvents(core, author, status, quoted) : [];
+  await core.outbox.write([statusCreatedEvent(status, { hasPoll: poll !== null }), ...requests], async () => {
     if (poll) status.pollId = await createStatusPoll(core, id, author._id, poll);
     if (media.length > 0) await attachMedia(core, media, id);
     await collection(core.db, statuses).insertOne(status);

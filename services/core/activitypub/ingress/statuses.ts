@@ -33,6 +33,9 @@ import { findAccountByUri, pageUrl, resolveActor } from '../actors.ts';
 import { asArray, idOf, idsOf, obj, str, typeIs, type JsonObject } from '../json.ts';
 import { hostOf, isLocalUri, parseLocalUri, PUBLIC_FORMS } from '../uris.ts';
 import { plainText, sanitizeRemoteHtml } from '../sanitize.ts';
+import { remoteQuoteOf } from '../../quotes/ingress.ts';
+import { countQuote } from '../../quotes/quotes.ts';
+import { policyFromInteractionPolicy } from '../../quotes/policy.ts';
 
 export const NOTE_TYPES = ['Note', 'Question'] as const;
 export const CONVERTED_TYPES = ['Article', 'Page', 'Image', 'Audio', 'Video', 'Event'] as const;
@@ -205,6 +208,12 @@ export async function createRemoteStatus(
     (await hasLocalFollowers(core, actor));
   if (!wanted) return null;
 
+  // Quote posts: the quoted post (fetched, bounded by the depth, as a parent is) and its approval.
+  const quote = await remoteQuoteOf(core, actor, object, uri, (quotedUri) =>
+    (ctx.depth ?? 1) > 0
+      ? fetchRemoteStatus(core, quotedUri, { depth: (ctx.depth ?? 1) - 1 })
+      : findStatusByUri(core, quotedUri),
+  );
   const now = new Date();
   const published = date(object.published);
   const createdAt = published && published.getTime() <= now.getTime() + 60_000 ? published : now;
@@ -244,6 +253,8 @@ export async function createRemoteStatus(
     repliesCount: 0,
     reblogsCount: 0,
     favouritesCount: 0,
+    ...(quote ? { quote } : {}),
+    quoteApprovalPolicy: policyFromInteractionPolicy(object.interactionPolicy, actor),
     uniqueKey: postUniqueKey(id),
     createdAt,
     updatedAt: now,
@@ -268,6 +279,7 @@ export async function createRemoteStatus(
   });
   if (!inserted) return collection(core.db, statuses).findOne({ uri, deletedAt: null });
   await countNewStatus(core, status);
+  if (quote?.state === 'accepted') await countQuote(core, quote.quotedStatusId, 1);
   return status;
 }
 
