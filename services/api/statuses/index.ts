@@ -53,7 +53,7 @@ import {
 import { idList, idParam, run, viewerOf, visibleStatusOr404 } from './helpers.ts';
 import type { Static } from '@sinclair/typebox';
 import { isQuotePolicySetting, type QuotePolicySetting } from '../../core/quotes/policy.ts';
-import { QUOTED_STATUS_NOT_FOUND, revokeQuote, setQuotePolicy } from '../../core/quotes/quotes.ts';
+import { QUOTED_STATUS_NOT_FOUND, quotableStatus, revokeQuote, setQuotePolicy } from '../../core/quotes/quotes.ts';
 
 const READ = { scopes: ['read', 'read:statuses'], user: 'optional' as const };
 const WRITE = { scopes: ['write', 'write:statuses'], user: 'required' as const };
@@ -124,6 +124,8 @@ async function scheduledParamsOf(
     inReplyToId: input.inReplyToId ?? null,
     mediaIds: input.mediaIds ?? [],
     poll: input.poll ?? null,
+    quotedStatusId: input.quotedStatusId ?? null,
+    quotePolicy: input.quotePolicy ?? null,
   };
 }
 
@@ -167,6 +169,8 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
       const create = async (): Promise<IdempotentResult> => {
         if (!scheduledAt)
           return { kind: 'status', id: (await postStatus(core, account, input, { applicationId: oauthApp._id }))._id };
+        // Mastodon checks the quoted post when the post is scheduled, and again when it is published.
+        if (input.quotedStatusId) await quotableStatus(core, account, input.quotedStatusId);
         const params = await scheduledParamsOf(core, account, input);
         return {
           kind: 'scheduled',

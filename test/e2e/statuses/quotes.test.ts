@@ -251,3 +251,23 @@ test('notifications: quote to the quoted author, quoted_update to quoters when t
   expect(grouped.status).toBe(200);
   expect(grouped.body.notification_groups.some((g: { type: string }) => g.type === 'quote')).toBe(true);
 });
+
+test('a scheduled quote keeps its quote; a post that may not be quoted is refused when scheduling', async () => {
+  const quoted = await post(alice, { status: 'quote me later' });
+  const at = new Date(Date.now() + 3600_000).toISOString();
+  const scheduled = await call('POST', '/api/v1/statuses', bob.token, {
+    status: 'later',
+    scheduled_at: at,
+    quoted_status_id: quoted.id,
+    quote_approval_policy: 'followers',
+  });
+  expect(scheduled.status).toBe(200);
+  expect(scheduled.body.params).toMatchObject({ quoted_status_id: quoted.id, quote_approval_policy: 'followers' });
+  const closed = await post(alice, { status: 'closed', quote_approval_policy: 'nobody' });
+  const refused = await call('POST', '/api/v1/statuses', bob.token, {
+    status: 'later',
+    scheduled_at: at,
+    quoted_status_id: closed.id,
+  });
+  expect(refused.status).toBe(404);
+});
