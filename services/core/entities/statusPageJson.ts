@@ -11,6 +11,7 @@ import type { CachedAccount } from '../model/accounts.ts';
 import type { EffectiveRole } from '../roles/roles.ts';
 import type { Account } from './account.ts';
 import type { Status } from './status.ts';
+import type { QuoteApproval } from '../quotes/policy.ts';
 import {
   authorEntity,
   loadStatusPage,
@@ -80,6 +81,20 @@ function accountText(page: LoadedPage, accountId: Id): string {
   return text;
 }
 
+/** `quote_approval` as JSON, by policy and decision: the few combinations a page has, serialised once. */
+const approvalTexts = new Map<string, string>();
+
+function approvalText(approval: QuoteApproval, policy: number): string {
+  const key = `${policy}:${approval.current_user}`;
+  let text = approvalTexts.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(approval);
+    if (approvalTexts.size >= 256) approvalTexts.clear();
+    approvalTexts.set(key, text);
+  }
+  return text;
+}
+
 /** A count as JSON (String uses V8's number-string cache; JSON.stringify's null for NaN stays). */
 function count(n: number): string {
   return Number.isFinite(n) ? String(n) : JSON.stringify(n);
@@ -113,7 +128,7 @@ function pushTail(parts: string[], page: LoadedPage, l: Live, nested: boolean): 
     ',"quotes_count":',
     count(l.reblogOfId === null ? (l.quotesCount ?? 0) : 0),
     ',"quote_approval":',
-    JSON.stringify(quoteApprovalOf(page, l, original)),
+    approvalText(quoteApprovalOf(page, l, original), (original ?? l).quoteApprovalPolicy ?? 0),
   );
   const own = viewerFields(page, l, nested);
   if (own) {

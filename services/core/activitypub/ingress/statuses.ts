@@ -353,6 +353,8 @@ export async function updateRemoteStatus(core: Core, actor: AccountDoc, object: 
     tags,
     tagNames: tagNamesOf(tags),
     mediaIds: media.map((m) => m._id),
+    // The author may have changed who can quote it.
+    quoteApprovalPolicy: policyFromInteractionPolicy(object.interactionPolicy, actor),
     editedAt: updated,
     updatedAt: new Date(),
   };
