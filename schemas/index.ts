@@ -517,6 +517,9 @@ export interface StatusCreated {
   hasPoll: boolean;
   applicationId: null | string;
   createdAt: Date;
+  quotedStatusId: null | string;
+  quotedAccountId: null | string;
+  quoteState: null | string;
 }
 
 /** A status (not a reblog, see ReblogDeleted) was deleted. Feeds and streams drop it; delivery sends Delete to its audience. */
@@ -567,6 +570,7 @@ export interface StatusUpdated {
   language: null | string;
   pollChanged: boolean;
   editedAt: Date;
+  change: null | string;
 }
 
 /** An account followed a hashtag (its statuses now reach the account's home feed). */
@@ -1008,6 +1012,9 @@ export interface StatusCreatedPayload {
   hasPoll: boolean;
   applicationId?: null | string;
   createdAt: Date;
+  quotedStatusId?: null | string;
+  quotedAccountId?: null | string;
+  quoteState?: null | string;
 }
 
 /** What a producer gives for StatusDeleted (the outbox adds eventId and occurredAt). */
@@ -1050,6 +1057,7 @@ export interface StatusUpdatedPayload {
   language?: null | string;
   pollChanged: boolean;
   editedAt: Date;
+  change?: null | string;
 }
 
 /** What a producer gives for TagFollowed (the outbox adds eventId and occurredAt). */

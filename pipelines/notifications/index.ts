@@ -170,6 +170,10 @@ async function handleEvent(event: PipelineEvent<NotificationEvent>, ctx: Pipelin
         core,
         [...mentioned].map((m) => ({ type: 'mention' as const, accountId: id(m), fromAccountId: author, statusId })),
       );
+      // Quote posts: the quoted author, once the quote is accepted (a quote accepted later, through
+      // the QuoteRequest flow, is notified when it is).
+      if (p.quoteState === 'accepted' && p.quotedAccountId)
+        await notifyAll(core, [{ type: 'quote', accountId: id(p.quotedAccountId), fromAccountId: author, statusId }]);
       // A recipient's conversation only when the mention reached them (not suppressed, not filtered).
       if (direct) for (const n of notified) if (!n.filtered) await addToConversation(core, n.accountId, direct);
       // Mastodon's FeedInsertWorker: followers who asked to be notified, for posts that reach their
@@ -193,8 +197,11 @@ async function handleEvent(event: PipelineEvent<NotificationEvent>, ctx: Pipelin
       return;
     }
     case 'StatusUpdated': {
-      // Mastodon notifies the local accounts that reblogged the edited status.
+      // Mastodon notifies the local accounts that reblogged the edited status, and (4.5) those
+      // whose accepted quotes quote it. Changes that are not edits (a quote's state, a policy)
+      // notify nobody.
       const p = event.payload;
+      if (p.change) return;
       const statusId = id(p.statusId);
       const rebloggers = collection(core.db, statuses).find(
         { reblogOfId: statusId, deletedAt: null },
@@ -205,6 +212,18 @@ async function handleEvent(event: PipelineEvent<NotificationEvent>, ctx: Pipelin
         requests.push({
           type: 'update',
           accountId: r.accountId,
+          fromAccountId: id(p.accountId),
+          statusId,
+          variant: String(new Date(p.editedAt).getTime()),
+        });
+      const quoters = collection(core.db, statuses).find(
+        { 'quote.quotedStatusId': statusId, 'quote.state': 'accepted', deletedAt: null, local: true },
+        { projection: { accountId: 1 } },
+      );
+      for await (const q of quoters)
+        requests.push({
+          type: 'quoted_update',
+          accountId: q.accountId,
           fromAccountId: id(p.accountId),
           statusId,
           variant: String(new Date(p.editedAt).getTime()),

@@ -76,6 +76,7 @@ const UpdateBody = Type.Object(
             privacy: Type.Optional(Type.String({ maxLength: 20 })),
             sensitive: Type.Optional(BoolLike),
             language: Type.Optional(Type.Union([Type.String({ maxLength: 10 }), Type.Null()])),
+            quote_policy: Type.Optional(Type.String({ maxLength: 20 })),
           },
           { additionalProperties: true },
         ),
@@ -168,6 +169,7 @@ const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
         privacy: source.privacy || undefined,
         sensitive: railsBoolean(source.sensitive),
         language: source.language === undefined ? undefined : source.language,
+        quotePolicy: source.quote_policy || undefined,
       };
       try {
         const updated = await updateProfile(core, account, user, changes);

@@ -34,6 +34,7 @@ import {
 import { escapeHtml } from '../../core/text/formatStatus.ts';
 import { ApiError } from '../errors.ts';
 import { registerWellKnown } from './wellKnown.ts';
+import { quoteAuthorizationDocument } from '../../core/quotes/federation.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -190,6 +191,16 @@ function registerDocuments(app: FastifyInstance, core: Core): void {
       return sendActivityJson(reply, doc, requester !== null);
     },
   );
+  // FEP-044f: the stamp a local author gave a quote of their status.
+  app.get<StatusParams>('/users/:username/quote_authorizations/:id', async (request, reply) => {
+    const requester = await requesterOf(core, request);
+    const doc = await quoteAuthorizationDocument(core, request.params.username, idParam(request.params.id)).catch(
+      (e: unknown) => {
+        throw problem(e);
+      },
+    );
+    return sendActivityJson(reply, doc, requester !== null);
+  });
   for (const which of ['likes', 'shares'] as const) {
     app.get<StatusParams>(`/users/:username/statuses/:id/${which}`, async (request, reply) => {
       const requester = await requesterOf(core, request);

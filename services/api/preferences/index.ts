@@ -28,7 +28,7 @@ const preferencesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app) => {
         'posting:default:visibility': user.settings.defaultPrivacy,
         'posting:default:sensitive': user.settings.defaultSensitive,
         'posting:default:language': user.settings.defaultLanguage,
-        'posting:default:quote_policy': 'public',
+        'posting:default:quote_policy': user.settings.defaultQuotePolicy ?? 'public',
         'reading:expand:media': 'default',
         'reading:expand:spoilers': false,
         'reading:autoplay:gifs': false,

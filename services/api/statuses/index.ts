@@ -43,6 +43,8 @@ import { findPage, pageParams, setLinkHeader, type PageParams } from '../paginat
 import {
   EditStatusBody,
   IdParams,
+  InteractionPolicyBody,
+  QuoteParams,
   PageQuery,
   PostStatusBody,
   ReblogBody,
@@ -51,6 +53,8 @@ import {
 } from './schemas.ts';
 import { idList, idParam, run, viewerOf, visibleStatusOr404 } from './helpers.ts';
 import type { Static } from '@sinclair/typebox';
+import { isQuotePolicySetting, type QuotePolicySetting } from '../../core/quotes/policy.ts';
+import { QUOTED_STATUS_NOT_FOUND, quotableStatus, revokeQuote, setQuotePolicy } from '../../core/quotes/quotes.ts';
 
 const READ = { scopes: ['read', 'read:statuses'], user: 'optional' as const };
 const WRITE = { scopes: ['write', 'write:statuses'], user: 'required' as const };
@@ -77,11 +81,22 @@ function pollOf(body: Static<typeof PollBody> | null | undefined): PollInput | n
   };
 }
 
+/** `quote_approval_policy`: null when not given; Mastodon answers anything else than its three with 422. */
+function quotePolicyOf(value: string | null | undefined): QuotePolicySetting | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (!isQuotePolicySetting(value)) throw new ApiError(422, 'Record invalid');
+  return value;
+}
+
 export function postInputOf(body: PostStatusBody): PostStatusInput {
   const inReplyToId = body.in_reply_to_id ? parseId(body.in_reply_to_id) : null;
   if (body.in_reply_to_id && inReplyToId === null)
     throw new ApiError(404, 'The post you are trying to reply to does not appear to exist.');
+  const quotedStatusId = body.quoted_status_id ? parseId(body.quoted_status_id) : null;
+  if (body.quoted_status_id && quotedStatusId === null) throw new ApiError(404, QUOTED_STATUS_NOT_FOUND);
   return {
+    quotedStatusId,
+    quotePolicy: quotePolicyOf(body.quote_approval_policy),
     text: body.status ?? '',
     spoilerText: body.spoiler_text ?? '',
     sensitive: parseFlag(body.sensitive),
@@ -110,6 +125,8 @@ async function scheduledParamsOf(
     inReplyToId: input.inReplyToId ?? null,
     mediaIds: input.mediaIds ?? [],
     poll: input.poll ?? null,
+    quotedStatusId: input.quotedStatusId ?? null,
+    quotePolicy: input.quotePolicy ?? null,
   };
 }
 
@@ -153,6 +170,8 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
       const create = async (): Promise<IdempotentResult> => {
         if (!scheduledAt)
           return { kind: 'status', id: (await postStatus(core, account, input, { applicationId: oauthApp._id }))._id };
+        // Mastodon checks the quoted post when the post is scheduled, and again when it is published.
+        if (input.quotedStatusId) await quotableStatus(core, account, input.quotedStatusId);
         const params = await scheduledParamsOf(core, account, input);
         return {
           kind: 'scheduled',
@@ -225,9 +244,13 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     { config: { auth: WRITE }, schema: { params: IdParams, body: EditStatusBody, response: { 200: StatusEntity } } },
     async (request, reply) => {
       const { account } = requireUser(request);
-      await visibleStatusOr404(core, account, request.params.id);
+      const before = await visibleStatusOr404(core, account, request.params.id);
       await enforceRateLimit(core, reply, RATE_LIMITS.statusEdits, String(account._id));
       const body = request.body;
+      const quotePolicy = quotePolicyOf(body.quote_approval_policy);
+      // Set before the edit, whose event then carries it to the streams and remote servers.
+      if (quotePolicy && before.accountId === account._id)
+        await run(setQuotePolicy(core, account, before, quotePolicy, false));
       const attrs = body.media_attributes
         ? Array.isArray(body.media_attributes)
           ? body.media_attributes
@@ -245,6 +268,62 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
         }),
       );
       return presentStatus(core, updated, account);
+    },
+  );
+
+  // Quote posts (Mastodon 4.5) -------------------------------------------------------------------
+  app.put(
+    '/api/v1/statuses/:id/interaction_policy',
+    {
+      config: { auth: WRITE },
+      schema: { params: IdParams, body: InteractionPolicyBody, response: { 200: StatusEntity } },
+    },
+    async (request) => {
+      const { account } = requireUser(request);
+      const status = await visibleStatusOr404(core, account, request.params.id);
+      const setting = quotePolicyOf(request.body?.quote_approval_policy);
+      if (!setting) throw new ApiError(422, 'Record invalid');
+      const updated = await run(setQuotePolicy(core, account, status, setting));
+      return presentStatus(core, updated, account);
+    },
+  );
+
+  app.get(
+    '/api/v1/statuses/:id/quotes',
+    {
+      config: { auth: READ },
+      schema: { params: IdParams, querystring: PageQuery, response: { 200: Type.Array(StatusEntity) } },
+    },
+    async (request, reply) => {
+      const viewer = viewerOf(request);
+      const status = await visibleStatusOr404(core, viewer, request.params.id);
+      // Mastodon 4.5 shows who quoted a post to its author only.
+      if (!viewer || viewer._id !== status.accountId) throw new ApiError(403, 'This action is not allowed');
+      const p = pageParams(request.query, { defaultLimit: 20, maxLimit: 40 });
+      const page = await findPage(
+        collection(core.db, statuses),
+        { 'quote.quotedStatusId': status._id, 'quote.state': 'accepted', deletedAt: null },
+        p,
+      );
+      setLinkHeader(core, request, reply, {
+        oldest: page.at(-1)?._id ?? null,
+        newest: page[0]?._id ?? null,
+        count: page.length,
+        limit: p.limit,
+        prevParam: 'since_id',
+      });
+      return presentStatuses(core, await filterVisible(core, viewer, page), viewer);
+    },
+  );
+
+  app.post(
+    '/api/v1/statuses/:id/quotes/:quoting_status_id/revoke',
+    { config: { auth: WRITE }, schema: { params: QuoteParams, response: { 200: StatusEntity } } },
+    async (request) => {
+      const { account } = requireUser(request);
+      const status = await visibleStatusOr404(core, account, request.params.id);
+      const quoting = await run(revokeQuote(core, account, status._id, idParam(request.params.quoting_status_id)));
+      return presentStatus(core, quoting, account);
     },
   );
 

@@ -26,6 +26,9 @@ export const PostStatusBody = Type.Object({
   visibility: OptString,
   language: OptString,
   scheduled_at: OptString,
+  // Mastodon 4.5 quote posts.
+  quoted_status_id: OptString,
+  quote_approval_policy: OptString,
 });
 export type PostStatusBody = Static<typeof PostStatusBody>;
 
@@ -45,8 +48,13 @@ export const EditStatusBody = Type.Object({
     Type.Union([Type.Array(MediaAttributesBody), Type.Record(Type.String(), MediaAttributesBody), Type.Null()]),
   ),
   poll: Type.Optional(Type.Union([PollBody, Type.Null()])),
+  quote_approval_policy: OptString,
 });
 export type EditStatusBody = Static<typeof EditStatusBody>;
+
+export const InteractionPolicyBody = Type.Object({ quote_approval_policy: OptString });
+
+export const QuoteParams = Type.Object({ id: Type.String(), quoting_status_id: Type.String() });
 
 export const ReblogBody = Type.Object({ visibility: OptString });
 

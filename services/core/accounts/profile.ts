@@ -1,6 +1,7 @@
 // Profile editing (PATCH /api/v1/accounts/update_credentials): validation with Mastodon's limits,
 // bio and field rendering to safe HTML, avatar/header processing, and the AccountUpdated event
 // (federated later as an Update of the actor).
+import { isQuotePolicySetting } from '../quotes/policy.ts';
 import type { Core } from '../context.ts';
 import type { NewEvent } from '../events/outbox.ts';
 import { collection } from '../db/mongo.ts';
@@ -39,6 +40,8 @@ export interface ProfileChanges {
   sensitive?: boolean;
   /** ISO 639-1 code; "" or null clears it. */
   language?: string | null;
+  /** Who may quote new posts by default (Mastodon 4.5 `source[quote_policy]`). */
+  quotePolicy?: string;
 }
 
 export class ProfileValidationError extends Error {}
@@ -63,6 +66,9 @@ export function validateProfile(changes: ProfileChanges): string[] {
   }
   if (changes.privacy !== undefined && !(DEFAULT_PRIVACY_VALUES as readonly string[]).includes(changes.privacy)) {
     problems.push('Setting default privacy is not included in the list');
+  }
+  if (changes.quotePolicy !== undefined && !isQuotePolicySetting(changes.quotePolicy)) {
+    problems.push('Setting default quote policy is not included in the list');
   }
   if (
     changes.language !== undefined &&
@@ -180,6 +186,7 @@ export async function updateProfile(
   if (changes.privacy !== undefined) userSet['settings.defaultPrivacy'] = changes.privacy;
   if (changes.sensitive !== undefined) userSet['settings.defaultSensitive'] = changes.sensitive;
   if (changes.language !== undefined) userSet['settings.defaultLanguage'] = changes.language || null;
+  if (changes.quotePolicy !== undefined) userSet['settings.defaultQuotePolicy'] = changes.quotePolicy;
   if (Object.keys(userSet).length > 0) changed.push('source');
 
   const now = new Date();

@@ -30,6 +30,8 @@ export const HANDLED_TYPES: ReadonlySet<string> = new Set([
   'Add',
   'Remove',
   'Move',
+  // FEP-044f quote requests (Mastodon 4.5).
+  'QuoteRequest',
   'Collection',
   'OrderedCollection',
   'CollectionPage',

@@ -79,6 +79,16 @@ export function statusActivityUri(config: Config, username: string, id: Id): str
   return localReblogUri(config, username, id);
 }
 
+/** The QuoteRequest a local quote of a remote status sends (Mastodon: `<actor>/quote_requests/<uuid>`). */
+export function quoteRequestUri(config: Config, username: string, quotingId: Id): string {
+  return `${actorUri(config, username)}/quote_requests/${quotingId}`;
+}
+
+/** The QuoteAuthorization stamp a local author gives a quote of their status, dereferenceable. */
+export function quoteAuthorizationUri(config: Config, username: string, quotingId: Id): string {
+  return `${actorUri(config, username)}/quote_authorizations/${quotingId}`;
+}
+
 export function statusRepliesUri(statusUri: string): string {
   return `${statusUri}/replies`;
 }

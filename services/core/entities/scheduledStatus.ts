@@ -31,6 +31,8 @@ export const ScheduledStatusEntity = Type.Object({
     scheduled_at: Type.Null(),
     idempotency: NullableString,
     with_rate_limit: Type.Boolean(),
+    quoted_status_id: NullableString,
+    quote_approval_policy: NullableString,
   }),
   media_attachments: Type.Array(MediaAttachmentEntity),
 });
@@ -62,6 +64,8 @@ export async function presentScheduledStatus(core: Core, doc: ScheduledStatusDoc
       scheduled_at: null,
       idempotency: doc.idempotencyKey,
       with_rate_limit: false,
+      quoted_status_id: p.quotedStatusId ? String(p.quotedStatusId) : null,
+      quote_approval_policy: p.quotePolicy ?? null,
     },
     media_attachments: media.map((m) => presentMediaAttachment(core, m)),
   };

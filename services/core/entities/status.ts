@@ -7,7 +7,6 @@ import { collection } from '../db/mongo.ts';
 import { accounts, type CachedAccount } from '../model/accounts.ts';
 import { apps } from '../model/oauth.ts';
 import type { StatusDoc } from '../model/statuses.ts';
-import {} from '../model/statuses.ts';
 import { viewerState, type ViewerState } from '../interactions/viewerFlags.ts';
 import { loadReblogged } from '../statuses/visibility.ts';
 import { loadAttachments } from '../media/attachments.ts';
@@ -22,6 +21,17 @@ import { presentFilterResults } from './filter.ts';
 import { emojisInTexts, type CustomEmojiEntity as EmojiEntity } from '../../core/emojis/emojis.ts';
 import { PreviewCardEntity, presentPreviewCard, type PreviewCard } from './previewCard.ts';
 import { loadStatusCards } from '../../core/previews/cards.ts';
+import { statuses } from '../model/statuses.ts';
+import { loadViewerRelations, type ViewerRelations } from '../statuses/visibility.ts';
+import { needsFollowRelation, presentQuoteApproval } from '../quotes/policy.ts';
+import {
+  QuoteApprovalEntity,
+  ShallowQuoteEntity,
+  quotedIdsOf,
+  shallowQuote,
+  shownQuoteState,
+  showsQuotedStatus,
+} from './quote.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
@@ -50,8 +60,6 @@ const statusProperties = {
   in_reply_to_account_id: NullableString,
   poll: Type.Union([PollEntity, Type.Null()]),
   card: Type.Union([PreviewCardEntity, Type.Null()]),
-  /** Mastodon 4.4+ always sends it; null until quote posts exist. */
-  quote: Type.Null(),
   language: NullableString,
   favourited: Type.Optional(Type.Boolean()),
   reblogged: Type.Optional(Type.Boolean()),
@@ -59,10 +67,31 @@ const statusProperties = {
   bookmarked: Type.Optional(Type.Boolean()),
   pinned: Type.Optional(Type.Boolean()),
   filtered: Type.Optional(Type.Array(Type.Unknown())),
+  /** Mastodon 4.5 quote posts. */
+  quotes_count: Type.Integer(),
+  quote_approval: QuoteApprovalEntity,
 };
 
-export const NestedStatusEntity = Type.Object({ ...statusProperties, reblog: Type.Null() });
-export const StatusEntity = Type.Object({ ...statusProperties, reblog: Type.Union([NestedStatusEntity, Type.Null()]) });
+/** A status inside a Quote: its own quote is a ShallowQuote. */
+export const QuotedStatusEntity = Type.Object({
+  ...statusProperties,
+  quote: Type.Union([ShallowQuoteEntity, Type.Null()]),
+  reblog: Type.Null(),
+});
+export const QuoteEntity = Type.Object({
+  state: Type.String(),
+  quoted_status: Type.Union([QuotedStatusEntity, Type.Null()]),
+});
+export type Quote = Static<typeof QuoteEntity>;
+export type QuotedStatus = Static<typeof QuotedStatusEntity>;
+const quoteProperty = Type.Union([QuoteEntity, Type.Null()]);
+
+export const NestedStatusEntity = Type.Object({ ...statusProperties, quote: quoteProperty, reblog: Type.Null() });
+export const StatusEntity = Type.Object({
+  ...statusProperties,
+  quote: quoteProperty,
+  reblog: Type.Union([NestedStatusEntity, Type.Null()]),
+});
 export type Status = Static<typeof StatusEntity>;
 export type NestedStatus = Static<typeof NestedStatusEntity>;
 
@@ -86,12 +115,28 @@ export async function presentStatuses(
 ): Promise<Status[]> {
   if (docs.length === 0) return [];
   const originals = await loadReblogged(core, docs);
-  const all = [...docs, ...originals.values()];
+  // Quoted statuses: one more read, only when the statuses quote something.
+  const quotedIds = quotedIdsOf([...docs, ...originals.values()]);
+  const quotedDocs = quotedIds.length
+    ? await collection(core.db, statuses)
+        .find({ _id: { $in: quotedIds } })
+        .toArray()
+    : [];
+  const quotedById = new Map(quotedDocs.map((q) => [q._id, q]));
+  const all = [...docs, ...originals.values(), ...quotedDocs];
+  // The viewer's relations to quoted authors (what they may see of them) and to authors whose
+  // quote policy names followers.
+  const relationIds = viewer
+    ? [
+        ...quotedDocs.map((q) => q.accountId),
+        ...all.filter((s) => needsFollowRelation(s, viewer._id)).map((s) => s.accountId),
+      ]
+    : quotedDocs.map((q) => q.accountId);
   const accountIds = [...new Set(all.map((s) => s.accountId))];
   const appIds = [...new Set(all.map((s) => s.applicationId).filter((a): a is Id => a !== null))];
   const pollIds = all.map((s) => s.pollId).filter((p): p is Id => p !== null);
   // Every kind of related record at once: one round of parallel queries (and the authors' roles).
-  const [[accountDocs, rendered], media, appDocs, pollDocs, cardDocs, active, state] = await Promise.all([
+  const [[accountDocs, rendered], media, appDocs, pollDocs, cardDocs, active, state, relations] = await Promise.all([
     collection(core.db, accounts)
       .find({ _id: { $in: accountIds } })
       .toArray()
@@ -120,6 +165,7 @@ export async function presentStatuses(
           all.map((s) => s.conversationId).filter((c): c is Id => c !== null),
         )
       : null,
+    relationIds.length ? loadViewerRelations(core, viewer, relationIds) : null,
   ]);
   const accountById = new Map<bigint, Account>(accountDocs.map((d, i) => [d._id, rendered[i]]));
   const mediaById = new Map(media.map((m) => [m._id, presentMediaAttachment(core, m)]));
@@ -146,7 +192,28 @@ export async function presentStatuses(
     ),
   );
 
-  const render = (s: StatusDoc, nested: boolean): NestedStatus => {
+  // A reblog wrapper shows its original's policy (Mastodon: `status.proper`).
+  const approvalOf = (s: StatusDoc) => {
+    const proper = s.reblogOfId === null ? s : (originals.get(s.reblogOfId) ?? s);
+    const viewerId = viewer?._id ?? null;
+    return presentQuoteApproval(proper, viewerId, { follows: relations?.following.has(proper.accountId) });
+  };
+  const quoteOf = (q: NonNullable<StatusDoc['quote']>, rel: ViewerRelations | null): Quote => {
+    const quoted = q.quotedStatusId === null ? undefined : quotedById.get(q.quotedStatusId);
+    const state = shownQuoteState(q, {
+      quoted,
+      authorUsable:
+        quoted !== undefined && accountById.has(quoted.accountId) && !rel?.unavailable.has(quoted.accountId),
+      viewerId: viewer?._id ?? null,
+      relations: rel,
+    });
+    if (!quoted || !showsQuotedStatus(state)) return { state, quoted_status: null };
+    const inner = render(quoted, true, true) as unknown as QuotedStatus;
+    inner.quote = shallowQuote(quoted.quote);
+    return { state, quoted_status: inner };
+  };
+
+  const render = (s: StatusDoc, nested: boolean, shallow = false): NestedStatus => {
     const account = accountById.get(s.accountId);
     if (!account) throw new Error(`status ${s._id}: author ${s.accountId} missing`);
     const out: NestedStatus = {
@@ -173,7 +240,10 @@ export async function presentStatuses(
       quote: null,
       language: s.language,
       reblog: null,
+      quotes_count: s.reblogOfId === null ? (s.quotesCount ?? 0) : 0,
+      quote_approval: approvalOf(s),
     };
+    if (!shallow && s.quote) out.quote = quoteOf(s.quote, relations);
     if (opts.source && !nested) out.text = s.text;
     else out.content = s.content;
     const app = s.applicationId === null ? undefined : appById.get(s.applicationId);

@@ -37,6 +37,10 @@ import {
 } from '../statuses/renderCache.ts';
 import { presentStatuses, type NestedStatus, type Status } from './status.ts';
 import { viewerMarks, type ViewerState } from '../interactions/viewerFlags.ts';
+import type { ViewerRelations } from '../statuses/visibility.ts';
+import { needsFollowRelation, presentQuoteApproval, type QuoteApproval } from '../quotes/policy.ts';
+import { quotedIdsOf, shallowQuote, shownQuoteState, showsQuotedStatus } from './quote.ts';
+import type { Quote, QuotedStatus } from './status.ts';
 
 /** The cached, viewer-independent part of a status. */
 export type Shell = Omit<
@@ -52,6 +56,9 @@ export type Shell = Omit<
   | 'bookmarked'
   | 'pinned'
   | 'filtered'
+  | 'quote'
+  | 'quotes_count'
+  | 'quote_approval'
 >;
 
 export interface CachedShell {
@@ -87,6 +94,10 @@ const liveView = definePickView(
     'reblogsCount',
     'favouritesCount',
     'repliesCount',
+    // Quote posts: the quote's state changes without an edit, the count with others' quotes.
+    'quote',
+    'quotesCount',
+    'quoteApprovalPolicy',
   ],
   // Read for every status of every page; the same bytes are parsed once (docCache.ts).
   { shareParsed: true },
@@ -163,6 +174,9 @@ function toShell(status: Status): Shell {
     replies_count: _c,
     poll: _p,
     reblog: _rb,
+    quote: _q,
+    quotes_count: _qc,
+    quote_approval: _qa,
     ...rest
   } = status;
   return { ...rest, reblog: null };
@@ -301,12 +315,22 @@ export interface LoadedPage {
   viewer: CachedAccount | null;
   state: ViewerState | null;
   active: ActiveFilter[];
+  /**
+   * The viewer's relations to the authors of quoted statuses and of statuses whose quote policy
+   * names followers (null: the page has none, or no viewer).
+   */
+  quoteRelations?: ViewerRelations | null;
+  /** Live fields of every status read for the page (quoted statuses too). */
+  live?: ReadonlyMap<bigint, Live>;
+  /** Authors whose account is usable (not suspended). */
+  usable?: ReadonlySet<bigint>;
 }
 
 /** The viewer's marks on a page's statuses, with those on the originals they reblog. */
-async function withOriginals(page: Promise<ViewerState>, originals: Promise<ViewerState> | undefined) {
-  const [state, more] = await Promise.all([page, originals]);
-  if (more) {
+async function withOriginals(page: Promise<ViewerState>, ...others: (Promise<ViewerState> | undefined)[]) {
+  const [state, ...rest] = await Promise.all([page, ...others]);
+  for (const more of rest) {
+    if (!more) continue;
     for (const id of more.favourited) state.favourited.add(id);
     for (const id of more.reblogged) state.reblogged.add(id);
     for (const id of more.bookmarked) state.bookmarked.add(id);
@@ -351,6 +375,19 @@ export async function loadStatusPage(
     for (const [k, v] of moreShells) shells.set(k, v);
     originalMarks = marks;
   }
+  // Quoted statuses: one more step, only for pages that quote something.
+  const quotedIds = quotedIdsOf(live.values()).filter((q) => !live.has(q));
+  let quotedMarks: Awaited<ReturnType<typeof viewerMarks>> | null = null;
+  if (quotedIds.length > 0) {
+    const [more, moreShells, marks] = await Promise.all([
+      liveOf(quotedIds),
+      readShells(core, quotedIds),
+      marksOf(quotedIds),
+    ]);
+    for (const l of more) live.set(l._id, l);
+    for (const [k, v] of moreShells) shells.set(k, v);
+    quotedMarks = marks;
+  }
 
   // Second batch: renderings that are missing or older than the last edit, the authors and their
   // roles, the viewer's flags, polls, and (for 'policy') the viewer's relations to the authors.
@@ -360,17 +397,21 @@ export async function loadStatusPage(
   // Only a page's own statuses show `muted` (not the originals they reblog).
   const conversationIds = ids.map((id) => live.get(id)?.conversationId ?? null).filter((c): c is Id => c !== null);
   const pollIds = all.map((l) => l.pollId).filter((p): p is Id => p !== null);
-  const [rendered, authorDocs, roleIds, state, pollDocs, relations] = await Promise.all([
+  // Relations quotes need (what the viewer may see of quoted statuses, who follows whom for a
+  // policy naming followers): those of a 'policy' page cover them; others read them only then.
+  const quoteRelationIds = quoteRelationAuthors(live, viewer);
+  const [rendered, authorDocs, roleIds, state, pollDocs, relations, quoteRelations] = await Promise.all([
     renderMisses(core, stale, known),
     readThrough(core, authorView, authorIds),
     roleIdsOf(core, authorIds),
-    pageMarks ? withOriginals(pageMarks(conversationIds), originalMarks?.([])) : null,
+    pageMarks ? withOriginals(pageMarks(conversationIds), originalMarks?.([]), quotedMarks?.([])) : null,
     pollIds.length
       ? collection(core.db, polls)
           .find({ _id: { $in: pollIds } })
           .toArray()
       : [],
     opts.check === 'policy' ? loadViewerRelations(core, viewer, authorIds) : null,
+    opts.check !== 'policy' && quoteRelationIds.length > 0 ? loadViewerRelations(core, viewer, quoteRelationIds) : null,
   ]);
   for (const [k, v] of rendered) shells.set(k, v);
   const authors = new Map<bigint, { entity: Account; role: EffectiveRole | null }>();
@@ -414,7 +455,55 @@ export async function loadStatusPage(
     if (!original || !visible(original)) continue;
     items.push({ status: l, original });
   }
-  return { items, shells, authors, polls: pollById, viewer, state, active };
+  return {
+    items,
+    shells,
+    authors,
+    polls: pollById,
+    viewer,
+    state,
+    active,
+    quoteRelations: quoteRelationIds.length > 0 ? (relations ?? quoteRelations) : null,
+    live,
+    usable,
+  };
+}
+
+/** Authors whose relation to the viewer quotes on the page need (see loadStatusPage). */
+function quoteRelationAuthors(live: ReadonlyMap<bigint, Live>, viewer: CachedAccount | null): Id[] {
+  const out = new Set<bigint>();
+  for (const l of live.values()) {
+    if (l.deletedAt) continue;
+    const q = l.quote;
+    if (q?.state === 'accepted' && q.quotedAccountId !== null) out.add(q.quotedAccountId);
+    if (viewer && needsFollowRelation(l, viewer._id)) out.add(l.accountId);
+  }
+  return [...out];
+}
+
+/** A status's `quote` (a Quote, with the quoted status rendered and its own quote shallow). */
+export function quoteOf(page: LoadedPage, l: Live): Quote | null {
+  const q = l.quote;
+  if (!q) return null;
+  const quoted = q.quotedStatusId === null ? undefined : page.live?.get(q.quotedStatusId);
+  const state = shownQuoteState(q, {
+    quoted,
+    authorUsable: quoted !== undefined && page.usable?.has(quoted.accountId) === true,
+    viewerId: page.viewer?._id ?? null,
+    relations: page.quoteRelations ?? null,
+  });
+  if (!quoted || !showsQuotedStatus(state) || !page.shells.has(quoted._id)) return { state, quoted_status: null };
+  const inner = renderStatus(page, quoted, true, true) as unknown as QuotedStatus;
+  inner.quote = shallowQuote(quoted.quote);
+  return { state, quoted_status: inner };
+}
+
+/** A status's `quote_approval` for the page's viewer (a reblog wrapper: its original's). */
+export function quoteApprovalOf(page: LoadedPage, l: Live, original: Live | null): QuoteApproval {
+  const proper = original ?? l;
+  return presentQuoteApproval(proper, page.viewer?._id ?? null, {
+    follows: page.quoteRelations?.following.has(proper.accountId),
+  });
 }
 
 /** The viewer's own fields of a status (none without a viewer); `pinned` only on the viewer's own. */
@@ -454,8 +543,11 @@ export function authorEntity(page: LoadedPage, accountId: Id): Account {
   return a.role === null ? a.entity : { ...a.entity, roles: roleBadges(a.role) };
 }
 
-/** One status of a loaded page as an object (its `reblog` is left null). */
-export function renderStatus(page: LoadedPage, l: Live, nested: boolean): NestedStatus {
+/**
+ * One status of a loaded page as an object (its `reblog` is left null). `shallow`: a quoted status,
+ * whose own quote the caller sets as a ShallowQuote.
+ */
+export function renderStatus(page: LoadedPage, l: Live, nested: boolean, shallow = false): NestedStatus {
   const shell = (page.shells.get(l._id) as CachedShell).s;
   const out: NestedStatus = {
     ...shell,
@@ -464,6 +556,9 @@ export function renderStatus(page: LoadedPage, l: Live, nested: boolean): Nested
     favourites_count: l.favouritesCount,
     replies_count: l.repliesCount,
     poll: l.pollId === null ? null : (page.polls.get(l.pollId) ?? null),
+    quote: shallow ? null : quoteOf(page, l),
+    quotes_count: l.reblogOfId === null ? (l.quotesCount ?? 0) : 0,
+    quote_approval: quoteApprovalOf(page, l, l.reblogOfId === null ? null : (page.live?.get(l.reblogOfId) ?? null)),
     reblog: null,
   };
   const own = viewerFields(page, l, nested);

@@ -11,9 +11,12 @@ import type { CachedAccount } from '../model/accounts.ts';
 import type { EffectiveRole } from '../roles/roles.ts';
 import type { Account } from './account.ts';
 import type { Status } from './status.ts';
+import type { QuoteApproval } from '../quotes/policy.ts';
 import {
   authorEntity,
   loadStatusPage,
+  quoteApprovalOf,
+  quoteOf,
   renderStatus,
   viewerFields,
   type CachedShell,
@@ -29,6 +32,9 @@ const LAID_OVER = new Set([
   'favourites_count',
   'replies_count',
   'poll',
+  'quote',
+  'quotes_count',
+  'quote_approval',
   'favourited',
   'reblogged',
   'muted',
@@ -75,6 +81,20 @@ function accountText(page: LoadedPage, accountId: Id): string {
   return text;
 }
 
+/** `quote_approval` as JSON, by policy and decision: the few combinations a page has, serialised once. */
+const approvalTexts = new Map<string, string>();
+
+function approvalText(approval: QuoteApproval, policy: number): string {
+  const key = `${policy}:${approval.current_user}`;
+  let text = approvalTexts.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(approval);
+    if (approvalTexts.size >= 256) approvalTexts.clear();
+    approvalTexts.set(key, text);
+  }
+  return text;
+}
+
 /** A count as JSON (String uses V8's number-string cache; JSON.stringify's null for NaN stays). */
 function count(n: number): string {
   return Number.isFinite(n) ? String(n) : JSON.stringify(n);
@@ -98,6 +118,17 @@ function pushTail(parts: string[], page: LoadedPage, l: Live, nested: boolean): 
     count(l.repliesCount),
     ',"poll":',
     poll === null ? 'null' : JSON.stringify(poll),
+  );
+  // Quote posts: most statuses quote nothing and carry the same approval for a viewer.
+  const quote = quoteOf(page, l);
+  const original = l.reblogOfId === null ? null : (page.live?.get(l.reblogOfId) ?? null);
+  parts.push(
+    ',"quote":',
+    quote === null ? 'null' : JSON.stringify(quote),
+    ',"quotes_count":',
+    count(l.reblogOfId === null ? (l.quotesCount ?? 0) : 0),
+    ',"quote_approval":',
+    approvalText(quoteApprovalOf(page, l, original), (original ?? l).quoteApprovalPolicy ?? 0),
   );
   const own = viewerFields(page, l, nested);
   if (own) {

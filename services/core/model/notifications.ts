@@ -17,6 +17,9 @@ export const NOTIFICATION_TYPES = [
   'admin.report',
   'severed_relationships',
   'moderation_warning',
+  // Mastodon 4.5: someone quoted your post; a post you quoted was edited.
+  'quote',
+  'quoted_update',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 

@@ -18,6 +18,8 @@ export const PUSH_ALERT_TYPES = [
   'update',
   'admin.sign_up',
   'admin.report',
+  'quote',
+  'quoted_update',
 ] as const;
 
 export interface PushSubscriptionDoc {

@@ -21,6 +21,9 @@ export interface ScheduledStatusParams {
   inReplyToId: Id | null;
   mediaIds: Id[];
   poll: ScheduledPollParams | null;
+  /** Quote posts (absent in records made before them). */
+  quotedStatusId?: Id | null;
+  quotePolicy?: 'public' | 'followers' | 'nobody' | null;
 }
 
 export interface ScheduledStatusDoc {

@@ -15,6 +15,28 @@ export interface StatusMention {
   url: string;
 }
 
+/** Mastodon's quote states; rendering adds `unauthorized`, `blocked_account`... per viewer. */
+export type QuoteState = 'pending' | 'accepted' | 'rejected' | 'revoked' | 'deleted';
+
+/**
+ * The quote a status makes of another (Mastodon 4.5's `quotes` row, kept on the quoting status:
+ * one per status; its id is the quoting status's id).
+ */
+export interface StatusQuote {
+  /** Null while the quoted status is not known here (a remote quote not fetched yet). */
+  quotedStatusId: Id | null;
+  quotedAccountId: Id | null;
+  state: QuoteState;
+  /** The quoted status's ActivityPub id (remote quotes; kept to fetch or match it later). */
+  quotedUri: string | null;
+  /** The QuoteAuthorization stamp's URI that approves a remote quote (or ours of a local one). */
+  approvalUri: string | null;
+  /** Local quotes of remote statuses: the id of the QuoteRequest sent for it. */
+  activityUri: string | null;
+  /** Read from a legacy form (`quoteUri`, `_misskey_quote`, `quoteUrl`) without `quote`. */
+  legacy: boolean;
+}
+
 export interface StatusTag {
   id: Id;
   /** As written in the text (case preserved). */
@@ -54,6 +76,15 @@ export interface StatusDoc {
   repliesCount: number;
   reblogsCount: number;
   favouritesCount: number;
+  /** Accepted quotes of this status (absent: 0). */
+  quotesCount?: number;
+  /** What this status quotes (absent or null: nothing). */
+  quote?: StatusQuote | null;
+  /**
+   * Who may quote it, as Mastodon stores it: automatic-approval flags << 16 | manual-approval
+   * flags (services/core/quotes/policy.ts). Absent: 0 (nobody but the author).
+   */
+  quoteApprovalPolicy?: number;
   /**
    * Unique per status: `s:<id>` for a post, `r:<accountId>:<reblogOfId>` for a live reblog, so one
    * account cannot reblog a status twice even under concurrent requests. Freed on delete.
@@ -78,6 +109,8 @@ export const statuses = defineCollection<StatusDoc>(
     { key: { uniqueKey: 1 }, name: 'unique_key', unique: true },
     { key: { tagNames: 1, _id: -1 }, name: 'tags' },
     { key: { visibility: 1, _id: -1 }, name: 'visibility' },
+    // GET /api/v1/statuses/:id/quotes, and the quotes a deletion or an edit of the quoted status reaches.
+    { key: { 'quote.quotedStatusId': 1, _id: -1 }, name: 'quoted_status', sparse: true },
   ],
   { cachedById: true },
 );

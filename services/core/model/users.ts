@@ -31,6 +31,8 @@ export interface UserDoc {
     defaultPrivacy: PostingPrivacy;
     defaultSensitive: boolean;
     defaultLanguage: string | null;
+    /** Who may quote new posts by default (`source[quote_policy]`); absent: `public`, Mastodon's default. */
+    defaultQuotePolicy?: 'public' | 'followers' | 'nobody';
     /** Languages the public and hashtag timelines and streams are limited to (Mastodon's chosen_languages); absent or empty: all. */
     chosenLanguages?: string[] | null;
   };

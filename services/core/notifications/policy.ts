@@ -26,6 +26,7 @@ const NON_FILTERABLE: readonly NotificationType[] = [
   'admin.report',
   'poll',
   'update',
+  'quoted_update',
   'moderation_warning',
   'severed_relationships',
 ];

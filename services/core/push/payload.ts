@@ -40,6 +40,8 @@ const TITLES: Record<string, (name: string) => string> = {
   favourite: (n) => `${n} favorited your post`,
   poll: (n) => `A poll by ${n} has ended`,
   update: (n) => `${n} edited a post`,
+  quote: (n) => `${n} quoted your post`,
+  quoted_update: (n) => `${n} edited a post you have quoted`,
   'admin.sign_up': (n) => `${n} signed up`,
   'admin.report': (n) => `${n} submitted a report`,
 };

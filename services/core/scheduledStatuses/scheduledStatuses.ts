@@ -251,6 +251,8 @@ async function publishClaimed(core: Core, doc: ScheduledStatusDoc): Promise<Stat
           inReplyToId: p.inReplyToId,
           mediaIds: p.mediaIds,
           poll: p.poll,
+          quotedStatusId: p.quotedStatusId ?? null,
+          quotePolicy: p.quotePolicy ?? null,
         },
         { applicationId: doc.applicationId, idempotencyKey: publicationKey(doc._id) },
       ));

@@ -11,6 +11,7 @@ import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { pins } from '../model/pins.ts';
 import { statusNotFound } from './errors.ts';
 import { reblogDeletedEvent, statusDeletedEvent } from './events.ts';
+import { quotedStatusDeleted, quotingStatusDeleted } from '../quotes/quotes.ts';
 
 export async function deleteStatus(core: Core, author: AccountDoc, statusId: Id): Promise<StatusDoc> {
   const status = await collection(core.db, statuses).findOne({ _id: statusId, deletedAt: null });
@@ -26,6 +27,7 @@ export async function deleteStatus(core: Core, author: AccountDoc, statusId: Id)
       { $set: { deletedAt, updatedAt: deletedAt } },
     );
     if (res.modifiedCount === 0) return;
+    await quotingStatusDeleted(core, status);
     await collection(core.db, pins).deleteMany({ statusId: status._id });
     if (status.visibility !== 'direct')
       await collection(core.db, accounts).updateOne({ _id: status.accountId }, { $inc: { statusesCount: -1 } });
@@ -34,6 +36,7 @@ export async function deleteStatus(core: Core, author: AccountDoc, statusId: Id)
     }
   });
   await invalidateRenderedStatuses(core, [status._id]);
+  await quotedStatusDeleted(core, status);
   // Reblogs go with their original.
   const reblogs = await collection(core.db, statuses).find({ reblogOfId: status._id, deletedAt: null }).toArray();
   for (const reblog of reblogs) await removeReblog(core, reblog);

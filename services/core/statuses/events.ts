@@ -28,6 +28,9 @@ export function statusCreatedEvent(s: StatusDoc, opts: { hasPoll?: boolean } = {
       hasPoll: opts.hasPoll ?? s.pollId !== null,
       applicationId: str(s.applicationId),
       createdAt: s.createdAt,
+      quotedStatusId: str(s.quote?.quotedStatusId ?? null),
+      quotedAccountId: str(s.quote?.quotedAccountId ?? null),
+      quoteState: s.quote?.state ?? null,
     },
     verify: exists(s),
   };
@@ -44,8 +47,34 @@ export function statusUpdatedEvent(s: StatusDoc, editedAt: Date, pollChanged: bo
       language: s.language,
       pollChanged,
       editedAt,
+      change: null,
     },
     verify: { collection: 'statuses', filter: { _id: s._id, editedAt }, expect: 'exists' },
+  };
+}
+
+/**
+ * A change to a status that is not an edit (its quote's state, its quote policy): readers' streams
+ * get `status.update`; no `update` notification. `written` is the filter true once the write happened.
+ */
+export function statusChangedEvent(
+  s: StatusDoc,
+  change: 'quote' | 'policy',
+  written: Record<string, unknown>,
+): NewEvent<'StatusUpdated'> {
+  return {
+    type: 'StatusUpdated',
+    key: String(s.accountId),
+    payload: {
+      ...statusIdentity(s),
+      mentionedAccountIds: s.mentionedAccountIds.map(String),
+      tagNames: s.tagNames,
+      language: s.language,
+      pollChanged: false,
+      editedAt: s.editedAt ?? s.createdAt,
+      change,
+    },
+    verify: { collection: 'statuses', filter: written, expect: 'exists' },
   };
 }
 

@@ -18,6 +18,10 @@ import { localStatusUri, localStatusUrl } from './urls.ts';
 import { runIdempotent } from './idempotency.ts';
 import { attachMedia, checkMediaForPosting, checkPollInput, createStatusPoll, type PollInput } from './attachments.ts';
 import { statusCreatedEvent } from './events.ts';
+import { countQuote, newQuote, quotableStatus } from '../quotes/quotes.ts';
+import { quoteRequestEvents } from '../quotes/federation.ts';
+import { localStatusPolicy, type QuotePolicySetting } from '../quotes/policy.ts';
+import { quoteRequestUri } from '../activitypub/uris.ts';
 
 export interface PostStatusInput {
   text?: string | null;
@@ -29,6 +33,9 @@ export interface PostStatusInput {
   inReplyToId?: Id | null;
   mediaIds?: Id[];
   poll?: PollInput | null;
+  /** Mastodon 4.5 quote posts: the status quoted, and who may quote this one (null: the user's default). */
+  quotedStatusId?: Id | null;
+  quotePolicy?: QuotePolicySetting | null;
 }
 
 export interface PostStatusOptions {
@@ -94,7 +101,12 @@ async function createStatus(
   const poll = input.poll ? checkPollInput(input.poll) : null;
 
   const user = author.domain === null ? await collection(core.db, users).findOne({ accountId: author._id }) : null;
-  const visibility: Visibility = input.visibility ?? user?.settings.defaultPrivacy ?? 'public';
+  // Only quote posts pay for the quoted status's read and policy check.
+  const quoted = input.quotedStatusId ? await quotableStatus(core, author, input.quotedStatusId) : null;
+  let visibility: Visibility = input.visibility ?? user?.settings.defaultPrivacy ?? 'public';
+  // Mastodon: quoting a followers-only post keeps the quote followers-only.
+  if (quoted?.visibility === 'private' && (visibility === 'public' || visibility === 'unlisted'))
+    visibility = 'private';
   // A moderator's `sensitive` action forces the media of every later post sensitive.
   const sensitive =
     (input.sensitive ?? user?.settings.defaultSensitive ?? false) ||
@@ -118,6 +130,15 @@ async function createStatus(
 
   const id = await core.statusIds.next();
   const now = new Date();
+  const quote = quoted
+    ? newQuote(
+        author,
+        quoted,
+        visibility,
+        processed.mentions.map((m) => m.accountId),
+        quoteRequestUri(core.config, author.username, id),
+      )
+    : null;
   const conversationId = parent?.conversationId ?? (await newConversation(core, now));
   const status: StatusDoc = {
     _id: id,
@@ -146,6 +167,11 @@ async function createStatus(
     repliesCount: 0,
     reblogsCount: 0,
     favouritesCount: 0,
+    ...(quote ? { quote } : {}),
+    quoteApprovalPolicy: localStatusPolicy(
+      input.quotePolicy ?? user?.settings.defaultQuotePolicy ?? 'public',
+      visibility,
+    ),
     uniqueKey: postUniqueKey(id),
     createdAt: now,
     updatedAt: now,
@@ -153,12 +179,15 @@ async function createStatus(
     deletedAt: null,
   };
 
-  await core.outbox.write([statusCreatedEvent(status, { hasPoll: poll !== null })], async () => {
+  // A quote of a remote post asks its author's server for approval (FEP-044f QuoteRequest).
+  const requests = quote?.state === 'pending' && quoted ? await quoteRequestEvents(core, author, status, quoted) : [];
+  await core.outbox.write([statusCreatedEvent(status, { hasPoll: poll !== null }), ...requests], async () => {
     if (poll) status.pollId = await createStatusPoll(core, id, author._id, poll);
     if (media.length > 0) await attachMedia(core, media, id);
     await collection(core.db, statuses).insertOne(status);
   });
   await countNewStatus(core, status);
+  if (quote?.state === 'accepted') await countQuote(core, quote.quotedStatusId, 1);
   return status;
 }
 

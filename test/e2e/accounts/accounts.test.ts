@@ -132,6 +132,7 @@ describe('accounts API', () => {
       privacy: 'public',
       sensitive: false,
       language: '',
+      quote_policy: 'public',
       follow_requests_count: 0,
       hide_collections: false,
       discoverable: false,

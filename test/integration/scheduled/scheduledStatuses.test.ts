@@ -109,6 +109,8 @@ describe('scheduled statuses', () => {
         scheduled_at: null,
         idempotency: 'key-1',
         with_rate_limit: false,
+        quoted_status_id: null,
+        quote_approval_policy: null,
       },
       media_attachments: [expect.objectContaining({ id: String(media._id), type: 'image', description: 'before' })],
     });

@@ -1,11 +1,15 @@
 // The timelines send pages spliced from cached JSON (services/core/entities/statusPageJson.ts):
 // the text must be exactly JSON.stringify of the objects presentStatusPage makes, for every kind
 // of status and viewer (reblogs, polls, own and pinned statuses, muted conversations, filters,
-// role badges), with caches cold and warm.
+// role badges, quote posts in every state, quote policies), with caches cold and warm; and the
+// single-status presenter (status.ts) renders quotes as the pages do.
 import type { Core } from '../../../services/core/context.ts';
 import { parseId, type Id } from '../../../services/core/ids.ts';
 import { presentStatusPage, type PageOptions } from '../../../services/core/entities/statusPage.ts';
 import { presentStatusPageJson } from '../../../services/core/entities/statusPageJson.ts';
+import { presentStatuses } from '../../../services/core/entities/status.ts';
+import { collection } from '../../../services/core/db/mongo.ts';
+import { statuses } from '../../../services/core/model/statuses.ts';
 import { recordFollow } from '../../../services/core/graph/relations.ts';
 import { createTestUser, type TestUser } from '../../support/fixtures.ts';
 import { startTestApi, type TestApi } from '../../support/api.ts';
@@ -51,6 +55,25 @@ beforeAll(async () => {
     keywords_attributes: [{ keyword: 'words' }, { keyword: 'hello' }],
   });
   expect(filter.status).toBe(200);
+  // Quote posts: accepted, of a followers-only own post, reblogged, revoked, of a deleted status,
+  // and a policy naming followers (quote_approval.current_user depends on the viewer).
+  const quotable = await post(author, { status: 'quote me', quote_approval_policy: 'public' });
+  await post(viewer, { status: 'quoting it', quoted_status_id: quotable });
+  const followersOnly = await post(author, { status: 'followers may quote', quote_approval_policy: 'followers' });
+  const quoteOfQuote = await post(author, { status: 'quoting a quote', quoted_status_id: followersOnly });
+  await post(viewer, { status: 'quoting the quote', quoted_status_id: quoteOfQuote });
+  const ownPrivate = await post(author, { status: 'private words', visibility: 'private' });
+  await post(author, { status: 'quoting my private post', quoted_status_id: ownPrivate });
+  const quoteReblog = await call('POST', `/api/v1/statuses/${quoteOfQuote}/reblog`, viewer.token);
+  expect(quoteReblog.status).toBe(200);
+  ids.unshift(parseId(quoteReblog.body.id) as Id);
+  const revoked = await post(viewer, { status: 'to be revoked', quoted_status_id: followersOnly });
+  expect((await call('POST', `/api/v1/statuses/${followersOnly}/quotes/${revoked}/revoke`, author.token)).status).toBe(
+    200,
+  );
+  const doomed = await post(author, { status: 'soon gone', quote_approval_policy: 'public' });
+  await post(viewer, { status: 'quoting what goes', quoted_status_id: doomed });
+  expect((await call('DELETE', `/api/v1/statuses/${doomed}`, author.token)).status).toBe(200);
 });
 
 afterAll(() => api?.close());
@@ -81,8 +104,44 @@ it('an empty page is []', async () => {
 
 it('the page covers what the comparison is meant to cover', async () => {
   const seen = await presentStatusPageJson(core, ids, viewer.account, { check: 'feed' });
-  for (const part of ['"reblog":{', '"poll":{', '"pinned":true', '"muted":true', '"favourited":true', '"roles":[{'])
+  for (const part of [
+    '"reblog":{',
+    '"poll":{',
+    '"pinned":true',
+    '"muted":true',
+    '"favourited":true',
+    '"roles":[{',
+    '"quote":{"state":"accepted","quoted_status":{',
+    '"quote":{"state":"revoked","quoted_status":null}',
+    '"quote":{"state":"deleted","quoted_status":null}',
+    '"quotes_count":1',
+    '"current_user":"automatic"',
+  ])
     expect(seen).toContain(part);
+  // The nested quoted status carries its own quote as a ShallowQuote.
+  expect(seen).toMatch(/"quote":\{"state":"accepted","quoted_status_id":"\d+"\}/);
   const filtered = await presentStatusPageJson(core, ids, filtering.account, { check: 'policy' });
   expect(filtered).toContain('"filtered":[{');
+});
+
+it.each(cases)('single statuses render quotes as the pages do, for %s', async (_name, who, check) => {
+  const account = who()?.account ?? null;
+  const page = await presentStatusPage(core, ids, account, { check });
+  const docs = await collection(core.db, statuses)
+    .find({ _id: { $in: page.map((s) => BigInt(s.id)) } })
+    .toArray();
+  const byId = new Map(docs.map((d) => [String(d._id), d]));
+  const single = await presentStatuses(
+    core,
+    page.map((s) => byId.get(s.id)!),
+    account,
+  );
+  const pick = (s: (typeof page)[number]) => ({
+    id: s.id,
+    quote: s.quote,
+    quotes_count: s.quotes_count,
+    quote_approval: s.quote_approval,
+    reblog: s.reblog && { quote: s.reblog.quote, quote_approval: s.reblog.quote_approval },
+  });
+  expect(single.map(pick)).toEqual(page.map(pick));
 });

@@ -39,6 +39,7 @@ import {
   visibilityOf,
 } from './statuses.ts';
 import { isFetchProblem } from '../fetchDocument.ts';
+import { onQuoteAccepted, onQuoteRejected, onQuoteRequest, onStampDeleted } from '../../quotes/ingress.ts';
 
 export interface InboundDelivery {
   activity: string;
@@ -117,6 +118,12 @@ async function dispatch(ctx: Ctx, activity: JsonObject): Promise<void> {
       return onFeatured(ctx, activity, type);
     case 'Move':
       return onMove(ctx, activity);
+    case 'QuoteRequest':
+      return onQuoteRequest(ctx.core, ctx.actor, activity, (object, uri) =>
+        object
+          ? createRemoteStatus(ctx.core, ctx.actor, object, { requested: true })
+          : fetchRemoteStatus(ctx.core, uri),
+      );
     default:
       return;
   }
@@ -178,6 +185,8 @@ async function onDelete(ctx: Ctx, activity: JsonObject): Promise<void> {
   const objectId = idOf(activity.object);
   if (!objectId) return;
   if (objectId === ctx.actor.uri) return deleteRemoteAccount(ctx.core, ctx.actor);
+  // FEP-044f: a deleted QuoteAuthorization revokes the quote it approved.
+  if (await onStampDeleted(ctx.core, ctx.actor, objectId)) return;
   await deleteRemoteStatus(ctx.core, ctx.actor, objectId);
 }
 
@@ -344,6 +353,7 @@ async function ourFollower(ctx: Ctx, activity: JsonObject): Promise<AccountDoc |
 }
 
 async function onAccept(ctx: Ctx, activity: JsonObject): Promise<void> {
+  if (await onQuoteAccepted(ctx.core, ctx.actor, activity)) return;
   const follower = await ourFollower(ctx, activity);
   if (!follower) return;
   const pending = await collection(ctx.core.db, followRequests).findOne({
@@ -355,6 +365,7 @@ async function onAccept(ctx: Ctx, activity: JsonObject): Promise<void> {
 }
 
 async function onReject(ctx: Ctx, activity: JsonObject): Promise<void> {
+  if (await onQuoteRejected(ctx.core, ctx.actor, activity)) return;
   const follower = await ourFollower(ctx, activity);
   if (!follower) return;
   const pending = await collection(ctx.core.db, followRequests).findOne({

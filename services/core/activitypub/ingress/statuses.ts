@@ -36,6 +36,9 @@ import { hostOf, isLocalUri, parseLocalUri, PUBLIC_FORMS } from '../uris.ts';
 import { plainText, sanitizeRemoteHtml } from '../sanitize.ts';
 import { FIRST_PAGE_DEPTH, firstPageRepliesJob } from '../replies/job.ts';
 import type { NewEvent } from '../../events/outbox.ts';
+import { remoteQuoteOf } from '../../quotes/ingress.ts';
+import { countQuote } from '../../quotes/quotes.ts';
+import { policyFromInteractionPolicy } from '../../quotes/policy.ts';
 
 export const NOTE_TYPES = ['Note', 'Question'] as const;
 export const CONVERTED_TYPES = ['Article', 'Page', 'Image', 'Audio', 'Video', 'Event'] as const;
@@ -210,6 +213,12 @@ export async function createRemoteStatus(
     (await hasLocalFollowers(core, actor));
   if (!wanted) return null;
 
+  // Quote posts: the quoted post (fetched, bounded by the depth, as a parent is) and its approval.
+  const quote = await remoteQuoteOf(core, actor, object, uri, (quotedUri) =>
+    (ctx.depth ?? 1) > 0
+      ? fetchRemoteStatus(core, quotedUri, { depth: (ctx.depth ?? 1) - 1 })
+      : findStatusByUri(core, quotedUri),
+  );
   const now = new Date();
   const published = date(object.published);
   const createdAt = published && published.getTime() <= now.getTime() + 60_000 ? published : now;
@@ -249,6 +258,8 @@ export async function createRemoteStatus(
     repliesCount: 0,
     reblogsCount: 0,
     favouritesCount: 0,
+    ...(quote ? { quote } : {}),
+    quoteApprovalPolicy: policyFromInteractionPolicy(object.interactionPolicy, actor),
     uniqueKey: postUniqueKey(id),
     createdAt,
     updatedAt: now,
@@ -277,6 +288,7 @@ export async function createRemoteStatus(
   });
   if (!inserted) return collection(core.db, statuses).findOne({ uri, deletedAt: null });
   await countNewStatus(core, status);
+  if (quote?.state === 'accepted') await countQuote(core, quote.quotedStatusId, 1);
   return status;
 }
 
@@ -365,6 +377,8 @@ export async function updateRemoteStatus(core: Core, actor: AccountDoc, object: 
     tags,
     tagNames: tagNamesOf(tags),
     mediaIds: media.map((m) => m._id),
+    // The author may have changed who can quote it.
+    quoteApprovalPolicy: policyFromInteractionPolicy(object.interactionPolicy, actor),
     editedAt: updated,
     updatedAt: new Date(),
   };

@@ -38,7 +38,30 @@ const NOTE_TERMS = {
   focalPoint: { '@container': '@list', '@id': 'toot:focalPoint' },
   Hashtag: 'as:Hashtag',
   Emoji: 'toot:Emoji',
+  // Quote posts (FEP-044f, as Mastodon 4.5 defines them).
+  quote: { '@id': 'https://w3id.org/fep/044f#quote', '@type': '@id' },
+  quoteUri: 'http://fedibird.com/ns#quoteUri',
+  _misskey_quote: 'https://misskey-hub.net/ns#_misskey_quote',
+  quoteAuthorization: { '@id': 'https://w3id.org/fep/044f#quoteAuthorization', '@type': '@id' },
+  gts: 'https://gotosocial.org/ns#',
+  interactionPolicy: { '@id': 'gts:interactionPolicy', '@type': '@id' },
+  canQuote: { '@id': 'gts:canQuote', '@type': '@id' },
+  automaticApproval: { '@id': 'gts:automaticApproval', '@type': '@id' },
+  manualApproval: { '@id': 'gts:manualApproval', '@type': '@id' },
 } as const;
+
+/** QuoteAuthorization stamps, QuoteRequest and their Accept/Reject (FEP-044f). */
+export const QUOTE_CONTEXT = [
+  AS_CONTEXT,
+  {
+    QuoteAuthorization: 'https://w3id.org/fep/044f#QuoteAuthorization',
+    QuoteRequest: 'https://w3id.org/fep/044f#QuoteRequest',
+    gts: 'https://gotosocial.org/ns#',
+    interactingObject: { '@id': 'gts:interactingObject', '@type': '@id' },
+    interactionTarget: { '@id': 'gts:interactionTarget', '@type': '@id' },
+    quote: { '@id': 'https://w3id.org/fep/044f#quote', '@type': '@id' },
+  },
+] as const;
 
 /** Actors, Update{Person}, Delete{actor}. */
 export const ACTOR_CONTEXT = [AS_CONTEXT, SECURITY_CONTEXT, ACTOR_TERMS] as const;

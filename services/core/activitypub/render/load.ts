@@ -16,6 +16,8 @@ import { localConversationUri, renderNoteObject, type NoteInput } from './note.t
 import type { JsonLd } from './context.ts';
 import { contentTypeForKey } from '../../media/storage.ts';
 import { emojiRefsInTexts } from '../../emojis/emojis.ts';
+import { policyKeys } from '../../quotes/policy.ts';
+import { AS_PUBLIC, quoteAuthorizationUri } from '../uris.ts';
 
 function imageRef(core: Core, image: StoredImage | null): ImageRef | null {
   if (!image) return null;
@@ -78,7 +80,10 @@ export async function loadNoteInput(core: Core, status: StatusDoc, author: Accou
     .map((m) => (m ? attachmentToActivityPub(core, m) : null))
     .filter((d): d is ApDocument => d !== null);
   const counts = poll ? await pollCounts(core, poll) : null;
+  const quote = status.quote ? await loadQuoteRef(core, status) : null;
   return {
+    quote,
+    canQuoteAutomatically: author.domain === null ? automaticApprovalUris(status, author) : undefined,
     status,
     author: { uri: author.uri, followersUrl: author.followersUrl },
     inReplyToUri: parent?.uri ?? null,
@@ -118,6 +123,41 @@ export async function loadSelfReplies(
     .sort({ _id: 1 })
     .limit(limit)
     .toArray();
+}
+
+/** The quoted status's addresses and the stamp approving the quote (ours for a local quoted status). */
+async function loadQuoteRef(core: Core, status: StatusDoc): Promise<NoteInput['quote']> {
+  const q = status.quote;
+  if (!q) return null;
+  const quoted =
+    q.quotedStatusId === null
+      ? null
+      : await collection(core.db, statuses).findOne(
+          { _id: q.quotedStatusId },
+          { projection: { uri: 1, url: 1, local: 1, accountId: 1 } },
+        );
+  const uri = quoted?.uri ?? q.quotedUri;
+  if (!uri) return null;
+  let authorization: string | null = null;
+  if (q.state === 'accepted' && quoted?.local && quoted.accountId !== status.accountId) {
+    const quotedAuthor = await collection(core.db, accounts).findOne(
+      { _id: quoted.accountId },
+      { projection: { username: 1 } },
+    );
+    if (quotedAuthor) authorization = quoteAuthorizationUri(core.config, quotedAuthor.username, status._id);
+  } else if (q.state === 'accepted') authorization = q.approvalUri;
+  return { uri, url: quoted?.url ?? null, authorization };
+}
+
+/** Mastodon's outgoing `canQuote.automaticApproval`: public, followers, or the author alone. */
+function automaticApprovalUris(status: StatusDoc, author: AccountDoc): string[] {
+  const keys = policyKeys(status.quoteApprovalPolicy ?? 0, 'automatic');
+  const out: string[] = [];
+  if (keys.includes('public')) out.push(AS_PUBLIC);
+  if (keys.includes('followers')) out.push(author.followersUrl);
+  if (keys.includes('following') && author.followingUrl) out.push(author.followingUrl);
+  if (out.length === 0) out.push(author.uri);
+  return out;
 }
 
 export async function renderStatusObject(core: Core, status: StatusDoc, author: AccountDoc): Promise<JsonLd> {

@@ -72,6 +72,10 @@ export interface NoteInput {
   emojis?: EmojiRef[];
   /** Up to 5 of the author's own public/unlisted replies, oldest first (the embedded first page). */
   selfReplies?: Array<{ id: bigint; uri: string }>;
+  /** What the status quotes: the quoted status's id and permalink, and the stamp approving it. */
+  quote?: { uri: string; url: string | null; authorization: string | null } | null;
+  /** Who may quote it without asking (`interactionPolicy.canQuote.automaticApproval`). */
+  canQuoteAutomatically?: string[];
 }
 
 function iso(date: Date): string {
@@ -135,6 +139,9 @@ export function renderNoteObject(config: Config, input: NoteInput): JsonLd {
   };
   out.likes = { id: statusLikesUri(s.uri), type: 'Collection', totalItems: s.favouritesCount };
   out.shares = { id: statusSharesUri(s.uri), type: 'Collection', totalItems: s.reblogsCount };
+  if (input.quote) renderQuote(out, input.quote);
+  if (input.canQuoteAutomatically)
+    out.interactionPolicy = { canQuote: { automaticApproval: input.canQuoteAutomatically } };
   if (input.poll) {
     const { poll, tallies } = input.poll;
     const options = poll.options.map((name, i) => ({
@@ -149,6 +156,28 @@ export function renderNoteObject(config: Config, input: NoteInput): JsonLd {
     out.votersCount = poll.votersCount;
   }
   return out;
+}
+
+/**
+ * Mastodon 4.5's quote members: FEP-044f `quote` with its `quoteAuthorization`, the legacy
+ * `quoteUri` and `_misskey_quote`, and for servers that show none of them a `RE:` line
+ * (`quote-inline`, which Mastodon's clients hide) after the text.
+ */
+function renderQuote(out: JsonLd, quote: NonNullable<NoteInput['quote']>): void {
+  out.quote = quote.uri;
+  out.quoteUri = quote.uri;
+  out._misskey_quote = quote.uri;
+  if (quote.authorization) out.quoteAuthorization = quote.authorization;
+  const link = quote.url ?? quote.uri;
+  const escaped = link.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+  const inline = `<p class="quote-inline">RE: <a href="${escaped}">${escaped}</a></p>`;
+  const content = typeof out.content === 'string' ? out.content : '';
+  if (!content.includes(escaped)) {
+    const withInline = content + inline;
+    out.content = withInline;
+    if (out.contentMap && typeof out.contentMap === 'object')
+      for (const k of Object.keys(out.contentMap)) (out.contentMap as Record<string, string>)[k] = withInline;
+  }
 }
 
 export function renderNote(config: Config, input: NoteInput): JsonLd {

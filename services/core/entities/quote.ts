@@ -1,0 +1,79 @@
+// The Quote, ShallowQuote and QuoteApproval entities (mastodon-api-entities.md §38), shared by the
+// renderers of single statuses (status.ts) and of pages (statusPage.ts, statusPageJson.ts) so they
+// agree. A status's `quote` is a Quote {state, quoted_status}; the quoted status carries its own
+// quote as a ShallowQuote {state, quoted_status_id}, which stops the recursion.
+import { Type, type Static } from '@sinclair/typebox';
+import type { Id } from '../ids.ts';
+import type { StatusDoc, StatusQuote } from '../model/statuses.ts';
+import { visibleWith, type PolicyFields, type ViewerRelations } from '../statuses/visibility.ts';
+
+export const ShallowQuoteEntity = Type.Object({
+  state: Type.String(),
+  quoted_status_id: Type.Union([Type.String(), Type.Null()]),
+});
+export type ShallowQuote = Static<typeof ShallowQuoteEntity>;
+
+export const QuoteApprovalEntity = Type.Object({
+  automatic: Type.Array(Type.String()),
+  manual: Type.Array(Type.String()),
+  current_user: Type.String(),
+});
+
+/** What rendering a quote needs to know about the quoted status and the viewer. */
+export interface QuotedFacts {
+  /** The quoted status (undefined: unknown here, or gone). */
+  quoted: (PolicyFields & Pick<StatusDoc, 'reblogOfId'>) | undefined;
+  /** Whether its author's account is usable (not suspended). */
+  authorUsable: boolean;
+  viewerId: Id | null;
+  /** The viewer's relations to the quoted author (null: no viewer). */
+  relations: ViewerRelations | null;
+}
+
+/**
+ * The state shown to the viewer (Mastodon's BaseQuoteSerializer#state): the stored state, except
+ * that an accepted quote of a status that is gone reads `deleted`, and one the viewer may not see
+ * (or whose author they block) reads `unauthorized` (`blocked_account`).
+ */
+export function shownQuoteState(q: StatusQuote, f: QuotedFacts): string {
+  if (q.state !== 'accepted') return q.state;
+  if (!f.quoted || f.quoted.deletedAt || f.quoted.reblogOfId !== null) return 'deleted';
+  if (f.viewerId !== null && f.viewerId === f.quoted.accountId) return 'accepted';
+  if (!f.authorUsable) return 'unauthorized';
+  const rel: ViewerRelations = f.relations ?? {
+    viewerId: null,
+    following: new Set(),
+    blockedBy: new Set(),
+    blocking: new Set(),
+    unavailable: new Set(),
+  };
+  if (!visibleWith(rel, f.quoted)) return 'unauthorized';
+  if (rel.blocking.has(f.quoted.accountId)) return 'blocked_account';
+  return 'accepted';
+}
+
+/** Whether the quoted status is rendered inside the Quote (accepted and the viewer may see it). */
+export function showsQuotedStatus(state: string): boolean {
+  return state === 'accepted' || state === 'blocked_account';
+}
+
+/**
+ * The ShallowQuote of a quoted status's own quote: its stored state, and the id of what it quotes
+ * while accepted (the second level is not loaded).
+ */
+export function shallowQuote(q: StatusQuote | null | undefined): ShallowQuote | null {
+  if (!q) return null;
+  return {
+    state: q.state,
+    quoted_status_id: q.state === 'accepted' && q.quotedStatusId !== null ? String(q.quotedStatusId) : null,
+  };
+}
+
+/** Ids of the statuses quoted (accepted quotes) by `list`. */
+export function quotedIdsOf(list: Iterable<Pick<StatusDoc, 'quote' | 'deletedAt'>>): Id[] {
+  const out = new Set<bigint>();
+  for (const s of list)
+    if (!s.deletedAt && s.quote?.state === 'accepted' && s.quote.quotedStatusId !== null)
+      out.add(s.quote.quotedStatusId);
+  return [...out];
+}
