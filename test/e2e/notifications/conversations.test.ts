@@ -139,7 +139,7 @@ test('paginated by the newest status, with Link headers; a deleted status leaves
   expect((await conversations(erin)).map((c) => c.last_status!.id)).toEqual([ids[2], ids[0]]);
 });
 
-test('the direct stream receives a conversation event', async () => {
+test('the direct stream receives a conversation event and nothing else (Mastodon sends no update there)', async () => {
   const socket = new WebSocket(`ws://127.0.0.1:${streaming.port}/api/v1/streaming?stream=direct`, [dave.token]);
   const messages: { stream?: string[]; event?: string; payload?: string }[] = [];
   socket.addEventListener('message', (e) => messages.push(JSON.parse(String(e.data)) as (typeof messages)[number]));
@@ -168,7 +168,18 @@ test('the direct stream receives a conversation event', async () => {
     const conv = JSON.parse(event.payload!) as Conv;
     expect(conv.unread).toBe(true);
     expect(conv.accounts.map((a) => a.id)).toEqual([String(carol.account._id)]);
-    expect(messages.some((m) => m.event === 'update' && m.stream?.[0] === 'direct')).toBe(true);
+    // A second direct status: once its conversation event is in, an `update` sent before it
+    // would have arrived too.
+    const second = await dm(carol, [dave], 'still there?');
+    await eventually(
+      async () =>
+        messages.some(
+          (m) => m.event === 'conversation' && (JSON.parse(m.payload ?? '{}') as Conv).last_status?.id === second,
+        ),
+      20_000,
+      'second conversation event',
+    );
+    expect(messages.filter((m) => m.event !== 'conversation')).toEqual([]);
   } finally {
     socket.close();
   }
