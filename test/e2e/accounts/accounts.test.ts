@@ -222,6 +222,26 @@ describe('accounts API', () => {
     expect(me.locked).toBe(false);
   });
 
+  it('ignores a fields_attributes that is neither a list nor a hash (200, fields kept), as Mastodon', async () => {
+    const before = (await (await call('GET', '/api/v1/accounts/verify_credentials', alice.token)).json()) as {
+      fields: unknown[];
+    };
+    expect(before.fields.length).toBeGreaterThan(0);
+    // A client library sends the string "undefined" for an unset value, as a form or as JSON.
+    const form = await patchForm(alice.token, new URLSearchParams('fields_attributes=undefined&display_name=Kept'));
+    expect(form.status).toBe(200);
+    const me = (await form.json()) as { fields: unknown[]; display_name: string };
+    expect(me.fields).toEqual(before.fields);
+    expect(me.display_name).toBe('Kept');
+    for (const value of ['undefined', 3, true, null]) {
+      const json = await call('PATCH', '/api/v1/accounts/update_credentials', alice.token, {
+        fields_attributes: value,
+      });
+      expect(json.status).toBe(200);
+      expect(((await json.json()) as { fields: unknown[] }).fields).toEqual(before.fields);
+    }
+  });
+
   it('accepts an empty source argument (not a 400)', async () => {
     const json = await call('PATCH', '/api/v1/accounts/update_credentials', alice.token, { source: '' });
     expect(json.status).toBe(200);
