@@ -68,6 +68,19 @@ export async function unfeatureTag(core: Core, account: AccountDoc, id: Id | nul
   await core.outbox.write([featuredTagEvent('FeaturedTagDeleted', doc)], () => coll.deleteOne({ _id: doc._id }));
 }
 
+/** POST /api/v1/tags/:id/unfeature: stops featuring the tag, if it was featured. */
+export async function unfeatureTagNamed(core: Core, account: AccountDoc, tagId: Id): Promise<void> {
+  const coll = collection(core.db, featuredTags);
+  const doc = await coll.findOne({ accountId: account._id, tagId });
+  if (!doc) return;
+  await core.outbox.write([featuredTagEvent('FeaturedTagDeleted', doc)], () => coll.deleteOne({ _id: doc._id }));
+}
+
+/** Whether the account features the tag on its profile (the Tag entity's `featuring`). */
+export async function featuresTag(core: Core, accountId: Id, tag: { _id: Id }): Promise<boolean> {
+  return (await collection(core.db, featuredTags).countDocuments({ accountId, tagId: tag._id }, { limit: 1 })) > 0;
+}
+
 export interface FeaturedTagUsage {
   statusesCount: number;
   lastStatusAt: Date | null;
