@@ -260,6 +260,20 @@ const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     },
   );
 
+  // Identity proofs were removed in Mastodon 3.5; the route stays and answers an empty list.
+  app.get(
+    '/api/v1/accounts/:id/identity_proofs',
+    {
+      schema: { params: IdParams, response: { 200: Type.Array(Type.Never()) } },
+      config: { auth: { scopes: [], user: 'required' } },
+    },
+    async (request) => {
+      const id = parseId(request.params.id);
+      if (id === null || !(await findVisibleAccount(core, id))) throw notFound();
+      return [];
+    },
+  );
+
   for (const kind of ['avatar', 'header'] as const) {
     app.get(`/${kind}s/original/missing.png`, async (_request, reply) => {
       reply.header('content-type', 'image/png').header('cache-control', 'public, max-age=31536000, immutable');

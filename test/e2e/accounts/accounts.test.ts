@@ -42,6 +42,14 @@ describe('accounts API', () => {
 
   afterAll(() => api?.close());
 
+  it('GET /api/v1/accounts/:id/identity_proofs answers [] (deprecated in Mastodon, still called)', async () => {
+    const res = await call('GET', `/api/v1/accounts/${bob.account._id}/identity_proofs`, alice.token);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual([]);
+    expect((await call('GET', '/api/v1/accounts/999999999/identity_proofs', alice.token)).status).toBe(404);
+    expect((await call('GET', `/api/v1/accounts/${bob.account._id}/identity_proofs`)).status).toBe(401);
+  });
+
   it('reads an account by id, without authentication too', async () => {
     const res = await call('GET', `/api/v1/accounts/${bob.account._id}`);
     expect(res.status).toBe(200);

@@ -97,6 +97,15 @@ test('a direct status makes a conversation for each participant; replies update 
   expect((await call('POST', `/api/v1/conversations/${aliceAfter.id}/read`, bob.token)).status).toBe(404);
   expect((await call('POST', '/api/v1/conversations/nope/read', alice.token)).status).toBe(404);
 
+  // unread again (Mastodon's POST /api/v1/conversations/:id/unread)
+  const unread = await call('POST', `/api/v1/conversations/${aliceAfter.id}/unread`, alice.token);
+  expect(unread.status).toBe(200);
+  expect(unread.body).toMatchObject({ id: aliceAfter.id, unread: true });
+  expect((await conversations(alice))[0]!.unread).toBe(true);
+  expect((await call('POST', `/api/v1/conversations/${aliceAfter.id}/unread`, bob.token)).status).toBe(404);
+  expect((await call('POST', `/api/v1/conversations/${aliceAfter.id}/unread`)).status).toBe(401);
+  expect((await call('POST', `/api/v1/conversations/${aliceAfter.id}/read`, alice.token)).body.unread).toBe(false);
+
   // delete: gone for carol only
   expect((await call('DELETE', `/api/v1/conversations/${forCarol.id}`, alice.token)).status).toBe(404);
   expect((await call('DELETE', `/api/v1/conversations/${forCarol.id}`, carol.token)).body).toEqual({});
