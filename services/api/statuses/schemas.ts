@@ -26,6 +26,7 @@ export const PostStatusBody = Type.Object({
   visibility: OptString,
   language: OptString,
   scheduled_at: OptString,
+  allowed_mentions: IdList,
 });
 export type PostStatusBody = Static<typeof PostStatusBody>;
 

@@ -18,6 +18,8 @@ import { localStatusUri, localStatusUrl } from './urls.ts';
 import { runIdempotent } from './idempotency.ts';
 import { attachMedia, checkMediaForPosting, checkPollInput, createStatusPoll, type PollInput } from './attachments.ts';
 import { statusCreatedEvent } from './events.ts';
+import { ApiError } from '../errors.ts';
+import { presentAccounts } from '../entities/account.ts';
 
 export interface PostStatusInput {
   text?: string | null;
@@ -29,6 +31,8 @@ export interface PostStatusInput {
   inReplyToId?: Id | null;
   mediaIds?: Id[];
   poll?: PollInput | null;
+  /** `allowed_mentions`: the only accounts the text may mention (null: anyone). */
+  allowedMentions?: Id[] | null;
 }
 
 export interface PostStatusOptions {
@@ -115,6 +119,7 @@ async function createStatus(
   }
   const media = await checkMediaForPosting(core, author._id, mediaIds);
   const processed = await processStatusText(core, text);
+  if (input.allowedMentions) await safeguardMentions(core, processed.mentions, input.allowedMentions);
 
   const id = await core.statusIds.next();
   const now = new Date();
@@ -160,6 +165,21 @@ async function createStatus(
   });
   await countNewStatus(core, status);
   return status;
+}
+
+/**
+ * `allowed_mentions` (Mastodon 4.5): the client lists whom the post may reach; mentioning anyone
+ * else refuses the post with 422 and the unexpected accounts, before anything is stored.
+ */
+async function safeguardMentions(core: Core, mentions: readonly { accountId: Id }[], allowed: Id[]): Promise<void> {
+  const unexpected = [...new Set(mentions.map((m) => m.accountId).filter((a) => !allowed.includes(a)))];
+  if (unexpected.length === 0) return;
+  const docs = await collection(core.db, accounts)
+    .find({ _id: { $in: unexpected } })
+    .toArray();
+  throw new ApiError(422, 'Post would be sent to unexpected accounts', {
+    unexpected_accounts: await presentAccounts(core, docs),
+  });
 }
 
 async function newConversation(core: Core, now: Date): Promise<Id> {
