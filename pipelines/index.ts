@@ -14,6 +14,7 @@ import { runLinkPreviewsPipeline } from './link-previews/index.ts';
 import { runDeliveryPipeline } from './delivery/index.ts';
 import { runWebPushPipeline } from './webpush/index.ts';
 import { runIngressPipeline } from './ingress/index.ts';
+import { runAnnualReportsPipeline } from './annual-reports/index.ts';
 
 export interface RunningPipeline {
   stop(): Promise<void>;
@@ -34,4 +35,5 @@ export const pipelines: Record<string, PipelineFactory> = {
   delivery: (core) => runDeliveryPipeline(core),
   webpush: (core) => runWebPushPipeline(core),
   ingress: (core) => runIngressPipeline(core),
+  'annual-reports': (core) => runAnnualReportsPipeline(core),
 };

@@ -41,3 +41,4 @@ import './pushSubscriptions.ts';
 import './accountConversations.ts';
 import './notificationPolicies.ts';
 import './featuredCollections.ts';
+import './annualReports.ts';
