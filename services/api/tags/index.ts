@@ -12,7 +12,7 @@ import { tagFollows } from '../../core/model/tagFollows.ts';
 import { normalizeTagName, MAX_HASHTAG_LENGTH } from '../../core/text/extract.ts';
 import { findOrCreateTag } from '../../core/statuses/entities.ts';
 import { followTag, followsTag, unfollowTag } from '../../core/tags/tagFollows.ts';
-import { featureTag, featuresTag, unfeatureTagNamed } from '../../core/tags/featuredTags.ts';
+import { featuredAmong, featureTag, featuresTag, unfeatureTagNamed } from '../../core/tags/featuredTags.ts';
 import type { CachedAccount } from '../../core/model/accounts.ts';
 import { tagUrl } from '../../core/statuses/urls.ts';
 import { requireUser } from '../plugins/auth.ts';
@@ -152,7 +152,12 @@ const tagsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) =
         ).map((t) => [t._id, t]),
       );
       const list = records.map((r) => byId.get(r.tagId)).filter((t) => t !== undefined);
-      return presentTagsWithHistory(core, list, () => ({ following: true, featuring: false }));
+      const featured = await featuredAmong(
+        core,
+        account._id,
+        list.map((t) => t._id),
+      );
+      return presentTagsWithHistory(core, list, (t) => ({ following: true, featuring: featured.has(t._id) }));
     },
   );
 };

@@ -78,7 +78,16 @@ export async function unfeatureTagNamed(core: Core, account: AccountDoc, tagId: 
 
 /** Whether the account features the tag on its profile (the Tag entity's `featuring`). */
 export async function featuresTag(core: Core, accountId: Id, tag: { _id: Id }): Promise<boolean> {
-  return (await collection(core.db, featuredTags).countDocuments({ accountId, tagId: tag._id }, { limit: 1 })) > 0;
+  return (await featuredAmong(core, accountId, [tag._id])).has(tag._id);
+}
+
+/** Which of the tags the account features (the `featuring` of a page of Tag entities). */
+export async function featuredAmong(core: Core, accountId: Id, tagIds: Id[]): Promise<Set<Id>> {
+  if (tagIds.length === 0) return new Set();
+  const found = await collection(core.db, featuredTags)
+    .find({ accountId, tagId: { $in: tagIds } }, { projection: { tagId: 1 } })
+    .toArray();
+  return new Set(found.map((f) => f.tagId));
 }
 
 export interface FeaturedTagUsage {

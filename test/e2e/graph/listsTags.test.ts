@@ -147,6 +147,10 @@ test('POST /api/v1/tags/:id/feature and /unfeature feature the hashtag on the pr
   const profile = await call('GET', `/api/v1/accounts/${user.account._id}/featured_tags`);
   expect(profile.body.map((t: { name: string }) => t.name)).toEqual(['Gardening']);
   expect((await call('GET', '/api/v1/tags/gardening', user.token)).body).toMatchObject({ featuring: true });
+  await call('POST', '/api/v1/tags/gardening/follow', user.token);
+  expect((await call('GET', '/api/v1/followed_tags', user.token)).body).toMatchObject([
+    { name: 'Gardening', following: true, featuring: true },
+  ]);
 
   const unfeatured = await call('POST', '/api/v1/tags/gardening/unfeature', user.token);
   expect(unfeatured.status).toBe(200);
