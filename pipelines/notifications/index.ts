@@ -214,6 +214,7 @@ async function handleEvent(event: PipelineEvent<NotificationEvent>, ctx: Pipelin
       await removeFollowNotification(core, {
         followerId: id(p.accountId),
         followedId: id(p.targetAccountId),
+        followId: p.followId,
         pending: p.pending,
       });
       return;

@@ -9,6 +9,7 @@ import { collection } from '../db/mongo.ts';
 import { notifications, type NotificationDoc } from '../model/notifications.ts';
 import { notificationRequests } from '../model/notificationPolicies.ts';
 import { removeFromGroup } from './groups.ts';
+import { notificationUniqueKey } from './notify.ts';
 import { MAX_MEANINGFUL_COUNT } from './requests.ts';
 
 /**
@@ -47,15 +48,23 @@ async function recountRequest(core: Core, accountId: Id, fromAccountId: Id): Pro
   else await coll.updateOne({ accountId, fromAccountId }, { $set: { notificationsCount: count } });
 }
 
-/** The `follow` (or, for a pending request, `follow_request`) notification of a follow that ended. */
+/**
+ * The `follow` (or, for a pending request, `follow_request`) notification of the follow that
+ * ended, found by its unique key (which names the follow), so that the end of an old follow never
+ * takes the notification of a newer one whose event was handled first. The key without a follow
+ * id is that of notifications stored before keys named their follow.
+ */
 export function removeFollowNotification(
   core: Core,
-  p: { followerId: Id; followedId: Id; pending: boolean },
+  p: { followerId: Id; followedId: Id; followId: string; pending: boolean },
 ): Promise<number> {
-  return removeNotifications(core, {
+  const r = {
+    type: p.pending ? ('follow_request' as const) : ('follow' as const),
     accountId: p.followedId,
     fromAccountId: p.followerId,
-    type: p.pending ? 'follow_request' : 'follow',
+  };
+  return removeNotifications(core, {
+    uniqueKey: { $in: [notificationUniqueKey({ ...r, variant: p.followId }), notificationUniqueKey(r)] },
   });
 }
 

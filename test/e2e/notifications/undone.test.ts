@@ -12,6 +12,7 @@ import { startTestApi, type TestApi } from '../../support/api.ts';
 import { createTestUser, type TestUser } from '../../support/fixtures.ts';
 import { eventually } from '../../support/core.ts';
 import { consumerTuning } from '../../support/kafka.ts';
+import { createKafkaEventSink } from '../../../services/core/events/kafkaSink.ts';
 
 let api: TestApi;
 let core: Core;
@@ -114,4 +115,35 @@ test('deleting a status that mentioned the user removes the mention notification
   expect(await unread(alice)).toBe(1);
   expect(await unread(alice, 'v2')).toBe(1);
   expect((await groups(alice)).map((g) => g.type)).toEqual(['mention']);
+});
+
+test('the late end of an old follow leaves the notification of the new follow alone', async () => {
+  const [alice, bob] = await Promise.all([createTestUser(core), createTestUser(core)]);
+  const from = String(bob.account._id);
+  await call('POST', `/api/v1/accounts/${alice.account._id}/follow`, bob.token);
+  await expectNotifications(alice, [`follow:${from}`], 'first follow notification');
+  // Alice removes bob from her followers (an event keyed by alice, not by bob) ...
+  expect((await call('POST', `/api/v1/accounts/${bob.account._id}/remove_from_followers`, alice.token)).status).toBe(
+    200,
+  );
+  await expectNotifications(alice, [], 'removed with the follow');
+  await call('POST', `/api/v1/accounts/${alice.account._id}/follow`, bob.token);
+  await expectNotifications(alice, [`follow:${from}`], 'second follow notification');
+  // ... and that end arrives again after the new follow (another partition, a redelivery).
+  const ended = api.published.find(
+    (e) =>
+      e.type === 'FollowDeleted' &&
+      e.payload.accountId === from &&
+      e.payload.targetAccountId === String(alice.account._id),
+  );
+  expect(ended).toBeDefined();
+  const sink = await createKafkaEventSink(core.config, core.logger);
+  try {
+    await sink.publish([ended!]);
+  } finally {
+    await sink.close();
+  }
+  await eventually(async () => (await pipeline.lag()) === 0, 30_000, 'pipeline caught up');
+  expect(await types(alice)).toEqual([`follow:${from}`]);
+  expect(await unread(alice)).toBe(1);
 });
