@@ -17,6 +17,7 @@ import { runDeliveryPipeline } from './delivery/index.ts';
 import { runWebPushPipeline, TYPES as webPushEvents } from './webpush/index.ts';
 import { runIngressPipeline, TYPES as ingressEvents } from './ingress/index.ts';
 import { runRepliesPipeline, TYPES as repliesEvents } from './replies/index.ts';
+import { runAnnualReportsPipeline, TYPES as annualReportEvents } from './annual-reports/index.ts';
 
 export interface RunningPipeline {
   stop(): Promise<void>;
@@ -38,6 +39,7 @@ export const pipelines: Record<string, PipelineFactory> = {
   webpush: (core) => runWebPushPipeline(core),
   ingress: (core) => runIngressPipeline(core),
   replies: (core) => runRepliesPipeline(core),
+  'annual-reports': (core) => runAnnualReportsPipeline(core),
 };
 
 /**
@@ -59,4 +61,5 @@ export const consumedEvents: Record<string, readonly EventName[]> = {
   webpush: webPushEvents,
   ingress: ingressEvents,
   replies: repliesEvents,
+  'annual-reports': annualReportEvents,
 };

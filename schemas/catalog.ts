@@ -119,6 +119,19 @@ export const currentSchemas: Record<string, object> = {
       { name: 'statusIds', type: { type: 'array', items: 'string' }, default: [] },
     ],
   },
+  AnnualReportRequested: {
+    type: 'record',
+    name: 'AnnualReportRequested',
+    namespace: 'social.events',
+    topic: 'accounts',
+    doc: 'A user asked for their annual report (Wrapstodon) of a year; the annual-reports pipeline computes it from the stored data. Keyed by the account id.',
+    fields: [
+      { name: 'eventId', type: 'string' },
+      { name: 'occurredAt', type: { type: 'long', logicalType: 'timestamp-millis' } },
+      { name: 'accountId', type: 'string' },
+      { name: 'year', type: 'int' },
+    ],
+  },
   BlockCreated: {
     type: 'record',
     name: 'BlockCreated',
@@ -1125,6 +1138,23 @@ export const schemaVersions: SchemaVersion[] = [
           doc: 'none, disable, mark_statuses_as_sensitive, delete_statuses, sensitive, silence or suspend.',
         },
         { name: 'statusIds', type: { type: 'array', items: 'string' }, default: [] },
+      ],
+    },
+  },
+  {
+    name: 'AnnualReportRequested',
+    version: 1,
+    schema: {
+      type: 'record',
+      name: 'AnnualReportRequested',
+      namespace: 'social.events',
+      topic: 'accounts',
+      doc: 'A user asked for their annual report (Wrapstodon) of a year; the annual-reports pipeline computes it from the stored data. Keyed by the account id.',
+      fields: [
+        { name: 'eventId', type: 'string' },
+        { name: 'occurredAt', type: { type: 'long', logicalType: 'timestamp-millis' } },
+        { name: 'accountId', type: 'string' },
+        { name: 'year', type: 'int' },
       ],
     },
   },

@@ -62,6 +62,14 @@ export interface AccountWarningCreated {
   statusIds: Array<string>;
 }
 
+/** A user asked for their annual report (Wrapstodon) of a year; the annual-reports pipeline computes it from the stored data. Keyed by the account id. */
+export interface AnnualReportRequested {
+  eventId: string;
+  occurredAt: Date;
+  accountId: string;
+  year: number;
+}
+
 /** An account blocked another (follows both ways are gone; feeds and notifications drop the blocked account; delivery of Block). */
 export interface BlockCreated {
   eventId: string;
@@ -641,6 +649,12 @@ export interface AccountWarningCreatedPayload {
   statusIds?: Array<string>;
 }
 
+/** What a producer gives for AnnualReportRequested (the outbox adds eventId and occurredAt). */
+export interface AnnualReportRequestedPayload {
+  accountId: string;
+  year: number;
+}
+
 /** What a producer gives for BlockCreated (the outbox adds eventId and occurredAt). */
 export interface BlockCreatedPayload {
   blockId: string;
@@ -1082,6 +1096,7 @@ export interface EventRecords {
   AccountUnsuspended: AccountUnsuspended;
   AccountUpdated: AccountUpdated;
   AccountWarningCreated: AccountWarningCreated;
+  AnnualReportRequested: AnnualReportRequested;
   BlockCreated: BlockCreated;
   BlockDeleted: BlockDeleted;
   ConversationMuted: ConversationMuted;
@@ -1138,6 +1153,7 @@ export interface EventPayloads {
   AccountUnsuspended: AccountUnsuspendedPayload;
   AccountUpdated: AccountUpdatedPayload;
   AccountWarningCreated: AccountWarningCreatedPayload;
+  AnnualReportRequested: AnnualReportRequestedPayload;
   BlockCreated: BlockCreatedPayload;
   BlockDeleted: BlockDeletedPayload;
   ConversationMuted: ConversationMutedPayload;
@@ -1200,6 +1216,7 @@ export const eventTopics = {
   AccountUnsuspended: 'accounts',
   AccountUpdated: 'accounts',
   AccountWarningCreated: 'accounts',
+  AnnualReportRequested: 'accounts',
   BlockCreated: 'graph',
   BlockDeleted: 'graph',
   ConversationMuted: 'interactions',

@@ -1,7 +1,6 @@
 // Adding a direct status to a participant's conversation and telling their streams: a
 // `conversation` event (the Conversation entity) on timeline:direct:<id> (the `direct` stream)
-// and timeline:<id>, plus the status itself as `update` on the direct stream, as Mastodon's
-// direct timeline does.
+// and timeline:<id>. Only that: Mastodon sends no `update` on the direct stream.
 import type { Core } from '../../services/core/context.ts';
 import type { Id } from '../../services/core/ids.ts';
 import { collection } from '../../services/core/db/mongo.ts';
@@ -17,9 +16,7 @@ export async function addToConversation(core: Core, recipient: Id, s: DirectStat
   const [rendered] = await presentConversations(core, [conversation], viewer);
   if (!rendered || rendered.last_status === null) return;
   const event = { event: 'conversation' as const, payload: JSON.stringify(rendered) };
-  const update = { event: 'update' as const, payload: JSON.stringify(rendered.last_status) };
   await Promise.all([
-    publishToStream(core.redis, core.config, timelineChannels.direct(recipient), update),
     publishToStream(core.redis, core.config, timelineChannels.direct(recipient), event),
     publishToStream(core.redis, core.config, timelineChannels.user(recipient), event),
   ]);

@@ -18,6 +18,11 @@ import {
   type DirectStatus,
 } from '../../services/core/conversations/accountConversations.ts';
 import { addToConversation } from './conversations.ts';
+import {
+  removeFollowNotification,
+  removeInteractionNotification,
+  removeStatusNotifications,
+} from '../../services/core/notifications/remove.ts';
 import { presentNotifications } from '../../services/core/entities/notification.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 import type { PipelineContext, PipelineEvent } from '../runtime/types.ts';
@@ -32,6 +37,9 @@ export const TYPES = [
   'PollExpired',
   'FollowCreated',
   'FollowRequestCreated',
+  'FollowDeleted',
+  'FavouriteDeleted',
+  'ReblogDeleted',
   ...MODERATION_TYPES,
 ] as const;
 type NotificationEvent = (typeof TYPES)[number];
@@ -125,12 +133,18 @@ function singleRequest(event: PipelineEvent<NotificationEvent>): NotificationReq
     case 'FollowCreated': {
       const p = event.payload;
       if (p.fromRequest || p.targetDomain !== null) return null;
-      return { type: 'follow', accountId: id(p.targetAccountId), fromAccountId: id(p.accountId) };
+      // A notification belongs to its follow: following again after an unfollow is a new one.
+      return { type: 'follow', accountId: id(p.targetAccountId), fromAccountId: id(p.accountId), variant: p.followId };
     }
     case 'FollowRequestCreated': {
       const p = event.payload;
       if (p.targetDomain !== null) return null;
-      return { type: 'follow_request', accountId: id(p.targetAccountId), fromAccountId: id(p.accountId) };
+      return {
+        type: 'follow_request',
+        accountId: id(p.targetAccountId),
+        fromAccountId: id(p.accountId),
+        variant: p.requestId,
+      };
     }
     default:
       return undefined;
@@ -194,6 +208,39 @@ async function handleEvent(event: PipelineEvent<NotificationEvent>, ctx: Pipelin
     }
     case 'StatusDeleted': {
       if (event.payload.visibility === 'direct') await removeStatusFromConversations(core, id(event.payload.statusId));
+      // Its mentions, favourites, reblogs, edits and polls go with it (Mastodon destroys them).
+      await removeStatusNotifications(core, id(event.payload.statusId));
+      return;
+    }
+    case 'FollowDeleted': {
+      const p = event.payload;
+      if (p.targetDomain !== null) return;
+      await removeFollowNotification(core, {
+        followerId: id(p.accountId),
+        followedId: id(p.targetAccountId),
+        followId: p.followId,
+        pending: p.pending,
+      });
+      return;
+    }
+    case 'FavouriteDeleted': {
+      const p = event.payload;
+      await removeInteractionNotification(core, {
+        type: 'favourite',
+        recipientId: id(p.statusAccountId),
+        fromAccountId: id(p.accountId),
+        statusId: id(p.statusId),
+      });
+      return;
+    }
+    case 'ReblogDeleted': {
+      const p = event.payload;
+      await removeInteractionNotification(core, {
+        type: 'reblog',
+        recipientId: id(p.reblogOfAccountId),
+        fromAccountId: id(p.accountId),
+        statusId: id(p.reblogOfId),
+      });
       return;
     }
     case 'StatusUpdated': {

@@ -24,6 +24,8 @@ import mutesArea from './mutes/index.ts';
 import domainBlocksArea from './domain_blocks/index.ts';
 import accountStatusesArea from './account_statuses/index.ts';
 import listsArea from './lists/index.ts';
+import collectionsArea from './collections/index.ts';
+import annualReportsArea from './annual_reports/index.ts';
 import tagsArea from './tags/index.ts';
 import featuredTagsArea from './featured_tags/index.ts';
 import discoveryArea from './discovery/index.ts';
@@ -77,6 +79,8 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   domainBlocksArea,
   accountStatusesArea,
   listsArea,
+  collectionsArea,
+  annualReportsArea,
   tagsArea,
   featuredTagsArea,
   discoveryArea,

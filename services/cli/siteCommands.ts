@@ -3,6 +3,7 @@
 //   rules list | rules add TEXT [--hint H] [--priority N] | rules edit ID [--text T] [--hint H] [--priority N] | rules remove ID
 //   emoji list | emoji add SHORTCODE FILE [--category C] [--unlisted] | emoji remove SHORTCODE
 //   emoji modify SHORTCODE [--category C | --no-category] [--disable | --enable] [--unlisted | --listed]
+//   emoji import FILE.tar.gz [--prefix P] [--suffix S] [--overwrite] [--category C] [--unlisted]   (tootctl's)
 //   announcements list | announcements create TEXT [--starts-at T --ends-at T] [--all-day] [--publish]
 //   announcements edit ID [--text T] [--starts-at T] [--ends-at T] [--all-day | --not-all-day]
 //   announcements publish ID | announcements unpublish ID | announcements delete ID
@@ -23,6 +24,8 @@ import { setThumbnail, clearThumbnail, setAppIcon, ThumbnailError } from '../cor
 import { addRule, listRules, removeRule, updateRule, RuleError } from '../core/instance/rules.ts';
 import {
   addCustomEmoji,
+  importCustomEmoji,
+  EMOJI_SIZE_LIMIT,
   allLocalEmojis,
   modifyCustomEmoji,
   removeCustomEmoji,
@@ -37,6 +40,11 @@ import {
   AnnouncementError,
 } from '../core/announcements/announcements.ts';
 import { CliError, type Out } from './commands.ts';
+import { readTarGz, TarError } from '../core/emojis/tarArchive.ts';
+import { basename, extname } from 'node:path';
+
+/** What an emoji archive may inflate to (emoji packs are a few MB; this bounds a gzip bomb). */
+const EMOJI_ARCHIVE_MAX_BYTES = 256 * 1024 * 1024;
 
 export type SiteCommand = (core: Core, out: Out) => Promise<void>;
 
@@ -268,6 +276,59 @@ function emojiCommand(action: string | undefined, rest: string[]): SiteCommand {
       out('OK');
     };
   }
+  if (action === 'import') {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: {
+        prefix: { type: 'string' },
+        suffix: { type: 'string' },
+        overwrite: { type: 'boolean' },
+        category: { type: 'string' },
+        unlisted: { type: 'boolean' },
+      },
+    });
+    if (positionals.length !== 1) throw new CliError('emoji import needs exactly one FILE (a .tar.gz archive)');
+    const [file] = positionals;
+    return async (core, out) => {
+      const gz = await readFile(file).catch(() => {
+        throw new CliError(`Cannot read ${file}`);
+      });
+      let entries;
+      try {
+        entries = readTarGz(gz, { maxBytes: EMOJI_ARCHIVE_MAX_BYTES, maxFileBytes: EMOJI_SIZE_LIMIT });
+      } catch (err) {
+        if (err instanceof TarError) throw new CliError(`${file}: ${err.message}`);
+        throw err;
+      }
+      const counts = { imported: 0, skipped: 0, failed: 0 };
+      for (const entry of entries) {
+        // As tootctl: PNG and GIF files, named by their file name, macOS "._" shadow files skipped.
+        if (!/\.(png|gif)$/.test(entry.name)) continue;
+        const name = basename(entry.name, extname(entry.name));
+        if (name.startsWith('._')) continue;
+        const shortcode = `${values.prefix ?? ''}${name}${values.suffix ?? ''}`;
+        try {
+          if (!entry.data) throw new EmojiError('Image must be less than 256 KB');
+          counts[
+            await importCustomEmoji(core, {
+              shortcode,
+              data: entry.data,
+              category: values.category ?? null,
+              visibleInPicker: !values.unlisted,
+              overwrite: values.overwrite === true,
+            })
+          ]++;
+        } catch (err) {
+          if (!(err instanceof EmojiError)) throw err;
+          counts.failed++;
+          out(`Failure/Error: ${entry.name}`);
+          out(`    ${err.message}`);
+        }
+      }
+      out(`Imported ${counts.imported}, skipped ${counts.skipped}, failed to import ${counts.failed}`);
+    };
+  }
   if (action === 'remove') {
     if (rest.length !== 1) throw new CliError('emoji remove needs exactly one SHORTCODE');
     return async (core, out) => {
@@ -351,6 +412,7 @@ export const SITE_USAGE = `  cli instance show | instance set KEY VALUE | instan
   cli rules list | rules add TEXT [--hint H] [--priority N] | rules edit ID [--text T] [--hint H] [--priority N] | rules remove ID
   cli emoji list | emoji add SHORTCODE FILE [--category C] [--unlisted] | emoji remove SHORTCODE
   cli emoji modify SHORTCODE [--category C | --no-category] [--disable | --enable] [--unlisted | --listed]
+  cli emoji import FILE.tar.gz [--prefix P] [--suffix S] [--overwrite] [--category C] [--unlisted]
   cli announcements list | announcements create TEXT [--starts-at T --ends-at T] [--all-day] [--publish]
   cli announcements edit ID [--text T] [--starts-at T] [--ends-at T] [--all-day | --not-all-day]
   cli announcements publish ID | announcements unpublish ID | announcements delete ID`;

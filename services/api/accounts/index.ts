@@ -65,7 +65,11 @@ const UpdateBody = Type.Object(
     discoverable: Type.Optional(BoolLike),
     indexable: Type.Optional(BoolLike),
     hide_collections: Type.Optional(BoolLike),
-    fields_attributes: Type.Optional(FieldsAttributes),
+    // A value that is neither a list nor a hash (a client library sends the string `undefined`
+    // when unset) is ignored, as Rails' strong parameters drop it in Mastodon.
+    fields_attributes: Type.Optional(
+      Type.Union([FieldsAttributes, Type.String({ maxLength: 10_000 }), Type.Number(), Type.Boolean(), Type.Null()]),
+    ),
     // An empty `source` (e.g. `source=` in a form) is accepted and changes nothing.
     source: Type.Optional(
       Type.Union([
@@ -163,7 +167,10 @@ const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
         discoverable: railsBoolean(body.discoverable),
         indexable: railsBoolean(body.indexable),
         hideCollections: railsBoolean(body.hide_collections),
-        fields: body.fields_attributes !== undefined ? fieldList(body.fields_attributes) : undefined,
+        fields:
+          body.fields_attributes && typeof body.fields_attributes === 'object'
+            ? fieldList(body.fields_attributes)
+            : undefined,
         avatar: request.uploads.avatar?.data,
         header: request.uploads.header?.data,
         privacy: source.privacy || undefined,
@@ -252,6 +259,20 @@ const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
         ? await collection(core.db, accounts).findOne({ _id: account.movedToAccountId })
         : null;
       return presentAccount(core, account, { moved });
+    },
+  );
+
+  // Identity proofs were removed in Mastodon 3.5; the route stays and answers an empty list.
+  app.get(
+    '/api/v1/accounts/:id/identity_proofs',
+    {
+      schema: { params: IdParams, response: { 200: Type.Array(Type.Never()) } },
+      config: { auth: { scopes: [], user: 'required' } },
+    },
+    async (request) => {
+      const id = parseId(request.params.id);
+      if (id === null || !(await findVisibleAccount(core, id))) throw notFound();
+      return [];
     },
   );
 

@@ -49,7 +49,7 @@ export function adminScopes(resource: string | null): { read: string[]; write: s
 
 /** Route config for an admin route. */
 export function adminConfig(scopes: string[], permission: Permission) {
-  return { auth: { scopes, user: 'required' as const }, permission };
+  return { auth: { scopes, user: 'required' as const, staff: true }, permission };
 }
 
 /**

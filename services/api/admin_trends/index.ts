@@ -22,8 +22,8 @@ import { presentTrendingLinks, presentTrendingTags, statusesOf, tagsOf } from '.
 import { pageOf, setOffsetLinks } from '../trends/index.ts';
 import { notFound } from '../errors.ts';
 
-const READ = { scopes: ['admin:read'], user: 'required' as const };
-const WRITE = { scopes: ['admin:write'], user: 'required' as const };
+const READ = { scopes: ['admin:read'], user: 'required' as const, staff: true };
+const WRITE = { scopes: ['admin:write'], user: 'required' as const, staff: true };
 const PageQuery = Type.Object(
   { limit: Type.Optional(Type.String({ maxLength: 30 })), offset: Type.Optional(Type.String({ maxLength: 30 })) },
   { additionalProperties: true },

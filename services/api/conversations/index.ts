@@ -1,6 +1,6 @@
 // Conversations area (direct messages): GET /api/v1/conversations, paginated by each
 // conversation's newest status (max_id/since_id/min_id are status ids, as Mastodon), 20 per page,
-// at most 40; POST /api/v1/conversations/:id/read; DELETE /api/v1/conversations/:id.
+// at most 40; POST /api/v1/conversations/:id/read and /unread; DELETE /api/v1/conversations/:id.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
@@ -10,6 +10,7 @@ import { accountConversations } from '../../core/model/accountConversations.ts';
 import {
   deleteConversation,
   markConversationRead,
+  setConversationUnread,
   ownConversation,
 } from '../../core/conversations/accountConversations.ts';
 import { requireUser } from '../plugins/auth.ts';
@@ -63,6 +64,19 @@ const conversationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
       const c = await ownConversation(core, account._id, parseId(request.params.id));
       if (!c) throw notFound();
       const [out] = await presentConversations(core, [await markConversationRead(core, c)], account);
+      return out;
+    },
+  );
+
+  // Not in Mastodon's documentation, but routed and used by its web app: marks unread again.
+  app.post(
+    '/api/v1/conversations/:id/unread',
+    { schema: { params: IdParams, response: { 200: ConversationEntity } }, config: { auth: WRITE } },
+    async (request) => {
+      const { account } = requireUser(request);
+      const c = await ownConversation(core, account._id, parseId(request.params.id));
+      if (!c) throw notFound();
+      const [out] = await presentConversations(core, [await setConversationUnread(core, c, true)], account);
       return out;
     },
   );

@@ -3,6 +3,7 @@
 // and /api/v1/notifications/requests: list, show, accept, dismiss, the bulk forms with `id[]`,
 // and `merged` (accepting is synchronous here, so it is always merged).
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
@@ -143,10 +144,11 @@ const notificationRequestsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (
     },
   );
 
-  app.patch(
-    '/api/v2/notifications/policy',
-    { schema: { body: Loose, response: { 200: PolicyV2 } }, config: { auth: WRITE } },
-    async (request) => {
+  // Mastodon routes the policy as a Rails resource: PUT and PATCH both update it.
+  const updateV2 = {
+    schema: { body: Loose, response: { 200: PolicyV2 } },
+    config: { auth: WRITE },
+    handler: async (request: FastifyRequest) => {
       const { account } = requireUser(request);
       const body = (request.body ?? {}) as Record<string, unknown>;
       const changes: Partial<Record<PolicyField, unknown>> = {};
@@ -154,7 +156,9 @@ const notificationRequestsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (
       const policy = await updatePolicy(core, account._id, changes);
       return { ...presentPolicyV2(policy), summary: await policySummary(core, account._id) };
     },
-  );
+  };
+  app.patch('/api/v2/notifications/policy', updateV2);
+  app.put('/api/v2/notifications/policy', updateV2);
 
   app.get(
     '/api/v1/notifications/policy',
@@ -166,10 +170,10 @@ const notificationRequestsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (
     },
   );
 
-  app.patch(
-    '/api/v1/notifications/policy',
-    { schema: { body: Loose, response: { 200: PolicyV1 } }, config: { auth: WRITE } },
-    async (request) => {
+  const updateV1 = {
+    schema: { body: Loose, response: { 200: PolicyV1 } },
+    config: { auth: WRITE },
+    handler: async (request: FastifyRequest) => {
       const { account } = requireUser(request);
       const body = (request.body ?? {}) as Record<string, unknown>;
       const changes: Partial<Record<PolicyField, unknown>> = {};
@@ -178,7 +182,9 @@ const notificationRequestsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (
       const policy = await updatePolicy(core, account._id, changes);
       return { ...presentV1(policy), summary: await policySummary(core, account._id) };
     },
-  );
+  };
+  app.patch('/api/v1/notifications/policy', updateV1);
+  app.put('/api/v1/notifications/policy', updateV1);
 
   // ---- requests ----
   app.get(

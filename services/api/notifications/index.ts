@@ -20,7 +20,7 @@ import { clearNotifications, deleteGroup, removeFromGroup } from '../../core/not
 import { findVisibleAccounts } from '../../core/accounts/queries.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { notFound } from '../errors.ts';
-import { AccountEntity, presentAccounts, type Account } from '../../core/entities/account.ts';
+import { AccountEntity, presentAccounts, presentPartialAccount, type Account } from '../../core/entities/account.ts';
 import { NotificationEntity, presentNotifications, renderRefs } from '../../core/entities/notification.ts';
 import { notificationModerationRefs } from '../../core/entities/admin.ts';
 import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
@@ -84,18 +84,6 @@ async function ownNotification(core: Core, account: AccountDoc, rawId: string): 
   return n;
 }
 
-function partialAccount(a: Account) {
-  return {
-    id: a.id,
-    acct: a.acct,
-    url: a.url,
-    avatar: a.avatar,
-    avatar_static: a.avatar_static,
-    locked: a.locked,
-    bot: a.bot,
-  };
-}
-
 /** GroupedNotificationsResults for groups (accounts and statuses deduplicated). */
 async function presentGroups(
   core: Core,
@@ -149,7 +137,8 @@ async function presentGroups(
       return group;
     }),
   };
-  if (opts.partial) out.partial_accounts = [...partial].map((a) => partialAccount(refs.accounts.get(a) as Account));
+  if (opts.partial)
+    out.partial_accounts = [...partial].map((a) => presentPartialAccount(refs.accounts.get(a) as Account));
   return out as {
     accounts: Account[];
     partial_accounts?: unknown[];

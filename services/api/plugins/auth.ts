@@ -8,6 +8,8 @@
 //       'optional' — anonymous allowed, a token if present must be valid;
 //       'app'      — an app or user token (e.g. apps/verify_credentials);
 //       'none'     — public, the token is ignored.
+// staff: true (admin routes) — a token without a user (an app token, even with admin scopes) gets
+//       403 `This action is not allowed`, as Mastodon's policies answer, instead of the 422.
 // allowUnconfirmed: true lets a user who has not confirmed the e-mail yet through (only for
 // POST /api/v1/emails/confirmations and its check). Admin routes add `await requirePermission(
 // request, 'manage_users')` (Mastodon's role permission names, core/roles/permissions.ts).
@@ -30,6 +32,8 @@ export { resolveToken, type AuthContext };
 export interface AuthRequirement {
   scopes?: string[];
   user?: 'required' | 'optional' | 'app' | 'none';
+  /** An admin route: a token without a user is refused with 403, as Mastodon's policy check does. */
+  staff?: boolean;
   /** Let users who still have to confirm their e-mail through (POST /api/v1/emails/confirmations). */
   allowUnconfirmed?: boolean;
 }
@@ -128,7 +132,10 @@ export default fp(
         throw unauthorized();
       }
       if (!scopesAllow(auth.token.scopes, req.scopes ?? [])) throw outsideScopes();
-      if (mode === 'required' && !auth.user) throw new ApiError(422, 'This method requires an authenticated user');
+      if (mode === 'required' && !auth.user) {
+        if (req.staff) throw forbidden();
+        throw new ApiError(422, 'This method requires an authenticated user');
+      }
       assertUsableLogin(auth, req.allowUnconfirmed === true);
       // A signed-in user's API use keeps their home feed fed (hourly per process, so cheap).
       if (auth.user) await recordActivity(opts.core, auth.user);

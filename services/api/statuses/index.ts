@@ -105,6 +105,10 @@ export function postInputOf(body: PostStatusBody): PostStatusInput {
     inReplyToId,
     mediaIds: idList(body.media_ids),
     poll: pollOf(body.poll),
+    // Mastodon reads them with to_i: what is not an id allows nobody.
+    allowedMentions: body.allowed_mentions
+      ? body.allowed_mentions.map((v) => parseId(v)).filter((v) => v !== null)
+      : null,
   };
 }
 

@@ -29,6 +29,7 @@ export const PostStatusBody = Type.Object({
   // Mastodon 4.5 quote posts.
   quoted_status_id: OptString,
   quote_approval_policy: OptString,
+  allowed_mentions: IdList,
 });
 export type PostStatusBody = Static<typeof PostStatusBody>;
 

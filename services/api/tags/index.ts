@@ -1,5 +1,7 @@
-// Tags area: a hashtag (`:id` is its name, percent-encoded non-ASCII accepted), following and
-// unfollowing it, and the caller's followed hashtags (paginated with Link headers).
+// Tags area: a hashtag (`:id` is its name, percent-encoded non-ASCII accepted; a valid name nobody
+// used answers the unsaved tag, id "", as Mastodon, so a client can follow it), following and
+// unfollowing it, featuring it on one's profile (Mastodon 4.4), and the caller's followed hashtags
+// (paginated with Link headers).
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
@@ -10,6 +12,9 @@ import { tagFollows } from '../../core/model/tagFollows.ts';
 import { normalizeTagName, MAX_HASHTAG_LENGTH } from '../../core/text/extract.ts';
 import { findOrCreateTag } from '../../core/statuses/entities.ts';
 import { followTag, followsTag, unfollowTag } from '../../core/tags/tagFollows.ts';
+import { featuredAmong, featureTag, featuresTag, unfeatureTagNamed } from '../../core/tags/featuredTags.ts';
+import type { CachedAccount } from '../../core/model/accounts.ts';
+import { tagUrl } from '../../core/statuses/urls.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { TagEntity, type Tag } from '../../core/entities/tag.ts';
 import { presentTagsWithHistory } from '../../core/entities/tagHistory.ts';
@@ -19,6 +24,7 @@ import { AccountPageQuery, accountPage } from '../graphParams.ts';
 
 const TagParams = Type.Object({ id: Type.String({ maxLength: 1000 }) });
 const WRITE = { scopes: ['write', 'write:follows', 'follow'], user: 'required' as const };
+const FEATURE = { scopes: ['write', 'write:accounts'], user: 'required' as const };
 
 /** A valid hashtag name from the path (Fastify has already percent-decoded it). */
 function tagName(raw: string): string {
@@ -37,6 +43,19 @@ async function findTag(core: Core, raw: string): Promise<TagDoc | null> {
   return collection(core.db, tags).findOne({ nameNormalized: normalizeTagName(tagName(raw)) });
 }
 
+/** The caller's `following` and `featuring` of a tag (absent for an anonymous caller). */
+async function viewerFlags(core: Core, viewer: CachedAccount | null, tag: TagDoc) {
+  if (!viewer) return undefined;
+  const [following, featuring] = await Promise.all([followsTag(core, viewer, tag), featuresTag(core, viewer._id, tag)]);
+  return { following, featuring };
+}
+
+/** A valid name nobody has used: Mastodon renders an unsaved Tag (empty id, no history). */
+function unsavedTag(core: Core, name: string, viewer: CachedAccount | null): Tag {
+  const tag: Tag = { id: '', name, url: tagUrl(core.config, name), history: [] };
+  return viewer ? { ...tag, following: false, featuring: false } : tag;
+}
+
 const tagsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
   app.get(
     '/api/v1/tags/:id',
@@ -45,10 +64,10 @@ const tagsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) =
       config: { auth: { scopes: ['read'], user: 'optional' } },
     },
     async (request) => {
-      const tag = await findTag(core, request.params.id);
-      if (!tag) throw notFound();
       const viewer = request.auth?.account ?? null;
-      const flags = viewer ? { following: await followsTag(core, viewer, tag), featuring: false } : undefined;
+      const tag = await findTag(core, request.params.id);
+      if (!tag) return unsavedTag(core, tagName(request.params.id), viewer);
+      const flags = await viewerFlags(core, viewer, tag);
       const [out] = await presentTagsWithHistory(core, [tag], () => flags);
       return out as Tag;
     },
@@ -68,11 +87,42 @@ const tagsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) =
           : await findTag(core, request.params.id);
         if (!tag) throw notFound();
         await operation(core, account, tag);
-        const [out] = await presentTagsWithHistory(core, [tag], () => ({ following, featuring: false }));
+        const featuring = await featuresTag(core, account._id, tag);
+        const [out] = await presentTagsWithHistory(core, [tag], () => ({ following, featuring }));
         return out as Tag;
       },
     );
   }
+
+  app.post(
+    '/api/v1/tags/:id/feature',
+    { schema: { params: TagParams, response: { 200: TagEntity } }, config: { auth: FEATURE } },
+    async (request) => {
+      const { account } = requireUser(request);
+      const name = tagName(request.params.id);
+      await featureTag(core, account, name);
+      const tag = await findTag(core, name);
+      if (!tag) throw notFound();
+      const following = await followsTag(core, account, tag);
+      const [out] = await presentTagsWithHistory(core, [tag], () => ({ following, featuring: true }));
+      return out as Tag;
+    },
+  );
+
+  app.post(
+    '/api/v1/tags/:id/unfeature',
+    { schema: { params: TagParams, response: { 200: TagEntity } }, config: { auth: FEATURE } },
+    async (request) => {
+      const { account } = requireUser(request);
+      const tag = await findTag(core, request.params.id);
+      // Mastodon answers an unsaved tag when nobody used the name (nothing to unfeature).
+      if (!tag) return unsavedTag(core, tagName(request.params.id), account);
+      await unfeatureTagNamed(core, account, tag._id);
+      const following = await followsTag(core, account, tag);
+      const [out] = await presentTagsWithHistory(core, [tag], () => ({ following, featuring: false }));
+      return out as Tag;
+    },
+  );
 
   app.get(
     '/api/v1/followed_tags',
@@ -102,7 +152,12 @@ const tagsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) =
         ).map((t) => [t._id, t]),
       );
       const list = records.map((r) => byId.get(r.tagId)).filter((t) => t !== undefined);
-      return presentTagsWithHistory(core, list, () => ({ following: true, featuring: false }));
+      const featured = await featuredAmong(
+        core,
+        account._id,
+        list.map((t) => t._id),
+      );
+      return presentTagsWithHistory(core, list, (t) => ({ following: true, featuring: featured.has(t._id) }));
     },
   );
 };

@@ -9,6 +9,7 @@ import { createLocalAccount, AccountValidationError, uniquenessProblems } from '
 import { validateSignUp, isValidEmail, type SignUpInput } from './validation.ts';
 import { checkEmail, blockedEmailProblem } from '../moderation/emailBlocks.ts';
 import { signUpIpVerdict } from '../moderation/ipBlocks.ts';
+import { normaliseLanguage } from '../statuses/postStatus.ts';
 
 export class RegistrationsClosedError extends Error {}
 
@@ -37,7 +38,8 @@ export async function signUp(
     username: input.username,
     email: input.email,
     password: input.password,
-    locale: input.locale,
+    // Mastodon's User normalises a locale it does not offer to none (no validation error).
+    locale: normaliseLanguage(input.locale),
     confirmed: false,
     approved: mode !== 'approved' && ipVerdict !== 'requires_approval' && emailVerdict !== 'requires_approval',
     createdByAppId: input.app._id,

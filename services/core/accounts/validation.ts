@@ -63,7 +63,8 @@ function add(out: FieldProblems, field: string, problem: FieldProblem): void {
 }
 
 export function isValidEmail(email: string): boolean {
-  return email.length <= EMAIL_MAX && EMAIL.test(email);
+  // Mastodon's EmailAddressValidator also refuses `%`, `,` and `"`.
+  return email.length <= EMAIL_MAX && EMAIL.test(email) && !/[%,"]/.test(email);
 }
 
 export function validateUsername(username: string, out: FieldProblems = {}): FieldProblems {
@@ -90,15 +91,14 @@ export interface SignUpInput {
 export function validateSignUp(input: SignUpInput): FieldProblems {
   const out: FieldProblems = {};
   validateUsername(input.username, out);
+  // Mastodon validates presence and the address itself, so a blank e-mail is both blank and invalid.
   if (!input.email) add(out, 'email', blank());
-  else if (!isValidEmail(input.email)) add(out, 'email', invalid());
+  if (!isValidEmail(input.email)) add(out, 'email', invalid());
   if (!input.password) add(out, 'password', blank());
   else if (input.password.length < PASSWORD_MIN) add(out, 'password', tooShort(PASSWORD_MIN));
   else if (input.password.length > PASSWORD_MAX) add(out, 'password', tooLong(PASSWORD_MAX));
   if (!input.agreement) add(out, 'agreement', { error: 'ERR_ACCEPTED', description: 'must be accepted' });
-  if (input.locale !== null && !/^[a-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/.test(input.locale)) {
-    add(out, 'locale', { error: 'ERR_INCLUSION', description: 'is not included in the list' });
-  }
+  // No locale problem: Mastodon normalises a locale it does not know to none (registration.ts).
   if (input.reason && input.reason.length > 1000) add(out, 'reason', tooLong(1000));
   return out;
 }

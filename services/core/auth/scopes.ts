@@ -1,4 +1,4 @@
-// OAuth scopes as Mastodon 4.4 has them. A route lists the scopes it accepts; a token passes when
+// OAuth scopes as Mastodon 4.4 has them (plus 4.6's read:collections and write:collections). A route lists the scopes it accepts; a token passes when
 // it holds any of them directly or through a parent (`read` covers `read:statuses`; the deprecated
 // `follow` covers the follow-related read and write scopes).
 export const SCOPES_SUPPORTED = [
@@ -7,6 +7,7 @@ export const SCOPES_SUPPORTED = [
   'write:accounts',
   'write:blocks',
   'write:bookmarks',
+  'write:collections',
   'write:conversations',
   'write:favourites',
   'write:filters',
@@ -20,6 +21,7 @@ export const SCOPES_SUPPORTED = [
   'read:accounts',
   'read:blocks',
   'read:bookmarks',
+  'read:collections',
   'read:favourites',
   'read:filters',
   'read:follows',

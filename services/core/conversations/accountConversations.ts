@@ -91,8 +91,17 @@ export function ownConversation(core: Core, accountId: Id, id: Id | null): Promi
 }
 
 export async function markConversationRead(core: Core, c: AccountConversationDoc): Promise<AccountConversationDoc> {
-  await collection(core.db, accountConversations).updateOne({ _id: c._id }, { $set: { unread: false } });
-  return { ...c, unread: false };
+  return setConversationUnread(core, c, false);
+}
+
+/** Marks the conversation read or (POST /api/v1/conversations/:id/unread) unread again. */
+export async function setConversationUnread(
+  core: Core,
+  c: AccountConversationDoc,
+  unread: boolean,
+): Promise<AccountConversationDoc> {
+  await collection(core.db, accountConversations).updateOne({ _id: c._id }, { $set: { unread } });
+  return { ...c, unread };
 }
 
 export async function deleteConversation(core: Core, c: AccountConversationDoc): Promise<void> {

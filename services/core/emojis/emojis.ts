@@ -6,7 +6,7 @@
 import sharp from 'sharp';
 import type { Core } from '../context.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
-import { nextSerialId } from '../ids.ts';
+import { nextSerialId, type Id } from '../ids.ts';
 import { customEmojis, type CustomEmojiDoc } from '../model/customEmojis.ts';
 import { storageFor, randomFileName } from '../media/storage.ts';
 import { emojiProxyUrl } from './remoteEmojis.ts';
@@ -102,41 +102,56 @@ function checkCategory(category: string | null | undefined): void {
     throw new EmojiError(`Category is too long (maximum is ${CATEGORY_LIMIT} characters)`);
 }
 
-export async function addCustomEmoji(
-  core: Core,
-  input: { shortcode: string; data: Buffer; category?: string | null; visibleInPicker?: boolean },
-): Promise<CustomEmojiDoc> {
-  if (!SHORTCODE_RE.test(input.shortcode))
+function checkShortcode(shortcode: string): void {
+  if (!SHORTCODE_RE.test(shortcode))
     throw new EmojiError(
       'Shortcode must be at least 2 characters and only contain alphanumeric characters and underscores',
     );
-  checkCategory(input.category);
-  if (input.data.length > EMOJI_SIZE_LIMIT) throw new EmojiError('Image must be less than 256 KB');
-  const meta = await sharp(input.data, { animated: true })
+}
+
+type StoredImage = Pick<CustomEmojiDoc, 'imageKey' | 'staticKey' | 'contentType' | 'size'>;
+
+/** Checks an emoji image (PNG or GIF, 256 KB) and stores it with its static PNG under `id`. */
+async function storeEmojiImage(core: Core, id: Id, data: Buffer): Promise<StoredImage> {
+  if (data.length > EMOJI_SIZE_LIMIT) throw new EmojiError('Image must be less than 256 KB');
+  const meta = await sharp(data, { animated: true })
     .metadata()
     .catch(() => null);
   if (!meta || (meta.format !== 'png' && meta.format !== 'gif')) throw new EmojiError('Image must be a PNG or GIF');
-  if (await findLocalEmoji(core, input.shortcode)) throw new EmojiError('Shortcode has already been taken');
-  const id = await nextSerialId(core.db, 'custom_emojis');
   const ext = meta.format;
-  const still = await sharp(input.data, { pages: 1 })
+  const still = await sharp(data, { pages: 1 })
     .resize(64, 64, { fit: 'inside', withoutEnlargement: true })
     .png()
     .toBuffer();
   const storage = storageFor(core);
   const imageKey = `custom_emojis/images/${id}/original/${randomFileName(ext)}`;
   const staticKey = `custom_emojis/images/${id}/static/${randomFileName('png')}`;
-  await storage.put(imageKey, input.data, `image/${ext}`);
+  await storage.put(imageKey, data, `image/${ext}`);
   await storage.put(staticKey, still, 'image/png');
+  return { imageKey, staticKey, contentType: ext === 'png' ? 'image/png' : 'image/gif', size: data.length };
+}
+
+async function deleteEmojiImage(core: Core, keys: Pick<StoredImage, 'imageKey' | 'staticKey'>): Promise<void> {
+  const storage = storageFor(core);
+  await Promise.all([storage.delete(keys.imageKey), storage.delete(keys.staticKey)]).catch(() => undefined);
+}
+
+export async function addCustomEmoji(
+  core: Core,
+  input: { shortcode: string; data: Buffer; category?: string | null; visibleInPicker?: boolean },
+): Promise<CustomEmojiDoc> {
+  checkShortcode(input.shortcode);
+  checkCategory(input.category);
+  if (input.data.length > EMOJI_SIZE_LIMIT) throw new EmojiError('Image must be less than 256 KB');
+  if (await findLocalEmoji(core, input.shortcode)) throw new EmojiError('Shortcode has already been taken');
+  const id = await nextSerialId(core.db, 'custom_emojis');
+  const image = await storeEmojiImage(core, id, input.data);
   const now = new Date();
   const doc: CustomEmojiDoc = {
     _id: id,
     shortcode: input.shortcode,
     domain: null,
-    imageKey,
-    staticKey,
-    contentType: `image/${ext}`,
-    size: input.data.length,
+    ...image,
     category: input.category ?? null,
     visibleInPicker: input.visibleInPicker ?? true,
     disabled: false,
@@ -146,12 +161,47 @@ export async function addCustomEmoji(
   try {
     await collection(core.db, customEmojis).insertOne(doc);
   } catch (err) {
-    await Promise.all([storage.delete(imageKey), storage.delete(staticKey)]).catch(() => undefined);
+    await deleteEmojiImage(core, image);
     if (isDuplicateKeyError(err)) throw new EmojiError('Shortcode has already been taken');
     throw err;
   }
   await changed(core);
   return doc;
+}
+
+export type EmojiImportOutcome = 'imported' | 'skipped';
+
+/**
+ * One emoji of `tootctl emoji import`: a local emoji with that shortcode (any case) is skipped,
+ * or with `overwrite` keeps its record (and so its id and ActivityPub URI) and gets the new image,
+ * category and picker visibility; otherwise a new emoji is added.
+ */
+export async function importCustomEmoji(
+  core: Core,
+  input: { shortcode: string; data: Buffer; category: string | null; visibleInPicker: boolean; overwrite: boolean },
+): Promise<EmojiImportOutcome> {
+  checkShortcode(input.shortcode);
+  checkCategory(input.category);
+  // The shortcode was checked above, so it is safe inside a pattern.
+  const existing = await collection(core.db, customEmojis).findOne({
+    shortcode: { $regex: `^${input.shortcode}$`, $options: 'i' },
+    domain: null,
+  });
+  if (!existing) {
+    await addCustomEmoji(core, input);
+    return 'imported';
+  }
+  if (!input.overwrite) return 'skipped';
+  const image = await storeEmojiImage(core, existing._id, input.data);
+  await collection(core.db, customEmojis).updateOne(
+    { _id: existing._id },
+    {
+      $set: { ...image, category: input.category, visibleInPicker: input.visibleInPicker, updatedAt: new Date() },
+    },
+  );
+  await deleteEmojiImage(core, existing);
+  await changed(core);
+  return 'imported';
 }
 
 export async function modifyCustomEmoji(
@@ -178,8 +228,7 @@ export async function removeCustomEmoji(core: Core, shortcode: string): Promise<
   const doc = await collection(core.db, customEmojis).findOneAndDelete({ shortcode, domain: null });
   if (!doc) throw new EmojiError(`No custom emoji with shortcode ${shortcode}`);
   await changed(core);
-  const storage = storageFor(core);
-  await Promise.all([storage.delete(doc.imageKey), storage.delete(doc.staticKey)]).catch(() => undefined);
+  await deleteEmojiImage(core, doc);
 }
 
 export async function allLocalEmojis(core: Core): Promise<CustomEmojiDoc[]> {

@@ -234,3 +234,16 @@ export async function presentCredentialAccount(
     role: presentRole(role),
   };
 }
+
+/** Mastodon's PartialAccountWithAvatar: enough of an account to draw its avatar. */
+export function presentPartialAccount(a: Account) {
+  return {
+    id: a.id,
+    acct: a.acct,
+    url: a.url,
+    avatar: a.avatar,
+    avatar_static: a.avatar_static,
+    locked: a.locked,
+    bot: a.bot,
+  };
+}

@@ -40,3 +40,5 @@ import './parkedDeliveries.ts';
 import './pushSubscriptions.ts';
 import './accountConversations.ts';
 import './notificationPolicies.ts';
+import './featuredCollections.ts';
+import './annualReports.ts';

@@ -79,7 +79,8 @@ function validEndpoint(core: Core, raw: unknown): string {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const literal = isIP(host) ? host : /^localhost\.?$/i.test(host) ? '127.0.0.1' : null;
   if (literal !== null && !policyOf(core).permits(literal)) throw validationFailed('Endpoint is a private address');
-  return url.toString();
+  // Stored and returned exactly as sent (Mastodon does not normalise it; clients compare it).
+  return raw;
 }
 
 function alertsOf(raw: unknown): Record<string, boolean> {

@@ -22,6 +22,8 @@ import { countQuote, newQuote, quotableStatus } from '../quotes/quotes.ts';
 import { quoteRequestEvents } from '../quotes/federation.ts';
 import { localStatusPolicy, type QuotePolicySetting } from '../quotes/policy.ts';
 import { quoteRequestUri } from '../activitypub/uris.ts';
+import { ApiError } from '../errors.ts';
+import { presentAccounts } from '../entities/account.ts';
 
 export interface PostStatusInput {
   text?: string | null;
@@ -36,6 +38,8 @@ export interface PostStatusInput {
   /** Mastodon 4.5 quote posts: the status quoted, and who may quote this one (null: the user's default). */
   quotedStatusId?: Id | null;
   quotePolicy?: QuotePolicySetting | null;
+  /** `allowed_mentions`: the only accounts the text may mention (null: anyone). */
+  allowedMentions?: Id[] | null;
 }
 
 export interface PostStatusOptions {
@@ -127,6 +131,7 @@ async function createStatus(
   }
   const media = await checkMediaForPosting(core, author._id, mediaIds);
   const processed = await processStatusText(core, text);
+  if (input.allowedMentions) await safeguardMentions(core, processed.mentions, input.allowedMentions);
 
   const id = await core.statusIds.next();
   const now = new Date();
@@ -189,6 +194,21 @@ async function createStatus(
   await countNewStatus(core, status);
   if (quote?.state === 'accepted') await countQuote(core, quote.quotedStatusId, 1);
   return status;
+}
+
+/**
+ * `allowed_mentions` (Mastodon 4.5): the client lists whom the post may reach; mentioning anyone
+ * else refuses the post with 422 and the unexpected accounts, before anything is stored.
+ */
+async function safeguardMentions(core: Core, mentions: readonly { accountId: Id }[], allowed: Id[]): Promise<void> {
+  const unexpected = [...new Set(mentions.map((m) => m.accountId).filter((a) => !allowed.includes(a)))];
+  if (unexpected.length === 0) return;
+  const docs = await collection(core.db, accounts)
+    .find({ _id: { $in: unexpected } })
+    .toArray();
+  throw new ApiError(422, 'Post would be sent to unexpected accounts', {
+    unexpected_accounts: await presentAccounts(core, docs),
+  });
 }
 
 async function newConversation(core: Core, now: Date): Promise<Id> {

@@ -68,6 +68,28 @@ export async function unfeatureTag(core: Core, account: AccountDoc, id: Id | nul
   await core.outbox.write([featuredTagEvent('FeaturedTagDeleted', doc)], () => coll.deleteOne({ _id: doc._id }));
 }
 
+/** POST /api/v1/tags/:id/unfeature: stops featuring the tag, if it was featured. */
+export async function unfeatureTagNamed(core: Core, account: AccountDoc, tagId: Id): Promise<void> {
+  const coll = collection(core.db, featuredTags);
+  const doc = await coll.findOne({ accountId: account._id, tagId });
+  if (!doc) return;
+  await core.outbox.write([featuredTagEvent('FeaturedTagDeleted', doc)], () => coll.deleteOne({ _id: doc._id }));
+}
+
+/** Whether the account features the tag on its profile (the Tag entity's `featuring`). */
+export async function featuresTag(core: Core, accountId: Id, tag: { _id: Id }): Promise<boolean> {
+  return (await featuredAmong(core, accountId, [tag._id])).has(tag._id);
+}
+
+/** Which of the tags the account features (the `featuring` of a page of Tag entities). */
+export async function featuredAmong(core: Core, accountId: Id, tagIds: Id[]): Promise<Set<Id>> {
+  if (tagIds.length === 0) return new Set();
+  const found = await collection(core.db, featuredTags)
+    .find({ accountId, tagId: { $in: tagIds } }, { projection: { tagId: 1 } })
+    .toArray();
+  return new Set(found.map((f) => f.tagId));
+}
+
 export interface FeaturedTagUsage {
   statusesCount: number;
   lastStatusAt: Date | null;

@@ -42,6 +42,14 @@ describe('accounts API', () => {
 
   afterAll(() => api?.close());
 
+  it('GET /api/v1/accounts/:id/identity_proofs answers [] (deprecated in Mastodon, still called)', async () => {
+    const res = await call('GET', `/api/v1/accounts/${bob.account._id}/identity_proofs`, alice.token);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual([]);
+    expect((await call('GET', '/api/v1/accounts/999999999/identity_proofs', alice.token)).status).toBe(404);
+    expect((await call('GET', `/api/v1/accounts/${bob.account._id}/identity_proofs`)).status).toBe(401);
+  });
+
   it('reads an account by id, without authentication too', async () => {
     const res = await call('GET', `/api/v1/accounts/${bob.account._id}`);
     expect(res.status).toBe(200);
@@ -221,6 +229,26 @@ describe('accounts API', () => {
     const me = (await res.json()) as { fields: unknown[]; locked: boolean };
     expect(me.fields).toEqual([{ name: 'Only', value: 'one', verified_at: null }]);
     expect(me.locked).toBe(false);
+  });
+
+  it('ignores a fields_attributes that is neither a list nor a hash (200, fields kept), as Mastodon', async () => {
+    const before = (await (await call('GET', '/api/v1/accounts/verify_credentials', alice.token)).json()) as {
+      fields: unknown[];
+    };
+    expect(before.fields.length).toBeGreaterThan(0);
+    // A client library sends the string "undefined" for an unset value, as a form or as JSON.
+    const form = await patchForm(alice.token, new URLSearchParams('fields_attributes=undefined&display_name=Kept'));
+    expect(form.status).toBe(200);
+    const me = (await form.json()) as { fields: unknown[]; display_name: string };
+    expect(me.fields).toEqual(before.fields);
+    expect(me.display_name).toBe('Kept');
+    for (const value of ['undefined', 3, true, null]) {
+      const json = await call('PATCH', '/api/v1/accounts/update_credentials', alice.token, {
+        fields_attributes: value,
+      });
+      expect(json.status).toBe(200);
+      expect(((await json.json()) as { fields: unknown[] }).fields).toEqual(before.fields);
+    }
   });
 
   it('accepts an empty source argument (not a 400)', async () => {

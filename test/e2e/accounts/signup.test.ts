@@ -315,9 +315,45 @@ describe('sign-up with e-mail confirmation', () => {
     const blank = await signUp({ agreement: true });
     expect(((await blank.json()) as { details: Record<string, { error: string }[]> }).details).toEqual({
       username: [{ error: 'ERR_BLANK', description: "can't be blank" }],
-      email: [{ error: 'ERR_BLANK', description: "can't be blank" }],
+      email: [
+        { error: 'ERR_BLANK', description: "can't be blank" },
+        { error: 'ERR_INVALID', description: 'is invalid' },
+      ],
       password: [{ error: 'ERR_BLANK', description: "can't be blank" }],
     });
+    // What a client library's suite sends (masto.js against Mastodon 4.6): an unknown locale is
+    // no error (Mastodon drops it), the blank e-mail is blank and invalid.
+    const malformed = await signUp({ username: '', email: '', password: '', agreement: false, locale: 'hello' });
+    expect(malformed.status).toBe(422);
+    expect(await malformed.json()).toEqual({
+      error:
+        "Validation failed: Username can't be blank, Email can't be blank, Email is invalid, Password can't be blank, Agreement must be accepted",
+      details: {
+        username: [{ error: 'ERR_BLANK', description: "can't be blank" }],
+        email: [
+          { error: 'ERR_BLANK', description: "can't be blank" },
+          { error: 'ERR_INVALID', description: 'is invalid' },
+        ],
+        password: [{ error: 'ERR_BLANK', description: "can't be blank" }],
+        agreement: [{ error: 'ERR_ACCEPTED', description: 'must be accepted' }],
+      },
+    });
+    // With valid data the unknown locale is simply not kept; a known one is.
+    for (const [username, locale, kept] of [
+      ['lena', 'hello', null],
+      ['mona', 'pt-BR', 'pt-BR'],
+    ] as const) {
+      const ok = await signUp({
+        username,
+        email: `${username}@example.test`,
+        password: 'a long password',
+        agreement: true,
+        locale,
+      });
+      expect(ok.status).toBe(200);
+      const user = await collection(core.db, users).findOne({ emailLower: `${username}@example.test` });
+      expect(user?.locale ?? null).toBe(kept);
+    }
     const shape = await signUp({
       username: 'bad-name!',
       email: 'carol@EXAMPLE.test',

@@ -107,3 +107,63 @@ test('followed tags: idempotent, case-insensitive, percent-encoded names, pagina
   expect((await call('GET', '/api/v1/tags/never-used')).status).toBe(404);
   expect((await call('POST', '/api/v1/tags/bad%20name/follow', user.token)).status).toBe(404);
 });
+
+test('a valid hashtag nobody used answers the unsaved tag (Mastodon), which a client can then follow', async () => {
+  const user = await createTestUser(core);
+  const anonymous = await call('GET', '/api/v1/tags/Unused%C3%A9Tag');
+  expect(anonymous.status).toBe(200);
+  expect(anonymous.body).toEqual({
+    id: '',
+    name: 'UnusedéTag',
+    url: expect.stringMatching(/\/tags\/Unused%C3%A9Tag$/),
+    history: [],
+  });
+  const mine = await call('GET', '/api/v1/tags/unusedtag2', user.token);
+  expect(mine.body).toMatchObject({ id: '', name: 'unusedtag2', following: false, featuring: false });
+  // Reading it stored nothing; following it does.
+  expect((await call('GET', '/api/v1/followed_tags', user.token)).body).toEqual([]);
+  const followed = await call('POST', '/api/v1/tags/unusedtag2/follow', user.token);
+  expect(followed.body).toMatchObject({ name: 'unusedtag2', following: true });
+  expect(followed.body.id).not.toBe('');
+  expect((await call('GET', '/api/v1/tags/unusedtag2', user.token)).body).toMatchObject({
+    id: followed.body.id,
+    following: true,
+  });
+  // Still 404: names that cannot be hashtags.
+  expect((await call('GET', '/api/v1/tags/12345')).status).toBe(404);
+  expect((await call('GET', '/api/v1/tags/two%20words')).status).toBe(404);
+});
+
+test('POST /api/v1/tags/:id/feature and /unfeature feature the hashtag on the profile (Mastodon 4.4)', async () => {
+  const user = await createTestUser(core);
+  const featured = await call('POST', '/api/v1/tags/Gardening/feature', user.token);
+  expect(featured.status).toBe(200);
+  expect(featured.body).toMatchObject({ name: 'Gardening', featuring: true, following: false });
+  expect(featured.body.id).not.toBe('');
+  // Idempotent; the tag is one of the caller's featured tags and shows on the public profile.
+  expect((await call('POST', '/api/v1/tags/gardening/feature', user.token)).body.id).toBe(featured.body.id);
+  const mine = await call('GET', '/api/v1/featured_tags', user.token);
+  expect(mine.body.map((t: { name: string }) => t.name)).toEqual(['Gardening']);
+  const profile = await call('GET', `/api/v1/accounts/${user.account._id}/featured_tags`);
+  expect(profile.body.map((t: { name: string }) => t.name)).toEqual(['Gardening']);
+  expect((await call('GET', '/api/v1/tags/gardening', user.token)).body).toMatchObject({ featuring: true });
+  await call('POST', '/api/v1/tags/gardening/follow', user.token);
+  expect((await call('GET', '/api/v1/followed_tags', user.token)).body).toMatchObject([
+    { name: 'Gardening', following: true, featuring: true },
+  ]);
+
+  const unfeatured = await call('POST', '/api/v1/tags/gardening/unfeature', user.token);
+  expect(unfeatured.status).toBe(200);
+  expect(unfeatured.body).toMatchObject({ id: featured.body.id, featuring: false });
+  expect((await call('GET', '/api/v1/featured_tags', user.token)).body).toEqual([]);
+  expect((await call('POST', '/api/v1/tags/gardening/unfeature', user.token)).status).toBe(200);
+  expect((await call('POST', '/api/v1/tags/nobodyusedthis/unfeature', user.token)).body).toMatchObject({ id: '' });
+
+  // Scopes and validation as Mastodon: write:accounts, a user token, a valid name.
+  expect((await call('POST', '/api/v1/tags/gardening/feature')).status).toBe(401);
+  expect((await call('POST', '/api/v1/tags/bad%20name/feature', user.token)).status).toBe(404);
+  for (let i = 0; i < 10; i++) await call('POST', `/api/v1/tags/limit${'x'.repeat(i + 1)}/feature`, user.token);
+  const over = await call('POST', '/api/v1/tags/oneTooMany/feature', user.token);
+  expect(over.status).toBe(422);
+  expect(over.body.error).toMatch(/^Validation failed/);
+});

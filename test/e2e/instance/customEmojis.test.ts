@@ -1,7 +1,10 @@
 // Custom emojis end to end: administrators add (PNG, animated GIF), categorise, hide, disable and
 // remove them with the CLI commands; GET /api/v1/custom_emojis lists the enabled ones (cached and
-// refreshed on change); `:shortcode:` in statuses, display names and notes becomes `emojis` entries.
-import { writeFile, rm, mkdtemp } from 'node:fs/promises';
+// refreshed on change); `:shortcode:` in statuses, display names and notes becomes `emojis` entries;
+// `emoji import` reads a .tar.gz made by GNU tar as tootctl does.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { writeFile, rm, mkdtemp, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestApi, type TestApi } from '../../support/api.ts';
@@ -14,7 +17,10 @@ import { shortcodesIn } from '../../../services/core/emojis/emojis.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { accounts } from '../../../services/core/model/accounts.ts';
 import { statuses } from '../../../services/core/model/statuses.ts';
+import { customEmojis } from '../../../services/core/model/customEmojis.ts';
 import { renderLocalActor, renderStatusObject } from '../../../services/core/activitypub/render/load.ts';
+
+const exec = promisify(execFile);
 
 describe('custom emojis', () => {
   let api: TestApi;
@@ -161,5 +167,94 @@ describe('custom emojis', () => {
     ]);
     const gone = await fetch(blobcat.url.replace(core.config.baseUrl, api.server.url));
     expect(gone.status).toBe(404);
+  });
+
+  it('emoji import FILE.tar.gz works like tootctl emoji import (prefix, suffix, category, unlisted, overwrite)', async () => {
+    const pack = join(dir, 'pack');
+    await mkdir(pack);
+    const long = 'l'.repeat(110); // a GNU long name in the archive
+    await writeFile(join(pack, 'wave.png'), await png(32, 32));
+    await writeFile(join(pack, 'dance.gif'), await animatedGif());
+    await writeFile(join(pack, `${long}.png`), await png(16, 16));
+    await writeFile(join(pack, '._wave.png'), 'macOS shadow file');
+    await writeFile(join(pack, 'notes.txt'), 'not an emoji');
+    await writeFile(join(pack, 'big.png'), Buffer.concat([await png(64, 64), Buffer.alloc(300 * 1024)]));
+    await writeFile(join(pack, 'bad.png'), 'not an image at all');
+    const archive = join(dir, 'pack.tar.gz');
+    await exec('tar', ['-czf', archive, '-C', dir, 'pack']);
+
+    const codes = ['pre_wave_suf', 'pre_dance_suf', `pre_${long}_suf`];
+    const first = await admin(
+      'emoji',
+      'import',
+      archive,
+      '--prefix',
+      'pre_',
+      '--suffix',
+      '_suf',
+      '--category',
+      'Pack',
+      '--unlisted',
+    );
+    expect(first.at(-1)).toBe('Imported 3, skipped 0, failed to import 2');
+    expect(first).toContain('Failure/Error: pack/big.png');
+    expect(first).toContain('    Image must be less than 256 KB');
+    expect(first).toContain('Failure/Error: pack/bad.png');
+    expect(first).toContain('    Image must be a PNG or GIF');
+    const listed = async () =>
+      (
+        (await call('GET', '/api/v1/custom_emojis')).body as {
+          shortcode: string;
+          url: string;
+          category: string;
+          visible_in_picker: boolean;
+        }[]
+      ).filter((e) => e.shortcode.startsWith('pre_'));
+    const before = await listed();
+    expect(before.map((e) => e.shortcode).sort()).toEqual([...codes].sort());
+    for (const e of before) expect(e).toMatchObject({ category: 'Pack', visible_in_picker: false });
+    const gif = before.find((e) => e.shortcode === 'pre_dance_suf')!;
+    expect((await fetch(gif.url.replace(core.config.baseUrl, api.server.url))).headers.get('content-type')).toBe(
+      'image/gif',
+    );
+
+    // Existing shortcodes (in any case) are skipped without --overwrite ...
+    expect((await admin('emoji', 'import', archive, '--prefix', 'PRE_', '--suffix', '_SUF')).at(-1)).toBe(
+      'Imported 0, skipped 3, failed to import 2',
+    );
+    // ... and replaced with it: same emoji (id), new image, the new category and visibility.
+    const ids = async () =>
+      (
+        await collection(core.db, customEmojis)
+          .find({ shortcode: { $in: codes } })
+          .sort({ shortcode: 1 })
+          .toArray()
+      ).map((d) => d._id);
+    const idsBefore = await ids();
+    const over = await admin(
+      'emoji',
+      'import',
+      archive,
+      '--prefix',
+      'pre_',
+      '--suffix',
+      '_suf',
+      '--overwrite',
+      '--category',
+      'Other',
+    );
+    expect(over.at(-1)).toBe('Imported 3, skipped 0, failed to import 2');
+    expect(await ids()).toEqual(idsBefore);
+    const after = await listed();
+    expect(after).toHaveLength(3);
+    for (const e of after) expect(e).toMatchObject({ category: 'Other', visible_in_picker: true });
+    const wave = (list: typeof after) => list.find((e) => e.shortcode === 'pre_wave_suf')!.url;
+    expect(wave(after)).not.toBe(wave(before));
+    expect((await fetch(wave(before).replace(core.config.baseUrl, api.server.url))).status).toBe(404);
+    expect((await fetch(wave(after).replace(core.config.baseUrl, api.server.url))).status).toBe(200);
+
+    // Not an archive: a clear error, nothing imported.
+    await expect(admin('emoji', 'import', join(dir, 'blobcat.png'))).rejects.toThrow(/not a gzip file/);
+    await expect(admin('emoji', 'import', join(dir, 'missing.tar.gz'))).rejects.toThrow(/Cannot read/);
   });
 });

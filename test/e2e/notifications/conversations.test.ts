@@ -97,6 +97,15 @@ test('a direct status makes a conversation for each participant; replies update 
   expect((await call('POST', `/api/v1/conversations/${aliceAfter.id}/read`, bob.token)).status).toBe(404);
   expect((await call('POST', '/api/v1/conversations/nope/read', alice.token)).status).toBe(404);
 
+  // unread again (Mastodon's POST /api/v1/conversations/:id/unread)
+  const unread = await call('POST', `/api/v1/conversations/${aliceAfter.id}/unread`, alice.token);
+  expect(unread.status).toBe(200);
+  expect(unread.body).toMatchObject({ id: aliceAfter.id, unread: true });
+  expect((await conversations(alice))[0]!.unread).toBe(true);
+  expect((await call('POST', `/api/v1/conversations/${aliceAfter.id}/unread`, bob.token)).status).toBe(404);
+  expect((await call('POST', `/api/v1/conversations/${aliceAfter.id}/unread`)).status).toBe(401);
+  expect((await call('POST', `/api/v1/conversations/${aliceAfter.id}/read`, alice.token)).body.unread).toBe(false);
+
   // delete: gone for carol only
   expect((await call('DELETE', `/api/v1/conversations/${forCarol.id}`, alice.token)).status).toBe(404);
   expect((await call('DELETE', `/api/v1/conversations/${forCarol.id}`, carol.token)).body).toEqual({});
@@ -139,7 +148,7 @@ test('paginated by the newest status, with Link headers; a deleted status leaves
   expect((await conversations(erin)).map((c) => c.last_status!.id)).toEqual([ids[2], ids[0]]);
 });
 
-test('the direct stream receives a conversation event', async () => {
+test('the direct stream receives a conversation event and nothing else (Mastodon sends no update there)', async () => {
   const socket = new WebSocket(`ws://127.0.0.1:${streaming.port}/api/v1/streaming?stream=direct`, [dave.token]);
   const messages: { stream?: string[]; event?: string; payload?: string }[] = [];
   socket.addEventListener('message', (e) => messages.push(JSON.parse(String(e.data)) as (typeof messages)[number]));
@@ -168,7 +177,18 @@ test('the direct stream receives a conversation event', async () => {
     const conv = JSON.parse(event.payload!) as Conv;
     expect(conv.unread).toBe(true);
     expect(conv.accounts.map((a) => a.id)).toEqual([String(carol.account._id)]);
-    expect(messages.some((m) => m.event === 'update' && m.stream?.[0] === 'direct')).toBe(true);
+    // A second direct status: once its conversation event is in, an `update` sent before it
+    // would have arrived too.
+    const second = await dm(carol, [dave], 'still there?');
+    await eventually(
+      async () =>
+        messages.some(
+          (m) => m.event === 'conversation' && (JSON.parse(m.payload ?? '{}') as Conv).last_status?.id === second,
+        ),
+      20_000,
+      'second conversation event',
+    );
+    expect(messages.filter((m) => m.event !== 'conversation')).toEqual([]);
   } finally {
     socket.close();
   }

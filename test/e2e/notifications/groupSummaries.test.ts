@@ -1,7 +1,7 @@
 // Group summaries (notification_groups) stay exact, and /api/v2/notifications read from them pages
 // the way Mastodon does:
 // - through the notifications pipeline: a redelivered event (the same Kafka record again) and an
-//   unfavourite followed by a re-favourite count once; a dismissed notification leaves its group;
+//   unfavourite followed by a re-favourite count once (the re-favourite is a new notification); a dismissed notification leaves its group;
 //   a notification stored but never added to its group (a writer that died) is repaired by the
 //   event's redelivery;
 // - against a brute-force model of Mastodon's grouped pagination (NotificationGroup and
@@ -108,7 +108,8 @@ describe('through the notifications pipeline', () => {
     );
     expect(original).toBeDefined();
     await sink.publish([original!]);
-    // Unfavourite and favourite again: the notification stays the one it was.
+    // Unfavourite and favourite again: the old notification goes with its favourite, the new
+    // favourite is a new notification (Mastodon's notification belongs to its activity).
     expect((await call('POST', `/api/v1/statuses/${id}/unfavourite`, a.token)).status).toBe(200);
     expect((await call('POST', `/api/v1/statuses/${id}/favourite`, a.token)).status).toBe(200);
     // Then a third account; once its notification is in, the pipeline is past the others.
@@ -118,7 +119,7 @@ describe('through the notifications pipeline', () => {
 
     const [group] = await groupsOf(owner);
     expect(group.notifications_count).toBe(3);
-    expect(group.sample_account_ids).toEqual([c, b, a].map((u) => String(u.account._id)));
+    expect(group.sample_account_ids).toEqual([c, a, b].map((u) => String(u.account._id)));
     expect(
       await collection(core.db, notifications).countDocuments({ accountId: owner.account._id, type: 'favourite' }),
     ).toBe(3);
@@ -130,7 +131,7 @@ describe('through the notifications pipeline', () => {
     expect((await call('POST', `/api/v1/notifications/${newest}/dismiss`, owner.token)).status).toBe(200);
     const [after] = await groupsOf(owner);
     expect(after.notifications_count).toBe(2);
-    expect(after.sample_account_ids).toEqual([b, a].map((u) => String(u.account._id)));
+    expect(after.sample_account_ids).toEqual([a, b].map((u) => String(u.account._id)));
     expect(after.most_recent_notification_id).not.toBe(newest);
     await expectSummariesExact(owner.account._id);
 

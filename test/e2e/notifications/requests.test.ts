@@ -98,6 +98,17 @@ test('the policy: defaults, v2 and v1 forms, validation', async () => {
     for_not_followers: 'filter',
   });
   expect((await call('GET', '/api/v2/notifications/policy')).status).toBe(401);
+
+  // PUT updates as PATCH does (Mastodon routes both; client libraries send PUT).
+  const put = await call('PUT', '/api/v2/notifications/policy', u.token, { for_limited_accounts: 'drop' });
+  expect(put.status).toBe(200);
+  expect(put.body).toMatchObject({ for_limited_accounts: 'drop', for_not_followers: 'filter', summary });
+  expect((await call('GET', '/api/v2/notifications/policy', u.token)).body.for_limited_accounts).toBe('drop');
+  expect((await call('PUT', '/api/v2/notifications/policy', u.token, { for_new_accounts: 'x' })).status).toBe(422);
+  expect((await call('PUT', '/api/v2/notifications/policy', null, { for_new_accounts: 'drop' })).status).toBe(401);
+  const putV1 = await call('PUT', '/api/v1/notifications/policy', u.token, { filter_private_mentions: true });
+  expect(putV1.status).toBe(200);
+  expect(putV1.body.filter_private_mentions).toBe(true);
 });
 
 test('an unsolicited private mention becomes a request; accept lets it and its sender through', async () => {

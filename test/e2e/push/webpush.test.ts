@@ -99,6 +99,22 @@ describe('the subscription API', () => {
     expect((await call('PUT', '/api/v1/push/subscription', user.token, { data: { policy: 'all' } })).status).toBe(404);
   });
 
+  test('the endpoint is stored and returned exactly as sent (no slash added, case kept)', async () => {
+    const user = await createTestUser(core);
+    const { keys } = receiver.subscription();
+    for (const endpoint of ['https://Push.Example.COM', 'https://push.example.com:443/a/../b?x=1&y=%7e#frag']) {
+      const res = await call('POST', '/api/v1/push/subscription', user.token, {
+        subscription: { endpoint, keys },
+        data: { alerts: ALL_ALERTS },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.endpoint).toBe(endpoint);
+      expect((await call('GET', '/api/v1/push/subscription', user.token)).body.endpoint).toBe(endpoint);
+      const stored = await collection(core.db, pushSubscriptions).findOne({ accountId: user.account._id });
+      expect(stored?.endpoint).toBe(endpoint);
+    }
+  });
+
   test('bad input is a 4xx, the push scope is required', async () => {
     const user = await createTestUser(core);
     const good = receiver.subscription();
