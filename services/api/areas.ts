@@ -45,6 +45,7 @@ import pushArea from './push/index.ts';
 import conversationsArea from './conversations/index.ts';
 import notificationRequestsArea from './notification_requests/index.ts';
 import activityPubArea from './activitypub/index.ts';
+import webPages from '../web/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -63,6 +64,7 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   bookmarksArea,
   appsArea,
   oauthArea,
+  webPages, // the pages (services/web): log-in, consent, sign-up, password, settings
   accountsArea,
   emailsArea,
   streamingRedirectArea,

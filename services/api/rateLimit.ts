@@ -27,4 +27,7 @@ export const RATE_LIMITS = {
   follows: { family: 'follows', limit: 400, periodSeconds: 24 * 3600 },
   emailConfirmationPerIp: { family: 'confirmations_ip', limit: 25, periodSeconds: 5 * 60 },
   emailConfirmationPerUser: { family: 'confirmations_user', limit: 5, periodSeconds: 30 * 60 },
+  // Mastodon's throttle_password_resets/ip and /email.
+  passwordResetPerIp: { family: 'password_resets_ip', limit: 25, periodSeconds: 5 * 60 },
+  passwordResetPerEmail: { family: 'password_resets_email', limit: 5, periodSeconds: 30 * 60 },
 } as const satisfies Record<string, RateLimitRule>;

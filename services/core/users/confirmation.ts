@@ -23,7 +23,8 @@ export function confirmationMailEvent(
   return mailRequestedEvent(
     {
       to: user.unconfirmedEmail ?? user.email,
-      template: 'confirmation',
+      // A confirmed user changing the address gets Mastodon's reconfirmation mail.
+      template: user.confirmedAt && user.unconfirmedEmail ? 'reconfirmation' : 'confirmation',
       key: String(user._id),
       variables: { username: account.username, instance: core.config.localDomain, link: confirmationLink(core, token) },
     },
