@@ -21,9 +21,11 @@ export interface WebOptions {
 
 const STYLE = readFileSync(join(import.meta.dirname, 'style.css'), 'utf8');
 
-// Pages load nothing but their own style sheet; no script runs. No form-action: browsers apply it
+// Pages load nothing but their own style sheet and images (media may sit on another https host);
+// no script runs. No form-action: browsers apply it
 // to the redirect after a form, and apps use custom schemes for their redirect URIs.
-const CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self' data: https:; base-uri 'none'; frame-ancestors 'none'";
 
 const webPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
   const secure = core.config.localHttps;

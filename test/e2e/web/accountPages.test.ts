@@ -21,6 +21,8 @@ import { users } from '../../../services/core/model/users.ts';
 import { accounts } from '../../../services/core/model/accounts.ts';
 import { setRegistrationsMode } from '../../../services/core/settings/settings.ts';
 import { addRule } from '../../../services/core/instance/rules.ts';
+import { png } from '../../support/mediaFiles.ts';
+import { authorizeUrl, registerApp } from '../accounts/browser.ts';
 
 const SCREENSHOTS = join(__dirname, '..', '..', '..', 'var', 'screenshots');
 
@@ -358,6 +360,92 @@ describeWithBrowser('accountPages.test.ts')('account pages in a real browser (Ch
     // The other app keeps its token.
     expect(await api(june.token)).toBe(200);
     await context.close();
+  });
+
+  it('edits the public profile (fields, options, avatar) and the posting preferences; the API sees them', async () => {
+    const kim = await createTestUser(core, { username: 'kim', email: 'kim@example.test' });
+    const { context, page } = await newPage();
+    await logIn(page, 'kim@example.test', kim.password);
+    await Promise.all([page.waitForURL('**/settings/profile'), page.getByRole('link', { name: 'Profile' }).click()]);
+    await expectAccessible(page, 'profile');
+    await page.getByLabel('Display name').fill('Kim K.');
+    await page.getByLabel('Bio').fill('Hello #fediverse');
+    await page.getByLabel('Label 1').fill('Website');
+    await page.getByLabel('Content 1').fill('https://kim.example');
+    await page.getByLabel(/Require follow requests/).check();
+    await page.getByLabel(/This is an automated account/).check();
+    await page.getByLabel('Profile picture').setInputFiles({
+      name: 'avatar.png',
+      mimeType: 'image/png',
+      buffer: await png(120, 120),
+    });
+    await submit(page, 'Save changes');
+    await expect(page.getByRole('status').textContent()).resolves.toBe('Changes successfully saved!');
+    await expect(page.getByLabel('Display name').inputValue()).resolves.toBe('Kim K.');
+    await page.screenshot({ path: join(SCREENSHOTS, 'web-profile.png'), fullPage: true });
+
+    const me = (await fetch(`${server.url}/api/v1/accounts/verify_credentials`, {
+      headers: { authorization: `Bearer ${kim.token}` },
+    }).then((r) => r.json())) as Record<string, unknown>;
+    expect(me).toMatchObject({
+      display_name: 'Kim K.',
+      locked: true,
+      bot: true,
+      source: expect.objectContaining({ note: 'Hello #fediverse' }),
+    });
+    expect(me.fields).toEqual([expect.objectContaining({ name: 'Website' })]);
+    expect(String(me.avatar)).not.toContain('missing.png');
+
+    // A display name over 30 characters (past the field's maxlength, as a script could send it) is
+    // refused with Mastodon's message, and nothing is saved.
+    await page.getByLabel('Display name').evaluate((el) => el.removeAttribute('maxlength'));
+    await page.getByLabel('Display name').fill('x'.repeat(31));
+    await page.getByLabel(/Require follow requests/).uncheck();
+    await submit(page, 'Save changes');
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('Display name is too long');
+    const still = await collection(core.db, accounts).findOne({ _id: kim.account._id });
+    expect(still).toMatchObject({ displayName: 'Kim K.', locked: true });
+
+    await page.goto(`${server.url}/settings/preferences`);
+    await expectAccessible(page, 'preferences');
+    await page.getByLabel('Posting privacy').selectOption('private');
+    await page.getByLabel('Posting language').selectOption('de');
+    await page.getByLabel('Always mark media as sensitive').check();
+    await submit(page, 'Save changes');
+    await expect(page.getByRole('status').textContent()).resolves.toBe('Changes successfully saved!');
+    await page.screenshot({ path: join(SCREENSHOTS, 'web-preferences.png'), fullPage: true });
+    const prefs = await fetch(`${server.url}/api/v1/preferences`, {
+      headers: { authorization: `Bearer ${kim.token}` },
+    }).then((r) => r.json());
+    expect(prefs).toMatchObject({
+      'posting:default:visibility': 'private',
+      'posting:default:language': 'de',
+      'posting:default:sensitive': true,
+    });
+    await context.close();
+  });
+
+  it('the OAuth pages (log-in, consent, out-of-band code) pass axe in both themes', async () => {
+    const lee = await createTestUser(core, { username: 'lee', email: 'lee@example.test' });
+    const client = await registerApp(server.url, 'urn:ietf:wg:oauth:2.0:oob', 'read write admin:read');
+    for (const dark of [false, true]) {
+      const { context, page } = await newPage({ dark });
+      await page.goto(
+        `${server.url}${authorizeUrl(client, { redirectUri: 'urn:ietf:wg:oauth:2.0:oob', scope: 'read admin:read' })}`,
+      );
+      await expectAccessible(page, `oauth log-in (dark: ${dark})`);
+      await page.getByLabel('E-mail address').fill('lee@example.test');
+      await page.getByLabel('Password', { exact: true }).fill(lee.password);
+      await submit(page, 'Log in');
+      await expectAccessible(page, `consent (dark: ${dark})`);
+      if (dark) await page.screenshot({ path: join(SCREENSHOTS, 'web-consent-dark.png'), fullPage: true });
+      await Promise.all([
+        page.waitForURL('**/oauth/authorize/native?**'),
+        page.getByRole('button', { name: 'Authorize' }).click(),
+      ]);
+      await expectAccessible(page, `code (dark: ${dark})`);
+      await context.close();
+    }
   });
 
   it('a form without its CSRF token is refused with a page', async () => {
