@@ -22,6 +22,7 @@ import { accounts } from '../../../services/core/model/accounts.ts';
 import { setRegistrationsMode } from '../../../services/core/settings/settings.ts';
 import { addRule } from '../../../services/core/instance/rules.ts';
 import { png } from '../../support/mediaFiles.ts';
+import { startStreamingServer } from '../../../services/streaming/server.ts';
 import { authorizeUrl, registerApp } from '../accounts/browser.ts';
 
 const SCREENSHOTS = join(__dirname, '..', '..', '..', 'var', 'screenshots');
@@ -332,7 +333,7 @@ describeWithBrowser('accountPages.test.ts')('account pages in a real browser (Ch
     await context.close();
   });
 
-  it('lists the authorized apps with their last use and revokes one (its tokens stop working)', async () => {
+  it('lists the authorized apps with their last use and revokes one (its tokens stop working, its streaming socket closes)', async () => {
     const june = await createTestUser(core, { username: 'june', email: 'june@example.test' });
     const viaOauth = await userTokenThroughBrowser(server.url, { email: 'june@example.test', password: june.password });
     expect(await api(viaOauth.token)).toBe(200);
@@ -351,12 +352,26 @@ describeWithBrowser('accountPages.test.ts')('account pages in a real browser (Ch
     await expectAccessible(page, 'authorized apps');
     await page.screenshot({ path: join(SCREENSHOTS, 'web-authorized-apps.png'), fullPage: true });
 
+    // An open streaming socket of the app's token.
+    const streaming = await startStreamingServer({ host: '127.0.0.1', port: 0, logger: core.logger, core });
+    const socket = new WebSocket(
+      `ws://127.0.0.1:${streaming.port}/api/v1/streaming?stream=user&access_token=${encodeURIComponent(viaOauth.token)}`,
+    );
+    await new Promise<void>((resolve, reject) => {
+      socket.addEventListener('open', () => resolve());
+      socket.addEventListener('error', () => reject(new Error('streaming socket failed to open')));
+    });
+    const closed = new Promise<number>((resolve) => socket.addEventListener('close', (e) => resolve(e.code)));
+
     await submit(page, 'Revoke access of Browser test client');
     await expect(page.getByRole('status').textContent()).resolves.toBe(
       'Access of Browser test client has been revoked.',
     );
     await expect(items.count()).resolves.toBe(1);
     expect(await api(viaOauth.token)).toBe(401);
+    // The streaming server closes the socket of the revoked token (at its next sweep).
+    expect(await closed).toBe(1008);
+    await streaming.stop(500);
     // The other app keeps its token.
     expect(await api(june.token)).toBe(200);
     await context.close();
