@@ -14,7 +14,7 @@ import { AccountValidationError } from '../../core/accounts/create.ts';
 import { getRegistrationsMode } from '../../core/settings/settings.ts';
 import { getInstanceSettings } from '../../core/instance/settings.ts';
 import { listRules } from '../../core/instance/rules.ts';
-import { confirmByToken } from '../../core/users/confirmation.ts';
+import { confirmByToken, resendConfirmationByEmail } from '../../core/users/confirmation.ts';
 import { checkResetToken, requestPasswordReset, resetPassword } from '../../core/users/passwordReset.ts';
 import { changeEmail, changePassword, CredentialError } from '../../core/users/credentials.ts';
 import { browserRedirectUri, findAppById } from '../../core/oauth/apps.ts';
@@ -212,6 +212,27 @@ const authPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
       title: 'auth.confirmation.confirmed_title',
       lines,
       link: user.approved ? { href: '/auth/sign_in', label: 'auth.login' } : undefined,
+    });
+  });
+
+  app.get('/auth/confirmation/new', async (_request, reply) =>
+    page(reply, {
+      template: 'auth/confirmation_new',
+      title: 'confirmations.new_title',
+      instance,
+      csrf: reply.generateCsrf(),
+    }),
+  );
+
+  app.post('/auth/confirmation', form, async (request, reply) => {
+    const email = formField(request, 'email', 1000);
+    if (await limited(reply, RATE_LIMITS.emailConfirmationPerIp, request.ip)) return reply;
+    await resendConfirmationByEmail(core, email);
+    // The same answer whether the address is known, unconfirmed or not.
+    return messagePage(reply, core, {
+      title: 'confirmations.sent_title',
+      lines: ['confirmations.sent'],
+      translate: true,
     });
   });
 

@@ -155,8 +155,21 @@ describeWithBrowser('accountPages.test.ts')('account pages in a real browser (Ch
       'You have to confirm your email address before continuing.',
     );
 
-    const mail = await smtp.waitFor('dora@example.test');
-    await page.goto(local(confirmationLink(mail)));
+    const first = await smtp.waitFor('dora@example.test');
+    // A lost mail: a new link on request (the old one stops working).
+    await Promise.all([
+      page.waitForURL('**/auth/confirmation/new'),
+      page.getByRole('link', { name: "Didn't receive a confirmation link?" }).click(),
+    ]);
+    await expectAccessible(page, 'confirmation new');
+    await page.getByLabel('E-mail address').fill('dora@example.test');
+    await submit(page, 'Resend confirmation instructions');
+    await expect(page.locator('main').textContent()).resolves.toContain('If your email address exists in our database');
+    const second = await smtp.waitFor('dora@example.test', 1);
+    expect(confirmationLink(second)).not.toBe(confirmationLink(first));
+    const stale = await page.goto(local(confirmationLink(first)));
+    expect(stale?.status()).toBe(404);
+    await page.goto(local(confirmationLink(second)));
     await expect(page.locator('h1').textContent()).resolves.toBe('E-mail address confirmed');
     await expectAccessible(page, 'confirmation');
 
