@@ -4,7 +4,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Core } from '../core/context.ts';
 import { collection } from '../core/db/mongo.ts';
 import { users, type UserDoc } from '../core/model/users.ts';
-import { createWebSession, destroyWebSession, webSessionUser, SESSION_TTL_SECONDS } from '../core/oauth/sessions.ts';
+import {
+  createWebSession,
+  destroyWebSession,
+  touchWebSession,
+  webSessionUser,
+  SESSION_TTL_SECONDS,
+  type WebSessionClient,
+} from '../core/oauth/sessions.ts';
 
 export const SESSION_COOKIE = '_session_id';
 
@@ -12,9 +19,16 @@ export function sessionId(request: FastifyRequest): string | undefined {
   return request.cookies[SESSION_COOKIE];
 }
 
+function client(request: FastifyRequest): WebSessionClient {
+  const ua = request.headers['user-agent'];
+  return { ip: request.ip ?? null, userAgent: typeof ua === 'string' ? ua : null };
+}
+
 export async function sessionUser(core: Core, request: FastifyRequest): Promise<UserDoc | null> {
   const userId = await webSessionUser(core, sessionId(request));
-  return userId === null ? null : collection(core.db, users).findOne({ _id: userId });
+  if (userId === null) return null;
+  await touchWebSession(core, sessionId(request), client(request));
+  return collection(core.db, users).findOne({ _id: userId });
 }
 
 /** A fresh session id at every log-in (no session fixation). */
@@ -25,7 +39,7 @@ export async function startSession(
   user: UserDoc,
 ): Promise<void> {
   await destroyWebSession(core, sessionId(request));
-  const id = await createWebSession(core, user._id);
+  const id = await createWebSession(core, user._id, client(request));
   reply.setCookie(SESSION_COOKIE, id, {
     httpOnly: true,
     secure: core.config.localHttps,

@@ -25,6 +25,13 @@ import { endSession, sessionId, sessionUser, startSession } from '../session.ts'
 import { formCheckbox, formField, queryField } from '../forms.ts';
 import { messagePage, refusalMessage, safeReturnTo, signInPage } from '../pages.ts';
 import { requireSignedIn } from '../guard.ts';
+import { describeUserAgent } from '../userAgent.ts';
+import {
+  destroyUserWebSessions,
+  destroyWebSessionById,
+  listWebSessions,
+  webSessionPublicId,
+} from '../../core/oauth/sessions.ts';
 
 const t = translator('en');
 
@@ -311,12 +318,27 @@ const authPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
 
   // --- account page: password and e-mail ------------------------------------------------------
 
+  function date(d: Date): string {
+    return d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+  }
+
   async function editPage(
+    request: FastifyRequest,
     reply: FastifyReply,
     user: UserDoc,
     username: string,
     opts: { status?: number; notice?: string; error?: string; email?: string } = {},
   ): Promise<FastifyReply> {
+    const current = webSessionPublicId(sessionId(request));
+    const sessions = (await listWebSessions(core, user._id)).map((s) => {
+      const { browser, platform } = describeUserAgent(s.userAgent);
+      const name = browser
+        ? platform
+          ? t('sessions.browser_on', { browser, platform })
+          : browser
+        : t('sessions.unknown_browser');
+      return { id: s.id, name, ip: s.ip ?? '?', lastUsedAt: date(s.lastUsedAt), current: s.id === current };
+    });
     return page(reply, {
       status: opts.status,
       template: 'auth/edit',
@@ -330,6 +352,7 @@ const authPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
         notice: opts.notice ?? null,
         error: opts.error ?? null,
         form: { email: opts.email ?? '' },
+        sessions,
       },
     });
   }
@@ -337,7 +360,7 @@ const authPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
   app.get('/auth/edit', async (request, reply) => {
     const signedIn = await requireSignedIn(core, request, reply, '/auth/edit');
     if (!signedIn) return reply;
-    return editPage(reply, signedIn.user, signedIn.account.username);
+    return editPage(request, reply, signedIn.user, signedIn.account.username);
   });
 
   app.post('/auth/edit', form, async (request: FastifyRequest, reply) => {
@@ -353,25 +376,46 @@ const authPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
       if (formField(request, 'change') === 'email') {
         const email = formField(request, 'email', 1000);
         const updated = await changeEmail(core, user, account, { current, email });
-        return editPage(reply, updated, account.username, { notice: t('account.email_updated') });
+        return editPage(request, reply, updated, account.username, { notice: t('account.email_updated') });
       }
       const password = formField(request, 'password', 1000);
       if (password !== formField(request, 'password_confirmation', 1000))
-        return editPage(reply, user, account.username, {
+        return editPage(request, reply, user, account.username, {
           status: 422,
           error: `${t('auth.confirm_password')} ${t('passwords.mismatch')}`,
         });
       const updated = await changePassword(core, user, { current, password, keepSession: sessionId(request) });
-      return editPage(reply, updated, account.username, { notice: t('account.password_updated') });
+      return editPage(request, reply, updated, account.username, { notice: t('account.password_updated') });
     } catch (err) {
       if (err instanceof CredentialError)
-        return editPage(reply, user, account.username, {
+        return editPage(request, reply, user, account.username, {
           status: 422,
           error: problemText(err),
           email: formField(request, 'email', 1000),
         });
       throw err;
     }
+  });
+
+  // --- sessions (listed on the account page) ---------------------------------------------------
+
+  // DELETE in Mastodon (Settings::SessionsController); a form posts it with `_method=delete`.
+  app.post<{ Params: { id: string } }>('/settings/sessions/:id', form, async (request, reply) => {
+    const signedIn = await requireSignedIn(core, request, reply, '/auth/edit');
+    if (!signedIn) return reply;
+    const done = await destroyWebSessionById(core, signedIn.user._id, request.params.id);
+    return editPage(request, reply, signedIn.user, signedIn.account.username, {
+      status: done ? 200 : 404,
+      notice: done ? t('sessions.revoked') : undefined,
+      error: done ? undefined : t('errors.not_found'),
+    });
+  });
+
+  app.post('/settings/sessions', form, async (request, reply) => {
+    const signedIn = await requireSignedIn(core, request, reply, '/auth/edit');
+    if (!signedIn) return reply;
+    await destroyUserWebSessions(core, signedIn.user._id, sessionId(request));
+    return editPage(request, reply, signedIn.user, signedIn.account.username, { notice: t('sessions.others_revoked') });
   });
 };
 

@@ -476,6 +476,43 @@ describeWithBrowser('accountPages.test.ts')('account pages in a real browser (Ch
     }
   });
 
+  it('lists the browser sessions with their last use, logs one out, then all others', async () => {
+    const lou = await createTestUser(core, { username: 'lou', email: 'lou@example.test' });
+    const firefox = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
+    const here = await newPage();
+    const there = await browser.newContext({ userAgent: firefox });
+    const therePage = await there.newPage();
+    await logIn(here.page, 'lou@example.test', lou.password);
+    await logIn(therePage, 'lou@example.test', lou.password);
+
+    await here.page.goto(`${server.url}/auth/edit`);
+    const sessions = here.page.locator('#session-list > li');
+    await expect(sessions.count()).resolves.toBe(2);
+    await expect(sessions.filter({ hasText: 'This session' }).count()).resolves.toBe(1);
+    const other = sessions.filter({ hasText: 'Firefox on Linux' });
+    await expect(other.textContent()).resolves.toMatch(/Last used \d{4}-\d\d-\d\d .* from 127\.0\.0\.1/);
+    await expectAccessible(here.page, 'account with sessions');
+    await here.page.screenshot({ path: join(SCREENSHOTS, 'web-account-sessions.png'), fullPage: true });
+
+    await Promise.all([here.page.waitForLoadState('load'), other.getByRole('button', { name: 'Revoke' }).click()]);
+    await expect(here.page.getByRole('status').textContent()).resolves.toBe('The session has been logged out.');
+    await expect(sessions.count()).resolves.toBe(1);
+    await therePage.goto(`${server.url}/auth/edit`);
+    expect(new URL(therePage.url()).pathname).toBe('/auth/sign_in');
+
+    // Back in there, then every other session out at once; this one stays.
+    await logIn(therePage, 'lou@example.test', lou.password);
+    await here.page.goto(`${server.url}/auth/edit`);
+    await submit(here.page, 'Log out all other sessions');
+    await expect(here.page.getByRole('status').textContent()).resolves.toBe('All other sessions have been logged out.');
+    await therePage.goto(`${server.url}/auth/edit`);
+    expect(new URL(therePage.url()).pathname).toBe('/auth/sign_in');
+    await here.page.goto(`${server.url}/auth/edit`);
+    expect(new URL(here.page.url()).pathname).toBe('/auth/edit');
+    await there.close();
+    await here.context.close();
+  });
+
   it('a form without its CSRF token is refused with a page', async () => {
     const res = await fetch(`${server.url}/auth/password`, {
       method: 'POST',
