@@ -18,9 +18,10 @@ import { confirmByToken, resendConfirmationByEmail } from '../../core/users/conf
 import { checkResetToken, requestPasswordReset, resetPassword } from '../../core/users/passwordReset.ts';
 import { changeEmail, changePassword, CredentialError } from '../../core/users/credentials.ts';
 import { browserRedirectUri, findAppById } from '../../core/oauth/apps.ts';
-import { RATE_LIMITS } from '../../api/rateLimit.ts';
+import { RATE_LIMITS } from '../../core/rateLimit.ts';
 import { translator } from '../i18n.ts';
 import { page } from '../view.ts';
+import { formatDate } from '../format.ts';
 import { endSession, sessionId, sessionUser, startSession } from '../session.ts';
 import { formCheckbox, formField, queryField } from '../forms.ts';
 import { messagePage, refusalMessage, safeReturnTo, signInPage } from '../pages.ts';
@@ -146,7 +147,7 @@ const authPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     password: 'auth.password',
     agreement: 'auth.agreement',
     reason: 'auth.reason',
-    locale: 'auth.username',
+    locale: 'auth.locale',
   };
 
   app.post('/auth/sign_up', form, async (request, reply) => {
@@ -318,10 +319,6 @@ const authPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
 
   // --- account page: password and e-mail ------------------------------------------------------
 
-  function date(d: Date): string {
-    return d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
-  }
-
   async function editPage(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -337,7 +334,7 @@ const authPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
           ? t('sessions.browser_on', { browser, platform })
           : browser
         : t('sessions.unknown_browser');
-      return { id: s.id, name, ip: s.ip ?? '?', lastUsedAt: date(s.lastUsedAt), current: s.id === current };
+      return { id: s.id, name, ip: s.ip ?? '?', lastUsedAt: formatDate(s.lastUsedAt), current: s.id === current };
     });
     return page(reply, {
       status: opts.status,

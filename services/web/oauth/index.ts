@@ -10,7 +10,12 @@ import { DANGEROUS_SCOPES } from '../../core/auth/scopes.ts';
 import { OOB_REDIRECT_URI } from '../../core/oauth/apps.ts';
 import { createAuthorizationCode } from '../../core/oauth/codes.ts';
 import { loginRefusal } from '../../core/users/login.ts';
-import { authorizeParams, carriedParams, checkAuthorizeRequest, clientRedirect } from '../../api/oauth/authorize.ts';
+import {
+  authorizeParams,
+  carriedParams,
+  checkAuthorizeRequest,
+  clientRedirect,
+} from '../../core/oauth/authorizeRequest.ts';
 import { translator, type Translate } from '../i18n.ts';
 import { page } from '../view.ts';
 import { endSession, sessionUser } from '../session.ts';

@@ -22,13 +22,10 @@ import { listAuthorizedApps, revokeAuthorizedApp } from '../../core/oauth/author
 import { findAppById } from '../../core/oauth/apps.ts';
 import { translator } from '../i18n.ts';
 import { page } from '../view.ts';
+import { formatDate } from '../format.ts';
 import { requireSignedIn } from '../guard.ts';
 
 const t = translator('en');
-
-function date(d: Date): string {
-  return d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
-}
 
 const settingsPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
   const instance = core.config.localDomain;
@@ -53,8 +50,8 @@ const settingsPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
           name: a.app.name,
           website: a.app.website && /^https?:\/\//i.test(a.app.website) ? a.app.website : null,
           scopes: a.scopes.join(' '),
-          authorizedAt: date(a.authorizedAt),
-          lastUsedAt: a.lastUsedAt ? date(a.lastUsedAt) : null,
+          authorizedAt: formatDate(a.authorizedAt),
+          lastUsedAt: a.lastUsedAt ? formatDate(a.lastUsedAt) : null,
         })),
       },
     });
