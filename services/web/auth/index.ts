@@ -36,6 +36,13 @@ import {
 
 const t = translator('en');
 
+/** The user's language at sign-up: the browser's first Accept-Language tag, as Mastodon takes it. */
+function requestLocale(request: FastifyRequest): string {
+  const header = request.headers['accept-language'];
+  const first = typeof header === 'string' ? header.split(',')[0].split(';')[0].trim() : '';
+  return /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$/.test(first) ? first : 'en';
+}
+
 /** Sanitised HTML from the admin is shown as text here: tags dropped, entities kept as typed. */
 function plainText(html: string): string {
   return html
@@ -172,7 +179,7 @@ const authPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
         email: input.email,
         password,
         agreement: input.agreement,
-        locale: 'en',
+        locale: requestLocale(request),
         reason: input.reason || null,
         appId: null,
         ip: request.ip,

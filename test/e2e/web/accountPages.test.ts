@@ -46,12 +46,15 @@ describeWithBrowser('accountPages.test.ts')('account pages in a real browser (Ch
     return `${server.url}${u.pathname}${u.search}`;
   };
 
-  async function newPage(opts: { dark?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
+  async function newPage(
+    opts: { dark?: boolean; locale?: string } = {},
+  ): Promise<{ context: BrowserContext; page: Page }> {
     // bypassCSP: axe-core is injected as a script, which the pages' CSP (rightly) forbids.
     const context = await browser.newContext({
       viewport: { width: 900, height: 900 },
       bypassCSP: true,
       colorScheme: opts.dark ? 'dark' : 'light',
+      locale: opts.locale ?? 'en-US',
     });
     return { context, page: await context.newPage() };
   }
@@ -188,7 +191,8 @@ describeWithBrowser('accountPages.test.ts')('account pages in a real browser (Ch
   });
 
   it('approval mode asks for a reason; a closed server says so; the same rules as the API', async () => {
-    const { context, page } = await newPage({ dark: true });
+    // A German browser: the pages fall back to English, the account keeps the browser's language.
+    const { context, page } = await newPage({ dark: true, locale: 'de-DE' });
     await setRegistrationsMode(core, 'approved');
     await page.goto(`${server.url}/auth/sign_up`);
     await expect(page.getByLabel('Why do you want to join?').isVisible()).resolves.toBe(true);
@@ -203,7 +207,12 @@ describeWithBrowser('accountPages.test.ts')('account pages in a real browser (Ch
     await submit(page, 'Sign up');
     await expect(page.locator('main').textContent()).resolves.toContain('we will review your application');
     const erin = await collection(core.db, users).findOne({ emailLower: 'erin@example.test' });
-    expect(erin).toMatchObject({ approved: false, signUpReason: 'I like the rules.', createdByAppId: null });
+    expect(erin).toMatchObject({
+      approved: false,
+      signUpReason: 'I like the rules.',
+      createdByAppId: null,
+      locale: 'de-DE',
+    });
     await collection(core.db, users).updateOne({ _id: erin!._id }, { $set: { confirmedAt: new Date() } });
     await logIn(page, 'erin@example.test', 'another long password');
     await expect(page.getByRole('alert').textContent()).resolves.toContain('Your application is pending review');
