@@ -49,6 +49,7 @@ import notificationRequestsArea from './notification_requests/index.ts';
 import activityPubArea from './activitypub/index.ts';
 import asyncRefreshesArea from './async_refreshes/index.ts';
 import mediaProxyArea from './media_proxy/index.ts';
+import webPages from '../web/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -69,6 +70,7 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   bookmarksArea,
   appsArea,
   oauthArea,
+  webPages, // the pages (services/web): log-in, consent, sign-up, password, settings
   accountsArea,
   emailsArea,
   streamingRedirectArea,

@@ -44,3 +44,19 @@ export function rateLimitHeaders(v: Verdict): Record<string, string> {
     'x-ratelimit-reset': v.resetAt.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z'),
   };
 }
+
+/** Mastodon's default throttles and application limits (conventions §6). */
+export const RATE_LIMITS = {
+  signUp: { family: 'signup', limit: 5, periodSeconds: 30 * 60 },
+  appRegistration: { family: 'apps', limit: 5, periodSeconds: 10 * 60 },
+  mediaUpload: { family: 'media', limit: 30, periodSeconds: 30 * 60 },
+  statuses: { family: 'statuses', limit: 300, periodSeconds: 3 * 3600 },
+  statusEdits: { family: 'status_edits', limit: 300, periodSeconds: 3 * 3600 },
+  deletes: { family: 'deletes', limit: 30, periodSeconds: 30 * 60 },
+  follows: { family: 'follows', limit: 400, periodSeconds: 24 * 3600 },
+  emailConfirmationPerIp: { family: 'confirmations_ip', limit: 25, periodSeconds: 5 * 60 },
+  emailConfirmationPerUser: { family: 'confirmations_user', limit: 5, periodSeconds: 30 * 60 },
+  // Mastodon's throttle_password_resets/ip and /email.
+  passwordResetPerIp: { family: 'password_resets_ip', limit: 25, periodSeconds: 5 * 60 },
+  passwordResetPerEmail: { family: 'password_resets_email', limit: 5, periodSeconds: 30 * 60 },
+} as const satisfies Record<string, RateLimitRule>;

@@ -1,19 +1,16 @@
-// E-mail confirmation: re-sending the mail (POST /api/v1/emails/confirmations), the unofficial
-// check (GET /api/v1/emails/check_confirmation) and the link the mail carries
-// (GET /auth/confirmation), which sends the browser back to the app the user signed up with.
+// E-mail confirmation: re-sending the mail (POST /api/v1/emails/confirmations) and the unofficial
+// check (GET /api/v1/emails/check_confirmation). The link the mail carries (GET /auth/confirmation)
+// is a page: services/web/auth.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
 import { collection } from '../../core/db/mongo.ts';
 import { users } from '../../core/model/users.ts';
-import { accounts } from '../../core/model/accounts.ts';
-import { confirmByToken, resendConfirmation } from '../../core/users/confirmation.ts';
+import { resendConfirmation } from '../../core/users/confirmation.ts';
 import { isValidEmail, taken, invalid } from '../../core/accounts/validation.ts';
-import { browserRedirectUri, findAppById } from '../../core/oauth/apps.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { forbidden, validationFailed } from '../errors.ts';
 import { enforceRateLimit, RATE_LIMITS } from '../rateLimit.ts';
-import { messagePage } from '../oauth/pages.ts';
 
 const emailsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
   const auth = { scopes: ['write', 'write:accounts'], user: 'required' as const, allowUnconfirmed: true };
@@ -58,41 +55,6 @@ const emailsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core })
       if (user.createdByAppId !== client._id)
         throw forbidden('This method is only available to the application the user originally signed-up with');
       return user.confirmedAt !== null;
-    },
-  );
-
-  app.get(
-    '/auth/confirmation',
-    {
-      schema: {
-        querystring: Type.Object(
-          { confirmation_token: Type.Optional(Type.String({ maxLength: 200 })) },
-          { additionalProperties: true },
-        ),
-      },
-    },
-    async (request, reply) => {
-      const page = (status: number, title: string, message: string) =>
-        reply
-          .code(status)
-          .header('content-type', 'text/html; charset=utf-8')
-          .header('cache-control', 'no-store')
-          .send(messagePage(title, message));
-      const user = await confirmByToken(core, request.query.confirmation_token ?? '');
-      if (!user) return page(404, 'Confirmation failed', 'This confirmation link is invalid or was already used.');
-      const app = user.createdByAppId !== null ? await findAppById(core, user.createdByAppId) : null;
-      const target = app ? browserRedirectUri(app) : null;
-      if (target) return reply.redirect(target, 302);
-      const account = await collection(core.db, accounts).findOne(
-        { _id: user.accountId },
-        { projection: { username: 1 } },
-      );
-      const pending = user.approved ? '' : ' An administrator still has to approve your account.';
-      return page(
-        200,
-        'E-mail address confirmed',
-        `Thank you, @${account?.username ?? ''}: your e-mail address is confirmed.${pending}`,
-      );
     },
   );
 };

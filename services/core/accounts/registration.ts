@@ -1,11 +1,13 @@
-// Sign-up through the API (POST /api/v1/accounts): registration mode, validation with Mastodon's
-// per-field errors, the account + user (unconfirmed; unapproved in "approved" mode) and a user
-// token for the app that signed the user up, with that app token's scopes.
+// Sign-up, by page (/auth/sign_up) and by API (POST /api/v1/accounts): registration mode, IP and
+// e-mail rules, validation with Mastodon's per-field errors, the account + user (unconfirmed;
+// unapproved in "approved" mode) and its confirmation mail; through the API also a user token for
+// the app that signed the user up, with that app token's scopes.
 import type { Core } from '../context.ts';
 import type { AppDoc } from '../model/oauth.ts';
 import { getRegistrationsMode } from '../settings/settings.ts';
 import { issueAccessToken, type IssuedToken } from '../oauth/tokens.ts';
-import { createLocalAccount, AccountValidationError, uniquenessProblems } from './create.ts';
+import type { Id } from '../ids.ts';
+import { createLocalAccount, AccountValidationError, uniquenessProblems, type CreatedLocalAccount } from './create.ts';
 import { validateSignUp, isValidEmail, type SignUpInput } from './validation.ts';
 import { checkEmail, blockedEmailProblem } from '../moderation/emailBlocks.ts';
 import { signUpIpVerdict } from '../moderation/ipBlocks.ts';
@@ -17,6 +19,15 @@ export async function signUp(
   core: Core,
   input: SignUpInput & { app: AppDoc; scopes: string[]; ip: string | null },
 ): Promise<IssuedToken> {
+  const { user } = await registerUser(core, { ...input, appId: input.app._id });
+  return issueAccessToken(core, { appId: input.app._id, userId: user._id, scopes: input.scopes, reuse: false });
+}
+
+/** Creates the account of a sign-up (`appId` null from the web page); throws the errors above. */
+export async function registerUser(
+  core: Core,
+  input: SignUpInput & { appId: Id | null; ip: string | null },
+): Promise<CreatedLocalAccount> {
   const mode = await getRegistrationsMode(core);
   if (core.config.omniauthOnly || mode === 'closed') throw new RegistrationsClosedError();
   // IP rules: refused outright, or into the approval queue.
@@ -34,7 +45,7 @@ export async function signUp(
     const sorted = Object.fromEntries(Object.entries(problems).sort(([a], [b]) => order.indexOf(a) - order.indexOf(b)));
     throw new AccountValidationError(sorted);
   }
-  const { user } = await createLocalAccount(core, {
+  return createLocalAccount(core, {
     username: input.username,
     email: input.email,
     password: input.password,
@@ -42,9 +53,8 @@ export async function signUp(
     locale: normaliseLanguage(input.locale),
     confirmed: false,
     approved: mode !== 'approved' && ipVerdict !== 'requires_approval' && emailVerdict !== 'requires_approval',
-    createdByAppId: input.app._id,
+    createdByAppId: input.appId,
     signUpIp: input.ip,
     reason: input.reason ?? null,
   });
-  return issueAccessToken(core, { appId: input.app._id, userId: user._id, scopes: input.scopes, reuse: false });
 }

@@ -3,7 +3,16 @@
 import type { NewEvent, Verification } from '../events/outbox.ts';
 import { renderMail } from './templates.ts';
 
-export type MailTemplate = 'confirmation' | 'approved' | 'new_report' | 'warning' | 'trends_review';
+export type MailTemplate =
+  | 'confirmation'
+  | 'reconfirmation'
+  | 'approved'
+  | 'new_report'
+  | 'warning'
+  | 'trends_review'
+  | 'reset_password_instructions'
+  | 'password_change'
+  | 'email_changed';
 
 export interface MailRequest {
   to: string;

@@ -39,6 +39,52 @@ export function renderMail(template: MailTemplate, v: Record<string, string>): R
         }),
       };
     }
+    case 'reconfirmation': {
+      // Mastodon's UserMailer#reconfirmation_instructions: a new address of a confirmed user.
+      const subject = `${instance}: Confirm e-mail for ${instance}`;
+      const lines = [
+        `Hi ${v.username ?? ''}, you requested to change the e-mail address of your account on ${instance} to this one.`,
+        'To confirm, follow this link:',
+      ];
+      return {
+        subject,
+        text: `${lines.join('\n\n')}\n\n${v.link}\n\nIf this wasn't you, please ignore this e-mail.\n`,
+        html: layout('Confirm e-mail address', [lines[0], "If this wasn't you, please ignore this e-mail."], {
+          label: 'Verify e-mail address',
+          url: v.link ?? '',
+        }),
+      };
+    }
+    case 'reset_password_instructions': {
+      const subject = `${instance}: Reset password instructions`;
+      const lines = [
+        `Hi ${v.username ?? ''}, someone requested a link to change your password on ${instance}.`,
+        'To change your password, follow this link within 6 hours:',
+      ];
+      const tail =
+        "If you didn't request this, please ignore this e-mail. Your password won't change until you follow the link and set a new one.";
+      return {
+        subject,
+        text: `${lines.join('\n\n')}\n\n${v.link}\n\n${tail}\n`,
+        html: layout('Password reset', [lines[0], tail], { label: 'Change password', url: v.link ?? '' }),
+      };
+    }
+    case 'password_change': {
+      const subject = `${instance}: Password changed`;
+      const lines = [
+        `Hi ${v.username ?? ''}, the password for your account on ${instance} has been changed.`,
+        'If you did not change your password, it is likely that someone has gained access to your account. Please change your password immediately or contact the server admin if you are locked out of your account.',
+      ];
+      return { subject, text: `${lines.join('\n\n')}\n`, html: layout('Password changed', lines) };
+    }
+    case 'email_changed': {
+      const subject = `${instance}: E-mail changed`;
+      const lines = [
+        `Hi ${v.username ?? ''}, the e-mail address for your account on ${instance} is being changed to ${v.email ?? ''}.`,
+        'If you did not change your e-mail, it is likely that someone has gained access to your account. Please change your password immediately or contact the server admin if you are locked out of your account.',
+      ];
+      return { subject, text: `${lines.join('\n\n')}\n`, html: layout('E-mail changed', lines) };
+    }
     case 'approved': {
       const subject = `${instance}: Your account has been approved`;
       const line = `Your account on ${instance} has been approved. You can now log in.`;

@@ -17,6 +17,9 @@ export interface UserDoc {
   /** sha256 of the token in the e-mailed confirmation link; null once used. */
   confirmationTokenHash: string | null;
   confirmationSentAt: Date | null;
+  /** sha256 of the token in the e-mailed password-reset link; null or absent when none is pending. */
+  resetPasswordTokenHash?: string | null;
+  resetPasswordSentAt?: Date | null;
   /** false while an administrator has to approve the sign-up (registrations mode "approved"). */
   approved: boolean;
   disabled: boolean;
@@ -47,12 +50,15 @@ export const users = defineCollection<UserDoc>(
     { key: { accountId: 1 }, name: 'account', unique: true },
     { key: { emailLower: 1 }, name: 'email', unique: true },
     { key: { confirmationTokenHash: 1 }, name: 'confirmation_token' },
+    { key: { resetPasswordTokenHash: 1 }, name: 'reset_password_token' },
     { key: { roleId: 1 }, name: 'role' },
   ],
   { cachedById: true },
 );
 
-/** A user as the request authentication sees it (cached in Redis): no password or confirmation token hash. */
+/** A user as the request authentication sees it (cached in Redis): no password or token hashes. */
 // Read on every authenticated request: the same bytes are parsed once (docCache.ts; frozen copies).
-export const userView = defineDocView(users, 'u', ['passwordHash', 'confirmationTokenHash'], { shareParsed: true });
-export type CachedUser = Omit<UserDoc, 'passwordHash' | 'confirmationTokenHash'>;
+export const userView = defineDocView(users, 'u', ['passwordHash', 'confirmationTokenHash', 'resetPasswordTokenHash'], {
+  shareParsed: true,
+});
+export type CachedUser = Omit<UserDoc, 'passwordHash' | 'confirmationTokenHash' | 'resetPasswordTokenHash'>;

@@ -64,19 +64,17 @@ export async function revokeAccessToken(core: Core, appId: Id, token: string): P
   return res.modifiedCount > 0;
 }
 
-/** Revokes every token of a user (e.g. when the login is disabled). */
-export async function revokeUserTokens(core: Core, userId: Id): Promise<void> {
+/** Revokes every token of a user (e.g. when the login is disabled), or only those of one app. */
+export async function revokeUserTokens(core: Core, userId: Id, appId?: Id): Promise<void> {
+  const filter = appId === undefined ? { userId, revokedAt: null } : { userId, appId, revokedAt: null };
   const live = await collection(core.db, accessTokens)
-    .find({ userId, revokedAt: null }, { projection: { _id: 1 } })
+    .find(filter, { projection: { _id: 1 } })
     .toArray();
   await unsubscribeTokens(
     core,
     live.map((t) => t._id),
   );
-  await collection(core.db, accessTokens).updateMany(
-    { userId, revokedAt: null },
-    { $set: { revokedAt: new Date(), tokenSealed: null } },
-  );
+  await collection(core.db, accessTokens).updateMany(filter, { $set: { revokedAt: new Date(), tokenSealed: null } });
 }
 
 /** The Token entity (POST /oauth/token, POST /api/v1/accounts). */

@@ -23,7 +23,8 @@ export function confirmationMailEvent(
   return mailRequestedEvent(
     {
       to: user.unconfirmedEmail ?? user.email,
-      template: 'confirmation',
+      // A confirmed user changing the address gets Mastodon's reconfirmation mail.
+      template: user.confirmedAt && user.unconfirmedEmail ? 'reconfirmation' : 'confirmation',
       key: String(user._id),
       variables: { username: account.username, instance: core.config.localDomain, link: confirmationLink(core, token) },
     },
@@ -126,4 +127,17 @@ export async function resendConfirmation(
     );
   });
   return next;
+}
+
+/**
+ * Sends a new confirmation link to an unconfirmed user found by address (the "didn't receive the
+ * link?" page). Silent when there is no such user or it is confirmed: the page answers the same.
+ */
+export async function resendConfirmationByEmail(core: Core, email: string): Promise<void> {
+  const address = email.trim().toLowerCase();
+  if (!address || address.length > 320) return;
+  const user = await collection(core.db, users).findOne({ emailLower: address });
+  if (!user || user.confirmedAt) return;
+  const account = await collection(core.db, accounts).findOne({ _id: user.accountId });
+  if (account) await resendConfirmation(core, user, account);
 }

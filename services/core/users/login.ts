@@ -3,6 +3,7 @@
 import type { Core } from '../context.ts';
 import { collection } from '../db/mongo.ts';
 import { users, type UserDoc } from '../model/users.ts';
+import { accounts } from '../model/accounts.ts';
 import { hashSecret } from '../auth/tokens.ts';
 import { verifyPassword, hashPassword } from './passwords.ts';
 
@@ -30,4 +31,19 @@ export async function logIn(core: Core, email: string, password: string): Promis
   await core.redis.del(failuresKey);
   await collection(core.db, users).updateOne({ _id: user._id }, { $set: { lastSignInAt: new Date() } });
   return { ok: true, user };
+}
+
+export type LoginRefusal = 'disabled' | 'suspended' | 'unconfirmed' | 'pending';
+
+/** Why a user with the right password still may not use the web pages and apps; null when they may. */
+export async function loginRefusal(core: Core, user: UserDoc): Promise<LoginRefusal | null> {
+  if (user.disabled) return 'disabled';
+  const account = await collection(core.db, accounts).findOne(
+    { _id: user.accountId },
+    { projection: { suspendedAt: 1 } },
+  );
+  if (account?.suspendedAt) return 'suspended';
+  if (!user.confirmedAt) return 'unconfirmed';
+  if (!user.approved) return 'pending';
+  return null;
 }

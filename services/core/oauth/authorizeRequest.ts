@@ -1,10 +1,10 @@
 // Validation of an authorization request (GET and POST /oauth/authorize), with RFC 6749's split:
 // an unknown client or redirect URI gets an error page (never a redirect); anything else wrong is
 // reported to the client through its redirect URI.
-import type { Core } from '../../core/context.ts';
-import type { AppDoc } from '../../core/model/oauth.ts';
-import { findAppByClientId, OOB_REDIRECT_URI } from '../../core/oauth/apps.ts';
-import { isKnownScope, parseScopes, scopesWithin } from '../../core/auth/scopes.ts';
+import type { Core } from '../context.ts';
+import type { AppDoc } from '../model/oauth.ts';
+import { findAppByClientId, OOB_REDIRECT_URI } from './apps.ts';
+import { isKnownScope, parseScopes, scopesWithin } from '../auth/scopes.ts';
 
 export interface AuthorizeParams {
   response_type?: string;

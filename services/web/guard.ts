@@ -1,0 +1,35 @@
+// Pages behind a log-in: the signed-in user and account, or a redirect to the log-in form (that
+// returns here), or the page saying why this login may not be used.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Core } from '../core/context.ts';
+import type { UserDoc } from '../core/model/users.ts';
+import { collection } from '../core/db/mongo.ts';
+import { accounts, type AccountDoc } from '../core/model/accounts.ts';
+import { loginRefusal } from '../core/users/login.ts';
+import { translator } from './i18n.ts';
+import { sessionUser } from './session.ts';
+import { messagePage, refusalMessage } from './pages.ts';
+
+export async function requireSignedIn(
+  core: Core,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  returnTo: string,
+): Promise<{ user: UserDoc; account: AccountDoc } | null> {
+  const user = await sessionUser(core, request);
+  const account = user ? await collection(core.db, accounts).findOne({ _id: user.accountId }) : null;
+  if (!user || !account) {
+    reply.redirect(`/auth/sign_in?return_to=${encodeURIComponent(returnTo)}`, 303);
+    return null;
+  }
+  const refusal = await loginRefusal(core, user);
+  if (refusal) {
+    await messagePage(reply, core, {
+      status: 403,
+      title: 'errors.title',
+      lines: [refusalMessage(translator('en'), refusal)],
+    });
+    return null;
+  }
+  return { user, account };
+}

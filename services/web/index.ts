@@ -1,0 +1,83 @@
+// The server-rendered pages (docs/adr/0008-page-stack.md): one Fastify plugin per page area,
+// templates beside their plugin, one style sheet, messages from ./locales. Registered by the `api`
+// role next to the API areas, so pages and API stay one process. Shared here: the session and
+// CSRF cookies, the template engine, the security headers of every page, and an HTML error page
+// for a refused form.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyError, FastifyPluginAsync } from 'fastify';
+import cookie from '@fastify/cookie';
+import csrf from '@fastify/csrf-protection';
+import type { Core } from '../core/context.ts';
+import { registerView } from './view.ts';
+import { messagePage } from './pages.ts';
+import oauthPages from './oauth/index.ts';
+import authPages from './auth/index.ts';
+import settingsPages from './settings/index.ts';
+
+export interface WebOptions {
+  core: Core;
+}
+
+const STYLE = readFileSync(join(import.meta.dirname, 'style.css'), 'utf8');
+
+// Pages load nothing but their own style sheet and images (media may sit on another https host);
+// no script runs. No form-action: browsers apply it
+// to the redirect after a form, and apps use custom schemes for their redirect URIs.
+const CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self' data: https:; base-uri 'none'; frame-ancestors 'none'";
+
+const webPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
+  const secure = core.config.localHttps;
+  await app.register(cookie, { secret: core.config.secretKeyBase });
+  await app.register(csrf, {
+    sessionPlugin: '@fastify/cookie',
+    cookieKey: '_csrf_secret',
+    cookieOpts: { signed: true, httpOnly: true, sameSite: 'lax', secure, path: '/' },
+  });
+  await registerView(app, process.env.NODE_ENV === 'production');
+
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.headers({
+      'cache-control': 'no-store',
+      'content-security-policy': CSP,
+      'x-frame-options': 'DENY',
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'same-origin',
+      'cross-origin-opener-policy': 'same-origin',
+      'permissions-policy': 'camera=(), microphone=(), geolocation=(), interest-cohort=()',
+    });
+    if (secure) reply.header('strict-transport-security', 'max-age=63072000; includeSubDomains');
+  });
+
+  // A form without a valid CSRF token, and any other refused page request, gets a page, not JSON.
+  app.setErrorHandler(async (err: FastifyError, request, reply) => {
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 500) request.log.error({ err }, 'page failed');
+    const csrfError = err.code === 'FST_CSRF_INVALID_TOKEN' || err.code === 'FST_CSRF_MISSING_SECRET';
+    return messagePage(reply, core, {
+      status,
+      title: 'errors.title',
+      lines: [
+        csrfError
+          ? 'errors.csrf'
+          : status === 500
+            ? 'errors.internal'
+            : status === 404
+              ? 'errors.not_found'
+              : 'errors.bad_request',
+      ],
+      translate: true,
+    });
+  });
+
+  app.get('/web/style.css', async (_request, reply) =>
+    reply.header('cache-control', 'public, max-age=3600').type('text/css; charset=utf-8').send(STYLE),
+  );
+
+  await app.register(oauthPages, { core });
+  await app.register(authPages, { core });
+  await app.register(settingsPages, { core });
+};
+
+export default webPages;

@@ -1,0 +1,225 @@
+// Settings pages: the public profile (/settings/profile) and posting preferences
+// (/settings/preferences), through the same core operation as PATCH
+// /api/v1/accounts/update_credentials; the apps holding tokens of the user
+// (/oauth/authorized_applications), with their permissions and last use, and revoking one (all its
+// tokens; streaming sockets of those tokens close at the streaming server's next revocation check).
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { WebOptions } from '../index.ts';
+import type { UserDoc, PostingPrivacy } from '../../core/model/users.ts';
+import type { AccountDoc } from '../../core/model/accounts.ts';
+import {
+  updateProfile,
+  ProfileValidationError,
+  FIELDS_MAX,
+  DEFAULT_PRIVACY_VALUES,
+} from '../../core/accounts/profile.ts';
+import { ProfileImageError } from '../../core/accounts/images.ts';
+import { presentAccount } from '../../core/entities/account.ts';
+import { KNOWN_LANGUAGES, ISO_639_1 } from '../../core/instance/languages.ts';
+import { formCheckbox, formField } from '../forms.ts';
+import { parseId } from '../../core/ids.ts';
+import { listAuthorizedApps, revokeAuthorizedApp } from '../../core/oauth/authorizedApps.ts';
+import { findAppById } from '../../core/oauth/apps.ts';
+import { translator } from '../i18n.ts';
+import { page } from '../view.ts';
+import { formatDate } from '../format.ts';
+import { requireSignedIn } from '../guard.ts';
+
+const t = translator('en');
+
+const settingsPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
+  const instance = core.config.localDomain;
+
+  async function appsPage(
+    reply: FastifyReply,
+    user: UserDoc,
+    username: string,
+    notice?: string,
+  ): Promise<FastifyReply> {
+    const apps = await listAuthorizedApps(core, user._id);
+    return page(reply, {
+      template: 'settings/authorized_apps',
+      title: 'authorized_apps.title',
+      instance,
+      signedInAs: username,
+      csrf: reply.generateCsrf(),
+      data: {
+        notice: notice ?? null,
+        apps: apps.map((a) => ({
+          id: String(a.app._id),
+          name: a.app.name,
+          website: a.app.website && /^https?:\/\//i.test(a.app.website) ? a.app.website : null,
+          scopes: a.scopes.join(' '),
+          authorizedAt: formatDate(a.authorizedAt),
+          lastUsedAt: a.lastUsedAt ? formatDate(a.lastUsedAt) : null,
+        })),
+      },
+    });
+  }
+
+  // --- profile ------------------------------------------------------------------------------
+
+  const OPTIONS = [
+    ['locked', 'locked'],
+    ['bot', 'bot'],
+    ['discoverable', 'discoverable'],
+    ['indexable', 'indexable'],
+    ['hide_collections', 'hideCollections'],
+  ] as const;
+
+  async function profilePage(
+    reply: FastifyReply,
+    account: AccountDoc,
+    opts: { status?: number; notice?: string; error?: string } = {},
+  ): Promise<FastifyReply> {
+    const entity = await presentAccount(core, account);
+    const fields = Array.from({ length: FIELDS_MAX }, (_, i) => ({
+      name: account.fieldsSource[i]?.name ?? '',
+      value: account.fieldsSource[i]?.value ?? '',
+      verified: Boolean(account.fields[i]?.verifiedAt),
+    }));
+    return page(reply, {
+      status: opts.status,
+      template: 'settings/profile',
+      title: 'profile.title',
+      instance,
+      signedInAs: account.username,
+      csrf: reply.generateCsrf(),
+      data: {
+        notice: opts.notice ?? null,
+        error: opts.error ?? null,
+        // Our own files by path: the page's origin may differ from the configured one (a proxy, a test).
+        avatar: entity.avatar_static.startsWith(`${core.config.baseUrl}/`)
+          ? entity.avatar_static.slice(core.config.baseUrl.length)
+          : entity.avatar_static,
+        form: { displayName: account.displayName, note: account.noteSource, fields },
+        options: OPTIONS.map(([name, key]) => ({
+          name,
+          checked: account[key],
+          label: t(`profile.${name}`),
+          hint: t(`profile.${name}_hint`),
+        })),
+      },
+    });
+  }
+
+  app.get('/settings/profile', async (request, reply) => {
+    const signedIn = await requireSignedIn(core, request, reply, '/settings/profile');
+    if (!signedIn) return reply;
+    return profilePage(reply, signedIn.account);
+  });
+
+  app.post('/settings/profile', { preHandler: app.csrfProtection }, async (request: FastifyRequest, reply) => {
+    const signedIn = await requireSignedIn(core, request, reply, '/settings/profile');
+    if (!signedIn) return reply;
+    const { account, user } = signedIn;
+    const fields = Array.from({ length: FIELDS_MAX }, (_, i) => ({
+      name: formField(request, `field_name_${i}`, 1000),
+      value: formField(request, `field_value_${i}`, 1000),
+    }));
+    // The form always has every checkbox: one not sent is off.
+    const options = Object.fromEntries(OPTIONS.map(([name, key]) => [key, formCheckbox(request, name)]));
+    try {
+      const updated = await updateProfile(core, account, user, {
+        displayName: formField(request, 'display_name', 1000),
+        note: formField(request, 'note', 5000),
+        fields,
+        ...options,
+        avatar: request.uploads.avatar?.data.length ? request.uploads.avatar.data : undefined,
+        header: request.uploads.header?.data.length ? request.uploads.header.data : undefined,
+      });
+      return profilePage(reply, updated.account, { notice: t('profile.saved') });
+    } catch (err) {
+      if (err instanceof ProfileValidationError || err instanceof ProfileImageError)
+        return profilePage(reply, account, { status: 422, error: err.message });
+      throw err;
+    }
+  });
+
+  // --- preferences ----------------------------------------------------------------------------
+
+  async function preferencesPage(
+    reply: FastifyReply,
+    user: UserDoc,
+    username: string,
+    opts: { status?: number; notice?: string; error?: string } = {},
+  ): Promise<FastifyReply> {
+    return page(reply, {
+      status: opts.status,
+      template: 'settings/preferences',
+      title: 'preferences.title',
+      instance,
+      signedInAs: username,
+      csrf: reply.generateCsrf(),
+      data: {
+        notice: opts.notice ?? null,
+        error: opts.error ?? null,
+        privacies: DEFAULT_PRIVACY_VALUES.map((value) => ({
+          value,
+          label: t(`preferences.privacy.${value}`),
+          selected: value === user.settings.defaultPrivacy,
+        })),
+        language: user.settings.defaultLanguage ?? '',
+        languages: KNOWN_LANGUAGES,
+        sensitive: user.settings.defaultSensitive,
+      },
+    });
+  }
+
+  app.get('/settings/preferences', async (request, reply) => {
+    const signedIn = await requireSignedIn(core, request, reply, '/settings/preferences');
+    if (!signedIn) return reply;
+    return preferencesPage(reply, signedIn.user, signedIn.account.username);
+  });
+
+  app.post('/settings/preferences', { preHandler: app.csrfProtection }, async (request: FastifyRequest, reply) => {
+    const signedIn = await requireSignedIn(core, request, reply, '/settings/preferences');
+    if (!signedIn) return reply;
+    const { account, user } = signedIn;
+    const privacy = formField(request, 'default_privacy', 20);
+    const language = formField(request, 'default_language', 10);
+    if (!(DEFAULT_PRIVACY_VALUES as readonly string[]).includes(privacy) || (language && !ISO_639_1.has(language)))
+      return preferencesPage(reply, user, account.username, { status: 422, error: t('errors.bad_request') });
+    try {
+      const updated = await updateProfile(core, account, user, {
+        privacy: privacy as PostingPrivacy,
+        language: language || null,
+        sensitive: formCheckbox(request, 'default_sensitive'),
+      });
+      return preferencesPage(reply, updated.user, account.username, { notice: t('preferences.saved') });
+    } catch (err) {
+      if (err instanceof ProfileValidationError)
+        return preferencesPage(reply, user, account.username, { status: 422, error: err.message });
+      throw err;
+    }
+  });
+
+  // --- authorized apps ------------------------------------------------------------------------
+
+  app.get('/oauth/authorized_applications', async (request, reply) => {
+    const signedIn = await requireSignedIn(core, request, reply, '/oauth/authorized_applications');
+    if (!signedIn) return reply;
+    return appsPage(reply, signedIn.user, signedIn.account.username);
+  });
+
+  // DELETE in Mastodon; a form without JavaScript posts it with `_method=delete`, as Rails forms do.
+  app.post<{ Params: { id: string } }>(
+    '/oauth/authorized_applications/:id',
+    { preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const signedIn = await requireSignedIn(core, request, reply, '/oauth/authorized_applications');
+      if (!signedIn) return reply;
+      const appId = parseId(request.params.id);
+      const client = appId === null ? null : await findAppById(core, appId);
+      const revoked = client ? await revokeAuthorizedApp(core, signedIn.user._id, client._id) : false;
+      return appsPage(
+        reply,
+        signedIn.user,
+        signedIn.account.username,
+        revoked && client ? t('authorized_apps.revoked', { name: client.name }) : undefined,
+      );
+    },
+  );
+};
+
+export default settingsPages;
