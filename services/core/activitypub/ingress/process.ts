@@ -39,6 +39,7 @@ import {
   visibilityOf,
 } from './statuses.ts';
 import { isFetchProblem } from '../fetchDocument.ts';
+import { forgetKnownKeys } from '../knownKeys.ts';
 
 export interface InboundDelivery {
   activity: string;
@@ -62,21 +63,42 @@ export async function processInbound(core: Core, delivery: InboundDelivery): Pro
   if (!activity) return;
   const actor = await resolveActor(core, delivery.signerUri);
   if (!actor || actor.domain === null) return;
-  if ((await domainPolicy(core, actor.domain)).rejected) return;
-  const ctx: Ctx = {
-    core,
-    actor,
-    inboxAccountId: delivery.inboxAccountId !== null ? BigInt(delivery.inboxAccountId) : null,
-  };
-  const items = COLLECTION_TYPES.has(String(activity.type))
+  await processActivityOf(core, actor, activity, inboxAccountOf(delivery));
+}
+
+export function inboxAccountOf(delivery: InboundDelivery): bigint | null {
+  return delivery.inboxAccountId !== null ? BigInt(delivery.inboxAccountId) : null;
+}
+
+/** The activities a delivery carries: itself, or a collection's items (oldest first, at most 100). */
+export function activitiesOf(activity: JsonObject): JsonObject[] {
+  return COLLECTION_TYPES.has(String(activity.type))
     ? asArray(activity.orderedItems ?? activity.items)
         .map(obj)
         .filter((i): i is JsonObject => i !== null)
         .slice(0, 100)
         .reverse()
     : [activity];
-  for (const item of items) {
-    if ((idOf(item.actor) ?? actor.uri) !== actor.uri) continue;
+}
+
+/** Whether a remote actor (whose domain the caller checked) may have this activity applied at all. */
+export function admissible(actor: AccountDoc, activity: JsonObject): boolean {
+  if ((idOf(activity.actor) ?? actor.uri) !== actor.uri) return false;
+  const type = typeof activity.type === 'string' ? activity.type : '';
+  return !actor.suspendedAt || ALLOWED_WHEN_SUSPENDED.has(type);
+}
+
+/** Applies a verified delivery of a resolved remote actor (the per-activity part of processInbound). */
+export async function processActivityOf(
+  core: Core,
+  actor: AccountDoc,
+  activity: JsonObject,
+  inboxAccountId: bigint | null,
+): Promise<void> {
+  if ((await domainPolicy(core, actor.domain)).rejected) return;
+  const ctx: Ctx = { core, actor, inboxAccountId };
+  for (const item of activitiesOf(activity)) {
+    if (!admissible(actor, item)) continue;
     try {
       await dispatch(ctx, item);
     } catch (err) {
@@ -88,7 +110,6 @@ export async function processInbound(core: Core, delivery: InboundDelivery): Pro
 
 async function dispatch(ctx: Ctx, activity: JsonObject): Promise<void> {
   const type = typeof activity.type === 'string' ? activity.type : '';
-  if (ctx.actor.suspendedAt && !ALLOWED_WHEN_SUSPENDED.has(type)) return;
   switch (type) {
     case 'Create':
       return onCreate(ctx, activity);
@@ -206,6 +227,7 @@ export async function deleteRemoteAccount(core: Core, actor: AccountDoc): Promis
     { _id: actor._id },
     { $set: { suspendedAt: new Date(), suspensionOrigin: 'remote', updatedAt: new Date() } },
   );
+  forgetKnownKeys(actor.uri);
 }
 
 // ---- Follows ------------------------------------------------------------------------------------

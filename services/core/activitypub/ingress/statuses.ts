@@ -39,7 +39,7 @@ export const CONVERTED_TYPES = ['Article', 'Page', 'Image', 'Audio', 'Video', 'E
 /** How long a Delete for an unknown status refuses its late Create (Mastodon: 6 h). */
 const DELETE_MARKER_SECONDS = 6 * 3600;
 
-function deleteMarkerKey(uri: string): string {
+export function deleteMarkerKey(uri: string): string {
   return `ap:deleted:${uri}`;
 }
 
@@ -72,13 +72,13 @@ export function visibilityOf(object: JsonObject, activity: JsonObject | null, fo
   return 'direct';
 }
 
-function date(value: unknown): Date | null {
+export function date(value: unknown): Date | null {
   if (typeof value !== 'string') return null;
   const d = new Date(value);
   return Number.isNaN(d.getTime()) ? null : d;
 }
 
-function contentOf(object: JsonObject): { html: string; language: string | null } {
+export function contentOf(object: JsonObject): { html: string; language: string | null } {
   const map = obj(object.contentMap);
   const mapKey = map ? Object.keys(map).find((k) => typeof map[k] === 'string') : undefined;
   const raw = typeof object.content === 'string' ? object.content : mapKey && map ? (map[mapKey] as string) : '';
@@ -146,7 +146,7 @@ async function conversationFor(core: Core, object: JsonObject, parent: StatusDoc
 }
 
 /** Whether any local account follows the actor (its posts are then wanted here). */
-async function hasLocalFollowers(core: Core, actor: AccountDoc): Promise<boolean> {
+export async function hasLocalFollowers(core: Core, actor: Pick<AccountDoc, '_id'>): Promise<boolean> {
   const rows = await collection(core.db, follows)
     .find({ targetAccountId: actor._id }, { projection: { accountId: 1 } })
     .limit(200)
