@@ -37,6 +37,7 @@ interface Entry {
   delivery: InboundDelivery;
   activity: JsonObject;
   actor: AccountDoc;
+  inboxAccountId: bigint | null;
 }
 
 /** The accounts of the batch's signers: one query for the known ones, a fetch for the rest. */
@@ -76,10 +77,17 @@ export async function processInboundBatch(core: Core, deliveries: InboundDeliver
     const actor = signers.get(delivery.signerUri);
     if (!activity || !actor || actor.domain === null) continue;
     if ((await domainPolicy(core, actor.domain)).rejected) continue;
+    let inboxAccountId: bigint | null;
+    try {
+      inboxAccountId = inboxAccountOf(delivery);
+    } catch (error) {
+      failures.push({ index, error });
+      continue;
+    }
     const chain = chains.get(actor.uri) ?? [];
     // The same delivery again right after itself: a retry by the sender, already applied.
     if (chain.length > 0 && chain[chain.length - 1]!.delivery.activity === delivery.activity) continue;
-    chain.push({ index, delivery, activity, actor });
+    chain.push({ index, delivery, activity, actor, inboxAccountId });
     chains.set(actor.uri, chain);
   }
   const longest = Math.max(0, ...[...chains.values()].map((c) => c.length));
@@ -92,7 +100,7 @@ export async function processInboundBatch(core: Core, deliveries: InboundDeliver
 
 async function applyOne(core: Core, entry: Entry): Promise<BatchFailure | null> {
   try {
-    await processActivityOf(core, entry.actor, entry.activity, inboxAccountOf(entry.delivery));
+    await processActivityOf(core, entry.actor, entry.activity, entry.inboxAccountId);
     return null;
   } catch (error) {
     return { index: entry.index, error };
@@ -121,7 +129,7 @@ async function applyRound(core: Core, entries: Entry[]): Promise<BatchFailure[]>
             actor,
             object: { ...object, id: objectId },
             activity,
-            inboxAccountId: inboxAccountOf(entry.delivery),
+            inboxAccountId: entry.inboxAccountId,
           },
         });
         continue;

@@ -66,8 +66,11 @@ export async function processInbound(core: Core, delivery: InboundDelivery): Pro
   await processActivityOf(core, actor, activity, inboxAccountOf(delivery));
 }
 
+/** The personal inbox's account id; throws on a malformed record. */
 export function inboxAccountOf(delivery: InboundDelivery): bigint | null {
-  return delivery.inboxAccountId !== null ? BigInt(delivery.inboxAccountId) : null;
+  if (delivery.inboxAccountId === null) return null;
+  if (!/^\d{1,19}$/.test(delivery.inboxAccountId)) throw new Error(`invalid inboxAccountId ${delivery.inboxAccountId}`);
+  return BigInt(delivery.inboxAccountId);
 }
 
 /** The activities a delivery carries: itself, or a collection's items (oldest first, at most 100). */
