@@ -63,9 +63,8 @@ const env = {
   KAFKA_TOPIC_PREFIX: name,
   KAFKA_PARTITIONS: '8',
   LOCAL_DOMAIN: 'bench.local',
-  LOG_LEVEL: 'warn',
 };
-const config = loadConfig({ ...process.env, ...env });
+const config = loadConfig({ ...process.env, ...env, LOG_LEVEL: 'warn' });
 const logger = createLogger('warn', 'bench');
 const sink = await createKafkaEventSink(config, logger);
 const core = await createCore(config, { sink, logger });
@@ -563,7 +562,10 @@ try {
   ]);
 } finally {
   for (const child of children) await stopRole(child);
-  await core.db.dropDatabase().catch(() => undefined);
+  if (process.argv.includes('--keep')) console.log(`kept: database and topics ${name}`);
+  else {
+    await core.db.dropDatabase().catch(() => undefined);
+    await deleteTestTopics(config).catch(() => undefined);
+  }
   await core.close();
-  await deleteTestTopics(config).catch(() => undefined);
 }

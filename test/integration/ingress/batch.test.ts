@@ -197,3 +197,20 @@ it('an activity that fails does not sink the others in its batch', async () => {
   expect(await noteOf(hank, '2')).not.toBeNull(); // hank's next activity still went through
   expect((await statusOf(target))!.favouritesCount).toBe(1);
 });
+
+it('stores two posts published in the same millisecond even when their ids would repeat', async () => {
+  const jane = await remoteActor('nine.example', 'jane');
+  const kyle = await remoteActor('ten.example', 'kyle');
+  const published = '2026-01-02T03:04:05Z'; // whole seconds, as many servers send
+  const counter = Number((await core.redis.get('ids:status:past')) ?? 0);
+  expect(await processInboundBatch(core, [create(jane, '1', { published })])).toEqual([]);
+  // The counter comes round to the same value (65,536 statuses later): the id is taken.
+  await core.redis.set('ids:status:past', String(counter));
+  expect(await processInboundBatch(core, [create(kyle, '1', { published })])).toEqual([]);
+  const a = await noteOf(jane, '1');
+  const b = await noteOf(kyle, '1');
+  expect(a).not.toBeNull();
+  expect(b).not.toBeNull();
+  expect(a!._id).not.toBe(b!._id);
+  expect(a!.createdAt).toEqual(b!.createdAt);
+});

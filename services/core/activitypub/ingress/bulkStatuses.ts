@@ -18,7 +18,7 @@ import { pageUrl } from '../actors.ts';
 import { asArray, idOf, idsOf, obj, str, typeIs, type JsonObject } from '../json.ts';
 import { hostOf, isLocalUri, parseLocalUri } from '../uris.ts';
 import { plainText } from '../sanitize.ts';
-import { contentOf, date, deleteMarkerKey, hasLocalFollowers, visibilityOf } from './statuses.ts';
+import { contentOf, date, deleteMarkerKey, freeStatusIds, hasLocalFollowers, visibilityOf } from './statuses.ts';
 
 export interface NewRemoteStatus {
   actor: AccountDoc;
@@ -230,7 +230,10 @@ export async function createRemoteStatuses(core: Core, items: NewRemoteStatus[])
       return [i, published && published.getTime() <= now.getTime() + 60_000 ? published : now];
     }),
   );
-  const ids = await Promise.all(todo.map((i) => core.statusIds.next(createdAtOf.get(i))));
+  const ids = await freeStatusIds(
+    core,
+    todo.map((i) => createdAtOf.get(i)!),
+  );
   const conversationUriOf = (i: number) =>
     str(items[i]!.object.conversation, 2048) ?? str(idOf(items[i]!.object.context), 2048);
   const threadUris = [

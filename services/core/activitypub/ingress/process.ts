@@ -34,6 +34,7 @@ import {
   deleteRemoteStatus,
   fetchRemoteStatus,
   findStatusByUri,
+  freeStatusIds,
   isStatusObject,
   updateRemoteStatus,
   visibilityOf,
@@ -484,7 +485,7 @@ async function onAnnounce(ctx: Ctx, activity: JsonObject): Promise<void> {
   const createdAt = Number.isNaN(published.getTime()) || published.getTime() > Date.now() ? new Date() : published;
   const visibility = visibilityOf(activity, null, actor.followersUrl);
   await insertReblog(core, {
-    id: await core.statusIds.next(createdAt),
+    id: (await freeStatusIds(core, [createdAt]))[0]!,
     account: actor,
     original,
     uri: id,
