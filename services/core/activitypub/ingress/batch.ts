@@ -6,9 +6,10 @@
 //   batch runs in rounds: round k holds the k-th activity of every actor in the batch, so no two
 //   activities of one actor are ever applied together, and different actors' are (in the order of
 //   separate partitions, which never had an order between them anyway).
-// - Within a round, plain Creates of Notes go through `createRemoteStatuses` and Likes through
-//   `favouriteRemoteLikes` (bulk reads and writes); everything else is applied one by one,
-//   concurrently, by the same code as a single delivery.
+// - Within a round, plain Creates of Notes go through `createRemoteStatuses`, Likes through
+//   `favouriteRemoteLikes` and Announces of known statuses through `reblogRemoteAnnounces` (bulk
+//   reads and writes); everything else is applied one by one, concurrently, by the same code as a
+//   single delivery.
 // - Failures stay with their activity: one that throws is reported back (the runtime sends it to
 //   the retry topic) and does not sink the others; a bulk step that fails as a whole is retried
 //   activity by activity before anything is reported.
@@ -25,6 +26,7 @@ import { hostOf, isLocalUri } from '../uris.ts';
 import { activitiesOf, admissible, inboxAccountOf, processActivityOf, type InboundDelivery } from './process.ts';
 import { bulkCreateCandidate, createRemoteStatuses, type NewRemoteStatus } from './bulkStatuses.ts';
 import { favouriteRemoteLikes, type RemoteLike } from './bulkLikes.ts';
+import { reblogRemoteAnnounces, type RemoteAnnounce } from './bulkAnnounces.ts';
 
 export interface BatchFailure {
   /** Index of the delivery in the batch. */
@@ -111,6 +113,7 @@ async function applyOne(core: Core, entry: Entry): Promise<BatchFailure | null> 
 async function applyRound(core: Core, entries: Entry[]): Promise<BatchFailure[]> {
   const creates: Array<{ entry: Entry; status: NewRemoteStatus }> = [];
   const likes: Array<{ entry: Entry; like: RemoteLike }> = [];
+  const announces: Array<{ entry: Entry; announce: RemoteAnnounce }> = [];
   const singles: Entry[] = [];
   for (const entry of entries) {
     const { activity, actor } = entry;
@@ -134,6 +137,9 @@ async function applyRound(core: Core, entries: Entry[]): Promise<BatchFailure[]>
         });
         continue;
       }
+    } else if (activity.type === 'Announce') {
+      announces.push({ entry, announce: { actor, activity } });
+      continue;
     } else if (activity.type === 'Like') {
       const objectId = idOf(activity.object);
       if (objectId) {
@@ -167,6 +173,18 @@ async function applyRound(core: Core, entries: Entry[]): Promise<BatchFailure[]>
         return [];
       },
       'Like',
+    ),
+    bulk(
+      core,
+      announces,
+      async (items) => {
+        const rest = await reblogRemoteAnnounces(
+          core,
+          items.map((a) => a.announce),
+        );
+        return rest.map((i) => items[i]!.entry);
+      },
+      'Announce',
     ),
     ...singles.map((e) => applyOne(core, e)),
   ]);

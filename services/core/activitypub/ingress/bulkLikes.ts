@@ -8,7 +8,7 @@ import { collection } from '../../db/mongo.ts';
 import type { AccountDoc } from '../../model/accounts.ts';
 import { statuses, type StatusDoc } from '../../model/statuses.ts';
 import { favourites, type FavouriteDoc } from '../../model/favourites.ts';
-import { canFavourite } from '../../statuses/visibility.ts';
+import { canFavouriteEach } from '../../statuses/visibility.ts';
 import { favouriteEvent } from '../../interactions/favourites.ts';
 import { dropViewerFlags } from '../../interactions/viewerFlags.ts';
 import { statusesByUri } from './bulkStatuses.ts';
@@ -27,7 +27,10 @@ export async function favouriteRemoteLikes(core: Core, likes: RemoteLike[]): Pro
     .map((l) => ({ actor: l.actor, status: found.get(l.objectUri) }))
     .filter((c): c is { actor: AccountDoc; status: StatusDoc } => !!c.status?.local && c.status.reblogOfId === null);
   if (candidates.length === 0) return;
-  const allowed = await Promise.all(candidates.map((c) => canFavourite(core, c.actor, c.status)));
+  const allowed = await canFavouriteEach(
+    core,
+    candidates.map((c) => ({ viewer: c.actor, status: c.status })),
+  );
   const coll = collection(core.db, favourites);
   const existing = await coll
     .find(
