@@ -33,7 +33,7 @@ import { createTestUser } from '../support/fixtures.ts';
 import { deleteTestTopics } from '../support/kafka.ts';
 import {
   cpuAccount,
-  pidsMatching,
+  pidListening,
   printTable,
   printTargets,
   processCpuSeconds,
@@ -361,9 +361,15 @@ try {
     await res.arrayBuffer();
   }
   const load0 = execSync('uptime').toString().trim();
-  const kafkaPids = await pidsMatching('kafka.Kafka');
-  const mongoPids = await pidsMatching('EmbeddedMongoServer');
-  const redisPids = await pidsMatching('redis-server');
+  // The servers this run uses (by their ports: a shared machine runs other brokers too).
+  const portOf = (url: string) => Number(new URL(url.includes('://') ? url : `tcp://${url}`).port);
+  const serverPids = async (url: string) => {
+    const pid = await pidListening(portOf(url));
+    return pid === null ? [] : [pid];
+  };
+  const kafkaPids = await serverPids(config.kafkaBrokers[0]!);
+  const mongoPids = await serverPids(config.mongoUrl);
+  const redisPids = await serverPids(config.redisUrl);
   const inboxCpu = cpuAccount({ API: [api.pid!], Kafka: kafkaPids, 'MongoDB-wire': mongoPids, Redis: redisPids });
   const apiCpu0 = await processCpuSeconds(api.pid!);
   await inboxCpu.start();
