@@ -172,6 +172,17 @@ it("keeps each actor's order in a mixed batch", async () => {
   expect(await collection(core.db, favourites).countDocuments({ statusId: target._id })).toBe(0);
   const boosted = await statusOf(target);
   expect(boosted).toMatchObject({ favouritesCount: 0, reblogsCount: 1 });
+  expect((await accountOf(erin))!.statusesCount).toBe(2);
+
+  // The boost undone (by the Announce's id), twice: counted down once.
+  const undo = delivery(erin, {
+    id: `${erin.uri}/announces/1#undo`,
+    type: 'Undo',
+    object: { id: `${erin.uri}/announces/1`, type: 'Announce', actor: erin.uri, object: target.uri },
+  });
+  expect(await processInboundBatch(core, [undo, like(erin, target, '2'), undo])).toEqual([]);
+  expect(await statusOf(target)).toMatchObject({ favouritesCount: 1, reblogsCount: 0 });
+  expect((await accountOf(erin))!.statusesCount).toBe(1);
 });
 
 it('an activity that fails does not sink the others in its batch', async () => {

@@ -7,8 +7,8 @@
 //   activities of one actor are ever applied together, and different actors' are (in the order of
 //   separate partitions, which never had an order between them anyway).
 // - Within a round, plain Creates of Notes go through `createRemoteStatuses`, Likes through
-//   `favouriteRemoteLikes` and Announces of known statuses through `reblogRemoteAnnounces` (bulk
-//   reads and writes); everything else is applied one by one, concurrently, by the same code as a
+//   `favouriteRemoteLikes`, Announces of known statuses through `reblogRemoteAnnounces` and
+//   Undos of Likes and Announces through `bulkUndos.ts` (bulk reads and writes); everything else is applied one by one, concurrently, by the same code as a
 //   single delivery.
 // - Failures stay with their activity: one that throws is reported back (the runtime sends it to
 //   the retry topic) and does not sink the others; a bulk step that fails as a whole is retried
@@ -27,6 +27,7 @@ import { activitiesOf, admissible, inboxAccountOf, processActivityOf, type Inbou
 import { bulkCreateCandidate, createRemoteStatuses, type NewRemoteStatus } from './bulkStatuses.ts';
 import { favouriteRemoteLikes, type RemoteLike } from './bulkLikes.ts';
 import { reblogRemoteAnnounces, type RemoteAnnounce } from './bulkAnnounces.ts';
+import { bulkUndoKind, undoRemoteAnnounces, undoRemoteLikes, type RemoteUndo } from './bulkUndos.ts';
 
 export interface BatchFailure {
   /** Index of the delivery in the batch. */
@@ -114,6 +115,8 @@ async function applyRound(core: Core, entries: Entry[]): Promise<BatchFailure[]>
   const creates: Array<{ entry: Entry; status: NewRemoteStatus }> = [];
   const likes: Array<{ entry: Entry; like: RemoteLike }> = [];
   const announces: Array<{ entry: Entry; announce: RemoteAnnounce }> = [];
+  const undoLikes: Array<{ entry: Entry; undo: RemoteUndo }> = [];
+  const undoAnnounces: Array<{ entry: Entry; undo: RemoteUndo }> = [];
   const singles: Entry[] = [];
   for (const entry of entries) {
     const { activity, actor } = entry;
@@ -135,6 +138,12 @@ async function applyRound(core: Core, entries: Entry[]): Promise<BatchFailure[]>
             inboxAccountId: entry.inboxAccountId,
           },
         });
+        continue;
+      }
+    } else if (activity.type === 'Undo') {
+      const kind = bulkUndoKind(actor, activity);
+      if (kind) {
+        (kind === 'Like' ? undoLikes : undoAnnounces).push({ entry, undo: { actor, activity } });
         continue;
       }
     } else if (activity.type === 'Announce') {
@@ -185,6 +194,30 @@ async function applyRound(core: Core, entries: Entry[]): Promise<BatchFailure[]>
         return rest.map((i) => items[i]!.entry);
       },
       'Announce',
+    ),
+    bulk(
+      core,
+      undoLikes,
+      async (items) => {
+        await undoRemoteLikes(
+          core,
+          items.map((u) => u.undo),
+        );
+        return [];
+      },
+      'Undo Like',
+    ),
+    bulk(
+      core,
+      undoAnnounces,
+      async (items) => {
+        await undoRemoteAnnounces(
+          core,
+          items.map((u) => u.undo),
+        );
+        return [];
+      },
+      'Undo Announce',
     ),
     ...singles.map((e) => applyOne(core, e)),
   ]);
