@@ -12,6 +12,7 @@
 // state is known. Targets (issue 24): ≥ 1,500 accepted/s, ≥ 500 stored/s.
 import { generateKeyPair, createPrivateKey, randomBytes, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
+import { readFile } from 'node:fs/promises';
 import { execSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { loadConfig } from '../../services/core/config.ts';
@@ -71,6 +72,17 @@ const core = await createCore(config, { sink, logger });
 const children: ChildProcess[] = [];
 const rand = random(24);
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+
+/** Busy CPU seconds of the whole machine so far (/proc/stat). */
+async function machineBusy(): Promise<number> {
+  const [user, nice, system, , , irq, softirq, steal] = (await readFile('/proc/stat', 'utf8'))
+    .split('\n')[0]!
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  return (user! + nice! + system! + irq! + softirq! + steal!) / 100;
+}
 
 interface Actor {
   account: AccountDoc;
@@ -371,7 +383,22 @@ try {
   const mongoPids = await serverPids(config.mongoUrl);
   const redisPids = await serverPids(config.redisUrl);
   const inboxCpu = cpuAccount({ API: [api.pid!], Kafka: kafkaPids, 'MongoDB-wire': mongoPids, Redis: redisPids });
+  const serversCpu = async () =>
+    Object.fromEntries(
+      await Promise.all(
+        Object.entries({ Kafka: kafkaPids, 'MongoDB-wire': mongoPids, Redis: redisPids }).map(
+          async ([k, pids]) =>
+            [k, (await Promise.all(pids.map(processCpuSeconds))).reduce((a, b) => a + b, 0)] as const,
+        ),
+      ),
+    ) as Record<string, number>;
+  const perActivity = (before: Record<string, number>, after: Record<string, number>, n: number) =>
+    Object.keys(after)
+      .map((k) => `${k} ${(((after[k]! - before[k]!) * 1000) / n).toFixed(2)} ms`)
+      .join(', ');
   const apiCpu0 = await processCpuSeconds(api.pid!);
+  const inboxServers0 = await serversCpu();
+  const loadBusy0 = await machineBusy();
   await inboxCpu.start();
   let refused = 0;
   const t0 = performance.now();
@@ -390,6 +417,8 @@ try {
   const inboxS = (performance.now() - t0) / 1000;
   const inboxWhere = await inboxCpu.stop(inboxS);
   const apiCpuMs = ((await processCpuSeconds(api.pid!)) - apiCpu0) * 1000;
+  const inboxServers = perActivity(inboxServers0, await serversCpu(), posts);
+  const inboxBusy = (await machineBusy()) - loadBusy0;
   await stopRole(children.pop()!, 10_000);
   if (refused > 0) throw new Error(`${refused} of ${posts} inbox requests were not accepted`);
   const inboxRate = posts / inboxS;
@@ -425,12 +454,16 @@ try {
     Redis: redisPids,
   });
   let first: { committed: number; at: number; cpu: number } | null = null;
+  let ingressServers0: Record<string, number> = {};
+  let ingressBusy0 = 0;
   const deadline = Date.now() + 900_000;
   let last = { committed: 0, end: 0 };
   for (;;) {
     last = await positions();
     if (!first && last.committed > 0) {
       first = { committed: last.committed, at: performance.now(), cpu: await processCpuSeconds(ingress.pid!) };
+      ingressServers0 = await serversCpu();
+      ingressBusy0 = await machineBusy();
       await ingressCpu.start();
     }
     if (first && last.committed >= last.end) break;
@@ -441,6 +474,8 @@ try {
   const handled = last.committed - first!.committed;
   const ingressWhere = await ingressCpu.stop(ingressS);
   const ingressCpuMs = ((await processCpuSeconds(ingress.pid!)) - first!.cpu) * 1000;
+  const ingressServers = perActivity(ingressServers0, await serversCpu(), Math.max(handled, 1));
+  const ingressBusy = (await machineBusy()) - ingressBusy0;
   const dlq = (await admin.fetchTopicOffsets(topicName(config, 'ingress.dlq')).catch(() => [])).reduce(
     (n, p) => n + Number(p.high),
     0,
@@ -545,6 +580,25 @@ try {
       ['dead-lettered', String(dlq)],
       ...checks.map(([what, got, want]) => [`check: ${what}`, got === want ? `${got} ok` : `${got}, expected ${want}`]),
     ],
+  );
+  // What limits each phase, measured: the process's own CPU per activity (what one process on a
+  // core of its own would sustain), the servers' CPU per activity, and how much of the machine
+  // other work took (a shared machine).
+  const apiMs = apiCpuMs / posts;
+  const ingressMs = ingressCpuMs / Math.max(handled, 1);
+  console.log(
+    `\ninbox: what limits (a): the API process spent ${apiMs.toFixed(3)} ms of CPU per accepted activity ` +
+      `(one process on a core of its own: about ${Math.round(1000 / apiMs)}/s) and got ` +
+      `${(apiCpuMs / 1000 / inboxS).toFixed(2)} of a core; servers per activity: ${inboxServers}; ` +
+      `the whole machine was busy ${(inboxBusy / inboxS).toFixed(1)} cores, ` +
+      `${(inboxBusy - apiCpuMs / 1000).toFixed(1)} CPU-s of it other than the API process`,
+  );
+  console.log(
+    `inbox: what limits (b): the ingress process spent ${ingressMs.toFixed(2)} ms of CPU per stored activity ` +
+      `(about ${Math.round(1000 / ingressMs)}/s on a core of its own) and got ` +
+      `${(ingressCpuMs / 1000 / ingressS).toFixed(2)} of a core, waiting on round trips the rest; servers per ` +
+      `activity: ${ingressServers}; the whole machine was busy ${(ingressBusy / ingressS).toFixed(1)} cores, ` +
+      `${(ingressBusy - ingressCpuMs / 1000).toFixed(1)} CPU-s of it other than the ingress process`,
   );
   printTargets('inbox', [
     {
