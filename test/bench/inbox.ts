@@ -32,6 +32,7 @@ import { signRequest } from '../../services/core/activitypub/httpSignatures.ts';
 import { createRemoteStatus } from '../../services/core/activitypub/ingress/statuses.ts';
 import { createTestUser } from '../support/fixtures.ts';
 import { deleteTestTopics } from '../support/kafka.ts';
+import { deleteRedisNamespace } from '../support/core.ts';
 import {
   cpuAccount,
   pidListening,
@@ -625,6 +626,7 @@ try {
   if (process.argv.includes('--keep')) console.log(`kept: database and topics ${name}`);
   else {
     await core.db.dropDatabase().catch(() => undefined);
+    await deleteRedisNamespace(core.redis, name).catch(() => undefined);
     await deleteTestTopics(config).catch(() => undefined);
   }
   await core.close();
