@@ -107,12 +107,29 @@ it('applies a delivery seen twice once, within one batch and across batches', as
     like(carol, aliceStatus, '1'), // again, later in the batch
     like(bob, aliceStatus, '1'),
   ];
+  const edit = delivery(bob, {
+    id: `${bob.uri}/statuses/1#updates/1`,
+    type: 'Update',
+    object: {
+      id: `${bob.uri}/statuses/1`,
+      type: 'Note',
+      attributedTo: bob.uri,
+      content: '<p>note 1, edited #batched</p>',
+      updated: new Date(Date.now() + 1000).toISOString(),
+      tag: [{ type: 'Hashtag', name: '#batched' }],
+    },
+  });
+  batch.push(edit, like(bob, aliceStatus, '1'), edit);
   expect(await processInboundBatch(core, batch)).toEqual([]);
   expect(await processInboundBatch(core, batch)).toEqual([]); // the whole batch redelivered
 
   const note = await noteOf(bob, '1');
-  expect(note).toMatchObject({ deletedAt: null, tagNames: ['batched'] });
-  expect(note!.mentionedAccountIds).toEqual([alice.account._id]);
+  expect(note).toMatchObject({ deletedAt: null, tagNames: ['batched'], content: '<p>note 1, edited #batched</p>' });
+  expect(note!.mentionedAccountIds).toEqual([]); // the edit dropped the mention
+  expect(await collection(core.db, statusEdits).countDocuments({ statusId: note!._id })).toBe(2);
+  expect(published.filter((e) => e.type === 'StatusUpdated' && e.payload.statusId === String(note!._id))).toHaveLength(
+    1,
+  );
   expect(await collection(core.db, statuses).countDocuments({ accountId: { $in: [bob._id, carol._id] } })).toBe(2);
   expect((await accountOf(bob))!.statusesCount).toBe(1);
   expect((await accountOf(carol))!.statusesCount).toBe(1);

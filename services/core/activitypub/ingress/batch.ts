@@ -8,7 +8,8 @@
 //   separate partitions, which never had an order between them anyway).
 // - Within a round, plain Creates of Notes go through `createRemoteStatuses`, Likes through
 //   `favouriteRemoteLikes`, Announces of known statuses through `reblogRemoteAnnounces` and
-//   Undos of Likes and Announces through `bulkUndos.ts` (bulk reads and writes); everything else is applied one by one, concurrently, by the same code as a
+//   Updates of Notes through `editRemoteStatuses`, Undos of Likes and Announces through
+//   `bulkUndos.ts` (bulk reads and writes); everything else is applied one by one, concurrently, by the same code as a
 //   single delivery.
 // - Failures stay with their activity: one that throws is reported back (the runtime sends it to
 //   the retry topic) and does not sink the others; a bulk step that fails as a whole is retried
@@ -27,6 +28,7 @@ import { activitiesOf, admissible, inboxAccountOf, processActivityOf, type Inbou
 import { bulkCreateCandidate, createRemoteStatuses, type NewRemoteStatus } from './bulkStatuses.ts';
 import { favouriteRemoteLikes, type RemoteLike } from './bulkLikes.ts';
 import { reblogRemoteAnnounces, type RemoteAnnounce } from './bulkAnnounces.ts';
+import { bulkUpdateCandidate, editRemoteStatuses, type RemoteEdit } from './bulkUpdates.ts';
 import { bulkUndoKind, undoRemoteAnnounces, undoRemoteLikes, type RemoteUndo } from './bulkUndos.ts';
 
 export interface BatchFailure {
@@ -115,6 +117,7 @@ async function applyRound(core: Core, entries: Entry[]): Promise<BatchFailure[]>
   const creates: Array<{ entry: Entry; status: NewRemoteStatus }> = [];
   const likes: Array<{ entry: Entry; like: RemoteLike }> = [];
   const announces: Array<{ entry: Entry; announce: RemoteAnnounce }> = [];
+  const edits: Array<{ entry: Entry; edit: RemoteEdit }> = [];
   const undoLikes: Array<{ entry: Entry; undo: RemoteUndo }> = [];
   const undoAnnounces: Array<{ entry: Entry; undo: RemoteUndo }> = [];
   const singles: Entry[] = [];
@@ -138,6 +141,12 @@ async function applyRound(core: Core, entries: Entry[]): Promise<BatchFailure[]>
             inboxAccountId: entry.inboxAccountId,
           },
         });
+        continue;
+      }
+    } else if (activity.type === 'Update') {
+      const object = bulkUpdateCandidate(actor, activity);
+      if (object) {
+        edits.push({ entry, edit: { actor, object } });
         continue;
       }
     } else if (activity.type === 'Undo') {
@@ -194,6 +203,18 @@ async function applyRound(core: Core, entries: Entry[]): Promise<BatchFailure[]>
         return rest.map((i) => items[i]!.entry);
       },
       'Announce',
+    ),
+    bulk(
+      core,
+      edits,
+      async (items) => {
+        await editRemoteStatuses(
+          core,
+          items.map((e) => e.edit),
+        );
+        return [];
+      },
+      'Update',
     ),
     bulk(
       core,

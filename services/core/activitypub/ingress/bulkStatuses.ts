@@ -128,6 +128,41 @@ async function tagsByName(core: Core, names: string[]): Promise<Map<string, TagD
   return out;
 }
 
+type Audience = { mentions: StatusMention[]; tags: StatusTag[] };
+
+/** An object's mentions (known accounts, each once) and hashtags, from the batch's lookups. */
+function audienceOf(parsed: Parsed, mentioned: Map<string, AccountDoc>, tagDocs: Map<string, TagDoc>): Audience {
+  const mentions: StatusMention[] = [];
+  for (const href of parsed.mentionHrefs) {
+    const account = mentioned.get(href);
+    if (!account || mentions.some((m) => m.accountId === account._id)) continue;
+    mentions.push({
+      accountId: account._id,
+      username: account.username,
+      acct: account.domain ? `${account.username}@${account.domain}` : account.username,
+      url: account.url,
+    });
+  }
+  const tags = parsed.tagNames.map((name) => ({ id: tagDocs.get(normalizeTagName(name))!._id, name }));
+  return { mentions, tags };
+}
+
+/** `mentionsAndTags` for many objects: one lookup of all mentioned accounts and one of all tags. */
+export async function audiencesOf(core: Core, objects: JsonObject[]): Promise<Audience[]> {
+  const parsed = objects.map(parseTags);
+  const [mentioned, tagDocs] = await Promise.all([
+    accountsByUri(
+      core,
+      parsed.flatMap((p) => p.mentionHrefs),
+    ),
+    tagsByName(
+      core,
+      parsed.flatMap((p) => p.tagNames),
+    ),
+  ]);
+  return parsed.map((p) => audienceOf(p, mentioned, tagDocs));
+}
+
 /**
  * Stores the statuses of `items` that are new and wanted. Returns the indexes of the items the
  * one-by-one path must take (a parent to fetch, a uri twice in the set).
@@ -191,21 +226,7 @@ export async function createRemoteStatuses(core: Core, items: NewRemoteStatus[])
   const wanted = await Promise.all(
     todo.map(async (i) => {
       const { object, activity, inboxAccountId, actor } = items[i]!;
-      const mentions: StatusMention[] = [];
-      for (const href of parsed.get(i)!.mentionHrefs) {
-        const account = mentioned.get(href);
-        if (!account || mentions.some((m) => m.accountId === account._id)) continue;
-        mentions.push({
-          accountId: account._id,
-          username: account.username,
-          acct: account.domain ? `${account.username}@${account.domain}` : account.username,
-          url: account.url,
-        });
-      }
-      const tagList: StatusTag[] = parsed.get(i)!.tagNames.map((name) => ({
-        id: tagDocs.get(normalizeTagName(name))!._id,
-        name,
-      }));
+      const { mentions, tags: tagList } = audienceOf(parsed.get(i)!, mentioned, tagDocs);
       audience.set(i, { mentions, tags: tagList });
       const addressed = [...idsOf(object.to), ...idsOf(object.cc), ...idsOf(activity.to), ...idsOf(activity.cc)];
       const parentUri = parentUriOf(i);
