@@ -556,6 +556,25 @@ try {
     expected.followsIn.size,
   ]);
   const wrong = checks.filter(([, got, want]) => got !== want);
+  if (wrong.some(([what]) => what.startsWith('reblogs'))) {
+    // Which boosts differ, and what their actors sent about those statuses (to find the cause).
+    const live = await st.find({ accountId: { $in: remoteIds }, reblogOfId: { $ne: null }, deletedAt: null }).toArray();
+    const originals = new Map(
+      (await st.find({ _id: { $in: live.map((r) => r.reblogOfId!) } }).toArray()).map((o) => [o._id, o.uri]),
+    );
+    const actorIndex = new Map(actors.map((a, i) => [a.account._id, i]));
+    const got = new Set(live.map((r) => `${actorIndex.get(r.accountId)}|${originals.get(r.reblogOfId!)}`));
+    const diff = [
+      ...[...expected.announces].filter((k) => !got.has(k)).map((k) => `missing ${k}`),
+      ...[...got].filter((k) => !expected.announces.has(k)).map((k) => `extra ${k}`),
+    ];
+    for (const d of diff.slice(0, 5)) {
+      const [ai, target] = d.split(' ')[1]!.split('|');
+      console.log(`  ${d}:`);
+      for (const a of perActor[Number(ai)]!)
+        if (a.body.includes(target!)) console.log(`    ${a.type} ${a.body.slice(0, 300)}`);
+    }
+  }
 
   const mixCounts = new Map<string, number>();
   for (const list of perActor) for (const a of list) mixCounts.set(a.type, (mixCounts.get(a.type) ?? 0) + 1);

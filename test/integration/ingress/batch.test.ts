@@ -242,3 +242,22 @@ it('stores two posts published in the same millisecond even when their ids would
   expect(a!._id).not.toBe(b!._id);
   expect(a!.createdAt).toEqual(b!.createdAt);
 });
+
+it('boosts again after an Undo of the boost (in one batch and across batches)', async () => {
+  const lena = await remoteActor('eleven.example', 'lena');
+  const target = await postStatus(core, alice.account, { text: 'boost, unboost, boost' });
+  const announce = (n: string) =>
+    delivery(lena, { id: `${lena.uri}/announces/${n}`, type: 'Announce', to: [PUBLIC], object: target.uri });
+  const undo = (n: string) =>
+    delivery(lena, {
+      id: `${lena.uri}/undos/${n}`,
+      type: 'Undo',
+      object: { id: `${lena.uri}/undos/${n}#inner`, type: 'Announce', actor: lena.uri, object: target.uri },
+    });
+  expect(await processInboundBatch(core, [announce('1'), undo('1'), announce('2')])).toEqual([]);
+  expect(await statusOf(target)).toMatchObject({ reblogsCount: 1 });
+  expect(await processInboundBatch(core, [undo('2')])).toEqual([]);
+  expect(await processInboundBatch(core, [announce('3')])).toEqual([]);
+  expect(await statusOf(target)).toMatchObject({ reblogsCount: 1 });
+  expect(await collection(core.db, statuses).countDocuments({ reblogOfId: target._id, deletedAt: null })).toBe(1);
+});
