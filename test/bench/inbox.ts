@@ -206,6 +206,8 @@ try {
     return 'Create';
   };
   const published = Date.now() - 3_600_000;
+  // The id of each live boost's Announce: an Undo embeds the Announce it undoes, as servers do.
+  const announceIds = new Map<string, string>();
   let made = 0;
   while (made < N) {
     const ai = Math.floor(rand() * ACTORS);
@@ -281,6 +283,7 @@ try {
       const target = rand() < 0.6 ? pick(localStatuses).uri! : pick(seeded).uri!;
       const key = `${ai}|${target}`;
       if (expected.announces.has(key)) continue;
+      announceIds.set(key, next);
       activity = {
         ...base,
         id: next,
@@ -318,7 +321,7 @@ try {
         ...base,
         id: `${next}#undo`,
         type: 'Undo',
-        object: { id: `${next}#inner`, type: kind, actor: uri, object },
+        object: { id: kind === 'Announce' ? announceIds.get(key)! : `${next}#inner`, type: kind, actor: uri, object },
       };
       (kind === 'Like' ? expected.likes : kind === 'Announce' ? expected.announces : expected.followsIn).delete(key);
     }

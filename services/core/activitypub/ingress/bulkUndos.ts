@@ -1,6 +1,7 @@
 // Many remote Undos of Likes and Announces at once (the ingress batch's, one per actor):
 // `unfavouriteStatus` and `removeReblog` for a set, with the same lookups (the actor's own
-// favourite of a local status; its reblog by the Announce's id, else by the original) and the same
+// favourite of a local status; its reblog by the Announce's id, or by the original when the
+// Announce has no id) and the same
 // events and counters. The reads are batched; each removal is its own conditional write (so a
 // counter moves only for a document this call removed), and the counters move in one bulk write.
 import type { Core } from '../../context.ts';
@@ -89,9 +90,13 @@ export async function undoRemoteAnnounces(core: Core, items: RemoteUndo[]): Prom
   const reblogOf = new Map<RemoteUndo, StatusDoc>();
   const rest: RemoteUndo[] = [];
   for (const u of items) {
-    const r = typeof innerOf(u).id === 'string' ? byUri.get(innerOf(u).id as string) : undefined;
-    if (r && r.accountId === u.actor._id) reblogOf.set(u, r);
-    else rest.push(u);
+    // By the Announce's id when it has one (as Mastodon): a redelivered Undo must not take a later
+    // boost of the same status. Only an Announce without id is found by its original.
+    if (typeof innerOf(u).id !== 'string') rest.push(u);
+    else {
+      const r = byUri.get(innerOf(u).id as string);
+      if (r && r.accountId === u.actor._id) reblogOf.set(u, r);
+    }
   }
   if (rest.length > 0) {
     // Not found by the Announce's id: the actor's reblog of the original.

@@ -429,10 +429,11 @@ async function onUndo(ctx: Ctx, activity: JsonObject): Promise<void> {
     return;
   }
   if (type === 'Announce') {
-    const reblog =
-      (innerId
-        ? await collection(core.db, statuses).findOne({ uri: innerId, accountId: actor._id, deletedAt: null })
-        : null) ?? (await reblogOfObject(core, actor, idOf(inner?.object)));
+    // By the Announce's id when it has one (as Mastodon): a redelivered Undo must not take a later
+    // boost of the same status. Only an Announce without id is found by its original.
+    const reblog = innerId
+      ? await collection(core.db, statuses).findOne({ uri: innerId, accountId: actor._id, deletedAt: null })
+      : await reblogOfObject(core, actor, idOf(inner?.object));
     if (reblog?.reblogOfId) await removeReblog(core, reblog);
     return;
   }
