@@ -1,9 +1,10 @@
 // The ingress pipeline: every InboundActivityReceived (an activity an inbox accepted with a valid
-// signature) is processed here, in order per remote actor (the topic's key), by
-// services/core/activitypub/ingress/process.ts. Handlers are idempotent, so redelivery is safe;
-// an unexpected error goes through the runtime's retry topic and, in the end, the dead-letter topic.
+// signature) is applied here, in order per remote actor (the topic's key), a fetched batch at a
+// time by services/core/activitypub/ingress/batch.ts (bulk reads and writes, actors' activities in
+// rounds). Handlers are idempotent, so redelivery is safe; an activity that fails goes alone
+// through the runtime's retry topic and, in the end, the dead-letter topic.
 import type { Core } from '../../services/core/context.ts';
-import { processInbound } from '../../services/core/activitypub/ingress/process.ts';
+import { processInboundBatch } from '../../services/core/activitypub/ingress/batch.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 
 export const TYPES = ['InboundActivityReceived'] as const;
@@ -20,8 +21,12 @@ export function runIngressPipeline(core: Core, opts: IngressPipelineOptions = {}
     types: TYPES,
     partitionsConsumedConcurrently: 4,
     ...opts,
-    async handleEvent(event) {
-      await processInbound(core, event.payload);
+    async handleBatch(events) {
+      const failures = await processInboundBatch(
+        core,
+        events.map((e) => e.payload),
+      );
+      return { failed: failures.map((f) => ({ event: events[f.index]!, error: f.error })) };
     },
   });
 }

@@ -94,10 +94,17 @@ export async function runPipeline<N extends EventName>(opts: PipelineOptions<N>)
     try {
       if (opts.handleBatch) {
         try {
-          await opts.handleBatch(
+          const outcome = await opts.handleBatch(
             items.map((i) => i.event),
             ctx,
           );
+          if (outcome && outcome.failed.length > 0) {
+            const byEvent = new Map(items.map((i) => [i.event, i]));
+            for (const { event, error } of outcome.failed) {
+              const item = byEvent.get(event);
+              if (item) failed.push({ item, error });
+            }
+          }
           return failed;
         } catch (err) {
           logger.warn({ err, size: items.length }, 'batch failed; handling its events one by one');

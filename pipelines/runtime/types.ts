@@ -32,7 +32,15 @@ export interface PipelineContext {
 }
 
 export type EventHandler<N extends EventName> = (event: PipelineEvent<N>, ctx: PipelineContext) => Promise<void>;
-export type BatchHandler<N extends EventName> = (events: PipelineEvent<N>[], ctx: PipelineContext) => Promise<void>;
+/** What a batch handler may report: the events that failed (each goes to the retry topic alone). */
+export interface BatchOutcome<N extends EventName> {
+  failed: Array<{ event: PipelineEvent<N>; error: unknown }>;
+}
+
+export type BatchHandler<N extends EventName> = (
+  events: PipelineEvent<N>[],
+  ctx: PipelineContext,
+) => Promise<void | BatchOutcome<N>>;
 
 export interface PipelineOptions<N extends EventName> {
   core: Core;
@@ -44,7 +52,10 @@ export interface PipelineOptions<N extends EventName> {
   topics?: readonly EventTopic[];
   /** One event at a time (simple) ... */
   handleEvent?: EventHandler<N>;
-  /** ... or a whole fetched batch (fast). When a batch fails, its events are retried one by one. */
+  /**
+   * ... or a whole fetched batch (fast). When a batch throws, its events are handled again one by
+   * one; a handler that isolates failures itself returns the failed events instead.
+   */
   handleBatch?: BatchHandler<N>;
   /** Handler attempts before an event goes to the dead-letter topic (default 5). */
   maxAttempts?: number;

@@ -1,7 +1,7 @@
 // Shared by the benchmarks: timing, percentiles, the result table and the target lines, and the
 // server processes a benchmark runs.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, readlink } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Config } from '../../services/core/config.ts';
@@ -245,4 +245,31 @@ export async function pidsMatching(text: string): Promise<number[]> {
     if (cmdline.includes(text)) out.push(Number(entry));
   }
   return out;
+}
+
+/**
+ * The process listening on a TCP port of this machine (Linux /proc), e.g. the shared Kafka broker
+ * (other processes may match its command line: other people's clusters on a shared machine).
+ */
+export async function pidListening(port: number): Promise<number | null> {
+  const inodes = new Set<string>();
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    const lines = (await readFile(file, 'utf8').catch(() => '')).split('\n').slice(1);
+    for (const line of lines) {
+      const f = line.trim().split(/\s+/);
+      if (f.length < 10 || f[3] !== '0A') continue; // LISTEN
+      if (parseInt(f[1]!.split(':')[1]!, 16) === port) inodes.add(f[9]!);
+    }
+  }
+  if (inodes.size === 0) return null;
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fds = await readdir(`/proc/${entry}/fd`).catch(() => [] as string[]);
+    for (const fd of fds) {
+      const link = await readlink(`/proc/${entry}/fd/${fd}`).catch(() => '');
+      const m = /^socket:\[(\d+)\]$/.exec(link);
+      if (m && inodes.has(m[1]!)) return Number(entry);
+    }
+  }
+  return null;
 }

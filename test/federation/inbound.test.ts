@@ -400,6 +400,30 @@ describe('inbound ActivityPub', () => {
     );
   });
 
+  it('a rotated key: the new key is fetched although the old one is cached, and the old one stops working', async () => {
+    const rita = peer.addActor('rita');
+    const listen = () => ({
+      '@context': 'https://www.w3.org/ns/activitystreams',
+      id: nextId(),
+      type: 'Listen',
+      actor: rita.uri,
+      object: aliceUri,
+    });
+    expect((await peer.send(rita, inbox, listen())).status).toBe(202); // fetched, stored and cached
+    expect((await peer.send(rita, inbox, listen())).status).toBe(202);
+    const old = rita.privateKey;
+    const fresh = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    });
+    rita.privateKey = createPrivateKey(fresh.privateKey);
+    rita.document.publicKey = { id: rita.keyId, owner: rita.uri, publicKeyPem: fresh.publicKey };
+    expect((await peer.send(rita, inbox, listen())).status).toBe(202);
+    expect((await peer.send(rita, inbox, listen(), { key: old })).status).toBe(401);
+    expect((await collection(ours.core.db, accounts).findOne({ uri: rita.uri }))!.publicKeyPem).toBe(fresh.publicKey);
+  });
+
   it('answers 403 to a domain the instance suspended (its domain normalised first)', async () => {
     await createDomainBlock(ours.core, { domain: peer.domain.toUpperCase(), severity: 'suspend' }, null);
     const res = await peer.send(bob, inbox, {

@@ -15,6 +15,7 @@ import { asArray, idOf, obj, str, typeIs, type JsonObject } from './json.ts';
 import { plainText, sanitizeRemoteHtml } from './sanitize.ts';
 import { webfinger } from './webfinger.ts';
 import { findLocalAccountByUsername } from '../accounts/create.ts';
+import { findKnownKey, forgetKnownKeys, keyDocumentUrl, rememberKey } from './knownKeys.ts';
 
 export const ACTOR_TYPES = ['Application', 'Group', 'Organization', 'Person', 'Service'] as const;
 const USERNAME = /^[a-z0-9_]+([.-]+[a-z0-9_]+)*$/i;
@@ -210,6 +211,8 @@ export async function upsertRemoteActor(core: Core, doc: JsonObject, domain?: st
     if (update.avatarRemoteUrl !== existing.avatarRemoteUrl || update.headerRemoteUrl !== existing.headerRemoteUrl)
       await requestProfileImages(core, existing._id);
     await upsertRemoteEmojis(core, update.domain, update.emojis ?? []);
+    forgetKnownKeys(existing.uri);
+    forgetKnownKeys(id);
     const moved = await movedTarget(core, doc, existing);
     if (moved !== undefined) await coll.updateOne({ _id: existing._id }, { $set: { movedToAccountId: moved } });
     return { ...existing, ...update, ...(moved !== undefined ? { movedToAccountId: moved } : {}) };
@@ -307,12 +310,6 @@ export async function resolveActor(
   }
 }
 
-/** Strips the fragment of a key id: the actor (Mastodon's `…#main-key`) or the key document. */
-function keyDocumentUrl(keyId: string): string {
-  const hash = keyId.indexOf('#');
-  return hash >= 0 ? keyId.slice(0, hash) : keyId;
-}
-
 async function fetchActorForKey(core: Core, keyId: string): Promise<AccountDoc | null> {
   const url = keyDocumentUrl(keyId);
   if (!hostOf(url) || isLocalUri(core.config, url)) return null;
@@ -336,14 +333,13 @@ async function fetchActorForKey(core: Core, keyId: string): Promise<AccountDoc |
 /** The KeyResolver of inbound signature checks (and of signed GETs). */
 export function keyResolver(core: Core): KeyResolver {
   return async (keyId, { refresh }): Promise<ResolvedKey | null> => {
-    const actorUri = keyDocumentUrl(keyId);
     if (!refresh) {
-      const coll = collection(core.db, accounts);
-      const known = (await coll.findOne({ uri: actorUri, domain: { $ne: null } })) ?? (await coll.findOne({ keyId }));
-      if (known && known.publicKeyPem && (known.keyId === keyId || (!known.keyId && known.uri === actorUri)))
-        return { publicKeyPem: known.publicKeyPem, owner: known.uri };
+      const known = await findKnownKey(core, keyId);
+      if (known) return { publicKeyPem: known.publicKeyPem, owner: known.owner };
     }
     const fetched = await fetchActorForKey(core, keyId);
-    return fetched ? { publicKeyPem: fetched.publicKeyPem, owner: fetched.uri, fresh: true } : null;
+    if (!fetched) return null;
+    rememberKey(keyId, { publicKeyPem: fetched.publicKeyPem, owner: fetched.uri, domain: fetched.domain });
+    return { publicKeyPem: fetched.publicKeyPem, owner: fetched.uri, fresh: true };
   };
 }

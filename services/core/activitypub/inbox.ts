@@ -8,6 +8,7 @@ import type { AccountDoc } from '../model/accounts.ts';
 import { domainPolicy } from '../moderation/domainBlocks.ts';
 import { verifyRequest, type HeaderBag } from './httpSignatures.ts';
 import { keyResolver, findAccountByUri } from './actors.ts';
+import { findKnownKey } from './knownKeys.ts';
 import { idOf, parseJsonObject, type JsonObject } from './json.ts';
 import { hostOf } from './uris.ts';
 import { markHostAvailable } from './delivery/hostState.ts';
@@ -61,6 +62,17 @@ async function isDeleteOfUnknownActor(core: Core, activity: JsonObject): Promise
   return (await findAccountByUri(core, actor)) === null;
 }
 
+/** Hosts known not to be backed off, per process, for a second: one Redis read per host and second. */
+const upHosts = new Map<string, number>();
+
+async function hostUp(core: Core, host: string): Promise<void> {
+  const now = Date.now();
+  if ((upHosts.get(host) ?? 0) > now) return;
+  if (await markHostAvailable(core.redis, host)) return;
+  if (upHosts.size > 10_000) upHosts.clear();
+  upHosts.set(host, now + 1_000);
+}
+
 export async function receiveInboxRequest(
   core: Core,
   req: InboxRequest,
@@ -84,11 +96,12 @@ export async function receiveInboxRequest(
   );
   if (!verified.ok) return { status: 401, error: verified.error };
   const signerHost = hostOf(verified.owner);
-  const signer = await findAccountByUri(core, verified.owner);
+  // The signer's account domain (its handle's; usually the host), as the resolver just found it.
+  const signer = await findKnownKey(core, verified.keyId);
   if ((await domainPolicy(core, signer?.domain ?? signerHost)).rejected)
     return { status: 403, error: 'Your domain is not allowed to federate with this server' };
   // A correctly signed request shows the server is up: deliveries parked for it resume.
-  if (signerHost) await markHostAvailable(core.redis, signerHost);
+  if (signerHost) await hostUp(core, signerHost);
 
   // The signer must be the actor (no Linked Data Signature path: a relayed or forwarded activity
   // is acknowledged and dropped; its origin delivers it itself).

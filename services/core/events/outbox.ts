@@ -15,6 +15,7 @@ import { defineCollection, collection } from '../db/mongo.ts';
 import type { EventName, EventPayload } from '../../../schemas/index.ts';
 import { eventCodec } from '../../../schemas/codec.ts';
 import { traceStage, tracingStages } from '../streaming/latencyTrace.ts';
+import { Coalescer } from './coalesce.ts';
 
 /** How the relay decides whether the write of a pending event happened. */
 export interface Verification {
@@ -73,12 +74,15 @@ export class Outbox {
   private readonly logger: Logger;
   /** How long after recording a pending event the relay may take it over. */
   readonly graceMs: number;
+  /** publishDirect's events: concurrent callers share sends. */
+  private readonly direct: Coalescer<OutboxEvent>;
 
   constructor(db: Db, sink: EventSink, logger: Logger, graceMs = 30_000) {
     this.db = db;
     this.sink = sink;
     this.logger = logger;
     this.graceMs = graceMs;
+    this.direct = new Coalescer((events) => this.sink.publish(events));
   }
 
   /**
@@ -121,11 +125,12 @@ export class Outbox {
   /**
    * Publishes events that have no MongoDB write behind them and carry their whole state (an
    * inbound ActivityPub activity): straight to the sink, no outbox record. A failure is the
-   * caller's to report (the inbox answers 503 and the sender retries).
+   * caller's to report (the inbox answers 503 and the sender retries). Concurrent callers' events
+   * leave in one send; each call resolves once its events are acknowledged.
    */
   async publishDirect<N extends EventName>(events: Array<Omit<NewEvent<N>, 'verify'>>): Promise<void> {
     const now = new Date();
-    await this.sink.publish(
+    await this.direct.add(
       events.map((e) => ({
         eventId: eventId(),
         type: e.type,

@@ -53,13 +53,10 @@ export interface NewReblog {
   createdAt: Date;
 }
 
-/**
- * Stores a reblog (local or remote) with its ReblogCreated event and counters. Null when the
- * booster already has one (the unique key), so concurrent or redelivered reblogs count once.
- */
-export async function insertReblog(core: Core, r: NewReblog): Promise<StatusDoc | null> {
+/** The status document of a reblog (local or remote). */
+export function reblogDoc(r: NewReblog): StatusDoc {
   const { account, original } = r;
-  const reblog: StatusDoc = {
+  return {
     _id: r.id,
     accountId: account._id,
     uri: r.uri,
@@ -92,6 +89,15 @@ export async function insertReblog(core: Core, r: NewReblog): Promise<StatusDoc 
     editedAt: null,
     deletedAt: null,
   };
+}
+
+/**
+ * Stores a reblog (local or remote) with its ReblogCreated event and counters. Null when the
+ * booster already has one (the unique key), so concurrent or redelivered reblogs count once.
+ */
+export async function insertReblog(core: Core, r: NewReblog): Promise<StatusDoc | null> {
+  const { account, original } = r;
+  const reblog = reblogDoc(r);
   let inserted = false;
   await core.outbox.write([reblogCreatedEvent(reblog)], async () => {
     try {

@@ -10,6 +10,8 @@ import { collection } from '../db/mongo.ts';
 import { accounts, type CachedAccount } from '../model/accounts.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { blockedAmong, blockersAmong, followedAmong } from '../graph/relations.ts';
+import { follows } from '../model/follows.ts';
+import { blocks } from '../model/blocks.ts';
 
 /** What the policy needs to know about the viewer's relations to a set of authors. */
 export interface ViewerRelations {
@@ -111,4 +113,52 @@ export async function canReblog(core: Core, viewer: CachedAccount, status: Statu
   if (status.visibility === 'direct') return false;
   if (status.visibility === 'private' && status.accountId !== viewer._id) return false;
   return canFavourite(core, viewer, status);
+}
+
+/**
+ * `canFavourite` for many viewer/status pairs (the ingress batch's Likes) in three queries: the
+ * authors, the follows and the blocks among all of them; each pair is then judged by the same
+ * `visibleWith` on its own relations.
+ */
+export async function canFavouriteEach(
+  core: Core,
+  pairs: Array<{ viewer: CachedAccount; status: StatusDoc }>,
+): Promise<boolean[]> {
+  if (pairs.length === 0) return [];
+  const viewers = [...new Set(pairs.map((p) => p.viewer._id))];
+  const authors = [...new Set(pairs.map((p) => p.status.accountId))];
+  const both = [...new Set([...viewers, ...authors])];
+  const [present, followRows, blockRows] = await Promise.all([
+    collection(core.db, accounts)
+      .find({ _id: { $in: authors } }, { projection: { _id: 1, suspendedAt: 1 } })
+      .toArray(),
+    collection(core.db, follows)
+      .find(
+        { accountId: { $in: viewers }, targetAccountId: { $in: authors } },
+        { projection: { accountId: 1, targetAccountId: 1 } },
+      )
+      .toArray(),
+    collection(core.db, blocks)
+      .find(
+        { accountId: { $in: both }, targetAccountId: { $in: both } },
+        { projection: { accountId: 1, targetAccountId: 1 } },
+      )
+      .toArray(),
+  ]);
+  const available = new Set(present.filter((a) => !a.suspendedAt).map((a) => a._id));
+  const key = (a: bigint, b: bigint) => `${a}:${b}`;
+  const followSet = new Set(followRows.map((f) => key(f.accountId, f.targetAccountId)));
+  const blockSet = new Set(blockRows.map((b) => key(b.accountId, b.targetAccountId)));
+  return pairs.map(({ viewer, status }) => {
+    const author = status.accountId;
+    const other = author !== viewer._id;
+    const rel: ViewerRelations = {
+      viewerId: viewer._id,
+      following: new Set(other && followSet.has(key(viewer._id, author)) ? [author] : []),
+      blockedBy: new Set(other && blockSet.has(key(author, viewer._id)) ? [author] : []),
+      blocking: new Set(other && blockSet.has(key(viewer._id, author)) ? [author] : []),
+      unavailable: new Set(available.has(author) ? [] : [author]),
+    };
+    return visibleWith(rel, status) && !rel.blocking.has(author);
+  });
 }

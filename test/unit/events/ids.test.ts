@@ -40,17 +40,32 @@ function fakeRedis(counts: Map<string, number>): Redis {
       };
       return chain;
     },
+    async incr(k: string) {
+      const n = (counts.get(k) ?? 0) + 1;
+      counts.set(k, n);
+      return n;
+    },
   } as unknown as Redis;
 }
 
 describe('StatusIdGenerator', () => {
   it('numbers ids within a millisecond and moves on when it is full', async () => {
-    const at = new Date('2026-01-02T03:04:05.678Z');
+    const at = new Date();
     const counts = new Map([[`ids:status:${at.getTime()}`, 0xfffd]]);
     const gen = new StatusIdGenerator(fakeRedis(counts));
     expect(await gen.next(at)).toBe(statusIdFloor(at) | 0xfffdn);
     expect(await gen.next(at)).toBe(statusIdFloor(at) | 0xfffen);
     expect(await gen.next(at)).toBe(statusIdFloor(new Date(at.getTime() + 1)));
+  });
+
+  it('takes the low bits of ids at past times from one counter, which no millisecond restarts', async () => {
+    const at = new Date('2026-01-02T03:04:05.000Z');
+    const counts = new Map([['ids:status:past', 65_534]]);
+    const gen = new StatusIdGenerator(fakeRedis(counts));
+    expect(await gen.next(at)).toBe(statusIdFloor(at) | 0xffffn);
+    expect(await gen.next(at)).toBe(statusIdFloor(at));
+    // Another millisecond goes on with the same counter: a post there later does not repeat an id.
+    expect(await gen.next(new Date(at.getTime() + 1000))).toBe(statusIdFloor(new Date(at.getTime() + 1000)) | 1n);
   });
 });
 

@@ -34,12 +34,14 @@ import {
   deleteRemoteStatus,
   fetchRemoteStatus,
   findStatusByUri,
+  freeStatusIds,
   isStatusObject,
   updateRemoteStatus,
   visibilityOf,
 } from './statuses.ts';
 import { isFetchProblem } from '../fetchDocument.ts';
 import { onQuoteAccepted, onQuoteRejected, onQuoteRequest, onStampDeleted } from '../../quotes/ingress.ts';
+import { forgetKnownKeys } from '../knownKeys.ts';
 
 export interface InboundDelivery {
   activity: string;
@@ -63,21 +65,45 @@ export async function processInbound(core: Core, delivery: InboundDelivery): Pro
   if (!activity) return;
   const actor = await resolveActor(core, delivery.signerUri);
   if (!actor || actor.domain === null) return;
-  if ((await domainPolicy(core, actor.domain)).rejected) return;
-  const ctx: Ctx = {
-    core,
-    actor,
-    inboxAccountId: delivery.inboxAccountId !== null ? BigInt(delivery.inboxAccountId) : null,
-  };
-  const items = COLLECTION_TYPES.has(String(activity.type))
+  await processActivityOf(core, actor, activity, inboxAccountOf(delivery));
+}
+
+/** The personal inbox's account id; throws on a malformed record. */
+export function inboxAccountOf(delivery: InboundDelivery): bigint | null {
+  if (delivery.inboxAccountId === null) return null;
+  if (!/^\d{1,19}$/.test(delivery.inboxAccountId)) throw new Error(`invalid inboxAccountId ${delivery.inboxAccountId}`);
+  return BigInt(delivery.inboxAccountId);
+}
+
+/** The activities a delivery carries: itself, or a collection's items (oldest first, at most 100). */
+export function activitiesOf(activity: JsonObject): JsonObject[] {
+  return COLLECTION_TYPES.has(String(activity.type))
     ? asArray(activity.orderedItems ?? activity.items)
         .map(obj)
         .filter((i): i is JsonObject => i !== null)
         .slice(0, 100)
         .reverse()
     : [activity];
-  for (const item of items) {
-    if ((idOf(item.actor) ?? actor.uri) !== actor.uri) continue;
+}
+
+/** Whether a remote actor (whose domain the caller checked) may have this activity applied at all. */
+export function admissible(actor: AccountDoc, activity: JsonObject): boolean {
+  if ((idOf(activity.actor) ?? actor.uri) !== actor.uri) return false;
+  const type = typeof activity.type === 'string' ? activity.type : '';
+  return !actor.suspendedAt || ALLOWED_WHEN_SUSPENDED.has(type);
+}
+
+/** Applies a verified delivery of a resolved remote actor (the per-activity part of processInbound). */
+export async function processActivityOf(
+  core: Core,
+  actor: AccountDoc,
+  activity: JsonObject,
+  inboxAccountId: bigint | null,
+): Promise<void> {
+  if ((await domainPolicy(core, actor.domain)).rejected) return;
+  const ctx: Ctx = { core, actor, inboxAccountId };
+  for (const item of activitiesOf(activity)) {
+    if (!admissible(actor, item)) continue;
     try {
       await dispatch(ctx, item);
     } catch (err) {
@@ -89,7 +115,6 @@ export async function processInbound(core: Core, delivery: InboundDelivery): Pro
 
 async function dispatch(ctx: Ctx, activity: JsonObject): Promise<void> {
   const type = typeof activity.type === 'string' ? activity.type : '';
-  if (ctx.actor.suspendedAt && !ALLOWED_WHEN_SUSPENDED.has(type)) return;
   switch (type) {
     case 'Create':
       return onCreate(ctx, activity);
@@ -215,6 +240,7 @@ export async function deleteRemoteAccount(core: Core, actor: AccountDoc): Promis
     { _id: actor._id },
     { $set: { suspendedAt: new Date(), suspensionOrigin: 'remote', updatedAt: new Date() } },
   );
+  forgetKnownKeys(actor.uri);
 }
 
 // ---- Follows ------------------------------------------------------------------------------------
@@ -414,10 +440,11 @@ async function onUndo(ctx: Ctx, activity: JsonObject): Promise<void> {
     return;
   }
   if (type === 'Announce') {
-    const reblog =
-      (innerId
-        ? await collection(core.db, statuses).findOne({ uri: innerId, accountId: actor._id, deletedAt: null })
-        : null) ?? (await reblogOfObject(core, actor, idOf(inner?.object)));
+    // By the Announce's id when it has one (as Mastodon): a redelivered Undo must not take a later
+    // boost of the same status. Only an Announce without id is found by its original.
+    const reblog = innerId
+      ? await collection(core.db, statuses).findOne({ uri: innerId, accountId: actor._id, deletedAt: null })
+      : await reblogOfObject(core, actor, idOf(inner?.object));
     if (reblog?.reblogOfId) await removeReblog(core, reblog);
     return;
   }
@@ -470,7 +497,7 @@ async function onAnnounce(ctx: Ctx, activity: JsonObject): Promise<void> {
   const createdAt = Number.isNaN(published.getTime()) || published.getTime() > Date.now() ? new Date() : published;
   const visibility = visibilityOf(activity, null, actor.followersUrl);
   await insertReblog(core, {
-    id: await core.statusIds.next(createdAt),
+    id: (await freeStatusIds(core, [createdAt]))[0]!,
     account: actor,
     original,
     uri: id,

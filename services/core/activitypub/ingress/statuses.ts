@@ -45,12 +45,40 @@ export const CONVERTED_TYPES = ['Article', 'Page', 'Image', 'Audio', 'Video', 'E
 /** How long a Delete for an unknown status refuses its late Create (Mastodon: 6 h). */
 const DELETE_MARKER_SECONDS = 6 * 3600;
 
-function deleteMarkerKey(uri: string): string {
+export function deleteMarkerKey(uri: string): string {
   return `ap:deleted:${uri}`;
 }
 
 export async function markDeleted(core: Core, uri: string): Promise<void> {
   await core.redis.set(deleteMarkerKey(uri), '1', 'EX', DELETE_MARKER_SECONDS);
+}
+
+/**
+ * Status ids at the given times that no stored status holds: a remote status's id is made from its
+ * `published` time, which other statuses can share (see StatusIdGenerator's `past`); a taken one
+ * is replaced, so an insert never fails on `_id` (which would lose the status, its event naming
+ * another one).
+ */
+export async function freeStatusIds(core: Core, ats: Date[]): Promise<bigint[]> {
+  const ids = await Promise.all(ats.map((at) => core.statusIds.next(at)));
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const taken = new Set(
+      (
+        await collection(core.db, statuses)
+          .find({ _id: { $in: ids } }, { projection: { _id: 1 } })
+          .toArray()
+      ).map((s) => s._id),
+    );
+    const seen = new Set<bigint>();
+    const again = ids.flatMap((id, i) => {
+      const clash = taken.has(id) || seen.has(id);
+      seen.add(id);
+      return clash ? [i] : [];
+    });
+    if (again.length === 0) return ids;
+    for (const i of again) ids[i] = await core.statusIds.next(ats[i]);
+  }
+  throw new Error('no free status id after 5 attempts');
 }
 
 export function isStatusObject(object: unknown): boolean {
@@ -78,13 +106,13 @@ export function visibilityOf(object: JsonObject, activity: JsonObject | null, fo
   return 'direct';
 }
 
-function date(value: unknown): Date | null {
+export function date(value: unknown): Date | null {
   if (typeof value !== 'string') return null;
   const d = new Date(value);
   return Number.isNaN(d.getTime()) ? null : d;
 }
 
-function contentOf(object: JsonObject): { html: string; language: string | null } {
+export function contentOf(object: JsonObject): { html: string; language: string | null } {
   const map = obj(object.contentMap);
   const mapKey = map ? Object.keys(map).find((k) => typeof map[k] === 'string') : undefined;
   const raw = typeof object.content === 'string' ? object.content : mapKey && map ? (map[mapKey] as string) : '';
@@ -152,7 +180,7 @@ async function conversationFor(core: Core, object: JsonObject, parent: StatusDoc
 }
 
 /** Whether any local account follows the actor (its posts are then wanted here). */
-async function hasLocalFollowers(core: Core, actor: AccountDoc): Promise<boolean> {
+export async function hasLocalFollowers(core: Core, actor: Pick<AccountDoc, '_id'>): Promise<boolean> {
   const rows = await collection(core.db, follows)
     .find({ targetAccountId: actor._id }, { projection: { accountId: 1 } })
     .limit(200)
@@ -222,7 +250,7 @@ export async function createRemoteStatus(
   const now = new Date();
   const published = date(object.published);
   const createdAt = published && published.getTime() <= now.getTime() + 60_000 ? published : now;
-  const id = await core.statusIds.next(createdAt);
+  const [id] = await freeStatusIds(core, [createdAt]);
   const { html, language } = contentOf(object);
   const spoilerText = typeIs(object, ...NOTE_TYPES) ? plainText(object.summary, 5000) : '';
   const visibility = visibilityOf(object, ctx.activity ?? null, actor.followersUrl);

@@ -1,0 +1,396 @@
+// Many remote Notes at once (the ingress batch's Creates, one per actor): the same checks and the
+// same documents and events as `createRemoteStatus`, in a fixed number of round trips for the whole
+// set (known uris, Delete markers, parents, mentioned accounts, tags, local followers, status ids,
+// conversations, one outbox write with one insertMany, one bulk write of the counters).
+// What needs more than that (attachments, polls, a parent we do not have and must fetch, a poll
+// vote) is handed back for the one-by-one path.
+import type { Core } from '../../context.ts';
+import { nextSerialIds } from '../../ids.ts';
+import { collection } from '../../db/mongo.ts';
+import { accounts, type AccountDoc } from '../../model/accounts.ts';
+import { statuses, postUniqueKey, type StatusDoc, type StatusMention, type StatusTag } from '../../model/statuses.ts';
+import { conversations } from '../../model/conversations.ts';
+import { tags as tagsCollection, type TagDoc } from '../../model/tags.ts';
+import { findOrCreateTag, tagNamesOf } from '../../statuses/entities.ts';
+import { statusCreatedEvent } from '../../statuses/events.ts';
+import { normalizeTagName } from '../../text/extract.ts';
+import { pageUrl } from '../actors.ts';
+import { asArray, idOf, idsOf, obj, str, typeIs, type JsonObject } from '../json.ts';
+import { hostOf, isLocalUri, parseLocalUri } from '../uris.ts';
+import { plainText } from '../sanitize.ts';
+import { contentOf, date, deleteMarkerKey, freeStatusIds, hasLocalFollowers, visibilityOf } from './statuses.ts';
+
+export interface NewRemoteStatus {
+  actor: AccountDoc;
+  /** The object, its `id` already the activity's object id. */
+  object: JsonObject;
+  activity: JsonObject;
+  inboxAccountId: bigint | null;
+}
+
+/** A Create whose object the bulk path can store: a plain Note of the actor's origin, no media, no poll, no vote. */
+export function bulkCreateCandidate(actor: AccountDoc, object: JsonObject, objectId: string): boolean {
+  if (actor.domain === null || hostOf(objectId) === null || hostOf(objectId) !== hostOf(actor.uri)) return false;
+  if (!typeIs(object, 'Note') || typeIs(object, 'Question')) return false;
+  if (asArray(object.attachment).length > 0) return false;
+  // A poll vote (a Note with `name`, no content, replying): the single path checks our polls.
+  if (object.name !== undefined && object.name !== null && object.inReplyTo && !object.content) return false;
+  return true;
+}
+
+const LOCAL_STATUS_KINDS = new Set(['status', 'statusActivity', 'statusPage']);
+
+/** Statuses (not deleted) by ActivityPub id, ours by their id: one query per kind. */
+export async function statusesByUri(core: Core, uris: string[]): Promise<Map<string, StatusDoc>> {
+  const local = new Map<bigint, string[]>();
+  const remote: string[] = [];
+  for (const uri of new Set(uris)) {
+    const parsed = parseLocalUri(core.config, uri);
+    if (parsed && LOCAL_STATUS_KINDS.has(parsed.kind) && 'id' in parsed) {
+      const id = parsed.id as bigint;
+      local.set(id, [...(local.get(id) ?? []), uri]);
+    } else if (!isLocalUri(core.config, uri)) remote.push(uri);
+  }
+  const coll = collection(core.db, statuses);
+  const [ours, theirs] = await Promise.all([
+    local.size > 0 ? coll.find({ _id: { $in: [...local.keys()] }, deletedAt: null }).toArray() : [],
+    remote.length > 0 ? coll.find({ uri: { $in: remote }, deletedAt: null }).toArray() : [],
+  ]);
+  const out = new Map<string, StatusDoc>();
+  for (const s of ours) for (const uri of local.get(s._id) ?? []) out.set(uri, s);
+  for (const s of theirs) out.set(s.uri, s);
+  return out;
+}
+
+/** Accounts named by actor ids (`findAccountByUri` for many): local by username, remote by uri. */
+async function accountsByUri(core: Core, uris: string[]): Promise<Map<string, AccountDoc>> {
+  const usernames = new Map<string, string[]>();
+  const remote: string[] = [];
+  for (const uri of new Set(uris)) {
+    const parsed = parseLocalUri(core.config, uri);
+    if (parsed?.kind === 'actor' || parsed?.kind === 'profile') {
+      const u = parsed.username.toLowerCase();
+      usernames.set(u, [...(usernames.get(u) ?? []), uri]);
+    } else if (!isLocalUri(core.config, uri)) remote.push(uri);
+  }
+  const coll = collection(core.db, accounts);
+  const [ours, theirs] = await Promise.all([
+    usernames.size > 0 ? coll.find({ usernameLower: { $in: [...usernames.keys()] }, domain: null }).toArray() : [],
+    remote.length > 0 ? coll.find({ uri: { $in: remote } }).toArray() : [],
+  ]);
+  const out = new Map<string, AccountDoc>();
+  for (const a of ours) for (const uri of usernames.get(a.usernameLower) ?? []) out.set(uri, a);
+  for (const a of theirs) out.set(a.uri, a);
+  return out;
+}
+
+interface Parsed {
+  mentionHrefs: string[];
+  tagNames: string[];
+}
+
+/** The mentions and hashtags of an object, as `mentionsAndTags` reads them. */
+function parseTags(object: JsonObject): Parsed {
+  const mentionHrefs: string[] = [];
+  const tagNames: string[] = [];
+  const seen = new Set<string>();
+  for (const item of asArray(object.tag).slice(0, 100)) {
+    const t = obj(item);
+    if (!t) continue;
+    if (t.type === 'Mention') {
+      const href = idOf(t.href);
+      if (href) mentionHrefs.push(href);
+    } else if (t.type === 'Hashtag' && typeof t.name === 'string') {
+      const name = t.name.replace(/^#/, '').slice(0, 256);
+      const normalized = normalizeTagName(name);
+      if (!normalized || seen.has(normalized) || tagNames.length >= 50) continue;
+      seen.add(normalized);
+      tagNames.push(name);
+    }
+  }
+  return { mentionHrefs, tagNames };
+}
+
+async function tagsByName(core: Core, names: string[]): Promise<Map<string, TagDoc>> {
+  const wanted = new Map<string, string>();
+  for (const n of names) if (!wanted.has(normalizeTagName(n))) wanted.set(normalizeTagName(n), n);
+  const out = new Map<string, TagDoc>();
+  if (wanted.size === 0) return out;
+  const found = await collection(core.db, tagsCollection)
+    .find({ nameNormalized: { $in: [...wanted.keys()] } })
+    .toArray();
+  for (const t of found) out.set(t.nameNormalized, t);
+  await Promise.all(
+    [...wanted]
+      .filter(([normalized]) => !out.has(normalized))
+      .map(async ([normalized, name]) => out.set(normalized, await findOrCreateTag(core, name))),
+  );
+  return out;
+}
+
+type Audience = { mentions: StatusMention[]; tags: StatusTag[] };
+
+/** An object's mentions (known accounts, each once) and hashtags, from the batch's lookups. */
+function audienceOf(parsed: Parsed, mentioned: Map<string, AccountDoc>, tagDocs: Map<string, TagDoc>): Audience {
+  const mentions: StatusMention[] = [];
+  for (const href of parsed.mentionHrefs) {
+    const account = mentioned.get(href);
+    if (!account || mentions.some((m) => m.accountId === account._id)) continue;
+    mentions.push({
+      accountId: account._id,
+      username: account.username,
+      acct: account.domain ? `${account.username}@${account.domain}` : account.username,
+      url: account.url,
+    });
+  }
+  const tags = parsed.tagNames.map((name) => ({ id: tagDocs.get(normalizeTagName(name))!._id, name }));
+  return { mentions, tags };
+}
+
+/** `mentionsAndTags` for many objects: one lookup of all mentioned accounts and one of all tags. */
+export async function audiencesOf(core: Core, objects: JsonObject[]): Promise<Audience[]> {
+  const parsed = objects.map(parseTags);
+  const [mentioned, tagDocs] = await Promise.all([
+    accountsByUri(
+      core,
+      parsed.flatMap((p) => p.mentionHrefs),
+    ),
+    tagsByName(
+      core,
+      parsed.flatMap((p) => p.tagNames),
+    ),
+  ]);
+  return parsed.map((p) => audienceOf(p, mentioned, tagDocs));
+}
+
+/**
+ * Stores the statuses of `items` that are new and wanted. Returns the indexes of the items the
+ * one-by-one path must take (a parent to fetch, a uri twice in the set).
+ */
+export async function createRemoteStatuses(core: Core, items: NewRemoteStatus[]): Promise<number[]> {
+  const single: number[] = [];
+  const uriOf = (i: number) => items[i]!.object.id as string;
+  const seenUris = new Set<string>();
+  let todo: number[] = [];
+  for (let i = 0; i < items.length; i++) {
+    if (seenUris.has(uriOf(i))) single.push(i);
+    else {
+      seenUris.add(uriOf(i));
+      todo.push(i);
+    }
+  }
+  const coll = collection(core.db, statuses);
+
+  // Known already (a redelivery), or refused by a Delete that came first.
+  const [existing, markers] = await Promise.all([
+    coll.find({ uri: { $in: todo.map(uriOf) } }, { projection: { uri: 1 } }).toArray(),
+    Promise.all(todo.map((i) => core.redis.exists(deleteMarkerKey(uriOf(i))))),
+  ]);
+  const known = new Set(existing.map((s) => s.uri));
+  todo = todo.filter((i, k) => !known.has(uriOf(i)) && markers[k] === 0);
+
+  // Parents, mentioned accounts, tags.
+  const parsed = new Map(todo.map((i) => [i, parseTags(items[i]!.object)]));
+  const parentUriOf = (i: number) => idOf(items[i]!.object.inReplyTo);
+  const [parents, mentioned, tagDocs] = await Promise.all([
+    statusesByUri(
+      core,
+      todo.map(parentUriOf).filter((u): u is string => u !== null),
+    ),
+    accountsByUri(
+      core,
+      todo.flatMap((i) => parsed.get(i)!.mentionHrefs),
+    ),
+    tagsByName(
+      core,
+      todo.flatMap((i) => parsed.get(i)!.tagNames),
+    ),
+  ]);
+  todo = todo.filter((i) => {
+    const parentUri = parentUriOf(i);
+    if (parentUri && !parents.has(parentUri)) {
+      single.push(i); // the parent must be fetched first
+      return false;
+    }
+    return true;
+  });
+
+  // Wanted here: addressed to us, a reply in a thread we have, or by someone a local account follows.
+  const followed = new Map<bigint, Promise<boolean>>();
+  const hasFollowers = (id: bigint) => {
+    let p = followed.get(id);
+    if (!p) followed.set(id, (p = hasLocalFollowers(core, { _id: id })));
+    return p;
+  };
+  const audience = new Map<number, { mentions: StatusMention[]; tags: StatusTag[] }>();
+  const wanted = await Promise.all(
+    todo.map(async (i) => {
+      const { object, activity, inboxAccountId, actor } = items[i]!;
+      const { mentions, tags: tagList } = audienceOf(parsed.get(i)!, mentioned, tagDocs);
+      audience.set(i, { mentions, tags: tagList });
+      const addressed = [...idsOf(object.to), ...idsOf(object.cc), ...idsOf(activity.to), ...idsOf(activity.cc)];
+      const parentUri = parentUriOf(i);
+      const parent = parentUri ? parents.get(parentUri)! : null;
+      return (
+        inboxAccountId !== null ||
+        addressed.some((a) => isLocalUri(core.config, a)) ||
+        mentions.some((m) => !m.acct.includes('@')) ||
+        (parent !== null && (parent.local || (await hasFollowers(parent.accountId)))) ||
+        (await hasFollowers(actor._id))
+      );
+    }),
+  );
+  todo = todo.filter((_, k) => wanted[k]);
+  if (todo.length === 0) return single;
+
+  // Ids and conversations.
+  const now = new Date();
+  const createdAtOf = new Map(
+    todo.map((i) => {
+      const published = date(items[i]!.object.published);
+      return [i, published && published.getTime() <= now.getTime() + 60_000 ? published : now];
+    }),
+  );
+  const ids = await freeStatusIds(
+    core,
+    todo.map((i) => createdAtOf.get(i)!),
+  );
+  const conversationUriOf = (i: number) =>
+    str(items[i]!.object.conversation, 2048) ?? str(idOf(items[i]!.object.context), 2048);
+  const threadUris = [
+    ...new Set(
+      todo
+        .filter((i) => !parents.get(parentUriOf(i) ?? '')?.conversationId)
+        .map(conversationUriOf)
+        .filter((u): u is string => u !== null),
+    ),
+  ];
+  const threads = new Map(
+    threadUris.length > 0
+      ? (
+          await collection(core.db, conversations)
+            .find({ uri: { $in: threadUris } })
+            .toArray()
+        ).map((c) => [c.uri!, c._id])
+      : [],
+  );
+  const needs = todo.filter((i) => {
+    if (parents.get(parentUriOf(i) ?? '')?.conversationId) return false;
+    const uri = conversationUriOf(i);
+    return uri === null || !threads.has(uri);
+  });
+  const newThreads: Array<{ _id: bigint; uri: string | null; createdAt: Date }> = [];
+  const conversationOf = new Map<number, bigint>();
+  if (needs.length > 0) {
+    const byUri = new Map<string, bigint>();
+    const fresh = await nextSerialIds(core.db, 'conversations', needs.length);
+    needs.forEach((i, k) => {
+      const uri = conversationUriOf(i);
+      const reuse = uri !== null ? byUri.get(uri) : undefined;
+      if (reuse !== undefined) return conversationOf.set(i, reuse);
+      const id = fresh[k]!;
+      if (uri !== null) byUri.set(uri, id);
+      newThreads.push({ _id: id, uri, createdAt: createdAtOf.get(i)! });
+      conversationOf.set(i, id);
+    });
+    await collection(core.db, conversations).insertMany(newThreads, { ordered: false });
+  }
+
+  const docs: StatusDoc[] = todo.map((i, k) => {
+    const { actor, object, activity } = items[i]!;
+    const uri = uriOf(i);
+    const parentUri = parentUriOf(i);
+    const parent = parentUri ? parents.get(parentUri)! : null;
+    const { html, language } = contentOf(object);
+    const spoilerText = plainText(object.summary, 5000);
+    const { mentions, tags } = audience.get(i)!;
+    const conversationId =
+      parent?.conversationId ?? conversationOf.get(i) ?? threads.get(conversationUriOf(i) ?? '') ?? null;
+    const id = ids[k]!;
+    return {
+      _id: id,
+      accountId: actor._id,
+      uri,
+      url: pageUrl(object.url, uri) ?? uri,
+      local: false,
+      text: '',
+      content: html,
+      spoilerText: spoilerText.replace(/^\u200b$/, ''),
+      sensitive: object.sensitive === true || spoilerText !== '',
+      language,
+      visibility: visibilityOf(object, activity, actor.followersUrl),
+      inReplyToId: parent?._id ?? null,
+      inReplyToAccountId: parent?.accountId ?? null,
+      reblogOfId: null,
+      reblogOfAccountId: null,
+      conversationId,
+      mentions,
+      mentionedAccountIds: mentions.map((m) => m.accountId),
+      tags,
+      tagNames: tagNamesOf(tags),
+      mediaIds: [],
+      pollId: null,
+      applicationId: null,
+      repliesCount: 0,
+      reblogsCount: 0,
+      favouritesCount: 0,
+      uniqueKey: postUniqueKey(id),
+      createdAt: createdAtOf.get(i)!,
+      updatedAt: now,
+      editedAt: null,
+      deletedAt: null,
+    };
+  });
+
+  const inserted = await core.outbox.write(
+    docs.map((s) => statusCreatedEvent(s, { hasPoll: false })),
+    async () => {
+      try {
+        await coll.insertMany(docs, { ordered: false });
+        return docs;
+      } catch (err) {
+        // Another consumer stored some of them first (a rebalance): count only ours.
+        const writeErrors = (err as { writeErrors?: Array<{ index: number; code?: number }> }).writeErrors;
+        if (!writeErrors || writeErrors.some((e) => e.code !== 11000)) throw err;
+        const lost = new Set(writeErrors.map((e) => e.index));
+        return docs.filter((_, k) => !lost.has(k));
+      }
+    },
+  );
+  await countNewStatuses(core, inserted);
+  return single;
+}
+
+/** `countNewStatus` for many: one bulk write per collection. */
+async function countNewStatuses(core: Core, docs: StatusDoc[]): Promise<void> {
+  const perAccount = new Map<bigint, { n: number; last: Date }>();
+  const perParent = new Map<bigint, number>();
+  for (const s of docs) {
+    if (s.visibility !== 'direct') {
+      const a = perAccount.get(s.accountId) ?? { n: 0, last: s.createdAt };
+      a.n++;
+      if (s.createdAt > a.last) a.last = s.createdAt;
+      perAccount.set(s.accountId, a);
+    }
+    if (s.inReplyToId && (s.visibility === 'public' || s.visibility === 'unlisted'))
+      perParent.set(s.inReplyToId, (perParent.get(s.inReplyToId) ?? 0) + 1);
+  }
+  await Promise.all([
+    perAccount.size > 0
+      ? collection(core.db, accounts).bulkWrite(
+          [...perAccount].map(([_id, { n, last }]) => ({
+            updateOne: { filter: { _id }, update: { $inc: { statusesCount: n }, $set: { lastStatusAt: last } } },
+          })),
+          { ordered: false },
+        )
+      : null,
+    perParent.size > 0
+      ? collection(core.db, statuses).bulkWrite(
+          [...perParent].map(([_id, n]) => ({
+            updateOne: { filter: { _id }, update: { $inc: { repliesCount: n } } },
+          })),
+          { ordered: false },
+        )
+      : null,
+  ]);
+}

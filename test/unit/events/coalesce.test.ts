@@ -1,0 +1,58 @@
+import { Coalescer } from '../../../services/core/events/coalesce.ts';
+
+/** A send whose calls stay open until the test lets them finish. */
+function gatedSend() {
+  const sent: number[][] = [];
+  const gates: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
+  const send = (items: number[]) => {
+    sent.push(items);
+    return new Promise<void>((resolve, reject) => gates.push({ resolve, reject }));
+  };
+  return { sent, gates, send };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('Coalescer', () => {
+  it('sends a lone call at once, and what arrives meanwhile together in the next send', async () => {
+    const { sent, gates, send } = gatedSend();
+    const c = new Coalescer(send);
+    const first = c.add([1]);
+    expect(sent).toEqual([[1]]);
+    const later = [c.add([2]), c.add([3, 4]), c.add([5])];
+    await tick();
+    expect(sent).toHaveLength(1); // one send in flight at a time
+    gates[0]!.resolve();
+    await first;
+    await tick();
+    expect(sent).toEqual([[1], [2, 3, 4, 5]]);
+    gates[1]!.resolve();
+    await Promise.all(later);
+  });
+
+  it('fails only the callers whose items were in the failed send', async () => {
+    const { sent, gates, send } = gatedSend();
+    const c = new Coalescer(send);
+    const first = c.add([1]);
+    const second = c.add([2]);
+    gates[0]!.reject(new Error('broker down'));
+    await expect(first).rejects.toThrow('broker down');
+    await tick();
+    expect(sent).toEqual([[1], [2]]);
+    gates[1]!.resolve();
+    await expect(second).resolves.toBeUndefined();
+  });
+
+  it('caps a send at maxItems (a call is never split)', async () => {
+    const { sent, gates, send } = gatedSend();
+    const c = new Coalescer(send, { maxItems: 3 });
+    const all = [c.add([0]), c.add([1, 2]), c.add([3]), c.add([4, 5, 6, 7])];
+    gates[0]!.resolve();
+    await tick();
+    gates[1]!.resolve();
+    await tick();
+    gates[2]!.resolve();
+    await Promise.all(all);
+    expect(sent).toEqual([[0], [1, 2, 3], [4, 5, 6, 7]]);
+  });
+});
