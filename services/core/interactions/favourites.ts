@@ -13,7 +13,11 @@ import { statusForbidden } from '../statuses/errors.ts';
 import type { NewEvent } from '../events/outbox.ts';
 import { indexForAccount } from '../search/indexer.ts';
 
-export function favouriteEvent(type: 'FavouriteCreated' | 'FavouriteDeleted', fav: FavouriteDoc, status: StatusDoc): NewEvent {
+export function favouriteEvent(
+  type: 'FavouriteCreated' | 'FavouriteDeleted',
+  fav: FavouriteDoc,
+  status: StatusDoc,
+): NewEvent {
   const base = {
     favouriteId: String(fav._id),
     accountId: String(fav.accountId),
