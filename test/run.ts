@@ -33,14 +33,17 @@ const namedServers = Object.fromEntries(
 );
 if (environment.TEST_REDIS_CLUSTER === '1' && !environment.REDIS_CLUSTER_NODES) {
   const { startRedisCluster } = await import('../deploy/local/redisCluster.ts');
-  const { dir, ports } = settings.redisCluster;
-  const { nodes } = await startRedisCluster({ dir, ports, log: (m) => console.log(`[local-infra] ${m}`) }).catch(
-    (err: unknown) => {
-      console.error(`[local-infra] ${err instanceof Error ? err.message : String(err)}`);
-      console.log('0 passed, 1 failed');
-      process.exit(1);
-    },
-  );
+  const { dir, ports, busPortOffset } = settings.redisCluster;
+  const { nodes } = await startRedisCluster({
+    dir,
+    ports,
+    busPortOffset,
+    log: (m) => console.log(`[local-infra] ${m}`),
+  }).catch((err: unknown) => {
+    console.error(`[local-infra] ${err instanceof Error ? err.message : String(err)}`);
+    console.log('0 passed, 1 failed');
+    process.exit(1);
+  });
   namedServers.REDIS_CLUSTER_NODES = nodes.join(',');
 }
 if (namedServers.REDIS_CLUSTER_NODES) console.log(`[local-infra] Redis Cluster: ${namedServers.REDIS_CLUSTER_NODES}`);
