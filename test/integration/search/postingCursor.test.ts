@@ -85,7 +85,10 @@ test('a deep walk with no match ends; an empty list means no cursor; the budget 
     for (let i = from; i < from + 5_000; i++) pipe.zadd('{t}:other', T0 + i, String(i === 1 ? id(1) : id(i) + 1n));
     await pipe.exec();
   }
-  const deep = await PostingCursor.open(core.redis, walk({ include: ['{t}:common', '{t}:common'], exclude: ['{t}:common'] }));
+  const deep = await PostingCursor.open(
+    core.redis,
+    walk({ include: ['{t}:common', '{t}:common'], exclude: ['{t}:common'] }),
+  );
   expect(await drain(deep!)).toEqual([]);
   expect(await PostingCursor.open(core.redis, walk({ include: ['{t}:common', '{t}:missing'] }))).toBeNull();
   const limited = await PostingCursor.open(core.redis, walk({ include: ['{t}:common', '{t}:other'] }), 25_000);
