@@ -20,6 +20,8 @@ export interface LocalInfraSettings {
   mongoJvmOptions: string[];
   /** Page cache of the embedded MongoDB-wire server's store, in MB (MONGO_CACHE_MB). */
   mongoCacheMb: number;
+  /** The local Redis Cluster (deploy/local/redisCluster.ts): six ports from REDIS_CLUSTER_PORT. */
+  redisCluster: { dir: string; ports: number[] };
 }
 
 type Env = Record<string, string | undefined>;
@@ -67,6 +69,10 @@ export function localInfraSettings(root: string, env: Env = loadEnvironment(join
       .filter(Boolean),
     mongoJvmOptions: (env.MONGO_JVM_OPTS ?? '-Xms256m -Xmx3g -XX:+UseG1GC').split(/\s+/).filter(Boolean),
     mongoCacheMb: megabytes(env, 'MONGO_CACHE_MB', 256),
+    redisCluster: {
+      dir: join(varDir, 'redis-cluster'),
+      ports: Array.from({ length: 6 }, (_, i) => port(env, 'REDIS_CLUSTER_PORT', 7000) + i),
+    },
   };
 }
 
