@@ -18,7 +18,8 @@ export function haproxyConfig(s: ClusterSettings): string {
       .map((p) => `  server ${p.name} ${s.host}:${p.port} check inter 1s fall 2 rise 1`)
       .join('\n');
   return `global
-  maxconn 20000
+  # Two file descriptors per connection must fit the hard limit of an ordinary shell (often 20000 or less).
+  maxconn 4000
   stats socket ${haproxySocket(s)} mode 600 level admin
   log stdout format raw local0 warning
 
@@ -45,13 +46,16 @@ frontend public
 
 backend api
   balance roundrobin
-  option httpchk GET /health/ready
+  option httpchk
+  http-check send meth GET uri /health/ready ver HTTP/1.1 hdr Host localhost
   http-check expect status 200
 ${servers('api')}
 
 backend streaming
   balance leastconn
-  option httpchk GET /api/v1/streaming/health
+  option httpchk
+  # uWebSockets.js answers HTTP/1.0 with 505: checks speak HTTP/1.1.
+  http-check send meth GET uri /api/v1/streaming/health ver HTTP/1.1 hdr Host localhost
   http-check expect status 200
 ${servers('streaming')}
 

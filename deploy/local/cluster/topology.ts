@@ -136,6 +136,8 @@ export function clusterServerEnv(s: ClusterSettings, redisEnv: Record<string, st
     MONGO_URL: `mongodb://${s.host}:${s.mongoPort}/fedi`,
     ...redisEnv,
     LOCAL_DOMAIN: `localhost:${s.publicPort}`,
+    // Clients find the streaming API behind the same address (HAProxy routes it), not on a process's port.
+    STREAMING_API_BASE_URL: `ws://localhost:${s.publicPort}`,
     MEDIA_DIR: join(s.dir, 'media'),
   };
 }
