@@ -5,6 +5,7 @@
 //   all               all of the above in one process (the default; `npm start`)
 // SIGTERM/SIGINT drain: servers stop accepting and finish in-flight requests, pipelines commit
 // what they finished, connections close, exit 0.
+import { migrateKeyNames } from './core/db/keyMigration.ts';
 import { ConfigError, loadConfig, loadEnvironment, type Config } from './core/config.ts';
 import { createLogger, type Logger } from './core/logger.ts';
 import { createCore, type Core } from './core/context.ts';
@@ -133,6 +134,10 @@ async function main(): Promise<void> {
     // Creating the sink also creates the event topics (configured partition count).
     const sink = await createKafkaEventSink(config, logger);
     core = await createCore(config, { sink, logger });
+    // Once per Redis, in the background of whichever process gets there first.
+    void migrateKeyNames(core.redis, config.redisNamespace, logger).catch((err: unknown) =>
+      logger.warn({ err }, 'moving Redis keys to their hash-tagged names failed; the next start tries again'),
+    );
     await startParts(role, core, logger, parts);
   } catch (err) {
     if (stopping) return;

@@ -20,6 +20,7 @@ import { createHash } from 'node:crypto';
 import { ObjectId } from 'mongodb';
 import { Partitioners, type Admin, type EachBatchPayload, type KafkaMessage, type Message } from 'kafkajs';
 import type { Core } from '../../services/core/context.ts';
+import { mgetAcrossSlots } from '../../services/core/db/redisSlots.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { createKafka, topicName } from '../../services/core/events/kafka.ts';
 import { ensureTopicsWith, whileTopicsSettle } from '../../services/core/events/topics.ts';
@@ -456,7 +457,10 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
       items.forEach((item, i) => (item.done = done[i]));
       const fromDelay = items.filter((i) => i.tier !== null && !i.done);
       if (fromDelay.length > 0) {
-        const flying = await core.redis.mget(fromDelay.map((i) => inFlightKey(i.doneId)));
+        const flying = await mgetAcrossSlots(
+          core.redis,
+          fromDelay.map((i) => inFlightKey(i.doneId)),
+        );
         fromDelay.forEach((item, i) => (item.inFlight = flying[i] !== null));
       }
       const failing = await failingHosts(core.redis);

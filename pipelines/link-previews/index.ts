@@ -2,6 +2,7 @@
 // (core/previews/fetchCard.ts, SSRF-safe, 1 MiB / 5 s) and attaches it to the status. A public
 // status's card also counts its author for the link's trend (core/trends/).
 import type { Core } from '../../services/core/context.ts';
+import { batch } from '../../services/core/db/redis.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { statuses } from '../../services/core/model/statuses.ts';
 import { fetchCard, firstLink } from '../../services/core/previews/fetchCard.ts';
@@ -30,7 +31,7 @@ export async function previewStatus(core: Core, statusId: bigint): Promise<boole
   const card = await upsertCard(core, fields);
   await attachCard(core, statusId, card._id);
   if (status.visibility === 'public' && !status.sensitive && !status.spoilerText) {
-    const pipe = core.redis.pipeline();
+    const pipe = batch(core.redis);
     recordUse(pipe, {
       kind: 'link',
       item: String(card._id),

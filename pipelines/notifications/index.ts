@@ -12,7 +12,7 @@ import { statuses } from '../../services/core/model/statuses.ts';
 import { pollVotes } from '../../services/core/model/polls.ts';
 import type { NotificationDoc } from '../../services/core/model/notifications.ts';
 import { createNotifications, type NotificationRequest } from '../../services/core/notifications/notify.ts';
-import { channelName, publishToStream, timelineChannels } from '../../services/core/streaming/channels.ts';
+import { listenedChannels, publishToStream, timelineChannels } from '../../services/core/streaming/channels.ts';
 import {
   removeStatusFromConversations,
   type DirectStatus,
@@ -50,16 +50,12 @@ export async function publishNotifications(core: Core, docs: readonly Notificati
   // checks its subscribed:timeline:<id> keys), asking for every recipient in one round trip. Both
   // the `user` and the `user:notification` stream listen on this channel.
   const recipients = [...new Set(shown.map((d) => d.accountId))];
-  const channels = recipients.map((a) => channelName(core.config, timelineChannels.userNotifications(a)));
-  const pipe = core.redis.pipeline();
-  for (const c of channels) pipe.pubsub('NUMSUB', c);
-  const replies = (await pipe.exec()) ?? [];
-  const listened = new Set(
-    recipients.filter((_, i) => {
-      const [err, reply] = replies[i] ?? [null, null];
-      return !err && Number((reply as [string, number] | null)?.[1] ?? 0) > 0;
-    }),
+  const heard = await listenedChannels(
+    core.redis,
+    core.config,
+    recipients.map((a) => timelineChannels.userNotifications(a)),
   );
+  const listened = new Set(recipients.filter((_, i) => heard[i]));
   const viewers = new Map<Id, AccountDoc | null>();
   for (const doc of shown) {
     if (!listened.has(doc.accountId)) continue;

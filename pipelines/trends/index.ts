@@ -4,6 +4,7 @@
 // (one MongoDB read per kind of record, one Redis round trip). Every few minutes one process (a
 // Redis lock) refreshes the scores and rankings and sends due review notices (core/trends/refresh.ts).
 import type { Core } from '../../services/core/context.ts';
+import { batch } from '../../services/core/db/redis.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { accounts } from '../../services/core/model/accounts.ts';
 import { statuses, type StatusDoc } from '../../services/core/model/statuses.ts';
@@ -132,7 +133,7 @@ export async function runTrendsPipeline(core: Core, opts: TrendsPipelineOptions 
     async handleBatch(events) {
       const uses = await usesOf(core, events);
       if (uses.length === 0) return;
-      const pipe = core.redis.pipeline();
+      const pipe = batch(core.redis);
       for (const u of uses) recordUse(pipe, u);
       await pipe.exec();
     },

@@ -32,6 +32,11 @@ export interface Config {
   secretKeyBase: string;
   mongoUrl: string;
   redisUrl: string;
+  /**
+   * REDIS_CLUSTER_NODES (comma-separated host:port seeds): when set, Redis is a Redis Cluster reached
+   * through ioredis's cluster client and REDIS_URL is unused (its password/TLS are still applied).
+   */
+  redisClusterNodes: string[];
   /** Prefix of every Redis key (Mastodon's REDIS_NAMESPACE), so deployments can share a server. */
   redisNamespace: string;
   kafkaBrokers: string[];
@@ -220,6 +225,14 @@ export function loadConfig(env: Env = process.env): Config {
     if (!/^[^\s:]+:\d{1,5}$/.test(b))
       throw new ConfigError('KAFKA_BROKERS', `must be a comma-separated list of host:port, got "${b}"`);
   }
+  const redisClusterNodes = str(env, 'REDIS_CLUSTER_NODES', '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+  for (const n of redisClusterNodes) {
+    if (!/^[^\s:]+:\d{1,5}$/.test(n))
+      throw new ConfigError('REDIS_CLUSTER_NODES', `must be a comma-separated list of host:port, got "${n}"`);
+  }
   const streamingBase = optional(env, 'STREAMING_API_BASE_URL');
   if (streamingBase !== null) url(env, 'STREAMING_API_BASE_URL', streamingBase, ['ws', 'wss', 'http', 'https']);
   const prefix = str(env, 'KAFKA_TOPIC_PREFIX', 'fedi');
@@ -239,6 +252,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretKeyBase,
     mongoUrl: url(env, 'MONGO_URL', 'mongodb://127.0.0.1:27018/fedi', ['mongodb', 'mongodb+srv']),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6390/0', ['redis', 'rediss']),
+    redisClusterNodes,
     redisNamespace: redisNamespace(env),
     kafkaBrokers: brokers,
     kafkaTopicPrefix: prefix,

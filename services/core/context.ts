@@ -36,7 +36,7 @@ export async function createCore(config: Config, opts: CoreOptions): Promise<Cor
   const logger = opts.logger ?? createLogger(config.logLevel, 'fedisrv');
   const { client, db } = await connectMongo(config.mongoUrl);
   await ensureIndexes(db);
-  const redis = connectRedis(config.redisUrl, { namespace: config.redisNamespace });
+  const redis = connectRedis(config, { namespace: config.redisNamespace });
   installDocCache(db, redis);
   const vapid = await ensureVapidKeys(db, config);
   return {

@@ -3,7 +3,7 @@
 // (channels.ts) tells the publishers that someone listens; it is left to expire, since another
 // process may listen too.
 import type { Config } from '../core/config.ts';
-import { connectRedis, type Redis } from '../core/db/redis.ts';
+import { batch, connectRedis, type Redis } from '../core/db/redis.ts';
 import {
   channelName,
   LISTENER_REFRESH_MS,
@@ -34,7 +34,7 @@ export class Subscriptions {
     this.config = config;
     this.logger = logger;
     this.keys = keys;
-    this.redis = connectRedis(config.redisUrl);
+    this.redis = connectRedis(config);
     this.refresh = setInterval(() => {
       this.markListened([...this.listeners.keys()].map((c) => this.unprefixed(c))).catch((err: unknown) =>
         this.logger.warn({ err }, 'listener keys not refreshed'),
@@ -119,7 +119,7 @@ export class Subscriptions {
 
   private async markListened(names: string[]): Promise<void> {
     if (names.length === 0) return;
-    const pipe = this.keys.pipeline();
+    const pipe = batch(this.keys);
     for (const name of names) pipe.set(listenerKey(name), '1', 'EX', LISTENER_TTL_SECONDS);
     await pipe.exec();
   }

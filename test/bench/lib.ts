@@ -43,6 +43,7 @@ export async function startRole(
         ...process.env,
         MONGO_URL: config.mongoUrl,
         REDIS_URL: config.redisUrl,
+        REDIS_CLUSTER_NODES: config.redisClusterNodes.join(','),
         REDIS_NAMESPACE: config.redisNamespace,
         KAFKA_BROKERS: config.kafkaBrokers.join(','),
         KAFKA_TOPIC_PREFIX: config.kafkaTopicPrefix,

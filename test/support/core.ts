@@ -7,7 +7,9 @@ import { createLogger } from '../../services/core/logger.ts';
 import { createKafkaEventSink } from '../../services/core/events/kafkaSink.ts';
 import type { OutboxEvent } from '../../services/core/events/outbox.ts';
 import { connectMongo } from '../../services/core/db/mongo.ts';
-import { connectRedis, type Redis } from '../../services/core/db/redis.ts';
+import type { Cluster } from 'ioredis';
+import { connectRedis, isCluster, type Redis } from '../../services/core/db/redis.ts';
+import { delAcrossSlots } from '../../services/core/db/redisSlots.ts';
 import { testConfig } from './config.ts';
 import { deleteTestTopics } from './kafka.ts';
 
@@ -42,12 +44,20 @@ export async function deleteRedisNamespace(redis: Redis, namespace: string): Pro
   if (!namespace) return;
   // The connection prefixes the keys it is given, but neither SCAN patterns nor the keys SCAN returns.
   const prefix = `${namespace}:`;
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys.map((k) => k.slice(prefix.length)));
-  } while (cursor !== '0');
+  // A cluster's keys are spread over its primaries: each is scanned, and keys of many slots deleted.
+  const nodes = isCluster(redis) ? (redis as unknown as Cluster).nodes('master') : [redis];
+  for (const node of nodes) {
+    let cursor = '0';
+    do {
+      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length > 0)
+        await delAcrossSlots(
+          redis,
+          keys.map((k) => k.slice(prefix.length)),
+        );
+    } while (cursor !== '0');
+  }
 }
 
 /** Drops the database, empties the Redis namespace, disconnects and deletes the Kafka topics. */
@@ -66,7 +76,7 @@ export async function removeTestData(config: Config): Promise<void> {
   } finally {
     await client.close();
   }
-  const redis = connectRedis(config.redisUrl, { namespace: config.redisNamespace });
+  const redis = connectRedis(config, { namespace: config.redisNamespace });
   try {
     await deleteRedisNamespace(redis, config.redisNamespace);
   } finally {

@@ -35,6 +35,7 @@ export function serverEnv(config: Config, extra: Record<string, string> = {}): R
     NODE_ENV: 'test',
     MONGO_URL: config.mongoUrl,
     REDIS_URL: config.redisUrl,
+    REDIS_CLUSTER_NODES: config.redisClusterNodes.join(','),
     REDIS_NAMESPACE: config.redisNamespace,
     KAFKA_BROKERS: config.kafkaBrokers.join(','),
     KAFKA_TOPIC_PREFIX: config.kafkaTopicPrefix,

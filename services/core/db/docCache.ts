@@ -12,7 +12,7 @@
 // a write cannot put that old copy back after the write's drop. Entries expire after a few minutes,
 // which bounds the staleness of anything that still slipped through (a failed Redis call).
 import { BSON, type Collection, type Db, type Document, type Filter } from 'mongodb';
-import type { Redis } from '../db/redis.ts';
+import { batch, isCluster, type Redis } from '../db/redis.ts';
 import type { Core } from '../context.ts';
 import type { CollectionDef } from './mongo.ts';
 
@@ -152,15 +152,19 @@ function parseCopy<R>(r: Buffer, id: bigint, shared: Map<bigint, { bytes: Buffer
   return value;
 }
 
+// The id is a Redis Cluster hash tag: a copy and its tombstone share a slot (FILL reads both).
+// Renamed from `doc:<collection>:<id>`: the old entries are no longer read and expire in minutes.
 function docKey(collection: string, id: bigint): string {
-  return `doc:${collection}:${id}`;
+  return `doc:${collection}:{${id}}`;
 }
 function tombKey(collection: string, id: bigint): string {
-  return `doc:${collection}:${id}:t`;
+  return `doc:${collection}:{${id}}:t`;
 }
 
 // One round trip for a whole page: the field of each key (KEYS[i], field ARGV[1]). A single
-// document is read with HGET: a script call costs Redis about twenty times as much.
+// document is read with HGET: a script call costs Redis about twenty times as much. On a cluster
+// the keys of a page lie in many slots: each is read with HGET, all sent together (one write per
+// node, see connectRedis).
 const READ = `local out = {}
 for i, k in ipairs(KEYS) do out[i] = redis.call('HGET', k, ARGV[1]) end
 return out`;
@@ -223,8 +227,8 @@ export async function readThrough<T extends Document, R>(
     missing = [];
     if (view.derive) {
       const replies = await (
-        keys.length === 1
-          ? redis.hget(keys[0], view.name).then((r) => [r])
+        keys.length === 1 || isCluster(redis)
+          ? Promise.all(keys.map((k) => redis.hget(k, view.name)))
           : redis.docCacheRead(keys.length, ...keys, view.name)
       ).catch(() => null);
       unique.forEach((id, i) => {
@@ -236,8 +240,8 @@ export async function readThrough<T extends Document, R>(
       });
     } else {
       const replies = await (
-        keys.length === 1
-          ? redis.hgetBuffer(keys[0], view.name).then((r) => [r])
+        keys.length === 1 || isCluster(redis)
+          ? Promise.all(keys.map((k) => redis.hgetBuffer(k, view.name)))
           : redis.docCacheReadBuffer(keys.length, ...keys, view.name)
       ).catch(() => null);
       const shared = view.shareParsed ? parsedOf(core.db, name, view.name) : null;
@@ -256,7 +260,7 @@ export async function readThrough<T extends Document, R>(
     .toArray();
   const values: R[] = view.derive ? await view.derive(core, found as unknown as T[]) : (found as unknown as R[]);
   if (redis && found.length > 0) {
-    const pipe = redis.pipeline();
+    const pipe = batch(redis);
     found.forEach((doc, i) => {
       const id = doc._id;
       const value = view.derive ? JSON.stringify(values[i]) : Buffer.from(BSON.serialize(doc));
@@ -275,7 +279,7 @@ export async function readThrough<T extends Document, R>(
 async function drop(db: Db, redis: Redis, collection: string, ids: readonly unknown[]): Promise<void> {
   const local = locals.get(db)?.get(collection);
   if (local) for (const id of ids) if (typeof id === 'bigint') local.delete(id);
-  const pipe = redis.pipeline();
+  const pipe = batch(redis);
   for (const id of ids) {
     if (typeof id !== 'bigint') continue;
     pipe.set(tombKey(collection, id), '1', 'PX', TOMBSTONE_MS);

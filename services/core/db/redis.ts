@@ -1,7 +1,14 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
 import type { Socket } from 'node:net';
 
 export type { Redis };
+
+/** Where Redis is: a single server (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES, when set). */
+export interface RedisTarget {
+  redisUrl: string;
+  redisClusterNodes: string[];
+}
 
 /**
  * Sends every command a process issues in one event-loop turn in one write (the socket is corked
@@ -32,13 +39,76 @@ function coalesceWritesPerTurn(redis: Redis): void {
   });
 }
 
-/** A Redis connection whose every key is prefixed with the deployment's namespace (if any). */
-export function connectRedis(url: string, opts: { namespace?: string; lazy?: boolean } = {}): Redis {
-  const redis = new Redis(url, {
-    lazyConnect: opts.lazy ?? false,
-    maxRetriesPerRequest: 3,
-    keyPrefix: opts.namespace ? `${opts.namespace}:` : undefined,
+/**
+ * A Redis connection whose every key is prefixed with the deployment's namespace (if any). With
+ * cluster nodes it is ioredis's `Cluster`, typed as `Redis`: both offer the same commands, and
+ * everything here keeps a command's (and a script's) keys in one hash slot. Code that would send
+ * one pipeline over keys of several slots uses `batch` instead of `pipeline()`.
+ */
+export function connectRedis(target: string | RedisTarget, opts: { namespace?: string; lazy?: boolean } = {}): Redis {
+  const keyPrefix = opts.namespace ? `${opts.namespace}:` : undefined;
+  const url = typeof target === 'string' ? target : target.redisUrl;
+  const nodes = typeof target === 'string' ? [] : target.redisClusterNodes;
+  if (nodes.length === 0) {
+    const redis = new Redis(url, { lazyConnect: opts.lazy ?? false, maxRetriesPerRequest: 3, keyPrefix });
+    coalesceWritesPerTurn(redis);
+    return redis;
+  }
+  const auth = new URL(url);
+  const cluster = new Cluster(
+    nodes.map((n) => {
+      const at = n.lastIndexOf(':');
+      return { host: n.slice(0, at), port: Number(n.slice(at + 1)) };
+    }),
+    {
+      lazyConnect: opts.lazy ?? false,
+      keyPrefix,
+      // Every connection to a node corks per turn like the single connection: a turn's commands
+      // for one node leave in one write, so no cross-node pipeline is needed (see `batch`).
+      redisOptions: {
+        maxRetriesPerRequest: 3,
+        username: auth.username ? decodeURIComponent(auth.username) : undefined,
+        password: auth.password ? decodeURIComponent(auth.password) : undefined,
+        tls: auth.protocol === 'rediss:' ? {} : undefined,
+      },
+    },
+  );
+  cluster.on('+node', (node: Redis) => coalesceWritesPerTurn(node));
+  return cluster as unknown as Redis;
+}
+
+export function isCluster(redis: Redis): boolean {
+  return (redis as unknown as { isCluster?: boolean }).isCluster === true;
+}
+
+/**
+ * A pipeline whose commands may touch keys of different slots. On a single Redis it is
+ * `redis.pipeline()` (one write, one round trip). On a cluster, ioredis sends a pipeline to one
+ * node only, so the commands are sent one by one instead: the per-node corking above still puts
+ * each node's share of the turn into one write, the nodes answer in parallel, and `exec` gives
+ * the same `[error, result]` list in order.
+ */
+export function batch(redis: Redis): ChainableCommander {
+  if (!isCluster(redis)) return redis.pipeline();
+  const queued: Promise<unknown>[] = [];
+  const proxy: ChainableCommander = new Proxy({} as ChainableCommander, {
+    get(_target, name) {
+      if (name === 'exec')
+        return async () => {
+          const settled = await Promise.allSettled(queued);
+          return settled.map((r) => (r.status === 'fulfilled' ? [null, r.value] : [r.reason, null]));
+        };
+      if (name === 'length') return queued.length;
+      if (name === 'then') return undefined;
+      return (...args: unknown[]) => {
+        const method = (redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[name as string];
+        if (typeof method !== 'function') throw new Error(`batch: no Redis command ${String(name)}`);
+        const p = method.apply(redis, args);
+        p.catch(() => undefined); // reported through exec
+        queued.push(p);
+        return proxy;
+      };
+    },
   });
-  coalesceWritesPerTurn(redis);
-  return redis;
+  return proxy;
 }

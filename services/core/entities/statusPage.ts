@@ -14,6 +14,8 @@
 // when present, and for 'policy' pages the viewer's relations to the authors. Reblogged originals
 // add one step; misses are rendered by presentStatuses (in the second batch) and stored.
 import type { Core } from '../context.ts';
+import { batch } from '../db/redis.ts';
+import { mgetAcrossSlots } from '../db/redisSlots.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { accounts, type CachedAccount } from '../model/accounts.ts';
@@ -141,7 +143,7 @@ async function readShells(core: Core, ids: Id[]): Promise<Map<bigint, CachedShel
     else want.push(id);
   }
   if (want.length === 0) return out;
-  const raw = await core.redis.mget(...want.map(shellKey));
+  const raw = await mgetAcrossSlots(core.redis, want.map(shellKey));
   raw.forEach((r, i) => {
     if (!r) return;
     const shell = JSON.parse(r) as CachedShell;
@@ -189,7 +191,7 @@ async function renderMisses(
           .toArray()),
   ];
   const rendered = await presentStatuses(core, docs, null);
-  const pipe = core.redis.pipeline();
+  const pipe = batch(core.redis);
   docs.forEach((d, i) => {
     const entry: CachedShell = {
       v: version(d),
@@ -226,7 +228,7 @@ async function roleIdsOf(core: Core, accountIds: Id[]): Promise<Map<bigint, Id |
     else want.push(id);
   }
   if (want.length === 0) return out;
-  const cached = await core.redis.mget(...want.map(roleKey));
+  const cached = await mgetAcrossSlots(core.redis, want.map(roleKey));
   const missing: Id[] = [];
   want.forEach((id, i) => {
     const c = cached[i];
@@ -239,7 +241,7 @@ async function roleIdsOf(core: Core, accountIds: Id[]): Promise<Map<bigint, Id |
   const found = await collection(core.db, users)
     .find({ accountId: { $in: missing } }, { projection: { accountId: 1, roleId: 1 } })
     .toArray();
-  const pipe = core.redis.pipeline();
+  const pipe = batch(core.redis);
   for (const id of missing) {
     const roleId = found.find((u) => u.accountId === id)?.roleId ?? null;
     out.set(id, roleId);

@@ -9,14 +9,22 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
+import { batch } from '../db/redis.ts';
 import { users } from '../model/users.ts';
 import { feedKey, reblogsKey } from './feeds.ts';
 
 /** `ok`: the feed has been kept since the marker was set; `stale`: it must be rebuilt before use. */
 export type ActivityState = 'ok' | 'stale';
 
+/**
+ * `feed:active:{<id>}`: in the slot of the account's home feed (a cluster's fan-out checks both in
+ * one script). Renamed from `feed:active:<id>` together with the feeds: after the change every
+ * marker is missing, so fan-out skips everyone until they come back, and their next read rebuilds
+ * the feed from MongoDB (a new empty feed is never trusted without an `ok` marker). The old keys
+ * are no longer read and expire with their time to live.
+ */
 export function activeKey(accountId: Id | string): string {
-  return `feed:active:${accountId}`;
+  return `feed:active:{${accountId}}`;
 }
 
 const DAY_SECONDS = 24 * 3600;
@@ -46,7 +54,7 @@ const refreshed = new Map<string, Map<string, number>>();
 export async function markActive(core: Core, accountIds: Id[], state?: ActivityState): Promise<void> {
   if (accountIds.length === 0) return;
   const window = activeWindowSeconds(core);
-  const pipe = core.redis.pipeline();
+  const pipe = batch(core.redis);
   for (const id of accountIds) {
     const key = activeKey(id);
     if (state) pipe.set(key, state, 'EX', window);

@@ -2,7 +2,8 @@
 // first. A ZSET score is a double (53 bits) and status ids are 64-bit, so the score is the id's
 // millisecond part and the member the full id: members of one millisecond sort by their decimal
 // string, which for ids of one millisecond is numeric order.
-import type { Redis } from '../db/redis.ts';
+import { isCluster, type Redis } from '../db/redis.ts';
+import { runScript, slotGroups } from '../db/redisSlots.ts';
 import type { Id } from '../ids.ts';
 
 /** Mastodon's FeedManager::MAX_ITEMS. */
@@ -12,8 +13,13 @@ export const REBLOG_FALLOFF = 40;
 
 export type FeedKind = 'home' | 'list';
 
+/**
+ * `feed:<kind>:{<id>}`: the braces are a Redis Cluster hash tag, so the feed, its `:reblogs` and
+ * the owner's activity marker (activity.ts) share a slot and one script can touch them together.
+ * (Before the tag the key was `feed:<kind>:<id>`; see activeKey for why renaming is safe.)
+ */
 export function feedKey(kind: FeedKind, id: Id | string): string {
-  return `feed:${kind}:${id}`;
+  return `feed:${kind}:{${id}}`;
 }
 
 /** Which original statuses are in a feed through a reblog (reblogged id → the reblog's score). */
@@ -27,27 +33,32 @@ export function feedScore(statusId: Id): number {
 
 /**
  * Inserts a status into feeds, server-side in one call (a third of a pipeline's time for a thousand
- * feeds). KEYS: the feeds. ARGV: score, member, MAX_ITEMS, the TTL of a feed it creates (0: none),
- * the reblogged status ('' for none), REBLOG_FALLOFF. A reblog of a status that is among a feed's
- * newest REBLOG_FALLOFF entries, itself or through an earlier reblog, is not inserted again
- * (Mastodon's FeedManager#add_to_feed). Returns the 1-based positions of the feeds that took it.
+ * feeds). KEYS, per feed: the feed, then its `<feed>:reblogs` for a reblog, then its activity
+ * marker when ARGV[7] is '1' (the feed is written only while the marker exists). ARGV: score,
+ * member, MAX_ITEMS, the TTL of a feed it creates (0: none), the reblogged status ('' for none),
+ * REBLOG_FALLOFF, markers. A reblog of a status that is among a feed's newest REBLOG_FALLOFF
+ * entries, itself or through an earlier reblog, is not inserted again (Mastodon's
+ * FeedManager#add_to_feed). Returns the 1-based numbers of the feeds that took it.
  * Each Redis call from Lua costs about a microsecond beyond the command itself, which for a big
  * fan-out is most of Redis's work: a plain status costs two calls per feed (ZADD, then ZCARD,
  * which tells both a feed just created, to give a time to live, and one to trim).
- * `<feed>:reblogs` is derived here, so the script is not for Redis Cluster as it stands (it would
- * need hash tags).
  */
 const INSERT_SCRIPT = `
 local score, member, max, ttl = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
-local reblogOf, falloff = ARGV[5], tonumber(ARGV[6])
+local reblogOf, falloff, markers = ARGV[5], tonumber(ARGV[6]), ARGV[7] == '1'
+local stride = 1
+if reblogOf ~= '' then stride = stride + 1 end
+if markers then stride = stride + 1 end
 local took = {}
-for i, key in ipairs(KEYS) do
-  local skip = false
-  if reblogOf ~= '' then
+for f = 1, #KEYS / stride do
+  local base = (f - 1) * stride
+  local key = KEYS[base + 1]
+  local skip = markers and redis.call('EXISTS', KEYS[base + stride]) == 0
+  if not skip and reblogOf ~= '' then
     for _, m in ipairs(redis.call('ZREVRANGE', key, 0, falloff - 1)) do
       if m == reblogOf then skip = true break end
     end
-    local rkey = key .. ':reblogs'
+    local rkey = KEYS[base + 2]
     if not skip then
       local already = redis.call('ZSCORE', rkey, reblogOf)
       if already and redis.call('ZCOUNT', key, already, '+inf') <= falloff then skip = true end
@@ -63,7 +74,7 @@ for i, key in ipairs(KEYS) do
     local size = redis.call('ZCARD', key)
     if size == 1 and ttl > 0 then redis.call('EXPIRE', key, ttl) end
     if size > max then redis.call('ZREMRANGEBYRANK', key, 0, -(max + 1)) end
-    took[#took + 1] = i
+    took[#took + 1] = f
   end
 end
 return took
@@ -78,6 +89,17 @@ interface InsertOptions {
   ttlSeconds?: number;
 }
 
+/** The script's KEYS for these feeds: each feed, its reblogs record for a reblog, its marker if given. */
+function insertKeys(keys: string[], positions: number[], reblog: boolean, markers: string[] | null): string[] {
+  const out: string[] = [];
+  for (const i of positions) {
+    out.push(keys[i]!);
+    if (reblog) out.push(reblogsKey(keys[i]!));
+    if (markers) out.push(markers[i]!);
+  }
+  return out;
+}
+
 /** Inserts a status (or reblog) into feeds; idempotent. The indexes of `keys` that took it. */
 export async function insertIntoFeeds(
   redis: Redis,
@@ -85,28 +107,46 @@ export async function insertIntoFeeds(
   statusId: Id,
   opts: InsertOptions = {},
 ): Promise<number[]> {
+  if (opts.markers && opts.markers.length !== keys.length) throw new Error('one marker per feed');
+  if (keys.length === 0) return [];
+  const reblog = opts.reblogOf != null;
+  const args = (markers: boolean) => [
+    feedScore(statusId),
+    String(statusId),
+    FEED_MAX_ITEMS,
+    opts.ttlSeconds ?? 0,
+    reblog ? String(opts.reblogOf) : '',
+    REBLOG_FALLOFF,
+    markers ? '1' : '0',
+  ];
+  if (isCluster(redis)) {
+    // One call per hash slot (a feed and its marker share one), sent together: the script checks
+    // the markers itself, so a slot costs one call and no MGET across slots is needed.
+    const took = await Promise.all(
+      slotGroups(redis, keys).map(async (group) => {
+        const keysOf = insertKeys(keys, group, reblog, opts.markers ?? null);
+        const numbers = (await runScript(redis, INSERT_SCRIPT, keysOf, args(!!opts.markers))) as number[];
+        return numbers.map((n) => group[n - 1]!);
+      }),
+    );
+    return took.flat().sort((a, b) => a - b);
+  }
   let positions = keys.map((_, i) => i);
   if (opts.markers) {
-    if (opts.markers.length !== keys.length) throw new Error('one marker per feed');
     // One MGET (a native command, a fraction of a microsecond per key) instead of a check per
     // feed inside the script. A marker that expires in between only lets one more status in.
-    const marks = keys.length > 0 ? await redis.mget(...opts.markers) : [];
+    const marks = await redis.mget(...opts.markers);
     positions = positions.filter((i) => marks[i] !== null);
   }
   if (positions.length === 0) return [];
   // EVAL, not defineCommand: a command defined while an auto-pipeline is open breaks ioredis
   // (redis/ioredis#1931; off in connectRedis, safe if turned on again); Redis keeps the compiled
   // script either way.
-  const took = (await redis.eval(
+  const took = (await runScript(
+    redis,
     INSERT_SCRIPT,
-    positions.length,
-    ...positions.map((i) => keys[i]!),
-    feedScore(statusId),
-    String(statusId),
-    FEED_MAX_ITEMS,
-    opts.ttlSeconds ?? 0,
-    opts.reblogOf != null ? String(opts.reblogOf) : '',
-    REBLOG_FALLOFF,
+    insertKeys(keys, positions, reblog, null),
+    args(false),
   )) as number[];
   return took.map((k) => positions[k - 1]!);
 }
@@ -120,14 +160,18 @@ export async function addToFeed(redis: Redis, key: string, statusId: Id, reblogO
 }
 
 /**
- * Takes a status out of many feeds in one call (KEYS), and the status it reblogs (ARGV[2], '' for
- * none) out of their `<feed>:reblogs`. Returns the 1-based positions of the feeds that held it.
+ * Takes a status out of many feeds in one call, and the status it reblogs (ARGV[2], '' for none)
+ * out of their `<feed>:reblogs`. KEYS, per feed: the feed, then its reblogs record when ARGV[2] is
+ * not ''. Returns the 1-based numbers of the feeds that held it.
  */
 const REMOVE_SCRIPT = `
+local stride = 1
+if ARGV[2] ~= '' then stride = 2 end
 local removed = {}
-for i, key in ipairs(KEYS) do
-  if redis.call('ZREM', key, ARGV[1]) == 1 then removed[#removed + 1] = i end
-  if ARGV[2] ~= '' then redis.call('ZREM', key .. ':reblogs', ARGV[2]) end
+for f = 1, #KEYS / stride do
+  local base = (f - 1) * stride
+  if redis.call('ZREM', KEYS[base + 1], ARGV[1]) == 1 then removed[#removed + 1] = f end
+  if stride == 2 then redis.call('ZREM', KEYS[base + 2], ARGV[2]) end
 end
 return removed
 `;
@@ -139,15 +183,16 @@ export async function removeFromFeeds(
   statusId: Id,
   reblogOf: Id | null = null,
 ): Promise<number[]> {
-  if (keys.length === 0) return [];
-  const removed = (await redis.eval(
-    REMOVE_SCRIPT,
-    keys.length,
-    ...keys,
-    String(statusId),
-    reblogOf !== null ? String(reblogOf) : '',
-  )) as number[];
-  return removed.map((i) => i - 1);
+  const args = [String(statusId), reblogOf !== null ? String(reblogOf) : ''];
+  // One call per hash slot on a cluster (sent together); one call on a single Redis.
+  const removed = await Promise.all(
+    slotGroups(redis, keys).map(async (group) => {
+      const keysOf = insertKeys(keys, group, reblogOf !== null, null);
+      const numbers = (await runScript(redis, REMOVE_SCRIPT, keysOf, args)) as number[];
+      return numbers.map((n) => group[n - 1]!);
+    }),
+  );
+  return removed.flat().sort((a, b) => a - b);
 }
 
 export async function removeFromFeed(redis: Redis, key: string, statusIds: Id[], reblogOf: Id[] = []): Promise<void> {

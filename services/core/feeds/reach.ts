@@ -7,13 +7,14 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
+import { batch } from '../db/redis.ts';
 import { listMembers } from '../model/lists.ts';
 import { feedKey } from './feeds.ts';
 import { followerPages, tagFollowerIds, type FanOutResult } from './fanOut.ts';
 
 async function holding(core: Core, kind: 'home' | 'list', owners: Id[], statusId: Id): Promise<Id[]> {
   if (owners.length === 0) return [];
-  const pipe = core.redis.pipeline();
+  const pipe = batch(core.redis);
   for (const o of owners) pipe.zscore(feedKey(kind, o), String(statusId));
   const res = (await pipe.exec()) ?? [];
   return owners.filter((_, i) => res[i]?.[1] !== null && res[i]?.[1] !== undefined);

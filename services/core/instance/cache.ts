@@ -1,6 +1,7 @@
 // Redis cache of the public instance documents (every client start reads them). Each document has a
 // fixed key, so an admin change — from the API or the CLI, in any process — drops them all at once.
 import type { Core } from '../context.ts';
+import { delAcrossSlots } from '../db/redisSlots.ts';
 
 export const INSTANCE_DOCUMENTS = [
   'v2',
@@ -33,5 +34,5 @@ export async function cachedDocument<T>(
 }
 
 export async function invalidateInstanceCache(core: Core): Promise<void> {
-  await core.redis.del(...INSTANCE_DOCUMENTS.map(key));
+  await delAcrossSlots(core.redis, INSTANCE_DOCUMENTS.map(key));
 }

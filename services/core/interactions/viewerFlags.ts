@@ -34,9 +34,12 @@ const COMPLETE = ':';
 /** The member saying the viewer has muted some conversation. */
 const SOME_MUTES = 'M';
 
-const setKey = (accountId: Id) => `flags:${accountId}`;
-const tombKey = (accountId: Id) => `flags:${accountId}:t`;
-const bigKey = (accountId: Id) => `flags:${accountId}:big`;
+// The account id is a Redis Cluster hash tag: the set, its tombstone and its "too big" mark share
+// a slot (a drop is one MULTI, a fill one script over two of them). Renamed from `flags:<id>`
+// (the old sets are no longer read and expire with their TTL).
+const setKey = (accountId: Id) => `flags:{${accountId}}`;
+const tombKey = (accountId: Id) => `flags:{${accountId}}:t`;
+const bigKey = (accountId: Id) => `flags:{${accountId}}:big`;
 
 // KEYS: set, tombstone; ARGV: ttl, members... (SADD in chunks: Lua's stack limits unpack).
 const FILL = `if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end

@@ -5,6 +5,8 @@
 // recipient blocks, hard-mutes (mute with notifications) or whose domain they block; about a
 // status in a conversation the recipient muted; from an account that blocks the recipient.
 import type { Core } from '../context.ts';
+import { batch } from '../db/redis.ts';
+import { mgetAcrossSlots } from '../db/redisSlots.ts';
 import { nextSerialIds, type Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { accounts } from '../model/accounts.ts';
@@ -172,7 +174,7 @@ async function groupKeysOf(core: Core, rs: readonly NotificationRequest[], ids: 
   ];
   const buckets = new Map<string, number>();
   if (redisKeys.length) {
-    const stored = await core.redis.mget(...redisKeys);
+    const stored = await mgetAcrossSlots(core.redis, redisKeys);
     redisKeys.forEach((k, i) => buckets.set(k, Number(stored[i] ?? 0)));
   }
   const keys = rs.map((r, i) => {
@@ -185,9 +187,10 @@ async function groupKeysOf(core: Core, rs: readonly NotificationRequest[], ids: 
     return `${prefixOf(r)}-${bucket}`;
   });
   if (redisKeys.length) {
-    const multi = core.redis.multi();
-    for (const k of redisKeys) multi.set(k, String(buckets.get(k)), 'EX', GROUP_SPAN_HOURS * 3600);
-    await multi.exec();
+    // Keys of several recipients (slots): a batch, each SET on its own (no transaction needed).
+    const pipe = batch(core.redis);
+    for (const k of redisKeys) pipe.set(k, String(buckets.get(k)), 'EX', GROUP_SPAN_HOURS * 3600);
+    await pipe.exec();
   }
   return keys;
 }

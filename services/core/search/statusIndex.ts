@@ -1,19 +1,24 @@
 // The status search index: an inverted index in Redis, one sorted set of status ids per term and
 // scope (member = the id in decimal, score = its millisecond part, so newest-first walks and
 // before/after bounds are range reads). Two scopes, as Mastodon's two Elasticsearch indices:
-//   search:p:<term>               public statuses of accounts that opted into `indexable`;
-//   search:u:<accountId>:<term>   what one local account may always search: its own statuses and
+//   search:{p}:<term>             public statuses of accounts that opted into `indexable`;
+//   search:{u<accountId>}:<term>  what one local account may always search: its own statuses and
 //                                 those it was mentioned in, favourited, boosted or bookmarked.
+// The braces are a Redis Cluster hash tag: a scope's lists share one slot, so a search's
+// intersection stays one script per page (the public scope lives on one primary; each account's
+// scope on the primary of its slot). Before the tags: `search:p:<term>`, `search:u:<id>:<term>`
+// (see db/keyMigration.ts).
 // MongoDB stays the source of truth: the index only proposes candidates, every result is read back
 // and checked (still there, still holding the terms, visible to the caller), so a stale posting
 // (an edit removed a word, a deleted status) can never leak. `rebuildStatusIndex` (indexer.ts) refills it.
 import type { Id } from '../ids.ts';
-import type { Redis } from '../db/redis.ts';
+import { batch, type Redis } from '../db/redis.ts';
+import { runScript } from '../db/redisSlots.ts';
 import type { StatusDoc } from '../model/statuses.ts';
 import { statusTerms } from './tokenize.ts';
 
-const PUBLIC = 'search:p:';
-const personalPrefix = (accountId: Id | string) => `search:u:${accountId}:`;
+const PUBLIC = 'search:{p}:';
+const personalPrefix = (accountId: Id | string) => `search:{u${accountId}}:`;
 
 export const idScore = (id: Id): number => Number(id >> 16n);
 
@@ -36,7 +41,7 @@ export async function indexStatus(
 ): Promise<void> {
   const member = String(status._id);
   const score = idScore(status._id);
-  const pipe = redis.pipeline();
+  const pipe = batch(redis);
   for (const term of terms) {
     if (scopes.isPublic) pipe.zadd(PUBLIC + term, score, member);
     for (const a of scopes.accounts) pipe.zadd(personalPrefix(a) + term, score, member);
@@ -52,7 +57,7 @@ export async function unindexStatus(
   opts: { publicScope?: boolean } = {},
 ): Promise<void> {
   const member = String(status._id);
-  const pipe = redis.pipeline();
+  const pipe = batch(redis);
   for (const term of statusTerms(status)) {
     if (opts.publicScope !== false) pipe.zrem(PUBLIC + term, member);
     for (const a of accounts) pipe.zrem(personalPrefix(a) + term, member);
@@ -153,7 +158,9 @@ interface WalkRedis {
 function walker(redis: Redis): WalkRedis {
   return {
     searchWalk: (numKeys, ...args) =>
-      redis.eval(WALK_SCRIPT, numKeys, ...args) as Promise<[number, string[], number, number]>,
+      runScript(redis, WALK_SCRIPT, args.slice(0, numKeys) as string[], args.slice(numKeys)) as Promise<
+        [number, string[], number, number]
+      >,
   };
 }
 

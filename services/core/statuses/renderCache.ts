@@ -2,6 +2,7 @@
 // kept apart so that writers (edits, deletes, media processing, role changes) can drop entries
 // without importing the presenters.
 import type { Core } from '../context.ts';
+import { delAcrossSlots } from '../db/redisSlots.ts';
 import type { Id } from '../ids.ts';
 
 export const renderedStatusKey = (id: Id) => `render:status:${id}`;
@@ -31,7 +32,7 @@ export function localRoleIdsOf(db: object): Map<bigint, { roleId: Id | null; unt
 export async function invalidateRenderedStatuses(core: Core, ids: Id[]): Promise<void> {
   const local = localRenderings.get(core.db);
   if (local) for (const id of ids) local.delete(id);
-  if (ids.length > 0) await core.redis.del(...ids.map(renderedStatusKey));
+  if (ids.length > 0) await delAcrossSlots(core.redis, ids.map(renderedStatusKey));
 }
 
 /** Drops the cached role of an account (role changes). */

@@ -3,7 +3,8 @@
 // under REDIS_NAMESPACE (ioredis does not prefix channels, so this does). A message is
 // `{"event": "update" | "delete" | ..., "payload": "<string>"}` as Mastodon's streaming server reads it.
 import type { Config } from '../config.ts';
-import type { Redis } from '../db/redis.ts';
+import { isCluster, type Redis } from '../db/redis.ts';
+import { mgetAcrossSlots, runScript } from '../db/redisSlots.ts';
 
 export type StreamEvent =
   | 'update'
@@ -62,7 +63,10 @@ export function listenerKey(channel: string): string {
 export const LISTENER_TTL_SECONDS = 180;
 export const LISTENER_REFRESH_MS = 60_000;
 
-/** PUBLISH of ARGV[1] on every channel ARGV[2..]: the message crosses the wire once, not per channel. */
+/**
+ * PUBLISH of ARGV[1] on every channel ARGV[2..]: the message crosses the wire once, not per channel.
+ * No keys: on a cluster it runs on any node, whose PUBLISH reaches every node's subscribers.
+ */
 const PUBLISH_MANY_SCRIPT = `
 local n = 0
 for i = 2, #ARGV do n = n + redis.call('PUBLISH', ARGV[i], ARGV[1]) end
@@ -84,10 +88,28 @@ export async function publishToStreams(
   const raw = JSON.stringify(message);
   if (channels.length === 1) return void (await redis.publish(channelName(config, channels[0]!), raw));
   const unique = [...new Set(channels)];
-  const listened = await redis.mget(...unique.map(listenerKey));
+  // One MGET (on a cluster, one per hash slot of the listener keys, sent together).
+  const listened = await mgetAcrossSlots(redis, unique.map(listenerKey));
   const wanted = unique.filter((_, i) => listened[i] !== null).map((c) => channelName(config, c));
   if (wanted.length === 0) return;
   if (wanted.length === 1) return void (await redis.publish(wanted[0]!, raw));
   // EVAL, not defineCommand: see insertIntoFeeds (core/feeds/feeds.ts).
-  await redis.eval(PUBLISH_MANY_SCRIPT, 0, raw, ...wanted);
+  await runScript(redis, PUBLISH_MANY_SCRIPT, [], [raw, ...wanted]);
+}
+
+/**
+ * Which of these channels (unprefixed) a streaming process subscribes to now. A single Redis
+ * answers exactly (PUBSUB NUMSUB, one pipeline); on a cluster NUMSUB counts only the subscribers
+ * of the node asked, so the listener keys answer instead (one MGET per slot, sent together).
+ */
+export async function listenedChannels(redis: Redis, config: Config, channels: string[]): Promise<boolean[]> {
+  if (channels.length === 0) return [];
+  if (isCluster(redis)) return (await mgetAcrossSlots(redis, channels.map(listenerKey))).map((v) => v !== null);
+  const pipe = redis.pipeline();
+  for (const c of channels) pipe.pubsub('NUMSUB', channelName(config, c));
+  const replies = (await pipe.exec()) ?? [];
+  return channels.map((_, i) => {
+    const [err, reply] = replies[i] ?? [null, null];
+    return !err && Number((reply as [string, number] | null)?.[1] ?? 0) > 0;
+  });
 }

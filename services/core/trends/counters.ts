@@ -4,20 +4,22 @@
 //   trends:lang:<kind>:<item>        hash language → uses, for the item's language;
 //   trends:recent:<kind>             sorted set item → last use (ms), what the refresh looks at.
 // The counts are HyperLogLogs and maxima, so a redelivered event changes none of them.
-import type { Redis } from '../db/redis.ts';
+import { batch, type Redis } from '../db/redis.ts';
 import type { TrendKind } from '../model/trends.ts';
 import { DAY_MS, dayNumber } from './scoring.ts';
 
 const KEEP_SECONDS = 8 * 86_400;
 
+// Redis Cluster hash tags: an item's counters share a slot (PFCOUNT over two days), and so do a
+// kind's ranking, its next ranking and its languages (replaced together in one MULTI).
 export const trendKeys = {
-  accounts: (kind: TrendKind, item: string, day: number) => `trends:acc:${kind}:${item}:${day}`,
-  uses: (kind: TrendKind, item: string, day: number) => `trends:uses:${kind}:${item}:${day}`,
-  language: (kind: TrendKind, item: string) => `trends:lang:${kind}:${item}`,
-  recent: (kind: TrendKind) => `trends:recent:${kind}`,
-  maxScore: (kind: TrendKind) => `trends:max:${kind}`,
-  ranking: (kind: TrendKind) => `trends:rank:${kind}`,
-  itemLanguage: (kind: TrendKind) => `trends:itemlang:${kind}`,
+  accounts: (kind: TrendKind, item: string, day: number) => `trends:acc:{${kind}:${item}}:${day}`,
+  uses: (kind: TrendKind, item: string, day: number) => `trends:uses:{${kind}:${item}}:${day}`,
+  language: (kind: TrendKind, item: string) => `trends:lang:{${kind}:${item}}`,
+  recent: (kind: TrendKind) => `trends:recent:{${kind}}`,
+  maxScore: (kind: TrendKind) => `trends:max:{${kind}}`,
+  ranking: (kind: TrendKind) => `trends:rank:{${kind}}`,
+  itemLanguage: (kind: TrendKind) => `trends:itemlang:{${kind}}`,
 };
 
 export interface TrendUse {
@@ -67,7 +69,7 @@ export async function histories(
   const out = new Map<string, DayCount[]>();
   if (items.length === 0) return out;
   const today = dayNumber(atMs);
-  const pipe = redis.pipeline();
+  const pipe = batch(redis);
   for (const item of items)
     for (let d = 0; d < days; d++) {
       pipe.pfcount(trendKeys.uses(kind, item, today - d));

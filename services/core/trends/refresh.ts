@@ -3,6 +3,7 @@
 // swapped in atomically) and each item's main language, and queues items above the review
 // threshold for review.
 import type { Core } from '../context.ts';
+import { batch as redisBatch } from '../db/redis.ts';
 import { TREND_KINDS, type TrendKind } from '../model/trends.ts';
 import { trendKeys } from './counters.ts';
 import {
@@ -46,7 +47,7 @@ async function scoreKind(core: Core, kind: TrendKind, atMs: number): Promise<Map
   const ranked = new Map<string, number>();
   for (let i = 0; i < items.length; i += BATCH) {
     const batch = items.slice(i, i + BATCH);
-    const pipe = redis.pipeline();
+    const pipe = redisBatch(redis);
     for (const item of batch) {
       if (kind === 'status')
         pipe.pfcount(trendKeys.accounts(kind, item, today), trendKeys.accounts(kind, item, today - 1));
@@ -94,7 +95,7 @@ export async function refreshTrends(core: Core, atMs = Date.now()): Promise<Refr
     const scores = await scoreKind(core, kind, atMs);
     ranked[kind] = scores.size;
     const items = [...scores.keys()];
-    const pipe = core.redis.pipeline();
+    const pipe = redisBatch(core.redis);
     for (const item of items) pipe.hgetall(trendKeys.language(kind, item));
     const langs = ((await pipe.exec()) ?? []).map(([, v]) => mainLanguage((v ?? {}) as Record<string, string>));
     const tmp = `${trendKeys.ranking(kind)}:next`;

@@ -39,7 +39,7 @@ test('whole-word matching as Mastodon builds its regex', () => {
 });
 
 test('v2 filters: CRUD, keywords, statuses, validation, filters_changed once per request', async () => {
-  const sub = connectRedis(core.config.redisUrl);
+  const sub = connectRedis(core.config);
   const events: string[] = [];
   await sub.subscribe(channelName(core.config, timelineChannels.user(alice.account._id)));
   sub.on('message', (_c, m) => events.push(m));

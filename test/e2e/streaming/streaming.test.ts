@@ -68,7 +68,7 @@ test('a fan-out publishes only on the channels a streaming process listens to', 
   expect(await core.redis.get(listenerKey(channel(away)))).toBeNull();
   const client = await open(`access_token=${reader.token}&stream=user`);
   // A raw subscriber on the other follower's channel, which no streaming process marks as listened.
-  const spy = connectRedis(core.config.redisUrl);
+  const spy = connectRedis(core.config);
   const heard: string[] = [];
   spy.on('message', (_c: string, m: string) => heard.push(m));
   try {

@@ -14,6 +14,7 @@ import { closeTestCore, createTestCore, eventually } from '../../support/core.ts
 import { createTestUser } from '../../support/fixtures.ts';
 import { freePort, killChild, serverEnv, startMain, started, type ChildRun } from '../../support/processes.ts';
 import { markActive } from '../../../services/core/feeds/activity.ts';
+import { batch } from '../../../services/core/db/redis.ts';
 
 const FOLLOWERS = 20_000;
 const config = testConfig({ KAFKA_PARTITIONS: '4' });
@@ -40,7 +41,7 @@ async function fanOutProcess(): Promise<ChildRun> {
 }
 
 async function holding(ids: bigint[], statusId: bigint): Promise<number> {
-  const pipe = core.redis.pipeline();
+  const pipe = batch(core.redis);
   for (const id of ids) pipe.zscore(feedKey('home', id), String(statusId));
   return ((await pipe.exec()) ?? []).filter(([, score]) => score !== null).length;
 }
@@ -75,26 +76,33 @@ it('every follower gets the status exactly once after a kill -9 mid-fan-out', as
   const first = await fanOutProcess();
   // Kill it once it has started but not finished: the first follower feed written (a keyspace
   // notification) pauses Redis writes for everyone, so the fan-out cannot finish before the kill.
-  const admin = new Redis(config.redisUrl);
-  const sub = new Redis(config.redisUrl);
-  const [, previousEvents] = (await admin.config('GET', 'notify-keyspace-events')) as [string, string];
+  // On a Redis Cluster, keyspace notifications and pauses are per node: every primary is watched and paused.
+  const urls = await primaryUrls();
+  const admins = urls.map((u) => new Redis(u));
+  const subs = urls.map((u) => new Redis(u));
+  const previous = await Promise.all(
+    admins.map(async (a) => ((await a.config('GET', 'notify-keyspace-events')) as [string, string])[1]),
+  );
   let status: StatusDoc;
   try {
-    await admin.config('SET', 'notify-keyspace-events', `${previousEvents}Kz`);
-    const firstWrite = new Promise<void>((resolve) => sub.once('pmessage', () => resolve()));
-    await sub.psubscribe(`__keyspace@*__:${config.redisNamespace}:${feedKey('home', '5')}*`);
+    await Promise.all(admins.map((a, i) => a.config('SET', 'notify-keyspace-events', `${previous[i]}Kz`)));
+    const firstWrite = Promise.race(
+      subs.map((sub) => new Promise<void>((resolve) => sub.once('pmessage', () => resolve()))),
+    );
+    await Promise.all(
+      subs.map((sub) => sub.psubscribe(`__keyspace@*__:${config.redisNamespace}:${feedKey('home', '5')}*`)),
+    );
     status = await postStatus(core, star.account, { text: 'to twenty thousand' });
     await firstWrite;
-    await admin.call('CLIENT', 'PAUSE', '30000', 'WRITE');
+    await Promise.all(admins.map((a) => a.call('CLIENT', 'PAUSE', '30000', 'WRITE')));
     try {
       await killChild(first);
     } finally {
-      await admin.call('CLIENT', 'UNPAUSE');
+      await Promise.all(admins.map((a) => a.call('CLIENT', 'UNPAUSE')));
     }
   } finally {
-    await admin.config('SET', 'notify-keyspace-events', previousEvents);
-    sub.disconnect();
-    admin.disconnect();
+    await Promise.all(admins.map((a, i) => a.config('SET', 'notify-keyspace-events', previous[i]!)));
+    for (const r of [...subs, ...admins]) r.disconnect();
   }
   const before = await holding(ids, status._id);
   expect(before).toBeGreaterThan(0);
@@ -102,7 +110,23 @@ it('every follower gets the status exactly once after a kill -9 mid-fan-out', as
 
   await fanOutProcess();
   await eventually(async () => (await holding(ids, status._id)) === FOLLOWERS, 120_000, 'every feed holds the status');
-  const pipe = core.redis.pipeline();
+  const pipe = batch(core.redis);
   for (const id of ids.slice(0, 500)) pipe.zcard(feedKey('home', id));
   for (const [, count] of (await pipe.exec()) ?? []) expect(count).toBe(1);
 }, 240_000);
+
+/** The Redis servers that take writes: the one Redis, or each primary of the cluster. */
+async function primaryUrls(): Promise<string[]> {
+  if (config.redisClusterNodes.length === 0) return [config.redisUrl];
+  const seed = new Redis(`redis://${config.redisClusterNodes[0]}`);
+  try {
+    const nodes = (await seed.call('CLUSTER', 'NODES')) as string;
+    return nodes
+      .split('\n')
+      .map((line) => line.split(' '))
+      .filter((f) => f.length > 2 && f[2]!.split(',').includes('master') && !f[2]!.includes('fail'))
+      .map((f) => `redis://${f[1]!.split('@')[0]}`);
+  } finally {
+    seed.disconnect();
+  }
+}

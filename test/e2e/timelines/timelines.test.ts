@@ -7,6 +7,7 @@ import { runFanOutPipeline } from '../../../pipelines/fanout/index.ts';
 import { fanOutStatus, fanOutStatusOf } from '../../../services/core/feeds/fanOut.ts';
 import type { Pipeline } from '../../../pipelines/runtime/index.ts';
 import { addToFeed, feedKey } from '../../../services/core/feeds/feeds.ts';
+import { batch } from '../../../services/core/db/redis.ts';
 import { createRemoteAccount, createRemoteStatus } from '../../support/remoteAccounts.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { accounts } from '../../../services/core/model/accounts.ts';
@@ -381,14 +382,14 @@ async function postToAll(star: TestUser, followers: { _id: bigint }[], text: str
   const id = await post(star, { status: text });
   await eventually(
     async () => {
-      const pipe = core.redis.pipeline();
+      const pipe = batch(core.redis);
       for (const f of followers) pipe.zscore(feedKey('home', f._id), id);
       return ((await pipe.exec()) ?? []).every(([, score]) => score !== null);
     },
     60_000,
     'every follower feed holds the status',
   );
-  const pipe = core.redis.pipeline();
+  const pipe = batch(core.redis);
   for (const f of followers) pipe.zcard(feedKey('home', f._id));
   for (const [, count] of (await pipe.exec()) ?? []) expect(count).toBe(1);
   return id;

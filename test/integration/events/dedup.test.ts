@@ -10,7 +10,7 @@ let redis: Redis;
 let dedup: EventDeduper;
 
 beforeAll(() => {
-  redis = connectRedis(config.redisUrl, { namespace: config.redisNamespace });
+  redis = connectRedis(config, { namespace: config.redisNamespace });
   dedup = new EventDeduper(redis, 'test', { ttlMs: 60_000, leaseMs: 5_000 });
 });
 

@@ -53,7 +53,7 @@ test('events in, notifications out: each kind once, none suppressed wrongly, non
   const b = bob!.account._id;
 
   // A subscriber to streaming notifications of alice.
-  const sub = connectRedis(core.config.redisUrl);
+  const sub = connectRedis(core.config);
   const streamed: string[] = [];
   await sub.subscribe(channelName(core.config, timelineChannels.userNotifications(a)));
   sub.on('message', (_c, m) => streamed.push(m));

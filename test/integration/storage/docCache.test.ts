@@ -46,14 +46,14 @@ test('a cached document and a derived value follow every kind of write', async (
   expect(await cachedName(account._id)).toBe(account.displayName);
   // ...while each write through collection() drops them, by _id or by any other filter.
   await coll.updateOne({ _id: account._id }, { $set: { displayName: 'one' } });
-  await t.core.redis.del(`doc:accounts:${account._id}:t`); // the tombstone only delays refills
+  await t.core.redis.del(`doc:accounts:{${account._id}}:t`); // the tombstone only delays refills
   expect(await cachedName(account._id)).toBe('one');
   await coll.updateMany({ usernameLower: account.usernameLower }, { $set: { displayName: 'two' } });
-  await t.core.redis.del(`doc:accounts:${account._id}:t`);
+  await t.core.redis.del(`doc:accounts:{${account._id}}:t`);
   expect(await cachedName(account._id)).toBe('two');
   expect((await readThrough(t.core, accountView, [account._id])).get(account._id)?.displayName).toBe('two');
   await coll.findOneAndUpdate({ uri: account.uri }, { $set: { displayName: 'three' } });
-  await t.core.redis.del(`doc:accounts:${account._id}:t`);
+  await t.core.redis.del(`doc:accounts:{${account._id}}:t`);
   expect(await cachedName(account._id)).toBe('three');
   await coll.deleteOne({ uri: account.uri });
   expect((await readThrough(t.core, accountView, [account._id])).has(account._id)).toBe(false);
@@ -62,11 +62,11 @@ test('a cached document and a derived value follow every kind of write', async (
 test('secrets stay out of the cached copy', async () => {
   const { account } = await createTestUser(t.core);
   await collection(t.core.db, accounts).updateOne({ _id: account._id }, { $set: { privateKeyPem: 'SECRET' } });
-  await t.core.redis.del(`doc:accounts:${account._id}:t`);
+  await t.core.redis.del(`doc:accounts:{${account._id}}:t`);
   const copy = (await readThrough(t.core, accountView, [account._id])).get(account._id) as Record<string, unknown>;
   expect(copy.username).toBe(account.username);
   expect('privateKeyPem' in copy).toBe(false);
-  const raw = await t.core.redis.hgetallBuffer(`doc:accounts:${account._id}`);
+  const raw = await t.core.redis.hgetallBuffer(`doc:accounts:{${account._id}}`);
   expect(Object.keys(raw)).toContain('a');
   expect(Buffer.concat(Object.values(raw)).includes('SECRET')).toBe(false);
 });
@@ -81,8 +81,8 @@ test('a fill racing a write does not bring the old copy back', async () => {
   const stale = await t.core.redis.eval(
     `if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end redis.call('HSET', KEYS[1], 'test-name', ARGV[1]) return 1`,
     2,
-    `doc:accounts:${account._id}`,
-    `doc:accounts:${account._id}:t`,
+    `doc:accounts:{${account._id}}`,
+    `doc:accounts:{${account._id}}:t`,
     JSON.stringify({ name: before?.displayName }),
   );
   expect(stale).toBe(0);
@@ -97,17 +97,17 @@ test("the viewer's flags follow favourites, bookmarks, boosts and pins", async (
   const doc = async (id: bigint) => (await collection(t.core.db, statuses).findOne({ _id: id }))!;
   const state = () => viewerState(t.core, alice.account._id, [post._id, own._id], []);
   expect(await state()).toMatchObject({ favourited: new Set(), reblogged: new Set(), pinned: new Set() });
-  expect(await t.core.redis.sismember(`flags:${alice.account._id}`, ':')).toBe(1); // now cached
+  expect(await t.core.redis.sismember(`flags:{${alice.account._id}}`, ':')).toBe(1); // now cached
 
   await favouriteStatus(t.core, alice.account, await doc(post._id));
   await bookmarkStatus(t.core, alice.account, await doc(post._id));
-  await t.core.redis.del(`flags:${alice.account._id}:t`);
+  await t.core.redis.del(`flags:{${alice.account._id}}:t`);
   expect((await state()).favourited).toEqual(new Set([post._id]));
   expect((await state()).bookmarked).toEqual(new Set([post._id]));
 
   await reblogStatus(t.core, alice.account, await doc(post._id), null);
   await pinStatus(t.core, alice.account, await doc(own._id));
-  await t.core.redis.del(`flags:${alice.account._id}:t`);
+  await t.core.redis.del(`flags:{${alice.account._id}}:t`);
   expect((await state()).reblogged).toEqual(new Set([post._id]));
   expect((await state()).pinned).toEqual(new Set([own._id]));
 
@@ -132,16 +132,16 @@ test("conversation mutes come from the viewer's flag set, asked only of a viewer
   const muted = async () =>
     (await (await viewerMarks(t.core, alice.account._id, [post._id]))([conversation])).mutedConversations;
   expect(await muted()).toEqual(new Set());
-  expect(await t.core.redis.sismember(`flags:${alice.account._id}`, 'M')).toBe(0);
+  expect(await t.core.redis.sismember(`flags:{${alice.account._id}}`, 'M')).toBe(0);
 
   await muteConversation(t.core, alice.account, doc);
-  await t.core.redis.del(`flags:${alice.account._id}:t`);
+  await t.core.redis.del(`flags:{${alice.account._id}}:t`);
   expect(await muted()).toEqual(new Set([conversation]));
-  expect(await t.core.redis.sismember(`flags:${alice.account._id}`, 'M')).toBe(1); // refilled with the mark
+  expect(await t.core.redis.sismember(`flags:{${alice.account._id}}`, 'M')).toBe(1); // refilled with the mark
   expect(await muted()).toEqual(new Set([conversation])); // from the cached set
 
   await unmuteConversation(t.core, alice.account, doc);
-  await t.core.redis.del(`flags:${alice.account._id}:t`);
+  await t.core.redis.del(`flags:{${alice.account._id}}:t`);
   expect(await muted()).toEqual(new Set());
-  expect(await t.core.redis.sismember(`flags:${alice.account._id}`, 'M')).toBe(0);
+  expect(await t.core.redis.sismember(`flags:{${alice.account._id}}`, 'M')).toBe(0);
 });

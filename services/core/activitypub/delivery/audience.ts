@@ -64,8 +64,10 @@ export async function personalInboxOf(core: Core, id: Id): Promise<{ inbox: stri
 // such a change from storing what it saw.
 const CACHE_TTL_MS = 10 * 60_000;
 const CACHE_MIN_FOLLOWS = 200;
-const cacheKey = (id: Id) => `dlv:fi:${id}`;
-const versionKey = (id: Id) => `dlv:fiv:${id}`;
+// The account id is a Redis Cluster hash tag: the cache and its version share a slot (one script
+// checks one and writes the other). Renamed from `dlv:fi:<id>`: old entries expire unread.
+const cacheKey = (id: Id) => `dlv:fi:{${id}}`;
+const versionKey = (id: Id) => `dlv:fiv:{${id}}`;
 const STORE_IF_UNCHANGED = `
 if (redis.call('GET', KEYS[2]) or '0') ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])

@@ -12,6 +12,7 @@
 // A host with no failures has no keys at all: the hot path for healthy hosts is one SMEMBERS per
 // batch.
 import type { Redis } from '../../db/redis.ts';
+import { mgetAcrossSlots } from '../../db/redisSlots.ts';
 import type { DeliverySettings } from './settings.ts';
 
 export interface HostState {
@@ -84,7 +85,6 @@ if tripped == 0 and fails >= tonumber(ARGV[5]) and now - since >= tonumber(ARGV[
   tripped = now
   redis.call('HSET', key, 'tripped', now)
 end
-redis.call('SADD', KEYS[2], ARGV[7])
 return {fails, since, newLevel, tripped}
 `;
 
@@ -106,19 +106,22 @@ export async function recordHostFailure(
 ): Promise<FailureOutcome> {
   const now = Date.now();
   const minLevel = retryAfterMs === null ? 0 : levelForDelay(settings, retryAfterMs);
-  const [fails, since, level, tripped] = (await redis.eval(
-    RECORD_FAILURE,
-    2,
-    hostKey(host),
-    HOSTS,
-    String(now),
-    String(minLevel),
-    String(settings.retryDelaysMs.length),
-    errorClass,
-    String(settings.breakerFailures),
-    String(settings.breakerMinSpanMs),
-    host,
-  )) as [number, number, number, number];
+  // The host joins HOSTS beside the script, in the same turn (no extra round trip): on a Redis
+  // Cluster the set and the host's hash lie in different slots, which one script cannot touch.
+  const [[fails, since, level, tripped]] = (await Promise.all([
+    redis.eval(
+      RECORD_FAILURE,
+      1,
+      hostKey(host),
+      String(now),
+      String(minLevel),
+      String(settings.retryDelaysMs.length),
+      errorClass,
+      String(settings.breakerFailures),
+      String(settings.breakerMinSpanMs),
+    ),
+    redis.sadd(HOSTS, host),
+  ])) as [[number, number, number, number], number];
   const until = now + Math.max(delayOfLevel(settings, level), retryAfterMs ?? 0);
   await redis.hset(hostKey(host), 'until', String(until));
   return { fails, since, level, until, tripped: tripped > 0 };
@@ -258,7 +261,7 @@ const doneKey = (id: string) => `dlv:done:${id}`;
 
 export async function alreadyDelivered(redis: Redis, ids: string[]): Promise<boolean[]> {
   if (ids.length === 0) return [];
-  const values = await redis.mget(ids.map(doneKey));
+  const values = await mgetAcrossSlots(redis, ids.map(doneKey));
   return values.map((v) => v !== null);
 }
 
