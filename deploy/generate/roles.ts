@@ -33,13 +33,14 @@ export interface DeployedRole {
  */
 export const WITHOUT_CONSUMER_LAG: ReadonlySet<string> = new Set(['outbox', 'scheduler']);
 
-/** Replicas beyond one, as in `npm run cluster`. */
-const REPLICAS: Readonly<Record<string, number>> = { api: 2, streaming: 2, fanout: 2, delivery: 2 };
+/** Replicas beyond one, by role or pipeline name; `npm run cluster` runs as many processes. */
+export const REPLICAS: Readonly<Record<string, number>> = { api: 2, streaming: 2, fanout: 2, delivery: 2 };
 
 /**
- * Requests from the resident memory of each process in `npm run cluster` after start-up plus
- * headroom (api and streaming ~150 MiB, a pipeline ~120-170 MiB; media decodes images with sharp
- * and runs ffmpeg, so more), CPU from the benchmarks' relative cost per role.
+ * Memory from the resident size of each process in `npm run cluster` after start-up and a few
+ * requests (api 200-330 MiB, streaming 160-190 MiB, an idle pipeline 160-180 MiB) plus headroom;
+ * media decodes images with sharp and runs ffmpeg, so more. CPU requests are estimates (not
+ * measured here): the API and fan-out do most of the work per post.
  */
 const RESOURCES: Readonly<Record<string, Resources>> = {
   api: { cpuMillis: 500, memoryMiB: 384, memoryLimitMiB: 768 },

@@ -4,13 +4,13 @@
 import { join } from 'node:path';
 import { pipelines } from '../../../pipelines/index.ts';
 import { localInfraSettings, type LocalInfraSettings } from '../settings.ts';
+import { REPLICAS } from '../../generate/roles.ts';
 
 type Env = Record<string, string | undefined>;
 
-/** Pipelines with more than one process (consumer-group members sharing the partitions). */
-export const PIPELINE_REPLICAS: Readonly<Record<string, number>> = { fanout: 2, delivery: 2 };
-export const API_REPLICAS = 2;
-export const STREAMING_REPLICAS = 2;
+// Processes per role and pipeline: the same counts as the Compose file and Kubernetes manifests.
+const API_REPLICAS = REPLICAS.api ?? 1;
+const STREAMING_REPLICAS = REPLICAS.streaming ?? 1;
 export const KAFKA_NODES = 3;
 export const REDIS_NODES = 6;
 
@@ -94,7 +94,7 @@ export function clusterSettings(root: string, env: Env): ClusterSettings {
     });
   let next = base + 100;
   for (const name of Object.keys(pipelines)) {
-    const replicas = PIPELINE_REPLICAS[name] ?? 1;
+    const replicas = REPLICAS[name] ?? 1;
     for (let i = 1; i <= replicas; i++)
       processes.push({
         name: `pipeline-${name}-${i}`,
