@@ -54,6 +54,8 @@ interface Posted {
   deleted: boolean;
   /** A delete whose answer never came (refused, timed out, 5xx): either outcome is right. */
   uncertain?: boolean;
+  /** What a boost boosts: deleting that deletes the boost too (as Mastodon does). */
+  of?: Posted;
 }
 interface Fault {
   kind: string;
@@ -194,6 +196,7 @@ async function main(): Promise<void> {
               reply: false,
               boost: true,
               deleted: false,
+              of: to,
             });
         }
       } else if (r < 0.9) {
@@ -291,7 +294,9 @@ async function main(): Promise<void> {
   // Invariants.
   const violations: string[] = [];
   const inFault = (at: number) => faults.some((f) => at >= f.start && at <= f.end + 5000);
-  for (const p of posts) {
+  // Originals first: whether a boost must still exist follows from its original.
+  for (const p of [...posts.filter((q) => !q.boost), ...posts.filter((q) => q.boost)]) {
+    if (p.of?.deleted) p.deleted = true;
     const res = await call('', 'GET', `/api/v1/statuses/${p.id}`, users[p.author].token);
     if (p.uncertain && (res.status === 200 || res.status === 404)) {
       p.deleted = res.status === 404;
