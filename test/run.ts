@@ -1,6 +1,8 @@
 // `npm test`: makes sure the local servers are up (deploy/local, unless REDIS_URL / KAFKA_BROKERS /
 // MONGO_URL name others), runs jest, prints jest's summary and then one plain line
 // `N passed, N failed`, and exits non-zero on any failure. Extra arguments go to jest.
+// Redis Cluster: REDIS_CLUSTER_NODES names one to test against; TEST_REDIS_CLUSTER=1 starts (or
+// reuses) the local one of deploy/local/redisCluster.ts (var/redis-cluster, REDIS_CLUSTER_PORT..+5).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,8 +27,26 @@ const environment = loadEnvironment(join(root, '.env'));
 const settings = localInfraSettings(root, environment);
 // Servers named in .env reach the tests too (the test configuration reads only process.env).
 const namedServers = Object.fromEntries(
-  ['REDIS_URL', 'KAFKA_BROKERS', 'MONGO_URL'].filter((k) => environment[k]).map((k) => [k, environment[k] as string]),
+  ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'KAFKA_BROKERS', 'MONGO_URL']
+    .filter((k) => environment[k])
+    .map((k) => [k, environment[k] as string]),
 );
+if (environment.TEST_REDIS_CLUSTER === '1' && !environment.REDIS_CLUSTER_NODES) {
+  const { startRedisCluster } = await import('../deploy/local/redisCluster.ts');
+  const { dir, ports, busPortOffset } = settings.redisCluster;
+  const { nodes } = await startRedisCluster({
+    dir,
+    ports,
+    busPortOffset,
+    log: (m) => console.log(`[local-infra] ${m}`),
+  }).catch((err: unknown) => {
+    console.error(`[local-infra] ${err instanceof Error ? err.message : String(err)}`);
+    console.log('0 passed, 1 failed');
+    process.exit(1);
+  });
+  namedServers.REDIS_CLUSTER_NODES = nodes.join(',');
+}
+if (namedServers.REDIS_CLUSTER_NODES) console.log(`[local-infra] Redis Cluster: ${namedServers.REDIS_CLUSTER_NODES}`);
 // With a reachable Docker engine the jest global setup starts containers instead (test/support/containers.ts).
 const { chooseInfraMode, dockerReachable } = await import('./support/containers.ts');
 const useContainers = chooseInfraMode({ ...environment, ...process.env }, await dockerReachable()) === 'containers';

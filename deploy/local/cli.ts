@@ -45,9 +45,9 @@ async function main(command: string | undefined, sub: string | undefined): Promi
       writeLocalInfraEnvFile(settings);
       return;
     case 'redis-cluster': {
-      const { dir, ports } = settings.redisCluster;
+      const { dir, ports, busPortOffset } = settings.redisCluster;
       if (sub === 'start') {
-        const { nodes } = await startRedisCluster({ dir, ports, log: say });
+        const { nodes } = await startRedisCluster({ dir, ports, busPortOffset, log: say });
         console.log(`REDIS_CLUSTER_NODES=${nodes.join(',')}`);
       } else if (sub === 'stop') await stopRedisCluster(dir, say);
       else if (sub === 'status')

@@ -20,6 +20,8 @@ export interface RedisClusterOptions {
   log?: Say;
   /** Seconds to wait for the cluster to report cluster_state:ok. */
   timeoutS?: number;
+  /** Each node's cluster bus listens on its port plus this (Redis's default: 10000). */
+  busPortOffset?: number;
 }
 
 export interface RedisClusterNode {
@@ -81,6 +83,8 @@ export async function startRedisCluster(opts: RedisClusterOptions): Promise<{ no
           nodeDir,
           '--cluster-enabled',
           'yes',
+          '--cluster-port',
+          String(port + (opts.busPortOffset ?? 10_000)),
           '--cluster-config-file',
           'nodes.conf',
           '--cluster-node-timeout',
@@ -98,7 +102,18 @@ export async function startRedisCluster(opts: RedisClusterOptions): Promise<{ no
       });
     }
     const deadline = Date.now() + (opts.timeoutS ?? 60) * 1000;
-    for (const port of ports) await waitFor(() => probeRedis(host, port).then((s) => s === 'ready'), deadline, port);
+    for (const port of ports)
+      await waitFor(
+        async () => {
+          if ((await probeRedis(host, port)) === 'ready') return true;
+          const ours = readPidFile(runDir(dir), nodeName(port));
+          if (ours && !isRunning(ours))
+            throw new Error(`Redis Cluster node ${port} exited during start-up:\n${readClusterLogTail(dir, port)}`);
+          return false;
+        },
+        deadline,
+        port,
+      );
     // A node that has never been part of a cluster knows only itself.
     const known = await clusterInfo(host, ports[0]);
     if (Number(known.cluster_known_nodes ?? '1') < 6) {
@@ -113,7 +128,9 @@ export async function startRedisCluster(opts: RedisClusterOptions): Promise<{ no
     }
     await waitFor(
       async () => {
-        const infos = await Promise.all(ports.map((p) => clusterInfo(host, p)));
+        const infos = await Promise.all(
+          ports.map((p) => clusterInfo(host, p).catch(() => ({}) as Record<string, string>)),
+        );
         return infos.every((i) => i.cluster_state === 'ok' && i.cluster_known_nodes === '6');
       },
       deadline,
@@ -182,7 +199,7 @@ function listNodeNames(dir: string): string[] {
 
 async function waitFor(check: () => Promise<boolean>, deadline: number, what: string | number): Promise<void> {
   for (;;) {
-    if (await check().catch(() => false)) return;
+    if (await check()) return;
     if (Date.now() > deadline) throw new Error(`Redis Cluster: timed out waiting for ${what}`);
     await sleep(250);
   }
@@ -231,7 +248,7 @@ function command(host: string, port: number, args: string[]): Promise<string> {
   });
 }
 
-export function readClusterLogTail(dir: string, port: number, lines = 20): string {
+function readClusterLogTail(dir: string, port: number, lines = 20): string {
   try {
     return readFileSync(join(logDir(dir), `${nodeName(port)}.log`), 'utf8')
       .trimEnd()

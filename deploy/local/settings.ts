@@ -20,8 +20,11 @@ export interface LocalInfraSettings {
   mongoJvmOptions: string[];
   /** Page cache of the embedded MongoDB-wire server's store, in MB (MONGO_CACHE_MB). */
   mongoCacheMb: number;
-  /** The local Redis Cluster (deploy/local/redisCluster.ts): six ports from REDIS_CLUSTER_PORT. */
-  redisCluster: { dir: string; ports: number[] };
+  /**
+   * The local Redis Cluster (deploy/local/redisCluster.ts): six ports from REDIS_CLUSTER_PORT, their
+   * cluster buses REDIS_CLUSTER_BUS_OFFSET (default 10000) above.
+   */
+  redisCluster: { dir: string; ports: number[]; busPortOffset: number };
 }
 
 type Env = Record<string, string | undefined>;
@@ -72,6 +75,7 @@ export function localInfraSettings(root: string, env: Env = loadEnvironment(join
     redisCluster: {
       dir: join(varDir, 'redis-cluster'),
       ports: Array.from({ length: 6 }, (_, i) => port(env, 'REDIS_CLUSTER_PORT', 7000) + i),
+      busPortOffset: port(env, 'REDIS_CLUSTER_BUS_OFFSET', 10_000),
     },
   };
 }

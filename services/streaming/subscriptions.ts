@@ -3,7 +3,7 @@
 // (channels.ts) tells the publishers that someone listens; it is left to expire, since another
 // process may listen too.
 import type { Config } from '../core/config.ts';
-import { batch, connectRedis, type Redis } from '../core/db/redis.ts';
+import { batch, connectRedis, isCluster, type Redis } from '../core/db/redis.ts';
 import {
   channelName,
   LISTENER_REFRESH_MS,
@@ -60,7 +60,7 @@ export class Subscriptions {
       set = new Set();
       this.listeners.set(channel, set);
       await this.markListened([name]);
-      await this.redis.subscribe(channel);
+      await this.inOrder(() => this.redis.subscribe(channel));
     }
     set.add(listener);
     return async () => {
@@ -69,7 +69,7 @@ export class Subscriptions {
       current.delete(listener);
       if (current.size === 0) {
         this.listeners.delete(channel);
-        await this.redis.unsubscribe(channel).catch(() => undefined);
+        await this.inOrder(() => this.redis.unsubscribe(channel)).catch(() => undefined);
       }
     };
   }
@@ -115,6 +115,21 @@ export class Subscriptions {
     // Stamped after the listeners ran (a microtask after this synchronous dispatch).
     const pending = this.sentTrace;
     queueMicrotask(() => pending.set(id, performance.timeOrigin + performance.now()));
+  }
+
+  /**
+   * On a Redis Cluster, (un)subscriptions are sent one after the other. ioredis's cluster client
+   * opens its subscriber connection on the first SUBSCRIBE, and writes a second one issued during
+   * that connection's handshake at once (SUBSCRIBE is allowed while Redis loads); the handshake's
+   * INFO then fails in subscriber mode and both subscriptions fail. A single Redis has no such
+   * window (its connection is made before use) and subscribes concurrently.
+   */
+  private queue: Promise<unknown> = Promise.resolve();
+  private inOrder<T>(send: () => Promise<T>): Promise<T> {
+    if (!isCluster(this.redis)) return send();
+    const run = this.queue.then(send, send);
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   private async markListened(names: string[]): Promise<void> {

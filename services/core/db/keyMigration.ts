@@ -1,9 +1,9 @@
 // Keys whose names changed for Redis Cluster (hash tags), moved on a single Redis that ran the
 // layout before: list feeds, trend counters and rankings, and the status search index, which
-// nothing rebuilds by itself. What is not moved is safe to leave: home feeds are rebuilt from
-// MongoDB on their owner's next read (their activity markers moved too, so every marker is
-// missing at first: see feeds/activity.ts), and caches (documents, viewer flags, rendered
-// statuses, follower inboxes) are refilled and their old entries expire within an hour.
+// nothing rebuilds by itself. Old home feeds and activity markers are dropped: a home feed is
+// rebuilt from MongoDB on its owner's next read (every marker is missing at first: see
+// feeds/activity.ts). Caches (documents, viewer flags, follower inboxes) are refilled under their
+// new names and their old entries expire within an hour.
 // Runs once per Redis namespace (a marker key), in the background of one process (a lock); a key
 // written under its new name meanwhile is merged with the old one, not overwritten.
 import type { Logger } from '../logger.ts';
@@ -15,6 +15,12 @@ interface Rule {
   /** The new name of an old key; null (or the key itself) when it is not one of the old layout. */
   rename: (key: string) => string | null;
 }
+
+/** Old keys that are dropped, not moved (UNLINK: freed in the background). */
+const DROP_RULES: { match: string; old: RegExp }[] = [
+  { match: 'feed:home:*', old: /^feed:home:\d+(:reblogs)?$/ },
+  { match: 'feed:active:*', old: /^feed:active:\d+$/ },
+];
 
 const KIND = '(tag|status|link)';
 
@@ -76,8 +82,9 @@ const LOCK_KEY = `${DONE_KEY}:lock`;
 const LOCK_MS = 10 * 60_000;
 
 /**
- * Moves the old layout's keys to their hash-tagged names; a no-op on a cluster (which never held
- * the old layout) and once done. Returns how many keys moved (null: not this process's job).
+ * Moves the old layout's keys to their hash-tagged names (and drops old home feeds); a no-op on a
+ * cluster (which never held the old layout) and once done. Returns how many keys moved or were
+ * dropped (null: not this process's job).
  */
 export async function migrateKeyNames(redis: Redis, namespace: string, logger?: Logger): Promise<number | null> {
   if (isCluster(redis)) return null;
@@ -98,6 +105,16 @@ export async function migrateKeyNames(redis: Redis, namespace: string, logger?: 
           .filter((m): m is readonly [string, string] => m[1] !== null);
         const results = await Promise.all(moves.map(([from, to]) => redis.eval(MOVE_SCRIPT, 2, from, to)));
         moved += results.filter((r) => Number(r) > 0).length;
+        await redis.pexpire(LOCK_KEY, LOCK_MS);
+      } while (cursor !== '0');
+    }
+    for (const rule of DROP_RULES) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}${rule.match}`, 'COUNT', 1000);
+        cursor = next;
+        const old = keys.map((k) => k.slice(prefix.length)).filter((k) => rule.old.test(k));
+        if (old.length > 0) moved += await redis.unlink(...old);
         await redis.pexpire(LOCK_KEY, LOCK_MS);
       } while (cursor !== '0');
     }

@@ -21,7 +21,7 @@ export type ActivityState = 'ok' | 'stale';
  * one script). Renamed from `feed:active:<id>` together with the feeds: after the change every
  * marker is missing, so fan-out skips everyone until they come back, and their next read rebuilds
  * the feed from MongoDB (a new empty feed is never trusted without an `ok` marker). The old keys
- * are no longer read and expire with their time to live.
+ * are dropped once by db/keyMigration.ts.
  */
 export function activeKey(accountId: Id | string): string {
   return `feed:active:{${accountId}}`;

@@ -76,7 +76,7 @@ it('every follower gets the status exactly once after a kill -9 mid-fan-out', as
   const first = await fanOutProcess();
   // Kill it once it has started but not finished: the first follower feed written (a keyspace
   // notification) pauses Redis writes for everyone, so the fan-out cannot finish before the kill.
-  // On a Redis Cluster, keyspace notifications and pauses are per node: every primary is watched and paused.
+  // Any follower's feed (their ids start with 5: `feed:home:{5*`). On a Redis Cluster, keyspace notifications and pauses are per node: every primary is watched and paused.
   const urls = await primaryUrls();
   const admins = urls.map((u) => new Redis(u));
   const subs = urls.map((u) => new Redis(u));
@@ -90,7 +90,9 @@ it('every follower gets the status exactly once after a kill -9 mid-fan-out', as
       subs.map((sub) => new Promise<void>((resolve) => sub.once('pmessage', () => resolve()))),
     );
     await Promise.all(
-      subs.map((sub) => sub.psubscribe(`__keyspace@*__:${config.redisNamespace}:${feedKey('home', '5')}*`)),
+      subs.map((sub) =>
+        sub.psubscribe(`__keyspace@*__:${config.redisNamespace}:${feedKey('home', '5').replace('}', '*')}`),
+      ),
     );
     status = await postStatus(core, star.account, { text: 'to twenty thousand' });
     await firstWrite;

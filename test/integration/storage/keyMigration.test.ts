@@ -1,6 +1,6 @@
 // A single Redis that ran the layout before the Redis Cluster hash tags keeps its list feeds, trend
 // counters and search index: services/core/db/keyMigration.ts moves them to their new names once,
-// merging with what was already written under the new name. (A cluster never held the old layout:
+// merging with what was already written under the new name, and drops the old home feeds. (A cluster never held the old layout:
 // there the migration does nothing, which the second test checks.)
 import { connectRedis, type Redis } from '../../../services/core/db/redis.ts';
 import { migrateKeyNames } from '../../../services/core/db/keyMigration.ts';
@@ -35,8 +35,15 @@ single('old list feeds, trends and search postings move to their hash-tagged nam
   await redis.zadd('search:p:cats', 1, '100');
   await redis.zadd('search:u:9:cats', 1, '100');
   await redis.set('trends:refresh-lock', '1'); // not of the old layout: stays
+  // Old home feeds and markers are dropped (rebuilt on the next read), new ones stay.
+  await redis.zadd('feed:home:5', 1, '100');
+  await redis.zadd('feed:home:5:reblogs', 1, '7');
+  await redis.set('feed:active:5', 'ok');
+  await redis.zadd(feedKey('home', '6'), 1, '100');
 
-  expect(await migrateKeyNames(redis, config.redisNamespace)).toBe(7);
+  expect(await migrateKeyNames(redis, config.redisNamespace)).toBe(10);
+  expect(await redis.exists('feed:home:5', 'feed:home:5:reblogs', 'feed:active:5')).toBe(0);
+  expect(await feedIds(redis, feedKey('home', '6'))).toEqual([100n]);
 
   expect(await feedIds(redis, feedKey('list', '42'))).toEqual([300n, 200n, 100n]);
   expect(await redis.ttl(feedKey('list', '42'))).toBeGreaterThan(900);
