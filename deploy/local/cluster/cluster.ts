@@ -107,7 +107,15 @@ export async function startCluster(s: ClusterSettings, say: Say): Promise<void> 
         async () => (await kafkaBrokerCount(s)) === s.kafka.length,
         () => kafka.map((k) => exited(s, k.started, k.node.name)).find(Boolean) ?? null,
       ),
-      startRedisCluster({ dir: redisDir(s), ports: s.redisPorts, host: s.host, log: say, timeoutS: 120 }),
+      startRedisCluster({
+        dir: redisDir(s),
+        ports: s.redisPorts,
+        host: s.host,
+        log: say,
+        timeoutS: 120,
+        // Bus ports base+80..85: every port of the cluster stays within its 200.
+        busPortOffset: 50,
+      }),
       mongo
         ? waitUntil(
             'MongoDB-wire server',

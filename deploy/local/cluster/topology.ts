@@ -55,7 +55,8 @@ function int(env: Env, name: string, fallback: number): number {
 
 /**
  * CLUSTER_PORT (public, default 3000) and CLUSTER_PORT_BASE (default 21000): base+1 HAProxy's stats,
- * base+10.. Kafka brokers, base+20.. their controllers, base+30.. Redis Cluster, base+40 MongoDB-wire,
+ * base+10.. Kafka brokers, base+20.. their controllers, base+30.. Redis Cluster (its bus base+80..),
+ * base+40 MongoDB-wire,
  * base+50.. api, base+60.. streaming, base+100.. pipelines. CLUSTER_DIR (default var/cluster).
  */
 export function clusterSettings(root: string, env: Env): ClusterSettings {
