@@ -19,6 +19,10 @@ module.exports = {
       globalSetup: '<rootDir>/test/support/globalSetup.ts',
       globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
     },
+    // `npm run test:cluster` only: it starts the whole local cluster (test/cluster).
+    ...(process.env.FEDISRV_CLUSTER_TEST === '1'
+      ? [{ ...common, displayName: 'cluster', testMatch: ['<rootDir>/test/cluster/**/*.test.ts'] }]
+      : []),
   ],
   // A global option: jest ignores testTimeout inside `projects`.
   testTimeout: 60000,

@@ -1,7 +1,17 @@
 // Detached server processes with pid files under var/run: a server is stopped only when its pid
 // file says this setup started it and that process still works under this var/ directory.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 export interface Started {
@@ -62,17 +72,61 @@ export function startDetached(opts: {
   }
 }
 
-/** SIGTERM, then SIGKILL after `graceMs`. Returns whether something was stopped. */
+/**
+ * Whether any thread of `pid` is still alive. Not the same as `isRunning`: a JVM's main thread
+ * can exit before its other threads, after which /proc/<pid>/cwd no longer reads while the process
+ * still holds its ports and data-directory lock (a Kafka "stopped" that way made the next start
+ * fail with "Kafka exited during start-up").
+ */
+export function hasLiveThreads(pid: number): boolean {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return false;
+  }
+  return tasks.some((tid) => {
+    try {
+      // The state follows the command name in parentheses (which may itself hold spaces).
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      return state !== 'Z' && state !== 'X';
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * SIGTERM, then SIGKILL after `graceMs`; returns once every thread of the process has exited.
+ * Returns whether something was stopped.
+ */
 export async function stopStarted(runDir: string, name: string, graceMs = 30_000): Promise<boolean> {
   const started = readPidFile(runDir, name);
+  if (!started || !isRunning(started)) {
+    rmSync(pidFile(runDir, name), { force: true });
+    return false;
+  }
+  await stopProcess(started.pid, graceMs);
   rmSync(pidFile(runDir, name), { force: true });
-  if (!started || !isRunning(started)) return false;
-  process.kill(started.pid, 'SIGTERM');
-  const deadline = Date.now() + graceMs;
-  while (isRunning(started) && Date.now() < deadline) await sleep(200);
-  if (isRunning(started)) process.kill(started.pid, 'SIGKILL');
-  while (isRunning(started)) await sleep(50);
   return true;
+}
+
+/** SIGTERM to a process known to be ours, SIGKILL after `graceMs`, then wait until it has exited. */
+export async function stopProcess(pid: number, graceMs = 30_000): Promise<void> {
+  signal(pid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (hasLiveThreads(pid) && Date.now() < deadline) await sleep(200);
+  if (hasLiveThreads(pid)) signal(pid, 'SIGKILL');
+  while (hasLiveThreads(pid)) await sleep(50);
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+  }
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -23,7 +23,7 @@ import type { Core } from '../../services/core/context.ts';
 import { mgetAcrossSlots } from '../../services/core/db/redisSlots.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { createKafka, topicName } from '../../services/core/events/kafka.ts';
-import { ensureTopicsWith } from '../../services/core/events/topics.ts';
+import { ensureTopicsWith, whileTopicsSettle } from '../../services/core/events/topics.ts';
 import { eventCodec } from '../../schemas/codec.ts';
 import type { DeliveryRequested } from '../../schemas/index.ts';
 import { parkedDeliveries } from '../../services/core/model/parkedDeliveries.ts';
@@ -124,9 +124,10 @@ export async function ensureDeliveryTopics(admin: Admin, topics: string[], parti
     try {
       await ensureTopicsWith(admin, topics, partitions);
       // A consumer that subscribes before the broker's metadata shows the new partitions is
-      // assigned only the old ones until its metadata expires: wait until they are visible.
+      // assigned only the old ones until its metadata expires: wait until they are visible. On
+      // several brokers, one may not know a topic another has just created: ask again then.
       for (let i = 0; i < 50; i++) {
-        const meta = await admin.fetchTopicMetadata({ topics });
+        const meta = await whileTopicsSettle(() => admin.fetchTopicMetadata({ topics }));
         if (meta.topics.every((t) => t.partitions.length >= partitions)) return;
         await new Promise((r) => setTimeout(r, 200));
       }

@@ -29,20 +29,28 @@ async function timed(probe: () => Promise<unknown>): Promise<CheckResult> {
 }
 
 export function createReadinessChecks(core: Core) {
-  const kafka = new Kafka({
-    clientId: 'fedisrv-readiness',
-    brokers: core.config.kafkaBrokers,
-    logLevel: logLevel.NOTHING,
-    connectionTimeout: 1000,
-    requestTimeout: TIMEOUT_MS,
-    retry: { retries: 0 },
-  });
+  // A new client's first connection goes to the first broker of its list: after a failure the
+  // next attempt starts from the next broker, so one broker down of several is not "Kafka down"
+  // (which made every API process unready, and the load balancer refuse all requests).
+  let attempt = 0;
+  const kafka = () => {
+    const brokers = core.config.kafkaBrokers;
+    const from = attempt++ % brokers.length;
+    return new Kafka({
+      clientId: 'fedisrv-readiness',
+      brokers: [...brokers.slice(from), ...brokers.slice(0, from)],
+      logLevel: logLevel.NOTHING,
+      connectionTimeout: 1000,
+      requestTimeout: TIMEOUT_MS,
+      retry: { retries: 0 },
+    });
+  };
   let admin: Admin | null = null;
 
   async function kafkaUp(): Promise<void> {
     try {
       if (!admin) {
-        admin = kafka.admin();
+        admin = kafka().admin();
         await admin.connect();
       }
       const cluster = await admin.describeCluster();

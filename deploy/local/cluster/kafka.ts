@@ -1,0 +1,191 @@
+// Three Kafka nodes in one KRaft quorum: each is broker and controller (three voters, so the quorum
+// survives one node), topics are created with replication factor 3 and min.insync.replicas=2, so
+// an acks=all producer keeps writing while one broker is down and loses nothing acknowledged.
+import { randomBytes } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { kafkaLibDir } from '../install.ts';
+import type { ClusterSettings } from './topology.ts';
+
+export interface KafkaNodeCommand {
+  name: string;
+  port: number;
+  command: string;
+  args: string[];
+}
+
+/** Writes each node's properties, formats its storage once (one cluster id for all), returns how to run it. */
+export function prepareKafkaNodes(s: ClusterSettings): KafkaNodeCommand[] {
+  const dir = join(s.dir, 'kafka');
+  mkdirSync(dir, { recursive: true });
+  const id = clusterId(dir);
+  const voters = s.kafka.map((k) => `${k.id}@${s.host}:${k.controllerPort}`).join(',');
+  const classpath = `${kafkaLibDir(s.infra)}/*`;
+  const log4j = `-Dlog4j.configuration=file:${join(s.root, 'deploy/local/kafka/log4j.properties')}`;
+  return s.kafka.map((node) => {
+    const nodeDir = join(dir, `node-${node.id}`);
+    const dataDir = join(nodeDir, 'data');
+    mkdirSync(dataDir, { recursive: true });
+    const properties = join(nodeDir, 'server.properties');
+    writeFileSync(properties, nodeProperties(s.host, node, voters, dataDir));
+    if (!existsSync(join(dataDir, 'meta.properties'))) {
+      const format = spawnSync(
+        'java',
+        ['-cp', classpath, log4j, 'kafka.tools.StorageTool', 'format', '-t', id, '-c', properties, '-g'],
+        { encoding: 'utf8' },
+      );
+      if (format.status !== 0) throw new Error(`Kafka storage format failed:\n${format.stderr || format.stdout}`);
+    }
+    return {
+      name: `kafka-${node.id}`,
+      port: node.port,
+      command: 'java',
+      args: [
+        ...s.kafkaJvmOptions,
+        '-XX:+ExitOnOutOfMemoryError',
+        '-Djava.awt.headless=true',
+        log4j,
+        '-cp',
+        classpath,
+        'kafka.Kafka',
+        properties,
+      ],
+    };
+  });
+}
+
+function nodeProperties(
+  host: string,
+  node: { id: number; port: number; controllerPort: number },
+  voters: string,
+  dataDir: string,
+): string {
+  return `process.roles=broker,controller
+node.id=${node.id}
+controller.quorum.voters=${voters}
+listeners=PLAINTEXT://${host}:${node.port},CONTROLLER://${host}:${node.controllerPort}
+advertised.listeners=PLAINTEXT://${host}:${node.port}
+inter.broker.listener.name=PLAINTEXT
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+log.dirs=${dataDir}
+num.partitions=4
+default.replication.factor=3
+min.insync.replicas=2
+unclean.leader.election.enable=false
+offsets.topic.replication.factor=3
+offsets.topic.num.partitions=10
+transaction.state.log.replication.factor=3
+transaction.state.log.min.isr=2
+transaction.state.log.num.partitions=4
+group.initial.rebalance.delay.ms=0
+group.min.session.timeout.ms=1000
+auto.create.topics.enable=true
+delete.topic.enable=true
+num.network.threads=2
+num.io.threads=2
+num.replica.fetchers=1
+num.recovery.threads.per.data.dir=1
+background.threads=2
+log.cleaner.threads=1
+log.cleaner.dedupe.buffer.size=8388608
+`;
+}
+
+function clusterId(dir: string): string {
+  const file = join(dir, 'cluster-id');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  let id: string;
+  do id = randomBytes(16).toString('base64url');
+  while (id.startsWith('-'));
+  writeFileSync(file, id);
+  return id;
+}
+
+function admin(s: ClusterSettings) {
+  return new Kafka({
+    clientId: 'fedisrv-cluster',
+    brokers: s.kafka.map((k) => `${s.host}:${k.port}`),
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: 1500,
+    requestTimeout: 5000,
+    retry: { retries: 1 },
+  }).admin();
+}
+
+/** How many brokers the quorum has registered and unfenced (3 when the cluster is whole). */
+export async function kafkaBrokerCount(s: ClusterSettings): Promise<number> {
+  const a = admin(s);
+  try {
+    await a.connect();
+    return (await a.describeCluster()).brokers.length;
+  } catch {
+    return 0;
+  } finally {
+    await a.disconnect().catch(() => undefined);
+  }
+}
+
+/**
+ * Consumer lag per consumer group of this deployment (`<prefix>.<pipeline>`, and
+ * `<prefix>.delivery-worker`): end offsets minus committed offsets over the topics the group committed.
+ */
+export async function consumerLag(s: ClusterSettings, prefix: string): Promise<Map<string, number>> {
+  const a = admin(s);
+  const lag = new Map<string, number>();
+  try {
+    await a.connect();
+    const groups = (await a.listGroups()).groups
+      .map((g) => g.groupId)
+      .filter((g) => g.startsWith(`${prefix}.`) && !g.endsWith('.dlq-replay'));
+    const ends = new Map<string, Map<number, number>>();
+    for (const groupId of groups) {
+      const committed = await a.fetchOffsets({ groupId });
+      let total = 0;
+      for (const t of committed) {
+        if (!ends.has(t.topic)) {
+          const offsets = await a.fetchTopicOffsets(t.topic);
+          ends.set(t.topic, new Map(offsets.map((o) => [o.partition, Number(o.high)])));
+        }
+        const end = ends.get(t.topic) as Map<number, number>;
+        for (const p of t.partitions) {
+          const high = end.get(p.partition) ?? 0;
+          const from = Number(p.offset) < 0 ? 0 : Number(p.offset);
+          total += Math.max(0, high - from);
+        }
+      }
+      lag.set(groupId.slice(prefix.length + 1), total);
+    }
+  } finally {
+    await a.disconnect().catch(() => undefined);
+  }
+  return lag;
+}
+
+/** Replication settings of the event topics, to show that the cluster's defaults reached them. */
+export async function topicReplication(
+  s: ClusterSettings,
+  topics: string[],
+): Promise<Array<{ topic: string; replicas: number; minIsr: string }>> {
+  const a = admin(s);
+  try {
+    await a.connect();
+    const meta = await a.fetchTopicMetadata({ topics });
+    const configs = await a.describeConfigs({
+      includeSynonyms: false,
+      resources: topics.map((name) => ({ type: 2, name, configNames: ['min.insync.replicas'] })),
+    });
+    return meta.topics.map((t) => ({
+      topic: t.name,
+      replicas: Math.min(...t.partitions.map((p) => p.replicas.length)),
+      minIsr:
+        configs.resources
+          .find((r) => r.resourceName === t.name)
+          ?.configEntries.find((c) => c.configName === 'min.insync.replicas')?.configValue ?? '?',
+    }));
+  } finally {
+    await a.disconnect().catch(() => undefined);
+  }
+}
