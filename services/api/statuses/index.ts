@@ -1,6 +1,7 @@
 // The statuses area: posting, reading, editing, deleting, threads and interactions
 // (/api/v1/statuses/**). Routes stay thin: parse, authorise, call core, present.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
@@ -35,6 +36,7 @@ import { requireUser } from '../plugins/auth.ts';
 import { enforceRateLimit, RATE_LIMITS } from '../rateLimit.ts';
 import { ApiError, notFound, validationFailed } from '../errors.ts';
 import { StatusEntity, presentStatus, presentStatuses } from '../../core/entities/status.ts';
+import { presentStatusJson } from '../../core/entities/statusPageJson.ts';
 import { StatusEditEntity, presentStatusEdits } from '../../core/entities/statusEdit.ts';
 import { StatusSourceEntity, presentStatusSource } from '../../core/entities/statusSource.ts';
 import { AccountEntity, presentAccounts } from '../../core/entities/account.ts';
@@ -141,7 +143,7 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     '/api/v1/statuses',
     { config: { auth: WRITE }, schema: { body: PostStatusBody } },
     async (request, reply) => {
-      const { account, app: oauthApp } = requireUser(request);
+      const { account, user, app: oauthApp } = requireUser(request);
       const body = request.body;
       await enforceRateLimit(core, reply, RATE_LIMITS.statuses, String(account._id));
       const header = request.headers['idempotency-key'];
@@ -149,9 +151,13 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
       const input = postInputOf(body);
       const scheduledAt = body.scheduled_at ? new Date(body.scheduled_at) : null;
       if (scheduledAt && Number.isNaN(scheduledAt.getTime())) throw new ApiError(422, 'Invalid date supplied');
+      // The status this request made (none when an idempotent replay answers a former one's).
+      let posted: StatusDoc | null = null;
       const create = async (): Promise<IdempotentResult> => {
-        if (!scheduledAt)
-          return { kind: 'status', id: (await postStatus(core, account, input, { applicationId: oauthApp._id }))._id };
+        if (!scheduledAt) {
+          posted = await postStatus(core, account, input, { applicationId: oauthApp._id, user });
+          return { kind: 'status', id: posted._id };
+        }
         const params = await scheduledParamsOf(core, account, input);
         return {
           kind: 'scheduled',
@@ -171,7 +177,7 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
         if (!scheduled) throw notFound();
         return reply.send(await presentScheduledStatus(core, scheduled));
       }
-      const doc = await collection(core.db, statuses).findOne({ _id: result.id });
+      const doc = posted ?? (await collection(core.db, statuses).findOne({ _id: result.id }));
       if (!doc) throw notFound();
       return presentStatus(core, doc, account);
     },
@@ -202,9 +208,12 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
   app.get(
     '/api/v1/statuses/:id',
     { config: { auth: READ }, schema: { params: IdParams, response: { 200: StatusEntity } } },
-    async (request) => {
-      const viewer = viewerOf(request);
-      return presentStatus(core, await visibleStatusOr404(core, viewer, request.params.id), viewer);
+    async (request, reply) => {
+      // From the caches the timelines read (statusPage.ts): no MongoDB query but the blocks one.
+      const json = await presentStatusJson(core, idParam(request.params.id), viewerOf(request));
+      if (json === null) throw notFound();
+      // Built to the Status schema from cached JSON, as the timelines send theirs.
+      return (reply as FastifyReply).type('application/json; charset=utf-8').send(json);
     },
   );
 

@@ -6,7 +6,7 @@ import type { Id } from '../ids.ts';
 import { nextSerialId } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { accounts, type AccountDoc } from '../model/accounts.ts';
-import { users } from '../model/users.ts';
+import { users, type UserDoc } from '../model/users.ts';
 import { conversations } from '../model/conversations.ts';
 import { statuses, postUniqueKey, VISIBILITIES, type StatusDoc, type Visibility } from '../model/statuses.ts';
 import { LIMITS } from '../instance/limits.ts';
@@ -34,6 +34,8 @@ export interface PostStatusInput {
 export interface PostStatusOptions {
   applicationId?: Id | null;
   idempotencyKey?: string | null;
+  /** The author's user when the caller has it (the API's authenticated request): not read again. */
+  user?: Pick<UserDoc, 'accountId' | 'settings' | 'locale'>;
 }
 
 const LANGUAGE = /^([a-z]{2,3})(-[a-z0-9]{2,8})?$/i;
@@ -93,7 +95,12 @@ async function createStatus(
     throw statusValidation('Visibility is not included in the list');
   const poll = input.poll ? checkPollInput(input.poll) : null;
 
-  const user = author.domain === null ? await collection(core.db, users).findOne({ accountId: author._id }) : null;
+  const user =
+    author.domain !== null
+      ? null
+      : opts.user?.accountId === author._id
+        ? opts.user
+        : await collection(core.db, users).findOne({ accountId: author._id });
   const visibility: Visibility = input.visibility ?? user?.settings.defaultPrivacy ?? 'public';
   // A moderator's `sensitive` action forces the media of every later post sensitive.
   const sensitive =

@@ -45,6 +45,35 @@ export async function loadViewerRelations(
   return { viewerId: viewer._id, following, blockedBy, blocking, unavailable };
 }
 
+/**
+ * The relations visibleWith needs for `list` and no more, for callers that know each author's
+ * availability themselves (`unavailable` stays empty; `blocking` too, which visibleWith does not
+ * read): whom the viewer follows among the authors of private statuses it is neither the author
+ * of nor mentioned in, and who blocks the viewer among the authors of its other statuses. A page
+ * of public statuses costs one query instead of four.
+ */
+export async function relationsForPolicy(
+  core: Core,
+  viewer: CachedAccount | null,
+  list: readonly PolicyFields[],
+): Promise<ViewerRelations> {
+  const none = { following: new Set<bigint>(), blockedBy: new Set<bigint>(), blocking: new Set<bigint>() };
+  if (!viewer) return { viewerId: null, ...none, unavailable: new Set() };
+  const followingAsked = new Set<bigint>();
+  const blockersAsked = new Set<bigint>();
+  for (const s of list) {
+    if (s.accountId === viewer._id || s.deletedAt) continue;
+    if (s.visibility === 'public' || s.visibility === 'unlisted') blockersAsked.add(s.accountId);
+    else if (s.visibility === 'private' && !s.mentionedAccountIds.some((id) => id === viewer._id))
+      followingAsked.add(s.accountId);
+  }
+  const [following, blockedBy] = await Promise.all([
+    followedAmong(core, viewer._id, [...followingAsked]),
+    blockersAmong(core, [...blockersAsked], viewer._id),
+  ]);
+  return { viewerId: viewer._id, ...none, following, blockedBy, unavailable: new Set() };
+}
+
 /** The fields of a status the policy reads. */
 export type PolicyFields = Pick<StatusDoc, 'deletedAt' | 'accountId' | 'visibility' | 'mentionedAccountIds'>;
 
