@@ -56,10 +56,15 @@ const settings = {
   runDir: join(varDir, 'run'),
   logDir: join(varDir, 'log'),
 };
+const say = (m: string) => console.log(`[bench-api infra] ${m}`);
+// Servers a former run left (it was killed): stopped before their data goes.
+await stopLocalInfra(settings, say);
 if (!process.argv.includes('--keep')) rmSync(varDir, { recursive: true, force: true });
 mkdirSync(settings.logDir, { recursive: true });
-const say = (m: string) => console.log(`[bench-api infra] ${m}`);
-const infraEnv = await ensureLocalInfra(settings, say);
+const infraEnv = await ensureLocalInfra(settings, say).catch(async (err: unknown) => {
+  await stopLocalInfra(settings, say);
+  throw err;
+});
 
 /** package.json's `start` script: the Node flags `npm start` runs the server with. */
 function startFlags(): string[] {

@@ -2,6 +2,8 @@
 // checked against the caller: followers-only posts for followers, nothing for blocked callers.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { presentStatusPageJson } from '../../core/entities/statusPageJson.ts';
 import type { Filter } from 'mongodb';
 import type { AreaOptions } from '../areas.ts';
 import { collection } from '../../core/db/mongo.ts';
@@ -77,13 +79,17 @@ const accountStatusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, 
           limit: page.limit,
         });
       } else {
-        found = await findPage(collection(core.db, statuses), filter, page);
+        const ids = (await findPage(collection(core.db, statuses), filter, page, '_id', { _id: 1 })).map((s) => s._id);
         setLinkHeader(core, request, reply, {
-          oldest: found.at(-1)?._id ?? null,
-          newest: found[0]?._id ?? null,
-          count: found.length,
+          oldest: ids.at(-1) ?? null,
+          newest: ids[0] ?? null,
+          count: ids.length,
           limit: page.limit,
         });
+        // Rendered from the caches the timelines read (statusPage.ts), each status (and a reblog's
+        // original) checked against the viewer; sent as the JSON it is built as.
+        const json = await presentStatusPageJson(core, ids, viewer, { check: 'policy' });
+        return (reply as FastifyReply).type('application/json; charset=utf-8').send(json);
       }
       return presentStatuses(core, await filterVisible(core, viewer, found), viewer);
     },

@@ -10,6 +10,7 @@ import type { Filter } from 'mongodb';
 import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
 import { collection } from '../../core/db/mongo.ts';
+import { recentResult } from '../../core/db/recentResults.ts';
 import { parseId, type Id } from '../../core/ids.ts';
 import { accounts, type CachedAccount } from '../../core/model/accounts.ts';
 import { statuses, type StatusDoc } from '../../core/model/statuses.ts';
@@ -76,8 +77,16 @@ async function answer(
 
 /** The ids of a page of statuses matching `filter`, newest first. */
 async function pageIds(core: Core, filter: Filter<StatusDoc>, p: PageParams): Promise<Id[]> {
-  return (await findPage(collection(core.db, statuses), filter, p, '_id', { _id: 1 })).map((s) => s._id);
+  const load = async () =>
+    (await findPage(collection(core.db, statuses), filter, p, '_id', { _id: 1 })).map((s) => s._id);
+  if (p.maxId !== null || p.minId !== null || p.sinceId !== null) return load();
+  // The newest page, which every client polls: kept for a moment (a status posted through this
+  // process shows at once, one from another process within NEWEST_PAGE_TTL_MS).
+  const key = `newest:${p.limit}:${JSON.stringify(filter, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`;
+  return recentResult(core.db, key, [statuses], NEWEST_PAGE_TTL_MS, load);
 }
+
+const NEWEST_PAGE_TTL_MS = 1000;
 
 /**
  * The public or hashtag feed filter for this caller: the origin the instance's feed access

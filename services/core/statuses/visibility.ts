@@ -10,6 +10,8 @@ import { collection } from '../db/mongo.ts';
 import { accounts, type CachedAccount } from '../model/accounts.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { blockedAmong, blockersAmong, followedAmong } from '../graph/relations.ts';
+import { blocks } from '../model/blocks.ts';
+import { recentResult } from '../db/recentResults.ts';
 
 /** What the policy needs to know about the viewer's relations to a set of authors. */
 export interface ViewerRelations {
@@ -67,12 +69,29 @@ export async function relationsForPolicy(
     else if (s.visibility === 'private' && !s.mentionedAccountIds.some((id) => id === viewer._id))
       followingAsked.add(s.accountId);
   }
-  const [following, blockedBy] = await Promise.all([
+  const [following, blockers] = await Promise.all([
     followedAmong(core, viewer._id, [...followingAsked]),
-    blockersAmong(core, [...blockersAsked], viewer._id),
+    blockersAsked.size > 0 ? blockersOf(core, viewer._id) : new Set<bigint>(),
   ]);
+  const blockedBy = new Set([...blockersAsked].filter((id) => blockers.has(id)));
   return { viewerId: viewer._id, ...none, following, blockedBy, unavailable: new Set() };
 }
+
+/**
+ * Every account that blocks `accountId` (most: none), kept in this process for a moment: pages
+ * read by the same viewer in a burst ask once. A block made through this process shows at once;
+ * one made by another process within BLOCKERS_TTL_MS (recentResults.ts).
+ */
+async function blockersOf(core: Core, accountId: Id): Promise<Set<bigint>> {
+  return recentResult(core.db, `blockers:${accountId}`, [blocks], BLOCKERS_TTL_MS, async () => {
+    const found = await collection(core.db, blocks)
+      .find({ targetAccountId: accountId }, { projection: { accountId: 1 } })
+      .toArray();
+    return new Set(found.map((b) => b.accountId));
+  });
+}
+
+const BLOCKERS_TTL_MS = 2000;
 
 /** The fields of a status the policy reads. */
 export type PolicyFields = Pick<StatusDoc, 'deletedAt' | 'accountId' | 'visibility' | 'mentionedAccountIds'>;
