@@ -9,13 +9,13 @@ import type { AreaOptions } from '../areas.ts';
 import { collection } from '../../core/db/mongo.ts';
 import { statuses, type StatusDoc, type Visibility } from '../../core/model/statuses.ts';
 import { pins } from '../../core/model/pins.ts';
-import { isBlocking, isFollowing } from '../../core/graph/relations.ts';
-import { filterVisible } from '../../core/statuses/visibility.ts';
+import { isFollowing } from '../../core/graph/relations.ts';
+import { blockersOf, filterVisible } from '../../core/statuses/visibility.ts';
 import { normalizeTagName } from '../../core/text/extract.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import { presentStatuses, StatusEntity } from '../../core/entities/status.ts';
 import { BoolLike } from '../params.ts';
-import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
+import { findPage, pageIdsOf, pageParams, setLinkHeader } from '../pagination.ts';
 import { AccountIdParams, targetAccount } from '../graphParams.ts';
 
 const Query = Type.Object(
@@ -44,7 +44,7 @@ const accountStatusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, 
       const viewer = request.auth?.account ?? null;
       const owner = await targetAccount(core, request.params.id);
       const q = request.query;
-      if (viewer && viewer._id !== owner._id && (await isBlocking(core, owner._id, viewer._id))) return [];
+      if (viewer && viewer._id !== owner._id && (await blockersOf(core, viewer._id)).has(owner._id)) return [];
       const page = pageParams(q, { defaultLimit: 20, maxLimit: 40 });
 
       const filter: Filter<StatusDoc> = { accountId: owner._id, deletedAt: null };
@@ -79,7 +79,7 @@ const accountStatusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, 
           limit: page.limit,
         });
       } else {
-        const ids = (await findPage(collection(core.db, statuses), filter, page, '_id', { _id: 1 })).map((s) => s._id);
+        const ids = await pageIdsOf(core.db, statuses, filter, page);
         setLinkHeader(core, request, reply, {
           oldest: ids.at(-1) ?? null,
           newest: ids[0] ?? null,

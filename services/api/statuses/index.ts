@@ -177,7 +177,15 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
         if (!scheduled) throw notFound();
         return reply.send(await presentScheduledStatus(core, scheduled));
       }
-      const doc = posted ?? (await collection(core.db, statuses).findOne({ _id: result.id }));
+      // (Set by create(), which TypeScript does not follow.)
+      const made = posted as StatusDoc | null;
+      if (made) {
+        // Rendered as the timelines render it, which also caches the rendering they will read;
+        // the author sees their own status ('feed': no policy queries).
+        const json = await presentStatusJson(core, made._id, account, { check: 'feed', docs: [made] });
+        if (json !== null) return (reply as FastifyReply).type('application/json; charset=utf-8').send(json);
+      }
+      const doc = await collection(core.db, statuses).findOne({ _id: result.id });
       if (!doc) throw notFound();
       return presentStatus(core, doc, account);
     },

@@ -10,7 +10,6 @@ import type { Filter } from 'mongodb';
 import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
 import { collection } from '../../core/db/mongo.ts';
-import { recentResult } from '../../core/db/recentResults.ts';
 import { parseId, type Id } from '../../core/ids.ts';
 import { accounts, type CachedAccount } from '../../core/model/accounts.ts';
 import { statuses, type StatusDoc } from '../../core/model/statuses.ts';
@@ -30,7 +29,7 @@ import { StatusEntity } from '../../core/entities/status.ts';
 import type { PageOptions } from '../../core/entities/statusPage.ts';
 import { presentStatusPageJson } from '../../core/entities/statusPageJson.ts';
 import { BoolLike } from '../params.ts';
-import { findPage, pageParams, setLinkHeader, type PageParams } from '../pagination.ts';
+import { findPage, pageIdsOf, pageParams, setLinkHeader, type PageParams } from '../pagination.ts';
 
 const Cursor = {
   max_id: Type.Optional(Type.String({ maxLength: 30 })),
@@ -75,18 +74,10 @@ async function answer(
   return reply.type('application/json; charset=utf-8').send(page);
 }
 
-/** The ids of a page of statuses matching `filter`, newest first. */
-async function pageIds(core: Core, filter: Filter<StatusDoc>, p: PageParams): Promise<Id[]> {
-  const load = async () =>
-    (await findPage(collection(core.db, statuses), filter, p, '_id', { _id: 1 })).map((s) => s._id);
-  if (p.maxId !== null || p.minId !== null || p.sinceId !== null) return load();
-  // The newest page, which every client polls: kept for a moment (a status posted through this
-  // process shows at once, one from another process within NEWEST_PAGE_TTL_MS).
-  const key = `newest:${p.limit}:${JSON.stringify(filter, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`;
-  return recentResult(core.db, key, [statuses], NEWEST_PAGE_TTL_MS, load);
+/** The ids of a page of statuses matching `filter`, newest first (the newest page kept a moment). */
+function pageIds(core: Core, filter: Filter<StatusDoc>, p: PageParams): Promise<Id[]> {
+  return pageIdsOf(core.db, statuses, filter, p);
 }
-
-const NEWEST_PAGE_TTL_MS = 1000;
 
 /**
  * The public or hashtag feed filter for this caller: the origin the instance's feed access

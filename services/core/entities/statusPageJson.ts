@@ -156,8 +156,13 @@ export async function presentStatusPageJson(
  * when it does not exist or the viewer may not see it. A reblog wrapper on its own shows its
  * original's flags (Mastodon's `status.proper`, presentStatus's properFlags).
  */
-export async function presentStatusJson(core: Core, id: Id, viewer: CachedAccount | null): Promise<string | null> {
-  const page = await loadStatusPage(core, [id], viewer, { check: 'policy' });
+export async function presentStatusJson(
+  core: Core,
+  id: Id,
+  viewer: CachedAccount | null,
+  opts: PageOptions = { check: 'policy' },
+): Promise<string | null> {
+  const page = await loadStatusPage(core, [id], viewer, opts);
   const item = page.items[0];
   if (!item) return null;
   if (item.original === null) {

@@ -82,7 +82,7 @@ export async function relationsForPolicy(
  * read by the same viewer in a burst ask once. A block made through this process shows at once;
  * one made by another process within BLOCKERS_TTL_MS (recentResults.ts).
  */
-async function blockersOf(core: Core, accountId: Id): Promise<Set<bigint>> {
+export async function blockersOf(core: Core, accountId: Id): Promise<Set<bigint>> {
   return recentResult(core.db, `blockers:${accountId}`, [blocks], BLOCKERS_TTL_MS, async () => {
     const found = await collection(core.db, blocks)
       .find({ targetAccountId: accountId }, { projection: { accountId: 1 } })
