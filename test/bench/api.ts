@@ -174,15 +174,18 @@ function profileSummary(dir: string, top = 15): string[] {
   };
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const self = new Map<string, number>();
+  let busy = 0;
   for (const id of p.samples) {
     const f = byId.get(id)!.callFrame;
+    if (f.functionName === '(idle)') continue;
+    busy++;
     const key = `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*node_modules\//, '').replace(root, '')}:${f.lineNumber + 1}`;
     self.set(key, (self.get(key) ?? 0) + 1);
   }
   return [...self.entries()]
     .sort((a, b) => b[1] - a[1])
     .slice(0, top)
-    .map(([k, n]) => `${((100 * n) / p.samples.length).toFixed(1)}% ${k}`);
+    .map(([k, n]) => `${((100 * n) / busy).toFixed(1)}% ${k}`);
 }
 
 const rows: string[][] = [];
@@ -396,7 +399,7 @@ try {
   await stopLocalInfra(settings, say);
 }
 if (profileDir && existsSync(profileDir)) {
-  console.log("\n  the server's heaviest functions (self time, whole run):");
+  console.log("\n  the server's heaviest functions (self time, share of its busy time, whole run):");
   for (const line of profileSummary(profileDir)) console.log(`    ${line}`);
 }
 printTargets('api', targets);
