@@ -191,6 +191,7 @@ function profileSummary(dir: string, top = 15): string[] {
 const rows: string[][] = [];
 const targets: Target[] = [];
 const notes: string[] = [];
+const limits: string[] = [];
 let admin: ReturnType<Kafka['admin']> | null = null;
 try {
   const logFile = createWriteStream(join(settings.logDir, 'server.log'));
@@ -216,6 +217,28 @@ try {
   const treePids = Object.values(tree).flat();
   const treeCpu = async () => (await Promise.all(treePids.map(processCpuSeconds))).reduce((a, b) => a + b, 0);
   const account = () => cpuAccount({ ...tree, 'load generator': [process.pid] });
+  /** CPU seconds of each process of the tree so far. */
+  const byProcess = async () =>
+    Object.fromEntries(
+      await Promise.all(Object.entries(tree).map(async ([n, pids]) => [n, await processCpuSeconds(pids[0]!)] as const)),
+    );
+  /**
+   * What limits a phase, measured: each process's CPU per operation and the cores the whole tree
+   * would need at the target rate (this machine has 2, shared with the load generator).
+   */
+  const limit = (
+    phase: string,
+    before: Record<string, number>,
+    after: Record<string, number>,
+    ops: number,
+    rate: number,
+  ) => {
+    const parts = Object.keys(tree).map((n) => `${n} ${ms(((after[n]! - before[n]!) / ops) * 1000)}`);
+    const total = Object.keys(tree).reduce((sum, n) => sum + after[n]! - before[n]!, 0) / ops;
+    limits.push(
+      `${phase}: CPU ms/op ${parts.join(', ')}; at ${rate}/s the tree alone needs ${(total * rate).toFixed(1)} cores`,
+    );
+  };
 
   const config = loadConfig({ ...serverEnv, LOG_LEVEL: 'warn' });
   const logger = createLogger('warn', 'bench');
@@ -242,6 +265,7 @@ try {
   const posting = account();
   await posting.start();
   const cpu0 = await treeCpu();
+  const post0 = await byProcess();
   const log0 = { ...logged };
   const t0 = performance.now();
   const postSamples = await concurrently(STATUSES, POST_CONCURRENCY, async (i) => {
@@ -261,6 +285,7 @@ try {
   const idleSeconds = (performance.now() - tIdle) / 1000;
   const background = await afterAccount.stop();
   const cpuPerPost = ((await treeCpu()) - cpu0) / STATUSES;
+  limit('posting, background included', post0, await byProcess(), STATUSES, 400);
   const post = stats(postSamples);
   const postRate = STATUSES / postSeconds;
   rows.push([
@@ -324,6 +349,7 @@ try {
     const reading = account();
     await reading.start();
     const c0 = await treeCpu();
+    const p0 = await byProcess();
     const l0 = { ...logged };
     const result = await autocannon({
       url: base,
@@ -346,6 +372,7 @@ try {
       throw new Error(`${phase.name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
     const rate = count / seconds;
     const cpu = ((await treeCpu()) - c0) / count;
+    limit(phase.name, p0, await byProcess(), count, phase.rate);
     rows.push([
       `${phase.name}, c${READ_CONCURRENCY}`,
       String(Math.round(rate)),
@@ -386,6 +413,8 @@ try {
   console.log('');
   for (const n of notes) console.log(`  ${n}`);
   console.log(`  load average at the end: ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
+  console.log('\n  what limits each phase (measured):');
+  for (const l of limits) console.log(`  ${l}`);
 } finally {
   await admin?.disconnect().catch(() => undefined);
   await core?.close().catch(() => undefined);
