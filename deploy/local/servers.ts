@@ -138,6 +138,8 @@ function clusterId(dir: string): string {
 
 function kafkaProperties(host: string, port: number, controllerPort: number, dataDir: string): string {
   // Single node: every replication factor is 1; the group settings make first joins fast in tests.
+  // The log cleaner's dedupe buffer (of the compacted offsets topic) is on the heap, 128 MB by
+  // default: 16 MB leaves the small default heap (settings.ts) to the broker.
   return `process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@${host}:${controllerPort}
@@ -162,5 +164,6 @@ delete.topic.enable=true
 num.network.threads=2
 num.io.threads=2
 num.recovery.threads.per.data.dir=1
+log.cleaner.dedupe.buffer.size=16777216
 `;
 }

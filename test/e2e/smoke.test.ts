@@ -6,7 +6,8 @@ import { testConfig } from '../support/config.ts';
 import { removeTestData } from '../support/core.ts';
 import { freePort, killChild, logged, serverEnv, startMain, started, type ChildRun } from '../support/processes.ts';
 
-const config = testConfig({ KAFKA_PARTITIONS: '1', LOG_LEVEL: 'info' });
+// Debug: the drain test waits for the `incoming request` line (info logs a request once, when answered).
+const config = testConfig({ KAFKA_PARTITIONS: '1', LOG_LEVEL: 'debug' });
 
 // Every test here shares one database, Redis namespace and topic prefix; all are removed at the end.
 afterAll(() => removeTestData(config));

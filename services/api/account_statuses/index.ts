@@ -2,18 +2,20 @@
 // checked against the caller: followers-only posts for followers, nothing for blocked callers.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { presentStatusPageJson } from '../../core/entities/statusPageJson.ts';
 import type { Filter } from 'mongodb';
 import type { AreaOptions } from '../areas.ts';
 import { collection } from '../../core/db/mongo.ts';
 import { statuses, type StatusDoc, type Visibility } from '../../core/model/statuses.ts';
 import { pins } from '../../core/model/pins.ts';
-import { isBlocking, isFollowing } from '../../core/graph/relations.ts';
-import { filterVisible } from '../../core/statuses/visibility.ts';
+import { isFollowing } from '../../core/graph/relations.ts';
+import { blockersOf, filterVisible } from '../../core/statuses/visibility.ts';
 import { normalizeTagName } from '../../core/text/extract.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import { presentStatuses, StatusEntity } from '../../core/entities/status.ts';
 import { BoolLike } from '../params.ts';
-import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
+import { findPage, pageIdsOf, pageParams, setLinkHeader } from '../pagination.ts';
 import { AccountIdParams, targetAccount } from '../graphParams.ts';
 
 const Query = Type.Object(
@@ -42,7 +44,7 @@ const accountStatusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, 
       const viewer = request.auth?.account ?? null;
       const owner = await targetAccount(core, request.params.id);
       const q = request.query;
-      if (viewer && viewer._id !== owner._id && (await isBlocking(core, owner._id, viewer._id))) return [];
+      if (viewer && viewer._id !== owner._id && (await blockersOf(core, viewer._id)).has(owner._id)) return [];
       const page = pageParams(q, { defaultLimit: 20, maxLimit: 40 });
 
       const filter: Filter<StatusDoc> = { accountId: owner._id, deletedAt: null };
@@ -77,13 +79,17 @@ const accountStatusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, 
           limit: page.limit,
         });
       } else {
-        found = await findPage(collection(core.db, statuses), filter, page);
+        const ids = await pageIdsOf(core.db, statuses, filter, page);
         setLinkHeader(core, request, reply, {
-          oldest: found.at(-1)?._id ?? null,
-          newest: found[0]?._id ?? null,
-          count: found.length,
+          oldest: ids.at(-1) ?? null,
+          newest: ids[0] ?? null,
+          count: ids.length,
           limit: page.limit,
         });
+        // Rendered from the caches the timelines read (statusPage.ts), each status (and a reblog's
+        // original) checked against the viewer; sent as the JSON it is built as.
+        const json = await presentStatusPageJson(core, ids, viewer, { check: 'policy' });
+        return (reply as FastifyReply).type('application/json; charset=utf-8').send(json);
       }
       return presentStatuses(core, await filterVisible(core, viewer, found), viewer);
     },

@@ -2,6 +2,7 @@
 // (/api/v1/statuses/**). Routes stay thin: parse, authorise, call core, present.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { contextRefresh } from '../../core/activitypub/replies/refresh.ts';
+import type { FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
@@ -36,6 +37,7 @@ import { requireUser } from '../plugins/auth.ts';
 import { enforceRateLimit, RATE_LIMITS } from '../rateLimit.ts';
 import { ApiError, notFound, validationFailed } from '../errors.ts';
 import { StatusEntity, presentStatus, presentStatuses } from '../../core/entities/status.ts';
+import { presentStatusJson } from '../../core/entities/statusPageJson.ts';
 import { StatusEditEntity, presentStatusEdits } from '../../core/entities/statusEdit.ts';
 import { StatusSourceEntity, presentStatusSource } from '../../core/entities/statusSource.ts';
 import { AccountEntity, presentAccounts } from '../../core/entities/account.ts';
@@ -163,7 +165,7 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     '/api/v1/statuses',
     { config: { auth: WRITE }, schema: { body: PostStatusBody } },
     async (request, reply) => {
-      const { account, app: oauthApp } = requireUser(request);
+      const { account, user, app: oauthApp } = requireUser(request);
       const body = request.body;
       await enforceRateLimit(core, reply, RATE_LIMITS.statuses, String(account._id));
       const header = request.headers['idempotency-key'];
@@ -171,9 +173,13 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
       const input = postInputOf(body);
       const scheduledAt = body.scheduled_at ? new Date(body.scheduled_at) : null;
       if (scheduledAt && Number.isNaN(scheduledAt.getTime())) throw new ApiError(422, 'Invalid date supplied');
+      // The status this request made (none when an idempotent replay answers a former one's).
+      let posted: StatusDoc | null = null;
       const create = async (): Promise<IdempotentResult> => {
-        if (!scheduledAt)
-          return { kind: 'status', id: (await postStatus(core, account, input, { applicationId: oauthApp._id }))._id };
+        if (!scheduledAt) {
+          posted = await postStatus(core, account, input, { applicationId: oauthApp._id, user });
+          return { kind: 'status', id: posted._id };
+        }
         // Mastodon checks the quoted post when the post is scheduled, and again when it is published.
         if (input.quotedStatusId) await quotableStatus(core, account, input.quotedStatusId);
         const params = await scheduledParamsOf(core, account, input);
@@ -194,6 +200,14 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
         const scheduled = await collection(core.db, scheduledStatuses).findOne({ _id: result.id });
         if (!scheduled) throw notFound();
         return reply.send(await presentScheduledStatus(core, scheduled));
+      }
+      // (Set by create(), which TypeScript does not follow.)
+      const made = posted as StatusDoc | null;
+      if (made) {
+        // Rendered as the timelines render it, which also caches the rendering they will read;
+        // the author sees their own status ('feed': no policy queries).
+        const json = await presentStatusJson(core, made._id, account, { check: 'feed', docs: [made] });
+        if (json !== null) return (reply as FastifyReply).type('application/json; charset=utf-8').send(json);
       }
       const doc = await collection(core.db, statuses).findOne({ _id: result.id });
       if (!doc) throw notFound();
@@ -226,9 +240,12 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
   app.get(
     '/api/v1/statuses/:id',
     { config: { auth: READ }, schema: { params: IdParams, response: { 200: StatusEntity } } },
-    async (request) => {
-      const viewer = viewerOf(request);
-      return presentStatus(core, await visibleStatusOr404(core, viewer, request.params.id), viewer);
+    async (request, reply) => {
+      // From the caches the timelines read (statusPage.ts): no MongoDB query but the blocks one.
+      const json = await presentStatusJson(core, idParam(request.params.id), viewerOf(request));
+      if (json === null) throw notFound();
+      // Built to the Status schema from cached JSON, as the timelines send theirs.
+      return (reply as FastifyReply).type('application/json; charset=utf-8').send(json);
     },
   );
 

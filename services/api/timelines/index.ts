@@ -29,7 +29,7 @@ import { StatusEntity } from '../../core/entities/status.ts';
 import type { PageOptions } from '../../core/entities/statusPage.ts';
 import { presentStatusPageJson } from '../../core/entities/statusPageJson.ts';
 import { BoolLike } from '../params.ts';
-import { findPage, pageParams, setLinkHeader, type PageParams } from '../pagination.ts';
+import { findPage, pageIdsOf, pageParams, setLinkHeader, type PageParams } from '../pagination.ts';
 
 const Cursor = {
   max_id: Type.Optional(Type.String({ maxLength: 30 })),
@@ -74,9 +74,9 @@ async function answer(
   return reply.type('application/json; charset=utf-8').send(page);
 }
 
-/** The ids of a page of statuses matching `filter`, newest first. */
-async function pageIds(core: Core, filter: Filter<StatusDoc>, p: PageParams): Promise<Id[]> {
-  return (await findPage(collection(core.db, statuses), filter, p, '_id', { _id: 1 })).map((s) => s._id);
+/** The ids of a page of statuses matching `filter`, newest first (the newest page kept a moment). */
+function pageIds(core: Core, filter: Filter<StatusDoc>, p: PageParams): Promise<Id[]> {
+  return pageIdsOf(core.db, statuses, filter, p);
 }
 
 /**

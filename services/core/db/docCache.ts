@@ -15,6 +15,7 @@ import { BSON, type Collection, type Db, type Document, type Filter } from 'mong
 import { batch, isCluster, type Redis } from '../db/redis.ts';
 import type { Core } from '../context.ts';
 import type { CollectionDef } from './mongo.ts';
+import { countingWrite, isWriteMethod, withWriteCount } from './recentResults.ts';
 
 const ENTRY_TTL_SECONDS = 300;
 const TOMBSTONE_MS = 5000;
@@ -333,7 +334,7 @@ const wrapped = new WeakMap<Db, Map<string, Collection<Document>>>();
 /** `coll` with cache-dropping writes, when `db` has a cache installed; `coll` itself otherwise. */
 export function withDocCache<T extends Document>(db: Db, coll: Collection<T>): Collection<T> {
   const redis = redisOf.get(db);
-  if (!redis) return coll;
+  if (!redis) return withWriteCount(db, coll);
   let byName = wrapped.get(db);
   if (!byName) wrapped.set(db, (byName = new Map()));
   const hit = byName.get(coll.collectionName);
@@ -343,7 +344,9 @@ export function withDocCache<T extends Document>(db: Db, coll: Collection<T>): C
     get(target, prop, receiver) {
       const value: unknown = Reflect.get(target, prop, receiver);
       if (typeof prop !== 'string' || typeof value !== 'function') return value;
-      const method = value as (...args: unknown[]) => Promise<unknown>;
+      const method = isWriteMethod(prop)
+        ? countingWrite(db, target.collectionName, value as (...args: unknown[]) => Promise<unknown>, target)
+        : (value as (...args: unknown[]) => Promise<unknown>);
       if (FILTERED_WRITES.has(prop)) {
         return async (...args: unknown[]) => {
           const ids = await touchedIds(target, [(args[0] ?? {}) as Filter<Document>]);
@@ -370,7 +373,7 @@ export function withDocCache<T extends Document>(db: Db, coll: Collection<T>): C
           }
         };
       }
-      return method.bind(target);
+      return isWriteMethod(prop) ? method : method.bind(target);
     },
   });
   byName.set(coll.collectionName, proxy);

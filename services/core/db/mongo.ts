@@ -5,6 +5,7 @@
 // (deploy/local/mongo) both have are used: no transactions, change streams, $text, TTL or partial
 // indexes, no aggregation operators newer than MongoDB 4.4.
 import { withDocCache } from './docCache.ts';
+import { withWriteCount } from './recentResults.ts';
 import { MongoClient, type Db, type Collection, type Document, type IndexDescription } from 'mongodb';
 
 export interface CollectionDef<T extends Document> {
@@ -12,6 +13,8 @@ export interface CollectionDef<T extends Document> {
   indexes: IndexDescription[];
   /** Documents are cached by `_id` in Redis (docCache.ts), so every write drops the copies it touches. */
   cachedById?: boolean;
+  /** Writes are counted, so that results kept in this process see them (recentResults.ts). */
+  countWrites?: boolean;
   /** Phantom: the document type of the collection. */
   readonly _doc?: T;
 }
@@ -22,19 +25,25 @@ const registry = new Map<string, CollectionDef<Document>>();
 export function defineCollection<T extends Document>(
   name: string,
   indexes: IndexDescription[] = [],
-  opts: { cachedById?: boolean } = {},
+  opts: { cachedById?: boolean; countWrites?: boolean } = {},
 ): CollectionDef<T> {
   // Names make ensureIndexes idempotent (it skips existing indexes by name).
   const unnamed = indexes.find((i) => !i.name);
   if (unnamed) throw new Error(`index on ${name} ${JSON.stringify(unnamed.key)} needs a name`);
-  const def: CollectionDef<T> = { name, indexes, cachedById: opts.cachedById ?? false };
+  const def: CollectionDef<T> = {
+    name,
+    indexes,
+    cachedById: opts.cachedById ?? false,
+    countWrites: opts.countWrites ?? false,
+  };
   registry.set(name, def as CollectionDef<Document>);
   return def;
 }
 
 export function collection<T extends Document>(db: Db, def: CollectionDef<T>): Collection<T> {
   const coll = db.collection<T>(def.name);
-  return def.cachedById ? withDocCache(db, coll) : coll;
+  if (def.cachedById) return withDocCache(db, coll);
+  return def.countWrites ? withWriteCount(db, coll) : coll;
 }
 
 export async function connectMongo(url: string): Promise<{ client: MongoClient; db: Db }> {

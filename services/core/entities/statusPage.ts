@@ -25,7 +25,8 @@ import { users } from '../model/users.ts';
 import { polls } from '../model/polls.ts';
 import { EVERYONE_ROLE, roleOfUser, type EffectiveRole } from '../roles/roles.ts';
 import { activeFilters, matchFilters, type ActiveFilter } from '../filters/match.ts';
-import { loadViewerRelations, visibleWith } from '../statuses/visibility.ts';
+import { loadViewerRelations, relationsForPolicy, visibleWith } from '../statuses/visibility.ts';
+import { followedAmong } from '../graph/relations.ts';
 import { presentAccount, roleBadges, type Account } from './account.ts';
 import { presentPoll, type PollEntity } from './poll.ts';
 import { presentFilterResults } from './filter.ts';
@@ -412,8 +413,11 @@ export async function loadStatusPage(
           .find({ _id: { $in: pollIds } })
           .toArray()
       : [],
-    opts.check === 'policy' ? loadViewerRelations(core, viewer, authorIds) : null,
-    opts.check !== 'policy' && quoteRelationIds.length > 0 ? loadViewerRelations(core, viewer, quoteRelationIds) : null,
+    // Authors' availability comes from authorDocs (below): the relations need no account query.
+    opts.check === 'policy' ? relationsForPolicy(core, viewer, all) : null,
+    // Quotes read the viewer's full relations to the authors they involve (a page's policy check
+    // reads only what visibleWith needs).
+    quoteRelationIds.length > 0 ? loadViewerRelations(core, viewer, quoteRelationIds) : null,
   ]);
   for (const [k, v] of rendered) shells.set(k, v);
   const authors = new Map<bigint, { entity: Account; role: EffectiveRole | null }>();
@@ -428,6 +432,11 @@ export async function loadStatusPage(
     }
     const roleId = roleIds.get(id) ?? null;
     authors.set(id, { entity: a.entity, role: roleId === null ? EVERYONE_ROLE : await roleOfUser(core, { roleId }) });
+  }
+  if (opts.hideLimited && relations && viewer) {
+    // Whether the viewer follows the silenced authors (most pages have none).
+    const ask = [...silenced].filter((id) => id !== viewer._id && !relations.following.has(id));
+    for (const id of await followedAmong(core, viewer._id, ask)) relations.following.add(id);
   }
   const pollById = new Map<bigint, PollEntity>();
   for (const p of pollDocs) pollById.set(p._id, await presentPoll(core, p, viewer?._id ?? null));
@@ -465,7 +474,7 @@ export async function loadStatusPage(
     viewer,
     state,
     active,
-    quoteRelations: quoteRelationIds.length > 0 ? (relations ?? quoteRelations) : null,
+    quoteRelations: quoteRelationIds.length > 0 ? quoteRelations : null,
     live,
     usable,
   };

@@ -181,3 +181,33 @@ export async function presentStatusPageJson(
   parts.push(']');
   return parts.join('');
 }
+
+/**
+ * One status as `GET /api/v1/statuses/:id` answers it, from the caches the timelines read; null
+ * when it does not exist or the viewer may not see it. A reblog wrapper on its own shows its
+ * original's flags (Mastodon's `status.proper`, presentStatus's properFlags).
+ */
+export async function presentStatusJson(
+  core: Core,
+  id: Id,
+  viewer: CachedAccount | null,
+  opts: PageOptions = { check: 'policy' },
+): Promise<string | null> {
+  const page = await loadStatusPage(core, [id], viewer, opts);
+  const item = page.items[0];
+  if (!item) return null;
+  if (item.original === null) {
+    const parts: string[] = [];
+    pushItem(parts, page, item.status, null);
+    return parts.join('');
+  }
+  const out: Status = renderStatus(page, item.status, false);
+  out.reblog = renderStatus(page, item.original, true);
+  const proper = viewerFields(page, item.original, true);
+  if (proper) {
+    out.favourited = proper.favourited;
+    out.reblogged = proper.reblogged;
+    out.bookmarked = proper.bookmarked;
+  }
+  return JSON.stringify(out);
+}

@@ -10,8 +10,13 @@ export interface BlockDoc {
   createdAt: Date;
 }
 
-export const blocks = defineCollection<BlockDoc>('blocks', [
-  { key: { accountId: 1, targetAccountId: 1 }, name: 'account_target', unique: true },
-  { key: { targetAccountId: 1 }, name: 'target' },
-  { key: { accountId: 1, _id: -1 }, name: 'account' },
-]);
+export const blocks = defineCollection<BlockDoc>(
+  'blocks',
+  [
+    { key: { accountId: 1, targetAccountId: 1 }, name: 'account_target', unique: true },
+    { key: { targetAccountId: 1 }, name: 'target' },
+    { key: { accountId: 1, _id: -1 }, name: 'account' },
+    // Counted: who blocks a viewer is kept in the process for a moment (statuses/visibility.ts).
+  ],
+  { countWrites: true },
+);

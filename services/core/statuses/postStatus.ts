@@ -6,7 +6,7 @@ import type { Id } from '../ids.ts';
 import { nextSerialId } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { accounts, type AccountDoc } from '../model/accounts.ts';
-import { users } from '../model/users.ts';
+import { users, type UserDoc } from '../model/users.ts';
 import { conversations } from '../model/conversations.ts';
 import { statuses, postUniqueKey, VISIBILITIES, type StatusDoc, type Visibility } from '../model/statuses.ts';
 import { LIMITS } from '../instance/limits.ts';
@@ -45,6 +45,8 @@ export interface PostStatusInput {
 export interface PostStatusOptions {
   applicationId?: Id | null;
   idempotencyKey?: string | null;
+  /** The author's user when the caller has it (the API's authenticated request): not read again. */
+  user?: Pick<UserDoc, 'accountId' | 'settings' | 'locale'>;
 }
 
 const LANGUAGE = /^([a-z]{2,3})(-[a-z0-9]{2,8})?$/i;
@@ -104,7 +106,12 @@ async function createStatus(
     throw statusValidation('Visibility is not included in the list');
   const poll = input.poll ? checkPollInput(input.poll) : null;
 
-  const user = author.domain === null ? await collection(core.db, users).findOne({ accountId: author._id }) : null;
+  const user =
+    author.domain !== null
+      ? null
+      : opts.user?.accountId === author._id
+        ? opts.user
+        : await collection(core.db, users).findOne({ accountId: author._id });
   // Only quote posts pay for the quoted status's read and policy check.
   const quoted = input.quotedStatusId ? await quotableStatus(core, author, input.quotedStatusId) : null;
   let visibility: Visibility = input.visibility ?? user?.settings.defaultPrivacy ?? 'public';

@@ -2,6 +2,7 @@ package fedisrv.mongo;
 
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.h2.mvstore.MVStore;
 
@@ -17,6 +18,11 @@ import io.netty.channel.Channel;
  * acknowledged write is in the file (the OS page cache) and so survives a kill -9 of this process.
  * Reads never commit: the background writer's housekeeping leaves unsaved changes of its own, and
  * committing those on a reader's path would stall it.
+ *
+ * Group commit: a commit stores every change made before it began, so a writer that finds a commit
+ * under way waits for it and then needs one only if its change came after that commit began; the
+ * writers that queued meanwhile share the next one (each netty thread serves several connections, so
+ * under load several writes are answered per commit instead of one commit each).
  */
 final class IndexedBackend extends H2Backend {
     private static final Set<String> READS = Set.of("find", "getmore", "count", "distinct", "listcollections",
@@ -54,7 +60,23 @@ final class IndexedBackend extends H2Backend {
         try {
             return super.handleCommand(channel, databaseName, command, query);
         } finally {
-            if (changes(command, query)) commitIfChanged();
+            if (changes(command, query)) groupCommit();
+        }
+    }
+
+    /** Changes made so far (numbered when their command finished), and the last number committed. */
+    private final AtomicLong changed = new AtomicLong();
+    private long committed;
+    private final Object commitLock = new Object();
+
+    /** Returns once a commit that began after this thread's change has finished. */
+    private void groupCommit() {
+        long mine = changed.incrementAndGet();
+        synchronized (commitLock) {
+            if (committed >= mine) return;
+            long upTo = changed.get();
+            commitIfChanged();
+            committed = upTo;
         }
     }
 

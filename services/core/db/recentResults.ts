@@ -1,0 +1,108 @@
+// Results of hot, viewer-independent or per-viewer queries kept in this process for a moment: the
+// first page of the public timelines, who blocks a viewer. An entry serves while it is younger
+// than its time to live AND no write to the collections it depends on went through this process
+// since it was read (every write through `collection()` to a collection declared `countWrites` or
+// `cachedById` counts, db/mongo.ts): this process's own writes show at once, other processes'
+// within the time to live, as with the document cache's process-local copies.
+import type { Db, Document } from 'mongodb';
+
+/** Per database: collection name → writes made through this process so far. */
+const generations = new WeakMap<Db, Map<string, number>>();
+
+export function writeGeneration(db: Db, collection: string): number {
+  return generations.get(db)?.get(collection) ?? 0;
+}
+
+/** Counts a write (called after it, by the collection wrappers). */
+export function countWrite(db: Db, collection: string): void {
+  let byName = generations.get(db);
+  if (!byName) generations.set(db, (byName = new Map()));
+  byName.set(collection, (byName.get(collection) ?? 0) + 1);
+}
+
+const WRITES = new Set([
+  'insertOne',
+  'insertMany',
+  'updateOne',
+  'updateMany',
+  'replaceOne',
+  'deleteOne',
+  'deleteMany',
+  'findOneAndUpdate',
+  'findOneAndReplace',
+  'findOneAndDelete',
+  'bulkWrite',
+]);
+
+export function isWriteMethod(name: string): boolean {
+  return WRITES.has(name);
+}
+
+/** `method` of a collection, counting the write once it has been made (or failed). */
+export function countingWrite(
+  db: Db,
+  collection: string,
+  method: (...args: unknown[]) => Promise<unknown>,
+  target: unknown,
+): (...args: unknown[]) => Promise<unknown> {
+  return async (...args: unknown[]) => {
+    try {
+      return await method.apply(target, args);
+    } finally {
+      countWrite(db, collection);
+    }
+  };
+}
+
+const wrapped = new WeakMap<Db, Map<string, unknown>>();
+
+/** `coll` with its writes counted (for collections not cached by id, whose wrapper counts them). */
+export function withWriteCount<C extends { collectionName: string }>(db: Db, coll: C): C {
+  let byName = wrapped.get(db);
+  if (!byName) wrapped.set(db, (byName = new Map()));
+  const hit = byName.get(coll.collectionName);
+  if (hit) return hit as C;
+  const proxy = new Proxy(coll, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof prop !== 'string' || typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => Promise<unknown>;
+      return isWriteMethod(prop) ? countingWrite(db, target.collectionName, method, target) : method.bind(target);
+    },
+  });
+  byName.set(coll.collectionName, proxy);
+  return proxy;
+}
+
+interface Entry {
+  value: unknown;
+  until: number;
+  generations: number[];
+}
+
+const MAX_ENTRIES = 5000;
+const results = new WeakMap<Db, Map<string, Entry>>();
+
+/**
+ * `load()`'s result, or the one kept under `key` while it is younger than `ttlMs` and no write to
+ * `collections` went through this process since it was loaded. Concurrent misses each load.
+ */
+export async function recentResult<T>(
+  db: Db,
+  key: string,
+  collections: readonly { name: string; _doc?: Document }[],
+  ttlMs: number,
+  load: () => Promise<T>,
+): Promise<T> {
+  let byKey = results.get(db);
+  if (!byKey) results.set(db, (byKey = new Map()));
+  const now = Date.now();
+  const current = collections.map((c) => writeGeneration(db, c.name));
+  const hit = byKey.get(key);
+  if (hit && hit.until > now && hit.generations.every((g, i) => g === current[i])) return hit.value as T;
+  // The generations read before the query: a write racing it makes the entry stale at once.
+  const value = await load();
+  if (!hit && byKey.size >= MAX_ENTRIES) byKey.delete(byKey.keys().next().value as string); // oldest first
+  byKey.set(key, { value, until: now + ttlMs, generations: current });
+  return value;
+}

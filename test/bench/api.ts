@@ -1,0 +1,435 @@
+// `npm run bench -- api [--ports=N] [--seconds=20] [--keep]`: the API's write path and single-object
+// reads against `npm start` as a user gets it: its own Redis, Kafka and MongoDB-wire server with the
+// default settings (started under var/bench-api, stopped at the end; --ports=N puts them and the
+// server on N..N+5, default free ports) and one `services/main.ts all` process with package.json's
+// start flags and default log level. 100 users each following 50 others (through the API), 4,000
+// statuses posted round-robin at concurrency 16, then 20-second read phases at concurrency 32 with a
+// random user's token per request. CPU is counted for the whole process tree (Node, both JVMs,
+// Redis), a post's until every consumer group's lag is 0 again; RSS of the tree at the end.
+// BENCH_ROLE_NODE_ARGS='--cpu-prof --cpu-prof-dir=DIR': the server writes a CPU profile on exit,
+// whose heaviest functions are printed.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, readFileSync, readdirSync, rmSync, mkdirSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { Kafka, logLevel } from 'kafkajs';
+import { Pool } from 'undici';
+import { ensureLocalInfra, localInfraSettings, stopLocalInfra } from '../../deploy/local/infra.ts';
+import { readPidFile } from '../../deploy/local/processes.ts';
+import { loadConfig } from '../../services/core/config.ts';
+import { createCore, type Core } from '../../services/core/context.ts';
+import { createKafkaEventSink } from '../../services/core/events/kafkaSink.ts';
+import { createLogger } from '../../services/core/logger.ts';
+import { createTestUser, type TestUser } from '../support/fixtures.ts';
+import { cpuAccount, freePort, ms, printTable, printTargets, processCpuSeconds, stats, type Target } from './lib.ts';
+
+const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const USERS = 100;
+const FOLLOWING = 50;
+const STATUSES = 4000;
+const POST_CONCURRENCY = 16;
+const READ_CONCURRENCY = 32;
+const seconds = Number(option('seconds') ?? 20);
+const root = join(import.meta.dirname, '..', '..');
+const varDir = join(root, 'var', 'bench-api');
+
+// ---- the servers, as `npm start` has them
+const portBase = option('ports') ? Number(option('ports')) : null;
+const port = async (offset: number) => (portBase === null ? freePort() : portBase + offset);
+const redisPort = await port(0);
+const kafkaPort = await port(1);
+const ports = {
+  REDIS_PORT: String(redisPort),
+  KAFKA_PORT: String(kafkaPort),
+  KAFKA_CONTROLLER_PORT: String(portBase === null ? await freePort() : portBase + 2),
+  MONGO_PORT: String(await port(3)),
+};
+const apiPort = await port(4);
+const streamingPort = await port(5);
+// Default settings: only the heap and cache variables a user would set pass through (none by default).
+const tuning = Object.fromEntries(
+  ['KAFKA_JVM_OPTS', 'MONGO_JVM_OPTS', 'MONGO_CACHE_MB'].flatMap((k) => (process.env[k] ? [[k, process.env[k]]] : [])),
+);
+const settings = {
+  ...localInfraSettings(root, { ...tuning, ...ports }),
+  varDir,
+  runDir: join(varDir, 'run'),
+  logDir: join(varDir, 'log'),
+};
+const say = (m: string) => console.log(`[bench-api infra] ${m}`);
+// Servers a former run left (it was killed): stopped before their data goes.
+await stopLocalInfra(settings, say);
+if (!process.argv.includes('--keep')) rmSync(varDir, { recursive: true, force: true });
+mkdirSync(settings.logDir, { recursive: true });
+const infraEnv = await ensureLocalInfra(settings, say).catch(async (err: unknown) => {
+  await stopLocalInfra(settings, say);
+  throw err;
+});
+
+/** package.json's `start` script: the Node flags `npm start` runs the server with. */
+function startFlags(): string[] {
+  const script = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } })
+    .scripts.start;
+  const m = /exec node (.*?) services\/main\.ts all/.exec(script);
+  if (!m) throw new Error('package.json start script: no `exec node … services/main.ts all`');
+  return m[1]!.split(/\s+/).filter((f) => f && !f.startsWith('--env-file'));
+}
+
+const serverEnv: NodeJS.ProcessEnv = { ...process.env, ...infraEnv };
+for (const k of ['LOG_LEVEL', 'NODE_ENV', 'REDIS_NAMESPACE', 'KAFKA_TOPIC_PREFIX', 'KAFKA_PARTITIONS'])
+  delete serverEnv[k];
+if (process.env.BENCH_API_LOG_LEVEL) serverEnv.LOG_LEVEL = process.env.BENCH_API_LOG_LEVEL;
+Object.assign(serverEnv, { PORT: String(apiPort), STREAMING_PORT: String(streamingPort) });
+const profileDir = /--cpu-prof-dir=(\S+)/.exec(process.env.BENCH_ROLE_NODE_ARGS ?? '')?.[1];
+const serverArgs = [
+  ...startFlags(),
+  ...(process.env.BENCH_ROLE_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+  join(root, 'services/main.ts'),
+  'all',
+];
+
+/** What the server wrote to stdout (its log): bytes and lines, for the cost of the default log level. */
+const logged = { bytes: 0, lines: 0 };
+let server: ChildProcess | null = null;
+let core: Core | null = null;
+const base = `http://127.0.0.1:${apiPort}`;
+const pool = new Pool(base, { connections: POST_CONCURRENCY * 2 });
+
+async function request(method: string, path: string, token: string, body?: unknown) {
+  const res = await pool.request({
+    method: method as 'GET',
+    path,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.body.text();
+  if (res.statusCode !== 200) throw new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 300)}`);
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+/** Runs `op(i)` for i in 0..n-1 with `concurrency` in flight; each call's milliseconds. */
+async function concurrently(n: number, concurrency: number, op: (i: number) => Promise<unknown>): Promise<number[]> {
+  const samples: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        const i = next++;
+        const t = performance.now();
+        await op(i);
+        samples.push(performance.now() - t);
+      }
+    }),
+  );
+  return samples;
+}
+
+/** Total lag of every consumer group on the server's topics. */
+async function totalLag(admin: ReturnType<Kafka['admin']>): Promise<number> {
+  const { groups } = await admin.listGroups();
+  let lag = 0;
+  for (const { groupId } of groups) {
+    for (const { topic, partitions } of await admin.fetchOffsets({ groupId })) {
+      const ends = await admin.fetchTopicOffsets(topic);
+      for (const end of ends) {
+        const done = Number(partitions.find((p) => p.partition === end.partition)?.offset ?? '-1');
+        lag += Math.max(0, Number(end.high) - (done >= 0 ? done : Number(end.low)));
+      }
+    }
+  }
+  return lag;
+}
+
+/** Waits until every consumer group has caught up (twice in a row, 300 ms apart). */
+async function untilIdle(admin: ReturnType<Kafka['admin']>, limitMs = 300_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  let zero = 0;
+  while (zero < 2) {
+    if (Date.now() > deadline) throw new Error('the consumers never caught up');
+    zero = (await totalLag(admin)) === 0 ? zero + 1 : 0;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+async function rssKb(pid: number): Promise<{ rss: number; peak: number }> {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (f: string) => Number(new RegExp(`${f}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+    return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+  } catch {
+    return { rss: 0, peak: 0 };
+  }
+}
+
+/** The heaviest functions (self time) of the newest CPU profile in `dir`. */
+function profileSummary(dir: string, top = 15): string[] {
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map((f) => join(dir, f));
+  const newest = files.sort().at(-1);
+  if (!newest) return [];
+  const p = JSON.parse(readFileSync(newest, 'utf8')) as {
+    nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+    samples: number[];
+  };
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const self = new Map<string, number>();
+  let busy = 0;
+  for (const id of p.samples) {
+    const f = byId.get(id)!.callFrame;
+    if (f.functionName === '(idle)') continue;
+    busy++;
+    const key = `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*node_modules\//, '').replace(root, '')}:${f.lineNumber + 1}`;
+    self.set(key, (self.get(key) ?? 0) + 1);
+  }
+  return [...self.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([k, n]) => `${((100 * n) / busy).toFixed(1)}% ${k}`);
+}
+
+const rows: string[][] = [];
+const targets: Target[] = [];
+const notes: string[] = [];
+const limits: string[] = [];
+let admin: ReturnType<Kafka['admin']> | null = null;
+try {
+  const logFile = createWriteStream(join(settings.logDir, 'server.log'));
+  server = spawn(process.execPath, serverArgs, { cwd: root, env: serverEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  server.stdout!.on('data', (d: Buffer) => {
+    logged.bytes += d.length;
+    for (const c of d) if (c === 10) logged.lines++;
+    logFile.write(d);
+  });
+  server.stderr!.pipe(logFile);
+  for (let i = 0; ; i++) {
+    if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode}; see ${settings.logDir}`);
+    if (i > 1200) throw new Error('the server did not start');
+    if ((await fetch(`${base}/health`).catch(() => null))?.ok) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const tree = {
+    API: [server.pid!],
+    'MongoDB-wire': [readPidFile(settings.runDir, 'mongo')!.pid],
+    Kafka: [readPidFile(settings.runDir, 'kafka')!.pid],
+    Redis: [readPidFile(settings.runDir, 'redis')!.pid],
+  };
+  const treePids = Object.values(tree).flat();
+  const treeCpu = async () => (await Promise.all(treePids.map(processCpuSeconds))).reduce((a, b) => a + b, 0);
+  const account = () => cpuAccount({ ...tree, 'load generator': [process.pid] });
+  /** CPU seconds of each process of the tree so far. */
+  const byProcess = async () =>
+    Object.fromEntries(
+      await Promise.all(Object.entries(tree).map(async ([n, pids]) => [n, await processCpuSeconds(pids[0]!)] as const)),
+    );
+  /**
+   * What limits a phase, measured: each process's CPU per operation and the cores the whole tree
+   * would need at the target rate (this machine has 2, shared with the load generator).
+   */
+  const limit = (
+    phase: string,
+    before: Record<string, number>,
+    after: Record<string, number>,
+    ops: number,
+    rate: number,
+  ) => {
+    const parts = Object.keys(tree).map((n) => `${n} ${ms(((after[n]! - before[n]!) / ops) * 1000)}`);
+    const total = Object.keys(tree).reduce((sum, n) => sum + after[n]! - before[n]!, 0) / ops;
+    limits.push(
+      `${phase}: CPU ms/op ${parts.join(', ')}; at ${rate}/s the tree alone needs ${(total * rate).toFixed(1)} cores`,
+    );
+  };
+
+  const config = loadConfig({ ...serverEnv, LOG_LEVEL: 'warn' });
+  const logger = createLogger('warn', 'bench');
+  core = await createCore(config, { sink: await createKafkaEventSink(config, logger), logger });
+  admin = new Kafka({ brokers: config.kafkaBrokers, logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+
+  // ---- 100 users (the model's sign-up path, as the admin CLI would), each following the next 50
+  const users: TestUser[] = [];
+  for (let i = 0; i < USERS; i++) users.push(await createTestUser(core, { username: `bench${i}` }));
+  const setupStart = performance.now();
+  await concurrently(USERS * FOLLOWING, POST_CONCURRENCY, async (i) => {
+    const u = users[Math.floor(i / FOLLOWING)]!;
+    const target = users[(Math.floor(i / FOLLOWING) + 1 + (i % FOLLOWING)) % USERS]!;
+    await request('POST', `/api/v1/accounts/${target.account._id}/follow`, u.token);
+  });
+  console.log(
+    `${USERS} users, ${USERS * FOLLOWING} follows through the API in ${((performance.now() - setupStart) / 1000).toFixed(1)} s`,
+  );
+  await untilIdle(admin);
+
+  // ---- posting: 4,000 statuses round-robin over the users, 16 at a time
+  const statusIds: string[] = [];
+  const posting = account();
+  await posting.start();
+  const cpu0 = await treeCpu();
+  const post0 = await byProcess();
+  const log0 = { ...logged };
+  const t0 = performance.now();
+  const postSamples = await concurrently(STATUSES, POST_CONCURRENCY, async (i) => {
+    const u = users[i % USERS]!;
+    const text = i % 10 === 0 ? `Benchmark post ${i} about #fedibench` : `Benchmark post ${i} with a few more words`;
+    const s = await request('POST', '/api/v1/statuses', u.token, { status: text, visibility: 'public' });
+    statusIds.push(String(s.id));
+  });
+  const postSeconds = (performance.now() - t0) / 1000;
+  const cpuWhilePosting = (await treeCpu()) - cpu0;
+  const whilePosting = await posting.stop(postSeconds);
+  const postLog = { bytes: logged.bytes - log0.bytes, lines: logged.lines - log0.lines };
+  const afterAccount = account();
+  await afterAccount.start();
+  const tIdle = performance.now();
+  await untilIdle(admin);
+  const idleSeconds = (performance.now() - tIdle) / 1000;
+  const background = await afterAccount.stop();
+  const cpuPerPost = ((await treeCpu()) - cpu0) / STATUSES;
+  limit('posting, background included', post0, await byProcess(), STATUSES, 400);
+  const post = stats(postSamples);
+  const postRate = STATUSES / postSeconds;
+  rows.push([
+    `POST /api/v1/statuses, c${POST_CONCURRENCY}`,
+    String(Math.round(postRate)),
+    ms(post.p50),
+    ms(post.p99),
+    `${ms((cpuWhilePosting / STATUSES) * 1000)} (+${ms((cpuPerPost - cpuWhilePosting / STATUSES) * 1000)} after)`,
+    `${(postLog.lines / STATUSES).toFixed(2)} lines, ${Math.round(postLog.bytes / STATUSES)} B`,
+  ]);
+  notes.push(`posting: ${whilePosting}`);
+  notes.push(`after posting, until the consumers were idle (${idleSeconds.toFixed(1)} s): ${background}`);
+  targets.push(
+    {
+      what: 'posting throughput, c16',
+      measured: `${Math.round(postRate)}/s`,
+      target: '400/s',
+      met: postRate >= 400,
+    },
+    { what: 'posting p50', measured: `${ms(post.p50)} ms`, target: '30 ms', met: post.p50 <= 30 },
+    { what: 'posting p99', measured: `${ms(post.p99)} ms`, target: '100 ms', met: post.p99 <= 100 },
+    {
+      what: 'CPU per post, whole tree, background included',
+      measured: `${ms(cpuPerPost * 1000)} ms`,
+      target: '4 ms',
+      met: cpuPerPost * 1000 <= 4,
+    },
+  );
+
+  // ---- reads: `seconds` each at concurrency 32, a random user's token per request
+  const accountIds = users.map((u) => String(u.account._id));
+  const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)]!;
+  const phases: { name: string; path: () => string; rate: number; p99: number }[] = [
+    { name: 'GET /api/v1/statuses/:id', path: () => `/api/v1/statuses/${pick(statusIds)}`, rate: 4000, p99: 30 },
+    {
+      name: 'GET /api/v1/timelines/public?local=true',
+      path: () => '/api/v1/timelines/public?local=true',
+      rate: 3000,
+      p99: 30,
+    },
+    {
+      name: 'GET /api/v1/accounts/:id/statuses',
+      path: () => `/api/v1/accounts/${pick(accountIds)}/statuses`,
+      rate: 3000,
+      p99: 30,
+    },
+    // "Not slower than today": 4,400–4,900/s at p99 12–17 ms on this workload (issue 24).
+    { name: 'GET /api/v1/timelines/home', path: () => '/api/v1/timelines/home', rate: 4400, p99: 17 },
+  ];
+  const tokens = users.map((u) => u.token);
+  for (const phase of phases) {
+    // A first request of each kind checked (200, 20 statuses where a page is asked for).
+    const first = await pool.request({
+      method: 'GET',
+      path: phase.path(),
+      headers: { authorization: `Bearer ${tokens[0]}` },
+    });
+    const body = (await first.body.json()) as unknown;
+    if (first.statusCode !== 200 || (Array.isArray(body) && body.length !== 20))
+      throw new Error(`${phase.name}: ${first.statusCode}, ${JSON.stringify(body).slice(0, 200)}`);
+    const reading = account();
+    await reading.start();
+    const c0 = await treeCpu();
+    const p0 = await byProcess();
+    const l0 = { ...logged };
+    const result = await autocannon({
+      url: base,
+      connections: READ_CONCURRENCY,
+      duration: seconds,
+      requests: [
+        {
+          method: 'GET',
+          setupRequest: (req) => ({
+            ...req,
+            path: phase.path(),
+            headers: { authorization: `Bearer ${pick(tokens)}` },
+          }),
+        },
+      ],
+    });
+    const used = await reading.stop(seconds);
+    const count = result.requests.total;
+    if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0)
+      throw new Error(`${phase.name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
+    const rate = count / seconds;
+    const cpu = ((await treeCpu()) - c0) / count;
+    limit(phase.name, p0, await byProcess(), count, phase.rate);
+    rows.push([
+      `${phase.name}, c${READ_CONCURRENCY}`,
+      String(Math.round(rate)),
+      ms(result.latency.p50),
+      ms(result.latency.p99),
+      ms(cpu * 1000),
+      `${((logged.lines - l0.lines) / count).toFixed(2)} lines, ${Math.round((logged.bytes - l0.bytes) / count)} B`,
+    ]);
+    notes.push(`${phase.name}: ${used}`);
+    targets.push({
+      what: `${phase.name} c${READ_CONCURRENCY}`,
+      measured: `${Math.round(rate)}/s p99 ${ms(result.latency.p99)} ms`,
+      target: `${phase.rate}/s p99 ${phase.p99} ms`,
+      met: rate >= phase.rate && result.latency.p99 <= phase.p99,
+    });
+  }
+
+  // ---- memory of the whole tree at the end
+  const memory = await Promise.all(
+    Object.entries(tree).map(async ([name, pids]) => [name, await rssKb(pids[0]!)] as const),
+  );
+  const totalMb = memory.reduce((sum, [, m]) => sum + m.rss, 0) / 1024;
+  notes.push(
+    `RSS at the end (peak): ${memory.map(([n, m]) => `${n} ${Math.round(m.rss / 1024)} MB (${Math.round(m.peak / 1024)})`).join(', ')}`,
+  );
+  targets.push({
+    what: 'whole tree RSS at the end, default settings',
+    measured: `${Math.round(totalMb)} MB`,
+    target: '1024 MB',
+    met: totalMb <= 1024,
+  });
+
+  printTable(
+    `api: ${USERS} users following ${FOLLOWING} each, ${STATUSES} statuses; one \`all\` process on its own servers, default settings`,
+    ['phase', 'per s', 'p50 ms', 'p99 ms', 'CPU ms/op, whole tree', 'log per op'],
+    rows,
+  );
+  console.log('');
+  for (const n of notes) console.log(`  ${n}`);
+  console.log(`  load average at the end: ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
+  console.log('\n  what limits each phase (measured):');
+  for (const l of limits) console.log(`  ${l}`);
+} finally {
+  await admin?.disconnect().catch(() => undefined);
+  await core?.close().catch(() => undefined);
+  await pool.close();
+  if (server && server.exitCode === null) {
+    const exited = new Promise((r) => server!.once('exit', r));
+    server.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))]);
+    server.kill('SIGKILL');
+  }
+  await stopLocalInfra(settings, say);
+}
+if (profileDir && existsSync(profileDir)) {
+  console.log("\n  the server's heaviest functions (self time, share of its busy time, whole run):");
+  for (const line of profileSummary(profileDir)) console.log(`    ${line}`);
+}
+printTargets('api', targets);
+process.exit(0);
