@@ -15,6 +15,8 @@ import { FetchError, safeFetch } from '../activitypub/safeFetch.ts';
 import { hostOf } from '../activitypub/uris.ts';
 import { randomFileName, storageFor } from '../media/storage.ts';
 import { EMOJI_SIZE_LIMIT, SHORTCODE_RE } from './emojis.ts';
+import { statuses } from '../model/statuses.ts';
+import { invalidateRenderedStatuses } from '../statuses/renderCache.ts';
 
 /** Records the emojis a remote account of `domain` used; queues the copy of new or changed images. */
 export async function upsertRemoteEmojis(
@@ -37,6 +39,7 @@ export async function upsertRemoteEmojis(
         { $set: { imageRemoteUrl: tag.url, imageKey: '', staticKey: '', updatedAt: now } },
       );
       await deleteCopy(core, existing);
+      await forgetRenderingsWithEmoji(core, domain, tag.shortcode);
       queue.push(String(existing._id));
       continue;
     }
@@ -129,7 +132,36 @@ export async function cacheRemoteEmoji(core: Core, id: Id): Promise<CustomEmojiD
     await deleteCopy(core, { ...doc, imageKey, staticKey });
     return coll.findOne({ _id: id });
   }
+  await forgetRenderingsWithEmoji(core, updated.domain, updated.shortcode);
   return updated;
+}
+
+/** How many of a server's statuses an emoji change looks through for cached renderings. */
+const RENDERINGS_CHECKED = 2000;
+
+/**
+ * Cached renderings (statusPage.ts) carry each emoji's URL; when a remote emoji's image changes
+ * (copied here, or replaced by its server, whose old copy is deleted) the renderings of that
+ * server's statuses that use it are dropped, so none points at a copy that is gone. Looks through
+ * the server's statuses by their `uri` index, at most RENDERINGS_CHECKED.
+ */
+async function forgetRenderingsWithEmoji(core: Core, domain: string | null, shortcode: string): Promise<void> {
+  if (domain === null) return;
+  const ids: Id[] = [];
+  for (const scheme of ['https', 'http']) {
+    const found = await collection(core.db, statuses)
+      .find(
+        {
+          uri: { $gte: `${scheme}://${domain}/`, $lt: `${scheme}://${domain}0` },
+          content: { $regex: `:${shortcode}:` },
+        },
+        { projection: { _id: 1 } },
+      )
+      .limit(RENDERINGS_CHECKED)
+      .toArray();
+    ids.push(...found.map((f) => f._id));
+  }
+  await invalidateRenderedStatuses(core, ids);
 }
 
 /** Where a remote emoji not copied yet is served. */

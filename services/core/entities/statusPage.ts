@@ -215,7 +215,8 @@ async function renderMisses(
     };
     out.set(d._id, entry);
     keepLocally(core, d._id, entry);
-    pipe.set(shellKey(d._id), JSON.stringify(entry), 'EX', SHELL_TTL_SECONDS);
+    // NX: a tombstone (renderCache.ts) means the status changed while this render read it.
+    pipe.set(shellKey(d._id), JSON.stringify(entry), 'EX', SHELL_TTL_SECONDS, 'NX');
   });
   await pipe.exec();
   return out;

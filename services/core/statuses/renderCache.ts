@@ -2,7 +2,7 @@
 // kept apart so that writers (edits, deletes, media processing, role changes) can drop entries
 // without importing the presenters.
 import type { Core } from '../context.ts';
-import { delAcrossSlots } from '../db/redisSlots.ts';
+import { batch } from '../db/redis.ts';
 import type { Id } from '../ids.ts';
 
 export const renderedStatusKey = (id: Id) => `render:status:${id}`;
@@ -28,11 +28,22 @@ export function localRoleIdsOf(db: object): Map<bigint, { roleId: Id | null; unt
   return local;
 }
 
+/**
+ * How long a dropped rendering stays dropped: a render that read the status before the change
+ * (a slow request racing an edit, media processing or a quote's state change) would otherwise store
+ * the old rendering after the drop, and a change that keeps `edited_at` would show for hours. The
+ * tombstone is an empty value, which readers take as a miss and renderers do not overwrite.
+ */
+export const RENDER_TOMBSTONE_SECONDS = 5;
+
 /** Drops cached renderings of statuses (edits, deletes, changes to their media). */
 export async function invalidateRenderedStatuses(core: Core, ids: Id[]): Promise<void> {
   const local = localRenderings.get(core.db);
   if (local) for (const id of ids) local.delete(id);
-  if (ids.length > 0) await delAcrossSlots(core.redis, ids.map(renderedStatusKey));
+  if (ids.length === 0) return;
+  const tombstones = batch(core.redis);
+  for (const id of ids) tombstones.set(renderedStatusKey(id), '', 'EX', RENDER_TOMBSTONE_SECONDS);
+  await tombstones.exec();
 }
 
 /** Drops the cached role of an account (role changes). */

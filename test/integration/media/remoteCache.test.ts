@@ -18,6 +18,7 @@ import { mediaAttachments } from '../../../services/core/model/media.ts';
 import { accounts } from '../../../services/core/model/accounts.ts';
 import { customEmojis } from '../../../services/core/model/customEmojis.ts';
 import { upsertRemoteActor } from '../../../services/core/activitypub/actors.ts';
+import { upsertRemoteEmojis } from '../../../services/core/emojis/remoteEmojis.ts';
 import { vacuumMediaCache } from '../../../services/core/media/remoteCache.ts';
 import { parseMediaCommand } from '../../../services/cli/mediaCommands.ts';
 
@@ -240,17 +241,18 @@ describe('remote media cache', () => {
     expect(cached.static_url).toMatch(/\/system\/custom_emojis\/images\/\d+\/static\//);
     expect((await fetch(`${api.server.url}${new URL(cached.url).pathname}`)).status).toBe(200);
 
-    // Its server changes the image: until copied, the entity names our proxy, which fetches it.
+    // Its server changes the image (as an actor or status Update names it): until copied, the
+    // entity names our proxy, which fetches it.
     const emoji = await collection(api.core.db, customEmojis).findOne({ shortcode: 'blob', domain: eve.domain });
-    await collection(api.core.db, customEmojis).updateOne(
-      { _id: emoji!._id },
-      { $set: { imageRemoteUrl: `${originBase}/files/blob-2.png`, imageKey: '', staticKey: '' } },
-    );
-    const [stale] = await emojisOf();
-    expect(stale).toMatchObject({
-      url: `${api.core.config.baseUrl}/media_proxy/emojis/${emoji!._id}`,
-      static_url: `${api.core.config.baseUrl}/media_proxy/emojis/${emoji!._id}/static`,
-    });
+    await upsertRemoteEmojis(api.core, eve.domain, [{ shortcode: 'blob', url: `${originBase}/files/blob-2.png` }]);
+    // The old copy is gone, and so is every rendering naming it: the status names our proxy, or
+    // already the new copy if the media pipeline was quicker.
+    const [changed] = await emojisOf();
+    expect(changed.url).not.toBe(cached.url);
+    expect([
+      `${api.core.config.baseUrl}/media_proxy/emojis/${emoji!._id}`,
+      expect.stringContaining('/system/custom_emojis/images/'),
+    ]).toContainEqual(changed.url);
     const proxied = await fetch(`${api.server.url}/media_proxy/emojis/${emoji!._id}/static`, { redirect: 'manual' });
     expect(proxied.status).toBe(302);
     expect(hits).toContain('/files/blob-2.png');
