@@ -104,11 +104,16 @@ describe('remote media cache', () => {
   it('caches a remote picture, serves it from here, and fetches it again after a clean-up', async () => {
     const remoteUrl = `${originBase}/files/pic.png`;
     const status = await remoteStatus(1, [{ type: 'Document', mediaType: 'image/png', url: remoteUrl, name: 'alt' }]);
-    const cached = await eventually(async () => {
-      const a = await attachmentOf(status._id);
-      expect(a.url).toMatch(/^https?:\/\/cache\.example\/system\/media_attachments\/files\/\d+\/original\//);
-      return a;
-    });
+    // Until the media pipeline has copied it, the attachment names our proxy: poll (a throw inside
+    // the check would end the wait at once).
+    const cached = await eventually(
+      async () => {
+        const a = await attachmentOf(status._id);
+        return /^https?:\/\/cache\.example\/system\/media_attachments\/files\/\d+\/original\//.test(a.url) && a;
+      },
+      30_000,
+      'the attachment copied here',
+    );
     expect(cached).toMatchObject({
       type: 'image',
       remote_url: remoteUrl,
