@@ -8,6 +8,7 @@ import type { Id } from '../../services/core/ids.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { accounts, type AccountDoc } from '../../services/core/model/accounts.ts';
 import { follows } from '../../services/core/model/follows.ts';
+import { followRequests } from '../../services/core/model/followRequests.ts';
 import { statuses } from '../../services/core/model/statuses.ts';
 import { pollVotes } from '../../services/core/model/polls.ts';
 import type { NotificationDoc } from '../../services/core/model/notifications.ts';
@@ -38,6 +39,8 @@ export const TYPES = [
   'FollowCreated',
   'FollowRequestCreated',
   'FollowDeleted',
+  'FollowAccepted',
+  'FollowRejected',
   'FavouriteDeleted',
   'ReblogDeleted',
   ...MODERATION_TYPES,
@@ -132,16 +135,6 @@ function singleRequest(event: PipelineEvent<NotificationEvent>): NotificationReq
       // A notification belongs to its follow: following again after an unfollow is a new one.
       return { type: 'follow', accountId: id(p.targetAccountId), fromAccountId: id(p.accountId), variant: p.followId };
     }
-    case 'FollowRequestCreated': {
-      const p = event.payload;
-      if (p.targetDomain !== null) return null;
-      return {
-        type: 'follow_request',
-        accountId: id(p.targetAccountId),
-        fromAccountId: id(p.accountId),
-        variant: p.requestId,
-      };
-    }
     default:
       return undefined;
   }
@@ -216,6 +209,35 @@ async function handleEvent(event: PipelineEvent<NotificationEvent>, ctx: Pipelin
         followedId: id(p.targetAccountId),
         followId: p.followId,
         pending: p.pending,
+      });
+      return;
+    }
+    case 'FollowRequestCreated': {
+      const p = event.payload;
+      if (p.targetDomain !== null) return;
+      // Its answer (keyed by the target, so perhaps on another partition) may have been handled
+      // already: a request that is no longer pending gets no notification.
+      const pending = await collection(core.db, followRequests).countDocuments({ _id: id(p.requestId) }, { limit: 1 });
+      if (pending === 0) return;
+      await notify(core, {
+        type: 'follow_request',
+        accountId: id(p.targetAccountId),
+        fromAccountId: id(p.accountId),
+        variant: p.requestId,
+      });
+      return;
+    }
+    case 'FollowAccepted':
+    case 'FollowRejected': {
+      // Mastodon's FollowRequest#authorize!/reject! destroy the request and its `follow_request`
+      // notification with it (an accepted request brings no `follow` notification either).
+      const p = event.payload;
+      if (p.targetDomain !== null) return;
+      await removeFollowNotification(core, {
+        followerId: id(p.accountId),
+        followedId: id(p.targetAccountId),
+        followId: p.requestId,
+        pending: true,
       });
       return;
     }

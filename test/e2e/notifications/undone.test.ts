@@ -147,3 +147,33 @@ test('the late end of an old follow leaves the notification of the new follow al
   expect(await types(alice)).toEqual([`follow:${from}`]);
   expect(await unread(alice)).toBe(1);
 });
+
+test('authorizing or rejecting a follow request removes its follow_request notification', async () => {
+  const alice = await createTestUser(core, { locked: true });
+  const [bob, carol] = await Promise.all([createTestUser(core), createTestUser(core)]);
+  const [b, c] = [bob, carol].map((u) => String(u.account._id));
+  for (const u of [bob, carol])
+    expect((await call('POST', `/api/v1/accounts/${alice.account._id}/follow`, u.token)).body.requested).toBe(true);
+  await eventually(async () => (await list(alice)).length === 2, 30_000, 'two follow_request notifications');
+  expect((await types(alice)).sort()).toEqual([`follow_request:${b}`, `follow_request:${c}`].sort());
+  expect(await unread(alice)).toBe(2);
+
+  // Mastodon's FollowRequest#authorize! destroys the request and its notification; the follow it
+  // makes brings no `follow` notification.
+  expect((await call('POST', `/api/v1/follow_requests/${b}/authorize`, alice.token)).body.followed_by).toBe(true);
+  await expectNotifications(alice, [`follow_request:${c}`], 'authorized request notification removed');
+  expect(await unread(alice)).toBe(1);
+  expect((await groups(alice)).map((g) => [g.type, g.sample_account_ids])).toEqual([['follow_request', [c]]]);
+
+  expect((await call('POST', `/api/v1/follow_requests/${c}/reject`, alice.token)).status).toBe(200);
+  await expectNotifications(alice, [], 'rejected request notification removed');
+  expect(await unread(alice)).toBe(0);
+  expect(await unread(alice, 'v2')).toBe(0);
+  expect(await groups(alice)).toEqual([]);
+
+  // A new request after a rejection is a new notification.
+  expect((await call('POST', `/api/v1/accounts/${alice.account._id}/follow`, carol.token)).body.requested).toBe(true);
+  await expectNotifications(alice, [`follow_request:${c}`], 'new request notified');
+  await eventually(async () => (await pipeline.lag()) === 0, 30_000, 'pipeline caught up');
+  expect(await types(alice)).toEqual([`follow_request:${c}`]);
+});
