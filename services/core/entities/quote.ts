@@ -31,9 +31,11 @@ export interface QuotedFacts {
 }
 
 /**
- * The state shown to the viewer (Mastodon's BaseQuoteSerializer#state): the stored state, except
- * that an accepted quote of a status that is gone reads `deleted`, and one the viewer may not see
- * (or whose author they block) reads `unauthorized` (`blocked_account`).
+ * The state shown to the viewer (Mastodon's BaseQuoteSerializer#state and
+ * StatusFilter#filter_state_for_quote): the stored state, except that an accepted quote of a
+ * status that is gone reads `deleted`; one the viewer may not see reads `unauthorized`; else, in
+ * this order, `blocked_domain` (the viewer blocks the quoted author's domain), `blocked_account`,
+ * `muted_account`. The viewer's own quoted posts are never filtered.
  */
 export function shownQuoteState(q: StatusQuote, f: QuotedFacts): string {
   if (q.state !== 'accepted') return q.state;
@@ -48,13 +50,20 @@ export function shownQuoteState(q: StatusQuote, f: QuotedFacts): string {
     unavailable: new Set(),
   };
   if (!visibleWith(rel, f.quoted)) return 'unauthorized';
-  if (rel.blocking.has(f.quoted.accountId)) return 'blocked_account';
+  if (f.viewerId === null) return 'accepted';
+  const author = f.quoted.accountId;
+  if (rel.domainBlocked?.has(author)) return 'blocked_domain';
+  if (rel.blocking.has(author)) return 'blocked_account';
+  if (rel.muting?.has(author)) return 'muted_account';
   return 'accepted';
 }
 
-/** Whether the quoted status is rendered inside the Quote (accepted and the viewer may see it). */
+/**
+ * Whether the quoted status is rendered inside the Quote: Mastodon renders it for every accepted
+ * quote but an `unauthorized` one (a client hides filtered ones behind a notice).
+ */
 export function showsQuotedStatus(state: string): boolean {
-  return state === 'accepted' || state === 'blocked_account';
+  return state === 'accepted' || state === 'blocked_account' || state === 'blocked_domain' || state === 'muted_account';
 }
 
 /**

@@ -165,7 +165,7 @@ export async function presentStatuses(
           all.map((s) => s.conversationId).filter((c): c is Id => c !== null),
         )
       : null,
-    relationIds.length ? loadViewerRelations(core, viewer, relationIds) : null,
+    relationIds.length ? loadViewerRelations(core, viewer, relationIds, quotedDocs.length > 0) : null,
   ]);
   const accountById = new Map<bigint, Account>(accountDocs.map((d, i) => [d._id, rendered[i]]));
   const mediaById = new Map(media.map((m) => [m._id, presentMediaAttachment(core, m)]));

@@ -418,7 +418,7 @@ export async function loadStatusPage(
     opts.check === 'policy' ? relationsForPolicy(core, viewer, all) : null,
     // Quotes read the viewer's full relations to the authors they involve (a page's policy check
     // reads only what visibleWith needs).
-    quoteRelationIds.length > 0 ? loadViewerRelations(core, viewer, quoteRelationIds) : null,
+    quoteRelationIds.length > 0 ? loadViewerRelations(core, viewer, quoteRelationIds, true) : null,
   ]);
   for (const [k, v] of rendered) shells.set(k, v);
   const authors = new Map<bigint, { entity: Account; role: EffectiveRole | null }>();

@@ -67,6 +67,12 @@ export interface StatusDoc {
   mentions: StatusMention[];
   /** Ids of `mentions`, indexed: who may see a private/direct status. */
   mentionedAccountIds: Id[];
+  /**
+   * Ids in mentionedAccountIds that the text does not mention (Mastodon's silent mentions: the
+   * author of a quoted post, so that they may see and receive the quote): neither rendered, nor
+   * tagged in ActivityPub, nor notified. Absent: none.
+   */
+  silentMentionIds?: Id[];
   tags: StatusTag[];
   /** Normalised tag names, indexed for hashtag timelines. */
   tagNames: string[];

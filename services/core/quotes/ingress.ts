@@ -146,6 +146,11 @@ export async function onQuoteRequest(
   // Sanity (Mastodon): the post is the requester's and quotes this status.
   if (!quoting?.quote || quoting.accountId !== actor._id || quoting.quote.quotedStatusId !== local._id) return;
   const stamp = quoteAuthorizationUri(core.config, author.username, quoting._id);
+  // Mastodon's Quote#ensure_quoted_access: the quoted author is mentioned silently, so they may see it.
+  await collection(core.db, statuses).updateOne(
+    { _id: quoting._id, mentionedAccountIds: { $ne: author._id } },
+    { $push: { mentionedAccountIds: author._id, silentMentionIds: author._id } },
+  );
   const accepted = await changeQuoteState(core, quoting, ['pending', 'rejected'], 'accepted', {
     activityUri: requestId,
     approvalUri: stamp,

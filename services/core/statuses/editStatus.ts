@@ -12,7 +12,7 @@ import { statusEdits, type StatusEditDoc } from '../model/statusEdits.ts';
 import { LIMITS } from '../instance/limits.ts';
 import { processStatusText, tagNamesOf } from './entities.ts';
 import { statusNotFound, statusValidation } from './errors.ts';
-import { checkLength, normaliseLanguage } from './postStatus.ts';
+import { checkLength, normaliseLanguage, withQuotedAccess } from './postStatus.ts';
 import {
   attachMedia,
   checkMediaForPosting,
@@ -90,7 +90,12 @@ export async function editStatus(
     sensitive: (input.sensitive ?? false) || spoilerText !== '',
     language: normaliseLanguage(input.language) ?? status.language,
     mentions: processed.mentions,
-    mentionedAccountIds: processed.mentions.map((m) => m.accountId),
+    silentMentionIds: [],
+    ...withQuotedAccess(
+      processed.mentions.map((m) => m.accountId),
+      status.accountId,
+      status.quote ?? null,
+    ),
     tags: processed.tags,
     tagNames: tagNamesOf(processed.tags),
     mediaIds: media,

@@ -3,6 +3,7 @@
 // events by the acting account.
 import type { NewEvent } from '../events/outbox.ts';
 import type { StatusDoc } from '../model/statuses.ts';
+import type { Id } from '../ids.ts';
 
 const str = (id: bigint | null): string | null => (id === null ? null : String(id));
 const exists = (status: StatusDoc) => ({
@@ -20,7 +21,7 @@ export function statusCreatedEvent(s: StatusDoc, opts: { hasPoll?: boolean } = {
       inReplyToId: str(s.inReplyToId),
       inReplyToAccountId: str(s.inReplyToAccountId),
       conversationId: str(s.conversationId),
-      mentionedAccountIds: s.mentionedAccountIds.map(String),
+      mentionedAccountIds: notifiedMentions(s).map(String),
       tagNames: s.tagNames,
       language: s.language,
       sensitive: s.sensitive,
@@ -42,7 +43,7 @@ export function statusUpdatedEvent(s: StatusDoc, editedAt: Date, pollChanged: bo
     key: String(s.accountId),
     payload: {
       ...statusIdentity(s),
-      mentionedAccountIds: s.mentionedAccountIds.map(String),
+      mentionedAccountIds: notifiedMentions(s).map(String),
       tagNames: s.tagNames,
       language: s.language,
       pollChanged,
@@ -67,7 +68,7 @@ export function statusChangedEvent(
     key: String(s.accountId),
     payload: {
       ...statusIdentity(s),
-      mentionedAccountIds: s.mentionedAccountIds.map(String),
+      mentionedAccountIds: notifiedMentions(s).map(String),
       tagNames: s.tagNames,
       language: s.language,
       pollChanged: false,
@@ -86,7 +87,7 @@ export function statusDeletedEvent(s: StatusDoc, deletedAt: Date): NewEvent<'Sta
       ...statusIdentity(s),
       inReplyToId: str(s.inReplyToId),
       conversationId: str(s.conversationId),
-      mentionedAccountIds: s.mentionedAccountIds.map(String),
+      mentionedAccountIds: notifiedMentions(s).map(String),
       tagNames: s.tagNames,
       deletedAt,
     },
@@ -130,4 +131,10 @@ export function reblogDeletedEvent(r: StatusDoc): NewEvent<'ReblogDeleted'> {
     payload: reblogPayload(r),
     verify: { collection: 'statuses', filter: { _id: r._id, deletedAt: { $ne: null } }, expect: 'exists' },
   };
+}
+
+/** The mentions events announce (notified, streamed): silent ones stay out (Mastodon's active_mentions). */
+function notifiedMentions(s: Pick<StatusDoc, 'mentionedAccountIds' | 'silentMentionIds'>): Id[] {
+  const silent = s.silentMentionIds;
+  return silent?.length ? s.mentionedAccountIds.filter((a) => !silent.includes(a)) : s.mentionedAccountIds;
 }

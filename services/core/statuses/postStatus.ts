@@ -8,7 +8,14 @@ import { collection } from '../db/mongo.ts';
 import { accounts, type AccountDoc } from '../model/accounts.ts';
 import { users, type UserDoc } from '../model/users.ts';
 import { conversations } from '../model/conversations.ts';
-import { statuses, postUniqueKey, VISIBILITIES, type StatusDoc, type Visibility } from '../model/statuses.ts';
+import {
+  statuses,
+  postUniqueKey,
+  VISIBILITIES,
+  type StatusDoc,
+  type StatusQuote,
+  type Visibility,
+} from '../model/statuses.ts';
 import { LIMITS } from '../instance/limits.ts';
 import { countStatusCharacters } from '../text/countCharacters.ts';
 import { processStatusText, tagNamesOf } from './entities.ts';
@@ -170,7 +177,11 @@ async function createStatus(
     reblogOfAccountId: null,
     conversationId,
     mentions: processed.mentions,
-    mentionedAccountIds: processed.mentions.map((m) => m.accountId),
+    ...withQuotedAccess(
+      processed.mentions.map((m) => m.accountId),
+      author._id,
+      quote,
+    ),
     tags: processed.tags,
     tagNames: tagNamesOf(processed.tags),
     mediaIds: media,
@@ -201,6 +212,31 @@ async function createStatus(
   await countNewStatus(core, status);
   if (quote?.state === 'accepted') await countQuote(core, quote.quotedStatusId, 1);
   return status;
+}
+
+/**
+ * The mentions of a new post; a quote silently mentions the quoted author (Mastodon's
+ * Quote#ensure_quoted_access), so that they may see it and their server receives it. An edit
+ * keeps it (a mention dropped from the text stays silently).
+ */
+export function withQuotedAccess(
+  mentioned: Id[],
+  authorId: Id,
+  quote: StatusQuote | null,
+): Pick<StatusDoc, 'mentionedAccountIds' | 'silentMentionIds'> {
+  const quotedAuthor = quote?.quotedAccountId ?? null;
+  if (quotedAuthor === null || quotedAuthor === authorId || mentioned.includes(quotedAuthor))
+    return { mentionedAccountIds: mentioned };
+  return { mentionedAccountIds: [...mentioned, quotedAuthor], silentMentionIds: [quotedAuthor] };
+}
+
+/** An edit's mentions with the silent ones the status had and the text does not name now. */
+export function keptSilentMentions(
+  status: Pick<StatusDoc, 'silentMentionIds'>,
+  mentioned: Id[],
+): Pick<StatusDoc, 'mentionedAccountIds' | 'silentMentionIds'> {
+  const silent = (status.silentMentionIds ?? []).filter((a) => !mentioned.includes(a));
+  return { mentionedAccountIds: [...mentioned, ...silent], silentMentionIds: silent };
 }
 
 /**

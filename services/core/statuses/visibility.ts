@@ -12,6 +12,8 @@ import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { blockedAmong, blockersAmong, followedAmong } from '../graph/relations.ts';
 import { follows } from '../model/follows.ts';
 import { blocks } from '../model/blocks.ts';
+import { mutes } from '../model/mutes.ts';
+import { accountDomainBlocks } from '../model/accountDomainBlocks.ts';
 import { recentResult } from '../db/recentResults.ts';
 
 /** What the policy needs to know about the viewer's relations to a set of authors. */
@@ -25,16 +27,25 @@ export interface ViewerRelations {
   blocking: Set<bigint>;
   /** Authors whose account is unavailable (suspended or gone). */
   unavailable: Set<bigint>;
+  /** Authors the viewer mutes (loaded only for quotes: Mastodon's `muted_account` state). */
+  muting?: Set<bigint>;
+  /** Authors on a domain the viewer blocks (loaded only for quotes: `blocked_domain`). */
+  domainBlocked?: Set<bigint>;
 }
 
+/**
+ * The viewer's relations to `authorIds`; `forQuotes` adds the mutes and domain blocks that only
+ * the state of a quote shows (Mastodon's StatusFilter#filter_state_for_quote).
+ */
 export async function loadViewerRelations(
   core: Core,
   viewer: CachedAccount | null,
   authorIds: Id[],
+  forQuotes = false,
 ): Promise<ViewerRelations> {
   const ids = [...new Set(authorIds)];
   const authors = await collection(core.db, accounts)
-    .find({ _id: { $in: ids } }, { projection: { _id: 1, suspendedAt: 1 } })
+    .find({ _id: { $in: ids } }, { projection: { _id: 1, suspendedAt: 1, domain: 1 } })
     .toArray();
   const present = new Set(authors.filter((a) => !a.suspendedAt).map((a) => a._id));
   const unavailable = new Set(ids.filter((id) => !present.has(id)));
@@ -45,7 +56,33 @@ export async function loadViewerRelations(
     blockersAmong(core, others, viewer._id),
     blockedAmong(core, viewer._id, others),
   ]);
-  return { viewerId: viewer._id, following, blockedBy, blocking, unavailable };
+  const relations: ViewerRelations = { viewerId: viewer._id, following, blockedBy, blocking, unavailable };
+  if (forQuotes && others.length > 0) {
+    const domains = [...new Set(authors.map((a) => a.domain).filter((d): d is string => d !== null))];
+    const [muted, blockedDomains] = await Promise.all([
+      collection(core.db, mutes)
+        .find(
+          {
+            accountId: viewer._id,
+            targetAccountId: { $in: others },
+            $or: [{ expiresAt: null }, { expiresAt: { $gt: new Date() } }],
+          },
+          { projection: { targetAccountId: 1 } },
+        )
+        .toArray(),
+      domains.length > 0
+        ? collection(core.db, accountDomainBlocks)
+            .find({ accountId: viewer._id, domain: { $in: domains } }, { projection: { domain: 1 } })
+            .toArray()
+        : [],
+    ]);
+    const blockedSet = new Set(blockedDomains.map((b) => b.domain));
+    relations.muting = new Set(muted.map((m) => m.targetAccountId));
+    relations.domainBlocked = new Set(
+      authors.filter((a) => a.domain !== null && blockedSet.has(a.domain)).map((a) => a._id),
+    );
+  }
+  return relations;
 }
 
 /**

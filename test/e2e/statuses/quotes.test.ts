@@ -14,6 +14,9 @@ import { createTestUser, type TestUser } from '../../support/fixtures.ts';
 import { consumerTuning } from '../../support/kafka.ts';
 import { eventually } from '../../support/core.ts';
 import { Client, statusOf } from '../streaming/wsClient.ts';
+import { collection } from '../../../services/core/db/mongo.ts';
+import { statuses } from '../../../services/core/model/statuses.ts';
+import { createRemoteAccount, createRemoteStatus } from '../../support/remoteAccounts.ts';
 
 let api: TestApi;
 let core: Core;
@@ -270,4 +273,87 @@ test('a scheduled quote keeps its quote; a post that may not be quoted is refuse
     quoted_status_id: closed.id,
   });
   expect(refused.status).toBe(404);
+});
+
+test('a quote mentions the quoted author silently: they may see a private quote, are neither shown nor notified as mentioned', async () => {
+  const [dave, erin] = await Promise.all([createTestUser(core), createTestUser(core)]);
+  const quoted = await post(dave, { status: 'quote me privately' });
+  const quoting = await post(erin, {
+    status: 'only for my followers',
+    visibility: 'private',
+    quoted_status_id: quoted.id,
+  });
+  expect(quoting.quote.state).toBe('accepted');
+  expect(quoting.mentions).toEqual([]);
+  // Dave does not follow Erin, yet may read the private quote of his post (Mastodon's ensure_quoted_access).
+  const seen = await call('GET', `/api/v1/statuses/${quoting.id}`, dave.token);
+  expect(seen.status).toBe(200);
+  expect(seen.body.mentions).toEqual([]);
+  expect((await call('GET', `/api/v1/statuses/${quoting.id}`, carol.token)).status).toBe(404);
+  await eventually(
+    async () => (await call('GET', '/api/v1/notifications', dave.token)).body.length === 1,
+    30_000,
+    'quote notification',
+  );
+  await eventually(async () => (await notifier.lag()) === 0, 30_000, 'notifications caught up');
+  const notes = (await call('GET', '/api/v1/notifications', dave.token)).body as { type: string }[];
+  expect(notes.map((n) => n.type)).toEqual(['quote']);
+  // An edit keeps the silent mention.
+  const edited = await call('PUT', `/api/v1/statuses/${quoting.id}`, erin.token, { status: 'edited, still private' });
+  expect(edited.status).toBe(200);
+  expect(edited.body.mentions).toEqual([]);
+  expect((await call('GET', `/api/v1/statuses/${quoting.id}`, dave.token)).status).toBe(200);
+});
+
+test('the quote state shows the viewer’s filters: blocked_domain, blocked_account, muted_account (quoted post kept)', async () => {
+  const [frank, gina, viewer] = await Promise.all([createTestUser(core), createTestUser(core), createTestUser(core)]);
+  const quoted = await post(frank, { status: 'filtered soon' });
+  const quoting = await post(gina, { status: 'quoting frank', quoted_status_id: quoted.id });
+  const stateFor = async () => {
+    const single = (await call('GET', `/api/v1/statuses/${quoting.id}`, viewer.token)).body;
+    const page = (await call('GET', `/api/v1/accounts/${gina.account._id}/statuses`, viewer.token)).body as {
+      id: string;
+      quote: { state: string; quoted_status: { id: string } | null };
+    }[];
+    const fromPage = page.find((s) => s.id === quoting.id)!.quote;
+    expect(fromPage).toEqual(single.quote);
+    return [single.quote.state, single.quote.quoted_status?.id ?? null];
+  };
+  expect(await stateFor()).toEqual(['accepted', quoted.id]);
+  expect((await call('POST', `/api/v1/accounts/${frank.account._id}/mute`, viewer.token)).status).toBe(200);
+  expect(await stateFor()).toEqual(['muted_account', quoted.id]);
+  expect((await call('POST', `/api/v1/accounts/${frank.account._id}/block`, viewer.token)).status).toBe(200);
+  expect(await stateFor()).toEqual(['blocked_account', quoted.id]);
+  // The author sees their own quoted post unfiltered; nobody signed in sees it accepted.
+  expect((await call('GET', `/api/v1/statuses/${quoting.id}`)).body.quote.state).toBe('accepted');
+
+  // A remote quoted author on a domain the viewer blocks: blocked_domain comes first.
+  const remote = await createRemoteAccount(core, 'https://quoted.example', 'remy');
+  const [remoteQuoted, remoteQuoting] = [
+    await createRemoteStatus(core, remote),
+    await createRemoteStatus(core, remote),
+  ];
+  await collection(core.db, statuses).updateOne(
+    { _id: remoteQuoting._id },
+    {
+      $set: {
+        quote: {
+          quotedStatusId: remoteQuoted._id,
+          quotedAccountId: remote._id,
+          state: 'accepted',
+          quotedUri: remoteQuoted.uri,
+          approvalUri: null,
+          activityUri: null,
+          legacy: false,
+        },
+      },
+    },
+  );
+  const remoteState = async () =>
+    (await call('GET', `/api/v1/statuses/${remoteQuoting._id}`, viewer.token)).body.quote.state as string;
+  expect(await remoteState()).toBe('accepted');
+  expect((await call('POST', `/api/v1/accounts/${remote._id}/mute`, viewer.token)).status).toBe(200);
+  expect(await remoteState()).toBe('muted_account');
+  expect((await call('POST', '/api/v1/domain_blocks', viewer.token, { domain: 'quoted.example' })).status).toBe(200);
+  expect(await remoteState()).toBe('blocked_domain');
 });

@@ -12,6 +12,7 @@ import type { AccountDoc } from '../../model/accounts.ts';
 import { statuses, type StatusDoc } from '../../model/statuses.ts';
 import { statusEdits, type StatusEditDoc } from '../../model/statusEdits.ts';
 import { tagNamesOf } from '../../statuses/entities.ts';
+import { keptSilentMentions } from '../../statuses/postStatus.ts';
 import { statusUpdatedEvent } from '../../statuses/events.ts';
 import { asArray, obj, typeIs, type JsonObject } from '../json.ts';
 import { hostOf } from '../uris.ts';
@@ -85,7 +86,11 @@ export async function editRemoteStatuses(core: Core, items: RemoteEdit[]): Promi
       sensitive: object.sensitive === true || spoilerText !== '',
       language: language ?? status.language,
       mentions,
-      mentionedAccountIds: mentions.map((m) => m.accountId),
+      // A silent mention (the quoted author's access) outlives the edit.
+      ...keptSilentMentions(
+        status,
+        mentions.map((m) => m.accountId),
+      ),
       tags,
       tagNames: tagNamesOf(tags),
       mediaIds: [],

@@ -23,7 +23,7 @@ import { createRemoteAttachments } from '../../media/activitypub.ts';
 import { remotePollFrom, upsertRemotePoll } from '../../polls/activitypub.ts';
 import { findOrCreateTag, tagNamesOf } from '../../statuses/entities.ts';
 import { statusCreatedEvent, statusUpdatedEvent } from '../../statuses/events.ts';
-import { countNewStatus, normaliseLanguage } from '../../statuses/postStatus.ts';
+import { countNewStatus, keptSilentMentions, normaliseLanguage } from '../../statuses/postStatus.ts';
 import { deleteStatus } from '../../statuses/deleteStatus.ts';
 import { domainPolicy } from '../../moderation/domainBlocks.ts';
 import { normalizeTagName } from '../../text/extract.ts';
@@ -401,7 +401,11 @@ export async function updateRemoteStatus(core: Core, actor: AccountDoc, object: 
     sensitive: object.sensitive === true || spoilerText !== '',
     language: language ?? status.language,
     mentions,
-    mentionedAccountIds: mentions.map((m) => m.accountId),
+    // A silent mention (the quoted author's access) outlives the edit.
+    ...keptSilentMentions(
+      status,
+      mentions.map((m) => m.accountId),
+    ),
     tags,
     tagNames: tagNamesOf(tags),
     mediaIds: media.map((m) => m._id),

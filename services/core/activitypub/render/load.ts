@@ -87,7 +87,10 @@ export async function loadNoteInput(core: Core, status: StatusDoc, author: Accou
     status,
     author: { uri: author.uri, followersUrl: author.followersUrl },
     inReplyToUri: parent?.uri ?? null,
+    // Silent mentions (a quoted author) are delivered to but neither tagged nor addressed (Mastodon's
+    // active_mentions).
     mentions: status.mentionedAccountIds
+      .filter((id) => !status.silentMentionIds?.includes(id))
       .map((id) => byId.get(id))
       .filter((a): a is NonNullable<typeof a> => a !== undefined)
       .map((a) => ({ uri: a.uri, acct: a.domain ? `${a.username}@${a.domain}` : a.username })),
