@@ -11,7 +11,9 @@ import { AS_PUBLIC, quoteAuthorizationUri } from '../activitypub/uris.ts';
 import { QUOTE_CONTEXT, withContext, type JsonLd } from '../activitypub/render/context.ts';
 import { DocumentUnavailable, servedAccount } from '../activitypub/documents.ts';
 import type { NewEvent } from '../events/outbox.ts';
-import { directDelivery } from './ingress.ts';
+import { directDelivery, inboxDelivery } from './ingress.ts';
+import { statusReach } from '../activitypub/delivery/plan.ts';
+import { inboxesOf } from '../activitypub/delivery/audience.ts';
 
 /** The stamp as its author serves it (null: no accepted quote of theirs by that id). */
 export function renderQuoteAuthorization(
@@ -110,16 +112,28 @@ export async function quoteRequestEvents(
   return [directDelivery(renderQuoteRequest(quoter, quoting, quoted.uri), quoter, quotedAuthor, verify)];
 }
 
-/** Revoking a remote post's quote of ours: the stamp's Delete goes to the quoter's server. */
+/**
+ * Revoking a quote of one of our posts: the stamp's Delete goes to the reach of both the quoting
+ * and the quoted post, interactors included (Mastodon's RevokeQuoteService), so every server that
+ * shows the quote learns it is revoked, not only the quoter's.
+ */
 export async function stampDeletionEvents(
   core: Core,
   quotedAuthor: Pick<AccountDoc, '_id' | 'username' | 'uri'>,
   quoting: StatusDoc,
 ): Promise<NewEvent<'DeliveryRequested'>[]> {
-  if (quoting.local) return [];
-  const quoter = await collection(core.db, accounts).findOne({ _id: quoting.accountId });
-  if (!quoter || quoter.domain === null) return [];
+  const quotedId = quoting.quote?.quotedStatusId ?? null;
+  const quoted = quotedId === null ? null : await collection(core.db, statuses).findOne({ _id: quotedId });
+  // A quoted post already deleted has federated its own deletion.
+  if (!quoted || quoted.deletedAt) return [];
+  // The quoter's own server first (its post is the one revoked), then both posts' audiences.
+  const inboxes = await inboxesOf(core, [quoting.accountId]);
+  for (const status of [quoting, quoted])
+    for (const [inbox, recipient] of await statusReach(core, status, true))
+      if (!inboxes.has(inbox)) inboxes.set(inbox, recipient);
+  if (inboxes.size === 0) return [];
   const stamp = quoting.quote?.approvalUri ?? quoteAuthorizationUri(core.config, quotedAuthor.username, quoting._id);
+  const activity = renderDeleteQuoteAuthorization(quotedAuthor, stamp);
   const verify = { collection: statuses.name, filter: { _id: quoting._id }, expect: 'exists' as const };
-  return [directDelivery(renderDeleteQuoteAuthorization(quotedAuthor, stamp), quotedAuthor, quoter, verify)];
+  return [...inboxes].map(([inbox, recipient]) => inboxDelivery(activity, quotedAuthor, inbox, recipient, verify));
 }

@@ -93,7 +93,17 @@ export function directDelivery(
   recipient: Pick<AccountDoc, '_id' | 'inboxUrl'>,
   verify: NewEvent['verify'],
 ): NewEvent<'DeliveryRequested'> {
-  const inbox = recipient.inboxUrl;
+  return inboxDelivery(activity, signer, recipient.inboxUrl, String(recipient._id), verify);
+}
+
+/** One signed POST of `activity` to `inbox` (a shared inbox has no recipient account). */
+export function inboxDelivery(
+  activity: JsonObject,
+  signer: Pick<AccountDoc, '_id'>,
+  inbox: string,
+  recipientAccountId: string | null,
+  verify: NewEvent['verify'],
+): NewEvent<'DeliveryRequested'> {
   return {
     type: 'DeliveryRequested',
     key: (hostOf(inbox) ?? inbox).toLowerCase(),
@@ -102,7 +112,7 @@ export function directDelivery(
       activityType: String(activity.type),
       inbox,
       signerAccountId: String(signer._id),
-      recipientAccountId: String(recipient._id),
+      recipientAccountId,
       body: JSON.stringify(activity),
       createdAt: new Date(),
     },

@@ -131,8 +131,8 @@ export async function revokeQuote(
   let changed = false;
   if (state === 'accepted') changed = await changeQuoteState(core, quoting, ['accepted'], 'revoked');
   else if (state === 'pending') changed = await changeQuoteState(core, quoting, ['pending'], 'rejected');
-  // A remote quoter's server learns it from the Delete of the stamp.
-  if (changed && !quoting.local) {
+  // The servers that show the quote learn it from the Delete of the stamp.
+  if (changed) {
     const events = await stampDeletionEvents(core, { ...quotedAuthor, uri: quotedAuthor.uri }, quoting);
     if (events.length > 0) await core.outbox.write(events, () => Promise.resolve());
   }

@@ -10,12 +10,18 @@ import {
   Collection,
   CollectionPage,
   Create,
+  Delete,
   Endpoints,
   Follow,
+  InteractionPolicy,
+  InteractionRule,
   Mention,
   Note,
   Person,
   PUBLIC_COLLECTION,
+  QuoteAuthorization,
+  QuoteRequest,
+  Reject,
   Undo,
 } from '@fedify/vocab';
 
@@ -23,7 +29,17 @@ const port = Number(process.argv[2]);
 const url = `http://localhost:${port}`;
 const federation = createFederation<void>({ kv: new MemoryKvStore(), allowPrivateAddress: true, origin: url });
 const keys = await generateCryptoKeyPair('RSASSA-PKCS1-v1_5');
-const received: Array<{ type: string; id: string | null; actor: string | null; object: string | null }> = [];
+const received: Array<{
+  type: string;
+  id: string | null;
+  actor: string | null;
+  object: string | null;
+  instrument?: string | null;
+  result?: string | null;
+}> = [];
+// Notes and quote stamps this peer publishes (FEP-044f), served by their ids.
+const notes = new Map<string, Note>();
+const stamps = new Map<string, QuoteAuthorization>();
 
 federation
   .setActorDispatcher('/users/{identifier}', async (ctx, identifier) => {
@@ -44,18 +60,37 @@ federation
   .setKeyPairsDispatcher(async () => [keys])
   .mapHandle(async (_ctx, username) => (username === 'carol' ? 'carol' : null));
 
-type Recordable = { constructor: { name: string }; id: URL | null; actorId: URL | null; objectId: URL | null };
+federation.setObjectDispatcher(Note, '/notes/{id}', (_ctx, values) => notes.get(`${url}/notes/${values.id}`) ?? null);
+federation.setObjectDispatcher(
+  QuoteAuthorization,
+  '/stamps/{id}',
+  (_ctx, values) => stamps.get(`${url}/stamps/${values.id}`) ?? null,
+);
+
+type Recordable = {
+  constructor: { name: string };
+  id: URL | null;
+  actorId: URL | null;
+  objectId: URL | null;
+  instrumentId: URL | null;
+  resultId: URL | null;
+};
 const record = async (_ctx: unknown, activity: Recordable) => {
   received.push({
     type: activity.constructor.name,
     id: activity.id?.href ?? null,
     actor: activity.actorId?.href ?? null,
     object: activity.objectId?.href ?? null,
+    instrument: activity.instrumentId?.href ?? null,
+    result: activity.resultId?.href ?? null,
   });
 };
 federation
   .setInboxListeners('/users/{identifier}/inbox', '/inbox')
   .on(Accept, record)
+  .on(Reject, record)
+  .on(Delete, record)
+  .on(QuoteRequest, record)
   .on(Follow, record)
   .on(Create, record)
   .on(Undo, record);
@@ -103,6 +138,49 @@ async function control(path: string, input: Record<string, string>): Promise<unk
       keyOwner: key?.ownerId?.href ?? null,
     };
   }
+  if (path === '/_test/read') {
+    // How Fedify's vocabulary reads one of our documents: a Note's quote, its stamp and its
+    // quote policy, or a QuoteAuthorization stamp.
+    const object = await ctx.lookupObject(input.uri);
+    if (object instanceof QuoteAuthorization)
+      return {
+        type: 'QuoteAuthorization',
+        attributedTo: object.attributionId?.href ?? null,
+        interactingObject: object.interactingObjectId?.href ?? null,
+        interactionTarget: object.interactionTargetId?.href ?? null,
+      };
+    if (object instanceof Note) {
+      const canQuote = object.interactionPolicy?.canQuote ?? null;
+      return {
+        type: 'Note',
+        quote: object.quoteId?.href ?? null,
+        quoteAuthorization: object.quoteAuthorizationId?.href ?? null,
+        canQuoteAutomatic: canQuote?.automaticApprovals.map((u) => u.href) ?? null,
+      };
+    }
+    return { type: object?.constructor.name ?? null };
+  }
+  if (path === '/_test/publish') {
+    // A Note others may quote: automatically (public), after asking (manual), or only its author.
+    const approval = input.quotePolicy ?? 'public';
+    const rule =
+      approval === 'public'
+        ? new InteractionRule({ automaticApprovals: [PUBLIC_COLLECTION] })
+        : approval === 'manual'
+          ? new InteractionRule({ manualApprovals: [PUBLIC_COLLECTION] })
+          : new InteractionRule({ automaticApprovals: [me] });
+    notes.set(
+      input.id,
+      new Note({
+        id: new URL(input.id),
+        attribution: me,
+        to: PUBLIC_COLLECTION,
+        content: input.content,
+        interactionPolicy: new InteractionPolicy({ canQuote: rule }),
+      }),
+    );
+    return { published: true };
+  }
   const target = await ctx.lookupObject(input.target);
   if (!(target instanceof Person)) throw new Error(`not a Person: ${input.target}`);
   if (path === '/_test/follow') {
@@ -129,6 +207,77 @@ async function control(path: string, input: Record<string, string>): Promise<unk
         actor: me,
         tos: [PUBLIC_COLLECTION, target.id!],
         object: note,
+      }),
+    );
+    return { sent: true };
+  }
+  if (path === '/_test/quote') {
+    // Carol quotes one of the target's posts: the Note carries `quote`, and a QuoteRequest with the
+    // Note inlined as its instrument asks the quoted author (FEP-044f).
+    const note = new Note({
+      id: new URL(input.id),
+      attribution: me,
+      to: PUBLIC_COLLECTION,
+      content: input.content,
+      quote: new URL(input.quoted),
+    });
+    notes.set(input.id, note);
+    await ctx.sendActivity(
+      { identifier: 'carol' },
+      target,
+      new QuoteRequest({
+        id: new URL(`${input.id}/quote_request`),
+        actor: me,
+        object: new URL(input.quoted),
+        instrument: note,
+      }),
+    );
+    return { sent: true };
+  }
+  if (path === '/_test/answer') {
+    // Carol answers a QuoteRequest for her post: Accept with a stamp she serves, or Reject.
+    const request = new QuoteRequest({
+      id: new URL(input.request),
+      actor: target.id,
+      object: new URL(input.quoted),
+      instrument: new URL(input.quoting),
+    });
+    if (input.decision === 'accept') {
+      const stampId = new URL(input.stamp);
+      stamps.set(
+        stampId.href,
+        new QuoteAuthorization({
+          id: stampId,
+          attribution: me,
+          interactingObject: new URL(input.quoting),
+          interactionTarget: new URL(input.quoted),
+        }),
+      );
+      await ctx.sendActivity(
+        { identifier: 'carol' },
+        target,
+        new Accept({ id: new URL(`${stampId.href}#accept`), actor: me, object: request, result: stampId }),
+      );
+    } else {
+      await ctx.sendActivity(
+        { identifier: 'carol' },
+        target,
+        new Reject({ id: new URL(`${input.request}#reject`), actor: me, object: request }),
+      );
+    }
+    return { sent: true };
+  }
+  if (path === '/_test/revoke') {
+    // Carol takes her approval back: the stamp is gone and its Delete says so.
+    stamps.delete(input.stamp);
+    await ctx.sendActivity(
+      { identifier: 'carol' },
+      target,
+      new Delete({
+        id: new URL(`${input.stamp}#delete`),
+        actor: me,
+        to: PUBLIC_COLLECTION,
+        object: new URL(input.stamp),
       }),
     );
     return { sent: true };

@@ -113,7 +113,7 @@ function personal(target: { inbox: string; account: AccountDoc }): Inboxes {
 }
 
 /** Where a status (its Create, Update, Delete) goes: Mastodon's StatusReachFinder, simplified. */
-async function statusReach(core: Core, status: StatusDoc, withInteractors: boolean): Promise<Inboxes> {
+export async function statusReach(core: Core, status: StatusDoc, withInteractors: boolean): Promise<Inboxes> {
   const out: Inboxes = new Map();
   if (status.visibility !== 'direct') {
     await followerInboxes(core, status.accountId, out);
