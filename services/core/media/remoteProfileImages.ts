@@ -7,6 +7,7 @@ import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { accounts, type AccountDoc, type StoredImage } from '../model/accounts.ts';
+import { follows } from '../model/follows.ts';
 import { domainPolicy } from '../moderation/domainBlocks.ts';
 import { FetchError, safeFetch } from '../activitypub/safeFetch.ts';
 import { hostOf } from '../activitypub/uris.ts';
@@ -109,4 +110,60 @@ export function profileImageUrls(
   if (account.domain !== null && remoteUrlOf(account, kind) !== null)
     return [profileImageProxyUrl(core, account._id, kind), profileImageProxyUrl(core, account._id, kind, true)];
   return [`${core.config.baseUrl}${missing}`, `${core.config.baseUrl}${missing}`];
+}
+
+export interface ProfilePruneOptions {
+  /** Accounts neither updated nor looked up since then are pruned. */
+  before: Date;
+  /** `--remove-headers`: only headers; else (`--prune-profiles`) avatars and headers. */
+  headersOnly: boolean;
+  /** `--include-follows`: also accounts that follow or are followed by a local account. */
+  includeFollows: boolean;
+  dryRun?: boolean;
+}
+
+/**
+ * `cli media remove --prune-profiles` / `--remove-headers` (Mastodon's `tootctl media remove`):
+ * drops our copies of the avatars and headers of remote accounts not updated (nor looked up by
+ * WebFinger) since `before`, by default only of accounts no local account follows or is followed
+ * by. The remote URLs stay, so the media proxy fetches an image again when somebody asks for it.
+ * Returns how many accounts lost images (or would, with `dryRun`).
+ */
+export async function pruneRemoteProfileImages(core: Core, opts: ProfilePruneOptions): Promise<number> {
+  const coll = collection(core.db, accounts);
+  const kinds: ProfileImageKind[] = opts.headersOnly ? ['header'] : ['avatar', 'header'];
+  const cursor = coll.find(
+    {
+      domain: { $ne: null },
+      updatedAt: { $lt: opts.before },
+      // Accounts never looked up by WebFinger count as old (the field is recent here).
+      $and: [
+        { $or: [{ lastWebfingeredAt: { $lt: opts.before } }, { lastWebfingeredAt: null }] },
+        { $or: kinds.map((k) => ({ [k]: { $ne: null } })) },
+      ],
+    },
+    { projection: { _id: 1, avatar: 1, header: 1 } },
+  );
+  let pruned = 0;
+  for await (const account of cursor) {
+    if (!opts.includeFollows) {
+      const [followed, following] = await Promise.all([
+        collection(core.db, follows).countDocuments({ targetAccountId: account._id }, { limit: 1 }),
+        collection(core.db, follows).countDocuments({ accountId: account._id }, { limit: 1 }),
+      ]);
+      if (followed + following > 0) continue;
+    }
+    const images = kinds
+      .map((k) => [k, account[k]] as const)
+      .filter((e): e is [ProfileImageKind, StoredImage] => !!e[1]);
+    if (images.length === 0) continue;
+    pruned++;
+    if (opts.dryRun) continue;
+    for (const [kind, image] of images) {
+      // Only the copy we read: one the media pipeline replaced meanwhile stays.
+      const res = await coll.updateOne({ _id: account._id, [`${kind}.path`]: image.path }, { $set: { [kind]: null } });
+      if (res.modifiedCount === 1) await deleteProfileImage(core, image);
+    }
+  }
+  return pruned;
 }

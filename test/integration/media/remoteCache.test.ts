@@ -21,6 +21,7 @@ import { upsertRemoteActor } from '../../../services/core/activitypub/actors.ts'
 import { upsertRemoteEmojis } from '../../../services/core/emojis/remoteEmojis.ts';
 import { vacuumMediaCache } from '../../../services/core/media/remoteCache.ts';
 import { parseMediaCommand } from '../../../services/cli/mediaCommands.ts';
+import { createFollow } from '../../../services/core/graph/follow.ts';
 
 jest.setTimeout(60_000);
 
@@ -214,6 +215,77 @@ describe('remote media cache', () => {
     expect((await fetch(`${api.server.url}${new URL(cached.avatar).pathname}`)).status).toBe(404);
     expect((await fetch(`${api.server.url}/media_proxy/accounts/${viewer.account._id}/avatar`)).status).toBe(404);
     expect((await fetch(`${api.server.url}/media_proxy/accounts/${frank._id}/banner`)).status).toBe(404);
+  });
+
+  it('cli media remove --prune-profiles / --remove-headers drop old remote profile images, sparing followed accounts', async () => {
+    const actorOf = (name: string) => {
+      const uri = `${originBase}/users/${name}`;
+      return {
+        '@context': 'https://www.w3.org/ns/activitystreams',
+        id: uri,
+        type: 'Person',
+        preferredUsername: name,
+        inbox: `${uri}/inbox`,
+        icon: { type: 'Image', mediaType: 'image/png', url: `${originBase}/files/face-${name}.png` },
+        image: { type: 'Image', mediaType: 'image/png', url: `${originBase}/files/face-${name}-h.png` },
+      };
+    };
+    const [gil, hal, ida] = [
+      await upsertRemoteActor(api.core, actorOf('gil')),
+      await upsertRemoteActor(api.core, actorOf('hal')),
+      await upsertRemoteActor(api.core, actorOf('ida')),
+    ];
+    const entity = async (id: bigint) => (await api.call('GET', `/api/v1/accounts/${id}`)).body;
+    const copied = async (id: bigint) => {
+      const e = await entity(id);
+      return /\/system\/accounts\/avatars\//.test(e.avatar) && /\/system\/accounts\/headers\//.test(e.header) && e;
+    };
+    const before = await Promise.all([gil, hal, ida].map((a) => eventually(() => copied(a._id))));
+    // Ida is followed here; all three were last updated a week ago.
+    // (An accepted follow: a request to a remote account is pending until its server answers.)
+    await createFollow(api.core, viewer.account, ida, {}, null);
+    const weekAgo = new Date(Date.now() - 8 * 86_400_000);
+    await collection(api.core.db, accounts).updateMany(
+      { _id: { $in: [gil._id, hal._id, ida._id] } },
+      { $set: { updatedAt: weekAgo, lastWebfingeredAt: weekAgo } },
+    );
+    const run = async (...args: string[]) => {
+      const lines: string[] = [];
+      await parseMediaCommand('media', 'remove', args)!(api.core, (l) => lines.push(l));
+      return lines;
+    };
+    expect(() => parseMediaCommand('media', 'remove', ['--prune-profiles', '--remove-headers'])).toThrow(
+      '--prune-profiles and --remove-headers should not be specified simultaneously',
+    );
+    expect(() => parseMediaCommand('media', 'remove', ['--include-follows'])).toThrow(
+      '--include-follows can only be used with --prune-profiles or --remove-headers',
+    );
+    // A dry run counts and removes nothing; recent accounts (--days 30) are left alone.
+    expect((await run('--prune-profiles', '--dry-run')).join()).toMatch(/of \d+ accounts .*\(DRY RUN\)/);
+    expect((await copied(gil._id)).avatar).toBe(before[0].avatar);
+    await run('--prune-profiles', '--days', '30');
+    expect((await copied(gil._id)).avatar).toBe(before[0].avatar);
+
+    // --remove-headers: Gil's header copy goes (the entity names the proxy), his avatar stays.
+    await run('--remove-headers');
+    const gilAfter = await entity(gil._id);
+    expect(gilAfter.avatar).toBe(before[0].avatar);
+    expect(gilAfter.header).toBe(`${api.core.config.baseUrl}/media_proxy/accounts/${gil._id}/header`);
+    expect((await fetch(`${api.server.url}${new URL(before[0].header).pathname}`)).status).toBe(404);
+
+    // --prune-profiles: Hal loses both; Ida, followed here, keeps hers.
+    await run('--prune-profiles');
+    const halAfter = await entity(hal._id);
+    expect(halAfter.avatar).toBe(`${api.core.config.baseUrl}/media_proxy/accounts/${hal._id}/avatar`);
+    expect((await fetch(`${api.server.url}${new URL(before[1].avatar).pathname}`)).status).toBe(404);
+    expect((await copied(ida._id)).avatar).toBe(before[2].avatar);
+    // ... unless follows are included.
+    await run('--prune-profiles', '--include-follows');
+    expect((await entity(ida._id)).avatar).toBe(`${api.core.config.baseUrl}/media_proxy/accounts/${ida._id}/avatar`);
+    // The proxy fetches a pruned image again on request.
+    const proxied = await fetch(`${api.server.url}/media_proxy/accounts/${hal._id}/avatar`, { redirect: 'manual' });
+    expect(proxied.status).toBe(302);
+    expect((await entity(hal._id)).avatar).toMatch(/\/system\/accounts\/avatars\//);
   });
 
   it('caches remote custom emojis of statuses, and fetches a changed one on first request', async () => {
