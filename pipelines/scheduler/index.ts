@@ -1,5 +1,5 @@
 // The scheduler: a timer-driven job runner (not a Kafka consumer). Each round it publishes due
-// scheduled statuses, closes expired polls, sends poll Updates due after votes and ends expired mutes; hourly it removes uploads nobody attached and remote media cached longer than MEDIA_CACHE_RETENTION_PERIOD. Any number of scheduler processes may run: every job
+// scheduled statuses, closes expired polls, sends poll Updates due after votes and ends expired mutes; hourly it removes uploads nobody attached and remote media cached longer than MEDIA_CACHE_RETENTION_PERIOD; every ten minutes it re-checks remote quote stamps a week old. Any number of scheduler processes may run: every job
 // claims its records atomically in MongoDB, so each record is handled by one process.
 // Add a job by appending it to JOBS.
 import { hostname } from 'node:os';
@@ -12,6 +12,7 @@ import { removeUnattachedMedia } from '../../services/core/media/attachments.ts'
 import { vacuumMediaCache } from '../../services/core/media/remoteCache.ts';
 import { endExpiredMutes } from '../../services/core/graph/mute.ts';
 import { deleteExpiredSuspensions } from '../../services/core/moderation/accountActions.ts';
+import { refreshStaleQuotes } from '../../services/core/quotes/ingress.ts';
 
 export interface SchedulerJob {
   name: string;
@@ -32,6 +33,7 @@ export const JOBS: SchedulerJob[] = [
   { name: 'unattached-media-cleanup', everyMs: 3600_000, run: (core) => removeUnattachedMedia(core) },
   { name: 'media-cache-vacuum', everyMs: 3600_000, run: (core) => vacuumMediaCache(core) },
   { name: 'suspended-account-data', everyMs: 3600_000, run: (core) => deleteExpiredSuspensions(core) },
+  { name: 'quote-stamp-refresh', everyMs: 600_000, run: (core) => refreshStaleQuotes(core) },
   {
     name: 'claim-pruning',
     everyMs: 3600_000,

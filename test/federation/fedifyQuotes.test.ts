@@ -12,6 +12,8 @@ import { freePort, killChild, logged, startNode, type ChildRun } from '../suppor
 import { collection } from '../../services/core/db/mongo.ts';
 import { accounts } from '../../services/core/model/accounts.ts';
 import { follows } from '../../services/core/model/follows.ts';
+import { statuses } from '../../services/core/model/statuses.ts';
+import { refreshStaleQuotes } from '../../services/core/quotes/ingress.ts';
 import { settles, startInstance, type Instance } from './support.ts';
 
 jest.setTimeout(120_000);
@@ -244,6 +246,57 @@ describe('quote posts with a Fedify peer', () => {
       30_000,
       'our quote revoked',
     );
+  });
+
+  it('a stamp is fetched again after a week: still served it stays, gone (no Delete) the quote is revoked', async () => {
+    const noteId = `${peerUrl}/notes/open-2`;
+    await control('publish', { id: noteId, content: '<p>quote me for a while</p>', quotePolicy: 'public' });
+    const quotedHere = await resolve(noteId);
+    const quoting = await ours.call('POST', '/api/v1/statuses', bob.token, {
+      status: 'quoting for a while',
+      quoted_status_id: quotedHere.id,
+    });
+    const request = await settles(
+      async () => {
+        const r = (await received()).find((x) => x.type === 'QuoteRequest' && x.instrument === quoting.body.uri);
+        expect(r).toBeDefined();
+        return r!;
+      },
+      30_000,
+      'our QuoteRequest at the peer',
+    );
+    const stamp = `${peerUrl}/stamps/2`;
+    await control('answer', {
+      target: `${ours.url}/users/bob`,
+      request: request.id,
+      quoted: noteId,
+      quoting: quoting.body.uri,
+      decision: 'accept',
+      stamp,
+    });
+    const state = async () =>
+      (await ours.call('GET', `/api/v1/statuses/${quoting.body.id}`, bob.token)).body.quote.state;
+    await settles(async () => expect(await state()).toBe('accepted'), 30_000, 'our quote accepted');
+    const refreshAt = async () =>
+      (await collection(ours.core.db, statuses).findOne({ _id: BigInt(quoting.body.id) }))?.quote?.refreshAt;
+    const first = await refreshAt();
+    expect(first!.getTime()).toBeGreaterThan(Date.now() + 6 * 86_400_000);
+
+    // Not due yet: nothing is fetched.
+    expect(await refreshStaleQuotes(ours.core)).toBe(0);
+    // A week on: the stamp is still served, the quote stays and is checked again a week later.
+    const weekOn = first!.getTime() + 1000;
+    expect(await refreshStaleQuotes(ours.core, { now: weekOn })).toBeGreaterThanOrEqual(1);
+    expect(await state()).toBe('accepted');
+    expect((await refreshAt())!.getTime()).toBeGreaterThan(weekOn + 6 * 86_400_000);
+
+    // The peer stops serving it without a Delete: the next check revokes the quote.
+    expect(await control('forget', { stamp })).toEqual({ forgotten: true });
+    expect(await refreshStaleQuotes(ours.core, { now: weekOn + 8 * 86_400_000 })).toBeGreaterThanOrEqual(1);
+    expect(await ours.call('GET', `/api/v1/statuses/${quoting.body.id}`, bob.token)).toMatchObject({
+      body: { quote: { state: 'revoked', quoted_status: null } },
+    });
+    expect(await refreshAt()).toBeUndefined();
   });
 
   it('a Fedify post that asks for manual approval: its Reject leaves our quote rejected', async () => {

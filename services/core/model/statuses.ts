@@ -35,6 +35,12 @@ export interface StatusQuote {
   activityUri: string | null;
   /** Read from a legacy form (`quoteUri`, `_misskey_quote`, `quoteUrl`) without `quote`. */
   legacy: boolean;
+  /**
+   * A quote approved by a remote stamp: when to fetch the stamp again (Mastodon's Quote
+   * BACKGROUND_REFRESH_INTERVAL), so a stamp its author withdrew without a Delete we received
+   * revokes the quote. Absent: never (local stamps, other states).
+   */
+  refreshAt?: Date;
 }
 
 export interface StatusTag {
@@ -117,6 +123,7 @@ export const statuses = defineCollection<StatusDoc>(
     { key: { visibility: 1, _id: -1 }, name: 'visibility' },
     // GET /api/v1/statuses/:id/quotes, and the quotes a deletion or an edit of the quoted status reaches.
     { key: { 'quote.quotedStatusId': 1, _id: -1 }, name: 'quoted_status', sparse: true },
+    { key: { 'quote.refreshAt': 1 }, name: 'quote_refresh', sparse: true },
   ],
   { cachedById: true },
 );

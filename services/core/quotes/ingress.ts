@@ -9,7 +9,7 @@ import { collection } from '../db/mongo.ts';
 import { accounts, type AccountDoc } from '../model/accounts.ts';
 import { statuses, type StatusDoc, type StatusQuote } from '../model/statuses.ts';
 import type { NewEvent } from '../events/outbox.ts';
-import { fetchDocument } from '../activitypub/fetchDocument.ts';
+import { DocumentError, fetchDocument, isFetchProblem } from '../activitypub/fetchDocument.ts';
 import { asArray, idOf, obj, typeIs, type JsonObject } from '../activitypub/json.ts';
 import { hostOf, isLocalUri, quoteAuthorizationUri } from '../activitypub/uris.ts';
 import { createNotifications } from '../notifications/notify.ts';
@@ -78,7 +78,7 @@ export async function remoteQuoteOf(
   try {
     const stamp = await fetchDocument(core, approvalUri);
     if (stampApproves(stamp, approvalUri, quotingUri, quoted, quotedAuthor.uri))
-      return { ...quote, state: 'accepted', approvalUri };
+      return { ...quote, state: 'accepted', approvalUri, refreshAt: nextStampRefresh() };
     return { ...quote, state: 'rejected' };
   } catch (err) {
     core.logger.info({ err, approvalUri }, 'quote: the authorization could not be fetched; quote left pending');
@@ -195,7 +195,10 @@ export async function onQuoteAccepted(core: Core, actor: AccountDoc, activity: J
   if (!quoting) return false;
   const result = idOf(activity.result);
   if (!result || hostOf(result) !== hostOf(actor.uri)) return true;
-  await changeQuoteState(core, quoting, ['pending'], 'accepted', { approvalUri: result });
+  await changeQuoteState(core, quoting, ['pending'], 'accepted', {
+    approvalUri: result,
+    refreshAt: nextStampRefresh(),
+  });
   return true;
 }
 
@@ -215,4 +218,66 @@ export async function onStampDeleted(core: Core, actor: AccountDoc, stampUri: st
     .toArray();
   for (const q of quoting) await changeQuoteState(core, q, ['accepted', 'pending'], 'revoked');
   return quoting.length > 0;
+}
+
+/** Mastodon's Quote::BACKGROUND_REFRESH_INTERVAL: a remote stamp is checked again after a week. */
+export const STAMP_REFRESH_INTERVAL_MS = 7 * 86_400_000;
+/** After a temporary failure (the server did not answer): try again in six hours (REFRESH_DEADLINE). */
+const STAMP_RETRY_MS = 6 * 3_600_000;
+
+export function nextStampRefresh(now = Date.now(), after = STAMP_REFRESH_INTERVAL_MS): Date {
+  return new Date(now + after);
+}
+
+/**
+ * The scheduler's re-verification of remote stamps (Mastodon's QuoteRefreshWorker and
+ * VerifyQuoteService): each accepted remote quote whose refresh is due fetches its stamp again;
+ * still served, it is checked again in a week; gone (404/410), the quote is revoked
+ * (Quote#reject!); a server that does not answer leaves it as it is and is asked again later. Returns how many quotes it checked.
+ */
+export async function refreshStaleQuotes(core: Core, opts: { now?: number; limit?: number } = {}): Promise<number> {
+  const now = opts.now ?? Date.now();
+  const coll = collection(core.db, statuses);
+  const due = await coll
+    .find({ 'quote.refreshAt': { $lte: new Date(now) } })
+    .sort({ 'quote.refreshAt': 1 })
+    .limit(opts.limit ?? 50)
+    .toArray();
+  for (const quoting of due) {
+    const q = quoting.quote;
+    const reschedule = (after: number) =>
+      coll.updateOne(
+        { _id: quoting._id, 'quote.refreshAt': q?.refreshAt },
+        { $set: { 'quote.refreshAt': nextStampRefresh(now, after) } },
+      );
+    if (!q || q.state !== 'accepted' || !q.approvalUri || quoting.deletedAt || q.quotedStatusId === null) {
+      await coll.updateOne({ _id: quoting._id }, { $unset: { 'quote.refreshAt': '' } });
+      continue;
+    }
+    const [quoted, quotedAuthor] = await Promise.all([
+      coll.findOne({ _id: q.quotedStatusId }),
+      q.quotedAccountId === null ? null : collection(core.db, accounts).findOne({ _id: q.quotedAccountId }),
+    ]);
+    if (!quoted || !quotedAuthor) {
+      await coll.updateOne({ _id: quoting._id }, { $unset: { 'quote.refreshAt': '' } });
+      continue;
+    }
+    try {
+      // Still served: checked again in a week. One that no longer matches changes nothing, as in
+      // Mastodon (only a stamp that is gone revokes).
+      await fetchDocument(core, q.approvalUri);
+      await reschedule(STAMP_REFRESH_INTERVAL_MS);
+    } catch (err) {
+      const status = err instanceof DocumentError ? err.status : null;
+      if (status === 404 || status === 410) {
+        core.logger.info({ statusId: String(quoting._id), approvalUri: q.approvalUri }, 'quote: stamp gone, revoked');
+        await changeQuoteState(core, quoting, ['accepted'], 'revoked');
+        await coll.updateOne({ _id: quoting._id }, { $unset: { 'quote.refreshAt': '' } });
+      } else {
+        if (!isFetchProblem(err)) throw err;
+        await reschedule(STAMP_RETRY_MS);
+      }
+    }
+  }
+  return due.length;
 }

@@ -160,6 +160,10 @@ async function control(path: string, input: Record<string, string>): Promise<unk
     }
     return { type: object?.constructor.name ?? null };
   }
+  if (path === '/_test/forget') {
+    // Carol stops serving a stamp without telling anyone (no Delete).
+    return { forgotten: stamps.delete(input.stamp) };
+  }
   if (path === '/_test/publish') {
     // A Note others may quote: automatically (public), after asking (manual), or only its author.
     const approval = input.quotePolicy ?? 'public';
