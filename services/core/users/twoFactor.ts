@@ -11,6 +11,7 @@ import { users, type UserDoc } from '../model/users.ts';
 import { hashSecret } from '../auth/tokens.ts';
 import { seal, unseal } from '../oauth/seal.ts';
 import { logAdminAction, type Actor } from './moderation.ts';
+import { roleOfUser } from '../roles/roles.ts';
 
 const PERIOD_SECONDS = 30;
 const DRIFT_STEPS = 1;
@@ -31,6 +32,11 @@ function totp(core: Core, secretBase32: string, username: string): TOTP {
 
 export function twoFactorEnabled(user: Pick<UserDoc, 'otpRequiredForLogin'>): boolean {
   return user.otpRequiredForLogin === true;
+}
+
+/** The user's role requires two-factor authentication (Mastodon's role setting) and it is off. */
+export async function twoFactorSetupRequired(core: Core, user: UserDoc): Promise<boolean> {
+  return !twoFactorEnabled(user) && (await roleOfUser(core, user)).require2fa;
 }
 
 const setupKey = (userId: Id) => `otp_setup:${userId}`;

@@ -15,23 +15,26 @@ import {
   pendingOtpSetup,
   regenerateRecoveryCodes,
   twoFactorEnabled,
+  twoFactorSetupRequired,
   verifySecondFactor,
 } from '../../core/users/twoFactor.ts';
 import { RATE_LIMITS, hitRateLimit } from '../../core/rateLimit.ts';
 import { translator } from '../i18n.ts';
 import { page } from '../view.ts';
 import { formField } from '../forms.ts';
-import { requireSignedIn } from '../guard.ts';
+import { requireSignedIn, TWO_FACTOR_METHODS } from '../guard.ts';
 import { messagePage } from '../pages.ts';
 
 const t = translator('en');
-const METHODS = '/settings/two_factor_authentication_methods';
+const METHODS = TWO_FACTOR_METHODS;
+/** These pages stay open to a user whose role requires two-factor authentication. */
+const SETUP_PAGE = { twoFactorSetup: true };
 
 const twoFactorPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
   const instance = core.config.localDomain;
   const form = { preHandler: app.csrfProtection };
 
-  function methodsPage(
+  async function methodsPage(
     reply: FastifyReply,
     user: UserDoc,
     username: string,
@@ -45,6 +48,7 @@ const twoFactorPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => 
       signedInAs: username,
       csrf: reply.generateCsrf(),
       data: {
+        required: await twoFactorSetupRequired(core, user),
         enabled: twoFactorEnabled(user),
         recoveryCodesLeft: user.otpBackupCodes?.length ?? 0,
         notice: opts.notice ?? null,
@@ -84,7 +88,7 @@ const twoFactorPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => 
   }
 
   app.get('/settings/two_factor_authentication_methods', async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, METHODS);
+    const signedIn = await requireSignedIn(core, request, reply, METHODS, SETUP_PAGE);
     if (!signedIn) return reply;
     return methodsPage(reply, signedIn.user, signedIn.account.username);
   });
@@ -103,7 +107,7 @@ const twoFactorPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => 
     });
 
   app.get('/settings/otp_authentication', async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/otp_authentication');
+    const signedIn = await requireSignedIn(core, request, reply, '/settings/otp_authentication', SETUP_PAGE);
     if (!signedIn) return reply;
     if (twoFactorEnabled(signedIn.user))
       return methodsPage(reply, signedIn.user, signedIn.account.username, { notice: t('two_factor.already_enabled') });
@@ -111,7 +115,7 @@ const twoFactorPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => 
   });
 
   app.post('/settings/otp_authentication', form, async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/otp_authentication');
+    const signedIn = await requireSignedIn(core, request, reply, '/settings/otp_authentication', SETUP_PAGE);
     if (!signedIn) return reply;
     const { user, account } = signedIn;
     if (twoFactorEnabled(user))
@@ -147,7 +151,7 @@ const twoFactorPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => 
   }
 
   app.get('/settings/two_factor_authentication/confirmation/new', async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/otp_authentication');
+    const signedIn = await requireSignedIn(core, request, reply, '/settings/otp_authentication', SETUP_PAGE);
     if (!signedIn) return reply;
     const setup = await pendingOtpSetup(core, signedIn.user, signedIn.account.username);
     if (!setup) return reply.redirect('/settings/otp_authentication', 303);
@@ -155,7 +159,7 @@ const twoFactorPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => 
   });
 
   app.post('/settings/two_factor_authentication/confirmation', form, async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/otp_authentication');
+    const signedIn = await requireSignedIn(core, request, reply, '/settings/otp_authentication', SETUP_PAGE);
     if (!signedIn) return reply;
     const { user, account } = signedIn;
     const codes = await confirmOtpSetup(core, user, formField(request, 'otp_attempt', 100));
@@ -168,7 +172,7 @@ const twoFactorPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => 
   // --- recovery codes and turning it off -----------------------------------------------------
 
   app.post('/settings/two_factor_authentication/recovery_codes', form, async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, METHODS);
+    const signedIn = await requireSignedIn(core, request, reply, METHODS, SETUP_PAGE);
     if (!signedIn) return reply;
     const { user, account } = signedIn;
     if (!twoFactorEnabled(user)) return methodsPage(reply, user, account.username, { status: 422 });
@@ -181,7 +185,7 @@ const twoFactorPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => 
   });
 
   app.post('/settings/two_factor_authentication_methods/disable', form, async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, METHODS);
+    const signedIn = await requireSignedIn(core, request, reply, METHODS, SETUP_PAGE);
     if (!signedIn) return reply;
     const { user, account } = signedIn;
     if (!twoFactorEnabled(user)) return methodsPage(reply, user, account.username);

@@ -17,6 +17,8 @@ import { authorizeUrl, Browser as HttpBrowser, hiddenFields, registerApp } from 
 import { collection } from '../../../services/core/db/mongo.ts';
 import { users } from '../../../services/core/model/users.ts';
 import { adminActions } from '../../../services/core/model/adminActions.ts';
+import { createRole } from '../../../services/core/roles/roles.ts';
+import { roles } from '../../../services/core/model/roles.ts';
 
 const SCREENSHOTS = join(__dirname, '..', '..', '..', 'var', 'screenshots');
 const OOB = 'urn:ietf:wg:oauth:2.0:oob';
@@ -99,7 +101,11 @@ describeWithBrowser('twoFactor.test.ts')('two-factor authentication in a real br
   }
 
   /** Sets up the authenticator app for a signed-in page; returns the secret and the recovery codes. */
-  async function enable(page: Page, password: string, check = false): Promise<{ secret: string; codes: string[] }> {
+  async function enable(
+    page: Page,
+    password: string,
+    check = false,
+  ): Promise<{ secret: string; codes: string[]; used: string }> {
     await page.goto(`${server.url}/settings/two_factor_authentication_methods`);
     if (check) await expectAccessible(page, 'two-factor methods (off)');
     await Promise.all([page.waitForLoadState('load'), page.getByRole('link', { name: 'Set up' }).click()]);
@@ -123,14 +129,15 @@ describeWithBrowser('twoFactor.test.ts')('two-factor authentication in a real br
       );
       await expect(page.locator('#otp-secret').textContent()).resolves.toBe(secret);
     }
-    await page.getByLabel('Two-factor code').fill(totpCode(secret));
+    const used = totpCode(secret);
+    await page.getByLabel('Two-factor code').fill(used);
     await submit(page, 'Enable');
     await expect(page.getByRole('status').first().textContent()).resolves.toBe(
       'Two-factor authentication successfully enabled.',
     );
     const codes = (await page.locator('ol.recovery-codes code').allTextContents()).map((c) => c.trim());
     if (check) await expectAccessible(page, 'recovery codes');
-    return { secret, codes };
+    return { secret, codes, used };
   }
 
   beforeAll(async () => {
@@ -150,7 +157,7 @@ describeWithBrowser('twoFactor.test.ts')('two-factor authentication in a real br
     const tess = await createTestUser(core, { username: 'tess', email: 'tess@example.test' });
     const { context, page } = await newPage();
     await logIn(page, 'tess@example.test', tess.password);
-    const { secret, codes } = await enable(page, tess.password, true);
+    const { secret, codes, used } = await enable(page, tess.password, true);
     expect(codes).toHaveLength(10);
     expect(new Set(codes).size).toBe(10);
     for (const c of codes) expect(c).toMatch(/^[0-9a-f]{10}$/);
@@ -191,7 +198,7 @@ describeWithBrowser('twoFactor.test.ts')('two-factor authentication in a real br
     await replay.page.getByLabel('E-mail address').fill('tess@example.test');
     await replay.page.getByLabel('Password', { exact: true }).fill(tess.password);
     await submit(replay.page, 'Log in');
-    for (const wrong of [totpCode(secret), '12345', 'ffffffffff']) {
+    for (const wrong of [used, '12345', 'ffffffffff']) {
       await replay.page.getByLabel('Two-factor code').fill(wrong);
       await submit(replay.page, 'Log in');
       await expect(replay.page.getByRole('alert').textContent()).resolves.toBe('Invalid two-factor code.');
@@ -286,6 +293,32 @@ describeWithBrowser('twoFactor.test.ts')('two-factor authentication in a real br
     const token = await appToken(again.page, 'ola@example.test', ola.password, null);
     expect(await verifyCredentials(token)).toBe(200);
     await again.context.close();
+  });
+
+  it('a role that requires two-factor sends its users to set it up before any page or app authorization', async () => {
+    const role = await createRole(core, { name: 'Staff with 2FA', permissions: 0, position: 5 });
+    // Mastodon's role setting (`cli roles update NAME --require-2fa`, tested with the CLI).
+    await collection(core.db, roles).updateOne({ _id: role._id }, { $set: { require2fa: true } });
+    const sam = await createTestUser(core, { username: 'sam', email: 'sam@example.test', role: 'Staff with 2FA' });
+    const { context, page } = await newPage();
+    await logIn(page, 'sam@example.test', sam.password);
+    expect(new URL(page.url()).pathname).toBe('/settings/two_factor_authentication_methods');
+    await expect(page.getByRole('alert').textContent()).resolves.toBe(
+      'Your role on this server requires two-factor authentication. Set it up to continue.',
+    );
+    await expectAccessible(page, 'two-factor required');
+    for (const path of ['/settings/profile', '/auth/edit', '/oauth/authorized_applications']) {
+      await page.goto(`${server.url}${path}`);
+      expect(new URL(page.url()).pathname).toBe('/settings/two_factor_authentication_methods');
+    }
+    const client = await registerApp(server.url, OOB, 'read');
+    await page.goto(`${server.url}${authorizeUrl(client, { redirectUri: OOB, scope: 'read' })}`);
+    expect(new URL(page.url()).pathname).toBe('/settings/two_factor_authentication_methods');
+
+    await enable(page, sam.password);
+    await page.goto(`${server.url}/settings/profile`);
+    expect(new URL(page.url()).pathname).toBe('/settings/profile');
+    await context.close();
   });
 
   it('throttles log-in attempts per IP (25 in 5 minutes) and per account (25 an hour), with Retry-After', async () => {

@@ -144,6 +144,18 @@ describe('admin CLI', () => {
     ).resolves.toMatchObject({ accountId: null, humanIdentifier: 'phoneless' });
   });
 
+  it('makes a role require two-factor authentication (roles update --require-2fa / --no-require-2fa)', async () => {
+    expect(await cli('roles', 'update', 'Moderator', '--require-2fa')).toMatchObject({ code: 0, stdout: 'OK\n' });
+    await expect(findRoleByName(core, 'Moderator')).resolves.toMatchObject({ require2fa: true });
+    expect(await cli('roles', 'update', 'Moderator', '--no-require-2fa')).toMatchObject({ code: 0 });
+    await expect(findRoleByName(core, 'Moderator')).resolves.toMatchObject({ require2fa: false });
+    const both = await cli('roles', 'update', 'Moderator', '--require-2fa', '--no-require-2fa');
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain('--require-2fa and --no-require-2fa cannot be used together');
+    const unknown = await cli('roles', 'update', 'Nobody', '--require-2fa');
+    expect(unknown.code).toBe(1);
+  });
+
   it('sets and shows the registrations mode', async () => {
     for (const mode of ['closed', 'approved', 'open'] as const) {
       expect(await cli('settings', 'registrations', mode)).toMatchObject({ code: 0, stdout: 'OK\n' });
