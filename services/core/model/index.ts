@@ -2,6 +2,7 @@
 import './accounts.ts';
 import './users.ts';
 import './identities.ts';
+import './webauthnCredentials.ts';
 import './oauth.ts';
 import './roles.ts';
 import './settings.ts';

@@ -8,6 +8,7 @@ import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { users, type UserDoc } from '../model/users.ts';
+import { webauthnCredentials } from '../model/webauthnCredentials.ts';
 import { hashSecret } from '../auth/tokens.ts';
 import { seal, unseal } from '../oauth/seal.ts';
 import { logAdminAction, type Actor } from './moderation.ts';
@@ -141,8 +142,9 @@ export async function verifySecondFactor(core: Core, user: UserDoc, code: string
   return res.modifiedCount === 1;
 }
 
-/** Turns two-factor off and forgets the secret and the recovery codes. */
+/** Turns two-factor off and forgets the secret, the recovery codes and the security keys. */
 export async function disableTwoFactor(core: Core, userId: Id): Promise<void> {
+  await collection(core.db, webauthnCredentials).deleteMany({ userId });
   await collection(core.db, users).updateOne(
     { _id: userId },
     {

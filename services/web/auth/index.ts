@@ -28,6 +28,9 @@ import { DEFAULT_RETURN, messagePage, refusalMessage, safeReturnTo, signInPage }
 import { currentSignInAttempt, endSignInAttempt, startSignInAttempt } from '../signInAttempt.ts';
 import { twoFactorEnabled, verifySecondFactor } from '../../core/users/twoFactor.ts';
 import { users } from '../../core/model/users.ts';
+import type { Id } from '../../core/ids.ts';
+import { hasSecurityKeys, securityKeyAuthenticationOptions, verifySecurityKey } from '../../core/users/securityKeys.ts';
+import { WEBAUTHN_CSP } from '../csp.ts';
 import { requireSignedIn } from '../guard.ts';
 import { describeUserAgent } from '../userAgent.ts';
 import {
@@ -38,6 +41,14 @@ import {
 } from '../../core/oauth/sessions.ts';
 
 const t = translator('en');
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
 
 /** The user's language at sign-up: the browser's first Accept-Language tag, as Mastodon takes it. */
 function requestLocale(request: FastifyRequest): string {
@@ -88,20 +99,32 @@ const authPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     });
   });
 
-  const twoFactorPage = (reply: FastifyReply, status = 200, error?: string) =>
-    page(reply, {
+  async function twoFactorPage(reply: FastifyReply, userId: Id, status = 200, error?: string) {
+    const securityKeys = await hasSecurityKeys(core, userId);
+    if (securityKeys) reply.header('content-security-policy', WEBAUTHN_CSP);
+    return page(reply, {
       status,
       template: 'auth/two_factor',
       title: 'two_factor.login_title',
       instance,
       csrf: reply.generateCsrf(),
-      data: { error: error ?? null },
+      data: { error: error ?? null, securityKeys },
     });
+  }
+
+  // The challenge for a security key, for the log-in half-way through (Mastodon's path).
+  app.get('/auth/sessions/security_key_options', async (request, reply) => {
+    const attempt = await currentSignInAttempt(core, request);
+    if (!attempt) return reply.code(401).send({ error: t('two_factor.expired') });
+    return securityKeyAuthenticationOptions(core, attempt.userId);
+  });
 
   app.post('/auth/sign_in', form, async (request, reply) => {
     const email = formField(request, 'email', 1000);
     const attempt = await currentSignInAttempt(core, request);
-    const secondStep = formField(request, 'otp_attempt', 100) !== '' || (attempt !== null && email === '');
+    const credential = formField(request, 'credential', 20_000);
+    const secondStep =
+      formField(request, 'otp_attempt', 100) !== '' || credential !== '' || (attempt !== null && email === '');
     // Mastodon's throttle_login_attempts: per IP, and per account (the one half logged in to, or
     // the address typed).
     if (await limited(reply, RATE_LIMITS.loginPerIp, throttleableIp(request.ip))) return reply;
@@ -113,8 +136,18 @@ const authPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
       if (!attempt)
         return signInPage(reply, core, { status: 401, returnTo: DEFAULT_RETURN, error: t('two_factor.expired') });
       const user = await collection(core.db, users).findOne({ _id: attempt.userId });
-      if (!user || !(await verifySecondFactor(core, user, formField(request, 'otp_attempt', 100))))
-        return twoFactorPage(reply, 401, t('two_factor.invalid_code'));
+      const passed =
+        user !== null &&
+        (credential
+          ? await verifySecurityKey(core, user, parseJson(credential))
+          : await verifySecondFactor(core, user, formField(request, 'otp_attempt', 100)));
+      if (!user || !passed)
+        return twoFactorPage(
+          reply,
+          attempt.userId,
+          401,
+          t(credential ? 'security_keys.errors.invalid' : 'two_factor.invalid_code'),
+        );
       await endSignInAttempt(core, request, reply);
       return finishSignIn(request, reply, user, attempt.returnTo);
     }
@@ -136,7 +169,7 @@ const authPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     }
     if (twoFactorEnabled(result.user)) {
       await startSignInAttempt(core, reply, { userId: result.user._id, returnTo });
-      return twoFactorPage(reply);
+      return twoFactorPage(reply, result.user._id);
     }
     return finishSignIn(request, reply, result.user, returnTo, email);
   });

@@ -19,6 +19,7 @@ import {
   verifySecondFactor,
 } from '../../core/users/twoFactor.ts';
 import { RATE_LIMITS, hitRateLimit } from '../../core/rateLimit.ts';
+import { listSecurityKeys } from '../../core/users/securityKeys.ts';
 import { translator } from '../i18n.ts';
 import { page } from '../view.ts';
 import { formField } from '../forms.ts';
@@ -51,6 +52,7 @@ const twoFactorPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => 
         required: await twoFactorSetupRequired(core, user),
         enabled: twoFactorEnabled(user),
         recoveryCodesLeft: user.otpBackupCodes?.length ?? 0,
+        securityKeys: (await listSecurityKeys(core, user._id)).length,
         notice: opts.notice ?? null,
         error: opts.error ?? null,
       },
