@@ -1,5 +1,6 @@
 // The admin commands, in the style of Mastodon's tootctl. Each takes parsed arguments and the core,
 // prints what an operator needs on `out`, and throws CliError for bad input (exit code 1).
+import { resetTwoFactorByAdmin } from '../core/users/twoFactor.ts';
 import type { Core } from '../core/context.ts';
 import {
   FEED_ACCESS_SETTINGS,
@@ -93,6 +94,8 @@ export interface ModifyOptions {
   removeRole?: boolean;
   disable?: boolean;
   enable?: boolean;
+  /** tootctl's --disable-2fa: turns off two-factor authentication (a user who lost their phone and codes). */
+  disable2fa?: boolean;
 }
 
 export async function accountsModify(core: Core, username: string, opts: ModifyOptions, out: Out): Promise<void> {
@@ -105,7 +108,8 @@ export async function accountsModify(core: Core, username: string, opts: ModifyO
   if (opts.confirm) user = await confirmUserByAdmin(core, user, null);
   if (opts.approve) user = await approveUser(core, user, null);
   if (opts.disable) user = await setDisabled(core, user, true, null);
-  if (opts.enable) await setDisabled(core, user, false, null);
+  if (opts.enable) user = await setDisabled(core, user, false, null);
+  if (opts.disable2fa) await resetTwoFactorByAdmin(core, user, username, null);
   out('OK');
 }
 

@@ -1,6 +1,6 @@
 // The admin command line, in the style of tootctl: `npm run cli -- <command> ...`
 //   accounts create NAME --email E [--confirmed] [--approve] [--role R]   (prints the new password)
-//   accounts modify NAME [--confirm] [--approve] [--role R | --remove-role] [--disable | --enable]
+//   accounts modify NAME [--confirm] [--approve] [--role R | --remove-role] [--disable | --enable] [--disable-2fa]
 //   settings registrations [open | approved | closed]                      (no mode: prints the current one)
 //   instance ..., rules ..., emoji ..., announcements ...                  (see siteCommands.ts)
 //   trends ... / search rebuild                                            (see trendsCommands.ts)
@@ -33,7 +33,7 @@ import { rebuildAllGroups } from '../core/notifications/groups.ts';
 
 const USAGE = `Usage:
   cli accounts create NAME --email EMAIL [--confirmed] [--approve] [--role ROLE]
-  cli accounts modify NAME [--confirm] [--approve] [--role ROLE | --remove-role] [--disable | --enable]
+  cli accounts modify NAME [--confirm] [--approve] [--role ROLE | --remove-role] [--disable | --enable] [--disable-2fa]
   cli settings registrations [open | approved | closed]
   cli settings feeds [local_live_feed_access|remote_live_feed_access|local_topic_feed_access|remote_topic_feed_access public|authenticated|disabled]
   cli delivery domains
@@ -76,10 +76,17 @@ function parse(argv: string[]): Command {
         'remove-role': { type: 'boolean' },
         disable: { type: 'boolean' },
         enable: { type: 'boolean' },
+        'disable-2fa': { type: 'boolean' },
       },
     });
     if (positionals.length !== 1) throw new CliError('accounts modify needs exactly one NAME');
-    return (core, out) => accountsModify(core, positionals[0], { ...values, removeRole: values['remove-role'] }, out);
+    return (core, out) =>
+      accountsModify(
+        core,
+        positionals[0],
+        { ...values, removeRole: values['remove-role'], disable2fa: values['disable-2fa'] },
+        out,
+      );
   }
   if (group === 'settings' && action === 'registrations') {
     const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });

@@ -9,6 +9,7 @@
 //   statuses remove ID... [--text T] [--report ID] [--no-email]   (a moderator's removal: strike + notice)
 //   action-log [--limit N]                                         (newest first: who did what to which record)
 //   roles list | create NAME --permissions a,b [--position N] [--color C] [--highlighted] [--as USER]
+//   roles update NAME [--require-2fa | --no-require-2fa] ...   (Mastodon's per-role two-factor requirement)
 //         | update NAME [--permissions a,b] [--position N] [--as USER] | delete NAME [--as USER]
 // Actions run as the command line (no acting account) unless --as names a staff member whose role
 // limits what may be granted.
@@ -60,7 +61,7 @@ export const MODERATION_USAGE = `  cli accounts approve NAME | --all
   cli reports list [--resolved]
   cli statuses remove ID... [--text TEXT] [--report ID] [--no-email]
   cli action-log [--limit N]
-  cli roles list | create NAME --permissions P1,P2 [--position N] [--color C] [--highlighted] [--as USER] | update NAME [--permissions P1,P2] [--position N] [--as USER] | delete NAME [--as USER]`;
+  cli roles list | create NAME --permissions P1,P2 [--position N] [--color C] [--highlighted] [--as USER] | update NAME [--permissions P1,P2] [--position N] [--require-2fa | --no-require-2fa] [--as USER] | delete NAME [--as USER]`;
 
 type Command = (core: Core, out: Out) => Promise<void>;
 
@@ -337,8 +338,13 @@ export function parseModerationCommand(argv: string[]): Command | null {
       position: { type: 'string' },
       color: { type: 'string' },
       highlighted: { type: 'boolean' },
+      'require-2fa': { type: 'boolean' },
+      'no-require-2fa': { type: 'boolean' },
       as: { type: 'string' },
     });
+    if (values['require-2fa'] && values['no-require-2fa'])
+      throw new CliError('--require-2fa and --no-require-2fa cannot be used together');
+    const require2fa = values['require-2fa'] ? true : values['no-require-2fa'] ? false : undefined;
     const permissions = mask(values.permissions);
     const position = int(values.position, '--position');
     if (action === 'list')
@@ -370,7 +376,7 @@ export function parseModerationCommand(argv: string[]): Command | null {
           updateCustomRole(
             core,
             role,
-            { permissions, position, color: values.color, highlighted: values.highlighted },
+            { permissions, position, color: values.color, highlighted: values.highlighted, require2fa },
             await grantorOf(core, values.as),
             null,
           ),

@@ -50,6 +50,8 @@ export interface Config {
     password: string | null;
   };
   omniauthOnly: boolean;
+  /** External log-in through OpenID Connect (Mastodon's OIDC_* settings); null unless OIDC_ENABLED. */
+  oidc: OidcConfig | null;
   /** Federate only with domains on the allow list (Mastodon's LIMITED_FEDERATION_MODE). */
   limitedFederationMode: boolean;
   vapid: { publicKey: string | null; privateKey: string | null };
@@ -155,6 +157,53 @@ function url(env: Env, name: string, fallback: string, schemes: string[]): strin
     throw new ConfigError(name, `must use one of ${schemes.join(', ')}, got "${parsed.protocol}"`);
   }
   return v;
+}
+
+export interface OidcConfig {
+  /** The provider's name on the log-in button (OIDC_DISPLAY_NAME). */
+  displayName: string;
+  issuer: string;
+  /** Read the endpoints from the issuer's /.well-known/openid-configuration (OIDC_DISCOVERY). */
+  discovery: boolean;
+  /** The endpoints when discovery is off (OIDC_AUTH_ENDPOINT, OIDC_TOKEN_ENDPOINT, OIDC_USER_INFO_ENDPOINT, OIDC_JWKS_URI). */
+  endpoints: { authorization: string; token: string; userinfo: string | null; jwks: string } | null;
+  /** OIDC_SCOPE, comma-separated as Mastodon reads it. */
+  scope: string[];
+  /** The claim the identity is known by and the username is made from (OIDC_UID_FIELD, default sub). */
+  uidField: string;
+  clientId: string;
+  clientSecret: string;
+  redirectUri: string;
+  /** Take the provider's e-mail address as confirmed (OIDC_SECURITY_ASSUME_EMAIL_IS_VERIFIED). */
+  assumeEmailIsVerified: boolean;
+}
+
+function oidcConfig(env: Env): OidcConfig | null {
+  if (!bool(env, 'OIDC_ENABLED', false)) return null;
+  const discovery = bool(env, 'OIDC_DISCOVERY', false);
+  const endpoint = (name: string) => url(env, name, env[name] ?? '', ['https', 'http']);
+  return {
+    displayName: str(env, 'OIDC_DISPLAY_NAME', 'OpenID Connect'),
+    issuer: url(env, 'OIDC_ISSUER', env.OIDC_ISSUER ?? '', ['https', 'http']),
+    discovery,
+    endpoints: discovery
+      ? null
+      : {
+          authorization: endpoint('OIDC_AUTH_ENDPOINT'),
+          token: endpoint('OIDC_TOKEN_ENDPOINT'),
+          userinfo: optional(env, 'OIDC_USER_INFO_ENDPOINT') && endpoint('OIDC_USER_INFO_ENDPOINT'),
+          jwks: endpoint('OIDC_JWKS_URI'),
+        },
+    scope: str(env, 'OIDC_SCOPE', 'openid,profile,email')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    uidField: str(env, 'OIDC_UID_FIELD', 'sub'),
+    clientId: str(env, 'OIDC_CLIENT_ID'),
+    clientSecret: str(env, 'OIDC_CLIENT_SECRET'),
+    redirectUri: url(env, 'OIDC_REDIRECT_URI', env.OIDC_REDIRECT_URI ?? '', ['https', 'http']),
+    assumeEmailIsVerified: bool(env, 'OIDC_SECURITY_ASSUME_EMAIL_IS_VERIFIED', false),
+  };
 }
 
 function redisNamespace(env: Env): string {
@@ -286,6 +335,7 @@ export function loadConfig(env: Env = process.env): Config {
       password: optional(env, 'SMTP_PASSWORD'),
     },
     omniauthOnly: bool(env, 'OMNIAUTH_ONLY', false),
+    oidc: oidcConfig(env),
     limitedFederationMode: bool(env, 'LIMITED_FEDERATION_MODE', false),
     vapid: { publicKey: optional(env, 'VAPID_PUBLIC_KEY'), privateKey: optional(env, 'VAPID_PRIVATE_KEY') },
     mediaDir: str(env, 'MEDIA_DIR', 'var/media'),

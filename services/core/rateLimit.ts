@@ -59,4 +59,21 @@ export const RATE_LIMITS = {
   // Mastodon's throttle_password_resets/ip and /email.
   passwordResetPerIp: { family: 'password_resets_ip', limit: 25, periodSeconds: 5 * 60 },
   passwordResetPerEmail: { family: 'password_resets_email', limit: 5, periodSeconds: 30 * 60 },
+  // Mastodon's throttle_login_attempts/ip and /email (the account being logged in to, or the
+  // address typed): every POST to /auth/sign_in counts, the two-factor code's too.
+  loginPerIp: { family: 'login_ip', limit: 25, periodSeconds: 5 * 60 },
+  loginPerAccount: { family: 'login_account', limit: 25, periodSeconds: 60 * 60 },
 } as const satisfies Record<string, RateLimitRule>;
+
+/** The address a per-IP throttle counts: an IPv6 address by its /64, as Mastodon's rack-attack does. */
+export function throttleableIp(ip: string): string {
+  if (!ip.includes(':') || ip.startsWith('::ffff:')) return ip.replace(/^::ffff:/, '');
+  const [head, tail = ''] = ip.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = ip.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g || '0', 16).toString(16))
+    .join(':')}::/64`;
+}

@@ -8,6 +8,9 @@ import { accounts, type AccountDoc } from '../core/model/accounts.ts';
 import { loginRefusal } from '../core/users/login.ts';
 import { translator } from './i18n.ts';
 import { sessionUser } from './session.ts';
+import { twoFactorSetupRequired } from '../core/users/twoFactor.ts';
+
+export const TWO_FACTOR_METHODS = '/settings/two_factor_authentication_methods';
 import { messagePage, refusalMessage } from './pages.ts';
 
 export async function requireSignedIn(
@@ -15,6 +18,7 @@ export async function requireSignedIn(
   request: FastifyRequest,
   reply: FastifyReply,
   returnTo: string,
+  opts: { twoFactorSetup?: boolean } = {},
 ): Promise<{ user: UserDoc; account: AccountDoc } | null> {
   const user = await sessionUser(core, request);
   const account = user ? await collection(core.db, accounts).findOne({ _id: user.accountId }) : null;
@@ -29,6 +33,11 @@ export async function requireSignedIn(
       title: 'errors.title',
       lines: [refusalMessage(translator('en'), refusal)],
     });
+    return null;
+  }
+  // A role that requires two-factor authentication sends its users to set it up first.
+  if (!opts.twoFactorSetup && (await twoFactorSetupRequired(core, user))) {
+    reply.redirect(TWO_FACTOR_METHODS, 303);
     return null;
   }
   return { user, account };

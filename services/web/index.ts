@@ -10,10 +10,14 @@ import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import type { Core } from '../core/context.ts';
 import { registerView } from './view.ts';
+import { CSP } from './csp.ts';
 import { messagePage } from './pages.ts';
 import oauthPages from './oauth/index.ts';
 import authPages from './auth/index.ts';
 import settingsPages from './settings/index.ts';
+import twoFactorPages from './settings/twoFactor.ts';
+import omniauthPages from './auth/omniauth.ts';
+import securityKeyPages from './settings/securityKeys.ts';
 
 export interface WebOptions {
   core: Core;
@@ -21,11 +25,8 @@ export interface WebOptions {
 
 const STYLE = readFileSync(join(import.meta.dirname, 'style.css'), 'utf8');
 
-// Pages load nothing but their own style sheet and images (media may sit on another https host);
-// no script runs. No form-action: browsers apply it
-// to the redirect after a form, and apps use custom schemes for their redirect URIs.
-const CSP =
-  "default-src 'none'; style-src 'self'; img-src 'self' data: https:; base-uri 'none'; frame-ancestors 'none'";
+// The one script of the pages (security keys need the browser's WebAuthn API; see csp.ts).
+const WEBAUTHN_JS = readFileSync(join(import.meta.dirname, 'webauthn.js'), 'utf8');
 
 const webPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
   const secure = core.config.localHttps;
@@ -75,9 +76,16 @@ const webPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     reply.header('cache-control', 'public, max-age=3600').type('text/css; charset=utf-8').send(STYLE),
   );
 
+  app.get('/web/webauthn.js', async (_request, reply) =>
+    reply.header('cache-control', 'public, max-age=3600').type('text/javascript; charset=utf-8').send(WEBAUTHN_JS),
+  );
+
   await app.register(oauthPages, { core });
   await app.register(authPages, { core });
   await app.register(settingsPages, { core });
+  await app.register(twoFactorPages, { core });
+  await app.register(omniauthPages, { core });
+  await app.register(securityKeyPages, { core });
 };
 
 export default webPages;

@@ -58,11 +58,20 @@ export function safeReturnTo(value: unknown): string {
 /** Where a log-in not started by an app or a page leads: the account page. */
 export const DEFAULT_RETURN = '/auth/edit';
 
-export function signInPage(
+/** The start of the external log-in, returning to `returnTo` afterwards. */
+export function externalLoginPath(returnTo: string): string {
+  return `/auth/auth/openid_connect?return_to=${encodeURIComponent(returnTo)}`;
+}
+
+export async function signInPage(
   reply: FastifyReply,
   core: Core,
   opts: { status?: number; returnTo: string; lang?: string; error?: string; notice?: string; email?: string },
 ): Promise<FastifyReply> {
+  const oidc = core.config.oidc;
+  // OMNIAUTH_ONLY with exactly one provider: log-in links lead straight to it (an app's OAuth flow too).
+  if (core.config.omniauthOnly && oidc && !opts.error && !opts.notice)
+    return reply.redirect(externalLoginPath(opts.returnTo), 303);
   return page(reply, {
     status: opts.status,
     template: 'auth/sign_in',
@@ -70,6 +79,13 @@ export function signInPage(
     instance: core.config.localDomain,
     lang: opts.lang,
     csrf: reply.generateCsrf(),
-    data: { returnTo: opts.returnTo, error: opts.error ?? null, notice: opts.notice ?? null, email: opts.email ?? '' },
+    data: {
+      returnTo: opts.returnTo,
+      error: opts.error ?? null,
+      notice: opts.notice ?? null,
+      email: opts.email ?? '',
+      passwordLogin: !core.config.omniauthOnly,
+      external: oidc ? { name: oidc.displayName, href: externalLoginPath(opts.returnTo) } : null,
+    },
   });
 }

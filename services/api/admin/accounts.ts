@@ -1,6 +1,7 @@
 // Admin accounts: the v1 and v2 lists with their filters, show, and the moderation actions
 // (approve, reject, action, enable, unsilence, unsuspend, unsensitive, data deletion).
 import { Type } from '@sinclair/typebox';
+import { resetTwoFactorByAdmin } from '../../core/users/twoFactor.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Filter } from 'mongodb';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -316,6 +317,12 @@ const adminAccountsRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, 
   simple('unsilence', (c, target, actor) => setSilenced(c, target, false, actor));
   simple('unsuspend', (c, target, actor) => unsuspendAccount(c, target, actor));
   simple('unsensitive', (c, target, actor) => setSensitized(c, target, false, actor));
+  // Mastodon has this on its admin pages only (Admin::TwoFactorAuthenticationsController, the
+  // manage_users permission); here it is an admin API action like the ones above.
+  simple('disable_2fa', async (c, target, actor, user) => {
+    if (!user) throw forbidden();
+    await resetTwoFactorByAdmin(c, user, target.username, actor);
+  });
 };
 
 export default adminAccountsRoutes;

@@ -1,6 +1,8 @@
 // Importing every model module registers its collection and indexes (see db/mongo.ts).
 import './accounts.ts';
 import './users.ts';
+import './identities.ts';
+import './webauthnCredentials.ts';
 import './oauth.ts';
 import './roles.ts';
 import './settings.ts';

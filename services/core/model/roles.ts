@@ -15,6 +15,8 @@ export interface RoleDoc {
   permissions: number;
   /** Shown as a public badge on the profile. */
   highlighted: boolean;
+  /** Users with this role must turn on two-factor authentication before using the pages (Mastodon's require_2fa). */
+  require2fa?: boolean;
   createdAt: Date;
   updatedAt: Date;
 }

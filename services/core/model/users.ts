@@ -40,6 +40,14 @@ export interface UserDoc {
     chosenLanguages?: string[] | null;
   };
   lastSignInAt: Date | null;
+  /** Two-factor authentication (core/users/twoFactor.ts): on once a TOTP code confirmed the setup. */
+  otpRequiredForLogin?: boolean;
+  /** The TOTP secret, sealed under SECRET_KEY_BASE (core/oauth/seal.ts). */
+  otpSecret?: string | null;
+  /** The last TOTP time step used: no code works twice. */
+  consumedTimestep?: number | null;
+  /** sha256 of the recovery codes not used yet. */
+  otpBackupCodes?: string[];
   createdAt: Date;
   updatedAt: Date;
 }
@@ -58,7 +66,13 @@ export const users = defineCollection<UserDoc>(
 
 /** A user as the request authentication sees it (cached in Redis): no password or token hashes. */
 // Read on every authenticated request: the same bytes are parsed once (docCache.ts; frozen copies).
-export const userView = defineDocView(users, 'u', ['passwordHash', 'confirmationTokenHash', 'resetPasswordTokenHash'], {
-  shareParsed: true,
-});
-export type CachedUser = Omit<UserDoc, 'passwordHash' | 'confirmationTokenHash' | 'resetPasswordTokenHash'>;
+export const userView = defineDocView(
+  users,
+  'u',
+  ['passwordHash', 'confirmationTokenHash', 'resetPasswordTokenHash', 'otpSecret', 'otpBackupCodes'],
+  { shareParsed: true },
+);
+export type CachedUser = Omit<
+  UserDoc,
+  'passwordHash' | 'confirmationTokenHash' | 'resetPasswordTokenHash' | 'otpSecret' | 'otpBackupCodes'
+>;

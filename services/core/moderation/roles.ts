@@ -5,7 +5,7 @@ import { collection } from '../db/mongo.ts';
 import { roles, type RoleDoc } from '../model/roles.ts';
 import { users } from '../model/users.ts';
 import { PERMISSION_FLAGS, hasPermission } from '../roles/permissions.ts';
-import { createRole, ensureBuiltInRoles, type EffectiveRole } from '../roles/roles.ts';
+import { createRole, ensureBuiltInRoles, forgetCachedRole, type EffectiveRole } from '../roles/roles.ts';
 import { forbidden, notFound, validationFailed } from '../errors.ts';
 import { logAdminAction, type Actor } from '../users/moderation.ts';
 
@@ -58,7 +58,7 @@ export async function createCustomRole(
 export async function updateCustomRole(
   core: Core,
   role: RoleDoc,
-  input: { permissions?: number; position?: number; color?: string; highlighted?: boolean },
+  input: { permissions?: number; position?: number; color?: string; highlighted?: boolean; require2fa?: boolean },
   grantor: RoleGrantor,
   actor: Actor,
 ): Promise<RoleDoc> {
@@ -74,12 +74,14 @@ export async function updateCustomRole(
         position,
         color: input.color ?? role.color,
         highlighted: input.highlighted ?? role.highlighted,
+        require2fa: input.require2fa ?? role.require2fa ?? false,
         updatedAt: new Date(),
       },
     },
     { returnDocument: 'after' },
   );
   if (!updated) throw notFound();
+  forgetCachedRole(role._id);
   await logAdminAction(core, {
     accountId: actor,
     action: 'update',

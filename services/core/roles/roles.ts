@@ -14,6 +14,7 @@ export interface EffectiveRole {
   position: number;
   permissions: number;
   highlighted: boolean;
+  require2fa: boolean;
 }
 
 export const EVERYONE_ROLE: EffectiveRole = {
@@ -23,6 +24,7 @@ export const EVERYONE_ROLE: EffectiveRole = {
   position: -1,
   permissions: DEFAULT_PERMISSIONS,
   highlighted: false,
+  require2fa: false,
 };
 
 export function toEffectiveRole(doc: RoleDoc): EffectiveRole {
@@ -33,6 +35,7 @@ export function toEffectiveRole(doc: RoleDoc): EffectiveRole {
     position: doc.position,
     permissions: doc.permissions,
     highlighted: doc.highlighted,
+    require2fa: doc.require2fa === true,
   };
 }
 
@@ -106,4 +109,9 @@ export async function roleOfUser(core: Core, user: { roleId: Id | null }): Promi
 
 export async function userCan(core: Core, user: { roleId: Id | null }, permission: Permission): Promise<boolean> {
   return hasPermission((await roleOfUser(core, user)).permissions, permission);
+}
+
+/** Drops this process's copy of a changed role (other processes see the change within ROLE_CACHE_MS). */
+export function forgetCachedRole(roleId: Id): void {
+  for (const key of roleCache.keys()) if (key.endsWith(`:${roleId}`)) roleCache.delete(key);
 }

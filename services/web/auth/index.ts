@@ -7,7 +7,7 @@ import type { UserDoc } from '../../core/model/users.ts';
 import { collection } from '../../core/db/mongo.ts';
 import { accounts } from '../../core/model/accounts.ts';
 import { hashSecret } from '../../core/auth/tokens.ts';
-import { hitRateLimit } from '../../core/rateLimit.ts';
+import { hitRateLimit, throttleableIp } from '../../core/rateLimit.ts';
 import { logIn, loginRefusal } from '../../core/users/login.ts';
 import { registerUser, RegistrationsClosedError } from '../../core/accounts/registration.ts';
 import { AccountValidationError } from '../../core/accounts/create.ts';
@@ -24,7 +24,13 @@ import { page } from '../view.ts';
 import { formatDate } from '../format.ts';
 import { endSession, sessionId, sessionUser, startSession } from '../session.ts';
 import { formCheckbox, formField, queryField } from '../forms.ts';
-import { messagePage, refusalMessage, safeReturnTo, signInPage } from '../pages.ts';
+import { DEFAULT_RETURN, messagePage, refusalMessage, safeReturnTo, signInPage } from '../pages.ts';
+import { currentSignInAttempt, endSignInAttempt, startSignInAttempt } from '../signInAttempt.ts';
+import { twoFactorEnabled, verifySecondFactor } from '../../core/users/twoFactor.ts';
+import { users } from '../../core/model/users.ts';
+import type { Id } from '../../core/ids.ts';
+import { hasSecurityKeys, securityKeyAuthenticationOptions, verifySecurityKey } from '../../core/users/securityKeys.ts';
+import { WEBAUTHN_CSP } from '../csp.ts';
 import { requireSignedIn } from '../guard.ts';
 import { describeUserAgent } from '../userAgent.ts';
 import {
@@ -35,6 +41,14 @@ import {
 } from '../../core/oauth/sessions.ts';
 
 const t = translator('en');
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
 
 /** The user's language at sign-up: the browser's first Accept-Language tag, as Mastodon takes it. */
 function requestLocale(request: FastifyRequest): string {
@@ -85,10 +99,63 @@ const authPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     });
   });
 
+  async function twoFactorPage(reply: FastifyReply, userId: Id, status = 200, error?: string) {
+    const securityKeys = await hasSecurityKeys(core, userId);
+    if (securityKeys) reply.header('content-security-policy', WEBAUTHN_CSP);
+    return page(reply, {
+      status,
+      template: 'auth/two_factor',
+      title: 'two_factor.login_title',
+      instance,
+      csrf: reply.generateCsrf(),
+      data: { error: error ?? null, securityKeys },
+    });
+  }
+
+  // The challenge for a security key, for the log-in half-way through (Mastodon's path).
+  app.get('/auth/sessions/security_key_options', async (request, reply) => {
+    const attempt = await currentSignInAttempt(core, request);
+    if (!attempt) return reply.code(401).send({ error: t('two_factor.expired') });
+    return securityKeyAuthenticationOptions(core, attempt.userId);
+  });
+
   app.post('/auth/sign_in', form, async (request, reply) => {
     const email = formField(request, 'email', 1000);
+    const attempt = await currentSignInAttempt(core, request);
+    const credential = formField(request, 'credential', 20_000);
+    const secondStep =
+      formField(request, 'otp_attempt', 100) !== '' || credential !== '' || (attempt !== null && email === '');
+    // Mastodon's throttle_login_attempts: per IP, and per account (the one half logged in to, or
+    // the address typed).
+    if (await limited(reply, RATE_LIMITS.loginPerIp, throttleableIp(request.ip))) return reply;
+    const accountKey =
+      secondStep && attempt ? `user:${attempt.userId}` : `email:${hashSecret(email.trim().toLowerCase())}`;
+    if (await limited(reply, RATE_LIMITS.loginPerAccount, accountKey)) return reply;
+
+    if (secondStep) {
+      if (!attempt)
+        return signInPage(reply, core, { status: 401, returnTo: DEFAULT_RETURN, error: t('two_factor.expired') });
+      const user = await collection(core.db, users).findOne({ _id: attempt.userId });
+      const passed =
+        user !== null &&
+        (credential
+          ? await verifySecurityKey(core, user, parseJson(credential))
+          : await verifySecondFactor(core, user, formField(request, 'otp_attempt', 100)));
+      if (!user || !passed)
+        return twoFactorPage(
+          reply,
+          attempt.userId,
+          401,
+          t(credential ? 'security_keys.errors.invalid' : 'two_factor.invalid_code'),
+        );
+      await endSignInAttempt(core, request, reply);
+      return finishSignIn(request, reply, user, attempt.returnTo);
+    }
+
     const password = formField(request, 'password', 1000);
     const returnTo = safeReturnTo(formField(request, 'return_to', 4000));
+    if (core.config.omniauthOnly)
+      return signInPage(reply, core, { status: 403, returnTo, email, error: t('omniauth.password_disabled') });
     const result = await logIn(core, email, password);
     if (!result.ok) {
       const throttled = result.reason === 'throttled';
@@ -100,12 +167,26 @@ const authPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
         error: t(throttled ? 'auth.throttled' : 'auth.invalid'),
       });
     }
-    // Mastodon's messages for a login that exists but may not be used (yet).
-    const refusal = await loginRefusal(core, result.user);
-    if (refusal) return signInPage(reply, core, { status: 403, returnTo, email, error: refusalMessage(t, refusal) });
-    await startSession(core, request, reply, result.user);
-    return reply.redirect(returnTo, 303);
+    if (twoFactorEnabled(result.user)) {
+      await startSignInAttempt(core, reply, { userId: result.user._id, returnTo });
+      return twoFactorPage(reply, result.user._id);
+    }
+    return finishSignIn(request, reply, result.user, returnTo, email);
   });
+
+  async function finishSignIn(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    user: UserDoc,
+    returnTo: string,
+    email = '',
+  ): Promise<FastifyReply> {
+    // Mastodon's messages for a login that exists but may not be used (yet).
+    const refusal = await loginRefusal(core, user);
+    if (refusal) return signInPage(reply, core, { status: 403, returnTo, email, error: refusalMessage(t, refusal) });
+    await startSession(core, request, reply, user);
+    return reply.redirect(returnTo, 303);
+  }
 
   app.post('/auth/sign_out', form, async (request, reply) => {
     await endSession(core, request, reply);

@@ -10,6 +10,8 @@ import { DANGEROUS_SCOPES } from '../../core/auth/scopes.ts';
 import { OOB_REDIRECT_URI } from '../../core/oauth/apps.ts';
 import { createAuthorizationCode } from '../../core/oauth/codes.ts';
 import { loginRefusal } from '../../core/users/login.ts';
+import { twoFactorSetupRequired } from '../../core/users/twoFactor.ts';
+import { TWO_FACTOR_METHODS } from '../guard.ts';
 import {
   authorizeParams,
   carriedParams,
@@ -70,6 +72,8 @@ const oauthPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
         lines: [refusalMessage(translator(lang), refusal)],
         lang,
       });
+    // A role that requires two-factor authentication: set it up first (Mastodon's require_functional!).
+    if (await twoFactorSetupRequired(core, user)) return reply.redirect(TWO_FACTOR_METHODS, 303);
     const account = await collection(core.db, accounts).findOne({ _id: user.accountId });
     const t = translator(lang);
     const item = (scope: string) => ({ scope, description: describeScope(t, scope) });
@@ -124,6 +128,7 @@ const oauthPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
         lines: [refusalMessage(translator(lang), refusal)],
         lang,
       });
+    if (await twoFactorSetupRequired(core, user)) return reply.redirect(TWO_FACTOR_METHODS, 303);
 
     if (body.decision !== 'approve') {
       if (check.redirectUri === OOB_REDIRECT_URI)

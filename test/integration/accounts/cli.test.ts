@@ -11,6 +11,8 @@ import { adminActions } from '../../../services/core/model/adminActions.ts';
 import { getRegistrationsMode } from '../../../services/core/settings/settings.ts';
 import { findRoleByName } from '../../../services/core/roles/roles.ts';
 import { logIn } from '../../../services/core/users/login.ts';
+import { Secret, TOTP } from 'otpauth';
+import { beginOtpSetup, confirmOtpSetup } from '../../../services/core/users/twoFactor.ts';
 import { testConfig } from '../../support/config.ts';
 import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { nodeBin, projectRoot, serverEnv } from '../../support/processes.ts';
@@ -119,6 +121,39 @@ describe('admin CLI', () => {
     ]);
     expect(actions.every((a) => a.accountId === null && a.humanIdentifier === 'waiting')).toBe(true);
     await cli('settings', 'registrations', 'open');
+  });
+
+  it('turns off two-factor authentication with --disable-2fa (tootctl accounts modify), in the admin log', async () => {
+    expect(
+      (await cli('accounts', 'create', 'phoneless', '--email', 'phoneless@example.test', '--confirmed')).code,
+    ).toBe(0);
+    const user = await userOf('phoneless');
+    const setup = await beginOtpSetup(core, user!, 'phoneless');
+    const code = new TOTP({ secret: Secret.fromBase32(setup.secret) }).generate();
+    expect(await confirmOtpSetup(core, user!, code)).toHaveLength(10);
+    expect(await userOf('phoneless')).toMatchObject({ otpRequiredForLogin: true });
+    const res = await cli('accounts', 'modify', 'phoneless', '--disable-2fa');
+    expect(res).toMatchObject({ code: 0, stdout: 'OK\n' });
+    expect(await userOf('phoneless')).toMatchObject({
+      otpRequiredForLogin: false,
+      otpSecret: null,
+      otpBackupCodes: [],
+    });
+    await expect(
+      collection(core.db, adminActions).findOne({ action: 'disable_2fa_user', targetId: String(user!._id) }),
+    ).resolves.toMatchObject({ accountId: null, humanIdentifier: 'phoneless' });
+  });
+
+  it('makes a role require two-factor authentication (roles update --require-2fa / --no-require-2fa)', async () => {
+    expect(await cli('roles', 'update', 'Moderator', '--require-2fa')).toMatchObject({ code: 0, stdout: 'OK\n' });
+    await expect(findRoleByName(core, 'Moderator')).resolves.toMatchObject({ require2fa: true });
+    expect(await cli('roles', 'update', 'Moderator', '--no-require-2fa')).toMatchObject({ code: 0 });
+    await expect(findRoleByName(core, 'Moderator')).resolves.toMatchObject({ require2fa: false });
+    const both = await cli('roles', 'update', 'Moderator', '--require-2fa', '--no-require-2fa');
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain('--require-2fa and --no-require-2fa cannot be used together');
+    const unknown = await cli('roles', 'update', 'Nobody', '--require-2fa');
+    expect(unknown.code).toBe(1);
   });
 
   it('sets and shows the registrations mode', async () => {

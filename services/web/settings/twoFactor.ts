@@ -1,0 +1,205 @@
+// Two-factor authentication pages, on Mastodon's paths: the methods page
+// (/settings/two_factor_authentication_methods), setting up an authenticator app
+// (/settings/otp_authentication → QR code → a first code confirms it), new recovery codes, and
+// turning it off. Changing anything needs the password (Mastodon's challenge) or a current code.
+// The work is in core/users/twoFactor.ts.
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import QRCode from 'qrcode';
+import type { WebOptions } from '../index.ts';
+import type { UserDoc } from '../../core/model/users.ts';
+import { verifyPassword } from '../../core/users/passwords.ts';
+import {
+  beginOtpSetup,
+  confirmOtpSetup,
+  disableTwoFactor,
+  pendingOtpSetup,
+  regenerateRecoveryCodes,
+  twoFactorEnabled,
+  twoFactorSetupRequired,
+  verifySecondFactor,
+} from '../../core/users/twoFactor.ts';
+import { RATE_LIMITS, hitRateLimit } from '../../core/rateLimit.ts';
+import { listSecurityKeys } from '../../core/users/securityKeys.ts';
+import { translator } from '../i18n.ts';
+import { page } from '../view.ts';
+import { formField } from '../forms.ts';
+import { requireSignedIn, TWO_FACTOR_METHODS } from '../guard.ts';
+import { messagePage } from '../pages.ts';
+
+const t = translator('en');
+const METHODS = TWO_FACTOR_METHODS;
+/** These pages stay open to a user whose role requires two-factor authentication. */
+const SETUP_PAGE = { twoFactorSetup: true };
+
+const twoFactorPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
+  const instance = core.config.localDomain;
+  const form = { preHandler: app.csrfProtection };
+
+  async function methodsPage(
+    reply: FastifyReply,
+    user: UserDoc,
+    username: string,
+    opts: { status?: number; notice?: string; error?: string } = {},
+  ): Promise<FastifyReply> {
+    return page(reply, {
+      status: opts.status,
+      template: 'settings/two_factor_methods',
+      title: 'two_factor.title',
+      instance,
+      signedInAs: username,
+      csrf: reply.generateCsrf(),
+      data: {
+        required: await twoFactorSetupRequired(core, user),
+        enabled: twoFactorEnabled(user),
+        recoveryCodesLeft: user.otpBackupCodes?.length ?? 0,
+        securityKeys: (await listSecurityKeys(core, user._id)).length,
+        notice: opts.notice ?? null,
+        error: opts.error ?? null,
+      },
+    });
+  }
+
+  function recoveryCodesPage(reply: FastifyReply, username: string, codes: string[], notice: string) {
+    return page(reply, {
+      template: 'settings/recovery_codes',
+      title: 'two_factor.recovery_codes',
+      instance,
+      signedInAs: username,
+      csrf: reply.generateCsrf(),
+      data: { codes, notice },
+    });
+  }
+
+  /** Mastodon's challenge: the password, or here also a current two-factor code. Guesses are throttled. */
+  async function challengePassed(request: FastifyRequest, reply: FastifyReply, user: UserDoc): Promise<boolean> {
+    const verdict = await hitRateLimit(core.redis, RATE_LIMITS.loginPerAccount, `challenge:${user._id}`);
+    if (!verdict.allowed) {
+      reply.header('retry-after', String(Math.max(1, Math.ceil((verdict.resetAt.getTime() - Date.now()) / 1000))));
+      await messagePage(reply, core, {
+        status: 429,
+        title: 'errors.title',
+        lines: ['auth.too_many_requests'],
+        translate: true,
+      });
+      return false;
+    }
+    const typed = formField(request, 'current_password', 1000);
+    if (!typed) return false;
+    if (await verifyPassword(user.passwordHash, typed)) return true;
+    return twoFactorEnabled(user) && verifySecondFactor(core, user, typed);
+  }
+
+  app.get('/settings/two_factor_authentication_methods', async (request, reply) => {
+    const signedIn = await requireSignedIn(core, request, reply, METHODS, SETUP_PAGE);
+    if (!signedIn) return reply;
+    return methodsPage(reply, signedIn.user, signedIn.account.username);
+  });
+
+  // --- setting up the authenticator app ------------------------------------------------------
+
+  const setupPage = (reply: FastifyReply, username: string, status = 200, error?: string) =>
+    page(reply, {
+      status,
+      template: 'settings/otp_setup',
+      title: 'two_factor.otp',
+      instance,
+      signedInAs: username,
+      csrf: reply.generateCsrf(),
+      data: { error: error ?? null },
+    });
+
+  app.get('/settings/otp_authentication', async (request, reply) => {
+    const signedIn = await requireSignedIn(core, request, reply, '/settings/otp_authentication', SETUP_PAGE);
+    if (!signedIn) return reply;
+    if (twoFactorEnabled(signedIn.user))
+      return methodsPage(reply, signedIn.user, signedIn.account.username, { notice: t('two_factor.already_enabled') });
+    return setupPage(reply, signedIn.account.username);
+  });
+
+  app.post('/settings/otp_authentication', form, async (request, reply) => {
+    const signedIn = await requireSignedIn(core, request, reply, '/settings/otp_authentication', SETUP_PAGE);
+    if (!signedIn) return reply;
+    const { user, account } = signedIn;
+    if (twoFactorEnabled(user))
+      return methodsPage(reply, user, account.username, { notice: t('two_factor.already_enabled') });
+    if (!(await challengePassed(request, reply, user)))
+      return reply.sent ? reply : setupPage(reply, account.username, 422, t('two_factor.wrong_password'));
+    await beginOtpSetup(core, user, account.username);
+    return reply.redirect('/settings/two_factor_authentication/confirmation/new', 303);
+  });
+
+  async function confirmationPage(
+    reply: FastifyReply,
+    username: string,
+    setup: { secret: string; uri: string },
+    status = 200,
+    error?: string,
+  ): Promise<FastifyReply> {
+    const svg = await QRCode.toString(setup.uri, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
+    return page(reply, {
+      status,
+      template: 'settings/otp_confirm',
+      title: 'two_factor.otp',
+      instance,
+      signedInAs: username,
+      csrf: reply.generateCsrf(),
+      data: {
+        qr: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`,
+        // Grouped by four for typing, as authenticator apps show it.
+        secret: setup.secret.replace(/(.{4})/g, '$1 ').trim(),
+        error: error ?? null,
+      },
+    });
+  }
+
+  app.get('/settings/two_factor_authentication/confirmation/new', async (request, reply) => {
+    const signedIn = await requireSignedIn(core, request, reply, '/settings/otp_authentication', SETUP_PAGE);
+    if (!signedIn) return reply;
+    const setup = await pendingOtpSetup(core, signedIn.user, signedIn.account.username);
+    if (!setup) return reply.redirect('/settings/otp_authentication', 303);
+    return confirmationPage(reply, signedIn.account.username, setup);
+  });
+
+  app.post('/settings/two_factor_authentication/confirmation', form, async (request, reply) => {
+    const signedIn = await requireSignedIn(core, request, reply, '/settings/otp_authentication', SETUP_PAGE);
+    if (!signedIn) return reply;
+    const { user, account } = signedIn;
+    const codes = await confirmOtpSetup(core, user, formField(request, 'otp_attempt', 100));
+    if (codes) return recoveryCodesPage(reply, account.username, codes, t('two_factor.enabled_success'));
+    const setup = await pendingOtpSetup(core, user, account.username);
+    if (!setup) return reply.redirect('/settings/otp_authentication', 303);
+    return confirmationPage(reply, account.username, setup, 422, t('two_factor.wrong_code'));
+  });
+
+  // --- recovery codes and turning it off -----------------------------------------------------
+
+  app.post('/settings/two_factor_authentication/recovery_codes', form, async (request, reply) => {
+    const signedIn = await requireSignedIn(core, request, reply, METHODS, SETUP_PAGE);
+    if (!signedIn) return reply;
+    const { user, account } = signedIn;
+    if (!twoFactorEnabled(user)) return methodsPage(reply, user, account.username, { status: 422 });
+    if (!(await challengePassed(request, reply, user)))
+      return reply.sent
+        ? reply
+        : methodsPage(reply, user, account.username, { status: 422, error: t('two_factor.wrong_password') });
+    const codes = await regenerateRecoveryCodes(core, user);
+    return recoveryCodesPage(reply, account.username, codes ?? [], t('two_factor.recovery_codes_regenerated'));
+  });
+
+  app.post('/settings/two_factor_authentication_methods/disable', form, async (request, reply) => {
+    const signedIn = await requireSignedIn(core, request, reply, METHODS, SETUP_PAGE);
+    if (!signedIn) return reply;
+    const { user, account } = signedIn;
+    if (!twoFactorEnabled(user)) return methodsPage(reply, user, account.username);
+    if (!(await challengePassed(request, reply, user)))
+      return reply.sent
+        ? reply
+        : methodsPage(reply, user, account.username, { status: 422, error: t('two_factor.wrong_password') });
+    await disableTwoFactor(core, user._id);
+    return methodsPage(reply, { ...user, otpRequiredForLogin: false, otpBackupCodes: [] }, account.username, {
+      notice: t('two_factor.disabled_success'),
+    });
+  });
+};
+
+export default twoFactorPages;
