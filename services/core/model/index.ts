@@ -28,6 +28,8 @@ import './scheduledStatuses.ts';
 import './notifications.ts';
 import './markers.ts';
 import './filters.ts';
+import './bulkImports.ts';
+import './accountMigrations.ts';
 import './rules.ts';
 import './customEmojis.ts';
 import './announcements.ts';
