@@ -12,6 +12,8 @@ import { removeUnattachedMedia } from '../../services/core/media/attachments.ts'
 import { vacuumMediaCache } from '../../services/core/media/remoteCache.ts';
 import { endExpiredMutes } from '../../services/core/graph/mute.ts';
 import { deleteExpiredSuspensions } from '../../services/core/moderation/accountActions.ts';
+import { processImports } from '../../services/core/userData/imports.ts';
+import { processAccountDeletions } from '../../services/core/users/selfDelete.ts';
 
 export interface SchedulerJob {
   name: string;
@@ -32,6 +34,8 @@ export const JOBS: SchedulerJob[] = [
   { name: 'unattached-media-cleanup', everyMs: 3600_000, run: (core) => removeUnattachedMedia(core) },
   { name: 'media-cache-vacuum', everyMs: 3600_000, run: (core) => vacuumMediaCache(core) },
   { name: 'suspended-account-data', everyMs: 3600_000, run: (core) => deleteExpiredSuspensions(core) },
+  { name: 'bulk-imports', run: (core) => processImports(core) },
+  { name: 'account-deletions', run: (core) => processAccountDeletions(core) },
   {
     name: 'claim-pruning',
     everyMs: 3600_000,

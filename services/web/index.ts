@@ -14,6 +14,9 @@ import { messagePage } from './pages.ts';
 import oauthPages from './oauth/index.ts';
 import authPages from './auth/index.ts';
 import settingsPages from './settings/index.ts';
+import dataPages from './data/index.ts';
+import movingPages from './moving/index.ts';
+import filterPages from './filters/index.ts';
 
 export interface WebOptions {
   core: Core;
@@ -78,6 +81,9 @@ const webPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
   await app.register(oauthPages, { core });
   await app.register(authPages, { core });
   await app.register(settingsPages, { core });
+  await app.register(dataPages, { core });
+  await app.register(movingPages, { core });
+  await app.register(filterPages, { core });
 };
 
 export default webPages;
