@@ -95,7 +95,7 @@ const filterPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
         error: opts.error ?? null,
         action: filter ? `/filters/${filter._id}` : '/filters',
         submit: t(filter ? 'data_settings.filters.save' : 'data_settings.filters.save_new'),
-        title: form.title,
+        filterTitle: form.title,
         contexts: FILTER_CONTEXTS.map((c) => ({
           value: c,
           label: t(`data_settings.filters.contexts.${c}`),
