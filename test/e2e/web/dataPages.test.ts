@@ -13,7 +13,7 @@ import type { Core } from '../../../services/core/context.ts';
 import { testConfig } from '../../support/config.ts';
 import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
-import { client, type JsonClient } from '../../support/http.ts';
+import { client, type JsonClient, type JsonResponse } from '../../support/http.ts';
 import { eventually } from '../../support/eventually.ts';
 import { JOBS, runScheduler, type Scheduler } from '../../../pipelines/scheduler/index.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
@@ -56,7 +56,7 @@ describeWithBrowser('dataPages.test.ts')('data and settings pages in a real brow
     expect(new URL(page.url()).pathname).toBe('/auth/edit');
   }
 
-  async function ok(res: Promise<{ status: number; body: unknown }>): Promise<any> {
+  async function ok(res: Promise<JsonResponse>): Promise<JsonResponse['body']> {
     const r = await res;
     expect(r.status).toBe(200);
     return r.body;
