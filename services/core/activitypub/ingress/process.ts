@@ -584,7 +584,10 @@ async function onMove(ctx: Ctx, activity: JsonObject): Promise<void> {
   const target = await resolveActor(core, targetUri, { refresh: true });
   if (!target || target._id === actor._id || target.suspendedAt) return;
   if (!(target.alsoKnownAs ?? []).includes(actor.uri)) return;
-  if (actor.movedToAccountId === target._id) return; // processed already
+  // Once per move (Mastodon marks it for 7 days): the actor's Update may already have set movedTo,
+  // so that field cannot tell whether the followers were moved.
+  const first = await core.redis.set(`move:${actor._id}:${target._id}`, '1', 'EX', 7 * 86_400, 'NX');
+  if (first !== 'OK') return;
   await collection(core.db, accounts).updateOne({ _id: actor._id }, { $set: { movedToAccountId: target._id } });
   await moveLocalFollowers(core, { ...actor, movedToAccountId: target._id }, target);
 }
