@@ -69,11 +69,7 @@ const ATTRIBUTE: Record<string, keyof ImportRowData> = {
 
 /** A file refused, with the reason as Mastodon words it (`imports.errors.*`): shown on the form. */
 export type ImportErrorKey =
-  | 'too_large'
-  | 'empty'
-  | 'invalid_csv_file'
-  | 'incompatible_type'
-  | 'over_rows_processing_limit';
+  'too_large' | 'empty' | 'invalid_csv_file' | 'incompatible_type' | 'over_rows_processing_limit';
 
 export class ImportFileError extends Error {
   readonly key: ImportErrorKey;
@@ -141,14 +137,17 @@ export interface ParsedImport {
 /** Checks a file as Mastodon does and turns its lines into rows of the chosen type. */
 export function parseImportFile(type: ImportType, data: Buffer, filename: string): ParsedImport {
   if (data.length > IMPORT_FILE_SIZE_LIMIT) throw new ImportFileError('too_large');
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(data).replace(/^\uFEFF/, '');
+  } catch {
+    throw new ImportFileError('invalid_csv_file', { error: 'Invalid byte sequence in UTF-8' });
+  }
   let table: string[][];
   try {
-    const text = new TextDecoder('utf-8', { fatal: true }).decode(data).replace(/^\uFEFF/, '');
     table = parseCsv(text, IMPORT_ROWS_LIMIT + 2);
   } catch (err) {
     if (err instanceof CsvSyntaxError) throw new ImportFileError('invalid_csv_file', { error: err.message });
-    if (err instanceof TypeError)
-      throw new ImportFileError('invalid_csv_file', { error: 'Invalid byte sequence in UTF-8' });
     throw err;
   }
   if (table.length === 0) throw new ImportFileError('empty');
