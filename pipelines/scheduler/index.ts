@@ -14,6 +14,7 @@ import { endExpiredMutes } from '../../services/core/graph/mute.ts';
 import { deleteExpiredSuspensions } from '../../services/core/moderation/accountActions.ts';
 import { processImports } from '../../services/core/userData/imports.ts';
 import { processAccountDeletions } from '../../services/core/users/selfDelete.ts';
+import { processArchives } from '../../services/core/userData/archive.ts';
 
 export interface SchedulerJob {
   name: string;
@@ -36,6 +37,7 @@ export const JOBS: SchedulerJob[] = [
   { name: 'suspended-account-data', everyMs: 3600_000, run: (core) => deleteExpiredSuspensions(core) },
   { name: 'bulk-imports', run: (core) => processImports(core) },
   { name: 'account-deletions', run: (core) => processAccountDeletions(core) },
+  { name: 'archives', run: (core) => processArchives(core) },
   {
     name: 'claim-pruning',
     everyMs: 3600_000,

@@ -30,6 +30,7 @@ import './markers.ts';
 import './filters.ts';
 import './bulkImports.ts';
 import './accountMigrations.ts';
+import './backups.ts';
 import './rules.ts';
 import './customEmojis.ts';
 import './announcements.ts';

@@ -16,6 +16,15 @@ import {
   ownImport,
 } from '../../core/userData/imports.ts';
 import { parseId } from '../../core/ids.ts';
+import {
+  archiveAvailable,
+  listArchives,
+  nextArchiveAllowedAt,
+  ownArchive,
+  requestArchive,
+} from '../../core/userData/archive.ts';
+import { storageFor } from '../../core/media/storage.ts';
+import type { UserDoc } from '../../core/model/users.ts';
 import { formField } from '../forms.ts';
 import { translator } from '../i18n.ts';
 import { page } from '../view.ts';
@@ -40,26 +49,97 @@ const dataPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
 
   // --- export ---------------------------------------------------------------------------------
 
-  app.get('/settings/export', async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/export');
-    if (!signedIn) return reply;
-    const counts = await exportCounts(core, signedIn.account);
+  async function exportPage(
+    reply: FastifyReply,
+    user: UserDoc,
+    account: AccountDoc,
+    opts: { status?: number; notice?: string; error?: string } = {},
+  ): Promise<FastifyReply> {
+    const [counts, archives, nextAllowed] = await Promise.all([
+      exportCounts(core, account),
+      listArchives(core, user._id),
+      nextArchiveAllowedAt(core, user._id),
+    ]);
     const files = new Map(CSV_FILES.map((f) => [f.type, f.path]));
-    const rows = (
-      ['statuses', 'followers', 'follows', 'lists', 'blocks', 'mutes', 'domain_blocks', 'bookmarks'] as const
-    ).map((kind) => ({
-      label: t(`data_settings.exports.${kind}`),
-      count: counts[kind],
-      href: files.get(kind as ExportType) ?? null,
-    }));
+    const kinds = [
+      'statuses',
+      'followers',
+      'follows',
+      'lists',
+      'blocks',
+      'mutes',
+      'domain_blocks',
+      'bookmarks',
+    ] as const;
     return page(reply, {
+      status: opts.status,
       template: 'data/export',
       title: 'data_settings.exports.title',
       instance,
-      signedInAs: signedIn.account.username,
+      signedInAs: account.username,
       csrf: reply.generateCsrf(),
-      data: { rows },
+      data: {
+        notice: opts.notice ?? null,
+        error: opts.error ?? null,
+        rows: kinds.map((kind) => ({
+          label: t(`data_settings.exports.${kind}`),
+          count: counts[kind],
+          href: files.get(kind as ExportType) ?? null,
+        })),
+        nextAllowed: nextAllowed ? formatDate(nextAllowed) : null,
+        archives: archives.map((b) => ({
+          id: String(b._id),
+          createdAt: formatDate(b.createdAt),
+          href: archiveAvailable(b) ? `/backups/${b._id}/download` : null,
+          state: t(
+            `data_settings.archive.states.${archiveAvailable(b) ? 'done' : b.state === 'done' ? 'expired' : b.state}`,
+          ),
+          size: b.size === null ? '' : `${Math.max(1, Math.round(b.size / 1024))} KB`,
+        })),
+      },
     });
+  }
+
+  app.get('/settings/export', async (request, reply) => {
+    const signedIn = await requireSignedIn(core, request, reply, '/settings/export');
+    if (!signedIn) return reply;
+    return exportPage(reply, signedIn.user, signedIn.account);
+  });
+
+  // Asks for an archive (Mastodon's POST /settings/export); built in the background.
+  app.post('/settings/export', { preHandler: app.csrfProtection }, async (request: FastifyRequest, reply) => {
+    const signedIn = await requireSignedIn(core, request, reply, '/settings/export');
+    if (!signedIn) return reply;
+    const requested = await requestArchive(core, signedIn.user);
+    if (!requested.ok)
+      return exportPage(reply, signedIn.user, signedIn.account, {
+        status: 429,
+        error: t('data_settings.archive.too_soon', { date: formatDate(requested.nextAllowedAt) }),
+      });
+    return exportPage(reply, signedIn.user, signedIn.account, { notice: t('data_settings.archive.requested') });
+  });
+
+  app.get<{ Params: { id: string } }>('/backups/:id/download', async (request, reply) => {
+    const signedIn = await requireSignedIn(core, request, reply, '/settings/export');
+    if (!signedIn) return reply;
+    const backup = await ownArchive(core, signedIn.user._id, parseId(request.params.id));
+    const stored =
+      backup && archiveAvailable(backup) ? await storageFor(core).stream(backup.storageKey as string) : null;
+    if (!backup || !stored)
+      return messagePage(reply, core, {
+        status: 404,
+        title: 'errors.title',
+        lines: ['errors.not_found'],
+        translate: true,
+        signedInAs: signedIn.account.username,
+        csrf: reply.generateCsrf(),
+      });
+    const name = (backup.storageKey as string).split('/').pop() as string;
+    return reply
+      .type('application/zip')
+      .header('content-length', String(stored.size))
+      .header('content-disposition', `attachment; filename="${name}"`)
+      .send(stored.body);
   });
 
   for (const file of CSV_FILES) {

@@ -20,6 +20,9 @@ import { collection } from '../../../services/core/db/mongo.ts';
 import { users } from '../../../services/core/model/users.ts';
 import { accounts } from '../../../services/core/model/accounts.ts';
 import { listFilters } from '../../../services/core/filters/filters.ts';
+import type { OutboxEvent } from '../../../services/core/events/outbox.ts';
+import { png } from '../../support/mediaFiles.ts';
+import { readZip } from '../../support/zipReader.ts';
 
 const SCREENSHOTS = join(__dirname, '..', '..', '..', 'var', 'screenshots');
 
@@ -27,6 +30,7 @@ jest.setTimeout(120_000);
 
 describeWithBrowser('dataPages.test.ts')('data and settings pages in a real browser (Chromium)', () => {
   let core: Core;
+  let published: OutboxEvent[];
   let server: TestServer;
   let scheduler: Scheduler;
   let browser: Browser;
@@ -64,13 +68,13 @@ describeWithBrowser('dataPages.test.ts')('data and settings pages in a real brow
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    ({ core } = await createTestCore(testConfig()));
+    ({ core, published } = await createTestCore(testConfig()));
     domain = core.config.localDomain;
     server = await startTestServer(core);
     call = client(server.url);
     scheduler = runScheduler(core, {
       intervalMs: 100,
-      jobs: JOBS.filter((j) => j.name === 'bulk-imports' || j.name === 'account-deletions'),
+      jobs: JOBS.filter((j) => ['bulk-imports', 'account-deletions', 'archives'].includes(j.name)),
     });
     browser = await launchChromium();
   });
@@ -458,6 +462,82 @@ describeWithBrowser('dataPages.test.ts')('data and settings pages in a real brow
     expect(record).toMatchObject({ usernameLower: 'jack', statusesCount: 0 });
     expect(record?.suspendedAt).toBeInstanceOf(Date);
     expect(record?.dataDeletedAt).toBeInstanceOf(Date);
+    await context.close();
+  });
+  it('archive: requested once a week, built in the background, mailed, downloaded as a zip of ActivityPub JSON and media', async () => {
+    const kim = await createTestUser(core, { username: 'kim' });
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(await png(40, 30))], { type: 'image/png' }), 'dot.png');
+    form.append('description', 'a dot');
+    const upload = await fetch(`${server.url}/api/v2/media`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${kim.token}` },
+      body: form,
+    });
+    expect(upload.status).toBe(200);
+    const media = (await upload.json()) as { id: string };
+    const post = await ok(
+      call('POST', '/api/v1/statuses', kim.token, { status: 'with a picture', media_ids: [media.id] }),
+    );
+    await ok(call('POST', `/api/v1/statuses/${post.id}/favourite`, kim.token));
+
+    const { context, page } = await newPage();
+    await logIn(page, kim);
+    await page.goto(`${server.url}/settings/export`);
+    await submit(page, 'Request your archive');
+    await expect(page.getByRole('status').textContent()).resolves.toContain('Your archive is being prepared');
+    // Once in 7 days: no button now, and a forged request is refused.
+    expect(await page.getByRole('button', { name: 'Request your archive' }).count()).toBe(0);
+    await expect(page.locator('main').textContent()).resolves.toContain('You can request a new archive on');
+    const again = await page.request.post(`${server.url}/settings/export`, {
+      form: { _csrf: await page.locator('input[name=_csrf]').first().inputValue() },
+    });
+    expect(again.status()).toBe(429);
+
+    const link = await eventually(
+      async () => {
+        await page.reload();
+        const a = page.getByRole('link', { name: /Download your archive of/ });
+        return (await a.count()) > 0 ? a.getAttribute('href') : false;
+      },
+      30_000,
+      'archive ready',
+    );
+    await expectAccessible(page, 'export with an archive');
+    const mail = published.find(
+      (e) => e.type === 'MailRequested' && (e.payload as { template: string }).template === 'backup_ready',
+    );
+    expect(mail?.payload).toMatchObject({
+      to: kim.user.email,
+      subject: expect.stringContaining('Your archive is ready'),
+    });
+
+    const res = await page.request.get(`${server.url}${link}`);
+    expect(res.status()).toBe(200);
+    expect(res.headers()['content-type']).toBe('application/zip');
+    const files = readZip(await res.body());
+    const names = [...files.keys()];
+    expect(names).toEqual(expect.arrayContaining(['actor.json', 'outbox.json', 'likes.json', 'bookmarks.json']));
+    const actor = JSON.parse(files.get('actor.json')!.toString());
+    expect(actor).toMatchObject({ type: 'Person', id: kim.account.uri, preferredUsername: 'kim' });
+    const outbox = JSON.parse(files.get('outbox.json')!.toString());
+    expect(outbox).toMatchObject({ type: 'OrderedCollection', totalItems: 1 });
+    expect(outbox.orderedItems[0]).toMatchObject({
+      type: 'Create',
+      object: { id: post.uri, type: 'Note', attachment: [expect.objectContaining({ name: 'a dot' })] },
+    });
+    expect(JSON.parse(files.get('likes.json')!.toString()).orderedItems).toEqual([post.uri]);
+    const mediaFiles = names.filter((n) => n.startsWith('media_attachments/'));
+    expect(mediaFiles).toHaveLength(1);
+    expect(files.get(mediaFiles[0])!.subarray(1, 4).toString()).toBe('PNG');
+
+    // Another user's archive is not theirs to download.
+    const other = await createTestUser(core);
+    const { context: otherContext, page: otherPage } = await newPage();
+    await logIn(otherPage, other);
+    const stolen = await otherPage.request.get(`${server.url}${link}`);
+    expect(stolen.status()).toBe(404);
+    await otherContext.close();
     await context.close();
   });
 });
