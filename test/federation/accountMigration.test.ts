@@ -9,6 +9,7 @@ import { describeWithBrowser, launchChromium } from '../support/browser.ts';
 import { createTestUser, type TestUser } from '../support/fixtures.ts';
 import { consumerTuning } from '../support/kafka.ts';
 import { settles, startInstance, type Instance } from './support.ts';
+import { JOBS, runScheduler, type Scheduler } from '../../pipelines/scheduler/index.ts';
 
 jest.setTimeout(180_000);
 
@@ -18,6 +19,7 @@ describeWithBrowser('accountMigration.test.ts')('moving an account between two i
   let a: Instance;
   let b: Instance;
   let browser: Browser;
+  let scheduler: Scheduler;
   const deliveries: Array<{ stop(): Promise<void> }> = [];
 
   beforeAll(async () => {
@@ -30,11 +32,16 @@ describeWithBrowser('accountMigration.test.ts')('moving an account between two i
           worker: workerTuning,
         }),
       );
+    scheduler = runScheduler(a.core, {
+      intervalMs: 100,
+      jobs: JOBS.filter((j) => j.name === 'account-deletions'),
+    });
     browser = await launchChromium();
   });
 
   afterAll(async () => {
     await browser?.close();
+    await scheduler?.stop();
     for (const d of deliveries) await d.stop();
     await Promise.all([a?.close(), b?.close()]);
   });
@@ -137,5 +144,37 @@ describeWithBrowser('accountMigration.test.ts')('moving an account between two i
     await expect(onA.locator('main').textContent()).resolves.toContain('This function will become available again');
     await onA.context().close();
     await onB.context().close();
+  });
+  it('deleting an account on A: its Delete reaches B, which drops the account and the follow', async () => {
+    const dora = await createTestUser(a.core, { username: 'dora' });
+    const ed = await createTestUser(b.core, { username: 'ed' });
+    const doraOnB = (await b.call('GET', `/api/v1/accounts/lookup?acct=dora@${a.domain}`, ed.token)).body.id;
+    expect((await b.call('POST', `/api/v1/accounts/${doraOnB}/follow`, ed.token)).status).toBe(200);
+    await settles(
+      async () => {
+        const res = await a.call('GET', `/api/v1/accounts/${dora.account._id}/followers`, dora.token);
+        expect(res.body.map((x: { acct: string }) => x.acct)).toEqual([`ed@${b.domain}`]);
+      },
+      30_000,
+      'ed follows dora',
+    );
+
+    const onA = await signedIn(a, dora);
+    await onA.goto(`${a.url}/settings/delete`);
+    await onA.getByLabel('Enter your current password').fill(dora.password);
+    await press(onA, 'Delete account');
+    await expect(onA.locator('main').textContent()).resolves.toContain('Your account was successfully deleted');
+    await onA.context().close();
+
+    await settles(
+      async () => {
+        const rel = await b.call('GET', `/api/v1/accounts/relationships?id[]=${doraOnB}`, ed.token);
+        expect(rel.body[0] ?? { following: false }).toMatchObject({ following: false });
+        const res = await b.call('GET', `/api/v1/accounts/${doraOnB}`, ed.token);
+        expect(res.status === 404 || res.body.suspended === true).toBe(true);
+      },
+      40_000,
+      'dora gone on B',
+    );
   });
 });
