@@ -2,7 +2,8 @@
 // names another account as this one's former self (`alsoKnownAs`), which a move to this account
 // needs; moving redirects this account to the target (`movedTo`), tells followers' servers with a
 // Move (planned by the delivery pipeline from the AccountUpdated event), and moves the followers on
-// this server to the target. Receiving a Move (ingress) moves local followers the same way.
+// this server to the target (and carries local blocks and mutes of it over). Receiving a Move
+// (ingress) does the same for the local followers of a remote account.
 import type { Core } from '../context.ts';
 import { nextSerialId } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
@@ -17,6 +18,10 @@ import { parseAcct } from './queries.ts';
 import { verifyPassword } from '../users/passwords.ts';
 import { followAccount } from '../graph/follow.ts';
 import { endFollow } from '../graph/unfollow.ts';
+import { blocks } from '../model/blocks.ts';
+import { mutes } from '../model/mutes.ts';
+import { blockAccount } from '../graph/block.ts';
+import { muteAccount } from '../graph/mute.ts';
 
 /** Mastodon's cool-down between two moves. */
 export const MIGRATION_COOLDOWN_MS = 30 * 86_400_000;
@@ -179,5 +184,29 @@ export async function moveLocalFollowers(core: Core, from: AccountDoc, to: Accou
       core.logger.info({ err, follower: String(follower._id) }, 'move: a follower could not follow the new account');
     }
   }
+  await carryBlocksAndMutes(core, from, to);
   return moved;
+}
+
+/** Local users who block or mute `from` block or mute `to` too (MoveWorker#carry_blocks_over!, carry_mutes_over!). */
+async function carryBlocksAndMutes(core: Core, from: AccountDoc, to: AccountDoc): Promise<void> {
+  const localOf = async (ids: bigint[]) =>
+    collection(core.db, accounts)
+      .find({ _id: { $in: ids }, domain: null })
+      .toArray();
+  const blockers = await collection(core.db, blocks)
+    .find({ targetAccountId: from._id })
+    .limit(MOVE_FOLLOWERS_MAX)
+    .toArray();
+  for (const blocker of await localOf(blockers.map((b) => b.accountId)))
+    if (blocker._id !== to._id) await blockAccount(core, blocker, to).catch(() => undefined);
+  const muters = await collection(core.db, mutes)
+    .find({ targetAccountId: from._id, expiresAt: null })
+    .limit(MOVE_FOLLOWERS_MAX)
+    .toArray();
+  for (const muter of await localOf(muters.map((m) => m.accountId))) {
+    if (muter._id === to._id) continue;
+    const mute = muters.find((m) => m.accountId === muter._id);
+    await muteAccount(core, muter, to, { notifications: mute?.hideNotifications ?? true }).catch(() => undefined);
+  }
 }

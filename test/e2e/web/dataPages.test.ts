@@ -26,7 +26,7 @@ import { readZip } from '../../support/zipReader.ts';
 
 const SCREENSHOTS = join(__dirname, '..', '..', '..', 'var', 'screenshots');
 
-jest.setTimeout(120_000);
+jest.setTimeout(300_000);
 
 describeWithBrowser('dataPages.test.ts')('data and settings pages in a real browser (Chromium)', () => {
   let core: Core;
@@ -185,7 +185,7 @@ describeWithBrowser('dataPages.test.ts')('data and settings pages in a real brow
           await p.reload();
           return (await p.locator('tbody tr').first().textContent())?.includes('Finished');
         },
-        30_000,
+        60_000,
         'import finished',
       );
     };
@@ -357,6 +357,8 @@ describeWithBrowser('dataPages.test.ts')('data and settings pages in a real brow
     const henry = await createTestUser(core, { username: 'henry' });
     const ivy = await createTestUser(core, { username: 'ivy' });
     await ok(call('POST', `/api/v1/accounts/${george.account._id}/follow`, ivy.token, { reblogs: false }));
+    const lee = await createTestUser(core, { username: 'lee' });
+    await ok(call('POST', `/api/v1/accounts/${george.account._id}/block`, lee.token));
 
     // henry names george as his former account.
     const h = await newPage();
@@ -414,6 +416,9 @@ describeWithBrowser('dataPages.test.ts')('data and settings pages in a real brow
     );
     expect(rel[0]).toMatchObject({ following: true, showing_reblogs: false });
     expect(rel[1]).toMatchObject({ following: false });
+    // Who blocked the old account blocks the new one too.
+    const leeRel = await ok(call('GET', `/api/v1/accounts/relationships?id[]=${henry.account._id}`, lee.token));
+    expect(leeRel[0]).toMatchObject({ blocking: true });
 
     // henry removes the alias again.
     await h.page.goto(`${server.url}/settings/aliases`);
