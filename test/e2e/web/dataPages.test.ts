@@ -440,6 +440,9 @@ describeWithBrowser('dataPages.test.ts')('data and settings pages in a real brow
       page.getByRole('link', { name: 'Delete this account' }).click(),
     ]);
     await expectAccessible(page, 'delete');
+    // Without the form's CSRF token nothing happens.
+    const forged = await page.request.post(`${server.url}/settings/delete`, { form: { password: jack.password } });
+    expect(forged.status()).toBe(403);
     await page.getByLabel('Enter your current password').fill('not my password');
     await submit(page, 'Delete account');
     await expect(page.getByRole('alert').textContent()).resolves.toBe('The information you entered was not correct');
