@@ -13,6 +13,9 @@ import { vacuumMediaCache } from '../../services/core/media/remoteCache.ts';
 import { endExpiredMutes } from '../../services/core/graph/mute.ts';
 import { deleteExpiredSuspensions } from '../../services/core/moderation/accountActions.ts';
 import { refreshStaleQuotes } from '../../services/core/quotes/ingress.ts';
+import { processImports } from '../../services/core/userData/imports.ts';
+import { processAccountDeletions } from '../../services/core/users/selfDelete.ts';
+import { processArchives } from '../../services/core/userData/archive.ts';
 
 export interface SchedulerJob {
   name: string;
@@ -34,6 +37,9 @@ export const JOBS: SchedulerJob[] = [
   { name: 'media-cache-vacuum', everyMs: 3600_000, run: (core) => vacuumMediaCache(core) },
   { name: 'suspended-account-data', everyMs: 3600_000, run: (core) => deleteExpiredSuspensions(core) },
   { name: 'quote-stamp-refresh', everyMs: 600_000, run: (core) => refreshStaleQuotes(core) },
+  { name: 'bulk-imports', run: (core) => processImports(core) },
+  { name: 'account-deletions', run: (core) => processAccountDeletions(core) },
+  { name: 'archives', run: (core) => processArchives(core) },
   {
     name: 'claim-pruning',
     everyMs: 3600_000,

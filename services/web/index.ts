@@ -18,6 +18,9 @@ import settingsPages from './settings/index.ts';
 import twoFactorPages from './settings/twoFactor.ts';
 import omniauthPages from './auth/omniauth.ts';
 import securityKeyPages from './settings/securityKeys.ts';
+import dataPages from './data/index.ts';
+import movingPages from './moving/index.ts';
+import filterPages from './filters/index.ts';
 
 export interface WebOptions {
   core: Core;
@@ -86,6 +89,9 @@ const webPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
   await app.register(twoFactorPages, { core });
   await app.register(omniauthPages, { core });
   await app.register(securityKeyPages, { core });
+  await app.register(dataPages, { core });
+  await app.register(movingPages, { core });
+  await app.register(filterPages, { core });
 };
 
 export default webPages;

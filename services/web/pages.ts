@@ -50,7 +50,9 @@ export function messagePage(reply: FastifyReply, core: Core, opts: MessageOption
 export function safeReturnTo(value: unknown): string {
   if (typeof value !== 'string' || value.length > 4000 || value.includes('//') || value.includes('\\'))
     return DEFAULT_RETURN;
-  return /^\/(oauth\/authorize(\?|$)|oauth\/authorized_applications$|auth\/edit$|settings\/[a-z_]+$)/.test(value)
+  return /^\/(oauth\/authorize(\?|$)|oauth\/authorized_applications$|auth\/edit$|settings\/[a-z_]+$|filters$)/.test(
+    value,
+  )
     ? value
     : DEFAULT_RETURN;
 }

@@ -24,6 +24,7 @@ import {
   parseExpiresIn,
   publishFiltersChanged,
 } from '../../core/filters/changes.ts';
+import { addFilterKeyword, createFilter, deleteFilter, filterTitle, updateFilter } from '../../core/filters/filters.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import {
@@ -69,22 +70,8 @@ const filtersArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
     ]);
     return presentFilter(f, kws, sts);
   }
-  async function addKeyword(f: FilterDoc, keyword: string, wholeWord: boolean): Promise<FilterKeywordDoc> {
-    const doc: FilterKeywordDoc = {
-      _id: await nextSerialId(core.db, 'filter_keywords'),
-      filterId: f._id,
-      accountId: f.accountId,
-      keyword,
-      wholeWord,
-      createdAt: new Date(),
-    };
-    await K().insertOne(doc);
-    return doc;
-  }
-  async function removeFilter(f: FilterDoc): Promise<void> {
-    await Promise.all([K().deleteMany({ filterId: f._id }), S().deleteMany({ filterId: f._id })]);
-    await F().deleteOne({ _id: f._id });
-  }
+  const addKeyword = (f: FilterDoc, keyword: string, wholeWord: boolean) =>
+    addFilterKeyword(core, f, keyword, wholeWord);
   const changed = (account: AccountDoc) => publishFiltersChanged(core, account._id);
 
   // ---------------- v2 ----------------
@@ -110,9 +97,7 @@ const filtersArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
     async (request) => {
       const { account } = requireUser(request);
       const b = (request.body ?? {}) as Body & object;
-      const title = typeof b.title === 'string' || typeof b.title === 'number' ? String(b.title).trim() : '';
-      if (!title) throw validationFailed("Title can't be blank");
-      if (title.length > 256) throw validationFailed('Title is too long');
+      const title = filterTitle(b.title);
       const context = parseContexts(b.context);
       const action = parseAction(b.filter_action, 'warn');
       const expiresAt = parseExpiresIn(b.expires_in);
@@ -122,21 +107,7 @@ const filtersArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
         keyword: keywordText(a.keyword),
         wholeWord: parseBool(a.whole_word, true),
       }));
-      const now = new Date();
-      const f: FilterDoc = {
-        _id: await nextSerialId(core.db, 'filters'),
-        accountId: account._id,
-        title,
-        context,
-        action,
-        expiresAt,
-        createdAt: now,
-        updatedAt: now,
-      };
-      await F().insertOne(f);
-      for (const k of keywords) await addKeyword(f, k.keyword, k.wholeWord);
-      await changed(account);
-      return render(f);
+      return render(await createFilter(core, account._id, { title, context, action, expiresAt, keywords }));
     },
   );
 
@@ -147,41 +118,27 @@ const filtersArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
       const { account } = requireUser(request);
       const f = await ownFilter(account, request.params.id);
       const b = (request.body ?? {}) as Body & object;
-      const set: Partial<FilterDoc> = { updatedAt: new Date() };
-      if (b.title !== undefined) {
-        const title = typeof b.title === 'string' || typeof b.title === 'number' ? String(b.title).trim() : '';
-        if (!title) throw validationFailed("Title can't be blank");
-        set.title = title;
-      }
+      const set: Partial<FilterDoc> = {};
+      if (b.title !== undefined) set.title = filterTitle(b.title);
       if (b.context !== undefined) set.context = parseContexts(b.context);
       if (b.filter_action !== undefined) set.action = parseAction(b.filter_action, f.action);
       if ('expires_in' in b) set.expiresAt = parseExpiresIn(b.expires_in);
-      const attrs = keywordAttributes(b.keywords_attributes);
-      // Validate everything before writing anything.
-      const existing = new Map((await K().find({ filterId: f._id }).toArray()).map((k) => [String(k._id), k]));
-      const ops = attrs.map((a) => {
+      const changes = keywordAttributes(b.keywords_attributes).map((a) => {
         const hasId = a.id !== undefined && a.id !== '' && a.id !== null;
-        if (hasId && !existing.has(String(a.id))) throw notFound();
+        const id = hasId ? parseId(a.id) : undefined;
+        if (id === null) throw notFound();
         const destroy = parseBool(a._destroy, false);
-        if (destroy) return { kind: 'destroy' as const, id: existing.get(String(a.id))?._id };
-        const current = hasId ? existing.get(String(a.id)) : undefined;
         return {
-          kind: current ? ('update' as const) : ('create' as const),
-          id: current?._id,
-          keyword: a.keyword === undefined && current ? current.keyword : keywordText(a.keyword),
-          wholeWord: parseBool(a.whole_word, current?.wholeWord ?? true),
+          id,
+          destroy,
+          keyword: destroy || (a.keyword === undefined && hasId) ? undefined : keywordText(a.keyword),
+          wholeWord:
+            a.whole_word === undefined || a.whole_word === '' || a.whole_word === null
+              ? undefined
+              : parseBool(a.whole_word, true),
         };
       });
-      await F().updateOne({ _id: f._id }, { $set: set });
-      for (const op of ops) {
-        if (op.kind === 'destroy') {
-          if (op.id !== undefined) await K().deleteOne({ _id: op.id });
-        } else if (op.kind === 'update')
-          await K().updateOne({ _id: op.id }, { $set: { keyword: op.keyword, wholeWord: op.wholeWord } });
-        else await addKeyword(f, op.keyword, op.wholeWord);
-      }
-      await changed(account);
-      return render({ ...f, ...set });
+      return render(await updateFilter(core, f, set, changes));
     },
   );
 
@@ -190,8 +147,7 @@ const filtersArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
     { schema: { params: IdParams, response: { 200: Empty } }, config: { auth: WRITE } },
     async (request) => {
       const { account } = requireUser(request);
-      await removeFilter(await ownFilter(account, request.params.id));
-      await changed(account);
+      await deleteFilter(core, await ownFilter(account, request.params.id));
       return {};
     },
   );

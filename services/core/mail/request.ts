@@ -12,7 +12,8 @@ export type MailTemplate =
   | 'trends_review'
   | 'reset_password_instructions'
   | 'password_change'
-  | 'email_changed';
+  | 'email_changed'
+  | 'backup_ready';
 
 export interface MailRequest {
   to: string;

@@ -69,6 +69,19 @@ export function renderMail(template: MailTemplate, v: Record<string, string>): R
         html: layout('Password reset', [lines[0], tail], { label: 'Change password', url: v.link ?? '' }),
       };
     }
+    case 'backup_ready': {
+      // Mastodon's UserMailer#backup_ready.
+      const subject = `${instance}: Your archive is ready for download`;
+      const lines = [
+        `Hi ${v.username ?? ''}, the archive of your data on ${instance} is ready for download.`,
+        'Download it from your data export page within 7 days:',
+      ];
+      return {
+        subject,
+        text: `${lines.join('\n\n')}\n\n${v.link}\n`,
+        html: layout('Your archive is ready for download', lines, { label: 'Download archive', url: v.link ?? '' }),
+      };
+    }
     case 'password_change': {
       const subject = `${instance}: Password changed`;
       const lines = [

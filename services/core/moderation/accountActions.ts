@@ -65,7 +65,7 @@ export async function suspendAccount(
   core: Core,
   target: AccountDoc,
   actor: Actor,
-  opts: { origin?: 'local' | 'remote'; log?: boolean } = {},
+  opts: { origin?: 'local' | 'remote'; log?: boolean; blockEmail?: boolean } = {},
 ): Promise<AccountDoc> {
   if (target.suspendedAt) return target;
   const now = new Date();
@@ -89,7 +89,8 @@ export async function suspendAccount(
     );
   });
   // A suspended person may not come back under the same address (Mastodon blocks it canonically).
-  const user = await userOfAccount(core, target);
+  // (Not when people delete their own account: Mastodon lets the address sign up again.)
+  const user = opts.blockEmail === false ? null : await userOfAccount(core, target);
   if (user) {
     await createCanonicalEmailBlock(core, { email: user.email, referenceAccountId: target._id }, actor).catch(
       (err: unknown) => {

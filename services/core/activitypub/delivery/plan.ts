@@ -19,6 +19,7 @@ import {
   renderBlock,
   renderCreate,
   renderDeleteActor,
+  renderMove,
   renderDeleteStatus,
   renderFeaturedTag,
   renderFlag,
@@ -341,7 +342,19 @@ async function planUnfiltered(
       // Two changes within one second (suspended, then lifted) must stay two activities.
       update.id = `${account.uri}#updates/${p.occurredAt.getTime()}`;
       const reach = await followerInboxes(core, account._id);
-      return [plan(String(update.id), update, account, reach)];
+      const plans = [plan(String(update.id), update, account, reach)];
+      // A move (settings/migration): the Move follows the Update that carries `movedTo`.
+      if (type === 'AccountUpdated' && p.changed.includes('moved_to') && account.movedToAccountId !== null) {
+        const target = await collection(core.db, accounts).findOne(
+          { _id: account.movedToAccountId },
+          { projection: { uri: 1 } },
+        );
+        if (target) {
+          const move = renderMove(`${account.uri}#moves/${p.occurredAt.getTime()}`, account.uri, target.uri);
+          plans.push(plan(String(move.id), move, account, reach));
+        }
+      }
+      return plans;
     }
     case 'AccountDataDeleted': {
       // A local account's data is gone: Delete of the actor to every server we know, signed with

@@ -18,6 +18,7 @@ import { createReport } from '../../moderation/reports.ts';
 import { followAccount } from '../../graph/follow.ts';
 import { authorizeFollowRequest, rejectFollowRequest } from '../../graph/followRequests.ts';
 import { endFollow, unfollowAccount } from '../../graph/unfollow.ts';
+import { moveLocalFollowers } from '../../accounts/migration.ts';
 import { blockAccount, unblockAccount } from '../../graph/block.ts';
 import { isBlocking } from '../../graph/relations.ts';
 import { favouriteStatus, unfavouriteStatus } from '../../interactions/favourites.ts';
@@ -583,26 +584,10 @@ async function onMove(ctx: Ctx, activity: JsonObject): Promise<void> {
   const target = await resolveActor(core, targetUri, { refresh: true });
   if (!target || target._id === actor._id || target.suspendedAt) return;
   if (!(target.alsoKnownAs ?? []).includes(actor.uri)) return;
-  if (actor.movedToAccountId === target._id) return; // processed already
+  // Once per move (Mastodon marks it for 7 days): the actor's Update may already have set movedTo,
+  // so that field cannot tell whether the followers were moved.
+  const first = await core.redis.set(`move:${actor._id}:${target._id}`, '1', 'EX', 7 * 86_400, 'NX');
+  if (first !== 'OK') return;
   await collection(core.db, accounts).updateOne({ _id: actor._id }, { $set: { movedToAccountId: target._id } });
-  const localFollowers = await collection(core.db, follows)
-    .find({ targetAccountId: actor._id }, { projection: { accountId: 1, showReblogs: 1, notify: 1, languages: 1 } })
-    .limit(5000)
-    .toArray();
-  const byId = await collection(core.db, accounts)
-    .find({ _id: { $in: localFollowers.map((f) => f.accountId) }, domain: null })
-    .toArray();
-  for (const follower of byId) {
-    const f = localFollowers.find((x) => x.accountId === follower._id);
-    try {
-      await followAccount(core, follower, target, {
-        reblogs: f?.showReblogs,
-        notify: f?.notify,
-        languages: f?.languages,
-      });
-      await endFollow(core, follower, actor, 'UNFOLLOW', follower);
-    } catch (err) {
-      core.logger.info({ err, follower: String(follower._id) }, 'ingress: Move could not re-follow');
-    }
-  }
+  await moveLocalFollowers(core, { ...actor, movedToAccountId: target._id }, target);
 }
