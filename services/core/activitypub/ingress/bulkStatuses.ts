@@ -63,7 +63,7 @@ export async function statusesByUri(core: Core, uris: string[]): Promise<Map<str
 }
 
 /** Accounts named by actor ids (`findAccountByUri` for many): local by username, remote by uri. */
-async function accountsByUri(core: Core, uris: string[]): Promise<Map<string, AccountDoc>> {
+export async function accountsByUri(core: Core, uris: string[]): Promise<Map<string, AccountDoc>> {
   const usernames = new Map<string, string[]>();
   const remote: string[] = [];
   for (const uri of new Set(uris)) {

@@ -5,6 +5,7 @@
 import type { Core } from '../../context.ts';
 import { nextSerialId } from '../../ids.ts';
 import { collection, isDuplicateKeyError } from '../../db/mongo.ts';
+import { batch } from '../../db/redis.ts';
 import type { AccountDoc } from '../../model/accounts.ts';
 import { accounts } from '../../model/accounts.ts';
 import {
@@ -50,7 +51,17 @@ export function deleteMarkerKey(uri: string): string {
 }
 
 export async function markDeleted(core: Core, uri: string): Promise<void> {
-  await core.redis.set(deleteMarkerKey(uri), '1', 'EX', DELETE_MARKER_SECONDS);
+  await markDeletedMany(core, [uri]);
+}
+
+/** markDeleted for many (one round trip). */
+export async function markDeletedMany(core: Core, uris: string[]): Promise<void> {
+  if (uris.length === 0) return;
+  const pipe = batch(core.redis);
+  for (const uri of uris) pipe.set(deleteMarkerKey(uri), '1', 'EX', DELETE_MARKER_SECONDS);
+  // A marker not set would let a late Create through: fail the activities, to be retried.
+  const failed = (await pipe.exec())?.find(([err]) => err)?.[0];
+  if (failed) throw failed;
 }
 
 /**
