@@ -19,7 +19,7 @@ import { followCreatedEvent } from '../../graph/follow.ts';
 import { followDeletedEvent } from '../../graph/unfollow.ts';
 import { firstType, idOf, obj, str, type JsonObject } from '../json.ts';
 import { parseLocalUri } from '../uris.ts';
-import { accountsByUri } from './bulkStatuses.ts';
+import { accountsByUri } from './audience.ts';
 
 export interface RemoteFollow {
   actor: AccountDoc;

@@ -16,7 +16,7 @@ import { statusUpdatedEvent } from '../../statuses/events.ts';
 import { asArray, obj, typeIs, type JsonObject } from '../json.ts';
 import { hostOf } from '../uris.ts';
 import { plainText } from '../sanitize.ts';
-import { audiencesOf } from './bulkStatuses.ts';
+import { audiencesOf } from './audience.ts';
 import { contentOf, date } from './statuses.ts';
 
 export interface RemoteEdit {
