@@ -3,7 +3,7 @@
 // and enters fan-out and notifications through the same StatusCreated event as a local post.
 // Origin rules: the object id is on the actor's host; a Delete marker refuses a late Create.
 import type { Core } from '../../context.ts';
-import { nextSerialId } from '../../ids.ts';
+import { nextSerialId, nextSerialIds } from '../../ids.ts';
 import { collection, isDuplicateKeyError } from '../../db/mongo.ts';
 import { batch } from '../../db/redis.ts';
 import type { AccountDoc } from '../../model/accounts.ts';
@@ -379,6 +379,64 @@ export async function storeFetchedStatus(
   });
 }
 
+/** What an edit of a remote status is made of, once its lookups are done (one edit or a batch's). */
+export interface RemoteEditParts {
+  status: StatusDoc;
+  actor: AccountDoc;
+  object: JsonObject;
+  audience: Audience;
+  mediaIds: bigint[];
+  pollOptions: string[] | null;
+  updated: Date;
+  /** Ids for the history entries: two when the status had never been edited (its original first), else one. */
+  historyIds: bigint[];
+  now: Date;
+}
+
+/**
+ * The edited status and its new history entries: the one place updateRemoteStatus and its bulk
+ * form make them. Visibility never changes.
+ */
+export function remoteEdit(p: RemoteEditParts): { next: StatusDoc; edits: StatusEditDoc[] } {
+  const { status, object, updated } = p;
+  const { html, language } = contentOf(object);
+  const spoilerText = typeIs(object, ...NOTE_TYPES) ? plainText(object.summary, 5000) : '';
+  const next: StatusDoc = {
+    ...status,
+    content: html,
+    spoilerText,
+    sensitive: object.sensitive === true || spoilerText !== '',
+    language: language ?? status.language,
+    mentions: p.audience.mentions,
+    mentionedAccountIds: p.audience.mentions.map((m) => m.accountId),
+    tags: p.audience.tags,
+    tagNames: tagNamesOf(p.audience.tags),
+    mediaIds: p.mediaIds,
+    // The author may have changed who can quote it.
+    quoteApprovalPolicy: policyFromInteractionPolicy(object.interactionPolicy, p.actor),
+    editedAt: updated,
+    updatedAt: p.now,
+  };
+  const entry = (id: bigint, of: StatusDoc, pollOptions: string[] | null, createdAt: Date): StatusEditDoc => ({
+    _id: id,
+    statusId: status._id,
+    accountId: status.accountId,
+    text: '',
+    content: of.content,
+    spoilerText: of.spoilerText,
+    sensitive: of.sensitive,
+    mediaIds: of.mediaIds,
+    pollOptions,
+    createdAt,
+  });
+  const ids = [...p.historyIds];
+  const edits: StatusEditDoc[] = [];
+  // The original becomes the first entry of the history when the status is first edited.
+  if (status.editedAt === null) edits.push(entry(ids.shift()!, status, null, status.createdAt));
+  edits.push(entry(ids.shift()!, next, p.pollOptions, updated));
+  return { next, edits };
+}
+
 /**
  * Update{Note|Question}: an edit (newer `updated`: text, CW, media, poll options, tags, mentions,
  * with history) or an implicit update (poll tallies only). Visibility never changes.
@@ -397,51 +455,19 @@ export async function updateRemoteStatus(core: Core, actor: AccountDoc, object: 
     if (poll && status.pollId) await upsertRemotePoll(core, status._id, actor._id, poll);
     return;
   }
-  const { html, language } = contentOf(object);
-  const spoilerText = typeIs(object, ...NOTE_TYPES) ? plainText(object.summary, 5000) : '';
   const [{ mentions, tags }] = await audiencesOf(core, [object]);
   const media = await createRemoteAttachments(core, actor._id, asArray(object.attachment));
-  const edits: StatusEditDoc[] = [];
-  if (status.editedAt === null)
-    edits.push({
-      _id: await nextSerialId(core.db, 'status_edits'),
-      statusId: status._id,
-      accountId: status.accountId,
-      text: '',
-      content: status.content,
-      spoilerText: status.spoilerText,
-      sensitive: status.sensitive,
-      mediaIds: status.mediaIds,
-      pollOptions: null,
-      createdAt: status.createdAt,
-    });
-  const next: StatusDoc = {
-    ...status,
-    content: html,
-    spoilerText,
-    sensitive: object.sensitive === true || spoilerText !== '',
-    language: language ?? status.language,
-    mentions,
-    mentionedAccountIds: mentions.map((m) => m.accountId),
-    tags,
-    tagNames: tagNamesOf(tags),
+  const historyIds = await nextSerialIds(core.db, 'status_edits', status.editedAt === null ? 2 : 1);
+  const { next, edits } = remoteEdit({
+    status,
+    actor,
+    object,
+    audience: { mentions, tags },
     mediaIds: media.map((m) => m._id),
-    // The author may have changed who can quote it.
-    quoteApprovalPolicy: policyFromInteractionPolicy(object.interactionPolicy, actor),
-    editedAt: updated,
-    updatedAt: new Date(),
-  };
-  edits.push({
-    _id: await nextSerialId(core.db, 'status_edits'),
-    statusId: status._id,
-    accountId: status.accountId,
-    text: '',
-    content: next.content,
-    spoilerText: next.spoilerText,
-    sensitive: next.sensitive,
-    mediaIds: next.mediaIds,
     pollOptions: poll?.options ?? null,
-    createdAt: updated,
+    updated,
+    historyIds,
+    now: new Date(),
   });
   await core.outbox.write([statusUpdatedEvent(next, updated, poll !== null || status.pollId !== null)], async () => {
     if (poll) next.pollId = (await upsertRemotePoll(core, status._id, actor._id, poll))._id;
