@@ -7,7 +7,8 @@
 // random user's token per request. CPU is counted for the whole process tree (Node, both JVMs,
 // Redis), a post's until every consumer group's lag is 0 again; RSS of the tree at the end.
 // --keep keeps the servers' data and the data set's users and statuses; a later --keep run reuses
-// them (no setup, no posting) and measures the read phases only.
+// them (no setup, no posting) and measures the read phases only; the caches' entries (minutes)
+// have expired by then, so its first seconds read MongoDB (a fresh run's figures are the ones to quote).
 // --phases=posting,statuses,public,account,home (default: all) measures only those: the data set is
 // posted either way, but without `posting` its figures and targets are left out (e.g.
 // `--phases=public,account` for the read phases alone).
