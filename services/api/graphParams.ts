@@ -7,8 +7,8 @@ import type { Collection, Filter } from 'mongodb';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Core } from '../core/context.ts';
 import { parseId, type Id } from '../core/ids.ts';
-import type { AccountDoc } from '../core/model/accounts.ts';
-import { findVisibleAccount, findVisibleAccounts } from '../core/accounts/queries.ts';
+import type { AccountDoc, CachedAccount } from '../core/model/accounts.ts';
+import { findVisibleAccount, findVisibleAccounts, findVisibleCachedAccount } from '../core/accounts/queries.ts';
 import { notFound } from './errors.ts';
 import { requireUser, type AuthRequirement } from './plugins/auth.ts';
 import { presentRelationship, RelationshipEntity } from '../core/entities/relationship.ts';
@@ -30,6 +30,14 @@ export const AccountPageQuery = Type.Object(
 export async function targetAccount(core: Core, rawId: string): Promise<AccountDoc> {
   const id = parseId(rawId);
   const account = id === null ? null : await findVisibleAccount(core, id);
+  if (!account) throw notFound();
+  return account;
+}
+
+/** targetAccount from the document cache, for reads that need no private key. */
+export async function targetCachedAccount(core: Core, rawId: string): Promise<CachedAccount> {
+  const id = parseId(rawId);
+  const account = id === null ? null : await findVisibleCachedAccount(core, id);
   if (!account) throw notFound();
   return account;
 }

@@ -1,4 +1,4 @@
-// `npm run bench -- api [--ports=N] [--seconds=20] [--keep]`: the API's write path and single-object
+// `npm run bench -- api [--ports=N] [--seconds=20] [--keep] [--phases=LIST]`: the API's write path and single-object
 // reads against `npm start` as a user gets it: its own Redis, Kafka and MongoDB-wire server with the
 // default settings (started under var/bench-api, stopped at the end; --ports=N puts them and the
 // server on N..N+5, default free ports) and one `services/main.ts all` process with package.json's
@@ -6,10 +6,16 @@
 // statuses posted round-robin at concurrency 16, then 20-second read phases at concurrency 32 with a
 // random user's token per request. CPU is counted for the whole process tree (Node, both JVMs,
 // Redis), a post's until every consumer group's lag is 0 again; RSS of the tree at the end.
+// --keep keeps the servers' data and the data set's users and statuses; a later --keep run reuses
+// them (no setup, no posting) and measures the read phases only; the caches' entries (minutes)
+// have expired by then, so its first seconds read MongoDB (a fresh run's figures are the ones to quote).
+// --phases=posting,statuses,public,account,home (default: all) measures only those: the data set is
+// posted either way, but without `posting` its figures and targets are left out (e.g.
+// `--phases=public,account` for the read phases alone).
 // BENCH_ROLE_NODE_ARGS='--cpu-prof --cpu-prof-dir=DIR': the server writes a CPU profile on exit,
 // whose heaviest functions are printed.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, readFileSync, readdirSync, rmSync, mkdirSync, existsSync } from 'node:fs';
+import { createWriteStream, readFileSync, readdirSync, rmSync, mkdirSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { Kafka, logLevel } from 'kafkajs';
@@ -20,7 +26,7 @@ import { loadConfig } from '../../services/core/config.ts';
 import { createCore, type Core } from '../../services/core/context.ts';
 import { createKafkaEventSink } from '../../services/core/events/kafkaSink.ts';
 import { createLogger } from '../../services/core/logger.ts';
-import { createTestUser, type TestUser } from '../support/fixtures.ts';
+import { createTestUser } from '../support/fixtures.ts';
 import { cpuAccount, freePort, ms, printTable, printTargets, processCpuSeconds, stats, type Target } from './lib.ts';
 
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -30,6 +36,11 @@ const STATUSES = 4000;
 const POST_CONCURRENCY = 16;
 const READ_CONCURRENCY = 32;
 const seconds = Number(option('seconds') ?? 20);
+const PHASES = ['posting', 'statuses', 'public', 'account', 'home'] as const;
+const chosen = option('phases')?.split(',') ?? [...PHASES];
+const unknownPhase = chosen.find((p) => !(PHASES as readonly string[]).includes(p));
+if (unknownPhase) throw new Error(`--phases: no phase "${unknownPhase}"; there are ${PHASES.join(', ')}`);
+const measured = (phase: (typeof PHASES)[number]) => chosen.includes(phase);
 const root = join(import.meta.dirname, '..', '..');
 const varDir = join(root, 'var', 'bench-api');
 
@@ -59,7 +70,19 @@ const settings = {
 const say = (m: string) => console.log(`[bench-api infra] ${m}`);
 // Servers a former run left (it was killed): stopped before their data goes.
 await stopLocalInfra(settings, say);
-if (!process.argv.includes('--keep')) rmSync(varDir, { recursive: true, force: true });
+const keep = process.argv.includes('--keep');
+/** The users and statuses a `--keep` run made, which a later `--keep` run reuses (its servers' data is kept). */
+const dataSetFile = join(varDir, 'data-set.json');
+interface BenchUser {
+  id: string;
+  token: string;
+}
+const kept =
+  keep && existsSync(dataSetFile)
+    ? (JSON.parse(readFileSync(dataSetFile, 'utf8')) as { users: BenchUser[]; statusIds: string[] })
+    : null;
+// Without a kept data set the servers' data is of no use (its users exist, their tokens are unknown).
+if (!kept) rmSync(varDir, { recursive: true, force: true });
 mkdirSync(settings.logDir, { recursive: true });
 const infraEnv = await ensureLocalInfra(settings, say).catch(async (err: unknown) => {
   await stopLocalInfra(settings, say);
@@ -247,96 +270,117 @@ try {
   await admin.connect();
 
   // ---- 100 users (the model's sign-up path, as the admin CLI would), each following the next 50
-  const users: TestUser[] = [];
-  for (let i = 0; i < USERS; i++) users.push(await createTestUser(core, { username: `bench${i}` }));
-  const setupStart = performance.now();
-  await concurrently(USERS * FOLLOWING, POST_CONCURRENCY, async (i) => {
-    const u = users[Math.floor(i / FOLLOWING)]!;
-    const target = users[(Math.floor(i / FOLLOWING) + 1 + (i % FOLLOWING)) % USERS]!;
-    await request('POST', `/api/v1/accounts/${target.account._id}/follow`, u.token);
-  });
-  console.log(
-    `${USERS} users, ${USERS * FOLLOWING} follows through the API in ${((performance.now() - setupStart) / 1000).toFixed(1)} s`,
-  );
-  await untilIdle(admin);
+  const users: BenchUser[] = kept?.users ?? [];
+  const statusIds: string[] = kept?.statusIds ?? [];
+  if (kept) console.log(`the data set of a former --keep run reused (${dataSetFile}): posting not measured`);
+  else {
+    for (let i = 0; i < USERS; i++) {
+      const u = await createTestUser(core, { username: `bench${i}` });
+      users.push({ id: String(u.account._id), token: u.token });
+    }
+    const setupStart = performance.now();
+    await concurrently(USERS * FOLLOWING, POST_CONCURRENCY, async (i) => {
+      const u = users[Math.floor(i / FOLLOWING)]!;
+      const target = users[(Math.floor(i / FOLLOWING) + 1 + (i % FOLLOWING)) % USERS]!;
+      await request('POST', `/api/v1/accounts/${target.id}/follow`, u.token);
+    });
+    console.log(
+      `${USERS} users, ${USERS * FOLLOWING} follows through the API in ${((performance.now() - setupStart) / 1000).toFixed(1)} s`,
+    );
+    await untilIdle(admin);
 
-  // ---- posting: 4,000 statuses round-robin over the users, 16 at a time
-  const statusIds: string[] = [];
-  const posting = account();
-  await posting.start();
-  const cpu0 = await treeCpu();
-  const post0 = await byProcess();
-  const log0 = { ...logged };
-  const t0 = performance.now();
-  const postSamples = await concurrently(STATUSES, POST_CONCURRENCY, async (i) => {
-    const u = users[i % USERS]!;
-    const text = i % 10 === 0 ? `Benchmark post ${i} about #fedibench` : `Benchmark post ${i} with a few more words`;
-    const s = await request('POST', '/api/v1/statuses', u.token, { status: text, visibility: 'public' });
-    statusIds.push(String(s.id));
-  });
-  const postSeconds = (performance.now() - t0) / 1000;
-  const cpuWhilePosting = (await treeCpu()) - cpu0;
-  const whilePosting = await posting.stop(postSeconds);
-  const postLog = { bytes: logged.bytes - log0.bytes, lines: logged.lines - log0.lines };
-  const afterAccount = account();
-  await afterAccount.start();
-  const tIdle = performance.now();
-  await untilIdle(admin);
-  const idleSeconds = (performance.now() - tIdle) / 1000;
-  const background = await afterAccount.stop();
-  const cpuPerPost = ((await treeCpu()) - cpu0) / STATUSES;
-  limit('posting, background included', post0, await byProcess(), STATUSES, 400);
-  const post = stats(postSamples);
-  const postRate = STATUSES / postSeconds;
-  rows.push([
-    `POST /api/v1/statuses, c${POST_CONCURRENCY}`,
-    String(Math.round(postRate)),
-    ms(post.p50),
-    ms(post.p99),
-    `${ms((cpuWhilePosting / STATUSES) * 1000)} (+${ms((cpuPerPost - cpuWhilePosting / STATUSES) * 1000)} after)`,
-    `${(postLog.lines / STATUSES).toFixed(2)} lines, ${Math.round(postLog.bytes / STATUSES)} B`,
-  ]);
-  notes.push(`posting: ${whilePosting}`);
-  notes.push(`after posting, until the consumers were idle (${idleSeconds.toFixed(1)} s): ${background}`);
-  targets.push(
-    {
-      what: 'posting throughput, c16',
-      measured: `${Math.round(postRate)}/s`,
-      target: '400/s',
-      met: postRate >= 400,
-    },
-    { what: 'posting p50', measured: `${ms(post.p50)} ms`, target: '30 ms', met: post.p50 <= 30 },
-    { what: 'posting p99', measured: `${ms(post.p99)} ms`, target: '100 ms', met: post.p99 <= 100 },
-    {
-      what: 'CPU per post, whole tree, background included',
-      measured: `${ms(cpuPerPost * 1000)} ms`,
-      target: '4 ms',
-      met: cpuPerPost * 1000 <= 4,
-    },
-  );
+    // ---- posting: 4,000 statuses round-robin over the users, 16 at a time
+    const posting = account();
+    await posting.start();
+    const cpu0 = await treeCpu();
+    const post0 = await byProcess();
+    const log0 = { ...logged };
+    const t0 = performance.now();
+    const postSamples = await concurrently(STATUSES, POST_CONCURRENCY, async (i) => {
+      const u = users[i % USERS]!;
+      const text = i % 10 === 0 ? `Benchmark post ${i} about #fedibench` : `Benchmark post ${i} with a few more words`;
+      const s = await request('POST', '/api/v1/statuses', u.token, { status: text, visibility: 'public' });
+      statusIds.push(String(s.id));
+    });
+    const postSeconds = (performance.now() - t0) / 1000;
+    if (!measured('posting')) {
+      console.log(`${STATUSES} statuses posted in ${postSeconds.toFixed(1)} s (posting not measured: --phases)`);
+      await untilIdle(admin);
+    }
+    if (measured('posting')) {
+      const cpuWhilePosting = (await treeCpu()) - cpu0;
+      const whilePosting = await posting.stop(postSeconds);
+      const postLog = { bytes: logged.bytes - log0.bytes, lines: logged.lines - log0.lines };
+      const afterAccount = account();
+      await afterAccount.start();
+      const tIdle = performance.now();
+      await untilIdle(admin);
+      const idleSeconds = (performance.now() - tIdle) / 1000;
+      const background = await afterAccount.stop();
+      const cpuPerPost = ((await treeCpu()) - cpu0) / STATUSES;
+      limit('posting, background included', post0, await byProcess(), STATUSES, 400);
+      const post = stats(postSamples);
+      const postRate = STATUSES / postSeconds;
+      rows.push([
+        `POST /api/v1/statuses, c${POST_CONCURRENCY}`,
+        String(Math.round(postRate)),
+        ms(post.p50),
+        ms(post.p99),
+        `${ms((cpuWhilePosting / STATUSES) * 1000)} (+${ms((cpuPerPost - cpuWhilePosting / STATUSES) * 1000)} after)`,
+        `${(postLog.lines / STATUSES).toFixed(2)} lines, ${Math.round(postLog.bytes / STATUSES)} B`,
+      ]);
+      notes.push(`posting: ${whilePosting}`);
+      notes.push(`after posting, until the consumers were idle (${idleSeconds.toFixed(1)} s): ${background}`);
+      targets.push(
+        {
+          what: 'posting throughput, c16',
+          measured: `${Math.round(postRate)}/s`,
+          target: '400/s',
+          met: postRate >= 400,
+        },
+        { what: 'posting p50', measured: `${ms(post.p50)} ms`, target: '30 ms', met: post.p50 <= 30 },
+        { what: 'posting p99', measured: `${ms(post.p99)} ms`, target: '100 ms', met: post.p99 <= 100 },
+        {
+          what: 'CPU per post, whole tree, background included',
+          measured: `${ms(cpuPerPost * 1000)} ms`,
+          target: '4 ms',
+          met: cpuPerPost * 1000 <= 4,
+        },
+      );
+    }
+    if (keep) writeFileSync(dataSetFile, JSON.stringify({ users, statusIds }));
+  }
 
   // ---- reads: `seconds` each at concurrency 32, a random user's token per request
-  const accountIds = users.map((u) => String(u.account._id));
+  const accountIds = users.map((u) => u.id);
   const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)]!;
-  const phases: { name: string; path: () => string; rate: number; p99: number }[] = [
-    { name: 'GET /api/v1/statuses/:id', path: () => `/api/v1/statuses/${pick(statusIds)}`, rate: 4000, p99: 30 },
+  const phases: { key: string; name: string; path: () => string; rate: number; p99: number }[] = [
     {
+      key: 'statuses',
+      name: 'GET /api/v1/statuses/:id',
+      path: () => `/api/v1/statuses/${pick(statusIds)}`,
+      rate: 4000,
+      p99: 30,
+    },
+    {
+      key: 'public',
       name: 'GET /api/v1/timelines/public?local=true',
       path: () => '/api/v1/timelines/public?local=true',
       rate: 3000,
       p99: 30,
     },
     {
+      key: 'account',
       name: 'GET /api/v1/accounts/:id/statuses',
       path: () => `/api/v1/accounts/${pick(accountIds)}/statuses`,
       rate: 3000,
       p99: 30,
     },
     // "Not slower than today": 4,400–4,900/s at p99 12–17 ms on this workload (issue 24).
-    { name: 'GET /api/v1/timelines/home', path: () => '/api/v1/timelines/home', rate: 4400, p99: 17 },
+    { key: 'home', name: 'GET /api/v1/timelines/home', path: () => '/api/v1/timelines/home', rate: 4400, p99: 17 },
   ];
   const tokens = users.map((u) => u.token);
-  for (const phase of phases) {
+  for (const phase of phases.filter((p) => chosen.includes(p.key))) {
     // A first request of each kind checked (200, 20 statuses where a page is asked for).
     const first = await pool.request({
       method: 'GET',

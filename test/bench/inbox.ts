@@ -451,6 +451,11 @@ try {
     STREAMING_PORT: String(API_PORT + 3),
   });
   children.push(ingress);
+  // The end of its log, shown when it never catches up.
+  let ingressLog = '';
+  const keepLog = (d: Buffer) => (ingressLog = (ingressLog + d.toString()).slice(-6000));
+  ingress.stdout?.on('data', keepLog);
+  ingress.stderr?.on('data', keepLog);
   const ingressCpu = cpuAccount({
     ingress: [ingress.pid!],
     Kafka: kafkaPids,
@@ -471,7 +476,8 @@ try {
       await ingressCpu.start();
     }
     if (first && last.committed >= last.end) break;
-    if (Date.now() > deadline) throw new Error(`ingress: ${last.committed} of ${last.end} after 15 minutes`);
+    if (Date.now() > deadline)
+      throw new Error(`ingress: ${last.committed} of ${last.end} after 15 minutes; its log ends:\n${ingressLog}`);
     await new Promise((r) => setTimeout(r, 100));
   }
   const ingressS = (performance.now() - first!.at) / 1000;

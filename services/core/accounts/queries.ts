@@ -3,10 +3,17 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts, visibleAccountFilter, type AccountDoc } from '../model/accounts.ts';
+import { accounts, accountView, visibleAccountFilter, type AccountDoc, type CachedAccount } from '../model/accounts.ts';
+import { readThrough } from '../db/docCache.ts';
 
 export async function findVisibleAccount(core: Core, id: Id): Promise<AccountDoc | null> {
   return collection(core.db, accounts).findOne({ _id: id, ...visibleAccountFilter });
+}
+
+/** findVisibleAccount from the document cache (no private key): for hot reads such as an account's statuses. */
+export async function findVisibleCachedAccount(core: Core, id: Id): Promise<CachedAccount | null> {
+  const account = (await readThrough(core, accountView, [id])).get(id);
+  return account && account.pendingUser !== true ? account : null;
 }
 
 /** Visible accounts in the order of `ids`; unknown or hidden ones are left out. */

@@ -13,7 +13,7 @@ import { removeAccountFromOwnerLists } from '../lists/lists.ts';
 
 type Pair = Pick<AccountDoc, '_id' | 'domain'>;
 
-function followDeletedEvent(
+export function followDeletedEvent(
   record: FollowDoc | FollowRequestDoc,
   follower: Pair,
   followed: Pair,

@@ -14,8 +14,13 @@ export interface FollowDoc {
   createdAt: Date;
 }
 
-export const follows = defineCollection<FollowDoc>('follows', [
-  { key: { accountId: 1, targetAccountId: 1 }, name: 'account_target', unique: true },
-  { key: { targetAccountId: 1, _id: -1 }, name: 'target' },
-  { key: { accountId: 1, _id: -1 }, name: 'account' },
-]);
+export const follows = defineCollection<FollowDoc>(
+  'follows',
+  [
+    { key: { accountId: 1, targetAccountId: 1 }, name: 'account_target', unique: true },
+    { key: { targetAccountId: 1, _id: -1 }, name: 'target' },
+    { key: { accountId: 1, _id: -1 }, name: 'account' },
+  ],
+  // Counted: whom a viewer follows is kept in the process for a moment (statuses/visibility.ts).
+  { countWrites: true },
+);

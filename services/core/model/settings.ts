@@ -8,4 +8,6 @@ export interface SettingDoc {
   updatedAt: Date;
 }
 
-export const settings = defineCollection<SettingDoc>('settings');
+// Counted: the feed access settings, read by every public timeline request, are kept in the
+// process for a moment (settings/feedAccess.ts).
+export const settings = defineCollection<SettingDoc>('settings', [], { countWrites: true });

@@ -124,6 +124,8 @@ export const statuses = defineCollection<StatusDoc>(
     // GET /api/v1/statuses/:id/quotes, and the quotes a deletion or an edit of the quoted status reaches.
     { key: { 'quote.quotedStatusId': 1, _id: -1 }, name: 'quoted_status', sparse: true },
     { key: { 'quote.refreshAt': 1 }, name: 'quote_refresh', sparse: true },
+    // A remote Delete may name a quote approval (FEP-044f): asked for every Delete received.
+    { key: { 'quote.approvalUri': 1 }, name: 'quote_approval', sparse: true },
   ],
   { cachedById: true },
 );

@@ -6,6 +6,7 @@
 // for both origins gets the ones the caller may read (Mastodon's PublicFeed/TagFeed).
 import type { Core } from '../context.ts';
 import { collection } from '../db/mongo.ts';
+import { recentResult } from '../db/recentResults.ts';
 import { settings } from '../model/settings.ts';
 
 export const FEED_ACCESS_VALUES = ['public', 'authenticated', 'disabled'] as const;
@@ -34,7 +35,18 @@ export function isFeedAccessSetting(name: string): name is FeedAccessSetting {
   return (FEED_ACCESS_SETTINGS as readonly string[]).includes(name);
 }
 
-export async function getFeedAccess(core: Core): Promise<Record<FeedKind, FeedAccessPair>> {
+/**
+ * The feed access settings, read by every public and hashtag timeline request: kept in this
+ * process for FEED_ACCESS_TTL_MS (a change made through this process shows at once, one made by
+ * another process, the CLI say, within that time; db/recentResults.ts). Shared: not to be changed.
+ */
+export async function getFeedAccess(core: Core): Promise<Readonly<Record<FeedKind, FeedAccessPair>>> {
+  return recentResult(core.db, 'feedAccess', [settings], FEED_ACCESS_TTL_MS, () => readFeedAccess(core));
+}
+
+const FEED_ACCESS_TTL_MS = 2000;
+
+async function readFeedAccess(core: Core): Promise<Record<FeedKind, FeedAccessPair>> {
   const docs = await collection(core.db, settings)
     .find({ _id: { $in: [...FEED_ACCESS_SETTINGS] } })
     .toArray();

@@ -20,27 +20,71 @@ export async function deleteStatus(core: Core, author: AccountDoc, statusId: Id)
     await removeReblog(core, status);
     return status;
   }
-  const deletedAt = new Date();
-  await core.outbox.write([statusDeletedEvent(status, deletedAt)], async () => {
-    const res = await collection(core.db, statuses).updateOne(
-      { _id: status._id, deletedAt: null },
-      { $set: { deletedAt, updatedAt: deletedAt } },
-    );
-    if (res.modifiedCount === 0) return;
-    await quotingStatusDeleted(core, status);
-    await collection(core.db, pins).deleteMany({ statusId: status._id });
-    if (status.visibility !== 'direct')
-      await collection(core.db, accounts).updateOne({ _id: status.accountId }, { $inc: { statusesCount: -1 } });
-    if (status.inReplyToId && (status.visibility === 'public' || status.visibility === 'unlisted')) {
-      await collection(core.db, statuses).updateOne({ _id: status.inReplyToId }, { $inc: { repliesCount: -1 } });
-    }
-  });
-  await invalidateRenderedStatuses(core, [status._id]);
-  await quotedStatusDeleted(core, status);
-  // Reblogs go with their original.
-  const reblogs = await collection(core.db, statuses).find({ reblogOfId: status._id, deletedAt: null }).toArray();
-  for (const reblog of reblogs) await removeReblog(core, reblog);
+  await deleteStatusDocs(core, [status]);
   return status;
+}
+
+function decrement(map: Map<bigint, number>, id: bigint): void {
+  map.set(id, (map.get(id) ?? 0) - 1);
+}
+
+/**
+ * Deletes statuses (not reblogs) whose author the caller checked: one outbox write for all, each
+ * status's own conditional update (a counter moves only for a status this call deleted), the
+ * counters in one bulk write per collection, then their reblogs. The one path of deleteStatus and
+ * of the ingress batch's Deletes.
+ */
+export async function deleteStatusDocs(core: Core, list: StatusDoc[]): Promise<void> {
+  if (list.length === 0) return;
+  const deletedAt = new Date();
+  await core.outbox.write(
+    list.map((s) => statusDeletedEvent(s, deletedAt)),
+    async () => {
+      const removed = (
+        await Promise.all(
+          list.map(
+            async (s) =>
+              (
+                await collection(core.db, statuses).updateOne(
+                  { _id: s._id, deletedAt: null },
+                  { $set: { deletedAt, updatedAt: deletedAt } },
+                )
+              ).modifiedCount > 0,
+          ),
+        )
+      ).flatMap((done, k) => (done ? [list[k]!] : []));
+      if (removed.length === 0) return;
+      const perAccount = new Map<bigint, number>();
+      const perParent = new Map<bigint, number>();
+      for (const s of removed) {
+        if (s.visibility !== 'direct') decrement(perAccount, s.accountId);
+        if (s.inReplyToId && (s.visibility === 'public' || s.visibility === 'unlisted'))
+          decrement(perParent, s.inReplyToId);
+      }
+      const inc = (field: string, counts: Map<bigint, number>) =>
+        [...counts].map(([_id, n]) => ({ updateOne: { filter: { _id }, update: { $inc: { [field]: n } } } }));
+      await Promise.all([
+        ...removed.map((s) => quotingStatusDeleted(core, s)),
+        collection(core.db, pins).deleteMany(
+          removed.length === 1 ? { statusId: removed[0]!._id } : { statusId: { $in: removed.map((s) => s._id) } },
+        ),
+        perAccount.size > 0
+          ? collection(core.db, accounts).bulkWrite(inc('statusesCount', perAccount), { ordered: false })
+          : null,
+        perParent.size > 0
+          ? collection(core.db, statuses).bulkWrite(inc('repliesCount', perParent), { ordered: false })
+          : null,
+      ]);
+    },
+  );
+  const ids = list.map((s) => s._id);
+  await invalidateRenderedStatuses(core, ids);
+  await Promise.all(list.map((s) => quotedStatusDeleted(core, s)));
+  // Reblogs go with their original.
+  const reblogs = await collection(core.db, statuses)
+    .find({ reblogOfId: ids.length === 1 ? ids[0]! : { $in: ids }, deletedAt: null })
+    .toArray();
+  for (const reblog of reblogs) await removeReblog(core, reblog);
 }
 
 /** Removes a reblog (unreblog, or its original went away); frees its unique key. */

@@ -108,7 +108,7 @@ export async function relationsForPolicy(
       followingAsked.add(s.accountId);
   }
   const [following, blockers] = await Promise.all([
-    followedAmong(core, viewer._id, [...followingAsked]),
+    followedAmongKept(core, viewer._id, [...followingAsked]),
     blockersAsked.size > 0 ? blockersOf(core, viewer._id) : new Set<bigint>(),
   ]);
   const blockedBy = new Set([...blockersAsked].filter((id) => blockers.has(id)));
@@ -130,6 +130,36 @@ export async function blockersOf(core: Core, accountId: Id): Promise<Set<bigint>
 }
 
 const BLOCKERS_TTL_MS = 2000;
+
+/**
+ * Whom `accountId` follows, kept in this process for a moment as blockersOf is (a follow or
+ * unfollow through this process shows at once, another process's within FOLLOWING_TTL_MS): a
+ * viewer reading profiles and public pages in a burst asks once. Only up to FOLLOWING_KEPT ids
+ * are kept; `complete` says whether that is all of them.
+ */
+async function followingOf(core: Core, accountId: Id): Promise<{ ids: Set<bigint>; complete: boolean }> {
+  return recentResult(core.db, `following:${accountId}`, [follows], FOLLOWING_TTL_MS, async () => {
+    const found = await collection(core.db, follows)
+      .find({ accountId }, { projection: { targetAccountId: 1 } })
+      .limit(FOLLOWING_KEPT + 1)
+      .toArray();
+    return {
+      ids: new Set(found.slice(0, FOLLOWING_KEPT).map((f) => f.targetAccountId)),
+      complete: found.length <= FOLLOWING_KEPT,
+    };
+  });
+}
+
+const FOLLOWING_TTL_MS = 2000;
+const FOLLOWING_KEPT = 2000;
+
+/** Which of `targetIds` the account follows: from followingOf, or a query for those following more. */
+export async function followedAmongKept(core: Core, accountId: Id, targetIds: Id[]): Promise<Set<bigint>> {
+  if (targetIds.length === 0) return new Set();
+  const kept = await followingOf(core, accountId);
+  if (!kept.complete) return followedAmong(core, accountId, targetIds);
+  return new Set(targetIds.filter((id) => kept.ids.has(id)));
+}
 
 /** The fields of a status the policy reads. */
 export type PolicyFields = Pick<StatusDoc, 'deletedAt' | 'accountId' | 'visibility' | 'mentionedAccountIds'>;

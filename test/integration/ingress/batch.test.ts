@@ -9,6 +9,8 @@ import { accounts, type AccountDoc } from '../../../services/core/model/accounts
 import { statuses, type StatusDoc } from '../../../services/core/model/statuses.ts';
 import { favourites } from '../../../services/core/model/favourites.ts';
 import { statusEdits } from '../../../services/core/model/statusEdits.ts';
+import { follows } from '../../../services/core/model/follows.ts';
+import { followRequests } from '../../../services/core/model/followRequests.ts';
 import { recordFollow } from '../../../services/core/graph/relations.ts';
 import { postStatus } from '../../../services/core/statuses/postStatus.ts';
 import { processInboundBatch } from '../../../services/core/activitypub/ingress/batch.ts';
@@ -265,4 +267,72 @@ it('boosts again after an Undo of the boost, and a redelivered Undo does not tak
   expect(await processInboundBatch(core, [announce('3')])).toEqual([]);
   expect(await statusOf(target)).toMatchObject({ reblogsCount: 1 });
   expect(await live()).toBe(1);
+});
+
+it('applies Follows, Undos of Follows and Deletes of a batch together, each once, with their counts', async () => {
+  const lockie = await createTestUser(core, { username: 'lockie', locked: true });
+  const followers = await Promise.all(
+    ['kim', 'lou', 'max', 'ned'].map((name, i) => remoteActor(`f${i}.example`, name)),
+  );
+  const [kim, lou, max, ned] = followers as [AccountDoc, AccountDoc, AccountDoc, AccountDoc];
+  const follow = (actor: AccountDoc, target: TestUser, n: string) =>
+    delivery(actor, { id: `${actor.uri}#follows/${n}`, type: 'Follow', object: target.account.uri });
+  const undoFollow = (actor: AccountDoc, target: TestUser, n: string) =>
+    delivery(actor, {
+      id: `${actor.uri}#follows/${n}/undo`,
+      type: 'Undo',
+      object: { id: `${actor.uri}#follows/${n}`, type: 'Follow', actor: actor.uri, object: target.account.uri },
+    });
+  const before = (await accountOf(alice.account))!.followersCount;
+  // max's Follow twice (a redelivery in the next batch); ned asks the locked account.
+  expect(
+    await processInboundBatch(core, [
+      follow(kim, alice, '1'),
+      follow(lou, alice, '1'),
+      follow(max, alice, '1'),
+      follow(ned, lockie, '1'),
+      create(kim, 'gone', { inReplyTo: aliceStatus.uri }),
+    ]),
+  ).toEqual([]);
+  expect(await processInboundBatch(core, [follow(max, alice, '1')])).toEqual([]);
+  const followersOf = (u: TestUser) => collection(core.db, follows).find({ targetAccountId: u.account._id }).toArray();
+  expect(
+    (await followersOf(alice)).map((f) => f.accountId).filter((id) => followers.some((a) => a._id === id)),
+  ).toEqual(expect.arrayContaining([kim._id, lou._id, max._id]));
+  expect((await accountOf(alice.account))!.followersCount).toBe(before + 3);
+  expect((await accountOf(kim))!.followingCount).toBe(1);
+  expect(await followersOf(lockie)).toHaveLength(0);
+  expect(await collection(core.db, followRequests).countDocuments({ accountId: ned._id })).toBe(1);
+  const created = published.filter((e) => e.type === 'FollowCreated' && e.payload.accountId === String(max._id));
+  expect(created).toHaveLength(1);
+  expect(created[0]!.payload).toMatchObject({
+    uri: `${max.uri}#follows/1`,
+    targetAccountId: String(alice.account._id),
+  });
+  const reply = await noteOf(kim, 'gone');
+  expect((await statusOf(aliceStatus))!.repliesCount).toBeGreaterThan(0);
+  const replies = (await statusOf(aliceStatus))!.repliesCount;
+
+  // Undos (lou's twice, ned's of its request), kim's reply deleted, a Delete of a status never seen.
+  expect(
+    await processInboundBatch(core, [
+      undoFollow(lou, alice, '1'),
+      undoFollow(ned, lockie, '1'),
+      delivery(kim, { id: `${kim.uri}/statuses/gone#delete`, type: 'Delete', object: `${kim.uri}/statuses/gone` }),
+      delivery(max, { id: `${max.uri}/statuses/never#delete`, type: 'Delete', object: `${max.uri}/statuses/never` }),
+    ]),
+  ).toEqual([]);
+  expect(await processInboundBatch(core, [undoFollow(lou, alice, '1')])).toEqual([]);
+  expect((await accountOf(alice.account))!.followersCount).toBe(before + 2);
+  expect((await accountOf(lou))!.followingCount).toBe(0);
+  expect(await collection(core.db, followRequests).countDocuments({ accountId: ned._id })).toBe(0);
+  expect(published.filter((e) => e.type === 'FollowDeleted' && e.payload.accountId === String(lou._id))).toHaveLength(
+    1,
+  );
+  expect((await statusOf(reply!))!.deletedAt).not.toBeNull();
+  expect((await statusOf(aliceStatus))!.repliesCount).toBe(replies - 1);
+  expect((await accountOf(kim))!.statusesCount).toBe(0);
+  // The status deleted before its Create arrives stays away.
+  expect(await processInboundBatch(core, [create(max, 'never')])).toEqual([]);
+  expect(await noteOf(max, 'never')).toBeNull();
 });

@@ -9,8 +9,9 @@
 // - Within a round, plain Creates of Notes go through `createRemoteStatuses`, Likes through
 //   `favouriteRemoteLikes`, Announces of known statuses through `reblogRemoteAnnounces` and
 //   Updates of Notes through `editRemoteStatuses`, Undos of Likes and Announces through
-//   `bulkUndos.ts` (bulk reads and writes); everything else is applied one by one, concurrently, by the same code as a
-//   single delivery.
+//   `bulkUndos.ts`, Follows and Undos of Follows through `bulkFollows.ts`, Deletes of statuses
+//   through `bulkDeletes.ts` (bulk reads and writes); everything else is applied one by one,
+//   concurrently, by the same code as a single delivery.
 // - Failures stay with their activity: one that throws is reported back (the runtime sends it to
 //   the retry topic) and does not sink the others; a bulk step that fails as a whole is retried
 //   activity by activity before anything is reported.
@@ -30,6 +31,14 @@ import { favouriteRemoteLikes, type RemoteLike } from './bulkLikes.ts';
 import { reblogRemoteAnnounces, type RemoteAnnounce } from './bulkAnnounces.ts';
 import { bulkUpdateCandidate, editRemoteStatuses, type RemoteEdit } from './bulkUpdates.ts';
 import { bulkUndoKind, undoRemoteAnnounces, undoRemoteLikes, type RemoteUndo } from './bulkUndos.ts';
+import {
+  bulkFollowCandidate,
+  bulkUndoFollowCandidate,
+  followRemoteActors,
+  unfollowRemoteActors,
+  type RemoteFollow,
+} from './bulkFollows.ts';
+import { bulkDeleteCandidate, deleteRemoteStatuses, type RemoteDelete } from './bulkDeletes.ts';
 
 export interface BatchFailure {
   /** Index of the delivery in the batch. */
@@ -120,6 +129,9 @@ async function applyRound(core: Core, entries: Entry[]): Promise<BatchFailure[]>
   const edits: Array<{ entry: Entry; edit: RemoteEdit }> = [];
   const undoLikes: Array<{ entry: Entry; undo: RemoteUndo }> = [];
   const undoAnnounces: Array<{ entry: Entry; undo: RemoteUndo }> = [];
+  const followings: Array<{ entry: Entry; follow: RemoteFollow }> = [];
+  const unfollowings: Array<{ entry: Entry; follow: RemoteFollow }> = [];
+  const deletes: Array<{ entry: Entry; del: RemoteDelete }> = [];
   const singles: Entry[] = [];
   for (const entry of entries) {
     const { activity, actor } = entry;
@@ -153,6 +165,21 @@ async function applyRound(core: Core, entries: Entry[]): Promise<BatchFailure[]>
       const kind = bulkUndoKind(actor, activity);
       if (kind) {
         (kind === 'Like' ? undoLikes : undoAnnounces).push({ entry, undo: { actor, activity } });
+        continue;
+      }
+      if (bulkUndoFollowCandidate(core, actor, activity)) {
+        unfollowings.push({ entry, follow: { actor, activity } });
+        continue;
+      }
+    } else if (activity.type === 'Follow') {
+      if (bulkFollowCandidate(core, activity)) {
+        followings.push({ entry, follow: { actor, activity } });
+        continue;
+      }
+    } else if (activity.type === 'Delete') {
+      const uri = bulkDeleteCandidate(actor, activity);
+      if (uri) {
+        deletes.push({ entry, del: { actor, uri } });
         continue;
       }
     } else if (activity.type === 'Announce') {
@@ -239,6 +266,42 @@ async function applyRound(core: Core, entries: Entry[]): Promise<BatchFailure[]>
         return [];
       },
       'Undo Announce',
+    ),
+    bulk(
+      core,
+      followings,
+      async (items) => {
+        const rest = await followRemoteActors(
+          core,
+          items.map((f) => f.follow),
+        );
+        return rest.map((i) => items[i]!.entry);
+      },
+      'Follow',
+    ),
+    bulk(
+      core,
+      unfollowings,
+      async (items) => {
+        await unfollowRemoteActors(
+          core,
+          items.map((f) => f.follow),
+        );
+        return [];
+      },
+      'Undo Follow',
+    ),
+    bulk(
+      core,
+      deletes,
+      async (items) => {
+        const rest = await deleteRemoteStatuses(
+          core,
+          items.map((d) => d.del),
+        );
+        return rest.map((i) => items[i]!.entry);
+      },
+      'Delete',
     ),
     ...singles.map((e) => applyOne(core, e)),
   ]);

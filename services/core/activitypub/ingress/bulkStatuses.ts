@@ -8,17 +8,23 @@ import type { Core } from '../../context.ts';
 import { nextSerialIds } from '../../ids.ts';
 import { collection } from '../../db/mongo.ts';
 import { accounts, type AccountDoc } from '../../model/accounts.ts';
-import { statuses, postUniqueKey, type StatusDoc, type StatusMention, type StatusTag } from '../../model/statuses.ts';
+import { statuses, type StatusDoc, type StatusMention, type StatusTag } from '../../model/statuses.ts';
 import { conversations } from '../../model/conversations.ts';
-import { tags as tagsCollection, type TagDoc } from '../../model/tags.ts';
-import { findOrCreateTag, tagNamesOf } from '../../statuses/entities.ts';
-import { statusCreatedEvent } from '../../statuses/events.ts';
-import { normalizeTagName } from '../../text/extract.ts';
-import { pageUrl } from '../actors.ts';
-import { asArray, idOf, idsOf, obj, str, typeIs, type JsonObject } from '../json.ts';
+import { accountsByUri, audienceOf, parseTags, tagsByName } from './audience.ts';
+import { asArray, idOf, idsOf, str, typeIs, type JsonObject } from '../json.ts';
 import { hostOf, isLocalUri, parseLocalUri } from '../uris.ts';
-import { plainText } from '../sanitize.ts';
-import { contentOf, date, deleteMarkerKey, freeStatusIds, hasLocalFollowers, visibilityOf } from './statuses.ts';
+import {
+  createdAtOf as createdAt,
+  deleteMarkerKey,
+  freeStatusIds,
+  hasLocalFollowers,
+  remoteStatusDoc,
+  remoteStatusEvents,
+} from './statuses.ts';
+import { emojiTagsOf } from '../actors.ts';
+import { upsertRemoteEmojis } from '../../emojis/remoteEmojis.ts';
+import { quotedUriOf } from '../../quotes/ingress.ts';
+import { FIRST_PAGE_DEPTH } from '../replies/job.ts';
 
 export interface NewRemoteStatus {
   actor: AccountDoc;
@@ -28,11 +34,14 @@ export interface NewRemoteStatus {
   inboxAccountId: bigint | null;
 }
 
-/** A Create whose object the bulk path can store: a plain Note of the actor's origin, no media, no poll, no vote. */
+/**
+ * A Create whose object the bulk path can store: a plain Note of the actor's origin, no media, no
+ * poll, no vote, no quote (its quoted post and approval are looked up one by one).
+ */
 export function bulkCreateCandidate(actor: AccountDoc, object: JsonObject, objectId: string): boolean {
   if (actor.domain === null || hostOf(objectId) === null || hostOf(objectId) !== hostOf(actor.uri)) return false;
   if (!typeIs(object, 'Note') || typeIs(object, 'Question')) return false;
-  if (asArray(object.attachment).length > 0) return false;
+  if (asArray(object.attachment).length > 0 || quotedUriOf(object) !== null) return false;
   // A poll vote (a Note with `name`, no content, replying): the single path checks our polls.
   if (object.name !== undefined && object.name !== null && object.inReplyTo && !object.content) return false;
   return true;
@@ -60,107 +69,6 @@ export async function statusesByUri(core: Core, uris: string[]): Promise<Map<str
   for (const s of ours) for (const uri of local.get(s._id) ?? []) out.set(uri, s);
   for (const s of theirs) out.set(s.uri, s);
   return out;
-}
-
-/** Accounts named by actor ids (`findAccountByUri` for many): local by username, remote by uri. */
-async function accountsByUri(core: Core, uris: string[]): Promise<Map<string, AccountDoc>> {
-  const usernames = new Map<string, string[]>();
-  const remote: string[] = [];
-  for (const uri of new Set(uris)) {
-    const parsed = parseLocalUri(core.config, uri);
-    if (parsed?.kind === 'actor' || parsed?.kind === 'profile') {
-      const u = parsed.username.toLowerCase();
-      usernames.set(u, [...(usernames.get(u) ?? []), uri]);
-    } else if (!isLocalUri(core.config, uri)) remote.push(uri);
-  }
-  const coll = collection(core.db, accounts);
-  const [ours, theirs] = await Promise.all([
-    usernames.size > 0 ? coll.find({ usernameLower: { $in: [...usernames.keys()] }, domain: null }).toArray() : [],
-    remote.length > 0 ? coll.find({ uri: { $in: remote } }).toArray() : [],
-  ]);
-  const out = new Map<string, AccountDoc>();
-  for (const a of ours) for (const uri of usernames.get(a.usernameLower) ?? []) out.set(uri, a);
-  for (const a of theirs) out.set(a.uri, a);
-  return out;
-}
-
-interface Parsed {
-  mentionHrefs: string[];
-  tagNames: string[];
-}
-
-/** The mentions and hashtags of an object, as `mentionsAndTags` reads them. */
-function parseTags(object: JsonObject): Parsed {
-  const mentionHrefs: string[] = [];
-  const tagNames: string[] = [];
-  const seen = new Set<string>();
-  for (const item of asArray(object.tag).slice(0, 100)) {
-    const t = obj(item);
-    if (!t) continue;
-    if (t.type === 'Mention') {
-      const href = idOf(t.href);
-      if (href) mentionHrefs.push(href);
-    } else if (t.type === 'Hashtag' && typeof t.name === 'string') {
-      const name = t.name.replace(/^#/, '').slice(0, 256);
-      const normalized = normalizeTagName(name);
-      if (!normalized || seen.has(normalized) || tagNames.length >= 50) continue;
-      seen.add(normalized);
-      tagNames.push(name);
-    }
-  }
-  return { mentionHrefs, tagNames };
-}
-
-async function tagsByName(core: Core, names: string[]): Promise<Map<string, TagDoc>> {
-  const wanted = new Map<string, string>();
-  for (const n of names) if (!wanted.has(normalizeTagName(n))) wanted.set(normalizeTagName(n), n);
-  const out = new Map<string, TagDoc>();
-  if (wanted.size === 0) return out;
-  const found = await collection(core.db, tagsCollection)
-    .find({ nameNormalized: { $in: [...wanted.keys()] } })
-    .toArray();
-  for (const t of found) out.set(t.nameNormalized, t);
-  await Promise.all(
-    [...wanted]
-      .filter(([normalized]) => !out.has(normalized))
-      .map(async ([normalized, name]) => out.set(normalized, await findOrCreateTag(core, name))),
-  );
-  return out;
-}
-
-type Audience = { mentions: StatusMention[]; tags: StatusTag[] };
-
-/** An object's mentions (known accounts, each once) and hashtags, from the batch's lookups. */
-function audienceOf(parsed: Parsed, mentioned: Map<string, AccountDoc>, tagDocs: Map<string, TagDoc>): Audience {
-  const mentions: StatusMention[] = [];
-  for (const href of parsed.mentionHrefs) {
-    const account = mentioned.get(href);
-    if (!account || mentions.some((m) => m.accountId === account._id)) continue;
-    mentions.push({
-      accountId: account._id,
-      username: account.username,
-      acct: account.domain ? `${account.username}@${account.domain}` : account.username,
-      url: account.url,
-    });
-  }
-  const tags = parsed.tagNames.map((name) => ({ id: tagDocs.get(normalizeTagName(name))!._id, name }));
-  return { mentions, tags };
-}
-
-/** `mentionsAndTags` for many objects: one lookup of all mentioned accounts and one of all tags. */
-export async function audiencesOf(core: Core, objects: JsonObject[]): Promise<Audience[]> {
-  const parsed = objects.map(parseTags);
-  const [mentioned, tagDocs] = await Promise.all([
-    accountsByUri(
-      core,
-      parsed.flatMap((p) => p.mentionHrefs),
-    ),
-    tagsByName(
-      core,
-      parsed.flatMap((p) => p.tagNames),
-    ),
-  ]);
-  return parsed.map((p) => audienceOf(p, mentioned, tagDocs));
 }
 
 /**
@@ -245,12 +153,7 @@ export async function createRemoteStatuses(core: Core, items: NewRemoteStatus[])
 
   // Ids and conversations.
   const now = new Date();
-  const createdAtOf = new Map(
-    todo.map((i) => {
-      const published = date(items[i]!.object.published);
-      return [i, published && published.getTime() <= now.getTime() + 60_000 ? published : now];
-    }),
-  );
+  const createdAtOf = new Map(todo.map((i) => [i, createdAt(items[i]!.object, now)]));
   const ids = await freeStatusIds(
     core,
     todo.map((i) => createdAtOf.get(i)!),
@@ -297,53 +200,32 @@ export async function createRemoteStatuses(core: Core, items: NewRemoteStatus[])
   }
 
   const docs: StatusDoc[] = todo.map((i, k) => {
-    const { actor, object, activity } = items[i]!;
-    const uri = uriOf(i);
-    const parentUri = parentUriOf(i);
-    const parent = parentUri ? parents.get(parentUri)! : null;
-    const { html, language } = contentOf(object);
-    const spoilerText = plainText(object.summary, 5000);
-    const { mentions, tags } = audience.get(i)!;
-    const conversationId =
-      parent?.conversationId ?? conversationOf.get(i) ?? threads.get(conversationUriOf(i) ?? '') ?? null;
-    const id = ids[k]!;
-    return {
-      _id: id,
-      accountId: actor._id,
-      uri,
-      url: pageUrl(object.url, uri) ?? uri,
-      local: false,
-      text: '',
-      content: html,
-      spoilerText: spoilerText.replace(/^\u200b$/, ''),
-      sensitive: object.sensitive === true || spoilerText !== '',
-      language,
-      visibility: visibilityOf(object, activity, actor.followersUrl),
-      inReplyToId: parent?._id ?? null,
-      inReplyToAccountId: parent?.accountId ?? null,
-      reblogOfId: null,
-      reblogOfAccountId: null,
-      conversationId,
-      mentions,
-      mentionedAccountIds: mentions.map((m) => m.accountId),
-      tags,
-      tagNames: tagNamesOf(tags),
+    const parent = parents.get(parentUriOf(i) ?? '') ?? null;
+    return remoteStatusDoc({
+      id: ids[k]!,
+      actor: items[i]!.actor,
+      object: items[i]!.object,
+      activity: items[i]!.activity,
+      parent,
+      conversationId:
+        parent?.conversationId ?? conversationOf.get(i) ?? threads.get(conversationUriOf(i) ?? '') ?? null,
+      audience: audience.get(i)!,
       mediaIds: [],
-      pollId: null,
-      applicationId: null,
-      repliesCount: 0,
-      reblogsCount: 0,
-      favouritesCount: 0,
-      uniqueKey: postUniqueKey(id),
+      quote: null,
       createdAt: createdAtOf.get(i)!,
-      updatedAt: now,
-      editedAt: null,
-      deletedAt: null,
-    };
+      now,
+    });
   });
+  // Custom emoji of the objects (each call returns at once for an object without any).
+  await Promise.all(todo.map((i) => upsertRemoteEmojis(core, items[i]!.actor.domain, emojiTagsOf(items[i]!.object))));
 
   const inserted = await core.outbox.write(
-    docs.map((s) => statusCreatedEvent(s, { hasPoll: false })),
+    docs.flatMap((s, k) =>
+      remoteStatusEvents(s, items[todo[k]!]!.actor, items[todo[k]!]!.object, {
+        hasPoll: false,
+        repliesDepth: FIRST_PAGE_DEPTH,
+      }),
+    ),
     async () => {
       try {
         await coll.insertMany(docs, { ordered: false });

@@ -11,14 +11,13 @@ import { collection } from '../../db/mongo.ts';
 import type { AccountDoc } from '../../model/accounts.ts';
 import { statuses, type StatusDoc } from '../../model/statuses.ts';
 import { statusEdits, type StatusEditDoc } from '../../model/statusEdits.ts';
-import { tagNamesOf } from '../../statuses/entities.ts';
-import { keptSilentMentions } from '../../statuses/postStatus.ts';
 import { statusUpdatedEvent } from '../../statuses/events.ts';
 import { asArray, obj, typeIs, type JsonObject } from '../json.ts';
 import { hostOf } from '../uris.ts';
-import { plainText } from '../sanitize.ts';
-import { audiencesOf } from './bulkStatuses.ts';
-import { contentOf, date } from './statuses.ts';
+import { audiencesOf } from './audience.ts';
+import { date, remoteEdit } from './statuses.ts';
+import { emojiTagsOf } from '../actors.ts';
+import { upsertRemoteEmojis } from '../../emojis/remoteEmojis.ts';
 
 export interface RemoteEdit {
   actor: AccountDoc;
@@ -62,55 +61,22 @@ export async function editRemoteStatuses(core: Core, items: RemoteEdit[]): Promi
   const edits: StatusEditDoc[] = [];
   const now = new Date();
   const updatedDocs: StatusDoc[] = todo.map((e, k) => {
-    const { status, object, updated } = e;
-    if (status.editedAt === null)
-      edits.push({
-        _id: ids[next++]!,
-        statusId: status._id,
-        accountId: status.accountId,
-        text: '',
-        content: status.content,
-        spoilerText: status.spoilerText,
-        sensitive: status.sensitive,
-        mediaIds: status.mediaIds,
-        pollOptions: null,
-        createdAt: status.createdAt,
-      });
-    const { html, language } = contentOf(object);
-    const spoilerText = plainText(object.summary, 5000);
-    const { mentions, tags } = audiences[k]!;
-    const doc: StatusDoc = {
-      ...status,
-      content: html,
-      spoilerText,
-      sensitive: object.sensitive === true || spoilerText !== '',
-      language: language ?? status.language,
-      mentions,
-      // A silent mention (the quoted author's access) outlives the edit.
-      ...keptSilentMentions(
-        status,
-        mentions.map((m) => m.accountId),
-      ),
-      tags,
-      tagNames: tagNamesOf(tags),
-      mediaIds: [],
-      editedAt: updated,
-      updatedAt: now,
-    };
-    edits.push({
-      _id: ids[next++]!,
-      statusId: status._id,
-      accountId: status.accountId,
-      text: '',
-      content: doc.content,
-      spoilerText: doc.spoilerText,
-      sensitive: doc.sensitive,
+    const made = remoteEdit({
+      status: e.status,
+      actor: e.actor,
+      object: e.object,
+      audience: audiences[k]!,
       mediaIds: [],
       pollOptions: null,
-      createdAt: updated,
+      updated: e.updated,
+      historyIds: ids.slice(next, (next += e.status.editedAt === null ? 2 : 1)),
+      now,
     });
-    return doc;
+    edits.push(...made.edits);
+    return made.next;
   });
+  // Custom emoji of the objects (each call returns at once for an object without any).
+  await Promise.all(todo.map((e) => upsertRemoteEmojis(core, e.actor.domain, emojiTagsOf(e.object))));
   await core.outbox.write(
     updatedDocs.map((d) => statusUpdatedEvent(d, d.editedAt!, d.pollId !== null)),
     async () => {

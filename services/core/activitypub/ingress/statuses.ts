@@ -3,33 +3,26 @@
 // and enters fan-out and notifications through the same StatusCreated event as a local post.
 // Origin rules: the object id is on the actor's host; a Delete marker refuses a late Create.
 import type { Core } from '../../context.ts';
-import { nextSerialId } from '../../ids.ts';
+import { nextSerialId, nextSerialIds } from '../../ids.ts';
 import { collection, isDuplicateKeyError } from '../../db/mongo.ts';
+import { batch } from '../../db/redis.ts';
 import type { AccountDoc } from '../../model/accounts.ts';
 import { accounts } from '../../model/accounts.ts';
-import {
-  statuses,
-  postUniqueKey,
-  type StatusDoc,
-  type StatusMention,
-  type StatusTag,
-  type Visibility,
-} from '../../model/statuses.ts';
+import { statuses, postUniqueKey, type StatusDoc, type StatusQuote, type Visibility } from '../../model/statuses.ts';
 import { conversations } from '../../model/conversations.ts';
 import { follows } from '../../model/follows.ts';
 import { mediaAttachments } from '../../model/media.ts';
 import { statusEdits, type StatusEditDoc } from '../../model/statusEdits.ts';
 import { createRemoteAttachments } from '../../media/activitypub.ts';
 import { remotePollFrom, upsertRemotePoll } from '../../polls/activitypub.ts';
-import { findOrCreateTag, tagNamesOf } from '../../statuses/entities.ts';
+import { tagNamesOf } from '../../statuses/entities.ts';
 import { statusCreatedEvent, statusUpdatedEvent } from '../../statuses/events.ts';
 import { countNewStatus, keptSilentMentions, normaliseLanguage } from '../../statuses/postStatus.ts';
 import { deleteStatus } from '../../statuses/deleteStatus.ts';
 import { domainPolicy } from '../../moderation/domainBlocks.ts';
-import { normalizeTagName } from '../../text/extract.ts';
 import { escapeHtml } from '../../text/formatStatus.ts';
 import { fetchDocument } from '../fetchDocument.ts';
-import { emojiTagsOf, findAccountByUri, pageUrl, resolveActor } from '../actors.ts';
+import { emojiTagsOf, pageUrl, resolveActor } from '../actors.ts';
 import { upsertRemoteEmojis } from '../../emojis/remoteEmojis.ts';
 import { asArray, idOf, idsOf, obj, str, typeIs, type JsonObject } from '../json.ts';
 import { hostOf, isLocalUri, parseLocalUri, PUBLIC_FORMS } from '../uris.ts';
@@ -37,6 +30,7 @@ import { plainText, sanitizeRemoteHtml } from '../sanitize.ts';
 import { FIRST_PAGE_DEPTH, firstPageRepliesJob } from '../replies/job.ts';
 import type { NewEvent } from '../../events/outbox.ts';
 import { remoteQuoteOf } from '../../quotes/ingress.ts';
+import { audiencesOf, type Audience } from './audience.ts';
 import { countQuote } from '../../quotes/quotes.ts';
 import { policyFromInteractionPolicy } from '../../quotes/policy.ts';
 
@@ -50,7 +44,17 @@ export function deleteMarkerKey(uri: string): string {
 }
 
 export async function markDeleted(core: Core, uri: string): Promise<void> {
-  await core.redis.set(deleteMarkerKey(uri), '1', 'EX', DELETE_MARKER_SECONDS);
+  await markDeletedMany(core, [uri]);
+}
+
+/** markDeleted for many (one round trip). */
+export async function markDeletedMany(core: Core, uris: string[]): Promise<void> {
+  if (uris.length === 0) return;
+  const pipe = batch(core.redis);
+  for (const uri of uris) pipe.set(deleteMarkerKey(uri), '1', 'EX', DELETE_MARKER_SECONDS);
+  // A marker not set would let a late Create through: fail the activities, to be retried.
+  const failed = (await pipe.exec())?.find(([err]) => err)?.[0];
+  if (failed) throw failed;
 }
 
 /**
@@ -131,41 +135,6 @@ export function contentOf(object: JsonObject): { html: string; language: string 
   return { html: sanitizeRemoteHtml(raw), language };
 }
 
-interface Audience {
-  mentions: StatusMention[];
-  tags: StatusTag[];
-}
-
-async function mentionsAndTags(core: Core, object: JsonObject): Promise<Audience> {
-  const mentions: StatusMention[] = [];
-  const tagsOut: StatusTag[] = [];
-  const seenTags = new Set<string>();
-  for (const item of asArray(object.tag).slice(0, 100)) {
-    const t = obj(item);
-    if (!t) continue;
-    if (t.type === 'Mention') {
-      const href = idOf(t.href);
-      if (!href) continue;
-      const account = await findAccountByUri(core, href);
-      if (!account || mentions.some((m) => m.accountId === account._id)) continue;
-      mentions.push({
-        accountId: account._id,
-        username: account.username,
-        acct: account.domain ? `${account.username}@${account.domain}` : account.username,
-        url: account.url,
-      });
-    } else if (t.type === 'Hashtag' && typeof t.name === 'string') {
-      const name = t.name.replace(/^#/, '').slice(0, 256);
-      const normalized = normalizeTagName(name);
-      if (!normalized || seenTags.has(normalized) || tagsOut.length >= 50) continue;
-      seenTags.add(normalized);
-      const tag = await findOrCreateTag(core, name);
-      tagsOut.push({ id: tag._id, name });
-    }
-  }
-  return { mentions, tags: tagsOut };
-}
-
 async function conversationFor(core: Core, object: JsonObject, parent: StatusDoc | null, at: Date): Promise<bigint> {
   if (parent?.conversationId) return parent.conversationId;
   const uri = str(object.conversation, 2048) ?? str(idOf(object.context), 2048);
@@ -191,6 +160,83 @@ export async function hasLocalFollowers(core: Core, actor: Pick<AccountDoc, '_id
     { limit: 1 },
   );
   return local > 0;
+}
+
+/** What a new remote status is made of, once its lookups are done (one object or a batch's). */
+export interface RemoteStatusParts {
+  id: bigint;
+  actor: AccountDoc;
+  /** The object, its `id` the status's uri. */
+  object: JsonObject;
+  /** The activity that carried it (addressing fallback). */
+  activity: JsonObject | null;
+  parent: StatusDoc | null;
+  conversationId: bigint | null;
+  audience: Audience;
+  mediaIds: bigint[];
+  quote: StatusQuote | null;
+  createdAt: Date;
+  now: Date;
+}
+
+/** The status document of a new remote object: the one place createRemoteStatus and its bulk form make it. */
+export function remoteStatusDoc(p: RemoteStatusParts): StatusDoc {
+  const { id, actor, object, parent, audience } = p;
+  const uri = object.id as string;
+  const { html, language } = contentOf(object);
+  const spoilerText = typeIs(object, ...NOTE_TYPES) ? plainText(object.summary, 5000) : '';
+  return {
+    _id: id,
+    accountId: actor._id,
+    uri,
+    url: pageUrl(object.url, uri) ?? uri,
+    local: false,
+    text: '',
+    content: html,
+    spoilerText: spoilerText.replace(/^\u200b$/, ''),
+    sensitive: object.sensitive === true || spoilerText !== '',
+    language,
+    visibility: visibilityOf(object, p.activity, actor.followersUrl),
+    inReplyToId: parent?._id ?? null,
+    inReplyToAccountId: parent?.accountId ?? null,
+    reblogOfId: null,
+    reblogOfAccountId: null,
+    conversationId: p.conversationId,
+    mentions: audience.mentions,
+    mentionedAccountIds: audience.mentions.map((m) => m.accountId),
+    tags: audience.tags,
+    tagNames: tagNamesOf(audience.tags),
+    mediaIds: p.mediaIds,
+    pollId: null,
+    applicationId: null,
+    repliesCount: 0,
+    reblogsCount: 0,
+    favouritesCount: 0,
+    ...(p.quote ? { quote: p.quote } : {}),
+    quoteApprovalPolicy: policyFromInteractionPolicy(object.interactionPolicy, actor),
+    uniqueKey: postUniqueKey(id),
+    createdAt: p.createdAt,
+    updatedAt: p.now,
+    editedAt: null,
+    deletedAt: null,
+  };
+}
+
+/** The events of a new remote status: StatusCreated, and the fetch of its first page of replies. */
+export function remoteStatusEvents(
+  status: StatusDoc,
+  actor: AccountDoc,
+  object: JsonObject,
+  opts: { hasPoll: boolean; repliesDepth: number },
+): NewEvent[] {
+  const repliesJob = firstPageRepliesJob(status, actor.uri, object, opts.repliesDepth);
+  return [statusCreatedEvent(status, { hasPoll: opts.hasPoll }), ...(repliesJob ? [repliesJob] : [])];
+}
+
+/** The time a new remote status gets: its `published`, unless missing or more than a minute ahead. */
+export function createdAtOf(object: JsonObject, now: Date): Date {
+  const published = date(object.published);
+  return published && published.getTime() <= now.getTime() + 60_000 ? published : now;
 }
 
 export interface IngestContext {
@@ -229,7 +275,7 @@ export async function createRemoteStatus(
   if (parentUri && !parent && (ctx.depth ?? 1) > 0) {
     parent = await fetchRemoteStatus(core, parentUri, { depth: (ctx.depth ?? 1) - 1 }).catch(() => null);
   }
-  const { mentions, tags } = await mentionsAndTags(core, object);
+  const [{ mentions, tags }] = await audiencesOf(core, [object]);
   const addressed = [...idsOf(object.to), ...idsOf(object.cc), ...idsOf(ctx.activity?.to), ...idsOf(ctx.activity?.cc)];
   const addressesLocal =
     addressed.some((a) => isLocalUri(core.config, a)) || mentions.some((m) => !m.acct.includes('@'));
@@ -248,58 +294,33 @@ export async function createRemoteStatus(
       : findStatusByUri(core, quotedUri),
   );
   const now = new Date();
-  const published = date(object.published);
-  const createdAt = published && published.getTime() <= now.getTime() + 60_000 ? published : now;
+  const createdAt = createdAtOf(object, now);
   const [id] = await freeStatusIds(core, [createdAt]);
-  const { html, language } = contentOf(object);
-  const spoilerText = typeIs(object, ...NOTE_TYPES) ? plainText(object.summary, 5000) : '';
-  const visibility = visibilityOf(object, ctx.activity ?? null, actor.followersUrl);
   const media = await createRemoteAttachments(
     core,
     actor._id,
     (await domainPolicy(core, actor.domain)).rejectMedia ? [] : asArray(object.attachment),
   );
-  const status: StatusDoc = {
-    _id: id,
-    accountId: actor._id,
-    uri,
-    url: pageUrl(object.url, uri) ?? uri,
-    local: false,
-    text: '',
-    content: html,
-    spoilerText: spoilerText.replace(/^\u200b$/, ''),
-    sensitive: object.sensitive === true || spoilerText !== '',
-    language,
-    visibility,
-    inReplyToId: parent?._id ?? null,
-    inReplyToAccountId: parent?.accountId ?? null,
-    reblogOfId: null,
-    reblogOfAccountId: null,
+  const status = remoteStatusDoc({
+    id,
+    actor,
+    object,
+    activity: ctx.activity ?? null,
+    parent,
     conversationId: await conversationFor(core, object, parent, createdAt),
-    mentions,
-    mentionedAccountIds: mentions.map((m) => m.accountId),
-    tags,
-    tagNames: tagNamesOf(tags),
+    audience: { mentions, tags },
     mediaIds: media.map((m) => m._id),
-    pollId: null,
-    applicationId: null,
-    repliesCount: 0,
-    reblogsCount: 0,
-    favouritesCount: 0,
-    ...(quote ? { quote } : {}),
-    quoteApprovalPolicy: policyFromInteractionPolicy(object.interactionPolicy, actor),
-    uniqueKey: postUniqueKey(id),
+    quote,
     createdAt,
-    updatedAt: now,
-    editedAt: null,
-    deletedAt: null,
-  };
+    now,
+  });
   const poll = typeIs(object, 'Question') ? remotePollFrom(object) : null;
   await upsertRemoteEmojis(core, actor.domain, emojiTagsOf(object));
   let inserted = false;
-  const repliesJob = firstPageRepliesJob(status, actor.uri, object, ctx.repliesDepth ?? FIRST_PAGE_DEPTH);
-  const events: NewEvent[] = [statusCreatedEvent(status, { hasPoll: poll !== null })];
-  if (repliesJob) events.push(repliesJob);
+  const events = remoteStatusEvents(status, actor, object, {
+    hasPoll: poll !== null,
+    repliesDepth: ctx.repliesDepth ?? FIRST_PAGE_DEPTH,
+  });
   await core.outbox.write(events, async () => {
     if (poll) status.pollId = (await upsertRemotePoll(core, id, actor._id, poll))._id;
     try {
@@ -358,6 +379,68 @@ export async function storeFetchedStatus(
   });
 }
 
+/** What an edit of a remote status is made of, once its lookups are done (one edit or a batch's). */
+export interface RemoteEditParts {
+  status: StatusDoc;
+  actor: AccountDoc;
+  object: JsonObject;
+  audience: Audience;
+  mediaIds: bigint[];
+  pollOptions: string[] | null;
+  updated: Date;
+  /** Ids for the history entries: two when the status had never been edited (its original first), else one. */
+  historyIds: bigint[];
+  now: Date;
+}
+
+/**
+ * The edited status and its new history entries: the one place updateRemoteStatus and its bulk
+ * form make them. Visibility never changes.
+ */
+export function remoteEdit(p: RemoteEditParts): { next: StatusDoc; edits: StatusEditDoc[] } {
+  const { status, object, updated } = p;
+  const { html, language } = contentOf(object);
+  const spoilerText = typeIs(object, ...NOTE_TYPES) ? plainText(object.summary, 5000) : '';
+  const next: StatusDoc = {
+    ...status,
+    content: html,
+    spoilerText,
+    sensitive: object.sensitive === true || spoilerText !== '',
+    language: language ?? status.language,
+    mentions: p.audience.mentions,
+    // A silent mention (the quoted author's access) outlives the edit.
+    ...keptSilentMentions(
+      status,
+      p.audience.mentions.map((m) => m.accountId),
+    ),
+    tags: p.audience.tags,
+    tagNames: tagNamesOf(p.audience.tags),
+    mediaIds: p.mediaIds,
+    // The author may have changed who can quote it.
+    quoteApprovalPolicy: policyFromInteractionPolicy(object.interactionPolicy, p.actor),
+    editedAt: updated,
+    updatedAt: p.now,
+  };
+  const entry = (id: bigint, of: StatusDoc, pollOptions: string[] | null, createdAt: Date): StatusEditDoc => ({
+    _id: id,
+    statusId: status._id,
+    accountId: status.accountId,
+    text: '',
+    content: of.content,
+    spoilerText: of.spoilerText,
+    sensitive: of.sensitive,
+    mediaIds: of.mediaIds,
+    pollOptions,
+    createdAt,
+  });
+  const ids = [...p.historyIds];
+  const edits: StatusEditDoc[] = [];
+  // The original becomes the first entry of the history when the status is first edited.
+  if (status.editedAt === null) edits.push(entry(ids.shift()!, status, null, status.createdAt));
+  edits.push(entry(ids.shift()!, next, p.pollOptions, updated));
+  return { next, edits };
+}
+
 /**
  * Update{Note|Question}: an edit (newer `updated`: text, CW, media, poll options, tags, mentions,
  * with history) or an implicit update (poll tallies only). Visibility never changes.
@@ -376,55 +459,19 @@ export async function updateRemoteStatus(core: Core, actor: AccountDoc, object: 
     if (poll && status.pollId) await upsertRemotePoll(core, status._id, actor._id, poll);
     return;
   }
-  const { html, language } = contentOf(object);
-  const spoilerText = typeIs(object, ...NOTE_TYPES) ? plainText(object.summary, 5000) : '';
-  const { mentions, tags } = await mentionsAndTags(core, object);
+  const [{ mentions, tags }] = await audiencesOf(core, [object]);
   const media = await createRemoteAttachments(core, actor._id, asArray(object.attachment));
-  const edits: StatusEditDoc[] = [];
-  if (status.editedAt === null)
-    edits.push({
-      _id: await nextSerialId(core.db, 'status_edits'),
-      statusId: status._id,
-      accountId: status.accountId,
-      text: '',
-      content: status.content,
-      spoilerText: status.spoilerText,
-      sensitive: status.sensitive,
-      mediaIds: status.mediaIds,
-      pollOptions: null,
-      createdAt: status.createdAt,
-    });
-  const next: StatusDoc = {
-    ...status,
-    content: html,
-    spoilerText,
-    sensitive: object.sensitive === true || spoilerText !== '',
-    language: language ?? status.language,
-    mentions,
-    // A silent mention (the quoted author's access) outlives the edit.
-    ...keptSilentMentions(
-      status,
-      mentions.map((m) => m.accountId),
-    ),
-    tags,
-    tagNames: tagNamesOf(tags),
+  const historyIds = await nextSerialIds(core.db, 'status_edits', status.editedAt === null ? 2 : 1);
+  const { next, edits } = remoteEdit({
+    status,
+    actor,
+    object,
+    audience: { mentions, tags },
     mediaIds: media.map((m) => m._id),
-    // The author may have changed who can quote it.
-    quoteApprovalPolicy: policyFromInteractionPolicy(object.interactionPolicy, actor),
-    editedAt: updated,
-    updatedAt: new Date(),
-  };
-  edits.push({
-    _id: await nextSerialId(core.db, 'status_edits'),
-    statusId: status._id,
-    accountId: status.accountId,
-    text: '',
-    content: next.content,
-    spoilerText: next.spoilerText,
-    sensitive: next.sensitive,
-    mediaIds: next.mediaIds,
     pollOptions: poll?.options ?? null,
-    createdAt: updated,
+    updated,
+    historyIds,
+    now: new Date(),
   });
   await core.outbox.write([statusUpdatedEvent(next, updated, poll !== null || status.pollId !== null)], async () => {
     if (poll) next.pollId = (await upsertRemotePoll(core, status._id, actor._id, poll))._id;
