@@ -1,4 +1,4 @@
-// `npm run bench -- api [--ports=N] [--seconds=20] [--keep]`: the API's write path and single-object
+// `npm run bench -- api [--ports=N] [--seconds=20] [--keep] [--posting-only]`: the API's write path and single-object
 // reads against `npm start` as a user gets it: its own Redis, Kafka and MongoDB-wire server with the
 // default settings (started under var/bench-api, stopped at the end; --ports=N puts them and the
 // server on N..N+5, default free ports) and one `services/main.ts all` process with package.json's
@@ -80,6 +80,14 @@ for (const k of ['LOG_LEVEL', 'NODE_ENV', 'REDIS_NAMESPACE', 'KAFKA_TOPIC_PREFIX
   delete serverEnv[k];
 if (process.env.BENCH_API_LOG_LEVEL) serverEnv.LOG_LEVEL = process.env.BENCH_API_LOG_LEVEL;
 Object.assign(serverEnv, { PORT: String(apiPort), STREAMING_PORT: String(streamingPort) });
+// The server's MongoDB commands, counted (a look at round trips per post; off unless asked).
+const commandCounts = process.env.BENCH_MONGO_COMMANDS ? join(varDir, 'mongo-commands.json') : null;
+if (commandCounts) serverEnv.MONGO_COMMAND_COUNTS = commandCounts;
+const readCounts = async (): Promise<Record<string, number>> => {
+  if (!commandCounts) return {};
+  await new Promise((r) => setTimeout(r, 1100));
+  return existsSync(commandCounts) ? (JSON.parse(readFileSync(commandCounts, 'utf8')) as Record<string, number>) : {};
+};
 const profileDir = /--cpu-prof-dir=(\S+)/.exec(process.env.BENCH_ROLE_NODE_ARGS ?? '')?.[1];
 const serverArgs = [
   ...startFlags(),
@@ -264,10 +272,12 @@ try {
   const statusIds: string[] = [];
   const posting = account();
   await posting.start();
+  const commands0 = await readCounts();
   const cpu0 = await treeCpu();
   const post0 = await byProcess();
   const log0 = { ...logged };
   const t0 = performance.now();
+  const t0Mono = process.hrtime.bigint();
   const postSamples = await concurrently(STATUSES, POST_CONCURRENCY, async (i) => {
     const u = users[i % USERS]!;
     const text = i % 10 === 0 ? `Benchmark post ${i} about #fedibench` : `Benchmark post ${i} with a few more words`;
@@ -275,6 +285,8 @@ try {
     statusIds.push(String(s.id));
   });
   const postSeconds = (performance.now() - t0) / 1000;
+  // The monotonic clock (which CPU profiles' timestamps use): the posting window within a profile.
+  console.log(`posting window (monotonic µs): ${t0Mono / 1000n}-${process.hrtime.bigint() / 1000n}`);
   const cpuWhilePosting = (await treeCpu()) - cpu0;
   const whilePosting = await posting.stop(postSeconds);
   const postLog = { bytes: logged.bytes - log0.bytes, lines: logged.lines - log0.lines };
@@ -285,6 +297,16 @@ try {
   const idleSeconds = (performance.now() - tIdle) / 1000;
   const background = await afterAccount.stop();
   const cpuPerPost = ((await treeCpu()) - cpu0) / STATUSES;
+  if (commandCounts) {
+    const commands1 = await readCounts();
+    const per = Object.entries(commands1)
+      .map(([k, n]) => [k, (n - (commands0[k] ?? 0)) / STATUSES] as const)
+      .filter(([, n]) => n >= 0.01)
+      .sort((a, b) => b[1] - a[1]);
+    notes.push(
+      `MongoDB commands per post (background included): ${per.reduce((a, [, n]) => a + n, 0).toFixed(2)}: ${per.map(([k, n]) => `${k} ${n.toFixed(2)}`).join(', ')}`,
+    );
+  }
   limit('posting, background included', post0, await byProcess(), STATUSES, 400);
   const post = stats(postSamples);
   const postRate = STATUSES / postSeconds;
@@ -318,7 +340,7 @@ try {
   // ---- reads: `seconds` each at concurrency 32, a random user's token per request
   const accountIds = users.map((u) => String(u.account._id));
   const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)]!;
-  const phases: { name: string; path: () => string; rate: number; p99: number }[] = [
+  const allPhases: { name: string; path: () => string; rate: number; p99: number }[] = [
     { name: 'GET /api/v1/statuses/:id', path: () => `/api/v1/statuses/${pick(statusIds)}`, rate: 4000, p99: 30 },
     {
       name: 'GET /api/v1/timelines/public?local=true',
@@ -335,6 +357,8 @@ try {
     // "Not slower than today": 4,400–4,900/s at p99 12–17 ms on this workload (issue 24).
     { name: 'GET /api/v1/timelines/home', path: () => '/api/v1/timelines/home', rate: 4400, p99: 17 },
   ];
+  // --posting-only: the write path alone (a quicker loop while working on it).
+  const phases = process.argv.includes('--posting-only') ? [] : allPhases;
   const tokens = users.map((u) => u.token);
   for (const phase of phases) {
     // A first request of each kind checked (200, 20 statuses where a page is asked for).
