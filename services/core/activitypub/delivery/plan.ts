@@ -167,9 +167,12 @@ async function planUnfiltered(
       if (!status || status.deletedAt || status.reblogOfId !== null) return [];
       const author = await localAccount(core, p.accountId);
       if (!author) return [];
+      // Most posts of a small instance reach no other server: not rendered then.
+      const reach = await statusReach(core, status, false);
+      if (reach.size === 0) return [];
       const note = await renderStatusObject(core, status, author);
       const id = statusActivityUri(config, author.username, status._id);
-      return [plan(id, renderCreate(note, id), author, await statusReach(core, status, false))];
+      return [plan(id, renderCreate(note, id), author, reach)];
     }
     case 'StatusUpdated': {
       const p = payload as EventRecord<'StatusUpdated'>;
