@@ -8,7 +8,7 @@ import { statuses, type StatusDoc } from '../../services/core/model/statuses.ts'
 import { fetchCard, firstLink } from '../../services/core/previews/fetchCard.ts';
 import { attachCard, cardOfStatus, upsertCard } from '../../services/core/previews/cards.ts';
 import { recordUse } from '../../services/core/trends/counters.ts';
-import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
+import { runPipeline, type Pipeline, type PipelineOptions, BACKGROUND_FETCH } from '../runtime/index.ts';
 
 export const TYPES = ['StatusCreated', 'StatusUpdated'] as const;
 type LinkPreviewEvent = (typeof TYPES)[number];
@@ -54,6 +54,7 @@ export function runLinkPreviewsPipeline(core: Core, opts: LinkPreviewsPipelineOp
     core,
     name: 'link-previews',
     types: TYPES,
+    ...BACKGROUND_FETCH,
     ...opts,
     // A batch's statuses in one read; most have no link and cost nothing more.
     async handleBatch(events) {

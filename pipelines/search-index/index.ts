@@ -10,6 +10,7 @@ import {
   type PipelineContext,
   type PipelineEvent,
   type PipelineOptions,
+  BACKGROUND_FETCH,
 } from '../runtime/index.ts';
 
 export const TYPES = [
@@ -31,6 +32,7 @@ export function runSearchIndexPipeline(core: Core, opts: SearchIndexPipelineOpti
     core,
     name: 'search-index',
     types: TYPES,
+    ...BACKGROUND_FETCH,
     ...opts,
     // New and edited posts of a batch are indexed together (each reads the status as it is now,
     // so a deletion later in the batch still wins); the rest one by one, in order.
