@@ -132,16 +132,20 @@ async function concurrently(n: number, concurrency: number, op: (i: number) => P
   return samples;
 }
 
-/** Total lag of every consumer group on the server's topics. */
+/** Lag of each consumer group on the server's topics (last measured: named when it never reaches 0). */
+let lastLags: Record<string, number> = {};
 async function totalLag(admin: ReturnType<Kafka['admin']>): Promise<number> {
   const { groups } = await admin.listGroups();
   let lag = 0;
+  lastLags = {};
   for (const { groupId } of groups) {
     for (const { topic, partitions } of await admin.fetchOffsets({ groupId })) {
       const ends = await admin.fetchTopicOffsets(topic);
       for (const end of ends) {
         const done = Number(partitions.find((p) => p.partition === end.partition)?.offset ?? '-1');
-        lag += Math.max(0, Number(end.high) - (done >= 0 ? done : Number(end.low)));
+        const behind = Math.max(0, Number(end.high) - (done >= 0 ? done : Number(end.low)));
+        lag += behind;
+        if (behind > 0) lastLags[`${groupId} ${topic}`] = (lastLags[`${groupId} ${topic}`] ?? 0) + behind;
       }
     }
   }
@@ -149,11 +153,11 @@ async function totalLag(admin: ReturnType<Kafka['admin']>): Promise<number> {
 }
 
 /** Waits until every consumer group has caught up (twice in a row, 300 ms apart). */
-async function untilIdle(admin: ReturnType<Kafka['admin']>, limitMs = 300_000): Promise<void> {
+async function untilIdle(admin: ReturnType<Kafka['admin']>, limitMs = 900_000): Promise<void> {
   const deadline = Date.now() + limitMs;
   let zero = 0;
   while (zero < 2) {
-    if (Date.now() > deadline) throw new Error('the consumers never caught up');
+    if (Date.now() > deadline) throw new Error(`the consumers never caught up: ${JSON.stringify(lastLags)}`);
     zero = (await totalLag(admin)) === 0 ? zero + 1 : 0;
     await new Promise((r) => setTimeout(r, 300));
   }
