@@ -7,7 +7,8 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts } from '../model/accounts.ts';
+import { accounts, accountView } from '../model/accounts.ts';
+import { readThrough } from '../db/docCache.ts';
 import { follows } from '../model/follows.ts';
 import { blocks } from '../model/blocks.ts';
 import { mutes } from '../model/mutes.ts';
@@ -186,10 +187,8 @@ export async function fanOutStatus(
   heartbeat: () => Promise<void> = async () => {},
   announce?: Announce,
 ): Promise<FanOutResult> {
-  const author = await collection(core.db, accounts).findOne(
-    { _id: s.accountId },
-    { projection: { domain: 1, followersCount: 1 } },
-  );
+  // From the document cache the request's token check filled (one Redis read, not MongoDB).
+  const author = (await readThrough(core, accountView, [s.accountId])).get(s.accountId);
   if (!author) return { home: [], lists: [] };
   const insert = async (recipients: Id[]) =>
     insertHome(core, s, await admitted(core, s, recipients, author.domain), announce);
