@@ -9,7 +9,9 @@ import {
   fanOutStatusOf,
   fanOutToFollowerSlice,
   remembered,
+  rememberAuthorSides,
   type Announce,
+  type FanOutStatus,
 } from '../../services/core/feeds/fanOut.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { accounts } from '../../services/core/model/accounts.ts';
@@ -23,7 +25,15 @@ import {
   unmergeFromFeed,
   unmergeFromOwnedFeeds,
 } from '../../services/core/feeds/maintenance.ts';
-import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
+import {
+  runPipeline,
+  type BatchHandler,
+  type EventHandler,
+  type Pipeline,
+  type PipelineEvent,
+  type PipelineOptions,
+} from '../runtime/index.ts';
+import type { EventRecord } from '../../schemas/index.ts';
 import { broadcastDelete, broadcastUpdate, renderUpdate, type RenderedUpdate } from './broadcast.ts';
 import { feedsHolding } from '../../services/core/feeds/reach.ts';
 import { traceStage } from '../../services/core/streaming/latencyTrace.ts';
@@ -63,8 +73,22 @@ function announceTo(core: Core, statusId: bigint, rendering: Promise<RenderedUpd
   return (feeds) => broadcastUpdate(core, statusId, feeds, 'update', rendering, false);
 }
 
+/** What fan-out needs of a StatusCreated event. */
+function fanOutStatusOfEvent(p: EventRecord<'StatusCreated'>): FanOutStatus {
+  return {
+    statusId: id(p.statusId),
+    accountId: id(p.accountId),
+    visibility: p.visibility as Visibility,
+    inReplyToAccountId: p.inReplyToAccountId ? id(p.inReplyToAccountId) : null,
+    mentionedAccountIds: p.mentionedAccountIds.map(id),
+    tagNames: p.tagNames,
+    reblogOfId: null,
+    reblogOfAccountId: null,
+  };
+}
+
 export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}): Promise<Pipeline> {
-  return runPipeline({
+  const options: PipelineOptions<FanOutEvent> & { handleEvent: EventHandler<FanOutEvent> } = {
     core,
     name: 'fanout',
     types: TYPES,
@@ -82,21 +106,7 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
           // (awaited below; a fan-out failure must not leave them unhandled).
           const publicStreams = broadcastUpdate(core, id(p.statusId), NOWHERE, 'update', rendering);
           publicStreams.catch(() => undefined);
-          await fanOutStatus(
-            core,
-            {
-              statusId: id(p.statusId),
-              accountId: id(p.accountId),
-              visibility: p.visibility as Visibility,
-              inReplyToAccountId: p.inReplyToAccountId ? id(p.inReplyToAccountId) : null,
-              mentionedAccountIds: p.mentionedAccountIds.map(id),
-              tagNames: p.tagNames,
-              reblogOfId: null,
-              reblogOfAccountId: null,
-            },
-            heartbeat,
-            announceTo(core, id(p.statusId), rendering),
-          );
+          await fanOutStatus(core, fanOutStatusOfEvent(p), heartbeat, announceTo(core, id(p.statusId), rendering));
           await publicStreams;
           return;
         }
@@ -232,5 +242,33 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
         }
       }
     },
+  };
+  return runPipeline({
+    ...options,
+    handleEvent: undefined,
+    handleBatch: withAuthorSidesAhead(core, options.handleEvent),
   });
+}
+
+/**
+ * The handler of one event, run over a fetched batch after the author-side reads of its new
+ * statuses were made together (rememberAuthorSides); each event still fails and retries alone.
+ */
+function withAuthorSidesAhead(core: Core, handleEvent: EventHandler<FanOutEvent>): BatchHandler<FanOutEvent> {
+  return async (events, ctx) => {
+    await rememberAuthorSides(
+      core,
+      events.flatMap((e) => (e.type === 'StatusCreated' ? [fanOutStatusOfEvent(e.payload)] : [])),
+    ).catch((err: unknown) => core.logger.debug({ err }, 'fan-out: author sides not read ahead'));
+    const failed: Array<{ event: PipelineEvent<FanOutEvent>; error: unknown }> = [];
+    for (const event of events) {
+      try {
+        await handleEvent(event, ctx);
+      } catch (error) {
+        failed.push({ event, error });
+      }
+      await ctx.heartbeat();
+    }
+    return { failed };
+  };
 }

@@ -4,11 +4,11 @@
 import type { Core } from '../../services/core/context.ts';
 import { batch } from '../../services/core/db/redis.ts';
 import { collection } from '../../services/core/db/mongo.ts';
-import { statuses } from '../../services/core/model/statuses.ts';
+import { statuses, type StatusDoc } from '../../services/core/model/statuses.ts';
 import { fetchCard, firstLink } from '../../services/core/previews/fetchCard.ts';
 import { attachCard, cardOfStatus, upsertCard } from '../../services/core/previews/cards.ts';
 import { recordUse } from '../../services/core/trends/counters.ts';
-import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
+import { runPipeline, type Pipeline, type PipelineOptions, BACKGROUND_FETCH } from '../runtime/index.ts';
 
 export const TYPES = ['StatusCreated', 'StatusUpdated'] as const;
 type LinkPreviewEvent = (typeof TYPES)[number];
@@ -19,11 +19,15 @@ export type LinkPreviewsPipelineOptions = Partial<
 
 /** Fetches and attaches the card of one status; returns whether it has one. */
 export async function previewStatus(core: Core, statusId: bigint): Promise<boolean> {
-  const status = await collection(core.db, statuses).findOne({ _id: statusId });
+  return previewStatusDoc(core, await collection(core.db, statuses).findOne({ _id: statusId }));
+}
+
+async function previewStatusDoc(core: Core, status: StatusDoc | null): Promise<boolean> {
   // Direct messages stay private: fetching their links would tell the link's host.
   if (!status || status.deletedAt || status.reblogOfId !== null || status.visibility === 'direct') return false;
   const url = firstLink(status);
   if (!url) return false;
+  const statusId = status._id;
   const current = await cardOfStatus(core, statusId);
   if (current?.url === url) return true;
   const fields = await fetchCard(core.config, url);
@@ -50,9 +54,15 @@ export function runLinkPreviewsPipeline(core: Core, opts: LinkPreviewsPipelineOp
     core,
     name: 'link-previews',
     types: TYPES,
+    ...BACKGROUND_FETCH,
     ...opts,
-    async handleEvent(event) {
-      await previewStatus(core, BigInt(event.payload.statusId));
+    // A batch's statuses in one read; most have no link and cost nothing more.
+    async handleBatch(events) {
+      const ids = [...new Set(events.map((e) => BigInt(e.payload.statusId)))];
+      const docs = await collection(core.db, statuses)
+        .find({ _id: { $in: ids } })
+        .toArray();
+      for (const doc of docs) await previewStatusDoc(core, doc);
     },
   });
 }

@@ -23,6 +23,13 @@ import type { Pipeline, PipelineContext, PipelineEvent, PipelineOptions } from '
 
 const DEFAULT_DELAYS = [1_000, 10_000, 60_000, 300_000];
 
+/**
+ * Fetch settings of pipelines nobody waits on within a second (search index, trends, link
+ * previews, delivery planning): a fetch waits for up to 64 KB or 250 ms, so a burst of posts
+ * comes as one batch (one fetch, one offset commit, one read per kind) instead of a few events each.
+ */
+export const BACKGROUND_FETCH = { maxWaitTimeInMs: 250, minBytes: 64 * 1024 } as const;
+
 interface Item<N extends EventName> {
   message: KafkaMessage;
   origin: Origin;
@@ -65,6 +72,7 @@ export async function runPipeline<N extends EventName>(opts: PipelineOptions<N>)
     sessionTimeout: opts.sessionTimeout ?? 30_000,
     heartbeatInterval: opts.heartbeatInterval ?? 3_000,
     maxWaitTimeInMs: opts.maxWaitTimeInMs ?? 1_000,
+    minBytes: opts.minBytes ?? 1,
   });
   consumer.on(consumer.events.CRASH, ({ payload }) =>
     logger.error({ err: payload.error, restart: payload.restart }, 'consumer crashed'),

@@ -69,6 +69,11 @@ export interface PipelineOptions<N extends EventName> {
   sessionTimeout?: number;
   heartbeatInterval?: number;
   maxWaitTimeInMs?: number;
+  /**
+   * The broker answers a fetch once it has this many bytes or maxWaitTimeInMs passed (default 1:
+   * at once). Background pipelines ask for more: fewer fetches and offset commits per event.
+   */
+  minBytes?: number;
   partitionsConsumedConcurrently?: number;
 }
 

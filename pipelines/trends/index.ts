@@ -12,7 +12,13 @@ import { statusCards } from '../../services/core/model/previewCards.ts';
 import { recordUse, type TrendUse } from '../../services/core/trends/counters.ts';
 import { refreshTrends } from '../../services/core/trends/refresh.ts';
 import { STATUS_TREND_OPTIONS } from '../../services/core/trends/scoring.ts';
-import { runPipeline, type Pipeline, type PipelineEvent, type PipelineOptions } from '../runtime/index.ts';
+import {
+  runPipeline,
+  type Pipeline,
+  type PipelineEvent,
+  type PipelineOptions,
+  BACKGROUND_FETCH,
+} from '../runtime/index.ts';
 
 export const TYPES = ['StatusCreated', 'ReblogCreated', 'FavouriteCreated'] as const;
 type TrendEvent = (typeof TYPES)[number];
@@ -129,6 +135,7 @@ export async function runTrendsPipeline(core: Core, opts: TrendsPipelineOptions 
     core,
     name: 'trends',
     types: TYPES,
+    ...BACKGROUND_FETCH,
     ...pipelineOpts,
     async handleBatch(events) {
       const uses = await usesOf(core, events);

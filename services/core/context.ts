@@ -39,6 +39,7 @@ export async function createCore(config: Config, opts: CoreOptions): Promise<Cor
   const redis = connectRedis(config, { namespace: config.redisNamespace });
   installDocCache(db, redis);
   const vapid = await ensureVapidKeys(db, config);
+  const outbox = new Outbox(db, opts.sink, logger, opts.outboxGraceMs);
   return {
     config,
     logger,
@@ -46,9 +47,10 @@ export async function createCore(config: Config, opts: CoreOptions): Promise<Cor
     db,
     redis,
     statusIds: new StatusIdGenerator(redis),
-    outbox: new Outbox(db, opts.sink, logger, opts.outboxGraceMs),
+    outbox,
     vapid,
     async close() {
+      await outbox.flush();
       await opts.sink.close?.();
       redis.disconnect();
       await client.close();

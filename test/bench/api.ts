@@ -1,4 +1,4 @@
-// `npm run bench -- api [--ports=N] [--seconds=20] [--keep] [--phases=LIST]`: the API's write path and single-object
+// `npm run bench -- api [--ports=N] [--seconds=20] [--keep] [--phases=LIST] [--posting-only]`: the API's write path and single-object
 // reads against `npm start` as a user gets it: its own Redis, Kafka and MongoDB-wire server with the
 // default settings (started under var/bench-api, stopped at the end; --ports=N puts them and the
 // server on N..N+5, default free ports) and one `services/main.ts all` process with package.json's
@@ -37,7 +37,8 @@ const POST_CONCURRENCY = 16;
 const READ_CONCURRENCY = 32;
 const seconds = Number(option('seconds') ?? 20);
 const PHASES = ['posting', 'statuses', 'public', 'account', 'home'] as const;
-const chosen = option('phases')?.split(',') ?? [...PHASES];
+// --posting-only is --phases=posting (the write path alone: a quicker loop while working on it).
+const chosen = process.argv.includes('--posting-only') ? ['posting'] : (option('phases')?.split(',') ?? [...PHASES]);
 const unknownPhase = chosen.find((p) => !(PHASES as readonly string[]).includes(p));
 if (unknownPhase) throw new Error(`--phases: no phase "${unknownPhase}"; there are ${PHASES.join(', ')}`);
 const measured = (phase: (typeof PHASES)[number]) => chosen.includes(phase);
@@ -103,6 +104,14 @@ for (const k of ['LOG_LEVEL', 'NODE_ENV', 'REDIS_NAMESPACE', 'KAFKA_TOPIC_PREFIX
   delete serverEnv[k];
 if (process.env.BENCH_API_LOG_LEVEL) serverEnv.LOG_LEVEL = process.env.BENCH_API_LOG_LEVEL;
 Object.assign(serverEnv, { PORT: String(apiPort), STREAMING_PORT: String(streamingPort) });
+// The server's MongoDB commands, counted (a look at round trips per post; off unless asked).
+const commandCounts = process.env.BENCH_MONGO_COMMANDS ? join(varDir, 'mongo-commands.json') : null;
+if (commandCounts) serverEnv.MONGO_COMMAND_COUNTS = commandCounts;
+const readCounts = async (): Promise<Record<string, number>> => {
+  if (!commandCounts) return {};
+  await new Promise((r) => setTimeout(r, 1100));
+  return existsSync(commandCounts) ? (JSON.parse(readFileSync(commandCounts, 'utf8')) as Record<string, number>) : {};
+};
 const profileDir = /--cpu-prof-dir=(\S+)/.exec(process.env.BENCH_ROLE_NODE_ARGS ?? '')?.[1];
 const serverArgs = [
   ...startFlags(),
@@ -147,16 +156,20 @@ async function concurrently(n: number, concurrency: number, op: (i: number) => P
   return samples;
 }
 
-/** Total lag of every consumer group on the server's topics. */
+/** Lag of each consumer group on the server's topics (last measured: named when it never reaches 0). */
+let lastLags: Record<string, number> = {};
 async function totalLag(admin: ReturnType<Kafka['admin']>): Promise<number> {
   const { groups } = await admin.listGroups();
   let lag = 0;
+  lastLags = {};
   for (const { groupId } of groups) {
     for (const { topic, partitions } of await admin.fetchOffsets({ groupId })) {
       const ends = await admin.fetchTopicOffsets(topic);
       for (const end of ends) {
         const done = Number(partitions.find((p) => p.partition === end.partition)?.offset ?? '-1');
-        lag += Math.max(0, Number(end.high) - (done >= 0 ? done : Number(end.low)));
+        const behind = Math.max(0, Number(end.high) - (done >= 0 ? done : Number(end.low)));
+        lag += behind;
+        if (behind > 0) lastLags[`${groupId} ${topic}`] = (lastLags[`${groupId} ${topic}`] ?? 0) + behind;
       }
     }
   }
@@ -164,11 +177,11 @@ async function totalLag(admin: ReturnType<Kafka['admin']>): Promise<number> {
 }
 
 /** Waits until every consumer group has caught up (twice in a row, 300 ms apart). */
-async function untilIdle(admin: ReturnType<Kafka['admin']>, limitMs = 300_000): Promise<void> {
+async function untilIdle(admin: ReturnType<Kafka['admin']>, limitMs = 900_000): Promise<void> {
   const deadline = Date.now() + limitMs;
   let zero = 0;
   while (zero < 2) {
-    if (Date.now() > deadline) throw new Error('the consumers never caught up');
+    if (Date.now() > deadline) throw new Error(`the consumers never caught up: ${JSON.stringify(lastLags)}`);
     zero = (await totalLag(admin)) === 0 ? zero + 1 : 0;
     await new Promise((r) => setTimeout(r, 300));
   }
@@ -292,10 +305,12 @@ try {
     // ---- posting: 4,000 statuses round-robin over the users, 16 at a time
     const posting = account();
     await posting.start();
+    const commands0 = await readCounts();
     const cpu0 = await treeCpu();
     const post0 = await byProcess();
     const log0 = { ...logged };
     const t0 = performance.now();
+    const t0Mono = process.hrtime.bigint();
     const postSamples = await concurrently(STATUSES, POST_CONCURRENCY, async (i) => {
       const u = users[i % USERS]!;
       const text = i % 10 === 0 ? `Benchmark post ${i} about #fedibench` : `Benchmark post ${i} with a few more words`;
@@ -303,6 +318,8 @@ try {
       statusIds.push(String(s.id));
     });
     const postSeconds = (performance.now() - t0) / 1000;
+    // The monotonic clock (which CPU profiles' timestamps use): the posting window within a profile.
+    console.log(`posting window (monotonic µs): ${t0Mono / 1000n}-${process.hrtime.bigint() / 1000n}`);
     if (!measured('posting')) {
       console.log(`${STATUSES} statuses posted in ${postSeconds.toFixed(1)} s (posting not measured: --phases)`);
       await untilIdle(admin);
@@ -318,6 +335,16 @@ try {
       const idleSeconds = (performance.now() - tIdle) / 1000;
       const background = await afterAccount.stop();
       const cpuPerPost = ((await treeCpu()) - cpu0) / STATUSES;
+      if (commandCounts) {
+        const commands1 = await readCounts();
+        const per = Object.entries(commands1)
+          .map(([k, n]) => [k, (n - (commands0[k] ?? 0)) / STATUSES] as const)
+          .filter(([, n]) => n >= 0.01)
+          .sort((a, b) => b[1] - a[1]);
+        notes.push(
+          `MongoDB commands per post (background included): ${per.reduce((a, [, n]) => a + n, 0).toFixed(2)}: ${per.map(([k, n]) => `${k} ${n.toFixed(2)}`).join(', ')}`,
+        );
+      }
       limit('posting, background included', post0, await byProcess(), STATUSES, 400);
       const post = stats(postSamples);
       const postRate = STATUSES / postSeconds;

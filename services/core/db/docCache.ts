@@ -7,10 +7,13 @@
 // findOneAnd*, bulkWrite) drops the cached copies of the documents it touched, found from an `_id`
 // filter or, for other filters, by reading the matching ids just before the write. Each document's
 // copies live in one Redis hash (`doc:<collection>:<id>`, one field per view), so dropping them does
-// not need to know which views exist. A drop also leaves a short tombstone, and a reader fills the
-// cache only while no tombstone stands (one Lua script): a reader that fetched the document before
-// a write cannot put that old copy back after the write's drop. Entries expire after a few minutes,
-// which bounds the staleness of anything that still slipped through (a failed Redis call).
+// not need to know which views exist. A drop also bumps the document's generation, and a reader
+// fills the cache only if the generation is still the one it saw before its MongoDB read (one Lua
+// script): a reader that fetched the document before a write cannot put that old copy back after
+// the write's drop, while the first read after the write refills at once (a fixed tombstone kept a
+// document written every few seconds, an author's account while they post, out of the cache for
+// good; ADR 0009). Entries expire after a few minutes, which bounds the staleness of anything that
+// still slipped through (a failed Redis call).
 import { BSON, type Collection, type Db, type Document, type Filter } from 'mongodb';
 import { batch, isCluster, type Redis } from '../db/redis.ts';
 import type { Core } from '../context.ts';
@@ -18,7 +21,8 @@ import type { CollectionDef } from './mongo.ts';
 import { countingWrite, isWriteMethod, withWriteCount } from './recentResults.ts';
 
 const ENTRY_TTL_SECONDS = 300;
-const TOMBSTONE_MS = 5000;
+/** A generation outlives any read under way (a reader that finds none compares with ''). */
+const GENERATION_TTL_MS = 600_000;
 
 export interface DocView<T extends Document, R> {
   collection: CollectionDef<T>;
@@ -158,8 +162,8 @@ function parseCopy<R>(r: Buffer, id: bigint, shared: Map<bigint, { bytes: Buffer
 function docKey(collection: string, id: bigint): string {
   return `doc:${collection}:{${id}}`;
 }
-function tombKey(collection: string, id: bigint): string {
-  return `doc:${collection}:{${id}}:t`;
+function generationKey(collection: string, id: bigint): string {
+  return `doc:${collection}:{${id}}:g`;
 }
 
 // One round trip for a whole page: the field of each key (KEYS[i], field ARGV[1]). A single
@@ -170,7 +174,7 @@ const READ = `local out = {}
 for i, k in ipairs(KEYS) do out[i] = redis.call('HGET', k, ARGV[1]) end
 return out`;
 
-const FILL = `if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+const FILL = `if (redis.call('GET', KEYS[2]) or '') ~= ARGV[4] then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 return 1`;
@@ -254,6 +258,18 @@ export async function readThrough<T extends Document, R>(
     }
   }
   if (missing.length === 0) return out;
+  // The generations before the read: a write after this point keeps what we read out of the cache.
+  let generations: string[] = [];
+  if (redis) {
+    const pipe = batch(redis);
+    for (const id of missing) pipe.get(generationKey(name, id));
+    const replies = await pipe.exec().catch(() => null);
+    generations = missing.map((_, i) => {
+      const [err, value] = replies?.[i] ?? [new Error('no reply'), null];
+      return err ? '\u0000' : ((value as string | null) ?? ''); // unreadable: never matches, no fill
+    });
+  }
+  const generationOf = new Map(missing.map((id, i) => [id, generations[i]]));
   const projection = Object.keys(view.projection).length > 0 ? view.projection : undefined;
   const found = await core.db
     .collection<{ _id: bigint }>(name)
@@ -265,7 +281,9 @@ export async function readThrough<T extends Document, R>(
     found.forEach((doc, i) => {
       const id = doc._id;
       const value = view.derive ? JSON.stringify(values[i]) : Buffer.from(BSON.serialize(doc));
-      pipe.eval(FILL, 2, docKey(name, id), tombKey(name, id), view.name, value, ENTRY_TTL_SECONDS);
+      const generation = generationOf.get(id);
+      if (generation === undefined) return;
+      pipe.eval(FILL, 2, docKey(name, id), generationKey(name, id), view.name, value, ENTRY_TTL_SECONDS, generation);
     });
     await pipe.exec().catch(() => undefined);
   }
@@ -276,14 +294,15 @@ export async function readThrough<T extends Document, R>(
   return out;
 }
 
-/** Drops the cached copies of `ids` and blocks refills for a moment. */
+/** Drops the cached copies of `ids` and keeps reads that began before out of the cache. */
 async function drop(db: Db, redis: Redis, collection: string, ids: readonly unknown[]): Promise<void> {
   const local = locals.get(db)?.get(collection);
   if (local) for (const id of ids) if (typeof id === 'bigint') local.delete(id);
   const pipe = batch(redis);
   for (const id of ids) {
     if (typeof id !== 'bigint') continue;
-    pipe.set(tombKey(collection, id), '1', 'PX', TOMBSTONE_MS);
+    pipe.incr(generationKey(collection, id));
+    pipe.pexpire(generationKey(collection, id), GENERATION_TTL_MS);
     pipe.del(docKey(collection, id));
   }
   // A failed drop must not fail the write that already happened: the entry's expiry bounds it.

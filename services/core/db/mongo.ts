@@ -4,6 +4,7 @@
 // creates them all at start-up. Only features real MongoDB 7+ and the embedded default
 // (deploy/local/mongo) both have are used: no transactions, change streams, $text, TTL or partial
 // indexes, no aggregation operators newer than MongoDB 4.4.
+import { writeFileSync } from 'node:fs';
 import { withDocCache } from './docCache.ts';
 import { withWriteCount } from './recentResults.ts';
 import { MongoClient, type Db, type Collection, type Document, type IndexDescription } from 'mongodb';
@@ -52,9 +53,25 @@ export async function connectMongo(url: string): Promise<{ client: MongoClient; 
     ignoreUndefined: true,
     serverSelectionTimeoutMS: 10_000,
     appName: 'fedisrv',
+    monitorCommands: !!process.env.MONGO_COMMAND_COUNTS,
   });
+  if (process.env.MONGO_COMMAND_COUNTS) countCommands(client, process.env.MONGO_COMMAND_COUNTS);
   await client.connect();
   return { client, db: client.db() };
+}
+
+/**
+ * A benchmark's look at the round trips (`MONGO_COMMAND_COUNTS=<file>`): this process's commands
+ * by name and collection, written to the file every second (the api benchmark prints them per post).
+ */
+function countCommands(client: MongoClient, file: string): void {
+  const counts: Record<string, number> = {};
+  client.on('commandStarted', (e) => {
+    const coll = (e.command as Record<string, unknown>)[e.commandName];
+    const key = `${e.commandName} ${typeof coll === 'string' ? coll : ''}`.trim();
+    counts[key] = (counts[key] ?? 0) + 1;
+  });
+  setInterval(() => writeFileSync(file, JSON.stringify(counts)), 1000).unref();
 }
 
 /**

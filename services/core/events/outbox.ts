@@ -76,6 +76,15 @@ export class Outbox {
   readonly graceMs: number;
   /** publishDirect's events: concurrent callers share sends. */
   private readonly direct: Coalescer<OutboxEvent>;
+  /**
+   * write()'s three steps, each shared by concurrent writers (ADR 0009): one insert of every
+   * waiting record, one Kafka send of every written event, one delete of every published record.
+   */
+  private readonly recording: Coalescer<OutboxDoc>;
+  private readonly publishing: Coalescer<OutboxEvent>;
+  private readonly removing: Coalescer<string>;
+  /** Removals not yet done (awaited by flush()). */
+  private removals = new Set<Promise<void>>();
 
   constructor(db: Db, sink: EventSink, logger: Logger, graceMs = 30_000) {
     this.db = db;
@@ -83,6 +92,18 @@ export class Outbox {
     this.logger = logger;
     this.graceMs = graceMs;
     this.direct = new Coalescer((events) => this.sink.publish(events));
+    this.publishing = new Coalescer((events) => this.sink.publish(events));
+    this.recording = new Coalescer(async (docs) => {
+      await collection(this.db, outboxCollection).insertMany(docs, { ordered: false });
+    });
+    this.removing = new Coalescer(async (ids) => {
+      await collection(this.db, outboxCollection).deleteMany({ _id: { $in: ids } });
+    });
+  }
+
+  /** Waits for the removals of published records still under way (before a process closes). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.removals]);
   }
 
   /**
@@ -102,7 +123,7 @@ export class Outbox {
     for (const r of records)
       eventCodec().encode(r.type, { ...r.payload, eventId: r.eventId, occurredAt: r.occurredAt });
     if (records.length > 0) {
-      await collection(this.db, outboxCollection).insertMany(
+      await this.recording.add(
         records.map((r, i) => ({
           _id: r.eventId,
           type: r.type,
@@ -143,12 +164,20 @@ export class Outbox {
 
   private async publishNow(records: OutboxEvent[]): Promise<void> {
     try {
-      await this.sink.publish(records);
-      await collection(this.db, outboxCollection).deleteMany({ _id: { $in: records.map((r) => r.eventId) } });
+      await this.publishing.add(records);
     } catch (err) {
       // The write is done; the relay publishes these once their lease runs out.
       this.logger.warn({ err, eventIds: records.map((r) => r.eventId) }, 'event publish deferred to the outbox relay');
+      return;
     }
+    // The caller does not wait for the removal: a record left behind (a crash, a failed delete)
+    // is published once more by the relay, which consumers dedup by eventId.
+    const ids = records.map((r) => r.eventId);
+    const removal = this.removing.add(ids).catch((err: unknown) => {
+      this.logger.warn({ err, eventIds: ids }, 'published outbox records not removed; the relay will');
+    });
+    this.removals.add(removal);
+    void removal.finally(() => this.removals.delete(removal));
   }
 
   /**

@@ -7,7 +7,8 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts } from '../model/accounts.ts';
+import { accounts, accountView } from '../model/accounts.ts';
+import { readThrough } from '../db/docCache.ts';
 import { follows } from '../model/follows.ts';
 import { blocks } from '../model/blocks.ts';
 import { mutes } from '../model/mutes.ts';
@@ -186,10 +187,8 @@ export async function fanOutStatus(
   heartbeat: () => Promise<void> = async () => {},
   announce?: Announce,
 ): Promise<FanOutResult> {
-  const author = await collection(core.db, accounts).findOne(
-    { _id: s.accountId },
-    { projection: { domain: 1, followersCount: 1 } },
-  );
+  // From the document cache the request's token check filled (one Redis read, not MongoDB).
+  const author = (await readThrough(core, accountView, [s.accountId])).get(s.accountId);
   if (!author) return { home: [], lists: [] };
   const insert = async (recipients: Id[]) =>
     insertHome(core, s, await admitted(core, s, recipients, author.domain), announce);
@@ -228,9 +227,75 @@ export async function fanOutStatus(
   return { home: delivered, lists: listsReached };
 }
 
+/** The lists that hold the author, read once per status (exclusive owners and list feeds both need them). */
+function authorMemberships(core: Core, s: FanOutStatus): Promise<Array<{ listId: Id }>> {
+  return remembered(core, `${s.statusId}:memberships`, () =>
+    collection(core.db, listMembers)
+      .find({ accountId: s.accountId }, { projection: { _id: 0, listId: 1 } })
+      .toArray(),
+  );
+}
+
+/**
+ * The author-side answers of a consumer's batch of new statuses in one read per kind (who blocks
+ * or mutes each author, which lists hold them), handed to `remembered` under each status's keys:
+ * a status's fan-out then asks the database only for its followers. An answer too big to share
+ * (BY_TARGET_LIMIT) is left for the status to read as before.
+ */
+export async function rememberAuthorSides(core: Core, batch: readonly FanOutStatus[]): Promise<void> {
+  const plain = batch.filter((s) => s.reblogOfId === null && s.visibility !== 'direct');
+  if (plain.length < 2) return;
+  const authors = [...new Set(plain.map((s) => s.accountId))];
+  const byTarget = (name: string) =>
+    core.db
+      .collection<Related & { targetAccountId: Id }>(name)
+      .find(
+        { targetAccountId: { $in: authors } },
+        { projection: { _id: 0, accountId: 1, expiresAt: 1, targetAccountId: 1 }, limit: BY_TARGET_LIMIT + 1 },
+      )
+      .toArray();
+  const [blocking, muting, memberships] = await Promise.all([
+    byTarget(blocks.name),
+    byTarget(mutes.name),
+    collection(core.db, listMembers)
+      .find({ accountId: { $in: authors } }, { projection: { _id: 0, listId: 1, accountId: 1 } })
+      .toArray(),
+  ]);
+  const of = <T extends object>(rows: T[], key: (r: T) => Id, author: Id, strip: (r: T) => object) =>
+    rows.filter((r) => key(r) === author).map(strip);
+  for (const s of plain) {
+    if (blocking.length <= BY_TARGET_LIMIT)
+      remembered(core, `${s.statusId}:blocking`, async () =>
+        of(
+          blocking,
+          (r) => r.targetAccountId,
+          s.accountId,
+          ({ accountId, expiresAt }) => ({ accountId, expiresAt }),
+        ),
+      );
+    if (muting.length <= BY_TARGET_LIMIT)
+      remembered(core, `${s.statusId}:muting`, async () =>
+        of(
+          muting,
+          (r) => r.targetAccountId,
+          s.accountId,
+          ({ accountId, expiresAt }) => ({ accountId, expiresAt }),
+        ),
+      );
+    remembered(core, `${s.statusId}:memberships`, async () =>
+      of(
+        memberships,
+        (r) => r.accountId,
+        s.accountId,
+        ({ listId }) => ({ listId }),
+      ),
+    );
+  }
+}
+
 /** Owners of exclusive lists that hold the author: the status goes to that list, not their home. */
-async function exclusiveListOwners(core: Core, authorId: Id): Promise<Set<bigint>> {
-  const memberships = await collection(core.db, listMembers).find({ accountId: authorId }).toArray();
+async function exclusiveListOwners(core: Core, s: FanOutStatus): Promise<Set<bigint>> {
+  const memberships = await authorMemberships(core, s);
   if (memberships.length === 0) return new Set();
   const exclusive = await collection(core.db, lists)
     .find({ _id: { $in: memberships.map((m) => m.listId) }, exclusive: true }, { projection: { accountId: 1 } })
@@ -240,7 +305,7 @@ async function exclusiveListOwners(core: Core, authorId: Id): Promise<Set<bigint
 
 async function fanOutToLists(core: Core, s: FanOutStatus, authorDomain: string | null): Promise<Id[]> {
   if (s.visibility === 'direct') return [];
-  const memberships = await collection(core.db, listMembers).find({ accountId: s.accountId }).toArray();
+  const memberships = await authorMemberships(core, s);
   if (memberships.length === 0) return [];
   const found = await collection(core.db, lists)
     .find({ _id: { $in: memberships.map((m) => m.listId) } })
@@ -463,7 +528,7 @@ async function fanOutToFollowers(
 ): Promise<Id[]> {
   if (s.visibility === 'direct' || followers.length === 0) return [];
   const [exclusive, allowed] = await Promise.all([
-    remembered(core, `${s.statusId}:exclusive`, () => exclusiveListOwners(core, s.accountId)),
+    remembered(core, `${s.statusId}:exclusive`, () => exclusiveListOwners(core, s)),
     admitted(core, s, followers, authorDomain),
   ]);
   const recipients = allowed.filter((id) => !exclusive.has(id));

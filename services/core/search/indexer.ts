@@ -5,7 +5,8 @@ import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { accounts, type AccountDoc } from '../model/accounts.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
-import { indexStatus, publiclySearchable, unindexStatus } from './statusIndex.ts';
+import { indexStatus, indexStatusInto, publiclySearchable, unindexStatus } from './statusIndex.ts';
+import { batch } from '../db/redis.ts';
 
 async function localAccountIds(core: Core, ids: readonly Id[]): Promise<Id[]> {
   if (ids.length === 0) return [];
@@ -31,6 +32,36 @@ export async function indexPost(core: Core, statusId: Id): Promise<void> {
   const mentioned = await localAccountIds(core, status.mentionedAccountIds);
   const scopes = by.domain === null ? [by._id, ...mentioned] : mentioned;
   await indexStatus(core.redis, status, { isPublic: publiclySearchable(status, by), accounts: scopes });
+}
+
+/**
+ * indexPost for many statuses (a consumer's batch): one read of the statuses, one of their authors
+ * and mentioned accounts, one Redis round trip.
+ */
+export async function indexPosts(core: Core, statusIds: readonly Id[]): Promise<void> {
+  if (statusIds.length === 0) return;
+  const docs = (
+    await collection(core.db, statuses)
+      .find({ _id: { $in: [...new Set(statusIds)] } })
+      .toArray()
+  ).filter((s) => !s.deletedAt && s.reblogOfId === null);
+  if (docs.length === 0) return;
+  const people = await collection(core.db, accounts)
+    .find(
+      { _id: { $in: [...new Set(docs.flatMap((s) => [s.accountId, ...s.mentionedAccountIds]))] } },
+      { projection: { _id: 1, indexable: 1, domain: 1 } },
+    )
+    .toArray();
+  const byId = new Map(people.map((a) => [a._id, a]));
+  const pipe = batch(core.redis);
+  for (const status of docs) {
+    const by = byId.get(status.accountId);
+    if (!by) continue;
+    const mentioned = [...new Set(status.mentionedAccountIds)].filter((m) => byId.get(m)?.domain === null);
+    const scopes = by.domain === null ? [by._id, ...mentioned] : mentioned;
+    indexStatusInto(pipe, status, { isPublic: publiclySearchable(status, by), accounts: scopes });
+  }
+  await pipe.exec();
 }
 
 /** A deleted post leaves the public scope and its author's and mentioned accounts' scopes. */

@@ -39,14 +39,24 @@ export async function indexStatus(
   scopes: { isPublic: boolean; accounts: readonly Id[] },
   terms: readonly string[] = statusTerms(status),
 ): Promise<void> {
+  const pipe = batch(redis);
+  indexStatusInto(pipe, status, scopes, terms);
+  await pipe.exec();
+}
+
+/** indexStatus's commands, added to a pipeline the caller sends (with other statuses'). */
+export function indexStatusInto(
+  pipe: ReturnType<typeof batch>,
+  status: StatusDoc,
+  scopes: { isPublic: boolean; accounts: readonly Id[] },
+  terms: readonly string[] = statusTerms(status),
+): void {
   const member = String(status._id);
   const score = idScore(status._id);
-  const pipe = batch(redis);
   for (const term of terms) {
     if (scopes.isPublic) pipe.zadd(PUBLIC + term, score, member);
     for (const a of scopes.accounts) pipe.zadd(personalPrefix(a) + term, score, member);
   }
-  await pipe.exec();
 }
 
 /** Removes a status's (current) terms from the given accounts' scopes and (by default) the public scope. */

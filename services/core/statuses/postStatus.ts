@@ -3,11 +3,9 @@
 // HTTP: the API and the scheduler (due scheduled statuses) both call it.
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
-import { nextSerialId } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { accounts, type AccountDoc } from '../model/accounts.ts';
 import { users, type UserDoc } from '../model/users.ts';
-import { conversations } from '../model/conversations.ts';
 import {
   statuses,
   postUniqueKey,
@@ -31,6 +29,8 @@ import { localStatusPolicy, type QuotePolicySetting } from '../quotes/policy.ts'
 import { quoteRequestUri } from '../activitypub/uris.ts';
 import { ApiError } from '../errors.ts';
 import { presentAccounts } from '../entities/account.ts';
+import { Coalescer } from '../events/coalesce.ts';
+import { BatchedInsert } from '../db/batchedInsert.ts';
 
 export interface PostStatusInput {
   text?: string | null;
@@ -158,7 +158,9 @@ async function createStatus(
         quoteRequestUri(core.config, author.username, id),
       )
     : null;
-  const conversationId = parent?.conversationId ?? (await newConversation(core, now));
+  // A new thread is named after its root status: no counter and no conversation document (those
+  // exist for remote threads, which have a URI to find them by; ADR 0009).
+  const conversationId = parent?.conversationId ?? id;
   const status: StatusDoc = {
     _id: id,
     accountId: author._id,
@@ -207,7 +209,7 @@ async function createStatus(
   await core.outbox.write([statusCreatedEvent(status, { hasPoll: poll !== null }), ...requests], async () => {
     if (poll) status.pollId = await createStatusPoll(core, id, author._id, poll);
     if (media.length > 0) await attachMedia(core, media, id);
-    await collection(core.db, statuses).insertOne(status);
+    await statusInsertsOf(core).insertOne(status);
   });
   await countNewStatus(core, status);
   if (quote?.state === 'accepted') await countQuote(core, quote.quotedStatusId, 1);
@@ -254,19 +256,48 @@ async function safeguardMentions(core: Core, mentions: readonly { accountId: Id 
   });
 }
 
-async function newConversation(core: Core, now: Date): Promise<Id> {
-  const id = await nextSerialId(core.db, 'conversations');
-  await collection(core.db, conversations).insertOne({ _id: id, uri: null, createdAt: now });
-  return id;
+/** Concurrent posts' status documents go in one insert (ADR 0009). */
+const statusInserts = new WeakMap<object, BatchedInsert<StatusDoc>>();
+
+function statusInsertsOf(core: Core): BatchedInsert<StatusDoc> {
+  let b = statusInserts.get(core.db);
+  if (!b) statusInserts.set(core.db, (b = new BatchedInsert(collection(core.db, statuses))));
+  return b;
+}
+
+/**
+ * The author counters of concurrent posts in one command (ADR 0009): each account's `$inc` by its
+ * number of posts and its latest time; each caller waits for the command that carried its post.
+ */
+const authorCounters = new WeakMap<object, Coalescer<{ accountId: Id; at: Date }>>();
+
+function authorCountersOf(core: Core): Coalescer<{ accountId: Id; at: Date }> {
+  let c = authorCounters.get(core.db);
+  if (!c) {
+    const db = core.db;
+    c = new Coalescer(async (posts) => {
+      const byAccount = new Map<Id, { n: number; at: Date }>();
+      for (const p of posts) {
+        const seen = byAccount.get(p.accountId);
+        if (!seen) byAccount.set(p.accountId, { n: 1, at: p.at });
+        else byAccount.set(p.accountId, { n: seen.n + 1, at: p.at > seen.at ? p.at : seen.at });
+      }
+      await collection(db, accounts).bulkWrite(
+        [...byAccount].map(([accountId, { n, at }]) => ({
+          updateOne: { filter: { _id: accountId }, update: { $inc: { statusesCount: n }, $set: { lastStatusAt: at } } },
+        })),
+        { ordered: false },
+      );
+    });
+    authorCounters.set(core.db, c);
+  }
+  return c;
 }
 
 /** Denormalised counters (Mastodon: direct messages do not count; replies count on public threads). */
 export async function countNewStatus(core: Core, status: StatusDoc): Promise<void> {
   if (status.visibility !== 'direct') {
-    await collection(core.db, accounts).updateOne(
-      { _id: status.accountId },
-      { $inc: { statusesCount: 1 }, $set: { lastStatusAt: status.createdAt } },
-    );
+    await authorCountersOf(core).add([{ accountId: status.accountId, at: status.createdAt }]);
   }
   if (status.inReplyToId && (status.visibility === 'public' || status.visibility === 'unlisted')) {
     await collection(core.db, statuses).updateOne({ _id: status.inReplyToId }, { $inc: { repliesCount: 1 } });

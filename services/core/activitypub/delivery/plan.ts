@@ -114,7 +114,11 @@ function personal(target: { inbox: string; account: AccountDoc }): Inboxes {
 }
 
 /** Where a status (its Create, Update, Delete) goes: Mastodon's StatusReachFinder, simplified. */
-export async function statusReach(core: Core, status: StatusDoc, withInteractors: boolean): Promise<Inboxes> {
+export async function statusReach(
+  core: Core,
+  status: Pick<StatusDoc, '_id' | 'accountId' | 'visibility' | 'inReplyToAccountId' | 'mentionedAccountIds'>,
+  withInteractors: boolean,
+): Promise<Inboxes> {
   const out: Inboxes = new Map();
   if (status.visibility !== 'direct') {
     await followerInboxes(core, status.accountId, out);
@@ -164,13 +168,27 @@ async function planUnfiltered(
     case 'StatusCreated': {
       const p = payload as EventRecord<'StatusCreated'>;
       if (!p.local) return [];
+      // Most posts of a small instance reach no other server: the reach comes from the event
+      // alone, and only a status that goes somewhere is read and rendered.
+      const reach = await statusReach(
+        core,
+        {
+          _id: big(p.statusId),
+          accountId: big(p.accountId),
+          visibility: p.visibility as StatusDoc['visibility'],
+          inReplyToAccountId: p.inReplyToAccountId === null ? null : big(p.inReplyToAccountId),
+          mentionedAccountIds: p.mentionedAccountIds.map(big),
+        },
+        false,
+      );
+      if (reach.size === 0) return [];
       const status = await statusById(core, p.statusId);
       if (!status || status.deletedAt || status.reblogOfId !== null) return [];
       const author = await localAccount(core, p.accountId);
       if (!author) return [];
       const note = await renderStatusObject(core, status, author);
       const id = statusActivityUri(config, author.username, status._id);
-      return [plan(id, renderCreate(note, id), author, await statusReach(core, status, false))];
+      return [plan(id, renderCreate(note, id), author, reach)];
     }
     case 'StatusUpdated': {
       const p = payload as EventRecord<'StatusUpdated'>;

@@ -7,6 +7,7 @@ import { accounts, type AccountDoc, type StoredImage } from '../../model/account
 import { statuses, type StatusDoc } from '../../model/statuses.ts';
 import { mediaAttachments } from '../../model/media.ts';
 import { conversations } from '../../model/conversations.ts';
+import { statusIdTimestamp } from '../../ids.ts';
 import { storageFor } from '../../media/storage.ts';
 import { attachmentToActivityPub, type ApDocument } from '../../media/activitypub.ts';
 import { findPollByStatus, pollCounts } from '../../polls/polls.ts';
@@ -98,7 +99,10 @@ export async function loadNoteInput(core: Core, status: StatusDoc, author: Accou
     poll: poll && counts ? { poll: { ...poll, votersCount: counts.votersCount }, tallies: counts.tallies } : null,
     conversation: conversation
       ? (conversation.uri ?? localConversationUri(core.config, conversation._id, conversation.createdAt))
-      : null,
+      : // A local thread started since ADR 0009 has no document: its id is its root status's.
+        status.conversationId !== null && author.domain === null
+        ? localConversationUri(core.config, status.conversationId, statusIdTimestamp(status.conversationId))
+        : null,
     emojis,
     selfReplies: selfReplies.map((r) => ({ id: r._id, uri: r.uri })),
   };
