@@ -14,6 +14,7 @@ import { messagePage } from './pages.ts';
 import oauthPages from './oauth/index.ts';
 import authPages from './auth/index.ts';
 import settingsPages from './settings/index.ts';
+import publicPages from './public/index.ts';
 
 export interface WebOptions {
   core: Core;
@@ -78,6 +79,7 @@ const webPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
   await app.register(oauthPages, { core });
   await app.register(authPages, { core });
   await app.register(settingsPages, { core });
+  await app.register(publicPages, { core });
 };
 
 export default webPages;
