@@ -15,6 +15,7 @@ import oauthPages from './oauth/index.ts';
 import authPages from './auth/index.ts';
 import settingsPages from './settings/index.ts';
 import publicPages from './public/index.ts';
+import adminPages from './admin/index.ts';
 
 export interface WebOptions {
   core: Core;
@@ -80,6 +81,7 @@ const webPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
   await app.register(authPages, { core });
   await app.register(settingsPages, { core });
   await app.register(publicPages, { core });
+  await app.register(adminPages, { core });
 };
 
 export default webPages;

@@ -417,7 +417,13 @@ const publicPages: FastifyPluginAsync<{ core: Core }> = async (app, { core }) =>
   // ---- remote interaction: the visitor names their account or server, and is sent there ----
 
   type InteractQuery = { type?: string; acct?: string };
-  const INTERACTIONS = ['reply', 'reblog', 'favourite', 'follow'];
+  const INTERACTION_TITLES: Record<string, string> = {
+    reply: 'public.interact.title_reply',
+    reblog: 'public.interact.title_reblog',
+    favourite: 'public.interact.title_favourite',
+    follow: 'public.interact.title_follow',
+  };
+  const INTERACTIONS = Object.keys(INTERACTION_TITLES);
 
   async function interact(
     reply: FastifyReply,
@@ -440,7 +446,7 @@ const publicPages: FastifyPluginAsync<{ core: Core }> = async (app, { core }) =>
     return page(reply, {
       status: error ? 422 : 200,
       template: 'public/interact',
-      title: `public.interact.title_${type}`,
+      title: INTERACTION_TITLES[type],
       instance: info.title,
       data: { type, error, acct, back: target.back, action: target.action, brandHref: '/' },
     });
