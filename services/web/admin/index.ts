@@ -37,6 +37,7 @@ import { page } from '../view.ts';
 import { formCheckbox, formField } from '../forms.ts';
 import { formatDate } from '../format.ts';
 import { statusView } from '../public/present.ts';
+import { computeMeasures } from '../../core/moderation/dashboard.ts';
 
 interface Staff {
   user: UserDoc;
@@ -109,14 +110,37 @@ const adminPages: FastifyPluginAsync<{ core: Core }> = async (app, { core }) => 
 
   const field = (request: FastifyRequest, name: string): string => formField(request, name);
 
-  app.get('/admin', async (request, reply) => {
+  /** The measures the dashboard charts (the admin API's POST /api/v1/admin/measures). */
+  const CHARTED = ['new_users', 'active_users', 'interactions', 'opened_reports', 'resolved_reports'];
+  const PERIODS = [7, 30, 90];
+
+  app.get<{ Querystring: { days?: string } }>('/admin', async (request, reply) => {
     const me = await staff(request, reply, 'view_dashboard');
     if (!me) return reply;
-    const [open, pending] = await Promise.all([
+    const days = PERIODS.find((d) => String(d) === request.query.days) ?? 30;
+    const end = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000 + 86_400_000);
+    const start = new Date(end.getTime() - days * 86_400_000);
+    const [open, pending, measures] = await Promise.all([
       collection(core.db, reports).countDocuments({ actionTakenAt: null }),
       collection(core.db, accounts).countDocuments({ pendingUser: true }),
+      computeMeasures(core, CHARTED, { start, end }, {}),
     ]);
-    return view(reply, me, 'dashboard', 'admin.dashboard.title', { open, pending });
+    // Server-rendered bar charts: one bar per day, scaled to the period's highest value.
+    const charts = measures.map((m) => {
+      const values = m.data.map((d) => Number(d.value));
+      const max = Math.max(1, ...values);
+      return {
+        key: m.key,
+        total: m.total,
+        bars: m.data.map((d, i) => ({
+          x: (i * 300) / Math.max(1, m.data.length),
+          width: Math.max(1, 300 / Math.max(1, m.data.length) - 1),
+          height: (Number(d.value) / max) * 60,
+          label: `${d.date.slice(0, 10)}: ${d.value}`,
+        })),
+      };
+    });
+    return view(reply, me, 'dashboard', 'admin.dashboard.title', { open, pending, charts, days, periods: PERIODS });
   });
 
   // ---- reports ----

@@ -125,7 +125,14 @@ describeWithBrowser('adminPages.test.ts')('moderation dashboard (Chromium)', () 
   it('a moderator handles a report: assign, limit with a strike, resolved', async () => {
     const { context, page } = await signedIn(moderator);
     await page.goto(`${server.url}/admin`);
+    // The admin API's measures as server-rendered charts, for the chosen period.
+    await expect(page.locator('figure.chart svg').count()).resolves.toBe(5);
+    await expect(page.locator('figure.chart').first().textContent()).resolves.toContain('new users');
+    await page.getByLabel('Period').selectOption('7');
+    await submit(page, 'Filter');
+    await expect(page.locator('figure.chart').first().locator('rect').count()).resolves.toBe(7);
     await expectAccessible(page, 'dashboard');
+    await page.screenshot({ path: join(SCREENSHOTS, 'admin-dashboard.png'), fullPage: true });
     await Promise.all([page.waitForURL('**/admin/reports'), page.getByRole('link', { name: 'Reports' }).click()]);
     await expectAccessible(page, 'reports');
     await page.screenshot({ path: join(SCREENSHOTS, 'admin-reports.png'), fullPage: true });
