@@ -50,6 +50,7 @@ import activityPubArea from './activitypub/index.ts';
 import asyncRefreshesArea from './async_refreshes/index.ts';
 import mediaProxyArea from './media_proxy/index.ts';
 import webPages from '../web/index.ts';
+import oembedArea from './oembed/index.ts';
 
 export interface AreaOptions {
   core: Core;
@@ -103,6 +104,7 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   conversationsArea,
   notificationRequestsArea,
   activityPubArea,
+  oembedArea,
 ];
 
 export async function registerAreas(app: FastifyInstance, core: Core): Promise<void> {

@@ -21,6 +21,8 @@ import securityKeyPages from './settings/securityKeys.ts';
 import dataPages from './data/index.ts';
 import movingPages from './moving/index.ts';
 import filterPages from './filters/index.ts';
+import publicPages from './public/index.ts';
+import adminPages from './admin/index.ts';
 
 export interface WebOptions {
   core: Core;
@@ -92,6 +94,8 @@ const webPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
   await app.register(dataPages, { core });
   await app.register(movingPages, { core });
   await app.register(filterPages, { core });
+  await app.register(publicPages, { core });
+  await app.register(adminPages, { core });
 };
 
 export default webPages;

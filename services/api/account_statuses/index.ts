@@ -4,13 +4,12 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { presentStatusPageJson } from '../../core/entities/statusPageJson.ts';
-import type { Filter } from 'mongodb';
 import type { AreaOptions } from '../areas.ts';
 import { collection } from '../../core/db/mongo.ts';
 import { statuses, type StatusDoc, type Visibility } from '../../core/model/statuses.ts';
 import { pins } from '../../core/model/pins.ts';
 import { blockersOf, filterVisible, followedAmongKept } from '../../core/statuses/visibility.ts';
-import { normalizeTagName } from '../../core/text/extract.ts';
+import { accountStatusesFilter, PUBLIC_LISTED } from '../../core/statuses/accountStatuses.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import { presentStatuses, StatusEntity } from '../../core/entities/status.ts';
 import { BoolLike } from '../params.ts';
@@ -47,19 +46,18 @@ const accountStatusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, 
       if (viewer && viewer._id !== owner._id && (await blockersOf(core, viewer._id)).has(owner._id)) return [];
       const page = pageParams(q, { defaultLimit: 20, maxLimit: 40 });
 
-      const filter: Filter<StatusDoc> = { accountId: owner._id, deletedAt: null };
+      let visibilities: Visibility[] | null = null;
       if (!viewer || viewer._id !== owner._id) {
         const follower = viewer !== null && (await followedAmongKept(core, viewer._id, [owner._id])).has(owner._id);
-        const allowed: Visibility[] = follower ? ['public', 'unlisted', 'private'] : ['public', 'unlisted'];
-        filter.visibility = { $in: allowed };
+        visibilities = follower ? ['public', 'unlisted', 'private'] : PUBLIC_LISTED;
       }
-      if (railsBoolean(q.exclude_reblogs)) filter.reblogOfId = null;
-      if (railsBoolean(q.exclude_replies)) {
-        // Self-replies (threads) stay, as in Mastodon.
-        filter.$or = [{ inReplyToId: null }, { inReplyToAccountId: owner._id }];
-      }
-      if (railsBoolean(q.only_media)) filter['mediaIds.0'] = { $exists: true };
-      if (q.tagged?.trim()) filter.tagNames = normalizeTagName(q.tagged.trim().replace(/^#/, ''));
+      const filter = accountStatusesFilter(owner._id, {
+        visibilities,
+        excludeReblogs: railsBoolean(q.exclude_reblogs) === true,
+        excludeReplies: railsBoolean(q.exclude_replies) === true,
+        onlyMedia: railsBoolean(q.only_media) === true,
+        tagged: q.tagged,
+      });
 
       let found: StatusDoc[];
       if (railsBoolean(q.pinned)) {

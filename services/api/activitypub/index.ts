@@ -16,7 +16,7 @@ import { INBOX_MAX_BYTES, receiveInboxRequest } from '../../core/activitypub/inb
 import { instanceActorKeys } from '../../core/activitypub/keys.ts';
 import { renderInstanceActor } from '../../core/activitypub/render/actor.ts';
 import { renderOrderedCollection } from '../../core/activitypub/render/collections.ts';
-import { actorCollections, instanceActorUri, statusUri, statusUrl } from '../../core/activitypub/uris.ts';
+import { instanceActorUri } from '../../core/activitypub/uris.ts';
 import {
   DocumentUnavailable,
   actorDocument,
@@ -31,7 +31,6 @@ import {
   statusDocument,
   type OutboxQuery,
 } from '../../core/activitypub/documents.ts';
-import { escapeHtml } from '../../core/text/formatStatus.ts';
 import { ApiError } from '../errors.ts';
 import { registerWellKnown } from './wellKnown.ts';
 import { quoteAuthorizationDocument } from '../../core/quotes/federation.ts';
@@ -86,14 +85,6 @@ async function requesterOf(core: Core, request: FastifyRequest): Promise<Account
   return account;
 }
 
-function page(title: string, alternate: string, body: string): string {
-  return (
-    `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>` +
-    `<link rel="alternate" type="application/activity+json" href="${escapeHtml(alternate)}"></head>` +
-    `<body>${body}</body></html>`
-  );
-}
-
 const idParam = (value: string): bigint => {
   if (!/^\d{1,19}$/.test(value)) throw new ApiError(404, 'Record not found');
   return BigInt(value);
@@ -117,26 +108,13 @@ function registerDocuments(app: FastifyInstance, core: Core): void {
     return sendActivityJson(reply.header('access-control-allow-origin', '*'), doc, requester !== null);
   });
 
+  // Browsers get the profile page (services/web/public, a route constraint on the Accept header).
   app.get<UserParams>('/@:username', async (request, reply) => {
     const account = await servedAccount(core, request.params.username).catch((e: unknown) => {
       throw problem(e);
     });
-    const c = actorCollections(core.config, account.username);
-    if (wantsActivityJson(request.headers.accept)) {
-      const requester = await requesterOf(core, request);
-      return sendActivityJson(reply, await actorDocument(core, account.username), requester !== null);
-    }
-    return reply
-      .header('link', `<${c.uri}>; rel="alternate"; type="application/activity+json"`)
-      .header('vary', 'Accept, Origin')
-      .type('text/html; charset=utf-8')
-      .send(
-        page(
-          `${account.displayName || account.username} (@${account.username})`,
-          c.uri,
-          `<h1>${escapeHtml(account.displayName || account.username)}</h1><div>${account.suspendedAt ? '' : account.note}</div>`,
-        ),
-      );
+    const requester = await requesterOf(core, request);
+    return sendActivityJson(reply, await actorDocument(core, account.username), requester !== null);
   });
 
   const statusRoute = (asActivity: boolean) => async (request: FastifyRequest<StatusParams>, reply: FastifyReply) => {
@@ -152,28 +130,8 @@ function registerDocuments(app: FastifyInstance, core: Core): void {
   app.get<StatusParams>('/users/:username/statuses/:id', statusRoute(false));
   app.get<StatusParams>('/users/:username/statuses/:id/activity', statusRoute(true));
 
-  app.get<StatusParams>('/@:username/:id', async (request, reply) => {
-    const id = idParam(request.params.id);
-    if (wantsActivityJson(request.headers.accept)) return statusRoute(false)(request, reply);
-    const account = await servedAccount(core, request.params.username).catch((e: unknown) => {
-      throw problem(e);
-    });
-    const doc = await statusDocument(core, account.username, id, null, false).catch((e: unknown) => {
-      throw problem(e);
-    });
-    const uri = statusUri(core.config, account.username, id);
-    return reply
-      .header('link', `<${uri}>; rel="alternate"; type="application/activity+json"`)
-      .header('vary', 'Accept, Origin')
-      .type('text/html; charset=utf-8')
-      .send(
-        page(
-          `@${account.username}`,
-          uri,
-          `<article><a href="${escapeHtml(statusUrl(core.config, account.username, id))}">@${escapeHtml(account.username)}</a>${typeof doc.content === 'string' ? doc.content : ''}</article>`,
-        ),
-      );
-  });
+  // Browsers get the status page (services/web/public, a route constraint on the Accept header).
+  app.get<StatusParams>('/@:username/:id', async (request, reply) => statusRoute(false)(request, reply));
 
   app.get<StatusParams & { Querystring: RepliesQuery }>(
     '/users/:username/statuses/:id/replies',

@@ -14,7 +14,7 @@ import { users, type UserDoc } from '../../core/model/users.ts';
 import { roles } from '../../core/model/roles.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import { DEFAULT_PERMISSIONS } from '../../core/roles/permissions.ts';
-import { roleOfUser } from '../../core/roles/roles.ts';
+import { assertOutranks } from '../../core/moderation/outranks.ts';
 import { approveUser, setDisabled } from '../../core/users/moderation.ts';
 import {
   deleteAccountData,
@@ -90,7 +90,7 @@ function escapeRegex(s: string): string {
 }
 
 /** The MongoDB filter for Mastodon's AccountFilter. */
-async function accountFilter(core: Core, f: AccountFilterInput): Promise<Filter<AccountDoc>> {
+export async function accountFilter(core: Core, f: AccountFilterInput): Promise<Filter<AccountDoc>> {
   const and: Filter<AccountDoc>[] = [];
   if (f.origin === 'local') and.push({ domain: null });
   if (f.origin === 'remote') and.push({ domain: { $ne: null } });
@@ -170,7 +170,7 @@ function v1Filter(q: Record<string, unknown>): AccountFilterInput {
   };
 }
 
-function v2Filter(q: Record<string, unknown>): AccountFilterInput {
+export function v2Filter(q: Record<string, unknown>): AccountFilterInput {
   const str = (k: string) => (typeof q[k] === 'string' && q[k] !== '' ? q[k] : undefined);
   const origin = str('origin');
   const status = str('status');
@@ -199,15 +199,6 @@ async function targetOf(core: Core, raw: string): Promise<AccountDoc> {
   const account = await collection(core.db, accounts).findOne({ _id: idParam(raw) });
   if (!account) throw notFound();
   return account;
-}
-
-/** Staff may only act on accounts whose role ranks below their own (Mastodon's role.overrides?). */
-async function assertOutranks(core: Core, actor: UserDoc, target: AccountDoc): Promise<void> {
-  const targetUser = await userOfAccount(core, target);
-  if (!targetUser) return;
-  if (targetUser._id === actor._id) throw forbidden();
-  const [mine, theirs] = await Promise.all([roleOfUser(core, actor), roleOfUser(core, targetUser)]);
-  if (theirs.position >= mine.position && theirs.id !== '-99') throw forbidden();
 }
 
 const ActionBody = Type.Object(

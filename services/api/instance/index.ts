@@ -1,24 +1,14 @@
 // Instance area: /api/v1/instance, /api/v2/instance and the /api/v1/instance/* documents — public,
 // cacheable descriptions every client reads at start. The rendered documents are cached in Redis
 // (services/core/instance/cache.ts) and dropped whenever an administrator changes what they show.
-import { getFeedAccess } from '../../core/settings/feedAccess.ts';
 import { Type } from '@sinclair/typebox';
 import sharp from 'sharp';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
-import type { Core } from '../../core/context.ts';
-import { instanceStats } from '../../core/instance/stats.ts';
-import { getRegistrationsMode } from '../../core/settings/settings.ts';
 import { cachedDocument } from '../../core/instance/cache.ts';
-import { getInstanceSettings, instanceSettingUpdatedAt } from '../../core/instance/settings.ts';
-import { listRules } from '../../core/instance/rules.ts';
-import { asHtml, defaultPrivacyPolicy } from '../../core/instance/documents.ts';
-import { iconEntities, parseThumbnail, thumbnailEntity } from '../../core/instance/siteUploads.ts';
 import { instancePeers } from '../../core/instance/peers.ts';
 import { instanceActivity } from '../../core/instance/activity.ts';
 import { KNOWN_LANGUAGES } from '../../core/instance/languages.ts';
-import { presentDomainBlocks, publicDomainBlocks } from '../../core/instance/domainBlocks.ts';
-import { findLocalAccountByUsername } from '../../core/accounts/create.ts';
 import { translationLanguages } from '../../core/translation/translate.ts';
 import { emojiUri, listCustomEmojis } from '../../core/emojis/emojis.ts';
 import { collection } from '../../core/db/mongo.ts';
@@ -28,49 +18,20 @@ import { storageFor } from '../../core/media/storage.ts';
 import { renderEmoji } from '../../core/activitypub/render/actor.ts';
 import { AS_CONTEXT, withContext } from '../../core/activitypub/render/context.ts';
 import { notFound, unauthorized } from '../errors.ts';
-import { presentAccount, CustomEmojiEntity } from '../../core/entities/account.ts';
+import { CustomEmojiEntity } from '../../core/entities/account.ts';
+import { InstanceEntity, InstanceV1Entity, RuleEntity } from '../../core/entities/instance.ts';
 import {
-  InstanceEntity,
-  InstanceV1Entity,
-  RuleEntity,
-  presentInstance,
-  presentInstanceV1,
-  presentRule,
-  type InstanceFacts,
-} from '../../core/entities/instance.ts';
+  extendedDescription,
+  instanceRules,
+  instanceV1,
+  instanceV2,
+  moderatedServers,
+  privacyPolicy,
+  termsOfService,
+} from '../../core/instance/publicDocuments.ts';
+import { getInstanceSettings } from '../../core/instance/settings.ts';
 
-/** How long the documents live in the cache at most (admin changes drop them sooner). */
-const DOCUMENT_SECONDS = 180;
 const SLOW_DOCUMENT_SECONDS = 3600;
-
-async function instanceFacts(core: Core): Promise<InstanceFacts> {
-  const [mode, stats, site, ruleDocs, feedAccess] = await Promise.all([
-    getRegistrationsMode(core),
-    instanceStats(core),
-    getInstanceSettings(core),
-    listRules(core),
-    getFeedAccess(core),
-  ]);
-  const contact = site.siteContactUsername ? await findLocalAccountByUsername(core, site.siteContactUsername) : null;
-  const thumbnail = parseThumbnail(site.thumbnailKey);
-  return {
-    title: site.siteTitle || core.config.localDomain,
-    description: site.siteShortDescription,
-    contactEmail: site.siteContactEmail,
-    contactAccount: contact && contact.suspendedAt === null ? await presentAccount(core, contact) : null,
-    registrations: {
-      enabled: mode !== 'closed' && !core.config.omniauthOnly,
-      approvalRequired: mode === 'approved',
-      message: site.closedRegistrationsMessage ? asHtml(site.closedRegistrationsMessage) : null,
-    },
-    stats,
-    rules: ruleDocs.map(presentRule),
-    thumbnail: thumbnail ? thumbnailEntity(core, thumbnail) : null,
-    termsOfService: site.termsOfService.trim() !== '',
-    icon: iconEntities(core, site.appIconKeys),
-    feedAccess,
-  };
-}
 
 const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
   const publicCache = 'public, max-age=60';
@@ -78,13 +39,13 @@ const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
 
   app.get('/api/v2/instance', { ...open, schema: { response: { 200: InstanceEntity } } }, async (_request, reply) => {
     reply.header('cache-control', publicCache);
-    return cachedDocument(core, 'v2', DOCUMENT_SECONDS, async () => presentInstance(core, await instanceFacts(core)));
+    return instanceV2(core);
   });
 
   app.get('/api/v1/instance', { ...open, schema: { response: { 200: InstanceV1Entity } } }, async (_request, reply) => {
     reply.header('cache-control', publicCache);
     reply.header('deprecation', '@1667260800'); // deprecated since 4.0 (RFC 9745)
-    return cachedDocument(core, 'v1', DOCUMENT_SECONDS, async () => presentInstanceV1(core, await instanceFacts(core)));
+    return instanceV1(core);
   });
 
   app.get(
@@ -92,7 +53,7 @@ const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     { ...open, schema: { response: { 200: Type.Array(RuleEntity) } } },
     async (_request, reply) => {
       reply.header('cache-control', publicCache);
-      return cachedDocument(core, 'rules', DOCUMENT_SECONDS, async () => (await listRules(core)).map(presentRule));
+      return instanceRules(core);
     },
   );
 
@@ -123,20 +84,12 @@ const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
   );
 
   const HtmlDocument = Type.Object({ updated_at: Type.Union([Type.String(), Type.Null()]), content: Type.String() });
-  /** Mastodon's date of its default privacy policy (PrivacyPolicy::DEFAULT_UPDATED_AT). */
-  const DEFAULT_POLICY_DATE = new Date(Date.UTC(2022, 9, 7));
   app.get(
     '/api/v1/instance/extended_description',
     { ...open, schema: { response: { 200: HtmlDocument } } },
     async (_request, reply) => {
       reply.header('cache-control', publicCache);
-      return cachedDocument(core, 'extended_description', DOCUMENT_SECONDS, async () => {
-        const site = await getInstanceSettings(core);
-        // As Mastodon: no date while there is no description.
-        if (!site.siteExtendedDescription) return { updated_at: null, content: '' };
-        const at = await instanceSettingUpdatedAt(core, 'siteExtendedDescription');
-        return { updated_at: (at ?? new Date()).toISOString(), content: asHtml(site.siteExtendedDescription) };
-      });
+      return extendedDescription(core);
     },
   );
 
@@ -145,13 +98,7 @@ const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     { ...open, schema: { response: { 200: HtmlDocument } } },
     async (_request, reply) => {
       reply.header('cache-control', publicCache);
-      return cachedDocument(core, 'privacy_policy', DOCUMENT_SECONDS, async () => {
-        const site = await getInstanceSettings(core);
-        if (!site.privacyPolicy)
-          return { updated_at: DEFAULT_POLICY_DATE.toISOString(), content: defaultPrivacyPolicy(core) };
-        const at = await instanceSettingUpdatedAt(core, 'privacyPolicy');
-        return { updated_at: (at ?? new Date()).toISOString(), content: asHtml(site.privacyPolicy) };
-      });
+      return privacyPolicy(core);
     },
   );
 
@@ -161,18 +108,7 @@ const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     content: Type.String(),
     succeeded_by: Type.Union([Type.String(), Type.Null()]),
   });
-  const terms = () =>
-    cachedDocument(core, 'terms_of_service', DOCUMENT_SECONDS, async () => {
-      const site = await getInstanceSettings(core);
-      if (!site.termsOfService.trim()) return null;
-      const at = (await instanceSettingUpdatedAt(core, 'termsOfService')) ?? new Date();
-      return {
-        effective_date: at.toISOString().slice(0, 10),
-        effective: true,
-        content: asHtml(site.termsOfService),
-        succeeded_by: null,
-      };
-    });
+  const terms = () => termsOfService(core);
   app.get(
     '/api/v1/instance/terms_of_service',
     { ...open, schema: { response: { 200: TermsOfService } } },
@@ -224,13 +160,10 @@ const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     '/api/v1/instance/domain_blocks',
     { config: { auth: { user: 'optional' as const } }, schema: { response: { 200: Type.Array(DomainBlock) } } },
     async (request) => {
-      const site = await getInstanceSettings(core);
-      const signedIn = request.auth?.user != null;
-      const visible = (v: typeof site.showDomainBlocks) => v === 'all' || (v === 'users' && signedIn);
-      if (site.showDomainBlocks === 'disabled') throw notFound();
-      if (!visible(site.showDomainBlocks)) throw unauthorized('This API requires an authenticated user');
-      const blocks = await publicDomainBlocks(core);
-      return presentDomainBlocks(blocks, visible(site.showDomainBlocksRationale));
+      const servers = await moderatedServers(core, request.auth?.user != null);
+      if (servers === 'disabled') throw notFound();
+      if (servers === 'login') throw unauthorized('This API requires an authenticated user');
+      return servers;
     },
   );
 
