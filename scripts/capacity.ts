@@ -249,8 +249,12 @@ async function measure(seconds: number): Promise<void> {
         ),
       ),
     );
-  // Let the follows' work (feed merges) settle before the window.
+  // Let the follows' work (feed merges) settle, then measure an idle window of the same length:
+  // twenty-odd processes (Kafka's brokers, every consumer's fetch loop) cost CPU without load.
   await new Promise((r) => setTimeout(r, 10_000));
+  const idleStart = await readCpu();
+  await new Promise((r) => setTimeout(r, (seconds + 15) * 1000));
+  const idleEnd = await readCpu();
   const before = await readCpu();
   const framesBefore = frames;
   const deadline = Date.now() + seconds * 1000;
@@ -283,7 +287,15 @@ async function measure(seconds: number): Promise<void> {
   for (const ws of sockets) ws.close();
   await core.close();
 
-  const measured = Object.fromEntries(GROUPS.map((g) => [g, after.get(g)! - before.get(g)!])) as Record<Group, number>;
+  const idle = Object.fromEntries(GROUPS.map((g) => [g, idleEnd.get(g)! - idleStart.get(g)!])) as Record<Group, number>;
+  // What the load cost: the window's CPU less the same time idle.
+  const measured = Object.fromEntries(
+    GROUPS.map((g) => [g, Math.max(0, after.get(g)! - before.get(g)! - idle[g])]),
+  ) as Record<Group, number>;
+  const window = seconds + 15;
+  console.log(
+    `\nidle (no load, ${window} s): ${GROUPS.map((g) => `${g} ${(idle[g] / window).toFixed(3)}`).join(', ')} cores`,
+  );
   // Each post lands in its author's home feed and the feeds of the FOLLOWS users following them.
   const model = cpuFor({
     post: counts.post,

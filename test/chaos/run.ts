@@ -429,7 +429,23 @@ async function main(): Promise<void> {
   // One fault of each kind, in a seeded order, spread over the run; recovery waits until the
   // cluster is whole again (startCluster starts what is missing and waits for every health check).
   const faults: Fault[] = [];
+  // Starts whatever is missing and waits for every check; a process restarted while a dependency
+  // is still coming back may exit during start-up, so this tries again for up to five minutes.
+  async function makeWhole(): Promise<void> {
+    const until = Date.now() + 300_000;
+    for (;;) {
+      try {
+        return await startCluster(s, () => undefined);
+      } catch (err) {
+        if (Date.now() > until) throw err;
+        say(`not whole yet (${(err instanceof Error ? err.message : String(err)).split('\n')[0]}); trying again`);
+        await sleep(5000);
+      }
+    }
+  }
+  let faultActive = false;
   async function inject(kind: string): Promise<void> {
+    faultActive = true;
     const start = Date.now();
     const before = requests.filter((q) => q.status === 0 || q.status >= 500).length;
     let target: string;
@@ -463,7 +479,8 @@ async function main(): Promise<void> {
       await haproxyCommand(s, `enable server api/${p.name}`);
     }
     const recovering = Date.now();
-    await startCluster(s, () => undefined);
+    await makeWhole();
+    faultActive = false;
     const end = Date.now();
     const failed = requests.filter((q) => q.status === 0 || q.status >= 500).length - before;
     faults.push({ kind, target, start, end, failed, recoverySeconds: (end - recovering) / 1000 });
@@ -494,9 +511,12 @@ async function main(): Promise<void> {
     while (loadRunning) {
       await sleep(10_000);
       for (const p of s.processes) {
-        if (!loadRunning || !pidOf(p.name)) continue; // not running: a fault's recovery starts it
+        // Not while a fault is injected and recovered (that recovery restarts what it broke), nor
+        // for a process that is not running.
+        if (faultActive) failures.clear();
+        if (!loadRunning || faultActive || !pidOf(p.name)) continue;
         const path = p.role.kind === 'streaming' ? p.healthPath : '/health';
-        const live = await fetch(`http://${s.host}:${p.port}${path}`, { signal: AbortSignal.timeout(5000) }).then(
+        const live = await fetch(`http://${s.host}:${p.port}${path}`, { signal: AbortSignal.timeout(10_000) }).then(
           (r) => r.ok,
           () => false,
         );
@@ -508,7 +528,7 @@ async function main(): Promise<void> {
         livenessRestarts.push(p.name);
         const pid = pidOf(p.name);
         if (pid) process.kill(pid, 'SIGKILL');
-        await startCluster(s, () => undefined);
+        await makeWhole();
       }
     }
   })();
