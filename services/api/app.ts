@@ -9,6 +9,7 @@ import paramsPlugin, { parseQueryString } from './plugins/params.ts';
 import authPlugin from './plugins/auth.ts';
 import { ApiError } from './errors.ts';
 import { registerAreas } from './areas.ts';
+import { liveness } from '../core/db/mongoContact.ts';
 
 export type Api = FastifyInstance;
 
@@ -84,7 +85,12 @@ export async function buildApi(core: Core): Promise<FastifyInstance> {
   await app.register(paramsPlugin);
   await app.register(authPlugin, { core });
 
-  app.get('/health', async (_req, reply) => reply.type('text/plain').send('OK'));
+  // Liveness: OK unless MongoDB has been out of reach for MONGO_LIVENESS_SECONDS (the orchestrator
+  // then restarts the process).
+  app.get('/health', async (_req, reply) => {
+    const live = liveness(core.mongoContact);
+    return reply.code(live.status).type('text/plain').send(live.body);
+  });
 
   await registerAreas(app, core);
   return app;

@@ -31,6 +31,11 @@ export interface Config {
   streamingApiBaseUrl: string | null;
   secretKeyBase: string;
   mongoUrl: string;
+  /**
+   * MONGO_LIVENESS_SECONDS (default 120, 0 = off): a process that has not reached MongoDB for this
+   * long fails its liveness check (`/health`), so its orchestrator restarts it.
+   */
+  mongoLivenessSeconds: number;
   redisUrl: string;
   /**
    * REDIS_CLUSTER_NODES (comma-separated host:port seeds): when set, Redis is a Redis Cluster reached
@@ -321,6 +326,7 @@ export function loadConfig(env: Env = process.env): Config {
     streamingApiBaseUrl: streamingBase,
     secretKeyBase,
     mongoUrl: url(env, 'MONGO_URL', 'mongodb://127.0.0.1:27018/fedi', ['mongodb', 'mongodb+srv']),
+    mongoLivenessSeconds: int(env, 'MONGO_LIVENESS_SECONDS', 120, 0, 86_400),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6390/0', ['redis', 'rediss']),
     redisClusterNodes,
     redisNamespace: redisNamespace(env),

@@ -4,6 +4,7 @@ import type { Db, MongoClient } from 'mongodb';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { connectMongo, ensureIndexes } from './db/mongo.ts';
+import { watchMongoContact, type MongoContact } from './db/mongoContact.ts';
 import { installDocCache } from './db/docCache.ts';
 import { connectRedis, type Redis } from './db/redis.ts';
 import { StatusIdGenerator } from './ids.ts';
@@ -16,6 +17,8 @@ export interface Core {
   logger: Logger;
   mongo: MongoClient;
   db: Db;
+  /** When MongoDB last answered this process: `/health` fails after MONGO_LIVENESS_SECONDS without. */
+  mongoContact: MongoContact;
   redis: Redis;
   statusIds: StatusIdGenerator;
   outbox: Outbox;
@@ -40,17 +43,20 @@ export async function createCore(config: Config, opts: CoreOptions): Promise<Cor
   installDocCache(db, redis);
   const vapid = await ensureVapidKeys(db, config);
   const outbox = new Outbox(db, opts.sink, logger, opts.outboxGraceMs);
+  const mongoContact = watchMongoContact(db, { limitMs: config.mongoLivenessSeconds * 1000 });
   return {
     config,
     logger,
     mongo: client,
     db,
+    mongoContact,
     redis,
     statusIds: new StatusIdGenerator(redis),
     outbox,
     vapid,
     async close() {
       await outbox.flush();
+      mongoContact.stop();
       await opts.sink.close?.();
       redis.disconnect();
       await client.close();

@@ -16,6 +16,7 @@ import type { Logger } from '../core/logger.ts';
 import { registry } from '../core/metrics.ts';
 import type { Core } from '../core/context.ts';
 import { collection } from '../core/db/mongo.ts';
+import { liveness } from '../core/db/mongoContact.ts';
 import { accessTokens } from '../core/model/oauth.ts';
 import { barredAccounts } from '../core/moderation/barred.ts';
 import { resolveToken } from '../core/auth/resolveToken.ts';
@@ -166,7 +167,11 @@ export function startStreamingServer(opts: StreamingOptions): Promise<StreamingS
         void ws.getUserData().connection?.close();
       },
     })
-    .get('/api/v1/streaming/health', (res) => text(res, '200 OK', 'OK'))
+    .get('/api/v1/streaming/health', (res) => {
+      // Liveness (and HAProxy's check): fails once MongoDB has been out of reach too long.
+      const live = liveness(opts.core.mongoContact);
+      text(res, live.status === 200 ? '200 OK' : '503 Service Unavailable', live.body);
+    })
     // Browsers preflight an event stream fetched with an Authorization header; Mastodon's streaming
     // server answers with the `cors` package's defaults.
     .options('/api/v1/streaming/*', (res, req) => {

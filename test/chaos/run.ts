@@ -7,7 +7,10 @@
 // primary (its replica takes over; the old one rejoins as a replica), a restart of the
 // MongoDB-wire server, and HAProxy taking an API process out of rotation for 15 s. At the end,
 // after the consumers drained, the invariants are checked and a table printed; exit 1 on any violation.
-// Not covered here (yet): inbound federation from a peer, media, direct messages, SSE clients.
+// Besides: direct messages, media posts, two users on SSE streams as well, and a local peer (an
+// HTTP server with three actors) that follows local users, sends signed Creates with mentions and
+// Likes (some twice, as a retrying server does) and receives the deliveries. Every role's liveness
+// check is probed as Kubernetes would (every 10 s; three failures in a row restart the process).
 import { join } from 'node:path';
 import { loadConfig, loadEnvironment } from '../../services/core/config.ts';
 import { createCore } from '../../services/core/context.ts';
@@ -19,7 +22,15 @@ import { consumerLag } from '../../deploy/local/cluster/kafka.ts';
 import { haproxyCommand } from '../../deploy/local/cluster/haproxy.ts';
 import { isRunning, readPidFile, stopProcess } from '../../deploy/local/processes.ts';
 import { redisClusterNodesEnv, redisClusterStatus } from '../../deploy/local/redisCluster.ts';
+import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { createTestUser, type TestUser } from '../support/fixtures.ts';
+import { generateActorKeyPair } from '../../services/core/accounts/keys.ts';
+import { signRequest } from '../../services/core/activitypub/httpSignatures.ts';
+import { collection } from '../../services/core/db/mongo.ts';
+import { accounts } from '../../services/core/model/accounts.ts';
+import { startInboxSink } from '../support/inboxSink.ts';
+import { createRemoteAccount, keysFrom } from '../support/remoteAccounts.ts';
+import { png } from '../support/mediaFiles.ts';
 
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: number) => {
@@ -47,6 +58,9 @@ const say = (m: string) => console.log(`[chaos ${new Date().toISOString().slice(
 
 interface Posted {
   id: string;
+  /** The status's ActivityPub id (top-level posts only): what the peer Likes and receives. */
+  uri?: string;
+  media?: boolean;
   author: number;
   at: number;
   reply: boolean;
@@ -91,6 +105,29 @@ async function call(op: string, method: string, path: string, token: string, bod
   return { status, body: json as Record<string, unknown> & Array<Record<string, unknown>> };
 }
 
+/** POST /api/v2/media with a small PNG: the attachment's id, or null. */
+async function upload(token: string, image: Buffer): Promise<string | null> {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(image)], { type: 'image/png' }), 'chaos.png');
+  let status: number;
+  let id: string | null = null;
+  try {
+    const res = await fetch(`${base}/api/v2/media`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: form,
+      signal: AbortSignal.timeout(15_000),
+    });
+    status = res.status;
+    const body = (await res.json().catch(() => null)) as { id?: string } | null;
+    if (res.ok && body?.id) id = String(body.id);
+  } catch {
+    status = 0;
+  }
+  requests.push({ at: Date.now(), status, op: 'media upload' });
+  return id;
+}
+
 function pidOf(name: string): number | null {
   const started = readPidFile(s.runDir, name);
   return started && isRunning(started) ? started.pid : null;
@@ -98,6 +135,9 @@ function pidOf(name: string): number | null {
 
 async function main(): Promise<void> {
   say(`seed ${seed}, ${minutes} minute(s); cluster on ${base}`);
+  // The local peer answers on plain http at 127.0.0.1 (startCluster passes this environment on).
+  process.env.FEDERATION_ALLOW_HTTP = 'true';
+  process.env.ALLOWED_PRIVATE_ADDRESSES = '127.0.0.1/32';
   await startCluster(s, say);
   const env: Record<string, string | undefined> = {
     ...process.env,
@@ -143,6 +183,102 @@ async function main(): Promise<void> {
     });
   };
   users.forEach((_, u) => openStream(u));
+
+  // Two users on SSE too (GET /api/v1/streaming/user), reconnecting after an end or an error.
+  const SSE_USERS = [0, 1];
+  const seenSse: Array<Set<string>> = SSE_USERS.map(() => new Set());
+  const sseAborts: AbortController[] = [];
+  const openSse = async (k: number) => {
+    while (running) {
+      const abort = new AbortController();
+      sseAborts[k] = abort;
+      try {
+        const res = await fetch(`${base}/api/v1/streaming/user`, {
+          headers: { authorization: `Bearer ${users[SSE_USERS[k]].token}`, accept: 'text/event-stream' },
+          signal: abort.signal,
+        });
+        const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffer += value;
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const frame = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const event = /^event: (.*)$/m.exec(frame)?.[1];
+            const data = /^data: (.*)$/m.exec(frame)?.[1];
+            if (event === 'update' && data) seenSse[k].add((JSON.parse(data) as { id: string }).id);
+          }
+        }
+      } catch {
+        // refused, reset or aborted: reconnect below
+      }
+      if (running) {
+        reconnects++;
+        await sleep(1000);
+      }
+    }
+  };
+  const sseLoops = SSE_USERS.map((_, k) => openSse(k));
+
+  // The local peer: three actors whose keys we hold, following users 0..2, receiving deliveries.
+  const peer = await startInboxSink(keysFrom(core));
+  const remotes: Array<{ uri: string; id: string; key: { keyId: string; privateKey: KeyObject } }> = [];
+  for (let i = 0; i < 3; i++) {
+    const keys = await generateActorKeyPair();
+    const doc = await createRemoteAccount(core, peer.url, `peer${i}`, {
+      // A domain of this run's own: the cluster keeps earlier runs' accounts.
+      domain: `peer${i}-${Date.now().toString(36)}.chaos.example`,
+    });
+    await collection(core.db, accounts).updateOne({ _id: doc._id }, { $set: { publicKeyPem: keys.publicKeyPem } });
+    remotes.push({
+      uri: doc.uri,
+      id: String(doc._id),
+      key: { keyId: `${doc.uri}#main-key`, privateKey: createPrivateKey(keys.privateKeyPem) },
+    });
+  }
+  let activitySeq = 0;
+  const inbound = async (op: string, r: (typeof remotes)[number], activity: Record<string, unknown>) => {
+    const body = JSON.stringify({ '@context': 'https://www.w3.org/ns/activitystreams', ...activity });
+    const inbox = `${base}/inbox`;
+    const headers = signRequest({
+      method: 'POST',
+      url: inbox,
+      headers: { 'content-type': 'application/activity+json' },
+      body,
+      key: r.key,
+    });
+    delete headers.host;
+    let status: number;
+    try {
+      const res = await fetch(inbox, { method: 'POST', headers, body, signal: AbortSignal.timeout(15_000) });
+      status = res.status;
+      await res.arrayBuffer();
+    } catch {
+      status = 0;
+    }
+    requests.push({ at: Date.now(), status, op });
+    return status;
+  };
+  const PEER_FOLLOWED = [0, 1, 2];
+  for (const [i, r] of remotes.entries()) {
+    const target = users[PEER_FOLLOWED[i]].account.uri;
+    const st = await inbound('inbound follow', r, {
+      id: `${r.uri}#follows/${activitySeq++}`,
+      type: 'Follow',
+      actor: r.uri,
+      object: target,
+    });
+    if (st !== 202 && st !== 200) throw new Error(`setup: inbound Follow answered ${st}`);
+  }
+  const accepted = Date.now() + 120_000;
+  while (peer.received.filter((x) => x.body.type === 'Accept').length < remotes.length) {
+    if (Date.now() > accepted) throw new Error('setup: the peer got no Accept for its Follows within 2 minutes');
+    await sleep(500);
+  }
+  const image = await png(16, 16);
   await sleep(3000);
 
   const posts: Posted[] = [];
@@ -151,11 +287,84 @@ async function main(): Promise<void> {
   const loadStart = Date.now();
   const deadline = loadStart + minutes * 60_000;
 
+  const AS_PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
+  const dms: Array<{ id: string; author: number; to: number }> = [];
+  const inboundNotes: Array<{ uri: string; to: number; from: number }> = [];
+  const inboundLikes: Array<{ from: number; status: Posted }> = [];
+  /** Direct messages, media posts, and the peer's Creates and Likes: a fifth of the operations. */
+  async function otherOp(u: number, live: Posted[]): Promise<void> {
+    const k = random();
+    if (k < 0.25) {
+      const to = (u + 1 + Math.floor(random() * (USERS - 1))) % USERS;
+      const res = await call('direct message', 'POST', '/api/v1/statuses', users[u].token, {
+        status: `@${name(to)} dm ${tag++}`,
+        visibility: 'direct',
+      });
+      if (res.status === 200) dms.push({ id: String(res.body.id), author: u, to });
+    } else if (k < 0.5) {
+      const mediaId = await upload(users[u].token, image);
+      if (!mediaId) return;
+      const res = await call('media post', 'POST', '/api/v1/statuses', users[u].token, {
+        status: `media ${tag++}`,
+        media_ids: [mediaId],
+      });
+      if (res.status === 200)
+        posts.push({
+          id: String(res.body.id),
+          uri: String(res.body.uri),
+          media: true,
+          author: u,
+          at: Date.now(),
+          reply: false,
+          boost: false,
+          deleted: false,
+        });
+    } else if (k < 0.75) {
+      const from = Math.floor(random() * remotes.length);
+      const r = remotes[from];
+      const noteId = `${r.uri}/statuses/chaos-${activitySeq++}`;
+      const to = users[u].account;
+      const note = {
+        id: noteId,
+        type: 'Note',
+        attributedTo: r.uri,
+        content: `<p>hello @${to.username}</p>`,
+        published: new Date().toISOString(),
+        to: [AS_PUBLIC],
+        cc: [to.uri],
+        tag: [{ type: 'Mention', href: to.uri, name: `@${to.username}` }],
+      };
+      const st = await inbound('inbound create', r, {
+        id: `${noteId}/activity`,
+        type: 'Create',
+        actor: r.uri,
+        to: [AS_PUBLIC],
+        cc: [to.uri],
+        object: note,
+      });
+      if (st === 202 || st === 200) inboundNotes.push({ uri: noteId, to: u, from });
+    } else {
+      const from = Math.floor(random() * remotes.length);
+      const target = pick(live.filter((p) => p.uri));
+      if (!target || inboundLikes.some((l) => l.from === from && l.status === target)) return;
+      const like = { id: `${remotes[from].uri}#likes/${activitySeq++}`, type: 'Like', actor: remotes[from].uri };
+      const st = await inbound('inbound like', remotes[from], { ...like, object: target.uri });
+      // A retrying server sends the same activity again: one favourite all the same.
+      if (random() < 0.3) await inbound('inbound like', remotes[from], { ...like, object: target.uri });
+      if (st === 202 || st === 200) inboundLikes.push({ from, status: target });
+    }
+  }
+
   async function client(): Promise<void> {
     while (Date.now() < deadline) {
       const u = Math.floor(random() * USERS);
-      const r = random();
       const live = posts.filter((p) => !p.deleted && !p.boost);
+      if (random() < 0.2 && live.length >= 5) {
+        await otherOp(u, live);
+        await sleep(100 + random() * 200);
+        continue;
+      }
+      const r = random();
       if (r < 0.45 || live.length < 5) {
         const other = (u + 1 + Math.floor(random() * (USERS - 1))) % USERS;
         const res = await call('post', 'POST', '/api/v1/statuses', users[u].token, {
@@ -164,6 +373,7 @@ async function main(): Promise<void> {
         if (res.status === 200)
           posts.push({
             id: String(res.body.id),
+            uri: String(res.body.uri),
             author: u,
             at: Date.now(),
             reply: false,
@@ -219,7 +429,23 @@ async function main(): Promise<void> {
   // One fault of each kind, in a seeded order, spread over the run; recovery waits until the
   // cluster is whole again (startCluster starts what is missing and waits for every health check).
   const faults: Fault[] = [];
+  // Starts whatever is missing and waits for every check; a process restarted while a dependency
+  // is still coming back may exit during start-up, so this tries again for up to five minutes.
+  async function makeWhole(): Promise<void> {
+    const until = Date.now() + 300_000;
+    for (;;) {
+      try {
+        return await startCluster(s, () => undefined);
+      } catch (err) {
+        if (Date.now() > until) throw err;
+        say(`not whole yet (${(err instanceof Error ? err.message : String(err)).split('\n')[0]}); trying again`);
+        await sleep(5000);
+      }
+    }
+  }
+  let faultActive = false;
   async function inject(kind: string): Promise<void> {
+    faultActive = true;
     const start = Date.now();
     const before = requests.filter((q) => q.status === 0 || q.status >= 500).length;
     let target: string;
@@ -253,7 +479,8 @@ async function main(): Promise<void> {
       await haproxyCommand(s, `enable server api/${p.name}`);
     }
     const recovering = Date.now();
-    await startCluster(s, () => undefined);
+    await makeWhole();
+    faultActive = false;
     const end = Date.now();
     const failed = requests.filter((q) => q.status === 0 || q.status >= 500).length - before;
     faults.push({ kind, target, start, end, failed, recoverySeconds: (end - recovering) / 1000 });
@@ -275,7 +502,39 @@ async function main(): Promise<void> {
       await inject(kind);
     }
   })();
+  // Liveness as Kubernetes probes it (deploy/k8s: every 20 s there, failureThreshold 3): a process
+  // whose liveness check fails three times in a row is killed and started again.
+  let loadRunning = true;
+  const livenessRestarts: string[] = [];
+  const supervisor = (async () => {
+    const failures = new Map<string, number>();
+    while (loadRunning) {
+      await sleep(10_000);
+      for (const p of s.processes) {
+        // Not while a fault is injected and recovered (that recovery restarts what it broke), nor
+        // for a process that is not running.
+        if (faultActive) failures.clear();
+        if (!loadRunning || faultActive || !pidOf(p.name)) continue;
+        const path = p.role.kind === 'streaming' ? p.healthPath : '/health';
+        const live = await fetch(`http://${s.host}:${p.port}${path}`, { signal: AbortSignal.timeout(10_000) }).then(
+          (r) => r.ok,
+          () => false,
+        );
+        const n = live ? 0 : (failures.get(p.name) ?? 0) + 1;
+        failures.set(p.name, n);
+        if (n < 3) continue;
+        failures.set(p.name, 0);
+        say(`liveness: ${p.name} failed three checks in a row; restarting it`);
+        livenessRestarts.push(p.name);
+        const pid = pidOf(p.name);
+        if (pid) process.kill(pid, 'SIGKILL');
+        await makeWhole();
+      }
+    }
+  })();
   await Promise.all([...Array.from({ length: CLIENTS }, client), faultDriver]);
+  loadRunning = false;
+  await supervisor;
   say('load finished; waiting for the consumers to drain');
 
   // Lag back to 0.
@@ -290,6 +549,9 @@ async function main(): Promise<void> {
   await sleep(3000); // pub/sub messages of the last events reach the sockets
   running = false;
   for (const ws of sockets) ws.close();
+  for (const a of sseAborts) a.abort();
+  await Promise.all(sseLoops);
+  await peer.close();
 
   // Invariants.
   const violations: string[] = [];
@@ -359,12 +621,64 @@ async function main(): Promise<void> {
       const q = `/api/v1/accounts/${id(u)}/statuses?limit=40${max ? `&max_id=${max}` : ''}`;
       const res = await call('', 'GET', q, users[u].token);
       if (res.status !== 200 || res.body.length === 0) break;
-      listed += res.body.length;
+      // As Mastodon, statuses_count leaves out direct messages; the author's own listing shows them.
+      listed += res.body.filter((st) => st.visibility !== 'direct').length;
       max = String(res.body[res.body.length - 1].id);
     }
     if (acct.body.statuses_count !== listed)
       violations.push(`user ${u}: statuses_count ${String(acct.body.statuses_count)}, recount ${listed}`);
   }
+  // Direct messages: the recipient reads it, someone else gets 404.
+  for (const dm of dms) {
+    const other = [...Array(USERS).keys()].find((x) => x !== dm.author && x !== dm.to) as number;
+    const seenBy = await call('', 'GET', `/api/v1/statuses/${dm.id}`, users[dm.to].token);
+    const hidden = await call('', 'GET', `/api/v1/statuses/${dm.id}`, users[other].token);
+    if (seenBy.status !== 200) violations.push(`direct message ${dm.id}: its recipient gets ${seenBy.status}`);
+    if (hidden.status !== 404) violations.push(`direct message ${dm.id}: a third user gets ${hidden.status}`);
+  }
+  // Media posts keep their attachment, processed (a URL to show).
+  for (const p of posts.filter((q) => q.media && !q.deleted)) {
+    const res = await call('', 'GET', `/api/v1/statuses/${p.id}`, users[p.author].token);
+    const media = (res.body?.media_attachments ?? []) as Array<{ url?: string | null }>;
+    if (res.status === 200 && (media.length !== 1 || !media[0].url))
+      violations.push(`media post ${p.id}: ${media.length} attachment(s), url ${String(media[0]?.url)}`);
+  }
+  // The peer's Creates: one mention notification each; its Likes: one favourite each (sent twice or not).
+  const notified = async (u: number, type: string, from: number) => {
+    const q = `/api/v1/notifications?types[]=${type}&account_id=${remotes[from].id}&limit=80`;
+    return ((await call('', 'GET', q, users[u].token)).body ?? []) as Array<{ status?: { id?: string; uri?: string } }>;
+  };
+  for (const n of inboundNotes) {
+    const count = (await notified(n.to, 'mention', n.from)).filter((x) => x.status?.uri === n.uri).length;
+    if (count !== 1) violations.push(`inbound Create ${n.uri} to user ${n.to}: ${count} mention notifications`);
+  }
+  for (const l of inboundLikes.filter((x) => !x.status.deleted)) {
+    const count = (await notified(l.status.author, 'favourite', l.from)).filter(
+      (x) => x.status?.id === l.status.id,
+    ).length;
+    if (count !== 1)
+      violations.push(`inbound Like of ${l.status.id} by peer${l.from}: ${count} favourite notifications`);
+  }
+  // Deliveries: the peer follows users 0..2 and got a Create of each of their kept public posts.
+  const objectId = (o: unknown) =>
+    typeof o === 'object' && o !== null ? String((o as { id?: string }).id) : String(o);
+  const delivered = new Set(peer.received.filter((x) => x.body.type === 'Create').map((x) => objectId(x.body.object)));
+  let deliveriesExpected = 0;
+  for (const p of posts.filter((q) => PEER_FOLLOWED.includes(q.author) && q.uri && !q.deleted && !q.uncertain)) {
+    deliveriesExpected++;
+    if (!delivered.has(p.uri!)) violations.push(`the peer never received the Create of ${p.uri}`);
+  }
+  let sseExpected = 0;
+  let sseSeen = 0;
+  for (const [k, a] of SSE_USERS.entries())
+    for (const edge of stable) {
+      const [from, b] = edge.split('>').map(Number);
+      if (from !== a) continue;
+      for (const p of posts.filter((q) => q.author === b && !q.deleted && !q.reply && !q.boost)) {
+        sseExpected++;
+        if (seenSse[k].has(p.id)) sseSeen++;
+      }
+    }
   const outside5xx = requests.filter((q) => (q.status >= 500 || q.status === 0) && !inFault(q.at));
   for (const q of outside5xx)
     violations.push(`${q.op} ${q.status ? `answered ${q.status}` : 'got no answer'} outside a fault window`);
@@ -390,6 +704,9 @@ async function main(): Promise<void> {
     console.log(`| ${f.kind} | ${f.target} | ${f.failed} | ${((f.end - f.start) / 1000).toFixed(0)} |`);
   console.log(
     `\nconsumers drained in ${drainSeconds.toFixed(0)} s; user-stream posts seen live ${seenLive}/${expectedLive} (the rest read from the home timeline); stream reconnects ${reconnects}`,
+  );
+  console.log(
+    `SSE posts seen live ${sseSeen}/${sseExpected}; peer: ${inboundNotes.length} Creates and ${inboundLikes.length} Likes accepted, ${deliveriesExpected} Creates expected and received; direct messages ${dms.length}; liveness restarts ${livenessRestarts.length}${livenessRestarts.length ? ` (${livenessRestarts.join(', ')})` : ''}`,
   );
   console.log(`violations: ${violations.length}`);
   for (const v of violations.slice(0, 50)) console.log(`  ${v}`);

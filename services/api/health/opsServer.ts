@@ -3,6 +3,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Core } from '../../core/context.ts';
+import { liveness } from '../../core/db/mongoContact.ts';
 import { registry } from '../../core/metrics.ts';
 import { createReadinessChecks } from './readiness.ts';
 
@@ -18,7 +19,11 @@ export async function startOpsServer(core: Core, host: string, port: number): Pr
     const answer = (status: number, type: string, body: string) =>
       res.writeHead(status, { 'content-type': type }).end(body);
     if (req.method !== 'GET') return answer(405, 'text/plain', 'Method Not Allowed');
-    if (path === '/health') return answer(200, 'text/plain', 'OK');
+    if (path === '/health') {
+      // Liveness: fails once MongoDB has been out of reach for MONGO_LIVENESS_SECONDS.
+      const live = liveness(core.mongoContact);
+      return answer(live.status, 'text/plain', live.body);
+    }
     if (path === '/health/ready') {
       return void readiness.check().then((checks) => {
         const ready = Object.values(checks).every((c) => c.status === 'up');

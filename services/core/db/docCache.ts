@@ -15,7 +15,7 @@
 // good; ADR 0009). Entries expire after a few minutes, which bounds the staleness of anything that
 // still slipped through (a failed Redis call).
 import { BSON, type Collection, type Db, type Document, type Filter } from 'mongodb';
-import { batch, isCluster, type Redis } from '../db/redis.ts';
+import { batch, slotsApart, type Redis } from '../db/redis.ts';
 import type { Core } from '../context.ts';
 import type { CollectionDef } from './mongo.ts';
 import { countingWrite, isWriteMethod, withWriteCount } from './recentResults.ts';
@@ -232,7 +232,7 @@ export async function readThrough<T extends Document, R>(
     missing = [];
     if (view.derive) {
       const replies = await (
-        keys.length === 1 || isCluster(redis)
+        keys.length === 1 || slotsApart(redis)
           ? Promise.all(keys.map((k) => redis.hget(k, view.name)))
           : redis.docCacheRead(keys.length, ...keys, view.name)
       ).catch(() => null);
@@ -245,7 +245,7 @@ export async function readThrough<T extends Document, R>(
       });
     } else {
       const replies = await (
-        keys.length === 1 || isCluster(redis)
+        keys.length === 1 || slotsApart(redis)
           ? Promise.all(keys.map((k) => redis.hgetBuffer(k, view.name)))
           : redis.docCacheReadBuffer(keys.length, ...keys, view.name)
       ).catch(() => null);

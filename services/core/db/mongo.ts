@@ -52,6 +52,9 @@ export async function connectMongo(url: string): Promise<{ client: MongoClient; 
     useBigInt64: true,
     ignoreUndefined: true,
     serverSelectionTimeoutMS: 10_000,
+    // Bounds a (monitoring) connection's connect and handshake: a server that accepts but does not
+    // answer while it starts must not hold the monitor for the default 30 s.
+    connectTimeoutMS: 10_000,
     appName: 'fedisrv',
     monitorCommands: !!process.env.MONGO_COMMAND_COUNTS,
   });

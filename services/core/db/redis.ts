@@ -1,6 +1,7 @@
 import { Cluster, Redis } from 'ioredis';
 import type { ChainableCommander } from 'ioredis';
 import type { Socket } from 'node:net';
+import { keySlot } from './hashSlot.ts';
 
 export type { Redis };
 
@@ -45,13 +46,17 @@ function coalesceWritesPerTurn(redis: Redis): void {
  * everything here keeps a command's (and a script's) keys in one hash slot. Code that would send
  * one pipeline over keys of several slots uses `batch` instead of `pipeline()`.
  */
-export function connectRedis(target: string | RedisTarget, opts: { namespace?: string; lazy?: boolean } = {}): Redis {
+export function connectRedis(
+  target: string | RedisTarget,
+  opts: { namespace?: string; lazy?: boolean; checkSlots?: boolean } = {},
+): Redis {
   const keyPrefix = opts.namespace ? `${opts.namespace}:` : undefined;
   const url = typeof target === 'string' ? target : target.redisUrl;
   const nodes = typeof target === 'string' ? [] : target.redisClusterNodes;
   if (nodes.length === 0) {
     const redis = new Redis(url, { lazyConnect: opts.lazy ?? false, maxRetriesPerRequest: 3, keyPrefix });
     coalesceWritesPerTurn(redis);
+    if (opts.checkSlots ?? process.env.REDIS_SLOT_CHECK === '1') checkSlots(redis);
     return redis;
   }
   const auth = new URL(url);
@@ -81,6 +86,60 @@ export function isCluster(redis: Redis): boolean {
   return (redis as unknown as { isCluster?: boolean }).isCluster === true;
 }
 
+const SLOTS_CHECKED = Symbol('slotsChecked');
+
+/**
+ * Whether work over many keys must be cut per hash slot: on a cluster, and on a single Redis that
+ * checks slots (REDIS_SLOT_CHECK=1), which then takes the cluster's per-slot paths.
+ */
+export function slotsApart(redis: Redis): boolean {
+  return isCluster(redis) || (redis as unknown as Record<symbol, boolean>)[SLOTS_CHECKED] === true;
+}
+
+interface KeyedCommand {
+  name: string;
+  getKeys(): (string | Buffer)[];
+  reject(err: Error): void;
+  promise: Promise<unknown>;
+}
+
+const crossSlot = (keys: (string | Buffer)[]) =>
+  keys.length > 1 && new Set(keys.map((k) => keySlot(k.toString()))).size > 1;
+
+const crossSlotError = (what: string, keys: (string | Buffer)[]) =>
+  new Error(`CROSSSLOT Keys in request don't hash to the same slot (REDIS_SLOT_CHECK: ${what} ${keys.join(' ')})`);
+
+/**
+ * Makes a single Redis refuse what a Redis Cluster refuses: a command, a script's declared keys or
+ * a MULTI transaction whose keys span hash slots fail with CROSSSLOT, so a regression shows in a
+ * run on one Redis (`REDIS_SLOT_CHECK=1 npm test -- FILE`) without starting a cluster. Plain
+ * pipelines are not checked: on a cluster `batch` sends their commands one by one. Keys a script
+ * derives inside Lua cannot be seen here; only the cluster run finds those.
+ */
+function checkSlots(redis: Redis): void {
+  (redis as unknown as Record<symbol, boolean>)[SLOTS_CHECKED] = true;
+  const target = redis as unknown as { sendCommand(c: KeyedCommand, ...rest: unknown[]): unknown };
+  const send = target.sendCommand.bind(redis);
+  target.sendCommand = (command: KeyedCommand, ...rest: unknown[]) => {
+    const keys = command.getKeys();
+    if (!crossSlot(keys)) return send(command, ...rest);
+    command.reject(crossSlotError(command.name, keys));
+    return command.promise;
+  };
+  const multi = redis.multi.bind(redis) as (...args: unknown[]) => ChainableCommander;
+  (redis as unknown as { multi: typeof multi }).multi = (...args: unknown[]) => {
+    const transaction = multi(...args);
+    const exec = transaction.exec.bind(transaction);
+    transaction.exec = (async (...execArgs: Parameters<typeof exec>) => {
+      const queued = (transaction as unknown as { _queue: KeyedCommand[] })._queue;
+      const keys = queued.flatMap((c) => c.getKeys());
+      if (crossSlot(keys)) throw crossSlotError('MULTI', keys);
+      return exec(...execArgs);
+    }) as typeof exec;
+    return transaction;
+  };
+}
+
 /**
  * A pipeline whose commands may touch keys of different slots. On a single Redis it is
  * `redis.pipeline()` (one write, one round trip). On a cluster, ioredis sends a pipeline to one
@@ -89,7 +148,7 @@ export function isCluster(redis: Redis): boolean {
  * the same `[error, result]` list in order.
  */
 export function batch(redis: Redis): ChainableCommander {
-  if (!isCluster(redis)) return redis.pipeline();
+  if (!slotsApart(redis)) return redis.pipeline();
   const queued: Promise<unknown>[] = [];
   const proxy: ChainableCommander = new Proxy({} as ChainableCommander, {
     get(_target, name) {

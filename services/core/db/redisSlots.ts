@@ -2,30 +2,10 @@
 // of many channels) is cut into one group per slot, since a command's or a script's keys must
 // share one slot there. On a single Redis everything is one group, so nothing changes.
 import { createHash } from 'node:crypto';
-import { isCluster, type Redis } from './redis.ts';
+import { keySlot } from './hashSlot.ts';
+import { isCluster, slotsApart, type Redis } from './redis.ts';
 
-const CRC16_TABLE = (() => {
-  const table = new Uint16Array(256);
-  for (let i = 0; i < 256; i++) {
-    let crc = i << 8;
-    for (let j = 0; j < 8; j++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-    table[i] = crc;
-  }
-  return table;
-})();
-
-/** Redis Cluster's slot of a full key (CRC16-XMODEM mod 16384 of its hash tag, if it has one). */
-export function keySlot(key: string): number {
-  let part = key;
-  const open = key.indexOf('{');
-  if (open >= 0) {
-    const close = key.indexOf('}', open + 1);
-    if (close > open + 1) part = key.slice(open + 1, close);
-  }
-  let crc = 0;
-  for (const byte of Buffer.from(part, 'utf8')) crc = ((crc << 8) & 0xffff) ^ CRC16_TABLE[((crc >> 8) ^ byte) & 0xff]!;
-  return crc % 16384;
-}
+export { keySlot };
 
 function keyPrefix(redis: Redis): string {
   return (redis as unknown as { options: { keyPrefix?: string } }).options.keyPrefix ?? '';
@@ -33,10 +13,10 @@ function keyPrefix(redis: Redis): string {
 
 /**
  * The positions of `keys` grouped by hash slot (keys as the caller names them, before the
- * namespace prefix). One group of all positions on a single Redis.
+ * namespace prefix). One group of all positions on a single Redis (unless it checks slots).
  */
 export function slotGroups(redis: Redis, keys: string[]): number[][] {
-  if (!isCluster(redis)) return keys.length === 0 ? [] : [keys.map((_, i) => i)];
+  if (!slotsApart(redis)) return keys.length === 0 ? [] : [keys.map((_, i) => i)];
   const prefix = keyPrefix(redis);
   const groups = new Map<number, number[]>();
   keys.forEach((key, i) => {
@@ -51,7 +31,7 @@ export function slotGroups(redis: Redis, keys: string[]): number[][] {
 /** MGET over keys of any slots: one MGET per slot on a cluster (sent together), one on a single Redis. */
 export async function mgetAcrossSlots(redis: Redis, keys: string[]): Promise<(string | null)[]> {
   if (keys.length === 0) return [];
-  if (!isCluster(redis)) return redis.mget(...keys);
+  if (!slotsApart(redis)) return redis.mget(...keys);
   const out = new Array<string | null>(keys.length).fill(null);
   await Promise.all(
     slotGroups(redis, keys).map(async (group) => {
@@ -89,7 +69,7 @@ export async function runScript(
 /** DEL of keys of any slots: one DEL per slot on a cluster (sent together), one on a single Redis. */
 export async function delAcrossSlots(redis: Redis, keys: string[]): Promise<number> {
   if (keys.length === 0) return 0;
-  if (!isCluster(redis)) return redis.del(...keys);
+  if (!slotsApart(redis)) return redis.del(...keys);
   const counts = await Promise.all(slotGroups(redis, keys).map((group) => redis.del(...group.map((i) => keys[i]!))));
   return counts.reduce((a, b) => a + b, 0);
 }

@@ -2,7 +2,7 @@
 // first. A ZSET score is a double (53 bits) and status ids are 64-bit, so the score is the id's
 // millisecond part and the member the full id: members of one millisecond sort by their decimal
 // string, which for ids of one millisecond is numeric order.
-import { isCluster, type Redis } from '../db/redis.ts';
+import { slotsApart, type Redis } from '../db/redis.ts';
 import { runScript, slotGroups } from '../db/redisSlots.ts';
 import type { Id } from '../ids.ts';
 
@@ -119,7 +119,7 @@ export async function insertIntoFeeds(
     REBLOG_FALLOFF,
     markers ? '1' : '0',
   ];
-  if (isCluster(redis)) {
+  if (slotsApart(redis)) {
     // One call per hash slot (a feed and its marker share one), sent together: the script checks
     // the markers itself, so a slot costs one call and no MGET across slots is needed.
     const took = await Promise.all(

@@ -10,7 +10,12 @@ import { notifications, type NotificationDoc } from '../../../services/core/mode
 import { closeExpiredPolls } from '../../../services/core/polls/polls.ts';
 import { createKafkaEventSink } from '../../../services/core/events/kafkaSink.ts';
 import { connectRedis } from '../../../services/core/db/redis.ts';
-import { channelName, timelineChannels } from '../../../services/core/streaming/channels.ts';
+import {
+  channelName,
+  LISTENER_TTL_SECONDS,
+  listenerKey,
+  timelineChannels,
+} from '../../../services/core/streaming/channels.ts';
 import { startTestApi, type TestApi } from '../../support/api.ts';
 import { createTestUser, type TestUser } from '../../support/fixtures.ts';
 import { eventually } from '../../support/core.ts';
@@ -52,10 +57,12 @@ test('events in, notifications out: each kind once, none suppressed wrongly, non
   const a = alice!.account._id;
   const b = bob!.account._id;
 
-  // A subscriber to streaming notifications of alice.
+  // A subscriber to streaming notifications of alice, announced as a streaming process announces
+  // its channels (on a Redis Cluster the pipeline asks the listener keys, not PUBSUB NUMSUB).
   const sub = connectRedis(core.config);
   const streamed: string[] = [];
   await sub.subscribe(channelName(core.config, timelineChannels.userNotifications(a)));
+  await core.redis.set(listenerKey(timelineChannels.userNotifications(a)), '1', 'EX', LISTENER_TTL_SECONDS);
   sub.on('message', (_c, m) => streamed.push(m));
 
   try {
