@@ -18,7 +18,6 @@ import { renderInstanceActor } from '../../core/activitypub/render/actor.ts';
 import { renderOrderedCollection } from '../../core/activitypub/render/collections.ts';
 import { actorCollections, instanceActorUri, statusUri, statusUrl } from '../../core/activitypub/uris.ts';
 import {
-  DocumentUnavailable,
   actorDocument,
   countCollectionDocument,
   featuredDocument,
@@ -57,12 +56,6 @@ function sendActivityJson(reply: FastifyReply, doc: unknown, signed: boolean): F
     .header('cache-control', signed ? 'max-age=0, private' : 'max-age=180, public')
     .type(AP_TYPE)
     .send(JSON.stringify(doc));
-}
-
-function problem(err: unknown): ApiError {
-  if (err instanceof DocumentUnavailable)
-    return new ApiError(err.status, err.status === 404 ? 'Record not found' : err.message);
-  throw err;
 }
 
 /**
@@ -105,22 +98,16 @@ function registerDocuments(app: FastifyInstance, core: Core): void {
 
   app.get<UserParams>('/users/:username', async (request, reply) => {
     if (!wantsActivityJson(request.headers.accept)) {
-      await servedAccount(core, request.params.username).catch((e: unknown) => {
-        throw problem(e);
-      });
+      await servedAccount(core, request.params.username);
       return reply.header('vary', 'Accept, Origin').redirect(`/@${request.params.username}`, 301);
     }
     const requester = await requesterOf(core, request);
-    const doc = await actorDocument(core, request.params.username).catch((e: unknown) => {
-      throw problem(e);
-    });
+    const doc = await actorDocument(core, request.params.username);
     return sendActivityJson(reply.header('access-control-allow-origin', '*'), doc, requester !== null);
   });
 
   app.get<UserParams>('/@:username', async (request, reply) => {
-    const account = await servedAccount(core, request.params.username).catch((e: unknown) => {
-      throw problem(e);
-    });
+    const account = await servedAccount(core, request.params.username);
     const c = actorCollections(core.config, account.username);
     if (wantsActivityJson(request.headers.accept)) {
       const requester = await requesterOf(core, request);
@@ -144,9 +131,7 @@ function registerDocuments(app: FastifyInstance, core: Core): void {
     if (!wantsActivityJson(request.headers.accept) && !asActivity)
       return reply.header('vary', 'Accept, Origin').redirect(`/@${request.params.username}/${id}`, 301);
     const requester = await requesterOf(core, request);
-    const doc = await statusDocument(core, request.params.username, id, requester, asActivity).catch((e: unknown) => {
-      throw problem(e);
-    });
+    const doc = await statusDocument(core, request.params.username, id, requester, asActivity);
     return sendActivityJson(reply, doc, requester !== null);
   };
   app.get<StatusParams>('/users/:username/statuses/:id', statusRoute(false));
@@ -155,12 +140,8 @@ function registerDocuments(app: FastifyInstance, core: Core): void {
   app.get<StatusParams>('/@:username/:id', async (request, reply) => {
     const id = idParam(request.params.id);
     if (wantsActivityJson(request.headers.accept)) return statusRoute(false)(request, reply);
-    const account = await servedAccount(core, request.params.username).catch((e: unknown) => {
-      throw problem(e);
-    });
-    const doc = await statusDocument(core, account.username, id, null, false).catch((e: unknown) => {
-      throw problem(e);
-    });
+    const account = await servedAccount(core, request.params.username);
+    const doc = await statusDocument(core, account.username, id, null, false);
     const uri = statusUri(core.config, account.username, id);
     return reply
       .header('link', `<${uri}>; rel="alternate"; type="application/activity+json"`)
@@ -185,20 +166,14 @@ function registerDocuments(app: FastifyInstance, core: Core): void {
         idParam(request.params.id),
         requester,
         stringParams(request.query, ['page', 'only_other_accounts', 'min_id']),
-      ).catch((e: unknown) => {
-        throw problem(e);
-      });
+      );
       return sendActivityJson(reply, doc, requester !== null);
     },
   );
   // FEP-044f: the stamp a local author gave a quote of their status.
   app.get<StatusParams>('/users/:username/quote_authorizations/:id', async (request, reply) => {
     const requester = await requesterOf(core, request);
-    const doc = await quoteAuthorizationDocument(core, request.params.username, idParam(request.params.id)).catch(
-      (e: unknown) => {
-        throw problem(e);
-      },
-    );
+    const doc = await quoteAuthorizationDocument(core, request.params.username, idParam(request.params.id));
     return sendActivityJson(reply, doc, requester !== null);
   });
   for (const which of ['likes', 'shares'] as const) {
@@ -210,9 +185,7 @@ function registerDocuments(app: FastifyInstance, core: Core): void {
         idParam(request.params.id),
         which,
         requester,
-      ).catch((e: unknown) => {
-        throw problem(e);
-      });
+      );
       return sendActivityJson(reply, doc, requester !== null);
     });
   }
@@ -220,9 +193,7 @@ function registerDocuments(app: FastifyInstance, core: Core): void {
   app.get<UserParams & { Querystring: OutboxQuery }>('/users/:username/outbox', async (request, reply) => {
     const requester = await requesterOf(core, request);
     const query: OutboxQuery = stringParams(request.query, ['page', 'max_id', 'min_id']);
-    const doc = await outboxDocument(core, request.params.username, query, requester).catch((e: unknown) => {
-      throw problem(e);
-    });
+    const doc = await outboxDocument(core, request.params.username, query, requester);
     return sendActivityJson(reply, doc, requester !== null);
   });
 
@@ -235,26 +206,20 @@ function registerDocuments(app: FastifyInstance, core: Core): void {
         request.params.username,
         which,
         typeof raw === 'string' ? raw : undefined,
-      ).catch((e: unknown) => {
-        throw problem(e);
-      });
+      );
       return sendActivityJson(reply, doc, requester !== null);
     });
   }
 
   app.get<UserParams>('/users/:username/collections/featured', async (request, reply) => {
     const requester = await requesterOf(core, request);
-    const doc = await featuredDocument(core, request.params.username, requester).catch((e: unknown) => {
-      throw problem(e);
-    });
+    const doc = await featuredDocument(core, request.params.username, requester);
     return sendActivityJson(reply, doc, requester !== null);
   });
 
   app.get<UserParams>('/users/:username/collections/tags', async (request, reply) => {
     const requester = await requesterOf(core, request);
-    const doc = await featuredTagsDocument(core, request.params.username).catch((e: unknown) => {
-      throw problem(e);
-    });
+    const doc = await featuredTagsDocument(core, request.params.username);
     return sendActivityJson(reply, doc, requester !== null);
   });
 
@@ -292,9 +257,7 @@ function registerInboxes(app: FastifyInstance, core: Core): void {
   };
 
   app.post<{ Params: { username: string } }>('/users/:username/inbox', async (request, reply) => {
-    const account = await servedAccount(core, request.params.username).catch((e: unknown) => {
-      throw problem(e);
-    });
+    const account = await servedAccount(core, request.params.username);
     return receive(request, reply, account);
   });
   app.post('/inbox', async (request, reply) => receive(request, reply, null));
