@@ -70,20 +70,20 @@ export async function accountsOfRecords<R extends { _id: Id }>(
 }
 
 /**
- * POST /api/v1/accounts/:id/<action>: the caller does something to the account in `:id` (follow,
+ * POST `path` (an /api/v1/accounts/:id/<action>): the caller does something to the account in `:id` (follow,
  * block, mute, pin...) and gets the relationship back, as every such Mastodon endpoint answers.
  */
 export function accountActionRoute(
   app: FastifyInstance,
   core: Core,
-  action: string,
+  path: string,
   auth: AuthRequirement,
   operation: (core: Core, account: AccountDoc, target: AccountDoc) => Promise<unknown>,
 ): void {
   app
     .withTypeProvider<TypeBoxTypeProvider>()
     .post(
-      `/api/v1/accounts/:id/${action}`,
+      path,
       { schema: { params: AccountIdParams, response: { 200: RelationshipEntity } }, config: { auth } },
       async (request) => {
         const { account } = requireUser(request);

@@ -169,9 +169,12 @@ const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     },
   );
 
-  for (const kind of ['avatar', 'header'] as const) {
+  for (const [path, kind] of [
+    ['/api/v1/profile/avatar', 'avatar'],
+    ['/api/v1/profile/header', 'header'],
+  ] as const) {
     app.delete(
-      `/api/v1/profile/${kind}`,
+      path,
       {
         schema: { response: { 200: CredentialAccountEntity } },
         config: { auth: { scopes: ['write', 'write:accounts'], user: 'required' } },
@@ -256,8 +259,11 @@ const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     },
   );
 
-  for (const kind of ['avatar', 'header'] as const) {
-    app.get(`/${kind}s/original/missing.png`, async (_request, reply) => {
+  for (const [path, kind] of [
+    ['/avatars/original/missing.png', 'avatar'],
+    ['/headers/original/missing.png', 'header'],
+  ] as const) {
+    app.get(path, async (_request, reply) => {
       reply.header('content-type', 'image/png').header('cache-control', 'public, max-age=31536000, immutable');
       return reply.send(await placeholderImage(kind));
     });

@@ -176,8 +176,11 @@ function registerDocuments(app: FastifyInstance, core: Core): void {
     const doc = await quoteAuthorizationDocument(core, request.params.username, idParam(request.params.id));
     return sendActivityJson(reply, doc, requester !== null);
   });
-  for (const which of ['likes', 'shares'] as const) {
-    app.get<StatusParams>(`/users/:username/statuses/:id/${which}`, async (request, reply) => {
+  for (const [path, which] of [
+    ['/users/:username/statuses/:id/likes', 'likes'],
+    ['/users/:username/statuses/:id/shares', 'shares'],
+  ] as const) {
+    app.get<StatusParams>(path, async (request, reply) => {
       const requester = await requesterOf(core, request);
       const doc = await countCollectionDocument(
         core,
@@ -197,8 +200,11 @@ function registerDocuments(app: FastifyInstance, core: Core): void {
     return sendActivityJson(reply, doc, requester !== null);
   });
 
-  for (const which of ['followers', 'following'] as const) {
-    app.get<UserParams>(`/users/:username/${which}`, async (request, reply) => {
+  for (const [path, which] of [
+    ['/users/:username/followers', 'followers'],
+    ['/users/:username/following', 'following'],
+  ] as const) {
+    app.get<UserParams>(path, async (request, reply) => {
       const requester = await requesterOf(core, request);
       const raw = (request.query as Record<string, unknown>).page;
       const doc = await followsDocument(

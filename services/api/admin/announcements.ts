@@ -91,11 +91,12 @@ const adminAnnouncements: FastifyPluginAsyncTypebox<AreaOptions> = async (app, {
     },
   );
 
-  for (const action of ['publish', 'unpublish'] as const) {
-    app.post(
-      `/api/v1/admin/announcements/:id/${action}`,
-      { config: WRITE, schema: { params: IdParams } },
-      async (request) => present(core, await setPublished(core, idParam(request.params.id), action === 'publish')),
+  for (const [path, publish] of [
+    ['/api/v1/admin/announcements/:id/publish', true],
+    ['/api/v1/admin/announcements/:id/unpublish', false],
+  ] as const) {
+    app.post(path, { config: WRITE, schema: { params: IdParams } }, async (request) =>
+      present(core, await setPublished(core, idParam(request.params.id), publish)),
     );
   }
 

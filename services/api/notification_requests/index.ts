@@ -223,12 +223,12 @@ const notificationRequestsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (
     },
   );
 
-  for (const [action, run] of [
-    ['accept', acceptRequest],
-    ['dismiss', dismissRequest],
+  for (const [onePath, manyPath, run] of [
+    ['/api/v1/notifications/requests/:id/accept', '/api/v1/notifications/requests/accept', acceptRequest],
+    ['/api/v1/notifications/requests/:id/dismiss', '/api/v1/notifications/requests/dismiss', dismissRequest],
   ] as const) {
     app.post(
-      `/api/v1/notifications/requests/:id/${action}`,
+      onePath,
       { schema: { params: IdParams, response: { 200: Empty } }, config: { auth: WRITE } },
       async (request) => {
         const { account } = requireUser(request);
@@ -239,7 +239,7 @@ const notificationRequestsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (
       },
     );
     app.post(
-      `/api/v1/notifications/requests/${action}`,
+      manyPath,
       { schema: { body: IdsBody, response: { 200: Empty } }, config: { auth: WRITE } },
       async (request) => {
         const { account } = requireUser(request);

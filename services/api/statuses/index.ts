@@ -390,7 +390,7 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     handler: (core: Core, account: AccountDoc, rawId: string) => Promise<bigint>,
   ) =>
     app.post(
-      `/api/v1/statuses/:id/${path}`,
+      path,
       { config: { auth }, schema: { params: IdParams, body: ReblogBody, response: { 200: StatusEntity } } },
       async (request) => {
         const { account } = requireUser(request);
@@ -425,21 +425,21 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
   // Favourites and bookmarks of a reblog go to the original (Mastodon's models resolve
   // `status.reblog`); the answer is the status asked about.
   action(
-    'favourite',
+    '/api/v1/statuses/:id/favourite',
     FAVOURITES,
     onVisible(async (c, account, status) => favouriteStatus(c, account, await properStatus(c, account, status))),
   );
-  action('unfavourite', FAVOURITES, undoMark(favourites, unfavouriteStatus));
+  action('/api/v1/statuses/:id/unfavourite', FAVOURITES, undoMark(favourites, unfavouriteStatus));
   action(
-    'bookmark',
+    '/api/v1/statuses/:id/bookmark',
     BOOKMARKS,
     onVisible(async (c, account, status) => bookmarkStatus(c, account, await properStatus(c, account, status))),
   );
-  action('unbookmark', BOOKMARKS, undoMark(bookmarks, unbookmarkStatus));
-  action('pin', PINS, onVisible(pinStatus));
-  action('unpin', PINS, onVisible(unpinStatus));
-  action('mute', MUTES, onVisible(muteConversation));
-  action('unmute', MUTES, onVisible(unmuteConversation));
+  action('/api/v1/statuses/:id/unbookmark', BOOKMARKS, undoMark(bookmarks, unbookmarkStatus));
+  action('/api/v1/statuses/:id/pin', PINS, onVisible(pinStatus));
+  action('/api/v1/statuses/:id/unpin', PINS, onVisible(unpinStatus));
+  action('/api/v1/statuses/:id/mute', MUTES, onVisible(muteConversation));
+  action('/api/v1/statuses/:id/unmute', MUTES, onVisible(unmuteConversation));
 
   app.post(
     '/api/v1/statuses/:id/reblog',
@@ -477,7 +477,7 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     records: (status: StatusDoc, p: PageParams) => Promise<{ _id: bigint; accountId: bigint }[]>,
   ) =>
     app.get(
-      `/api/v1/statuses/:id/${path}`,
+      path,
       {
         config: { auth: READ },
         schema: { params: IdParams, querystring: PageQuery, response: { 200: Type.Array(AccountEntity) } },
@@ -499,8 +499,10 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
         );
       },
     );
-  whoInteracted('favourited_by', (status, p) => findPage(collection(core.db, favourites), { statusId: status._id }, p));
-  whoInteracted('reblogged_by', (status, p) =>
+  whoInteracted('/api/v1/statuses/:id/favourited_by', (status, p) =>
+    findPage(collection(core.db, favourites), { statusId: status._id }, p),
+  );
+  whoInteracted('/api/v1/statuses/:id/reblogged_by', (status, p) =>
     findPage(collection(core.db, statuses), { reblogOfId: status._id, deletedAt: null }, p),
   );
 };
