@@ -25,6 +25,7 @@ import { ApiError, forbidden, missingParam, notFound } from '../errors.ts';
 import { enforceRateLimit, RATE_LIMITS } from '../rateLimit.ts';
 import { BoolLike, FieldsAttributes, fieldList, railsBoolean } from './params.ts';
 import { placeholderImage } from './placeholders.ts';
+import { IdParams } from '../params.ts';
 
 const TokenEntity = Type.Object({
   access_token: Type.String(),
@@ -81,8 +82,6 @@ const UpdateBody = Type.Object(
   },
   { additionalProperties: true },
 );
-
-const IdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
 
 async function credentialAccountOf(
   core: Core,

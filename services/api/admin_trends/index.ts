@@ -21,6 +21,7 @@ import { TrendsLinkEntity } from '../../core/entities/previewCard.ts';
 import { presentTrendingLinks, presentTrendingTags, statusesOf, tagsOf } from '../trends/present.ts';
 import { pageOf, setOffsetLinks } from '../trends/index.ts';
 import { notFound } from '../errors.ts';
+import { IdParams } from '../params.ts';
 
 const READ = { scopes: ['admin:read'], user: 'required' as const, staff: true };
 const WRITE = { scopes: ['admin:write'], user: 'required' as const, staff: true };
@@ -28,7 +29,6 @@ const PageQuery = Type.Object(
   { limit: Type.Optional(Type.String({ maxLength: 30 })), offset: Type.Optional(Type.String({ maxLength: 30 })) },
   { additionalProperties: true },
 );
-const IdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
 
 /** Admin::Tag: the Tag entity plus its review flags. */
 const AdminTagEntity = Type.Composite([

@@ -36,10 +36,10 @@ import {
   presentKeyword,
   presentV1Filter,
 } from '../../core/entities/filter.ts';
+import { IdParams } from '../params.ts';
 
 const READ = { scopes: ['read', 'read:filters'], user: 'required' as const };
 const WRITE = { scopes: ['write', 'write:filters'], user: 'required' as const };
-const IdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
 const AnyBody = Type.Optional(Type.Object({}, { additionalProperties: true }));
 const Empty = Type.Object({});
 

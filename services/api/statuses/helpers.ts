@@ -1,5 +1,6 @@
 // Shared route helpers of the statuses area: status lookup with the visibility rule (404 exactly
 // as for a missing status), id parsing.
+import { idParam } from '../params.ts';
 import type { FastifyRequest } from 'fastify';
 import type { Core } from '../../core/context.ts';
 import { parseId, type Id } from '../../core/ids.ts';
@@ -8,11 +9,7 @@ import type { StatusDoc } from '../../core/model/statuses.ts';
 import { findVisibleStatus } from '../../core/statuses/visibility.ts';
 import { notFound, validationFailed } from '../errors.ts';
 
-export function idParam(value: string): Id {
-  const id = parseId(value);
-  if (id === null) throw notFound();
-  return id;
-}
+export { idParam };
 
 export function viewerOf(request: FastifyRequest): CachedAccount | null {
   return request.auth?.account ?? null;
