@@ -9,12 +9,13 @@ import { accounts } from '../../core/model/accounts.ts';
 import { DANGEROUS_SCOPES } from '../../core/auth/scopes.ts';
 import { OOB_REDIRECT_URI } from '../../core/oauth/apps.ts';
 import { createAuthorizationCode } from '../../core/oauth/codes.ts';
-import { loginRefusal } from '../../core/users/login.ts';
+import { loginRefusal, type LoginRefusal } from '../../core/users/login.ts';
 import {
   authorizeParams,
   carriedParams,
   checkAuthorizeRequest,
   clientRedirect,
+  type AuthorizeCheck,
 } from '../../core/oauth/authorizeRequest.ts';
 import { translator, type Translate } from '../i18n.ts';
 import { page } from '../view.ts';
@@ -40,18 +41,31 @@ function describeScope(t: Translate, scope: string): string {
 const oauthPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
   const instance = core.config.localDomain;
 
+  /** A request that cannot be authorized: a page, or back to the client with the error. */
+  function refuseRequest(
+    reply: FastifyReply,
+    check: Exclude<AuthorizeCheck, { kind: 'ok' }>,
+    lang: string,
+  ): Promise<FastifyReply> | FastifyReply {
+    if (check.kind === 'redirect') return reply.redirect(check.location, 302);
+    return messagePage(reply, core, { status: check.status, title: 'oauth.error_title', lines: [check.message], lang });
+  }
+
+  /** A signed-in user who may not authorize apps (disabled, unconfirmed, unapproved, ...). */
+  function cannotAuthorize(reply: FastifyReply, refusal: LoginRefusal, lang: string) {
+    return messagePage(reply, core, {
+      status: 403,
+      title: 'oauth.cannot_authorize',
+      lines: [refusalMessage(translator(lang), refusal)],
+      lang,
+    });
+  }
+
   async function showAuthorize(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const params = authorizeParams(request.query as Record<string, unknown>);
     const lang = pageLang(params.lang);
     const check = await checkAuthorizeRequest(core, params);
-    if (check.kind === 'page')
-      return messagePage(reply, core, {
-        status: check.status,
-        title: 'oauth.error_title',
-        lines: [check.message],
-        lang,
-      });
-    if (check.kind === 'redirect') return reply.redirect(check.location, 302);
+    if (check.kind !== 'ok') return refuseRequest(reply, check, lang);
 
     let user = await sessionUser(core, request);
     if (user && truthy(params.force_login)) {
@@ -63,13 +77,7 @@ const oauthPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
       return signInPage(reply, core, { returnTo: `/oauth/authorize?${query}`, lang });
     }
     const refusal = await loginRefusal(core, user);
-    if (refusal)
-      return messagePage(reply, core, {
-        status: 403,
-        title: 'oauth.cannot_authorize',
-        lines: [refusalMessage(translator(lang), refusal)],
-        lang,
-      });
+    if (refusal) return cannotAuthorize(reply, refusal, lang);
     const account = await collection(core.db, accounts).findOne({ _id: user.accountId });
     const t = translator(lang);
     const item = (scope: string) => ({ scope, description: describeScope(t, scope) });
@@ -99,14 +107,7 @@ const oauthPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     const params = authorizeParams(body);
     const lang = pageLang(params.lang);
     const check = await checkAuthorizeRequest(core, params);
-    if (check.kind === 'page')
-      return messagePage(reply, core, {
-        status: check.status,
-        title: 'oauth.error_title',
-        lines: [check.message],
-        lang,
-      });
-    if (check.kind === 'redirect') return reply.redirect(check.location, 302);
+    if (check.kind !== 'ok') return refuseRequest(reply, check, lang);
     const user = await sessionUser(core, request);
     if (!user)
       return messagePage(reply, core, {
@@ -117,13 +118,7 @@ const oauthPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
         translate: true,
       });
     const refusal = await loginRefusal(core, user);
-    if (refusal)
-      return messagePage(reply, core, {
-        status: 403,
-        title: 'oauth.cannot_authorize',
-        lines: [refusalMessage(translator(lang), refusal)],
-        lang,
-      });
+    if (refusal) return cannotAuthorize(reply, refusal, lang);
 
     if (body.decision !== 'approve') {
       if (check.redirectUri === OOB_REDIRECT_URI)
