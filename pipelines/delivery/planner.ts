@@ -5,15 +5,14 @@
 // crash) publishes its jobs again; the worker's once-only record keeps each inbox from getting an
 // activity twice.
 import { randomUUID } from 'node:crypto';
-import { CompressionTypes, Partitioners, type Message } from 'kafkajs';
+import { CompressionTypes, type Message } from 'kafkajs';
 import type { Core } from '../../services/core/context.ts';
-import { createKafka, topicName } from '../../services/core/events/kafka.ts';
+import { topicName } from '../../services/core/events/kafka.ts';
 import { eventMessage } from '../../services/core/events/kafkaSink.ts';
-import { eventsProduced } from '../../services/core/metrics.ts';
 import { planDelivery, PLANNED_EVENTS, type PlannedEvent } from '../../services/core/activitypub/delivery/plan.ts';
 import type { DeliverySettings } from '../../services/core/activitypub/delivery/settings.ts';
 import { runPipeline, type Pipeline, type PipelineOptions, BACKGROUND_FETCH } from '../runtime/index.ts';
-import { DELIVERY_TOPIC, ensureDeliveryTopics } from './worker.ts';
+import { DELIVERY_TOPIC } from './job.ts';
 
 export type DeliveryPlannerOptions = Partial<
   Omit<PipelineOptions<PlannedEvent>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
@@ -28,20 +27,7 @@ export async function runDeliveryPlanner(
   settings: DeliverySettings,
   opts: DeliveryPlannerOptions = {},
 ): Promise<Pipeline> {
-  const { config } = core;
-  const kafka = createKafka(config, core.logger, 'fedisrv-delivery-planner');
-  const admin = kafka.admin();
-  await admin.connect();
-  await ensureDeliveryTopics(admin, [topicName(config, DELIVERY_TOPIC)], settings.partitions);
-  await admin.disconnect();
-  const producer = kafka.producer({
-    idempotent: true,
-    maxInFlightRequests: 1,
-    createPartitioner: Partitioners.DefaultPartitioner,
-  });
-  await producer.connect();
-  const topic = topicName(config, DELIVERY_TOPIC);
-
+  const topic = topicName(core.config, DELIVERY_TOPIC);
   const pipeline = await runPipeline({
     core,
     name: 'delivery',
@@ -50,6 +36,7 @@ export async function runDeliveryPlanner(
     // Planning waits on MongoDB and Redis round trips, one event at a time per partition: under
     // load (a posting burst on a busy machine) one partition at a time fell 1 event/s behind 10 posts/s.
     partitionsConsumedConcurrently: 4,
+    outputTopics: [{ topic: DELIVERY_TOPIC, partitions: settings.partitions }],
     ...opts,
     async handleEvent(event, ctx) {
       const started = Date.now();
@@ -80,15 +67,12 @@ export async function runDeliveryPlanner(
           );
         }
         for (let i = 0; i < messages.length; i += SEND_CHUNK) {
-          await producer.send({
-            topic,
-            acks: -1,
-            compression: CompressionTypes.GZIP,
-            messages: messages.slice(i, i + SEND_CHUNK),
-          });
+          await ctx.send(
+            [{ topic, messages: messages.slice(i, i + SEND_CHUNK), eventType: 'DeliveryRequested' }],
+            CompressionTypes.GZIP,
+          );
           await ctx.heartbeat();
         }
-        eventsProduced.inc({ topic: DELIVERY_TOPIC, type: 'DeliveryRequested' }, messages.length);
         const log = messages.length >= 100 ? ctx.logger.info.bind(ctx.logger) : ctx.logger.debug.bind(ctx.logger);
         log(
           {
@@ -104,11 +88,5 @@ export async function runDeliveryPlanner(
       }
     },
   });
-  return {
-    ...pipeline,
-    async stop() {
-      await pipeline.stop();
-      await producer.disconnect();
-    },
-  };
+  return pipeline;
 }

@@ -49,6 +49,17 @@ export function retryDelay(delays: readonly number[], failures: number): number 
   return delays[Math.min(failures, delays.length) - 1] ?? 0;
 }
 
+/**
+ * When to try again after `failures` failures (ms), or null to give up: a pure function, like
+ * Fedify's RetryPolicy, so each strategy's schedule is unit-tested on its own.
+ */
+export type RetryPolicy = (failures: number) => number | null;
+
+/** Delay 1, 2, ... (the last repeats) until `maxAttempts` attempts have failed. */
+export function stepRetryPolicy(delays: readonly number[], maxAttempts: number): RetryPolicy {
+  return (failures) => (failures >= maxAttempts ? null : retryDelay(delays, failures));
+}
+
 function copyHeaders(headers: IHeaders | undefined): IHeaders {
   const out: IHeaders = {};
   for (const [k, v] of Object.entries(headers ?? {})) if (v !== undefined) out[k] = v;

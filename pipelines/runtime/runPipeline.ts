@@ -1,23 +1,19 @@
-// The consumer runtime every pipeline runs on: a kafkajs consumer group `<prefix>.<name>` over the
-// pipeline's event topics and its own retry topic.
-// - At-least-once: offsets are committed only after the events before them were handled (or
-//   handed to the retry/dead-letter topic, acks=all), so a crash re-delivers, never skips.
+// The event pipeline strategy on the consumer runtime (consumer.ts): a consumer group
+// `<prefix>.<name>` over the pipeline's event topics and its own retry topic.
 // - A failing event never blocks its partition: it is re-published to `<prefix>.<name>.retry` with
-//   the time it is due (growing delays). The retry partition is paused until its head is due, with
-//   heartbeats going on, so neither other partitions nor the group membership wait on it. After
-//   `maxAttempts` failures, or when it cannot be decoded at all, the message goes to
-//   `<prefix>.<name>.dlq` with the error in a header.
+//   the time it is due (the delay from a RetryPolicy, growing). The runtime holds the retry
+//   partition until its head is due. When the policy gives up (after `maxAttempts` failures), or
+//   when a message cannot be decoded at all, it goes to `<prefix>.<name>.dlq` with the error in a
+//   header.
 // - Events arrive decoded and typed; handlers dedup by eventId where their effect is not idempotent.
-import { Partitions } from './partitions.ts';
-import { Partitioners, type Message, type KafkaMessage, type EachBatchPayload } from 'kafkajs';
+import type { KafkaMessage, Message } from 'kafkajs';
 import { eventCodec, EventDecodeError } from '../../schemas/codec.ts';
 import { eventTopics, type EventName, type EventRecord } from '../../schemas/index.ts';
-import { createKafka, topicName } from '../../services/core/events/kafka.ts';
-import { ensureTopicsWith, whileTopicsSettle } from '../../services/core/events/topics.ts';
-import { eventsConsumed, eventsProduced, eventHandlerSeconds } from '../../services/core/metrics.ts';
+import { topicName } from '../../services/core/events/kafka.ts';
+import { eventsConsumed, eventHandlerSeconds } from '../../services/core/metrics.ts';
 import { EventDeduper } from './dedup.ts';
-import { measureLag } from './lag.ts';
-import { dueAt, failedMessage, failuresSoFar, originOf, retryDelay, type Origin } from './retry.ts';
+import { startConsumer, type DueBatch, type Outgoing } from './consumer.ts';
+import { dueAt, failedMessage, failuresSoFar, originOf, stepRetryPolicy, type Origin } from './retry.ts';
 import { traceStage, tracingStages } from '../../services/core/streaming/latencyTrace.ts';
 import type { Pipeline, PipelineContext, PipelineEvent, PipelineOptions } from './types.ts';
 
@@ -49,34 +45,10 @@ export async function runPipeline<N extends EventName>(opts: PipelineOptions<N>)
     topicName(config, t),
   );
   const wanted = new Set<string>(opts.types);
-  const maxAttempts = opts.maxAttempts ?? 5;
-  const delays = opts.retryDelaysMs ?? DEFAULT_DELAYS;
+  const retryPolicy = stepRetryPolicy(opts.retryDelaysMs ?? DEFAULT_DELAYS, opts.maxAttempts ?? 5);
   const logger = core.logger.child({ pipeline: name });
   const codec = eventCodec();
   const dedup = new EventDeduper(core.redis, groupId);
-  const paused = new Partitions();
-
-  const kafka = createKafka(config, logger, `fedisrv-${name}`);
-  const admin = kafka.admin();
-  await admin.connect();
-  await ensureTopicsWith(admin, [...sourceTopics, retryTopic, deadLetterTopic], config.kafkaPartitions);
-  const producer = kafka.producer({
-    idempotent: true,
-    maxInFlightRequests: 1,
-    createPartitioner: Partitioners.DefaultPartitioner,
-  });
-  await producer.connect();
-  const consumer = kafka.consumer({
-    groupId,
-    allowAutoTopicCreation: false,
-    sessionTimeout: opts.sessionTimeout ?? 30_000,
-    heartbeatInterval: opts.heartbeatInterval ?? 3_000,
-    maxWaitTimeInMs: opts.maxWaitTimeInMs ?? 1_000,
-    minBytes: opts.minBytes ?? 1,
-  });
-  consumer.on(consumer.events.CRASH, ({ payload }) =>
-    logger.error({ err: payload.error, restart: payload.restart }, 'consumer crashed'),
-  );
 
   function toEvent(message: KafkaMessage, origin: Origin, failures: number): PipelineEvent<N> | null {
     const decoded = codec.decode(message.value ?? Buffer.alloc(0));
@@ -133,27 +105,35 @@ export async function runPipeline<N extends EventName>(opts: PipelineOptions<N>)
     }
   }
 
-  async function eachBatch(payload: EachBatchPayload): Promise<void> {
-    const { batch, resolveOffset, heartbeat, pause, isStale } = payload;
-    const isRetry = batch.topic === retryTopic;
-    const ctx: PipelineContext = { core, logger, dedup, heartbeat };
+  // Set once the consumer has started; a batch can arrive before startConsumer returns.
+  let send: PipelineContext['send'] = async () => {
+    throw new Error(`pipeline ${name}: not started`);
+  };
+
+  async function eachBatch(batch: DueBatch): Promise<Outgoing[]> {
+    const ctx: PipelineContext = { core, logger, dedup, heartbeat: batch.heartbeat, send: (out, c) => send(out, c) };
     const items: Item<N>[] = [];
     const retries: Message[] = [];
     const deadLetters: Message[] = [];
-    let last: string | null = null;
     const count = (topic: string, type: string, outcome: string) =>
       eventsConsumed.inc({ pipeline: name, topic, type, outcome });
+    /** The retry (or, when the policy gives up, dead-letter) message of a failure. */
+    const failure = (
+      message: KafkaMessage,
+      origin: Origin,
+      failures: number,
+      error: unknown,
+    ): 'retried' | 'dead_lettered' => {
+      const delay = retryPolicy(failures);
+      if (delay === null) {
+        deadLetters.push(failedMessage(message, origin, failures, error, null));
+        return 'dead_lettered';
+      }
+      retries.push(failedMessage(message, origin, failures, error, Date.now() + delay));
+      return 'retried';
+    };
 
     for (const message of batch.messages) {
-      if (isStale()) break;
-      if (isRetry) {
-        const due = dueAt(message);
-        if (due > Date.now()) {
-          // Not due yet: stop here, pause this partition (heartbeats go on) and resume when due.
-          paused.pauseUntil(batch.topic, batch.partition, due, pause);
-          break;
-        }
-      }
       const origin = originOf(message, { topic: batch.topic, partition: batch.partition, offset: message.offset });
       const failures = failuresSoFar(message);
       try {
@@ -169,18 +149,17 @@ export async function runPipeline<N extends EventName>(opts: PipelineOptions<N>)
       } catch (err) {
         const reason = err instanceof EventDecodeError ? err.reason : 'malformed';
         // A schema this build does not know may be known to a newer deployment: retry it.
-        if (reason === 'unknown-schema' && failures + 1 < maxAttempts) {
-          retries.push(
-            failedMessage(message, origin, failures + 1, err, Date.now() + retryDelay(delays, failures + 1)),
-          );
-          count(origin.topic, 'unknown', 'retried');
+        if (reason === 'unknown-schema') {
+          const outcome = failure(message, origin, failures + 1, err);
+          if (outcome === 'dead_lettered')
+            logger.warn({ err, origin }, 'undecodable message sent to the dead-letter topic');
+          count(origin.topic, 'unknown', outcome);
         } else {
           logger.warn({ err, origin }, 'undecodable message sent to the dead-letter topic');
           deadLetters.push(failedMessage(message, origin, failures + 1, err, null));
           count(origin.topic, 'unknown', 'dead_lettered');
         }
       }
-      last = message.offset;
     }
 
     const failed = await handle(items, ctx);
@@ -188,71 +167,36 @@ export async function runPipeline<N extends EventName>(opts: PipelineOptions<N>)
     for (const item of items) if (!failedSet.has(item)) count(item.origin.topic, item.event.type, 'ok');
     for (const { item, error } of failed) {
       const failures = item.failures + 1;
-      if (failures >= maxAttempts) {
-        logger.error(
-          { err: error, eventId: item.event.eventId, type: item.event.type, failures },
-          'event dead-lettered',
-        );
-        deadLetters.push(failedMessage(item.message, item.origin, failures, error, null));
-        count(item.origin.topic, item.event.type, 'dead_lettered');
-      } else {
-        logger.warn(
-          { err: error, eventId: item.event.eventId, type: item.event.type, failures },
-          'event will be retried',
-        );
-        retries.push(
-          failedMessage(item.message, item.origin, failures, error, Date.now() + retryDelay(delays, failures)),
-        );
-        count(item.origin.topic, item.event.type, 'retried');
-      }
+      const outcome = failure(item.message, item.origin, failures, error);
+      const where = { err: error, eventId: item.event.eventId, type: item.event.type, failures };
+      if (outcome === 'dead_lettered') logger.error(where, 'event dead-lettered');
+      else logger.warn(where, 'event will be retried');
+      count(item.origin.topic, item.event.type, outcome);
     }
-    const topicMessages = [
-      { topic: retryTopic, messages: retries },
-      { topic: deadLetterTopic, messages: deadLetters },
-    ].filter((t) => t.messages.length > 0);
-    if (topicMessages.length > 0) {
-      await producer.sendBatch({ acks: -1, topicMessages });
-      for (const t of topicMessages) eventsProduced.inc({ topic: t.topic, type: 'failed' }, t.messages.length);
-    }
-    // Only now is everything up to `last` handled or handed on: the offset may be committed.
-    if (last !== null) resolveOffset(last);
-    await heartbeat();
+    return [
+      { topic: retryTopic, messages: retries, eventType: 'failed' },
+      { topic: deadLetterTopic, messages: deadLetters, eventType: 'failed' },
+    ];
   }
 
-  let joined = false;
-  const joinedPromise = new Promise<void>((resolve) => {
-    const off = consumer.on(consumer.events.GROUP_JOIN, () => {
-      joined = true;
-      off();
-      resolve();
-    });
-  });
-  await consumer.connect();
-  await whileTopicsSettle(() =>
-    consumer.subscribe({ topics: [...sourceTopics, retryTopic], fromBeginning: opts.fromBeginning ?? true }),
-  );
-  await consumer.run({
-    eachBatchAutoResolve: false,
-    partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently ?? 1,
+  const consumer = await startConsumer({
+    core,
+    name,
+    logger,
+    topics: [...sourceTopics, retryTopic],
+    held: new Map([[retryTopic, dueAt]]),
+    outputs: opts.outputTopics?.map((o) => ({ ...o, topic: topicName(config, o.topic) })),
+    partitions: config.kafkaPartitions,
+    fromBeginning: opts.fromBeginning,
+    sessionTimeout: opts.sessionTimeout,
+    heartbeatInterval: opts.heartbeatInterval,
+    maxWaitTimeInMs: opts.maxWaitTimeInMs,
+    minBytes: opts.minBytes,
+    partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently,
+    lagIntervalMs: opts.lagIntervalMs,
     eachBatch,
   });
-  // kafkajs resolves run() before the group is joined; starting "for real" means joined.
-  let joinTimer: NodeJS.Timeout | undefined;
-  await Promise.race([joinedPromise, new Promise((r) => (joinTimer = setTimeout(r, 60_000)))]);
-  clearTimeout(joinTimer);
-  if (!joined) logger.warn('consumer has not joined its group after 60 s; still trying');
-
-  const lagTopics = [...sourceTopics, retryTopic];
-  const lag = () => measureLag(admin, name, groupId, lagTopics);
-  const lagInterval = opts.lagIntervalMs ?? 15_000;
-  const lagTimer =
-    lagInterval > 0
-      ? setInterval(
-          () => lag().catch((err: unknown) => logger.debug({ err }, 'consumer lag not measured')),
-          lagInterval,
-        )
-      : undefined;
-  lagTimer?.unref();
+  send = (out, compression) => consumer.send(out, compression);
 
   let stopped: Promise<void> | undefined;
   return {
@@ -260,15 +204,10 @@ export async function runPipeline<N extends EventName>(opts: PipelineOptions<N>)
     groupId,
     retryTopic,
     deadLetterTopic,
-    lag,
+    lag: () => consumer.lag(),
     stop() {
       stopped ??= (async () => {
-        clearInterval(lagTimer);
-        paused.clear();
-        // Waits for the batch in flight, commits what it resolved and leaves the group.
-        await consumer.disconnect();
-        await producer.disconnect();
-        await admin.disconnect();
+        await consumer.stop();
         logger.info('pipeline stopped');
       })();
       return stopped;

@@ -2,7 +2,9 @@
 import type { Core } from '../../services/core/context.ts';
 import type { Logger } from '../../services/core/logger.ts';
 import type { EventName, EventRecord, EventTopic } from '../../schemas/index.ts';
+import type { CompressionTypes } from 'kafkajs';
 import type { EventDeduper } from './dedup.ts';
+import type { Outgoing } from './consumer.ts';
 
 interface EventEnvelope {
   eventId: string;
@@ -29,6 +31,8 @@ export interface PipelineContext {
   dedup: EventDeduper;
   /** Keep the group membership alive during long work. */
   heartbeat(): Promise<void>;
+  /** Publishes through the pipeline's producer (acks=all), to topics named in `outputTopics`. */
+  send(out: readonly Outgoing[], compression?: CompressionTypes): Promise<void>;
 }
 
 export type EventHandler<N extends EventName> = (event: PipelineEvent<N>, ctx: PipelineContext) => Promise<void>;
@@ -50,6 +54,8 @@ export interface PipelineOptions<N extends EventName> {
   types: readonly N[];
   /** Coarse topics to read (default: the topics of `types`). */
   topics?: readonly EventTopic[];
+  /** Topics (without the prefix) the handlers publish to with `ctx.send`, created at start. */
+  outputTopics?: ReadonlyArray<{ topic: string; partitions?: number }>;
   /** One event at a time (simple) ... */
   handleEvent?: EventHandler<N>;
   /**

@@ -7,7 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Core } from '../core/context.ts';
 import paramsPlugin, { parseQueryString } from './plugins/params.ts';
 import authPlugin from './plugins/auth.ts';
-import { ApiError } from './errors.ts';
+import { DomainError } from './errors.ts';
 import { registerAreas } from './areas.ts';
 import { liveness } from '../core/db/mongoContact.ts';
 
@@ -64,8 +64,10 @@ export async function buildApi(core: Core): Promise<FastifyInstance> {
     },
   });
 
-  app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
-    if (err instanceof ApiError) {
+  // The one place errors become answers: every DomainError of core's catalogue by its status, body
+  // and headers; Fastify's schema validation as Mastodon's 400; other 4xx as they are; the rest 500.
+  app.setErrorHandler((err: FastifyError | DomainError, request, reply) => {
+    if (err instanceof DomainError) {
       reply.headers(err.headers);
       return reply.code(err.statusCode).send(err.body);
     }

@@ -1,5 +1,6 @@
 // What the social-graph routes share: the target account from `:id` (404 when it is not a visible
 // account or not a number), and the list pagination of blocks, mutes, follows and requests.
+import { IdParams as AccountIdParams } from './params.ts';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyInstance } from 'fastify';
@@ -15,7 +16,8 @@ import { presentRelationship, RelationshipEntity } from '../core/entities/relati
 import { findPage, pageParams, setLinkHeader, type PageParams } from './pagination.ts';
 import { presentAccounts, type Account } from '../core/entities/account.ts';
 
-export const AccountIdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
+/** `:id` of an account. */
+export { AccountIdParams };
 
 export const AccountPageQuery = Type.Object(
   {
@@ -78,20 +80,20 @@ export async function accountsOfRecords<R extends { _id: Id }>(
 }
 
 /**
- * POST /api/v1/accounts/:id/<action>: the caller does something to the account in `:id` (follow,
+ * POST `path` (an /api/v1/accounts/:id/<action>): the caller does something to the account in `:id` (follow,
  * block, mute, pin...) and gets the relationship back, as every such Mastodon endpoint answers.
  */
 export function accountActionRoute(
   app: FastifyInstance,
   core: Core,
-  action: string,
+  path: string,
   auth: AuthRequirement,
   operation: (core: Core, account: AccountDoc, target: AccountDoc) => Promise<unknown>,
 ): void {
   app
     .withTypeProvider<TypeBoxTypeProvider>()
     .post(
-      `/api/v1/accounts/:id/${action}`,
+      path,
       { schema: { params: AccountIdParams, response: { 200: RelationshipEntity } }, config: { auth } },
       async (request) => {
         const { account } = requireUser(request);

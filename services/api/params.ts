@@ -1,5 +1,19 @@
 // Parameter schemas shared by the API areas.
 import { Type } from '@sinclair/typebox';
+import { parseId, type Id } from '../core/ids.ts';
+import { notFound } from '../core/errors.ts';
+
+/** `:id` of a resource: an id string of at most 30 characters (longer is a 400). */
+export const IdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
+/** `:id` without a length limit: any string, an unparsable one a 404 (statuses, media, polls). */
+export const AnyIdParams = Type.Object({ id: Type.String() });
+
+/** An `:id` as a 64-bit id; anything else is a 404, as for a missing record. */
+export function idParam(raw: string): Id {
+  const id = parseId(raw);
+  if (id === null) throw notFound();
+  return id;
+}
 
 /** A boolean as clients send it: JSON true/false, or a form string ("1", "true", "0", "false", "off"...); cast with railsBoolean. */
 export const BoolLike = Type.Union([Type.Boolean(), Type.String({ maxLength: 10 }), Type.Number(), Type.Null()]);

@@ -22,7 +22,7 @@ import { reports } from '../core/model/reports.ts';
 import { adminActions } from '../core/model/adminActions.ts';
 import { roles, type RoleDoc } from '../core/model/roles.ts';
 import { emailDomainBlocks, ipBlocks } from '../core/model/signUpBlocks.ts';
-import { ApiError } from '../core/errors.ts';
+import { DomainError } from '../core/errors.ts';
 import { findAccountByAcct } from '../core/accounts/queries.ts';
 import { approveUser } from '../core/users/moderation.ts';
 import {
@@ -70,7 +70,7 @@ async function guarded<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
-    if (err instanceof ApiError) throw new CliError(err.message);
+    if (err instanceof DomainError) throw new CliError(err.message);
     throw err;
   }
 }

@@ -2,37 +2,27 @@
 // poll closes: the scheduler sends one Update of the Question POLL_UPDATE_DELAY after the first
 // vote of a run (Mastodon's DistributePollUpdateWorker, 3 minutes there, 3 seconds here), for
 // votes cast on this server and votes received from others alike. Two instances of this server.
-import { runDeliveryPipeline } from '../../pipelines/delivery/index.ts';
 import { runScheduler } from '../../pipelines/scheduler/index.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { polls } from '../../services/core/model/polls.ts';
 import { createTestUser, type TestUser } from '../support/fixtures.ts';
-import { consumerTuning } from '../support/kafka.ts';
-import { settles, startInstance, type Instance } from './support.ts';
+import { settles, startFederatingPair, type FederatingPair, type Instance } from './support.ts';
 
 jest.setTimeout(180_000);
-
-const workerTuning = { sessionTimeout: 6_000, heartbeatInterval: 500, maxWaitTimeInMs: 100 };
 
 describe('poll updates after votes', () => {
   let a: Instance;
   let b: Instance;
   const running: Array<{ stop(): Promise<void> }> = [];
+  let pair: FederatingPair | undefined;
   let alice: TestUser;
   let carol: TestUser;
   let dave: TestUser;
   let bob: TestUser;
 
   beforeAll(async () => {
-    [a, b] = await Promise.all([startInstance({ env: { POLL_UPDATE_DELAY: '3' } }), startInstance()]);
-    for (const instance of [a, b])
-      running.push(
-        await runDeliveryPipeline(instance.core, {
-          settings: { partitions: 2 },
-          planner: consumerTuning,
-          worker: workerTuning,
-        }),
-      );
+    pair = await startFederatingPair({ a: { env: { POLL_UPDATE_DELAY: '3' } } });
+    ({ a, b } = pair);
     running.push(runScheduler(a.core, { intervalMs: 200 }));
     alice = await createTestUser(a.core, { username: 'alice' });
     carol = await createTestUser(a.core, { username: 'carol' });
@@ -42,7 +32,7 @@ describe('poll updates after votes', () => {
 
   afterAll(async () => {
     for (const r of running) await r.stop();
-    await Promise.all([a?.close(), b?.close()]);
+    await pair?.close();
   });
 
   it('sends one Update of the Question a while after a run of votes, local and remote', async () => {

@@ -4,14 +4,11 @@
 // counts the quote; revoking sends the stamp's Delete and the quoter's server shows the quote
 // revoked; a post nobody may quote gets a Reject; the Note carries quote, quoteAuthorization,
 // the legacy forms and interactionPolicy.canQuote.
-import { runDeliveryPipeline } from '../../pipelines/delivery/index.ts';
 import { createTestUser, type TestUser } from '../support/fixtures.ts';
-import { consumerTuning } from '../support/kafka.ts';
-import { settles, startInstance, type Instance } from './support.ts';
+import { settles, startFederatingPair, type FederatingPair, type Instance } from './support.ts';
 
 jest.setTimeout(180_000);
 
-const workerTuning = { sessionTimeout: 6_000, heartbeatInterval: 500, maxWaitTimeInMs: 100 };
 const AP = { accept: 'application/activity+json' };
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- documents are checked field by field
 const document = (url: string): Promise<any> => fetch(url, { headers: AP }).then((r) => r.json());
@@ -19,27 +16,19 @@ const document = (url: string): Promise<any> => fetch(url, { headers: AP }).then
 describe('quote posts between two instances', () => {
   let a: Instance;
   let b: Instance;
-  const deliveries: Array<{ stop(): Promise<void> }> = [];
+  let pair: FederatingPair | undefined;
   let alice: TestUser;
   let bob: TestUser;
 
   beforeAll(async () => {
-    [a, b] = await Promise.all([startInstance(), startInstance()]);
-    for (const instance of [a, b])
-      deliveries.push(
-        await runDeliveryPipeline(instance.core, {
-          settings: { partitions: 2 },
-          planner: consumerTuning,
-          worker: workerTuning,
-        }),
-      );
+    pair = await startFederatingPair();
+    ({ a, b } = pair);
     alice = await createTestUser(a.core, { username: 'alice' });
     bob = await createTestUser(b.core, { username: 'bob' });
   });
 
   afterAll(async () => {
-    for (const d of deliveries) await d.stop();
-    await Promise.all([a?.close(), b?.close()]);
+    await pair?.close();
   });
 
   /** Alice's post as B knows it (B fetches it by URL, as a search would). */

@@ -9,6 +9,7 @@ import { runIngressPipeline } from '../../pipelines/ingress/index.ts';
 import { runFanOutPipeline } from '../../pipelines/fanout/index.ts';
 import { runNotificationsPipeline } from '../../pipelines/notifications/index.ts';
 import { pipelines as allPipelines, type RunningPipeline } from '../../pipelines/index.ts';
+import { runDeliveryPipeline } from '../../pipelines/delivery/index.ts';
 import { testConfig } from '../support/config.ts';
 import { closeTestCore, createTestCore } from '../support/core.ts';
 import { consumerTuning } from '../support/kafka.ts';
@@ -68,6 +69,42 @@ export async function startInstance(opts: InstanceOptions = {}): Promise<Instanc
   }
   const url = `http://${domain}`;
   return { core, published, api, url, domain, call: client(`http://127.0.0.1:${port}`), close };
+}
+
+/** Delivery tuned for tests: short sessions, quick fetches. */
+const workerTuning = { sessionTimeout: 6_000, heartbeatInterval: 500, maxWaitTimeInMs: 100 };
+
+export interface FederatingPair {
+  a: Instance;
+  b: Instance;
+  /** Stops both delivery pipelines, then both instances. */
+  close(): Promise<void>;
+}
+
+/** Two instances, each with its delivery pipeline running, that federate with each other. */
+export async function startFederatingPair(
+  opts: { a?: InstanceOptions; b?: InstanceOptions } = {},
+): Promise<FederatingPair> {
+  const [a, b] = await Promise.all([startInstance(opts.a), startInstance(opts.b)]);
+  const deliveries: Array<{ stop(): Promise<void> }> = [];
+  const close = async () => {
+    for (const d of deliveries) await d.stop();
+    await Promise.all([a.close(), b.close()]);
+  };
+  try {
+    for (const instance of [a, b])
+      deliveries.push(
+        await runDeliveryPipeline(instance.core, {
+          settings: { partitions: 2 },
+          planner: consumerTuning,
+          worker: workerTuning,
+        }),
+      );
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { a, b, close };
 }
 
 /** Retries a check that asserts (throws) until it passes; after `ms` its last failure is thrown. */

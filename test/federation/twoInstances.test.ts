@@ -3,41 +3,29 @@
 // reply with a mention, favourite, reblog, edit, delete, unfollow and block, each seen through the
 // other side's REST API (timelines, notifications, statuses, accounts, polls), plus a profile
 // update and a poll vote.
-import { runDeliveryPipeline } from '../../pipelines/delivery/index.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { blocks } from '../../services/core/model/blocks.ts';
 import { createTestUser, type TestUser } from '../support/fixtures.ts';
-import { consumerTuning } from '../support/kafka.ts';
-import { settles, startInstance, type Instance } from './support.ts';
+import { settles, startFederatingPair, type FederatingPair, type Instance } from './support.ts';
 
 jest.setTimeout(180_000);
-
-const workerTuning = { sessionTimeout: 6_000, heartbeatInterval: 500, maxWaitTimeInMs: 100 };
 
 describe('two instances federating', () => {
   let a: Instance;
   let b: Instance;
-  const deliveries: Array<{ stop(): Promise<void> }> = [];
+  let pair: FederatingPair | undefined;
   let alice: TestUser;
   let bob: TestUser;
 
   beforeAll(async () => {
-    [a, b] = await Promise.all([startInstance(), startInstance()]);
-    for (const instance of [a, b])
-      deliveries.push(
-        await runDeliveryPipeline(instance.core, {
-          settings: { partitions: 2 },
-          planner: consumerTuning,
-          worker: workerTuning,
-        }),
-      );
+    pair = await startFederatingPair();
+    ({ a, b } = pair);
     alice = await createTestUser(a.core, { username: 'alice' });
     bob = await createTestUser(b.core, { username: 'bob' });
   });
 
   afterAll(async () => {
-    for (const d of deliveries) await d.stop();
-    await Promise.all([a?.close(), b?.close()]);
+    await pair?.close();
   });
 
   it('follow, post, reply, favourite, reblog, edit, delete, unfollow, block', async () => {

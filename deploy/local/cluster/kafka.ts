@@ -1,13 +1,12 @@
 // Three Kafka nodes in one KRaft quorum: each is broker and controller (three voters, so the quorum
 // survives one node), topics are created with replication factor 3 and min.insync.replicas=2, so
 // an acks=all producer keeps writing while one broker is down and loses nothing acknowledged.
-import { randomBytes } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { kafkaLibDir } from '../install.ts';
 import type { ClusterSettings } from './topology.ts';
+import { clusterId, formatKraftStorage, kraftArgs, kraftProperties, kraftRun } from '../kafka/kraft.ts';
 
 export interface KafkaNodeCommand {
   name: string;
@@ -22,86 +21,43 @@ export function prepareKafkaNodes(s: ClusterSettings): KafkaNodeCommand[] {
   mkdirSync(dir, { recursive: true });
   const id = clusterId(dir);
   const voters = s.kafka.map((k) => `${k.id}@${s.host}:${k.controllerPort}`).join(',');
-  const classpath = `${kafkaLibDir(s.infra)}/*`;
-  const log4j = `-Dlog4j.configuration=file:${join(s.root, 'deploy/local/kafka/log4j.properties')}`;
   return s.kafka.map((node) => {
     const nodeDir = join(dir, `node-${node.id}`);
     const dataDir = join(nodeDir, 'data');
     mkdirSync(dataDir, { recursive: true });
     const properties = join(nodeDir, 'server.properties');
     writeFileSync(properties, nodeProperties(s.host, node, voters, dataDir));
-    if (!existsSync(join(dataDir, 'meta.properties'))) {
-      const format = spawnSync(
-        'java',
-        ['-cp', classpath, log4j, 'kafka.tools.StorageTool', 'format', '-t', id, '-c', properties, '-g'],
-        { encoding: 'utf8' },
-      );
-      if (format.status !== 0) throw new Error(`Kafka storage format failed:\n${format.stderr || format.stdout}`);
-    }
-    return {
-      name: `kafka-${node.id}`,
-      port: node.port,
-      command: 'java',
-      args: [
-        ...s.kafkaJvmOptions,
-        '-XX:+ExitOnOutOfMemoryError',
-        '-Djava.awt.headless=true',
-        log4j,
-        '-cp',
-        classpath,
-        'kafka.Kafka',
-        properties,
-      ],
-    };
+    const run = kraftRun(s.root, kafkaLibDir(s.infra), properties, dataDir, s.kafkaJvmOptions);
+    formatKraftStorage(run, id);
+    return { name: `kafka-${node.id}`, port: node.port, command: 'java', args: kraftArgs(run) };
   });
 }
 
-function nodeProperties(
+export function nodeProperties(
   host: string,
   node: { id: number; port: number; controllerPort: number },
   voters: string,
   dataDir: string,
 ): string {
-  return `process.roles=broker,controller
-node.id=${node.id}
-controller.quorum.voters=${voters}
-listeners=PLAINTEXT://${host}:${node.port},CONTROLLER://${host}:${node.controllerPort}
-advertised.listeners=PLAINTEXT://${host}:${node.port}
-inter.broker.listener.name=PLAINTEXT
-controller.listener.names=CONTROLLER
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
-log.dirs=${dataDir}
-num.partitions=4
-default.replication.factor=3
-min.insync.replicas=2
-unclean.leader.election.enable=false
-offsets.topic.replication.factor=3
-offsets.topic.num.partitions=10
-transaction.state.log.replication.factor=3
-transaction.state.log.min.isr=2
-transaction.state.log.num.partitions=4
-group.initial.rebalance.delay.ms=0
-group.min.session.timeout.ms=1000
-auto.create.topics.enable=true
-delete.topic.enable=true
-num.network.threads=2
-num.io.threads=2
-num.replica.fetchers=1
-num.recovery.threads.per.data.dir=1
-background.threads=2
-log.cleaner.threads=1
-log.cleaner.dedupe.buffer.size=8388608
-`;
-}
-
-function clusterId(dir: string): string {
-  const file = join(dir, 'cluster-id');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  let id: string;
-  do id = randomBytes(16).toString('base64url');
-  while (id.startsWith('-'));
-  writeFileSync(file, id);
-  return id;
+  return kraftProperties({
+    host,
+    nodeId: node.id,
+    port: node.port,
+    controllerPort: node.controllerPort,
+    voters,
+    dataDir,
+    replicas: 3,
+    partitions: 4,
+    offsetsPartitions: 10,
+    transactionPartitions: 4,
+    extra: [
+      'unclean.leader.election.enable=false',
+      'num.replica.fetchers=1',
+      'background.threads=2',
+      'log.cleaner.threads=1',
+      'log.cleaner.dedupe.buffer.size=8388608',
+    ],
+  });
 }
 
 function admin(s: ClusterSettings) {

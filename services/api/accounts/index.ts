@@ -7,16 +7,8 @@ import type { Core } from '../../core/context.ts';
 import { collection } from '../../core/db/mongo.ts';
 import { parseId } from '../../core/ids.ts';
 import { accounts, type AccountDoc } from '../../core/model/accounts.ts';
-import { signUp, RegistrationsClosedError } from '../../core/accounts/registration.ts';
-import { AccountValidationError } from '../../core/accounts/create.ts';
-import { fullMessages } from '../../core/accounts/validation.ts';
-import {
-  updateProfile,
-  removeProfileImage,
-  ProfileValidationError,
-  type ProfileChanges,
-} from '../../core/accounts/profile.ts';
-import { ProfileImageError } from '../../core/accounts/images.ts';
+import { signUp } from '../../core/accounts/registration.ts';
+import { updateProfile, removeProfileImage, type ProfileChanges } from '../../core/accounts/profile.ts';
 import { findAccountByAcct, findVisibleAccount, findVisibleAccounts } from '../../core/accounts/queries.ts';
 import { resolveAccountByAcct } from '../../core/activitypub/resolve.ts';
 import { tokenEntity } from '../../core/oauth/tokens.ts';
@@ -29,10 +21,11 @@ import {
   presentAccounts,
   presentCredentialAccount,
 } from '../../core/entities/account.ts';
-import { ApiError, forbidden, missingParam, notFound, validationFailed } from '../errors.ts';
+import { ApiError, forbidden, missingParam, notFound } from '../errors.ts';
 import { enforceRateLimit, RATE_LIMITS } from '../rateLimit.ts';
 import { BoolLike, FieldsAttributes, fieldList, railsBoolean } from './params.ts';
 import { placeholderImage } from './placeholders.ts';
+import { IdParams } from '../params.ts';
 
 const TokenEntity = Type.Object({
   access_token: Type.String(),
@@ -90,8 +83,6 @@ const UpdateBody = Type.Object(
   { additionalProperties: true },
 );
 
-const IdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
-
 async function credentialAccountOf(
   core: Core,
   account: AccountDoc,
@@ -116,24 +107,18 @@ const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
       if (core.config.omniauthOnly) throw forbidden();
       await enforceRateLimit(core, reply, RATE_LIMITS.signUp, request.ip);
       const body = request.body;
-      try {
-        const issued = await signUp(core, {
-          username: (body.username ?? '').trim(),
-          email: (body.email ?? '').trim(),
-          password: body.password ?? '',
-          agreement: railsBoolean(body.agreement) === true,
-          locale: body.locale?.trim() ? body.locale.trim() : null,
-          reason: body.reason ?? null,
-          app: auth.app,
-          scopes: auth.token.scopes,
-          ip: request.ip,
-        });
-        return tokenEntity(issued);
-      } catch (err) {
-        if (err instanceof RegistrationsClosedError) throw forbidden();
-        if (err instanceof AccountValidationError) throw validationFailed(fullMessages(err.problems), err.problems);
-        throw err;
-      }
+      const issued = await signUp(core, {
+        username: (body.username ?? '').trim(),
+        email: (body.email ?? '').trim(),
+        password: body.password ?? '',
+        agreement: railsBoolean(body.agreement) === true,
+        locale: body.locale?.trim() ? body.locale.trim() : null,
+        reason: body.reason ?? null,
+        app: auth.app,
+        scopes: auth.token.scopes,
+        ip: request.ip,
+      });
+      return tokenEntity(issued);
     },
   );
 
@@ -178,20 +163,17 @@ const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
         language: source.language === undefined ? undefined : source.language,
         quotePolicy: source.quote_policy || undefined,
       };
-      try {
-        const updated = await updateProfile(core, account, user, changes);
-        return credentialAccountOf(core, updated.account, updated.user);
-      } catch (err) {
-        if (err instanceof ProfileValidationError || err instanceof ProfileImageError)
-          throw validationFailed(err.message);
-        throw err;
-      }
+      const updated = await updateProfile(core, account, user, changes);
+      return credentialAccountOf(core, updated.account, updated.user);
     },
   );
 
-  for (const kind of ['avatar', 'header'] as const) {
+  for (const [path, kind] of [
+    ['/api/v1/profile/avatar', 'avatar'],
+    ['/api/v1/profile/header', 'header'],
+  ] as const) {
     app.delete(
-      `/api/v1/profile/${kind}`,
+      path,
       {
         schema: { response: { 200: CredentialAccountEntity } },
         config: { auth: { scopes: ['write', 'write:accounts'], user: 'required' } },
@@ -276,8 +258,11 @@ const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     },
   );
 
-  for (const kind of ['avatar', 'header'] as const) {
-    app.get(`/${kind}s/original/missing.png`, async (_request, reply) => {
+  for (const [path, kind] of [
+    ['/avatars/original/missing.png', 'avatar'],
+    ['/headers/original/missing.png', 'header'],
+  ] as const) {
+    app.get(path, async (_request, reply) => {
       reply.header('content-type', 'image/png').header('cache-control', 'public, max-age=31536000, immutable');
       return reply.send(await placeholderImage(kind));
     });

@@ -18,7 +18,6 @@ import { renderInstanceActor } from '../../core/activitypub/render/actor.ts';
 import { renderOrderedCollection } from '../../core/activitypub/render/collections.ts';
 import { instanceActorUri } from '../../core/activitypub/uris.ts';
 import {
-  DocumentUnavailable,
   actorDocument,
   countCollectionDocument,
   featuredDocument,
@@ -58,12 +57,6 @@ function sendActivityJson(reply: FastifyReply, doc: unknown, signed: boolean): F
     .send(JSON.stringify(doc));
 }
 
-function problem(err: unknown): ApiError {
-  if (err instanceof DocumentUnavailable)
-    return new ApiError(err.status, err.status === 404 ? 'Record not found' : err.message);
-  throw err;
-}
-
 /**
  * The signed requester of a GET: null when unsigned (refused with 401 under AUTHORIZED_FETCH) or
  * when the signature does not verify (then 401 too: the sender meant to sign).
@@ -96,23 +89,17 @@ function registerDocuments(app: FastifyInstance, core: Core): void {
 
   app.get<UserParams>('/users/:username', async (request, reply) => {
     if (!wantsActivityJson(request.headers.accept)) {
-      await servedAccount(core, request.params.username).catch((e: unknown) => {
-        throw problem(e);
-      });
+      await servedAccount(core, request.params.username);
       return reply.header('vary', 'Accept, Origin').redirect(`/@${request.params.username}`, 301);
     }
     const requester = await requesterOf(core, request);
-    const doc = await actorDocument(core, request.params.username).catch((e: unknown) => {
-      throw problem(e);
-    });
+    const doc = await actorDocument(core, request.params.username);
     return sendActivityJson(reply.header('access-control-allow-origin', '*'), doc, requester !== null);
   });
 
   // Browsers get the profile page (services/web/public, a route constraint on the Accept header).
   app.get<UserParams>('/@:username', async (request, reply) => {
-    const account = await servedAccount(core, request.params.username).catch((e: unknown) => {
-      throw problem(e);
-    });
+    const account = await servedAccount(core, request.params.username);
     const requester = await requesterOf(core, request);
     return sendActivityJson(reply, await actorDocument(core, account.username), requester !== null);
   });
@@ -122,9 +109,7 @@ function registerDocuments(app: FastifyInstance, core: Core): void {
     if (!wantsActivityJson(request.headers.accept) && !asActivity)
       return reply.header('vary', 'Accept, Origin').redirect(`/@${request.params.username}/${id}`, 301);
     const requester = await requesterOf(core, request);
-    const doc = await statusDocument(core, request.params.username, id, requester, asActivity).catch((e: unknown) => {
-      throw problem(e);
-    });
+    const doc = await statusDocument(core, request.params.username, id, requester, asActivity);
     return sendActivityJson(reply, doc, requester !== null);
   };
   app.get<StatusParams>('/users/:username/statuses/:id', statusRoute(false));
@@ -143,24 +128,21 @@ function registerDocuments(app: FastifyInstance, core: Core): void {
         idParam(request.params.id),
         requester,
         stringParams(request.query, ['page', 'only_other_accounts', 'min_id']),
-      ).catch((e: unknown) => {
-        throw problem(e);
-      });
+      );
       return sendActivityJson(reply, doc, requester !== null);
     },
   );
   // FEP-044f: the stamp a local author gave a quote of their status.
   app.get<StatusParams>('/users/:username/quote_authorizations/:id', async (request, reply) => {
     const requester = await requesterOf(core, request);
-    const doc = await quoteAuthorizationDocument(core, request.params.username, idParam(request.params.id)).catch(
-      (e: unknown) => {
-        throw problem(e);
-      },
-    );
+    const doc = await quoteAuthorizationDocument(core, request.params.username, idParam(request.params.id));
     return sendActivityJson(reply, doc, requester !== null);
   });
-  for (const which of ['likes', 'shares'] as const) {
-    app.get<StatusParams>(`/users/:username/statuses/:id/${which}`, async (request, reply) => {
+  for (const [path, which] of [
+    ['/users/:username/statuses/:id/likes', 'likes'],
+    ['/users/:username/statuses/:id/shares', 'shares'],
+  ] as const) {
+    app.get<StatusParams>(path, async (request, reply) => {
       const requester = await requesterOf(core, request);
       const doc = await countCollectionDocument(
         core,
@@ -168,9 +150,7 @@ function registerDocuments(app: FastifyInstance, core: Core): void {
         idParam(request.params.id),
         which,
         requester,
-      ).catch((e: unknown) => {
-        throw problem(e);
-      });
+      );
       return sendActivityJson(reply, doc, requester !== null);
     });
   }
@@ -178,14 +158,15 @@ function registerDocuments(app: FastifyInstance, core: Core): void {
   app.get<UserParams & { Querystring: OutboxQuery }>('/users/:username/outbox', async (request, reply) => {
     const requester = await requesterOf(core, request);
     const query: OutboxQuery = stringParams(request.query, ['page', 'max_id', 'min_id']);
-    const doc = await outboxDocument(core, request.params.username, query, requester).catch((e: unknown) => {
-      throw problem(e);
-    });
+    const doc = await outboxDocument(core, request.params.username, query, requester);
     return sendActivityJson(reply, doc, requester !== null);
   });
 
-  for (const which of ['followers', 'following'] as const) {
-    app.get<UserParams>(`/users/:username/${which}`, async (request, reply) => {
+  for (const [path, which] of [
+    ['/users/:username/followers', 'followers'],
+    ['/users/:username/following', 'following'],
+  ] as const) {
+    app.get<UserParams>(path, async (request, reply) => {
       const requester = await requesterOf(core, request);
       const raw = (request.query as Record<string, unknown>).page;
       const doc = await followsDocument(
@@ -193,26 +174,20 @@ function registerDocuments(app: FastifyInstance, core: Core): void {
         request.params.username,
         which,
         typeof raw === 'string' ? raw : undefined,
-      ).catch((e: unknown) => {
-        throw problem(e);
-      });
+      );
       return sendActivityJson(reply, doc, requester !== null);
     });
   }
 
   app.get<UserParams>('/users/:username/collections/featured', async (request, reply) => {
     const requester = await requesterOf(core, request);
-    const doc = await featuredDocument(core, request.params.username, requester).catch((e: unknown) => {
-      throw problem(e);
-    });
+    const doc = await featuredDocument(core, request.params.username, requester);
     return sendActivityJson(reply, doc, requester !== null);
   });
 
   app.get<UserParams>('/users/:username/collections/tags', async (request, reply) => {
     const requester = await requesterOf(core, request);
-    const doc = await featuredTagsDocument(core, request.params.username).catch((e: unknown) => {
-      throw problem(e);
-    });
+    const doc = await featuredTagsDocument(core, request.params.username);
     return sendActivityJson(reply, doc, requester !== null);
   });
 
@@ -250,9 +225,7 @@ function registerInboxes(app: FastifyInstance, core: Core): void {
   };
 
   app.post<{ Params: { username: string } }>('/users/:username/inbox', async (request, reply) => {
-    const account = await servedAccount(core, request.params.username).catch((e: unknown) => {
-      throw problem(e);
-    });
+    const account = await servedAccount(core, request.params.username);
     return receive(request, reply, account);
   });
   app.post('/inbox', async (request, reply) => receive(request, reply, null));

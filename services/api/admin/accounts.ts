@@ -291,10 +291,10 @@ const adminAccountsRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, 
   );
 
   const simple = (
-    name: string,
+    path: string,
     operation: (core: Core, target: AccountDoc, actor: Id, user: UserDoc | null) => Promise<unknown>,
   ) =>
-    app.post(`/api/v1/admin/accounts/:id/${name}`, { schema: { params: IdParams }, config: WRITE }, async (request) => {
+    app.post(path, { schema: { params: IdParams }, config: WRITE }, async (request) => {
       const me = moderator(request);
       const target = await targetOf(core, request.params.id);
       await assertOutranks(core, me.user, target);
@@ -302,15 +302,15 @@ const adminAccountsRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, 
       return presentAdminAccount(core, await targetOf(core, request.params.id));
     });
 
-  simple('enable', async (c, _target, actor, user) => {
+  simple('/api/v1/admin/accounts/:id/enable', async (c, _target, actor, user) => {
     if (user) await setDisabled(c, user, false, actor);
   });
-  simple('unsilence', (c, target, actor) => setSilenced(c, target, false, actor));
-  simple('unsuspend', (c, target, actor) => unsuspendAccount(c, target, actor));
-  simple('unsensitive', (c, target, actor) => setSensitized(c, target, false, actor));
+  simple('/api/v1/admin/accounts/:id/unsilence', (c, target, actor) => setSilenced(c, target, false, actor));
+  simple('/api/v1/admin/accounts/:id/unsuspend', (c, target, actor) => unsuspendAccount(c, target, actor));
+  simple('/api/v1/admin/accounts/:id/unsensitive', (c, target, actor) => setSensitized(c, target, false, actor));
   // Mastodon has this on its admin pages only (Admin::TwoFactorAuthenticationsController, the
   // manage_users permission); here it is an admin API action like the ones above.
-  simple('disable_2fa', async (c, target, actor, user) => {
+  simple('/api/v1/admin/accounts/:id/disable_2fa', async (c, target, actor, user) => {
     if (!user) throw forbidden();
     await resetTwoFactorByAdmin(c, user, target.username, actor);
   });

@@ -8,7 +8,6 @@ import type { Core } from '../../core/context.ts';
 import type { AnnouncementDoc } from '../../core/model/announcements.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import {
-  AnnouncementError,
   createAnnouncement,
   deleteAnnouncement,
   findAnnouncement,
@@ -50,19 +49,6 @@ async function present(core: Core, doc: AnnouncementDoc) {
   return { ...entity, text: doc.text, published: doc.published };
 }
 
-/** Domain validation errors are 422s; a missing announcement is a 404. */
-async function checked<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (err) {
-    if (err instanceof AnnouncementError) {
-      if (err.message.startsWith('No announcement')) throw notFound();
-      throw validationFailed(err.message);
-    }
-    throw err;
-  }
-}
-
 const adminAnnouncements: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
   app.get('/api/v1/admin/announcements', { config: READ }, async () =>
     Promise.all((await listAllAnnouncements(core)).map((a) => present(core, a))),
@@ -79,15 +65,13 @@ const adminAnnouncements: FastifyPluginAsyncTypebox<AreaOptions> = async (app, {
     { config: WRITE, schema: { body: Type.Optional(AnnouncementBody) } },
     async (request) => {
       const body = request.body ?? {};
-      const doc = await checked(
-        createAnnouncement(core, {
-          text: body.text ?? '',
-          startsAt: date(body.starts_at, 'Starts at') ?? null,
-          endsAt: date(body.ends_at, 'Ends at') ?? null,
-          allDay: railsBoolean(body.all_day) === true,
-          publish: railsBoolean(body.publish) === true,
-        }),
-      );
+      const doc = await createAnnouncement(core, {
+        text: body.text ?? '',
+        startsAt: date(body.starts_at, 'Starts at') ?? null,
+        endsAt: date(body.ends_at, 'Ends at') ?? null,
+        allDay: railsBoolean(body.all_day) === true,
+        publish: railsBoolean(body.publish) === true,
+      });
       return present(core, doc);
     },
   );
@@ -97,29 +81,27 @@ const adminAnnouncements: FastifyPluginAsyncTypebox<AreaOptions> = async (app, {
     { config: WRITE, schema: { params: IdParams, body: Type.Optional(AnnouncementBody) } },
     async (request) => {
       const body = request.body ?? {};
-      const doc = await checked(
-        updateAnnouncement(core, idParam(request.params.id), {
-          text: body.text,
-          startsAt: date(body.starts_at, 'Starts at'),
-          endsAt: date(body.ends_at, 'Ends at'),
-          allDay: railsBoolean(body.all_day),
-        }),
-      );
+      const doc = await updateAnnouncement(core, idParam(request.params.id), {
+        text: body.text,
+        startsAt: date(body.starts_at, 'Starts at'),
+        endsAt: date(body.ends_at, 'Ends at'),
+        allDay: railsBoolean(body.all_day),
+      });
       return present(core, doc);
     },
   );
 
-  for (const action of ['publish', 'unpublish'] as const) {
-    app.post(
-      `/api/v1/admin/announcements/:id/${action}`,
-      { config: WRITE, schema: { params: IdParams } },
-      async (request) =>
-        present(core, await checked(setPublished(core, idParam(request.params.id), action === 'publish'))),
+  for (const [path, publish] of [
+    ['/api/v1/admin/announcements/:id/publish', true],
+    ['/api/v1/admin/announcements/:id/unpublish', false],
+  ] as const) {
+    app.post(path, { config: WRITE, schema: { params: IdParams } }, async (request) =>
+      present(core, await setPublished(core, idParam(request.params.id), publish)),
     );
   }
 
   app.delete('/api/v1/admin/announcements/:id', { config: WRITE, schema: { params: IdParams } }, async (request) => {
-    await checked(deleteAnnouncement(core, idParam(request.params.id)));
+    await deleteAnnouncement(core, idParam(request.params.id));
     return {};
   });
 };

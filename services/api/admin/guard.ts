@@ -4,9 +4,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Collection, Document } from 'mongodb';
 import type { Core } from '../../core/context.ts';
-import { parseId, type Id } from '../../core/ids.ts';
+import type { Id } from '../../core/ids.ts';
 import type { Permission } from '../../core/roles/permissions.ts';
-import { notFound } from '../errors.ts';
 import { requirePermission, type UserAuth } from '../plugins/auth.ts';
 import { findPage, pageParams, setLinkHeader, type PageParams } from '../pagination.ts';
 
@@ -17,7 +16,7 @@ declare module 'fastify' {
   }
 }
 
-export const IdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
+export { IdParams, idParam } from '../params.ts';
 
 export const PageQuery = Type.Object(
   {
@@ -32,12 +31,6 @@ export const PageQuery = Type.Object(
 /** Admin lists: 100 by default, 200 at most. */
 export function adminPage(query: unknown): PageParams {
   return pageParams(query, { defaultLimit: 100, maxLimit: 200 });
-}
-
-export function idParam(raw: string): Id {
-  const id = parseId(raw);
-  if (id === null) throw notFound();
-  return id;
 }
 
 /** Read and write scopes of an admin resource, as Mastodon's controllers declare them. */

@@ -101,16 +101,16 @@ const adminReportsRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, {
     },
   );
 
-  const action = (name: string, run: (report: ReportDoc, actor: Id) => Promise<ReportDoc>) =>
-    app.post(`/api/v1/admin/reports/:id/${name}`, { schema: { params: IdParams }, config: WRITE }, async (request) => {
+  const action = (path: string, run: (report: ReportDoc, actor: Id) => Promise<ReportDoc>) =>
+    app.post(path, { schema: { params: IdParams }, config: WRITE }, async (request) => {
       const me = moderator(request);
       const report = await getReport(core, idParam(request.params.id));
       return one(await run(report, me.account._id), me.account);
     });
-  action('assign_to_self', (report, actor) => assignReport(core, report, actor, actor));
-  action('unassign', (report, actor) => assignReport(core, report, null, actor));
-  action('resolve', (report, actor) => resolveReport(core, report, actor));
-  action('reopen', (report, actor) => reopenReport(core, report, actor));
+  action('/api/v1/admin/reports/:id/assign_to_self', (report, actor) => assignReport(core, report, actor, actor));
+  action('/api/v1/admin/reports/:id/unassign', (report, actor) => assignReport(core, report, null, actor));
+  action('/api/v1/admin/reports/:id/resolve', (report, actor) => resolveReport(core, report, actor));
+  action('/api/v1/admin/reports/:id/reopen', (report, actor) => reopenReport(core, report, actor));
 };
 
 export default adminReportsRoutes;

@@ -21,6 +21,7 @@ import { TrendsLinkEntity } from '../../core/entities/previewCard.ts';
 import { presentTrendingLinks, presentTrendingTags, statusesOf, tagsOf } from '../trends/present.ts';
 import { pageOf, setOffsetLinks } from '../trends/index.ts';
 import { notFound } from '../errors.ts';
+import { IdParams } from '../params.ts';
 
 const READ = { scopes: ['admin:read'], user: 'required' as const, staff: true };
 const WRITE = { scopes: ['admin:write'], user: 'required' as const, staff: true };
@@ -28,7 +29,6 @@ const PageQuery = Type.Object(
   { limit: Type.Optional(Type.String({ maxLength: 30 })), offset: Type.Optional(Type.String({ maxLength: 30 })) },
   { additionalProperties: true },
 );
-const IdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
 
 /** Admin::Tag: the Tag entity plus its review flags. */
 const AdminTagEntity = Type.Composite([
@@ -149,22 +149,19 @@ const adminTrendsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { co
     },
   );
 
-  for (const decision of ['approve', 'reject'] as const) {
+  for (const [path, state] of [
+    ['/api/v1/admin/trends/links/publishers/:id/approve', 'approved'],
+    ['/api/v1/admin/trends/links/publishers/:id/reject', 'rejected'],
+  ] as const) {
     app.post(
-      `/api/v1/admin/trends/links/publishers/:id/${decision}`,
+      path,
       { schema: { params: IdParams, response: { 200: PublisherEntity } }, config: { auth: WRITE } },
       async (request) => {
         const { account } = await requirePermission(request, 'manage_taxonomies');
         const id = parseId(request.params.id);
         const provider = id === null ? null : await collection(core.db, previewCardProviders).findOne({ _id: id });
         if (!provider) throw notFound();
-        await reviewTrend(
-          core,
-          'publisher',
-          provider.domain,
-          decision === 'approve' ? 'approved' : 'rejected',
-          account._id,
-        );
+        await reviewTrend(core, 'publisher', provider.domain, state, account._id);
         const review = (await reviewsOf(core, 'publisher', [provider.domain])).get(provider.domain);
         return presentPublisher({
           id: provider._id,
@@ -177,10 +174,22 @@ const adminTrendsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { co
     );
   }
 
-  for (const decision of ['approve', 'reject'] as const) {
-    const state = decision === 'approve' ? 'approved' : 'rejected';
+  for (const [tagPath, statusPath, linkPath, state] of [
+    [
+      '/api/v1/admin/trends/tags/:id/approve',
+      '/api/v1/admin/trends/statuses/:id/approve',
+      '/api/v1/admin/trends/links/:id/approve',
+      'approved',
+    ],
+    [
+      '/api/v1/admin/trends/tags/:id/reject',
+      '/api/v1/admin/trends/statuses/:id/reject',
+      '/api/v1/admin/trends/links/:id/reject',
+      'rejected',
+    ],
+  ] as const) {
     app.post(
-      `/api/v1/admin/trends/tags/:id/${decision}`,
+      tagPath,
       { schema: { params: IdParams, response: { 200: AdminTagEntity } }, config: { auth: WRITE } },
       async (request) => {
         const { account } = await requirePermission(request, 'manage_taxonomies');
@@ -191,7 +200,7 @@ const adminTrendsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { co
       },
     );
     app.post(
-      `/api/v1/admin/trends/statuses/:id/${decision}`,
+      statusPath,
       { schema: { params: IdParams, response: { 200: StatusEntity } }, config: { auth: WRITE } },
       async (request) => {
         const { account } = await requirePermission(request, 'manage_taxonomies');
@@ -204,7 +213,7 @@ const adminTrendsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { co
       },
     );
     app.post(
-      `/api/v1/admin/trends/links/:id/${decision}`,
+      linkPath,
       { schema: { params: IdParams, response: { 200: TrendsLinkEntity } }, config: { auth: WRITE } },
       async (request) => {
         const { account } = await requirePermission(request, 'manage_taxonomies');

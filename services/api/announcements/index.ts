@@ -14,7 +14,7 @@ import {
 } from '../../core/announcements/announcements.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { notFound } from '../errors.ts';
-import { BoolLike } from '../params.ts';
+import { BoolLike, IdParams } from '../params.ts';
 import { CustomEmojiEntity } from '../../core/entities/account.ts';
 
 const ReactionEntity = Type.Object({
@@ -48,7 +48,6 @@ const LIST = { user: 'required' as const };
 const DISMISS = { scopes: ['write', 'write:accounts'], user: 'required' as const };
 const REACT = { scopes: ['write', 'write:favourites'], user: 'required' as const };
 
-const IdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
 const ReactionParams = Type.Object({ id: Type.String({ maxLength: 30 }), name: Type.String({ maxLength: 200 }) });
 const Empty = Type.Object({});
 

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
-import { createApp, AppValidationError } from '../../core/oauth/apps.ts';
+import { createApp } from '../../core/oauth/apps.ts';
 import { parseScopes } from '../../core/auth/scopes.ts';
 import {
   ApplicationEntity,
@@ -39,18 +39,13 @@ const appsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) =
       if (!body.client_name?.trim()) throw validationFailed("Application name can't be blank");
       if (body.redirect_uris === undefined || redirectList(body.redirect_uris).length === 0)
         throw validationFailed("Redirect URI can't be blank");
-      try {
-        const { app: created, clientSecret } = await createApp(core, {
-          name: body.client_name,
-          redirectUris: redirectList(body.redirect_uris),
-          scopes: parseScopes(body.scopes),
-          website: body.website?.trim() ? body.website.trim() : null,
-        });
-        return presentCredentialApplication(core, created, clientSecret);
-      } catch (err) {
-        if (err instanceof AppValidationError) throw validationFailed(err.message);
-        throw err;
-      }
+      const { app: created, clientSecret } = await createApp(core, {
+        name: body.client_name,
+        redirectUris: redirectList(body.redirect_uris),
+        scopes: parseScopes(body.scopes),
+        website: body.website?.trim() ? body.website.trim() : null,
+      });
+      return presentCredentialApplication(core, created, clientSecret);
     },
   );
 

@@ -13,8 +13,8 @@ const WRITE = { scopes: ['write', 'write:blocks', 'follow'], user: 'required' as
 const READ = { scopes: ['read', 'read:blocks', 'follow'], user: 'required' as const };
 
 const blocksArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
-  accountActionRoute(app, core, 'block', WRITE, blockAccount);
-  accountActionRoute(app, core, 'unblock', WRITE, unblockAccount);
+  accountActionRoute(app, core, '/api/v1/accounts/:id/block', WRITE, blockAccount);
+  accountActionRoute(app, core, '/api/v1/accounts/:id/unblock', WRITE, unblockAccount);
 
   app.get(
     '/api/v1/blocks',

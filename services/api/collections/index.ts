@@ -34,7 +34,7 @@ import {
 import { AccountEntity, presentAccounts, presentPartialAccount } from '../../core/entities/account.ts';
 import { findVisibleAccounts } from '../../core/accounts/queries.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { BoolLike } from '../params.ts';
+import { BoolLike, IdParams } from '../params.ts';
 import { AccountIdParams, targetAccount } from '../graphParams.ts';
 
 const READ = { scopes: ['read', 'read:collections'], user: 'optional' as const };
@@ -57,7 +57,6 @@ const CollectionBody = Type.Object(
 );
 type CollectionBody = Static<typeof CollectionBody>;
 
-const IdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
 const ItemParams = Type.Object({ id: Type.String({ maxLength: 30 }), item_id: Type.String({ maxLength: 30 }) });
 const PageQuery = Type.Object(
   { limit: Type.Optional(Type.Integer({ minimum: 0 })), offset: Type.Optional(Type.Integer({ minimum: 0 })) },

@@ -17,6 +17,7 @@ import { requireUser } from '../plugins/auth.ts';
 import { notFound } from '../errors.ts';
 import { ConversationEntity, presentConversations } from '../../core/entities/conversation.ts';
 import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
+import { IdParams } from '../params.ts';
 
 const READ = { scopes: ['read', 'read:statuses'], user: 'required' as const };
 const WRITE = { scopes: ['write', 'write:conversations'], user: 'required' as const };
@@ -31,7 +32,6 @@ const ListQuery = Type.Object(
   },
   { additionalProperties: true },
 );
-const IdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
 
 const conversationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
   app.get(

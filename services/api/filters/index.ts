@@ -37,10 +37,10 @@ import {
   presentKeyword,
   presentV1Filter,
 } from '../../core/entities/filter.ts';
+import { IdParams } from '../params.ts';
 
 const READ = { scopes: ['read', 'read:filters'], user: 'required' as const };
 const WRITE = { scopes: ['write', 'write:filters'], user: 'required' as const };
-const IdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
 const AnyBody = Type.Optional(Type.Object({}, { additionalProperties: true }));
 const Empty = Type.Object({});
 
@@ -153,9 +153,12 @@ const filtersArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
   );
 
   // ---- keywords and status entries (v2; keyword paths also under v1) ----
-  for (const prefix of ['/api/v2/filters', '/api/v1/filters']) {
+  for (const [keywordsPath, keywordPath] of [
+    ['/api/v2/filters/:id/keywords', '/api/v2/filters/keywords/:id'],
+    ['/api/v1/filters/:id/keywords', '/api/v1/filters/keywords/:id'],
+  ]) {
     app.get(
-      `${prefix}/:id/keywords`,
+      keywordsPath,
       { schema: { params: IdParams, response: { 200: Type.Array(FilterKeywordEntity) } }, config: { auth: READ } },
       async (request) => {
         const f = await ownFilter(requireUser(request).account, request.params.id);
@@ -163,7 +166,7 @@ const filtersArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
       },
     );
     app.post(
-      `${prefix}/:id/keywords`,
+      keywordsPath,
       { schema: { params: IdParams, body: AnyBody, response: { 200: FilterKeywordEntity } }, config: { auth: WRITE } },
       async (request) => {
         const { account } = requireUser(request);
@@ -175,12 +178,12 @@ const filtersArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
       },
     );
     app.get(
-      `${prefix}/keywords/:id`,
+      keywordPath,
       { schema: { params: IdParams, response: { 200: FilterKeywordEntity } }, config: { auth: READ } },
       async (request) => presentKeyword(await ownKeyword(requireUser(request).account, request.params.id)),
     );
     app.put(
-      `${prefix}/keywords/:id`,
+      keywordPath,
       { schema: { params: IdParams, body: AnyBody, response: { 200: FilterKeywordEntity } }, config: { auth: WRITE } },
       async (request) => {
         const { account } = requireUser(request);
@@ -194,7 +197,7 @@ const filtersArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
       },
     );
     app.delete(
-      `${prefix}/keywords/:id`,
+      keywordPath,
       { schema: { params: IdParams, response: { 200: Empty } }, config: { auth: WRITE } },
       async (request) => {
         const { account } = requireUser(request);

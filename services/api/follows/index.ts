@@ -95,8 +95,8 @@ const followsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
     },
   );
 
-  accountActionRoute(app, core, 'unfollow', WRITE, unfollowAccount);
-  accountActionRoute(app, core, 'remove_from_followers', WRITE, removeFromFollowers);
+  accountActionRoute(app, core, '/api/v1/accounts/:id/unfollow', WRITE, unfollowAccount);
+  accountActionRoute(app, core, '/api/v1/accounts/:id/remove_from_followers', WRITE, removeFromFollowers);
 
   app.get(
     '/api/v1/follow_requests',
@@ -118,11 +118,11 @@ const followsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
   );
 
   for (const [path, operation] of [
-    ['authorize', authorizeFollowRequest],
-    ['reject', rejectFollowRequest],
+    ['/api/v1/follow_requests/:id/authorize', authorizeFollowRequest],
+    ['/api/v1/follow_requests/:id/reject', rejectFollowRequest],
   ] as const) {
     app.post(
-      `/api/v1/follow_requests/:id/${path}`,
+      path,
       { schema: { params: AccountIdParams, response: { 200: RelationshipEntity } }, config: { auth: WRITE } },
       async (request) => {
         const { account } = requireUser(request);
@@ -134,11 +134,11 @@ const followsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
   }
 
   for (const [path, ownField, otherField] of [
-    ['followers', 'targetAccountId', 'accountId'],
-    ['following', 'accountId', 'targetAccountId'],
+    ['/api/v1/accounts/:id/followers', 'targetAccountId', 'accountId'],
+    ['/api/v1/accounts/:id/following', 'accountId', 'targetAccountId'],
   ] as const) {
     app.get(
-      `/api/v1/accounts/:id/${path}`,
+      path,
       {
         schema: {
           params: AccountIdParams,

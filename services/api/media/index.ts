@@ -16,9 +16,9 @@ import {
   updateAttachmentAttributes,
 } from '../../core/media/attachments.ts';
 import { MediaAttachmentEntity, presentMediaAttachment } from '../../core/entities/mediaAttachment.ts';
+import { AnyIdParams } from '../params.ts';
 
 const write = { auth: { scopes: ['write', 'write:media'], user: 'required' as const } };
-const IdParams = Type.Object({ id: Type.String() });
 // Bodies are parsed by the params plugin (multipart or form or JSON); values are checked in core.
 const UploadBody = Type.Object(
   { description: Type.Optional(Type.Unknown()), focus: Type.Optional(Type.Unknown()) },
@@ -70,7 +70,7 @@ const mediaArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
     '/api/v1/media/:id',
     {
       config: write,
-      schema: { params: IdParams, response: { 200: MediaAttachmentEntity, 206: MediaAttachmentEntity } },
+      schema: { params: AnyIdParams, response: { 200: MediaAttachmentEntity, 206: MediaAttachmentEntity } },
     },
     async (request, reply) => {
       const { account } = requireUser(request);
@@ -94,7 +94,7 @@ const mediaArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
     {
       config: write,
       schema: {
-        params: IdParams,
+        params: AnyIdParams,
         body: UploadBody,
         response: { 200: MediaAttachmentEntity, 206: MediaAttachmentEntity },
       },
@@ -116,7 +116,7 @@ const mediaArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
   );
 
   // 4.4+: removes an upload no status uses.
-  app.delete('/api/v1/media/:id', { config: write, schema: { params: IdParams } }, async (request) => {
+  app.delete('/api/v1/media/:id', { config: write, schema: { params: AnyIdParams } }, async (request) => {
     const { account } = requireUser(request);
     const id = parseId(request.params.id);
     if (id === null) throw notFound();

@@ -66,7 +66,7 @@ const mutesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
     },
   );
 
-  accountActionRoute(app, core, 'unmute', WRITE, unmuteAccount);
+  accountActionRoute(app, core, '/api/v1/accounts/:id/unmute', WRITE, unmuteAccount);
 
   app.get(
     '/api/v1/mutes',

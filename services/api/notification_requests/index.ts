@@ -29,6 +29,7 @@ import { notFound } from '../errors.ts';
 import { AccountEntity, presentAccounts, type Account } from '../../core/entities/account.ts';
 import { StatusEntity, presentStatuses, type Status } from '../../core/entities/status.ts';
 import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
+import { IdParams } from '../params.ts';
 
 const READ = { scopes: ['read', 'read:notifications'], user: 'required' as const };
 const WRITE = { scopes: ['write', 'write:notifications'], user: 'required' as const };
@@ -36,7 +37,6 @@ const WRITE = { scopes: ['write', 'write:notifications'], user: 'required' as co
 const Str = Type.String({ maxLength: 100 });
 const Loose = Type.Optional(Type.Object({}, { additionalProperties: true }));
 const Empty = Type.Object({});
-const IdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
 const ListQuery = Type.Object(
   { max_id: Type.Optional(Str), since_id: Type.Optional(Str), min_id: Type.Optional(Str), limit: Type.Optional(Str) },
   { additionalProperties: true },
@@ -223,12 +223,12 @@ const notificationRequestsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (
     },
   );
 
-  for (const [action, run] of [
-    ['accept', acceptRequest],
-    ['dismiss', dismissRequest],
+  for (const [onePath, manyPath, run] of [
+    ['/api/v1/notifications/requests/:id/accept', '/api/v1/notifications/requests/accept', acceptRequest],
+    ['/api/v1/notifications/requests/:id/dismiss', '/api/v1/notifications/requests/dismiss', dismissRequest],
   ] as const) {
     app.post(
-      `/api/v1/notifications/requests/:id/${action}`,
+      onePath,
       { schema: { params: IdParams, response: { 200: Empty } }, config: { auth: WRITE } },
       async (request) => {
         const { account } = requireUser(request);
@@ -239,7 +239,7 @@ const notificationRequestsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (
       },
     );
     app.post(
-      `/api/v1/notifications/requests/${action}`,
+      manyPath,
       { schema: { body: IdsBody, response: { 200: Empty } }, config: { auth: WRITE } },
       async (request) => {
         const { account } = requireUser(request);

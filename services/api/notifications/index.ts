@@ -24,6 +24,7 @@ import { AccountEntity, presentAccounts, presentPartialAccount, type Account } f
 import { NotificationEntity, presentNotifications, renderRefs } from '../../core/entities/notification.ts';
 import { notificationModerationRefs } from '../../core/entities/admin.ts';
 import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
+import { IdParams } from '../params.ts';
 
 const READ = { scopes: ['read', 'read:notifications'], user: 'required' as const };
 const WRITE = { scopes: ['write', 'write:notifications'], user: 'required' as const };
@@ -45,7 +46,6 @@ const ListQuery = Type.Object(
   },
   { additionalProperties: true },
 );
-const IdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
 const GroupParams = Type.Object({ group_key: Type.String({ maxLength: 200 }) });
 const Empty = Type.Object({});
 const Count = Type.Object({ count: Type.Integer() });

@@ -11,8 +11,7 @@ import { parseId } from '../../core/ids.ts';
 import { findPoll, parseChoices, votePoll } from '../../core/polls/polls.ts';
 import { findVisibleStatus } from '../../core/statuses/visibility.ts';
 import { PollEntity, presentPoll } from '../../core/entities/poll.ts';
-
-const IdParams = Type.Object({ id: Type.String() });
+import { AnyIdParams } from '../params.ts';
 
 /** The poll if its status exists and the viewer may see it; 404 otherwise (existence is not revealed). */
 async function visiblePoll(core: Core, viewer: CachedAccount | null, rawId: string): Promise<PollDoc> {
@@ -29,7 +28,7 @@ const pollsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
     '/api/v1/polls/:id',
     {
       config: { auth: { scopes: ['read', 'read:statuses'], user: 'optional' } },
-      schema: { params: IdParams, response: { 200: PollEntity } },
+      schema: { params: AnyIdParams, response: { 200: PollEntity } },
     },
     async (request) => {
       const viewer = request.auth?.account ?? null;
@@ -43,7 +42,7 @@ const pollsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
     {
       config: { auth: { scopes: ['write', 'write:statuses'], user: 'required' } },
       schema: {
-        params: IdParams,
+        params: AnyIdParams,
         body: Type.Object({ choices: Type.Optional(Type.Unknown()) }, { additionalProperties: true }),
         response: { 200: PollEntity },
       },

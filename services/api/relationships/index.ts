@@ -91,8 +91,10 @@ const relationshipsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
     },
   );
 
-  for (const action of ['pin', 'endorse']) accountActionRoute(app, core, action, WRITE_ACCOUNTS, endorseAccount);
-  for (const action of ['unpin', 'unendorse']) accountActionRoute(app, core, action, WRITE_ACCOUNTS, unendorseAccount);
+  for (const path of ['/api/v1/accounts/:id/pin', '/api/v1/accounts/:id/endorse'])
+    accountActionRoute(app, core, path, WRITE_ACCOUNTS, endorseAccount);
+  for (const path of ['/api/v1/accounts/:id/unpin', '/api/v1/accounts/:id/unendorse'])
+    accountActionRoute(app, core, path, WRITE_ACCOUNTS, unendorseAccount);
 
   app.get(
     '/api/v1/endorsements',

@@ -13,10 +13,10 @@ import {
   rescheduleStatus,
 } from '../../core/scheduledStatuses/scheduledStatuses.ts';
 import { ScheduledStatusEntity, presentScheduledStatus } from '../../core/entities/scheduledStatus.ts';
+import { AnyIdParams } from '../params.ts';
 
 const read = { auth: { scopes: ['read', 'read:statuses'], user: 'required' as const } };
 const write = { auth: { scopes: ['write', 'write:statuses'], user: 'required' as const } };
-const IdParams = Type.Object({ id: Type.String() });
 
 function idOf(raw: string) {
   const id = parseId(raw);
@@ -52,7 +52,7 @@ const scheduledStatusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app
 
   app.get(
     '/api/v1/scheduled_statuses/:id',
-    { config: read, schema: { params: IdParams, response: { 200: ScheduledStatusEntity } } },
+    { config: read, schema: { params: AnyIdParams, response: { 200: ScheduledStatusEntity } } },
     async (request) => {
       const { account } = requireUser(request);
       return presentScheduledStatus(core, await findOwnScheduledStatus(core, account._id, idOf(request.params.id)));
@@ -64,7 +64,7 @@ const scheduledStatusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app
     {
       config: write,
       schema: {
-        params: IdParams,
+        params: AnyIdParams,
         body: Type.Object({ scheduled_at: Type.Optional(Type.Unknown()) }, { additionalProperties: true }),
         response: { 200: ScheduledStatusEntity },
       },
@@ -81,7 +81,7 @@ const scheduledStatusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app
     },
   );
 
-  app.delete('/api/v1/scheduled_statuses/:id', { config: write, schema: { params: IdParams } }, async (request) => {
+  app.delete('/api/v1/scheduled_statuses/:id', { config: write, schema: { params: AnyIdParams } }, async (request) => {
     const { account } = requireUser(request);
     await deleteScheduledStatus(core, account._id, idOf(request.params.id));
     return {};

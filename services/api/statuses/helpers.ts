@@ -1,42 +1,15 @@
-// Shared route helpers of the statuses area: core errors → Mastodon answers, status lookup with
-// the visibility rule (404 exactly as for a missing status), id parsing.
+// Shared route helpers of the statuses area: status lookup with the visibility rule (404 exactly
+// as for a missing status), id parsing.
+import { idParam } from '../params.ts';
 import type { FastifyRequest } from 'fastify';
 import type { Core } from '../../core/context.ts';
 import { parseId, type Id } from '../../core/ids.ts';
 import type { CachedAccount } from '../../core/model/accounts.ts';
 import type { StatusDoc } from '../../core/model/statuses.ts';
-import { StatusError } from '../../core/statuses/errors.ts';
 import { findVisibleStatus } from '../../core/statuses/visibility.ts';
-import { ApiError, forbidden, notFound, validationFailed } from '../errors.ts';
+import { notFound, validationFailed } from '../errors.ts';
 
-export function toApiError(err: unknown): unknown {
-  if (!(err instanceof StatusError)) return err;
-  switch (err.kind) {
-    case 'validation':
-      return validationFailed(err.message);
-    case 'notFound':
-      return new ApiError(404, err.message);
-    case 'forbidden':
-      return forbidden(err.message);
-    default:
-      return new ApiError(503, err.message);
-  }
-}
-
-/** Awaits a core operation, turning its StatusErrors into API errors. */
-export async function run<T>(op: Promise<T>): Promise<T> {
-  try {
-    return await op;
-  } catch (err) {
-    throw toApiError(err);
-  }
-}
-
-export function idParam(value: string): Id {
-  const id = parseId(value);
-  if (id === null) throw notFound();
-  return id;
-}
+export { idParam };
 
 export function viewerOf(request: FastifyRequest): CachedAccount | null {
   return request.auth?.account ?? null;

@@ -53,7 +53,7 @@ import {
   parseFlag,
   type PollBody,
 } from './schemas.ts';
-import { idList, idParam, run, viewerOf, visibleStatusOr404 } from './helpers.ts';
+import { idList, idParam, viewerOf, visibleStatusOr404 } from './helpers.ts';
 import type { Static } from '@sinclair/typebox';
 import { isQuotePolicySetting, type QuotePolicySetting } from '../../core/quotes/policy.ts';
 import { QUOTED_STATUS_NOT_FOUND, quotableStatus, revokeQuote, setQuotePolicy } from '../../core/quotes/quotes.ts';
@@ -193,9 +193,7 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
           )._id,
         };
       };
-      const { result } = key
-        ? await run(runIdempotent(core, account._id, key, create))
-        : { result: await run(create()) };
+      const { result } = key ? await runIdempotent(core, account._id, key, create) : { result: await create() };
       if (result.kind === 'scheduled') {
         const scheduled = await collection(core.db, scheduledStatuses).findOne({ _id: result.id });
         if (!scheduled) throw notFound();
@@ -255,7 +253,7 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     async (request, reply) => {
       const { account } = requireUser(request);
       await enforceRateLimit(core, reply, RATE_LIMITS.deletes, String(account._id));
-      const deleted = await run(deleteStatus(core, account, idParam(request.params.id)));
+      const deleted = await deleteStatus(core, account, idParam(request.params.id));
       return presentStatus(core, { ...deleted, deletedAt: null }, account, { source: true });
     },
   );
@@ -271,23 +269,21 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
       const quotePolicy = quotePolicyOf(body.quote_approval_policy);
       // Set before the edit, whose event then carries it to the streams and remote servers.
       if (quotePolicy && before.accountId === account._id)
-        await run(setQuotePolicy(core, account, before, quotePolicy, false));
+        await setQuotePolicy(core, account, before, quotePolicy, false);
       const attrs = body.media_attributes
         ? Array.isArray(body.media_attributes)
           ? body.media_attributes
           : Object.values(body.media_attributes)
         : [];
-      const updated = await run(
-        editStatus(core, account, idParam(request.params.id), {
-          text: body.status ?? '',
-          spoilerText: body.spoiler_text ?? '',
-          sensitive: parseFlag(body.sensitive),
-          language: body.language ?? null,
-          mediaIds: idList(body.media_ids),
-          mediaAttributes: attrs.map((a) => ({ id: idList([a.id])[0], description: a.description, focus: a.focus })),
-          poll: pollOf(body.poll),
-        }),
-      );
+      const updated = await editStatus(core, account, idParam(request.params.id), {
+        text: body.status ?? '',
+        spoilerText: body.spoiler_text ?? '',
+        sensitive: parseFlag(body.sensitive),
+        language: body.language ?? null,
+        mediaIds: idList(body.media_ids),
+        mediaAttributes: attrs.map((a) => ({ id: idList([a.id])[0], description: a.description, focus: a.focus })),
+        poll: pollOf(body.poll),
+      });
       return presentStatus(core, updated, account);
     },
   );
@@ -304,7 +300,7 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
       const status = await visibleStatusOr404(core, account, request.params.id);
       const setting = quotePolicyOf(request.body?.quote_approval_policy);
       if (!setting) throw new ApiError(422, 'Record invalid');
-      const updated = await run(setQuotePolicy(core, account, status, setting));
+      const updated = await setQuotePolicy(core, account, status, setting);
       return presentStatus(core, updated, account);
     },
   );
@@ -343,7 +339,7 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     async (request) => {
       const { account } = requireUser(request);
       const status = await visibleStatusOr404(core, account, request.params.id);
-      const quoting = await run(revokeQuote(core, account, status._id, idParam(request.params.quoting_status_id)));
+      const quoting = await revokeQuote(core, account, status._id, idParam(request.params.quoting_status_id));
       return presentStatus(core, quoting, account);
     },
   );
@@ -394,11 +390,11 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     handler: (core: Core, account: AccountDoc, rawId: string) => Promise<bigint>,
   ) =>
     app.post(
-      `/api/v1/statuses/:id/${path}`,
+      path,
       { config: { auth }, schema: { params: IdParams, body: ReblogBody, response: { 200: StatusEntity } } },
       async (request) => {
         const { account } = requireUser(request);
-        return answer(core, await run(handler(core, account, request.params.id)), account);
+        return answer(core, await handler(core, account, request.params.id), account);
       },
     );
 
@@ -429,21 +425,21 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
   // Favourites and bookmarks of a reblog go to the original (Mastodon's models resolve
   // `status.reblog`); the answer is the status asked about.
   action(
-    'favourite',
+    '/api/v1/statuses/:id/favourite',
     FAVOURITES,
     onVisible(async (c, account, status) => favouriteStatus(c, account, await properStatus(c, account, status))),
   );
-  action('unfavourite', FAVOURITES, undoMark(favourites, unfavouriteStatus));
+  action('/api/v1/statuses/:id/unfavourite', FAVOURITES, undoMark(favourites, unfavouriteStatus));
   action(
-    'bookmark',
+    '/api/v1/statuses/:id/bookmark',
     BOOKMARKS,
     onVisible(async (c, account, status) => bookmarkStatus(c, account, await properStatus(c, account, status))),
   );
-  action('unbookmark', BOOKMARKS, undoMark(bookmarks, unbookmarkStatus));
-  action('pin', PINS, onVisible(pinStatus));
-  action('unpin', PINS, onVisible(unpinStatus));
-  action('mute', MUTES, onVisible(muteConversation));
-  action('unmute', MUTES, onVisible(unmuteConversation));
+  action('/api/v1/statuses/:id/unbookmark', BOOKMARKS, undoMark(bookmarks, unbookmarkStatus));
+  action('/api/v1/statuses/:id/pin', PINS, onVisible(pinStatus));
+  action('/api/v1/statuses/:id/unpin', PINS, onVisible(unpinStatus));
+  action('/api/v1/statuses/:id/mute', MUTES, onVisible(muteConversation));
+  action('/api/v1/statuses/:id/unmute', MUTES, onVisible(unmuteConversation));
 
   app.post(
     '/api/v1/statuses/:id/reblog',
@@ -452,7 +448,7 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
       const { account } = requireUser(request);
       let status = await visibleStatusOr404(core, account, request.params.id);
       if (status.reblogOfId !== null) status = await visibleStatusOr404(core, account, String(status.reblogOfId));
-      const reblog = await run(reblogStatus(core, account, status, visibilityOf(request.body.visibility)));
+      const reblog = await reblogStatus(core, account, status, visibilityOf(request.body.visibility));
       return presentStatus(core, reblog, account);
     },
   );
@@ -469,7 +465,7 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
         request.params.id,
         async (s) => (await findReblog(core, account, s)) !== null,
       );
-      await run(unreblogStatus(core, account, status));
+      await unreblogStatus(core, account, status);
       return answer(core, status._id, account);
     },
   );
@@ -481,7 +477,7 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     records: (status: StatusDoc, p: PageParams) => Promise<{ _id: bigint; accountId: bigint }[]>,
   ) =>
     app.get(
-      `/api/v1/statuses/:id/${path}`,
+      path,
       {
         config: { auth: READ },
         schema: { params: IdParams, querystring: PageQuery, response: { 200: Type.Array(AccountEntity) } },
@@ -503,8 +499,10 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
         );
       },
     );
-  whoInteracted('favourited_by', (status, p) => findPage(collection(core.db, favourites), { statusId: status._id }, p));
-  whoInteracted('reblogged_by', (status, p) =>
+  whoInteracted('/api/v1/statuses/:id/favourited_by', (status, p) =>
+    findPage(collection(core.db, favourites), { statusId: status._id }, p),
+  );
+  whoInteracted('/api/v1/statuses/:id/reblogged_by', (status, p) =>
     findPage(collection(core.db, statuses), { reblogOfId: status._id, deletedAt: null }, p),
   );
 };

@@ -59,7 +59,7 @@ export const QuoteParams = Type.Object({ id: Type.String(), quoting_status_id: T
 
 export const ReblogBody = Type.Object({ visibility: OptString });
 
-export const IdParams = Type.Object({ id: Type.String() });
+export { AnyIdParams as IdParams } from '../params.ts';
 
 export const PageQuery = Type.Object({
   max_id: Type.Optional(Type.String()),

@@ -74,11 +74,11 @@ const tagsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) =
   );
 
   for (const [action, operation, following] of [
-    ['follow', followTag, true],
-    ['unfollow', unfollowTag, false],
+    ['/api/v1/tags/:id/follow', followTag, true],
+    ['/api/v1/tags/:id/unfollow', unfollowTag, false],
   ] as const) {
     app.post(
-      `/api/v1/tags/:id/${action}`,
+      action,
       { schema: { params: TagParams, response: { 200: TagEntity } }, config: { auth: WRITE } },
       async (request) => {
         const { account } = requireUser(request);

@@ -13,7 +13,8 @@ import { hashPassword } from '../users/passwords.ts';
 import { confirmationMailEvent } from '../users/confirmation.ts';
 import { generateActorKeyPair } from './keys.ts';
 import { localActorUrls } from './urls.ts';
-import { taken, type FieldProblems } from './validation.ts';
+import { fullMessages, taken, type FieldProblems } from './validation.ts';
+import { ValidationError } from '../errors.ts';
 import { markActive } from '../feeds/activity.ts';
 
 export interface NewLocalAccount {
@@ -33,10 +34,10 @@ export interface NewLocalAccount {
 }
 
 /** Sign-up data that fails a uniqueness (or other) check; carries Mastodon's per-field details. */
-export class AccountValidationError extends Error {
+export class AccountValidationError extends ValidationError {
   readonly problems: FieldProblems;
   constructor(problems: FieldProblems) {
-    super('account validation failed');
+    super(fullMessages(problems), problems);
     this.problems = problems;
   }
 }

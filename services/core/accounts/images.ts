@@ -3,6 +3,7 @@
 // through the media storage. Animated GIFs stay animated with a static first frame beside them.
 import sharp, { type Metadata } from 'sharp';
 import type { Core } from '../context.ts';
+import { ValidationError } from '../errors.ts';
 import type { Id } from '../ids.ts';
 import type { StoredImage } from '../model/accounts.ts';
 import { storageFor, randomFileName } from '../media/storage.ts';
@@ -16,7 +17,7 @@ const SIZES: Record<ProfileImageKind, { width: number; height: number }> = {
 };
 const ACCEPTED = new Set(['jpeg', 'png', 'gif', 'webp']);
 
-export class ProfileImageError extends Error {}
+export class ProfileImageError extends ValidationError {}
 
 export async function storeProfileImage(
   core: Core,

@@ -3,6 +3,7 @@
 // (federated later as an Update of the actor).
 import { isQuotePolicySetting } from '../quotes/policy.ts';
 import type { Core } from '../context.ts';
+import { ValidationError } from '../errors.ts';
 import type { NewEvent } from '../events/outbox.ts';
 import { collection } from '../db/mongo.ts';
 import {
@@ -44,7 +45,7 @@ export interface ProfileChanges {
   quotePolicy?: string;
 }
 
-export class ProfileValidationError extends Error {}
+export class ProfileValidationError extends ValidationError {}
 
 /** Rails-style messages, e.g. "Display name is too long (maximum is 30 characters)". */
 export function validateProfile(changes: ProfileChanges): string[] {

@@ -3,6 +3,7 @@
 // unapproved in "approved" mode) and its confirmation mail; through the API also a user token for
 // the app that signed the user up, with that app token's scopes.
 import type { Core } from '../context.ts';
+import { DomainError } from '../errors.ts';
 import type { AppDoc } from '../model/oauth.ts';
 import { getRegistrationsMode } from '../settings/settings.ts';
 import { issueAccessToken, type IssuedToken } from '../oauth/tokens.ts';
@@ -13,7 +14,11 @@ import { checkEmail, blockedEmailProblem } from '../moderation/emailBlocks.ts';
 import { signUpIpVerdict } from '../moderation/ipBlocks.ts';
 import { normaliseLanguage } from '../statuses/postStatus.ts';
 
-export class RegistrationsClosedError extends Error {}
+export class RegistrationsClosedError extends DomainError {
+  constructor() {
+    super(403, 'This action is not allowed', {}, {}, 'E_REGISTRATIONS_CLOSED');
+  }
+}
 
 export async function signUp(
   core: Core,

@@ -4,6 +4,7 @@
 // requester or its domain), followers-only to signed followers and mentioned accounts, direct to
 // mentioned accounts; suspended accounts' content is 403, gone accounts' 410.
 import type { Core } from '../context.ts';
+import { DomainError } from '../errors.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { accounts, type AccountDoc } from '../model/accounts.ts';
@@ -30,10 +31,11 @@ import {
 import { railsBoolean } from '../railsParams.ts';
 
 /** Why a document is not served. */
-export class DocumentUnavailable extends Error {
+export class DocumentUnavailable extends DomainError {
   readonly status: 403 | 404 | 410;
   constructor(status: 403 | 404 | 410, message: string) {
-    super(message);
+    super(status, status === 404 ? 'Record not found' : message);
+    this.message = message;
     this.status = status;
   }
 }

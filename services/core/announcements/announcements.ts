@@ -17,13 +17,19 @@ import { extractEntities, normalizeTagName } from '../text/extract.ts';
 import { formatStatusHtml } from '../text/formatStatus.ts';
 import { emojisInTexts, presentEmoji, findLocalEmoji, type CustomEmojiEntity } from '../emojis/emojis.ts';
 import { publishToStream, timelineChannels } from '../streaming/channels.ts';
-import { notFound, validationFailed } from '../errors.ts';
+import { DomainError, notFound, validationFailed } from '../errors.ts';
 
 export const ANNOUNCEMENT_TEXT_LIMIT = 10_000;
 /** Distinct reactions per announcement (Mastodon's ReactionValidator::LIMIT). */
 export const REACTIONS_LIMIT = 8;
 
-export class AnnouncementError extends Error {}
+/** An invalid announcement (422 `Validation failed: ...`), or a missing one (404; the CLI shows the message). */
+export class AnnouncementError extends DomainError {
+  constructor(message: string, status: 404 | 422 = 422) {
+    super(status, status === 404 ? 'Record not found' : `Validation failed: ${message}`);
+    this.message = message;
+  }
+}
 
 export interface AnnouncementInput {
   text: string;
@@ -143,7 +149,7 @@ export async function updateAnnouncement(
   changes: Partial<AnnouncementInput>,
 ): Promise<AnnouncementDoc> {
   const current = await findAnnouncement(core, id);
-  if (!current) throw new AnnouncementError(`No announcement ${id}`);
+  if (!current) throw new AnnouncementError(`No announcement ${id}`, 404);
   const next: AnnouncementInput = {
     text: changes.text ?? current.text,
     startsAt: changes.startsAt !== undefined ? changes.startsAt : current.startsAt,
@@ -165,7 +171,7 @@ export async function updateAnnouncement(
     },
     { returnDocument: 'after' },
   );
-  if (!doc) throw new AnnouncementError(`No announcement ${id}`);
+  if (!doc) throw new AnnouncementError(`No announcement ${id}`, 404);
   if (doc.published) await broadcastAnnouncement(core, doc);
   return doc;
 }
@@ -177,7 +183,7 @@ export async function setPublished(core: Core, id: Id, published: boolean): Prom
     { $set: published ? { published, publishedAt: now, updatedAt: now } : { published, updatedAt: now } },
     { returnDocument: 'after' },
   );
-  if (!doc) throw new AnnouncementError(`No announcement ${id}`);
+  if (!doc) throw new AnnouncementError(`No announcement ${id}`, 404);
   if (published) await broadcastAnnouncement(core, doc);
   else await broadcast(core, 'announcement.delete', String(id));
   return doc;
@@ -185,7 +191,7 @@ export async function setPublished(core: Core, id: Id, published: boolean): Prom
 
 export async function deleteAnnouncement(core: Core, id: Id): Promise<void> {
   const doc = await collection(core.db, announcements).findOneAndDelete({ _id: id });
-  if (!doc) throw new AnnouncementError(`No announcement ${id}`);
+  if (!doc) throw new AnnouncementError(`No announcement ${id}`, 404);
   await Promise.all([
     collection(core.db, announcementDismissals).deleteMany({ announcementId: id }),
     collection(core.db, announcementReactions).deleteMany({ announcementId: id }),

@@ -14,7 +14,7 @@ import {
   type CollectionItemDoc,
   type FeaturedCollectionDoc,
 } from '../model/featuredCollections.ts';
-import { ApiError, forbidden, notFound, validationFailed, type FieldError } from '../errors.ts';
+import { forbidden, notFound, validationFailed, type FieldError, unprocessable } from '../errors.ts';
 import { normaliseLanguage } from '../statuses/postStatus.ts';
 import { findVisibleAccount, findVisibleAccounts } from '../accounts/queries.ts';
 import { blockedAmong, blockersAmong } from '../graph/relations.ts';
@@ -152,12 +152,12 @@ export async function findCollection(core: Core, id: Id | null): Promise<Feature
 
 async function featurableAccount(core: Core, owner: AccountDoc, id: Id): Promise<AccountDoc> {
   const target = await findVisibleAccount(core, id);
-  if (!target) throw new ApiError(422, 'Account not found');
+  if (!target) throw unprocessable('Account not found');
   const blocked =
     (await blockedAmong(core, owner._id, [target._id])).size > 0 ||
     (await blockersAmong(core, [target._id], owner._id)).size > 0;
   if (blocked || featurePolicyFor(target, owner) !== 'automatic')
-    throw new ApiError(422, 'This account cannot be featured in a collection');
+    throw unprocessable('This account cannot be featured in a collection');
   return target;
 }
 
@@ -191,12 +191,12 @@ export async function addCollectionItem(
   doc: FeaturedCollectionDoc,
   accountId: Id | null,
 ): Promise<CollectionItemDoc> {
-  if (accountId === null) throw new ApiError(422, 'Account not found');
+  if (accountId === null) throw unprocessable('Account not found');
   const items = collection(core.db, collectionItems);
   const existing = await items.findOne({ collectionId: doc._id, accountId });
   // An account that revoked or rejected its place is not put back by the curator.
   if (existing && existing.state !== 'accepted' && existing.state !== 'pending')
-    throw new ApiError(422, 'This account cannot be featured in a collection');
+    throw unprocessable('This account cannot be featured in a collection');
   if (existing) return existing;
   if ((await items.countDocuments({ collectionId: doc._id })) >= COLLECTION_ITEMS_MAX)
     throw validationFailed(`Collection items are too many (maximum is ${COLLECTION_ITEMS_MAX})`);

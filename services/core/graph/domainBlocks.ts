@@ -8,7 +8,7 @@ import type { AccountDoc } from '../model/accounts.ts';
 import { accountDomainBlocks } from '../model/accountDomainBlocks.ts';
 import { follows } from '../model/follows.ts';
 import { accounts } from '../model/accounts.ts';
-import { ApiError } from '../errors.ts';
+import { validationFailed } from '../errors.ts';
 import type { NewEvent } from '../events/outbox.ts';
 import { endFollow } from './unfollow.ts';
 
@@ -48,13 +48,12 @@ function domainEvent(
   };
 }
 
-const invalidDomain = () => new ApiError(422, 'Validation failed: Domain is not a valid domain name');
+const invalidDomain = () => validationFailed('Domain is not a valid domain name');
 
 export async function blockDomain(core: Core, account: AccountDoc, input: string): Promise<void> {
   const domain = normalizeDomain(input);
   if (!domain) throw invalidDomain();
-  if (domain === core.config.localDomain.toLowerCase())
-    throw new ApiError(422, 'Validation failed: Domain cannot be your own');
+  if (domain === core.config.localDomain.toLowerCase()) throw validationFailed('Domain cannot be your own');
   const coll = collection(core.db, accountDomainBlocks);
   if (await coll.findOne({ accountId: account._id, domain })) return;
   const id = await nextSerialId(core.db, 'account_domain_blocks');

@@ -4,15 +4,15 @@ import { nextSerialId } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
 import type { AccountDoc } from '../model/accounts.ts';
 import { endorsements } from '../model/endorsements.ts';
-import { ApiError } from '../errors.ts';
+import { validationFailed } from '../errors.ts';
 import { isFollowing } from './relations.ts';
 
 export async function endorseAccount(core: Core, account: AccountDoc, target: AccountDoc): Promise<void> {
-  if (target._id === account._id) throw new ApiError(422, 'Validation failed: You cannot endorse yourself');
+  if (target._id === account._id) throw validationFailed('You cannot endorse yourself');
   const coll = collection(core.db, endorsements);
   if (await coll.findOne({ accountId: account._id, targetAccountId: target._id })) return;
   if (!(await isFollowing(core, account._id, target._id)))
-    throw new ApiError(422, 'Validation failed: You must be already following the person you want to endorse');
+    throw validationFailed('You must be already following the person you want to endorse');
   try {
     await coll.insertOne({
       _id: await nextSerialId(core.db, 'account_pins'),

@@ -4,7 +4,7 @@ import { nextSerialId } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import type { AccountDoc } from '../model/accounts.ts';
 import { accountNotes } from '../model/accountNotes.ts';
-import { ApiError } from '../errors.ts';
+import { validationFailed } from '../errors.ts';
 
 export const NOTE_MAX_LENGTH = 2000;
 
@@ -15,7 +15,7 @@ export async function setAccountNote(
   comment: string,
 ): Promise<void> {
   if ([...comment].length > NOTE_MAX_LENGTH)
-    throw new ApiError(422, `Validation failed: Comment is too long (maximum is ${NOTE_MAX_LENGTH} characters)`);
+    throw validationFailed(`Comment is too long (maximum is ${NOTE_MAX_LENGTH} characters)`);
   const coll = collection(core.db, accountNotes);
   const filter = { accountId: account._id, targetAccountId: target._id };
   if (comment.trim() === '') {

@@ -6,7 +6,7 @@ import { collection, isDuplicateKeyError } from '../db/mongo.ts';
 import type { AccountDoc, CachedAccount } from '../model/accounts.ts';
 import { follows } from '../model/follows.ts';
 import { listMembers, lists, REPLIES_POLICIES, type ListDoc, type RepliesPolicy } from '../model/lists.ts';
-import { ApiError, notFound } from '../errors.ts';
+import { notFound, validationFailed } from '../errors.ts';
 import type { NewEvent } from '../events/outbox.ts';
 
 export interface ListInput {
@@ -19,16 +19,15 @@ const TITLE_MAX = 256;
 
 function validTitle(title: string | undefined): string {
   const t = (title ?? '').trim();
-  if (!t) throw new ApiError(422, "Validation failed: Title can't be blank");
-  if ([...t].length > TITLE_MAX)
-    throw new ApiError(422, `Validation failed: Title is too long (maximum is ${TITLE_MAX} characters)`);
+  if (!t) throw validationFailed("Title can't be blank");
+  if ([...t].length > TITLE_MAX) throw validationFailed(`Title is too long (maximum is ${TITLE_MAX} characters)`);
   return t;
 }
 
 function validPolicy(policy: string | undefined, fallback: RepliesPolicy): RepliesPolicy {
   if (policy === undefined || policy === '') return fallback;
   if (!(REPLIES_POLICIES as readonly string[]).includes(policy))
-    throw new ApiError(422, 'Validation failed: Replies policy is not included in the list');
+    throw validationFailed('Replies policy is not included in the list');
   return policy as RepliesPolicy;
 }
 
@@ -126,7 +125,7 @@ export async function addListMembers(core: Core, list: ListDoc, accountIds: Id[]
         .toArray()
     ).map((f) => f.targetAccountId),
   );
-  if (ids.some((id) => !followed.has(id))) throw new ApiError(422, 'Validation failed: Account has not been followed');
+  if (ids.some((id) => !followed.has(id))) throw validationFailed('Account has not been followed');
   const present = new Set(
     (
       await collection(core.db, listMembers)

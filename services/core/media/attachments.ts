@@ -8,7 +8,7 @@ import { collection } from '../db/mongo.ts';
 import { mediaAttachments, type MediaAttachmentDoc, type MediaMeta, type MediaType } from '../model/media.ts';
 import { LIMITS } from '../instance/limits.ts';
 import { statuses } from '../model/statuses.ts';
-import { ApiError, notFound, validationFailed } from '../errors.ts';
+import { notFound, validationFailed, unprocessable } from '../errors.ts';
 import { storageFor, randomFileName, type MediaStorage } from './storage.ts';
 import { MediaRejectedError } from './errors.ts';
 import {
@@ -85,16 +85,13 @@ export async function createMediaAttachment(
 ): Promise<MediaAttachmentDoc> {
   const description = normalizeDescription(opts.description);
   const focus = parseFocus(opts.focus);
-  const sniffed = await rejectAs422(inspectUpload(data));
+  const sniffed = await inspectUpload(data);
   const id = await nextSerialId(core.db, 'media_attachments');
   const now = new Date();
   const coll = collection(core.db, mediaAttachments);
   const storage = storageFor(core);
   // A custom preview only makes sense for kinds without a picture of their own.
-  const thumb =
-    opts.thumbnail && sniffed.kind !== 'image'
-      ? await rejectAs422(processThumbnail(storage, id, opts.thumbnail))
-      : null;
+  const thumb = opts.thumbnail && sniffed.kind !== 'image' ? await processThumbnail(storage, id, opts.thumbnail) : null;
   const base: MediaAttachmentDoc = {
     _id: id,
     accountId,
@@ -121,7 +118,7 @@ export async function createMediaAttachment(
   };
 
   if (opts.synchronous || processedInline(sniffed.kind)) {
-    const processed = await rejectAs422(processMedia(storage, id, data));
+    const processed = await processMedia(storage, id, data);
     const doc: MediaAttachmentDoc = { ...base, ...(await finishedFields(storage, base, processed)) };
     await coll.insertOne(doc);
     return doc;
@@ -145,15 +142,6 @@ export async function createMediaAttachment(
     },
   );
   return doc;
-}
-
-async function rejectAs422<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (err) {
-    if (err instanceof MediaRejectedError) throw validationFailed(err.message);
-    throw err;
-  }
 }
 
 /** The fields of a processed attachment; a custom thumbnail and the focus point survive processing. */
@@ -189,7 +177,7 @@ export async function setCustomThumbnail(core: Core, accountId: Id, id: Id, data
   const doc = await findOwnMedia(core, accountId, id);
   if (doc.type === 'image') return doc;
   const storage = storageFor(core);
-  const thumb = await rejectAs422(processThumbnail(storage, id, data));
+  const thumb = await processThumbnail(storage, id, data);
   const previous = doc.files.small;
   const updated = await collection(core.db, mediaAttachments).findOneAndUpdate(
     { _id: id, accountId },
@@ -218,14 +206,14 @@ function fileKeys(doc: MediaAttachmentDoc): string[] {
 export async function deleteMediaAttachment(core: Core, accountId: Id, id: Id): Promise<void> {
   const doc = await findOwnMedia(core, accountId, id);
   if (doc.statusId !== null || doc.scheduledStatusId !== null)
-    throw new ApiError(422, 'Media attachment is currently used by a status');
+    throw unprocessable('Media attachment is currently used by a status');
   const res = await collection(core.db, mediaAttachments).deleteOne({
     _id: id,
     accountId,
     statusId: null,
     scheduledStatusId: null,
   });
-  if (res.deletedCount === 0) throw new ApiError(422, 'Media attachment is currently used by a status');
+  if (res.deletedCount === 0) throw unprocessable('Media attachment is currently used by a status');
   const storage = storageFor(core);
   await Promise.all(fileKeys(doc).map((k) => storage.delete(k).catch(() => undefined)));
 }
@@ -358,7 +346,7 @@ export async function loadAttachmentsForPosting(
       throw validationFailed('Media attachments are invalid');
     if (doc.processing === 'failed') throw validationFailed('Media attachments are invalid');
     if (doc.processing !== 'complete')
-      throw new ApiError(422, 'Cannot attach files that have not finished processing. Try again in a moment!');
+      throw unprocessable('Cannot attach files that have not finished processing. Try again in a moment!');
     docs.push(doc);
   }
   return docs;

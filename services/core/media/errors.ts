@@ -1,3 +1,5 @@
-// The upload is not acceptable media (wrong type, too big, unreadable, untranscodable). Callers
-// turn it into Mastodon's 422 `Validation failed: <message>`.
-export class MediaRejectedError extends Error {}
+// The upload is not acceptable media (wrong type, too big, unreadable, untranscodable): Mastodon's
+// 422 `Validation failed: <message>`.
+import { ValidationError } from '../errors.ts';
+
+export class MediaRejectedError extends ValidationError {}

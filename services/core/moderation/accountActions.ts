@@ -21,7 +21,7 @@ import { clearNotifications, deleteNotificationsFrom } from '../notifications/gr
 import { accessTokens } from '../model/oauth.ts';
 import { canonicalEmailBlocks } from '../model/signUpBlocks.ts';
 import { accountWarnings, reports, type AccountWarningDoc, type WarningAction } from '../model/reports.ts';
-import { ApiError, forbidden, notFound, validationFailed } from '../errors.ts';
+import { DomainError, forbidden, notFound, validationFailed } from '../errors.ts';
 import type { NewEvent } from '../events/outbox.ts';
 import { mailRequestedEvent } from '../mail/request.ts';
 import { logAdminAction, setDisabled, type Actor } from '../users/moderation.ts';
@@ -94,7 +94,7 @@ export async function suspendAccount(
   if (user) {
     await createCanonicalEmailBlock(core, { email: user.email, referenceAccountId: target._id }, actor).catch(
       (err: unknown) => {
-        if (!(err instanceof ApiError)) throw err; // already blocked
+        if (!(err instanceof DomainError)) throw err; // already blocked
       },
     );
   }

@@ -9,7 +9,7 @@ import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { nextSerialId } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
-import { ApiError, notFound, validationFailed } from '../errors.ts';
+import { DomainError, notFound, validationFailed, unprocessable } from '../errors.ts';
 import {
   instanceDomainBlocks,
   domainAllows,
@@ -271,8 +271,8 @@ export function isStricterThan(
 }
 
 /** A create that conflicts with a block already covering the domain (422 with `existing_domain_block`). */
-export function existingDomainBlockError(existing: DomainBlockDoc): ApiError {
-  return new ApiError(422, `You have already imposed stricter limits on ${existing.domain}.`, {
+export function existingDomainBlockError(existing: DomainBlockDoc): DomainError {
+  return unprocessable(`You have already imposed stricter limits on ${existing.domain}.`, {
     existing_domain_block: renderAdminDomainBlock(existing),
   });
 }

@@ -1,6 +1,7 @@
 // OAuth applications (POST /api/v1/apps): validation like Mastodon's (Doorkeeper) and creation.
 import { timingSafeEqual } from 'node:crypto';
 import type { Core } from '../context.ts';
+import { ValidationError } from '../errors.ts';
 import type { Id } from '../ids.ts';
 import { nextSerialId } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
@@ -12,7 +13,7 @@ export const OOB_REDIRECT_URI = 'urn:ietf:wg:oauth:2.0:oob';
 export const APP_NAME_MAX = 60;
 const URL_MAX = 2000;
 
-export class AppValidationError extends Error {
+export class AppValidationError extends ValidationError {
   readonly field: string;
   constructor(field: string, message: string) {
     super(message);

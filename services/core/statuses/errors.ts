@@ -1,11 +1,17 @@
-// Failures of status operations, independent of HTTP; the API maps them to Mastodon's answers
-// (validation → 422 "Validation failed: ...", notFound → 404, forbidden → 403).
+// Failures of status operations: catalogue errors (services/core/errors.ts) that callers can also
+// tell apart by kind (validation → 422 "Validation failed: ...", notFound → 404, forbidden → 403,
+// unavailable → 503). `message` is the bare text; `body` is what the API answers.
+import { DomainError } from '../errors.ts';
+
 export type StatusErrorKind = 'validation' | 'notFound' | 'forbidden' | 'unavailable';
 
-export class StatusError extends Error {
+const STATUS: Record<StatusErrorKind, number> = { validation: 422, notFound: 404, forbidden: 403, unavailable: 503 };
+
+export class StatusError extends DomainError {
   readonly kind: StatusErrorKind;
   constructor(kind: StatusErrorKind, message: string) {
-    super(message);
+    super(STATUS[kind], kind === 'validation' ? `Validation failed: ${message}` : message);
+    this.message = message;
     this.kind = kind;
   }
 }

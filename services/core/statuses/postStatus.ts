@@ -27,7 +27,7 @@ import { countQuote, newQuote, quotableStatus } from '../quotes/quotes.ts';
 import { quoteRequestEvents } from '../quotes/federation.ts';
 import { localStatusPolicy, type QuotePolicySetting } from '../quotes/policy.ts';
 import { quoteRequestUri } from '../activitypub/uris.ts';
-import { ApiError } from '../errors.ts';
+import { unprocessable } from '../errors.ts';
 import { presentAccounts } from '../entities/account.ts';
 import { Coalescer } from '../events/coalesce.ts';
 import { BatchedInsert } from '../db/batchedInsert.ts';
@@ -251,7 +251,7 @@ async function safeguardMentions(core: Core, mentions: readonly { accountId: Id 
   const docs = await collection(core.db, accounts)
     .find({ _id: { $in: unexpected } })
     .toArray();
-  throw new ApiError(422, 'Post would be sent to unexpected accounts', {
+  throw unprocessable('Post would be sent to unexpected accounts', {
     unexpected_accounts: await presentAccounts(core, docs),
   });
 }

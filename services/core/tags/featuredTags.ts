@@ -7,7 +7,7 @@ import { featuredTags, type FeaturedTagDoc } from '../model/featuredTags.ts';
 import type { Filter } from 'mongodb';
 import { statuses, type StatusDoc, type Visibility } from '../model/statuses.ts';
 import { findOrCreateTag } from '../statuses/entities.ts';
-import { ApiError, notFound } from '../errors.ts';
+import { notFound, validationFailed } from '../errors.ts';
 import { LIMITS } from '../instance/limits.ts';
 import type { NewEvent } from '../events/outbox.ts';
 
@@ -37,13 +37,13 @@ export const FEATURED_TAGS_LIMIT = LIMITS.accounts.maxFeaturedTags;
 export async function featureTag(core: Core, account: AccountDoc, name: string): Promise<FeaturedTagDoc> {
   const clean = name.trim().replace(/^#/, '');
   if (!clean || !/^[\p{L}\p{M}\p{N}_·\u200c]+$/u.test(clean) || /^\d+$/.test(clean))
-    throw new ApiError(422, 'Validation failed: Tag is invalid');
+    throw validationFailed('Tag is invalid');
   const tag = await findOrCreateTag(core, clean);
   const coll = collection(core.db, featuredTags);
   const existing = await coll.findOne({ accountId: account._id, tagId: tag._id });
   if (existing) return existing;
   if ((await coll.countDocuments({ accountId: account._id })) >= FEATURED_TAGS_LIMIT)
-    throw new ApiError(422, `Validation failed: You can only feature up to ${FEATURED_TAGS_LIMIT} hashtags`);
+    throw validationFailed(`You can only feature up to ${FEATURED_TAGS_LIMIT} hashtags`);
   const doc: FeaturedTagDoc = {
     _id: await nextSerialId(core.db, 'featured_tags'),
     accountId: account._id,

@@ -11,7 +11,7 @@ import { polls } from '../model/polls.ts';
 import { mediaAttachments } from '../model/media.ts';
 import type { Id } from '../ids.ts';
 import { findVisibleStatus } from '../statuses/visibility.ts';
-import { ApiError, forbidden, notFound } from '../errors.ts';
+import { forbidden, notFound, unavailable as unavailableError } from '../errors.ts';
 import { backendFor, TranslationUnavailable, type TranslationBackend } from './backends.ts';
 
 export interface TranslationEntity {
@@ -61,7 +61,7 @@ export async function translationLanguages(core: Core): Promise<Record<string, s
   }
 }
 
-const unavailable = () => new ApiError(503, 'Service Unavailable');
+const unavailable = () => unavailableError('Service Unavailable');
 
 export async function translateStatus(
   core: Core,

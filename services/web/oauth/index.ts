@@ -9,7 +9,7 @@ import { accounts } from '../../core/model/accounts.ts';
 import { DANGEROUS_SCOPES } from '../../core/auth/scopes.ts';
 import { OOB_REDIRECT_URI } from '../../core/oauth/apps.ts';
 import { createAuthorizationCode } from '../../core/oauth/codes.ts';
-import { loginRefusal } from '../../core/users/login.ts';
+import { loginRefusal, type LoginRefusal } from '../../core/users/login.ts';
 import { twoFactorSetupRequired } from '../../core/users/twoFactor.ts';
 import { TWO_FACTOR_METHODS } from '../guard.ts';
 import {
@@ -17,6 +17,7 @@ import {
   carriedParams,
   checkAuthorizeRequest,
   clientRedirect,
+  type AuthorizeCheck,
 } from '../../core/oauth/authorizeRequest.ts';
 import { translator, type Translate } from '../i18n.ts';
 import { page } from '../view.ts';
@@ -42,18 +43,31 @@ function describeScope(t: Translate, scope: string): string {
 const oauthPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
   const instance = core.config.localDomain;
 
+  /** A request that cannot be authorized: a page, or back to the client with the error. */
+  function refuseRequest(
+    reply: FastifyReply,
+    check: Exclude<AuthorizeCheck, { kind: 'ok' }>,
+    lang: string,
+  ): Promise<FastifyReply> | FastifyReply {
+    if (check.kind === 'redirect') return reply.redirect(check.location, 302);
+    return messagePage(reply, core, { status: check.status, title: 'oauth.error_title', lines: [check.message], lang });
+  }
+
+  /** A signed-in user who may not authorize apps (disabled, unconfirmed, unapproved, ...). */
+  function cannotAuthorize(reply: FastifyReply, refusal: LoginRefusal, lang: string) {
+    return messagePage(reply, core, {
+      status: 403,
+      title: 'oauth.cannot_authorize',
+      lines: [refusalMessage(translator(lang), refusal)],
+      lang,
+    });
+  }
+
   async function showAuthorize(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const params = authorizeParams(request.query as Record<string, unknown>);
     const lang = pageLang(params.lang);
     const check = await checkAuthorizeRequest(core, params);
-    if (check.kind === 'page')
-      return messagePage(reply, core, {
-        status: check.status,
-        title: 'oauth.error_title',
-        lines: [check.message],
-        lang,
-      });
-    if (check.kind === 'redirect') return reply.redirect(check.location, 302);
+    if (check.kind !== 'ok') return refuseRequest(reply, check, lang);
 
     let user = await sessionUser(core, request);
     if (user && truthy(params.force_login)) {
@@ -65,13 +79,7 @@ const oauthPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
       return signInPage(reply, core, { returnTo: `/oauth/authorize?${query}`, lang });
     }
     const refusal = await loginRefusal(core, user);
-    if (refusal)
-      return messagePage(reply, core, {
-        status: 403,
-        title: 'oauth.cannot_authorize',
-        lines: [refusalMessage(translator(lang), refusal)],
-        lang,
-      });
+    if (refusal) return cannotAuthorize(reply, refusal, lang);
     // A role that requires two-factor authentication: set it up first (Mastodon's require_functional!).
     if (await twoFactorSetupRequired(core, user)) return reply.redirect(TWO_FACTOR_METHODS, 303);
     const account = await collection(core.db, accounts).findOne({ _id: user.accountId });
@@ -103,14 +111,7 @@ const oauthPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     const params = authorizeParams(body);
     const lang = pageLang(params.lang);
     const check = await checkAuthorizeRequest(core, params);
-    if (check.kind === 'page')
-      return messagePage(reply, core, {
-        status: check.status,
-        title: 'oauth.error_title',
-        lines: [check.message],
-        lang,
-      });
-    if (check.kind === 'redirect') return reply.redirect(check.location, 302);
+    if (check.kind !== 'ok') return refuseRequest(reply, check, lang);
     const user = await sessionUser(core, request);
     if (!user)
       return messagePage(reply, core, {
@@ -121,13 +122,7 @@ const oauthPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
         translate: true,
       });
     const refusal = await loginRefusal(core, user);
-    if (refusal)
-      return messagePage(reply, core, {
-        status: 403,
-        title: 'oauth.cannot_authorize',
-        lines: [refusalMessage(translator(lang), refusal)],
-        lang,
-      });
+    if (refusal) return cannotAuthorize(reply, refusal, lang);
     if (await twoFactorSetupRequired(core, user)) return reply.redirect(TWO_FACTOR_METHODS, 303);
 
     if (body.decision !== 'approve') {

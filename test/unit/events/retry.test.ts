@@ -1,5 +1,12 @@
 import type { KafkaMessage } from 'kafkajs';
-import { dueAt, failedMessage, failuresSoFar, originOf, retryDelay } from '../../../pipelines/runtime/retry.ts';
+import {
+  dueAt,
+  failedMessage,
+  failuresSoFar,
+  originOf,
+  retryDelay,
+  stepRetryPolicy,
+} from '../../../pipelines/runtime/retry.ts';
 
 function message(headers: Record<string, string> = {}): KafkaMessage {
   return {
@@ -24,6 +31,11 @@ describe('retry bookkeeping', () => {
   it('grows the delay with each failure and repeats the last', () => {
     const delays = [100, 1000, 5000];
     expect([1, 2, 3, 4, 9].map((n) => retryDelay(delays, n))).toEqual([100, 1000, 5000, 5000, 5000]);
+  });
+
+  it('the pipelines’ retry policy gives up once maxAttempts attempts have failed', () => {
+    const policy = stepRetryPolicy([100, 1000], 4);
+    expect([1, 2, 3, 4, 5].map(policy)).toEqual([100, 1000, 1000, null, null]);
   });
 
   it('keeps the original key, bytes, headers and origin through several retries', () => {
