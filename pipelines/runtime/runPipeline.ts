@@ -21,7 +21,7 @@ const DEFAULT_DELAYS = [1_000, 10_000, 60_000, 300_000];
 
 /**
  * Fetch settings of pipelines nobody waits on within a second (search index, trends, link
- * previews, delivery planning): a fetch waits for up to 64 KB or 250 ms, so a burst of posts
+ * previews; not delivery planning, which a peer waits on): a fetch waits for up to 64 KB or 250 ms, so a burst of posts
  * comes as one batch (one fetch, one offset commit, one read per kind) instead of a few events each.
  */
 export const BACKGROUND_FETCH = { maxWaitTimeInMs: 250, minBytes: 64 * 1024 } as const;

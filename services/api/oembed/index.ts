@@ -32,7 +32,8 @@ const oembedArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core })
     },
     async (request, reply) => {
       const q = request.query;
-      if (q.format && q.format !== 'json') throw new ApiError(501, 'Only the json format is supported');
+      // Mastodon answers JSON only; another format is Rails' UnknownFormat: 406 Not Acceptable.
+      if (q.format && q.format !== 'json') throw new ApiError(406, 'Only the json format is supported');
       if (!q.url) throw new ApiError(400, 'Missing url parameter');
       // The status pages' URLs (/@user/ID) and the ActivityPub ids (/users/user/statuses/ID).
       let path: string;

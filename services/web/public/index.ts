@@ -287,7 +287,7 @@ const publicPages: FastifyPluginAsync<{ core: Core }> = async (app, { core }) =>
   app.get<{ Params: { username: string; tag: string } }>('/@:username/tagged/:tag', async (request, reply) => {
     const tag = request.params.tag;
     if (tag.endsWith('.rss')) return accountFeed(reply, request.params.username, tag.slice(0, -'.rss'.length));
-    return reply.redirect(`/@${request.params.username}`, 302);
+    return reply.redirect(`/@${encodeURIComponent(request.params.username)}`, 302);
   });
 
   async function accountFeed(reply: FastifyReply, acct: string, tag: string | null) {

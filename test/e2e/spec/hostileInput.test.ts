@@ -540,9 +540,10 @@ describe('hostile input on every route', () => {
     if (res.status >= 500) return `${what}: ${res.status} ${text.slice(0, 200)}`;
     // A 416 (unsatisfiable byte range on a stored file) has no body, as from any file server.
     if (res.status < 400 || init.method === 'HEAD' || res.status === 416) return null;
-    // The pages (OAuth, account, settings) are HTML for people; their errors may be HTML pages too.
-    const html =
-      /^\/(oauth|auth|settings)\//.test(routeUrl) && (res.headers.get('content-type') ?? '').includes('html');
+    // The pages (services/web: OAuth, account, settings, filters, public and admin pages) are HTML for
+    // people; their errors may be HTML pages too. The API and the ActivityPub documents answer JSON.
+    const jsonOnly = /^\/(api|users|inbox|actor|nodeinfo|\.well-known)(\/|$)|^\/oauth\/(token|revoke)$/.test(routeUrl);
+    const html = !jsonOnly && (res.headers.get('content-type') ?? '').includes('html');
     if (html) return null;
     let body: unknown;
     try {
