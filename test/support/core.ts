@@ -42,6 +42,11 @@ export async function createTestCore(
 /** Deletes the keys of a Redis namespace (rate limits, idempotency records, dedup claims, ...). */
 export async function deleteRedisNamespace(redis: Redis, namespace: string): Promise<void> {
   if (!namespace) return;
+  await deleteRedisKeys(redis, namespace, '*');
+}
+
+/** Deletes the keys of a namespace that match a pattern (`ratelimit:*`), on every primary of a cluster. */
+export async function deleteRedisKeys(redis: Redis, namespace: string, pattern: string): Promise<void> {
   // The connection prefixes the keys it is given, but neither SCAN patterns nor the keys SCAN returns.
   const prefix = `${namespace}:`;
   // A cluster's keys are spread over its primaries: each is scanned, and keys of many slots deleted.
@@ -49,7 +54,7 @@ export async function deleteRedisNamespace(redis: Redis, namespace: string): Pro
   for (const node of nodes) {
     let cursor = '0';
     do {
-      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}${pattern}`, 'COUNT', 1000);
       cursor = next;
       if (keys.length > 0)
         await delAcrossSlots(

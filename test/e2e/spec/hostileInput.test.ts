@@ -7,7 +7,7 @@ import diagnostics from 'node:diagnostics_channel';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import type { RouteOptions } from 'fastify';
-import { createTestCore, closeTestCore } from '../../support/core.ts';
+import { createTestCore, closeTestCore, deleteRedisKeys } from '../../support/core.ts';
 import { createTestApp, createTestUser, startTestServer, type TestServer } from '../../support/fixtures.ts';
 import { oggAudio, png } from '../../support/mediaFiles.ts';
 import type { Core } from '../../../services/core/context.ts';
@@ -453,11 +453,8 @@ describe('hostile input on every route', () => {
     return out;
   }
 
-  async function clearRateLimits(): Promise<void> {
-    const prefix = `${core.config.redisNamespace}:`;
-    const keys = await core.redis.keys(`${prefix}ratelimit:*`);
-    if (keys.length > 0) await core.redis.del(...keys.map((k) => (k.startsWith(prefix) ? k.slice(prefix.length) : k)));
-  }
+  // Every primary of a cluster is scanned, and the keys deleted slot by slot.
+  const clearRateLimits = () => deleteRedisKeys(core.redis, core.config.redisNamespace, 'ratelimit:*');
 
   /** Hostile files (and hostile fields next to a good file) for a route that takes uploads. */
   function uploadRequests(route: Route, path: string): Hostile[] {
