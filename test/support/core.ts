@@ -89,3 +89,15 @@ export async function removeTestData(config: Config): Promise<void> {
   }
   await deleteTestTopics(config);
 }
+
+/**
+ * How many connections subscribe to a (prefixed) channel. A cluster's PUBSUB NUMSUB counts only the
+ * subscribers of the node asked, so every node is asked and the counts added.
+ */
+export async function channelSubscribers(redis: Redis, channel: string): Promise<number> {
+  const nodes = isCluster(redis) ? (redis as unknown as Cluster).nodes('all') : [redis];
+  const counts = await Promise.all(
+    nodes.map(async (node) => Number(((await node.pubsub('NUMSUB', channel)) as [string, number])[1] ?? 0)),
+  );
+  return counts.reduce((a, b) => a + b, 0);
+}

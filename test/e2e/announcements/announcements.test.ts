@@ -10,7 +10,7 @@ import { channelName, timelineChannels } from '../../../services/core/streaming/
 import { parseSiteCommand } from '../../../services/cli/siteCommands.ts';
 import { startTestApi, type TestApi } from '../../support/api.ts';
 import { createTestUser, type TestUser } from '../../support/fixtures.ts';
-import { eventually } from '../../support/core.ts';
+import { channelSubscribers, eventually } from '../../support/core.ts';
 import { png } from '../../support/mediaFiles.ts';
 
 let api: TestApi;
@@ -107,7 +107,7 @@ describe('announcements', () => {
     client = await Client.open(alice.token);
     const channel = channelName(core.config, timelineChannels.announcements());
     await eventually(
-      async () => Number(((await core.redis.pubsub('NUMSUB', channel)) as [string, number])[1]) > 0 || undefined,
+      async () => (await channelSubscribers(core.redis, channel)) > 0 || undefined,
       10_000,
       'the user stream listens to announcements',
     );
@@ -242,7 +242,7 @@ describe('admin announcements API', () => {
     const client = await Client.open(bob.token);
     const channel = channelName(core.config, timelineChannels.announcements());
     await eventually(
-      async () => Number(((await core.redis.pubsub('NUMSUB', channel)) as [string, number])[1]) > 0 || undefined,
+      async () => (await channelSubscribers(core.redis, channel)) > 0 || undefined,
       10_000,
       'the user stream listens to announcements',
     );

@@ -15,7 +15,7 @@ import { channelName, timelineChannels } from '../../../services/core/streaming/
 import { closeExpiredPolls } from '../../../services/core/polls/polls.ts';
 import { startTestApi, type TestApi } from '../../support/api.ts';
 import { createTestUser } from '../../support/fixtures.ts';
-import { eventually } from '../../support/core.ts';
+import { channelSubscribers, eventually } from '../../support/core.ts';
 import { consumerTuning } from '../../support/kafka.ts';
 import { nodeBin, projectRoot } from '../../support/processes.ts';
 import { PushReceiver } from '../../support/pushReceiver.ts';
@@ -122,7 +122,7 @@ test('follow, favourite, reblog, mention and poll end: one notification each, ev
       timelineChannels.userNotifications(alice.account._id),
     ])
       await eventually(
-        async () => ((await core.redis.pubsub('NUMSUB', channelName(core.config, name))) as [string, number])[1] >= 1,
+        async () => (await channelSubscribers(core.redis, channelName(core.config, name))) >= 1,
         20_000,
         `the streaming server listening on ${name}`,
       );
