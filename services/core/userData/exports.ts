@@ -4,7 +4,8 @@
 // `user@LOCAL_DOMAIN`, so the file imports unchanged on another server.
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
-import { collection } from '../db/mongo.ts';
+import type { Filter } from 'mongodb';
+import { collection, type CollectionDef } from '../db/mongo.ts';
 import { accounts, type AccountDoc } from '../model/accounts.ts';
 import { follows } from '../model/follows.ts';
 import { blocks } from '../model/blocks.ts';
@@ -43,93 +44,69 @@ async function* paged<T extends { _id: Id }>(
 }
 
 const PAGE = 1000;
-const below = (before: Id | null) => (before === null ? {} : { _id: { $lt: before } });
 
-async function followsCsv(core: Core, accountId: Id): Promise<string> {
-  let out = csvLine(['Account address', 'Show boosts', 'Notify on new posts', 'Languages']);
-  for await (const page of paged((b) =>
-    collection(core.db, follows)
-      .find({ accountId, ...below(b) })
-      .sort({ _id: -1 })
-      .limit(PAGE)
-      .toArray(),
-  )) {
-    const names = await acctsById(
-      core,
-      page.map((f) => f.targetAccountId),
-    );
-    for (const f of page) {
-      const acct = names.get(String(f.targetAccountId));
-      if (acct) out += csvLine([acct, f.showReblogs, f.notify, f.languages?.join(', ') ?? null]);
-    }
-  }
-  return out;
+/** An account's documents of one collection (follows, mutes, …), newest first, a page at a time. */
+function ownedPages<T extends { _id: Id; accountId: Id }>(
+  core: Core,
+  def: CollectionDef<T>,
+  accountId: Id,
+): AsyncGenerator<T[], void, undefined> {
+  return paged(async (before) => {
+    const filter = { accountId, ...(before === null ? {} : { _id: { $lt: before } }) } as Filter<T>;
+    return (await collection(core.db, def).find(filter).sort({ _id: -1 }).limit(PAGE).toArray()) as T[];
+  });
 }
 
-async function mutesCsv(core: Core, accountId: Id): Promise<string> {
-  let out = csvLine(['Account address', 'Hide notifications']);
-  for await (const page of paged((b) =>
-    collection(core.db, mutes)
-      .find({ accountId, ...below(b) })
-      .sort({ _id: -1 })
-      .limit(PAGE)
-      .toArray(),
-  )) {
-    const names = await acctsById(
-      core,
-      page.map((m) => m.targetAccountId),
-    );
-    for (const m of page) {
-      const acct = names.get(String(m.targetAccountId));
-      if (acct) out += csvLine([acct, m.hideNotifications]);
-    }
-  }
-  return out;
-}
-
-async function blocksCsv(core: Core, accountId: Id): Promise<string> {
-  let out = '';
-  for await (const page of paged((b) =>
-    collection(core.db, blocks)
-      .find({ accountId, ...below(b) })
-      .sort({ _id: -1 })
-      .limit(PAGE)
-      .toArray(),
-  )) {
+/** The rows of a relation to accounts (follows, mutes, blocks): the account's address first. */
+async function accountRelationsCsv<T extends { _id: Id; accountId: Id; targetAccountId: Id }>(
+  core: Core,
+  def: CollectionDef<T>,
+  accountId: Id,
+  header: string,
+  rest: (doc: T) => (string | boolean | null)[],
+): Promise<string> {
+  let out = header;
+  for await (const page of ownedPages(core, def, accountId)) {
     const names = await acctsById(
       core,
       page.map((x) => x.targetAccountId),
     );
     for (const x of page) {
       const acct = names.get(String(x.targetAccountId));
-      if (acct) out += csvLine([acct]);
+      if (acct) out += csvLine([acct, ...rest(x)]);
     }
   }
   return out;
 }
 
+function followsCsv(core: Core, accountId: Id): Promise<string> {
+  const header = csvLine(['Account address', 'Show boosts', 'Notify on new posts', 'Languages']);
+  return accountRelationsCsv(core, follows, accountId, header, (f) => [
+    f.showReblogs,
+    f.notify,
+    f.languages?.join(', ') ?? null,
+  ]);
+}
+
+function mutesCsv(core: Core, accountId: Id): Promise<string> {
+  const header = csvLine(['Account address', 'Hide notifications']);
+  return accountRelationsCsv(core, mutes, accountId, header, (m) => [m.hideNotifications]);
+}
+
+function blocksCsv(core: Core, accountId: Id): Promise<string> {
+  return accountRelationsCsv(core, blocks, accountId, '', () => []);
+}
+
 async function domainBlocksCsv(core: Core, accountId: Id): Promise<string> {
   let out = '';
-  for await (const page of paged((b) =>
-    collection(core.db, accountDomainBlocks)
-      .find({ accountId, ...below(b) })
-      .sort({ _id: -1 })
-      .limit(PAGE)
-      .toArray(),
-  ))
+  for await (const page of ownedPages(core, accountDomainBlocks, accountId))
     for (const d of page) out += csvLine([d.domain]);
   return out;
 }
 
 async function bookmarksCsv(core: Core, accountId: Id): Promise<string> {
   let out = '';
-  for await (const page of paged((b) =>
-    collection(core.db, bookmarks)
-      .find({ accountId, ...below(b) })
-      .sort({ _id: -1 })
-      .limit(PAGE)
-      .toArray(),
-  )) {
+  for await (const page of ownedPages(core, bookmarks, accountId)) {
     const found = await collection(core.db, statuses)
       .find({ _id: { $in: page.map((x) => x.statusId) }, deletedAt: null }, { projection: { _id: 1, uri: 1 } })
       .toArray();
