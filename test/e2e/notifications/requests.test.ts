@@ -188,8 +188,14 @@ test('dismiss deletes the request and its notifications; bulk accept and dismiss
   expect(await requests(bob)).toEqual([]);
   expect((await call('GET', `/api/v1/notifications?account_id=${s1.account._id}`, bob.token)).body).toEqual([]);
 
-  for (const s of [s2, s3, s4]) await dm(s, bob, 'hi');
-  const [r2, r3, r4] = await Promise.all([s2, s3, s4].map((s) => requestFrom(bob, s, '1')));
+  // One sender at a time: requests are ordered by creation, and the notifications pipeline may take
+  // mentions from different partitions in any order.
+  const created: Req[] = [];
+  for (const s of [s2, s3, s4]) {
+    await dm(s, bob, 'hi');
+    created.push(await requestFrom(bob, s, '1'));
+  }
+  const [r2, r3, r4] = created;
   expect((await requests(bob)).map((r) => r.id)).toEqual([r4!.id, r3!.id, r2!.id]);
   const page = await call('GET', '/api/v1/notifications/requests?limit=1', bob.token);
   expect(page.body.map((r: Req) => r.id)).toEqual([r4!.id]);
