@@ -46,8 +46,11 @@ export async function buildApi(core: Core): Promise<FastifyInstance> {
   const openCors = {
     origin: '*',
     methods: ['POST', 'PUT', 'DELETE', 'GET', 'PATCH', 'OPTIONS'],
+    // Mastodon-Async-Refresh since Mastodon 4.6 (mastodon#38914), so a web client can poll a thread's
+    // backfill.
     exposedHeaders: [
       'Link',
+      'Mastodon-Async-Refresh',
       'X-RateLimit-Reset',
       'X-RateLimit-Limit',
       'X-RateLimit-Remaining',

@@ -11,6 +11,9 @@ import { describeWithBrowser, launchChromium } from '../../support/browser.ts';
 import { testConfig } from '../../support/config.ts';
 import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestUser, startTestServer, type TestServer, type TestUser } from '../../support/fixtures.ts';
+import { createRemoteAccount, createRemoteStatus } from '../../support/remoteAccounts.ts';
+import { collection } from '../../../services/core/db/mongo.ts';
+import { statuses } from '../../../services/core/model/statuses.ts';
 
 /** The web client's origin: one empty page. */
 async function startClientOrigin(): Promise<{ url: string; server: Server }> {
@@ -44,7 +47,14 @@ describeWithBrowser('browserCors.test.ts')('CORS for web clients on another orig
   async function call(method: string, path: string, body?: unknown, url?: string): Promise<Answer> {
     return page.evaluate(
       async ({ method, target, token, body }) => {
-        const exposed = ['link', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-request-id'];
+        const exposed = [
+          'link',
+          'mastodon-async-refresh',
+          'x-ratelimit-limit',
+          'x-ratelimit-remaining',
+          'x-ratelimit-reset',
+          'x-request-id',
+        ];
         try {
           const res = await fetch(target, {
             method,
@@ -127,6 +137,23 @@ describeWithBrowser('browserCors.test.ts')('CORS for web clients on another orig
       next = link && `${server.url}${new URL(link).pathname}${new URL(link).search}`;
     }
     expect(seen).toEqual([...ids].reverse());
+  });
+
+  it('reads Mastodon-Async-Refresh when opening a remote thread, and polls it', async () => {
+    const author = await createRemoteAccount(core, 'https://remote.example', 'bob');
+    const status = await createRemoteStatus(core, author, 'a remote thread');
+    // Older than FETCH_REPLIES_INITIAL_WAIT_MINUTES, so opening it starts a crawl of its replies.
+    await collection(core.db, statuses).updateOne(
+      { _id: status._id },
+      { $set: { createdAt: new Date(Date.now() - 3_600_000) } },
+    );
+    const context = await call('GET', `/api/v1/statuses/${String(status._id)}/context`);
+    expect(context).toMatchObject({ ok: true, status: 200 });
+    const refresh = context.headers['mastodon-async-refresh'];
+    expect(refresh).toMatch(/^id="[^"]+", retry=\d+$/);
+    const id = /id="([^"]+)"/.exec(refresh ?? '')?.[1] ?? '';
+    const polled = await call('GET', `/api/v1_alpha/async_refreshes/${encodeURIComponent(id)}`);
+    expect(polled).toMatchObject({ ok: true, status: 200, body: { async_refresh: { id, status: 'running' } } });
   });
 
   it('keeps the HTML OAuth pages closed to other origins', async () => {
