@@ -8,7 +8,7 @@ import type { Core } from '../../services/core/context.ts';
 import { publishDueScheduledStatuses } from '../../services/core/scheduledStatuses/scheduledStatuses.ts';
 import { closeExpiredPolls, publishDuePollUpdates } from '../../services/core/polls/polls.ts';
 import { pruneClaims } from '../../services/core/scheduledStatuses/claims.ts';
-import { removeUnattachedMedia } from '../../services/core/media/attachments.ts';
+import { removeUnattachedMedia } from '../../services/core/media/removal.ts';
 import { vacuumMediaCache } from '../../services/core/media/remoteCache.ts';
 import { endExpiredMutes } from '../../services/core/graph/mute.ts';
 import { deleteExpiredSuspensions } from '../../services/core/moderation/accountActions.ts';

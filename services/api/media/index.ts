@@ -10,11 +10,11 @@ import { enforceRateLimit, RATE_LIMITS } from '../rateLimit.ts';
 import { parseId } from '../../core/ids.ts';
 import {
   createMediaAttachment,
-  deleteMediaAttachment,
   findOwnMedia,
   setCustomThumbnail,
   updateAttachmentAttributes,
 } from '../../core/media/attachments.ts';
+import { deleteMediaAttachment } from '../../core/media/removal.ts';
 import { MediaAttachmentEntity, presentMediaAttachment } from '../../core/entities/mediaAttachment.ts';
 import { AnyIdParams } from '../params.ts';
 

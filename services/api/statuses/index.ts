@@ -10,15 +10,13 @@ import { parseId } from '../../core/ids.ts';
 import { collection } from '../../core/db/mongo.ts';
 import type { AccountDoc, CachedAccount } from '../../core/model/accounts.ts';
 import { accounts } from '../../core/model/accounts.ts';
-import { statuses, VISIBILITIES, type StatusDoc, type Visibility } from '../../core/model/statuses.ts';
+import { statuses, type StatusDoc } from '../../core/model/statuses.ts';
 import { favourites } from '../../core/model/favourites.ts';
 import { bookmarks } from '../../core/model/bookmarks.ts';
 import { postStatus, type PostStatusInput } from '../../core/statuses/postStatus.ts';
-import { editStatus, statusHistory } from '../../core/statuses/editStatus.ts';
-import { deleteStatus } from '../../core/statuses/deleteStatus.ts';
+import { statusHistory } from '../../core/statuses/editStatus.ts';
 import { statusContext } from '../../core/statuses/context.ts';
 import { filterVisible } from '../../core/statuses/visibility.ts';
-import type { PollInput } from '../../core/statuses/attachments.ts';
 import { runIdempotent, type IdempotentResult } from '../../core/statuses/idempotency.ts';
 import { users } from '../../core/model/users.ts';
 import { scheduledStatuses, type ScheduledStatusParams } from '../../core/model/scheduledStatuses.ts';
@@ -35,28 +33,19 @@ import { pinStatus, unpinStatus } from '../../core/interactions/pins.ts';
 import { muteConversation, unmuteConversation } from '../../core/interactions/conversationMutes.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { enforceRateLimit, RATE_LIMITS } from '../rateLimit.ts';
-import { ApiError, notFound, validationFailed } from '../errors.ts';
+import { ApiError, notFound } from '../errors.ts';
 import { StatusEntity, presentStatus, presentStatuses } from '../../core/entities/status.ts';
 import { presentStatusJson } from '../../core/entities/statusPageJson.ts';
 import { StatusEditEntity, presentStatusEdits } from '../../core/entities/statusEdit.ts';
 import { StatusSourceEntity, presentStatusSource } from '../../core/entities/statusSource.ts';
 import { AccountEntity, presentAccounts } from '../../core/entities/account.ts';
 import { findPage, pageParams, setLinkHeader, type PageParams } from '../pagination.ts';
-import {
-  EditStatusBody,
-  IdParams,
-  InteractionPolicyBody,
-  QuoteParams,
-  PageQuery,
-  PostStatusBody,
-  ReblogBody,
-  parseFlag,
-  type PollBody,
-} from './schemas.ts';
+import { IdParams, PageQuery, PostStatusBody, ReblogBody, parseFlag } from './schemas.ts';
 import { idList, idParam, viewerOf, visibleStatusOr404 } from './helpers.ts';
-import type { Static } from '@sinclair/typebox';
-import { isQuotePolicySetting, type QuotePolicySetting } from '../../core/quotes/policy.ts';
-import { QUOTED_STATUS_NOT_FOUND, quotableStatus, revokeQuote, setQuotePolicy } from '../../core/quotes/quotes.ts';
+import { registerStatusChangeRoutes } from './changes.ts';
+import { registerQuoteRoutes } from './quoteRoutes.ts';
+import { pollOf, quotePolicyOf, visibilityOf } from './inputs.ts';
+import { QUOTED_STATUS_NOT_FOUND, quotableStatus } from '../../core/quotes/quotes.ts';
 
 const READ = { scopes: ['read', 'read:statuses'], user: 'optional' as const };
 const WRITE = { scopes: ['write', 'write:statuses'], user: 'required' as const };
@@ -64,31 +53,6 @@ const FAVOURITES = { scopes: ['write', 'write:favourites'], user: 'required' as 
 const BOOKMARKS = { scopes: ['write', 'write:bookmarks'], user: 'required' as const };
 const PINS = { scopes: ['write', 'write:accounts'], user: 'required' as const };
 const MUTES = { scopes: ['write', 'write:mutes', 'follow'], user: 'required' as const };
-
-function visibilityOf(value: string | null | undefined): Visibility | null {
-  if (value === undefined || value === null || value === '') return null;
-  if (!(VISIBILITIES as readonly string[]).includes(value))
-    throw validationFailed('Visibility is not included in the list');
-  return value as Visibility;
-}
-
-function pollOf(body: Static<typeof PollBody> | null | undefined): PollInput | null {
-  if (!body) return null;
-  // The polls module validates and normalises (422 with Mastodon's wording).
-  return {
-    options: body.options as string[],
-    expiresIn: body.expires_in as number,
-    multiple: parseFlag(body.multiple) ?? false,
-    hideTotals: parseFlag(body.hide_totals) ?? false,
-  };
-}
-
-/** `quote_approval_policy`: null when not given; Mastodon answers anything else than its three with 422. */
-function quotePolicyOf(value: string | null | undefined): QuotePolicySetting | null {
-  if (value === undefined || value === null || value === '') return null;
-  if (!isQuotePolicySetting(value)) throw new ApiError(422, 'Record invalid');
-  return value;
-}
 
 export function postInputOf(body: PostStatusBody): PostStatusInput {
   const inReplyToId = body.in_reply_to_id ? parseId(body.in_reply_to_id) : null;
@@ -247,102 +211,9 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     },
   );
 
-  app.delete(
-    '/api/v1/statuses/:id',
-    { config: { auth: WRITE }, schema: { params: IdParams, response: { 200: StatusEntity } } },
-    async (request, reply) => {
-      const { account } = requireUser(request);
-      await enforceRateLimit(core, reply, RATE_LIMITS.deletes, String(account._id));
-      const deleted = await deleteStatus(core, account, idParam(request.params.id));
-      return presentStatus(core, { ...deleted, deletedAt: null }, account, { source: true });
-    },
-  );
+  registerStatusChangeRoutes(app, core);
 
-  app.put(
-    '/api/v1/statuses/:id',
-    { config: { auth: WRITE }, schema: { params: IdParams, body: EditStatusBody, response: { 200: StatusEntity } } },
-    async (request, reply) => {
-      const { account } = requireUser(request);
-      const before = await visibleStatusOr404(core, account, request.params.id);
-      await enforceRateLimit(core, reply, RATE_LIMITS.statusEdits, String(account._id));
-      const body = request.body;
-      const quotePolicy = quotePolicyOf(body.quote_approval_policy);
-      // Set before the edit, whose event then carries it to the streams and remote servers.
-      if (quotePolicy && before.accountId === account._id)
-        await setQuotePolicy(core, account, before, quotePolicy, false);
-      const attrs = body.media_attributes
-        ? Array.isArray(body.media_attributes)
-          ? body.media_attributes
-          : Object.values(body.media_attributes)
-        : [];
-      const updated = await editStatus(core, account, idParam(request.params.id), {
-        text: body.status ?? '',
-        spoilerText: body.spoiler_text ?? '',
-        sensitive: parseFlag(body.sensitive),
-        language: body.language ?? null,
-        mediaIds: idList(body.media_ids),
-        mediaAttributes: attrs.map((a) => ({ id: idList([a.id])[0], description: a.description, focus: a.focus })),
-        poll: pollOf(body.poll),
-      });
-      return presentStatus(core, updated, account);
-    },
-  );
-
-  // Quote posts (Mastodon 4.5) -------------------------------------------------------------------
-  app.put(
-    '/api/v1/statuses/:id/interaction_policy',
-    {
-      config: { auth: WRITE },
-      schema: { params: IdParams, body: InteractionPolicyBody, response: { 200: StatusEntity } },
-    },
-    async (request) => {
-      const { account } = requireUser(request);
-      const status = await visibleStatusOr404(core, account, request.params.id);
-      const setting = quotePolicyOf(request.body?.quote_approval_policy);
-      if (!setting) throw new ApiError(422, 'Record invalid');
-      const updated = await setQuotePolicy(core, account, status, setting);
-      return presentStatus(core, updated, account);
-    },
-  );
-
-  app.get(
-    '/api/v1/statuses/:id/quotes',
-    {
-      config: { auth: READ },
-      schema: { params: IdParams, querystring: PageQuery, response: { 200: Type.Array(StatusEntity) } },
-    },
-    async (request, reply) => {
-      const viewer = viewerOf(request);
-      const status = await visibleStatusOr404(core, viewer, request.params.id);
-      // Mastodon 4.5 shows who quoted a post to its author only.
-      if (!viewer || viewer._id !== status.accountId) throw new ApiError(403, 'This action is not allowed');
-      const p = pageParams(request.query, { defaultLimit: 20, maxLimit: 40 });
-      const page = await findPage(
-        collection(core.db, statuses),
-        { 'quote.quotedStatusId': status._id, 'quote.state': 'accepted', deletedAt: null },
-        p,
-      );
-      setLinkHeader(core, request, reply, {
-        oldest: page.at(-1)?._id ?? null,
-        newest: page[0]?._id ?? null,
-        count: page.length,
-        limit: p.limit,
-        prevParam: 'since_id',
-      });
-      return presentStatuses(core, await filterVisible(core, viewer, page), viewer);
-    },
-  );
-
-  app.post(
-    '/api/v1/statuses/:id/quotes/:quoting_status_id/revoke',
-    { config: { auth: WRITE }, schema: { params: QuoteParams, response: { 200: StatusEntity } } },
-    async (request) => {
-      const { account } = requireUser(request);
-      const status = await visibleStatusOr404(core, account, request.params.id);
-      const quoting = await revokeQuote(core, account, status._id, idParam(request.params.quoting_status_id));
-      return presentStatus(core, quoting, account);
-    },
-  );
+  registerQuoteRoutes(app, core);
 
   app.get(
     '/api/v1/statuses/:id/context',

@@ -198,52 +198,6 @@ export async function setCustomThumbnail(core: Core, accountId: Id, id: Id, data
   return updated;
 }
 
-function fileKeys(doc: MediaAttachmentDoc): string[] {
-  return [doc.files.original, doc.files.small, doc.files.upload].filter((k): k is string => typeof k === 'string');
-}
-
-/** DELETE /api/v1/media/:id: only media no status uses (422 otherwise, like Mastodon 4.4). */
-export async function deleteMediaAttachment(core: Core, accountId: Id, id: Id): Promise<void> {
-  const doc = await findOwnMedia(core, accountId, id);
-  if (doc.statusId !== null || doc.scheduledStatusId !== null)
-    throw unprocessable('Media attachment is currently used by a status');
-  const res = await collection(core.db, mediaAttachments).deleteOne({
-    _id: id,
-    accountId,
-    statusId: null,
-    scheduledStatusId: null,
-  });
-  if (res.deletedCount === 0) throw unprocessable('Media attachment is currently used by a status');
-  const storage = storageFor(core);
-  await Promise.all(fileKeys(doc).map((k) => storage.delete(k).catch(() => undefined)));
-}
-
-/**
- * Removes local uploads nobody attached within `olderThanMs` (Mastodon: a day) with their files.
- * Returns how many it removed. Idempotent; safe in several processes.
- */
-export async function removeUnattachedMedia(core: Core, olderThanMs = 24 * 3600_000, limit = 500): Promise<number> {
-  const coll = collection(core.db, mediaAttachments);
-  const stale = await coll
-    .find({
-      statusId: null,
-      scheduledStatusId: null,
-      remoteUrl: null,
-      createdAt: { $lt: new Date(Date.now() - olderThanMs) },
-    })
-    .limit(limit)
-    .toArray();
-  const storage = storageFor(core);
-  let removed = 0;
-  for (const doc of stale) {
-    const res = await coll.deleteOne({ _id: doc._id, statusId: null, scheduledStatusId: null });
-    if (res.deletedCount === 0) continue;
-    await Promise.all(fileKeys(doc).map((k) => storage.delete(k).catch(() => undefined)));
-    removed++;
-  }
-  return removed;
-}
-
 /**
  * The media pipeline's job: processes a queued upload. Idempotent (a redelivered event for a
  * finished attachment does nothing). Returns the final state, or null when the record is gone.

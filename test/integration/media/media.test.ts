@@ -6,7 +6,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Core } from '../../../services/core/context.ts';
 import type { OutboxEvent } from '../../../services/core/events/outbox.ts';
-import { processQueuedMedia, removeUnattachedMedia } from '../../../services/core/media/attachments.ts';
+import { processQueuedMedia } from '../../../services/core/media/attachments.ts';
+import { removeUnattachedMedia } from '../../../services/core/media/removal.ts';
 import { storageFor } from '../../../services/core/media/storage.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { mediaAttachments } from '../../../services/core/model/media.ts';
@@ -375,6 +376,35 @@ describe('media attachments API', () => {
     expect(await collection(core.db, mediaAttachments).countDocuments({ _id: BigInt(stale.body.id) })).toBe(0);
     expect((await fetch((stale.body.url as string).replace(core.config.baseUrl, server.url))).status).toBe(404);
     expect(await collection(core.db, mediaAttachments).countDocuments({ _id: BigInt(attached.body.id) })).toBe(1);
+  });
+
+  it('deletes a status with delete_media=true: its media and files go at once, no redraft', async () => {
+    const kept = await upload(server, alice.token, 'v2', await png(16, 16));
+    const gone = await upload(server, alice.token, 'v2', await png(16, 16));
+    const keptStatus = await call('POST', '/api/v1/statuses', alice.token, {
+      status: 'kept',
+      media_ids: [kept.body.id],
+    });
+    const goneStatus = await call('POST', '/api/v1/statuses', alice.token, {
+      status: 'gone',
+      media_ids: [gone.body.id],
+    });
+    const fileUrl = (gone.body.url as string).replace(core.config.baseUrl, server.url);
+    expect((await fetch(fileUrl)).status).toBe(200);
+
+    const del = await call('DELETE', `/api/v1/statuses/${goneStatus.body.id}?delete_media=true`, alice.token);
+    expect(del.status).toBe(200);
+    expect(del.body.text).toBe('gone');
+    expect(await collection(core.db, mediaAttachments).countDocuments({ _id: BigInt(gone.body.id) })).toBe(0);
+    expect((await fetch(fileUrl)).status).toBe(404);
+    const redraft = await call('POST', '/api/v1/statuses', alice.token, { status: 'again', media_ids: [gone.body.id] });
+    expect(redraft.status).toBe(422);
+
+    // Without it (or with false) the media stay for a redraft.
+    expect(
+      (await call('DELETE', `/api/v1/statuses/${keptStatus.body.id}?delete_media=false`, alice.token)).status,
+    ).toBe(200);
+    expect(await collection(core.db, mediaAttachments).countDocuments({ _id: BigInt(kept.body.id) })).toBe(1);
   });
 
   it('rate-limits uploads to 30 per 30 minutes per user', async () => {

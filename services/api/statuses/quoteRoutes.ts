@@ -1,0 +1,60 @@
+// Quote posts (Mastodon 4.5): who quoted a status (its author only), and the author revoking a quote.
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { Core } from '../../core/context.ts';
+import { collection } from '../../core/db/mongo.ts';
+import { statuses } from '../../core/model/statuses.ts';
+import { filterVisible } from '../../core/statuses/visibility.ts';
+import { revokeQuote } from '../../core/quotes/quotes.ts';
+import { StatusEntity, presentStatus, presentStatuses } from '../../core/entities/status.ts';
+import { requireUser } from '../plugins/auth.ts';
+import { ApiError } from '../errors.ts';
+import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
+import { IdParams, PageQuery, QuoteParams } from './schemas.ts';
+import { idParam, viewerOf, visibleStatusOr404 } from './helpers.ts';
+
+const READ = { scopes: ['read', 'read:statuses'], user: 'optional' as const };
+const WRITE = { scopes: ['write', 'write:statuses'], user: 'required' as const };
+
+export function registerQuoteRoutes(fastify: FastifyInstance, core: Core): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.get(
+    '/api/v1/statuses/:id/quotes',
+    {
+      config: { auth: READ },
+      schema: { params: IdParams, querystring: PageQuery, response: { 200: Type.Array(StatusEntity) } },
+    },
+    async (request, reply) => {
+      const viewer = viewerOf(request);
+      const status = await visibleStatusOr404(core, viewer, request.params.id);
+      // Mastodon 4.5 shows who quoted a post to its author only.
+      if (!viewer || viewer._id !== status.accountId) throw new ApiError(403, 'This action is not allowed');
+      const p = pageParams(request.query, { defaultLimit: 20, maxLimit: 40 });
+      const page = await findPage(
+        collection(core.db, statuses),
+        { 'quote.quotedStatusId': status._id, 'quote.state': 'accepted', deletedAt: null },
+        p,
+      );
+      setLinkHeader(core, request, reply, {
+        oldest: page.at(-1)?._id ?? null,
+        newest: page[0]?._id ?? null,
+        count: page.length,
+        limit: p.limit,
+        prevParam: 'since_id',
+      });
+      return presentStatuses(core, await filterVisible(core, viewer, page), viewer);
+    },
+  );
+
+  app.post(
+    '/api/v1/statuses/:id/quotes/:quoting_status_id/revoke',
+    { config: { auth: WRITE }, schema: { params: QuoteParams, response: { 200: StatusEntity } } },
+    async (request) => {
+      const { account } = requireUser(request);
+      const status = await visibleStatusOr404(core, account, request.params.id);
+      const quoting = await revokeQuote(core, account, status._id, idParam(request.params.quoting_status_id));
+      return presentStatus(core, quoting, account);
+    },
+  );
+}
