@@ -8,7 +8,12 @@ import { collection } from '../../core/db/mongo.ts';
 import { parseId } from '../../core/ids.ts';
 import { accounts, type AccountDoc } from '../../core/model/accounts.ts';
 import { signUp } from '../../core/accounts/registration.ts';
-import { updateProfile, removeProfileImage, type ProfileChanges } from '../../core/accounts/profile.ts';
+import {
+  normaliseAttributionDomains,
+  updateProfile,
+  removeProfileImage,
+  type ProfileChanges,
+} from '../../core/accounts/profile.ts';
 import { findAccountByAcct, findVisibleAccount, findVisibleAccounts } from '../../core/accounts/queries.ts';
 import { resolveAccountByAcct } from '../../core/activitypub/resolve.ts';
 import { tokenEntity } from '../../core/oauth/tokens.ts';
@@ -58,6 +63,9 @@ const UpdateBody = Type.Object(
     discoverable: Type.Optional(BoolLike),
     indexable: Type.Optional(BoolLike),
     hide_collections: Type.Optional(BoolLike),
+    attribution_domains: Type.Optional(
+      Type.Union([Type.Array(Type.String({ maxLength: 300 }), { maxItems: 1000 }), Type.String({ maxLength: 300 })]),
+    ),
     // A value that is neither a list nor a hash (a client library sends the string `undefined`
     // when unset) is ignored, as Rails' strong parameters drop it in Mastodon.
     fields_attributes: Type.Optional(
@@ -152,6 +160,10 @@ const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
         discoverable: railsBoolean(body.discoverable),
         indexable: railsBoolean(body.indexable),
         hideCollections: railsBoolean(body.hide_collections),
+        attributionDomains:
+          body.attribution_domains === undefined
+            ? undefined
+            : normaliseAttributionDomains([body.attribution_domains].flat()),
         fields:
           body.fields_attributes && typeof body.fields_attributes === 'object'
             ? fieldList(body.fields_attributes)

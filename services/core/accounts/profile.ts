@@ -24,6 +24,8 @@ export const DISPLAY_NAME_MAX = 30;
 export const NOTE_MAX = 500;
 export const FIELDS_MAX = 4;
 export const FIELD_TEXT_MAX = 255;
+/** Mastodon's Account::AttributionDomains::ATTRIBUTION_DOMAINS_LIMIT. */
+export const ATTRIBUTION_DOMAINS_MAX = 100;
 export const DEFAULT_PRIVACY_VALUES: readonly PostingPrivacy[] = ['public', 'unlisted', 'private'];
 
 export interface ProfileChanges {
@@ -34,6 +36,8 @@ export interface ProfileChanges {
   discoverable?: boolean;
   indexable?: boolean;
   hideCollections?: boolean;
+  /** Normalised by normaliseAttributionDomains. */
+  attributionDomains?: string[];
   fields?: { name: string; value: string }[];
   avatar?: Buffer;
   header?: Buffer;
@@ -46,6 +50,31 @@ export interface ProfileChanges {
 }
 
 export class ProfileValidationError extends ValidationError {}
+
+/**
+ * `attribution_domains[]` as Mastodon normalises it: trimmed, without a scheme or a leading `*.`,
+ * blanks dropped, each once, lower-cased (domains compare case-insensitively).
+ */
+export function normaliseAttributionDomains(values: readonly unknown[]): string[] {
+  const out = values
+    .map((v) =>
+      String(v)
+        .trim()
+        .replace(/^https?:\/\//, '')
+        .replace(/^\*\./, '')
+        .toLowerCase(),
+    )
+    .filter((v) => v !== '');
+  return [...new Set(out)];
+}
+
+function isDomainName(value: string): boolean {
+  return (
+    value.length <= 253 &&
+    value.split('.').length >= 2 &&
+    value.split('.').every((label) => /^(?!-)[\p{L}\p{N}-]{1,63}(?<!-)$/u.test(label))
+  );
+}
 
 /** Rails-style messages, e.g. "Display name is too long (maximum is 30 characters)". */
 export function validateProfile(changes: ProfileChanges): string[] {
@@ -64,6 +93,12 @@ export function validateProfile(changes: ProfileChanges): string[] {
         break;
       }
     }
+  }
+  if (changes.attributionDomains) {
+    if (changes.attributionDomains.length > ATTRIBUTION_DOMAINS_MAX)
+      problems.push(`Attribution domains is too long (maximum is ${ATTRIBUTION_DOMAINS_MAX} characters)`);
+    else if (!changes.attributionDomains.every(isDomainName))
+      problems.push('Attribution domains is not a valid domain name');
   }
   if (changes.privacy !== undefined && !(DEFAULT_PRIVACY_VALUES as readonly string[]).includes(changes.privacy)) {
     problems.push('Setting default privacy is not included in the list');
@@ -158,6 +193,10 @@ export async function updateProfile(
       set[key] = v;
       changed.push(attr);
     }
+  }
+  if (changes.attributionDomains) {
+    set.attributionDomains = changes.attributionDomains;
+    changed.push('attribution_domains');
   }
   if (changes.fields) {
     const kept = changes.fields.filter((f) => f.name.trim() !== '' || f.value.trim() !== '');

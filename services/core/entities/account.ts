@@ -229,7 +229,7 @@ export async function presentCredentialAccount(
       hide_collections: doc.hideCollections,
       discoverable: doc.discoverable,
       indexable: doc.indexable,
-      attribution_domains: [],
+      attribution_domains: doc.attributionDomains ?? [],
     },
     role: presentRole(role),
   };

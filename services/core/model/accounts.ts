@@ -48,6 +48,8 @@ export interface AccountDoc {
   discoverable: boolean;
   indexable: boolean;
   hideCollections: boolean;
+  /** Local accounts: websites allowed to credit them as author (Mastodon 4.4 `attribution_domains`). */
+  attributionDomains?: string[];
   /** ActivityPub id, e.g. https://example.com/users/alice */
   uri: string;
   /** Profile page, e.g. https://example.com/@alice */

@@ -154,7 +154,8 @@ describe('instance surface', () => {
     expect(body.configuration.polls.max_options).toBe(LIMITS.polls.maxOptions);
     expect(body.configuration.translation).toEqual({ enabled: false });
     expect(body.configuration.vapid.public_key).toMatch(/^[A-Za-z0-9_-]{80,}$/);
-    expect(body.api_versions.mastodon).toBeGreaterThanOrEqual(2);
+    // Levels 3-5 (attribution_domains, delete_media, filter blur) are implemented; 6 is undocumented.
+    expect(body.api_versions.mastodon).toBe(5);
     expect(body.title).toBe('social.example');
     // The default thumbnail is a real image.
     expect(body.thumbnail.url).toBe('https://social.example/packs/media/images/preview.png');

@@ -51,6 +51,48 @@ describe('update_credentials fields_attributes', () => {
   });
 });
 
+describe('update_credentials attribution_domains (Mastodon 4.4, API level 3)', () => {
+  it('stores them normalised, answers them in source and publishes them on the actor', async () => {
+    const form = ['https://News.example', '*.blog.example', ' ', 'news.example']
+      .map((d) => `attribution_domains[]=${encodeURIComponent(d)}`)
+      .join('&');
+    const res = await call(server, 'PATCH', '/api/v1/accounts/update_credentials', { token: alice.token, form });
+    expect(res.status).toBe(200);
+    expect(res.body.source.attribution_domains).toEqual(['news.example', 'blog.example']);
+    expect(
+      (await call(server, 'GET', '/api/v1/accounts/verify_credentials', { token: alice.token })).body,
+    ).toMatchObject({ source: { attribution_domains: ['news.example', 'blog.example'] } });
+    const actor = await call(server, 'GET', `/users/${alice.account.username}`, {
+      headers: { accept: 'application/activity+json' },
+    });
+    expect(actor.status).toBe(200);
+    const doc = typeof actor.body === 'string' ? JSON.parse(actor.body) : actor.body;
+    expect(doc.attributionDomains).toEqual(['news.example', 'blog.example']);
+    expect(JSON.stringify(doc['@context'])).toContain('toot:attributionDomains');
+
+    const cleared = await call(server, 'PATCH', '/api/v1/accounts/update_credentials', {
+      token: alice.token,
+      json: { attribution_domains: [] },
+    });
+    expect(cleared.body.source.attribution_domains).toEqual([]);
+  });
+
+  it('refuses what is not a domain and more than 100 domains with 422', async () => {
+    const bad = await call(server, 'PATCH', '/api/v1/accounts/update_credentials', {
+      token: alice.token,
+      json: { attribution_domains: ['not a domain'] },
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error).toContain('Attribution domains is not a valid domain name');
+    const many = Array.from({ length: 101 }, (_, i) => `site${i}.example`);
+    const tooMany = await call(server, 'PATCH', '/api/v1/accounts/update_credentials', {
+      token: alice.token,
+      json: { attribution_domains: many },
+    });
+    expect(tooMany.status).toBe(422);
+  });
+});
+
 describe('GET /api/v1/accounts?id[]=', () => {
   it('answers each visible account once, skipping unknown, malformed and unconfirmed ones', async () => {
     const bob = await createTestUser(core);

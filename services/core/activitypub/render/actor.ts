@@ -36,6 +36,7 @@ export interface ActorInput {
     | 'createdAt'
     | 'publicKeyPem'
     | 'suspendedAt'
+    | 'attributionDomains'
   >;
   avatar: ImageRef | null;
   header: ImageRef | null;
@@ -92,6 +93,9 @@ export function renderActorObject(config: Config, input: ActorInput): JsonLd {
     published: midnight(a.createdAt),
     memorial: a.memorial,
   };
+  // Websites that may credit this account as author of a link (Mastodon 4.3+).
+  if (!suspended && a.attributionDomains && a.attributionDomains.length > 0)
+    out.attributionDomains = a.attributionDomains;
   if (suspended) out.suspended = true;
   if (!suspended && input.movedTo) out.movedTo = input.movedTo;
   if (!suspended && input.alsoKnownAs && input.alsoKnownAs.length > 0) out.alsoKnownAs = input.alsoKnownAs;

@@ -12,6 +12,7 @@ const ACTOR_TERMS = {
   toot: 'http://joinmastodon.org/ns#',
   featured: { '@id': 'toot:featured', '@type': '@id' },
   featuredTags: { '@id': 'toot:featuredTags', '@type': '@id' },
+  attributionDomains: { '@id': 'toot:attributionDomains', '@type': '@id' },
   alsoKnownAs: { '@id': 'as:alsoKnownAs', '@type': '@id' },
   movedTo: { '@id': 'as:movedTo', '@type': '@id' },
   schema: 'http://schema.org#',
