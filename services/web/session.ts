@@ -9,11 +9,12 @@ import {
   destroyWebSession,
   touchWebSession,
   webSessionUser,
+  SESSION_COOKIE,
   SESSION_TTL_SECONDS,
   type WebSessionClient,
 } from '../core/oauth/sessions.ts';
 
-export const SESSION_COOKIE = '_session_id';
+export { SESSION_COOKIE };
 
 export function sessionId(request: FastifyRequest): string | undefined {
   return request.cookies[SESSION_COOKIE];

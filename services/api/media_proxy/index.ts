@@ -1,10 +1,14 @@
 // GET /media_proxy/:id(/:style) (Mastodon's MediaProxyController): a remote attachment as a file of
 // ours. Not cached yet (or removed by the cache clean-up): fetched now through the SSRF-safe
 // client and processed like an upload; then a redirect to the stored `original` or `small` file.
-// Only attachments of statuses anyone may see; anything else, or a file that cannot be fetched, is 404.
+// As Mastodon authorizes `status.show?` for the current user: a private or direct status's media are
+// served to who may see the status, signed in by the pages' session cookie (what an <img> on our
+// pages sends) or a bearer token; to anyone else, as for a missing file or one that cannot be
+// fetched, 404.
 // GET /media_proxy/accounts/:id/avatar|header(_static) and /media_proxy/emojis/:id(/static) do the
 // same for remote profile images and custom emojis.
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
 import { collection } from '../../core/db/mongo.ts';
@@ -17,6 +21,7 @@ import { findVisibleStatus } from '../../core/statuses/visibility.ts';
 import { cacheRemoteAttachment, needsRedownload } from '../../core/media/remoteCache.ts';
 import { storageFor } from '../../core/media/storage.ts';
 import { notFound } from '../errors.ts';
+import { mediaViewer } from './viewer.ts';
 
 const Params = Type.Object({
   id: Type.String({ maxLength: 20 }),
@@ -24,21 +29,24 @@ const Params = Type.Object({
 });
 
 const mediaProxyArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
-  const handler = async (id: string, style: string | undefined) => {
+  const handler = async (request: FastifyRequest, id: string, style: string | undefined) => {
     if (!/^\d{1,19}$/.test(id) || (style !== undefined && style !== 'original' && style !== 'small')) throw notFound();
     let doc = await collection(core.db, mediaAttachments).findOne({ _id: BigInt(id) });
-    if (!doc || doc.statusId === null || !(await findVisibleStatus(core, null, doc.statusId))) throw notFound();
+    if (!doc || doc.statusId === null) throw notFound();
+    if (!(await findVisibleStatus(core, await mediaViewer(core, request), doc.statusId))) throw notFound();
     if (needsRedownload(doc)) doc = await cacheRemoteAttachment(core, doc._id);
     const key = style === 'small' ? (doc?.files.small ?? doc?.files.original) : doc?.files.original;
     if (!key) throw notFound();
     return storageFor(core).url(key);
   };
   const config = { auth: { user: 'none' as const } };
-  app.get('/media_proxy/:id', { config, schema: { params: Params } }, async (request, reply) =>
-    reply.redirect(await handler(request.params.id, undefined), 302),
+  // A token is read when sent (and a bad one ignored, as for a page): it may show private media.
+  const attachmentConfig = { auth: { scopes: ['read', 'read:statuses'], user: 'optional' as const } };
+  app.get('/media_proxy/:id', { config: attachmentConfig, schema: { params: Params } }, async (request, reply) =>
+    reply.redirect(await handler(request, request.params.id, undefined), 302),
   );
-  app.get('/media_proxy/:id/:style', { config, schema: { params: Params } }, async (request, reply) =>
-    reply.redirect(await handler(request.params.id, request.params.style), 302),
+  app.get('/media_proxy/:id/:style', { config: attachmentConfig, schema: { params: Params } }, async (request, reply) =>
+    reply.redirect(await handler(request, request.params.id, request.params.style), 302),
   );
 
   // A remote account's avatar or header (`…_static`: the still first frame of an animated one).

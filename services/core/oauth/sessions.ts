@@ -6,6 +6,8 @@ import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { newSecret, hashSecret } from '../auth/tokens.ts';
 
+/** The name of the pages' session cookie (its value is the session id). */
+export const SESSION_COOKIE = '_session_id';
 export const SESSION_TTL_SECONDS = 14 * 24 * 3600;
 const key = (hash: string): string => `web_session:${hash}`;
 const userKey = (userId: Id): string => `web_sessions:${userId}`;

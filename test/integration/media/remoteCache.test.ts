@@ -22,6 +22,7 @@ import { upsertRemoteEmojis } from '../../../services/core/emojis/remoteEmojis.t
 import { vacuumMediaCache } from '../../../services/core/media/remoteCache.ts';
 import { parseMediaCommand } from '../../../services/cli/mediaCommands.ts';
 import { createFollow } from '../../../services/core/graph/follow.ts';
+import { createWebSession } from '../../../services/core/oauth/sessions.ts';
 
 jest.setTimeout(60_000);
 
@@ -171,6 +172,43 @@ describe('remote media cache', () => {
     }
     expect((await fetch(`${api.server.url}/media_proxy/12345678/original`)).status).toBe(404);
     expect((await fetch(`${api.server.url}/media_proxy/${ids[0]}/huge`)).status).toBe(404);
+  });
+
+  it("serves a followers-only post's media to its followers only (bearer token or page session)", async () => {
+    const eve = await createRemoteAccount(api.core, originBase, 'eve8');
+    const status = await createRemoteStatus(
+      api.core,
+      eve,
+      {
+        id: `${originBase}/users/eve8/statuses/8`,
+        type: 'Note',
+        attributedTo: eve.uri,
+        content: '<p>for my followers</p>',
+        to: [`${eve.uri}/followers`],
+        published: new Date().toISOString(),
+        attachment: [{ type: 'Document', mediaType: 'image/png', url: `${originBase}/files/blob8.png` }],
+      },
+      { requested: true },
+    );
+    expect(status?.visibility).toBe('private');
+    const path = `/media_proxy/${status!.mediaIds[0]}/original`;
+    const get = (headers: Record<string, string> = {}) =>
+      fetch(`${api.server.url}${path}`, { redirect: 'manual', headers });
+    const stranger = await createTestUser(api.core, { username: 'stranger' });
+    const follower = await createTestUser(api.core, { username: 'follower' });
+    await createFollow(api.core, follower.account, eve, {}, null);
+
+    expect((await get()).status).toBe(404);
+    expect((await get({ authorization: `Bearer ${stranger.token}` })).status).toBe(404);
+    // A bad token is ignored, as on a page: still nobody.
+    expect((await get({ authorization: 'Bearer nope' })).status).toBe(404);
+    const withToken = await get({ authorization: `Bearer ${follower.token}` });
+    expect(withToken.status).toBe(302);
+    expect(withToken.headers.get('location')).toMatch(/\/system\/media_attachments\/files\/\d+\/original\//);
+    const session = await createWebSession(api.core, follower.user._id);
+    expect((await get({ cookie: `theme=dark; _session_id=${session}` })).status).toBe(302);
+    const strangerSession = await createWebSession(api.core, stranger.user._id);
+    expect((await get({ cookie: `_session_id=${strangerSession}` })).status).toBe(404);
   });
 
   it('caches remote avatars and headers, and fetches a changed one on first request', async () => {
