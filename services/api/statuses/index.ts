@@ -39,7 +39,7 @@ import { presentStatusJson } from '../../core/entities/statusPageJson.ts';
 import { StatusEditEntity, presentStatusEdits } from '../../core/entities/statusEdit.ts';
 import { StatusSourceEntity, presentStatusSource } from '../../core/entities/statusSource.ts';
 import { AccountEntity, presentAccounts } from '../../core/entities/account.ts';
-import { findPage, pageParams, setLinkHeader, type PageParams } from '../pagination.ts';
+import { findPage, pageParams, setRecordPageLinks, type PageParams } from '../pagination.ts';
 import { IdParams, PageQuery, PostStatusBody, ReblogBody, parseFlag } from './schemas.ts';
 import { idList, idParam, viewerOf, visibleStatusOr404 } from './helpers.ts';
 import { registerStatusChangeRoutes } from './changes.ts';
@@ -357,13 +357,7 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
         const status = await visibleStatusOr404(core, viewerOf(request), request.params.id);
         const p = pageParams(request.query, { defaultLimit: 40, maxLimit: 80 });
         const page = await records(status, p);
-        setLinkHeader(core, request, reply, {
-          oldest: page.at(-1)?._id ?? null,
-          newest: page[0]?._id ?? null,
-          count: page.length,
-          limit: p.limit,
-          prevParam: 'since_id',
-        });
+        setRecordPageLinks(core, request, reply, page, p.limit);
         return presentAccountsInOrder(
           core,
           page.map((r) => r.accountId),

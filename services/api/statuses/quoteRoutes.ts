@@ -10,7 +10,7 @@ import { revokeQuote } from '../../core/quotes/quotes.ts';
 import { StatusEntity, presentStatus, presentStatuses } from '../../core/entities/status.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { ApiError } from '../errors.ts';
-import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
+import { findPage, pageParams, setRecordPageLinks } from '../pagination.ts';
 import { IdParams, PageQuery, QuoteParams } from './schemas.ts';
 import { idParam, viewerOf, visibleStatusOr404 } from './helpers.ts';
 
@@ -36,13 +36,7 @@ export function registerQuoteRoutes(fastify: FastifyInstance, core: Core): void 
         { 'quote.quotedStatusId': status._id, 'quote.state': 'accepted', deletedAt: null },
         p,
       );
-      setLinkHeader(core, request, reply, {
-        oldest: page.at(-1)?._id ?? null,
-        newest: page[0]?._id ?? null,
-        count: page.length,
-        limit: p.limit,
-        prevParam: 'since_id',
-      });
+      setRecordPageLinks(core, request, reply, page, p.limit);
       return presentStatuses(core, await filterVisible(core, viewer, page), viewer);
     },
   );

@@ -81,7 +81,7 @@ describe('remote media cache', () => {
     await new Promise((resolve) => origin?.close(resolve));
   });
 
-  const remoteStatus = async (n: number, attachment: Array<Record<string, unknown>>) => {
+  const remoteStatus = async (n: number, attachment: Array<Record<string, unknown>>, followersOnly = false) => {
     const eve = await createRemoteAccount(api.core, originBase, `eve${n}`);
     const status = await createRemoteStatus(
       api.core,
@@ -91,7 +91,7 @@ describe('remote media cache', () => {
         type: 'Note',
         attributedTo: eve.uri,
         content: '<p>a picture</p>',
-        to: ['https://www.w3.org/ns/activitystreams#Public'],
+        to: [followersOnly ? `${eve.uri}/followers` : 'https://www.w3.org/ns/activitystreams#Public'],
         published: new Date().toISOString(),
         attachment,
       },
@@ -175,23 +175,14 @@ describe('remote media cache', () => {
   });
 
   it("serves a followers-only post's media to its followers only (bearer token or page session)", async () => {
-    const eve = await createRemoteAccount(api.core, originBase, 'eve8');
-    const status = await createRemoteStatus(
-      api.core,
-      eve,
-      {
-        id: `${originBase}/users/eve8/statuses/8`,
-        type: 'Note',
-        attributedTo: eve.uri,
-        content: '<p>for my followers</p>',
-        to: [`${eve.uri}/followers`],
-        published: new Date().toISOString(),
-        attachment: [{ type: 'Document', mediaType: 'image/png', url: `${originBase}/files/blob8.png` }],
-      },
-      { requested: true },
+    const status = await remoteStatus(
+      8,
+      [{ type: 'Document', mediaType: 'image/png', url: `${originBase}/files/blob8.png` }],
+      true,
     );
-    expect(status?.visibility).toBe('private');
-    const path = `/media_proxy/${status!.mediaIds[0]}/original`;
+    const eve = (await collection(api.core.db, accounts).findOne({ _id: status.accountId }))!;
+    expect(status.visibility).toBe('private');
+    const path = `/media_proxy/${status.mediaIds[0]}/original`;
     const get = (headers: Record<string, string> = {}) =>
       fetch(`${api.server.url}${path}`, { redirect: 'manual', headers });
     const stranger = await createTestUser(api.core, { username: 'stranger' });
