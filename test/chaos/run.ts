@@ -547,7 +547,7 @@ async function main(): Promise<void> {
   // Lag back to 0.
   const drainStart = Date.now();
   let lag: Map<string, number>;
-  let lagging = new Map<string, string[]>();
+  let lagging: Map<string, string[]>;
   for (;;) {
     lagging = new Map();
     lag = await consumerLag(s, config.kafkaTopicPrefix, lagging).catch(() => new Map<string, number>([['?', 1]]));
