@@ -3,6 +3,7 @@
 // is a stand-in whose ping answers or hangs as each test says.
 import type { Db } from 'mongodb';
 import { watchMongoContact, type MongoContact } from '../../../services/core/db/mongoContact.ts';
+import { eventually } from '../../support/eventually.ts';
 
 const hang = () => new Promise<never>(() => undefined);
 
@@ -10,13 +11,8 @@ function fakeDb(answers: () => boolean): Db {
   return { command: () => (answers() ? Promise.resolve({ ok: 1 }) : hang()) } as unknown as Db;
 }
 
-async function until(check: () => boolean, what: string, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+/** `eventually` of a synchronous check. */
+const until = (check: () => boolean, what: string) => eventually(async () => check(), 5_000, what);
 
 let contact: MongoContact | null = null;
 afterEach(() => contact?.stop());
