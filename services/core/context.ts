@@ -36,11 +36,11 @@ export interface CoreOptions {
 }
 
 /**
- * How long this process's pings may fail while a new connection reaches MongoDB before its client
- * is connected afresh (db/mongoContact.ts): longer than a busy server's slow answers, well within
- * the liveness limit, so the process heals itself before an orchestrator would restart it.
+ * How long new connections must reach MongoDB while this process's pings keep failing before its
+ * client is connected afresh (db/mongoContact.ts): longer than the driver's 10 s heartbeat, after
+ * which a working monitor has found the server again; well within the liveness limit.
  */
-const MONGO_RESET_AFTER_MS = 20_000;
+const MONGO_RESET_AFTER_MS = 15_000;
 
 export async function createCore(config: Config, opts: CoreOptions): Promise<Core> {
   const logger = opts.logger ?? createLogger(config.logLevel, 'fedisrv');

@@ -8,8 +8,8 @@
 // emitted), waits for a 'drain' that never comes, and so never checks again; the server stays
 // Unknown and every operation fails server selection while MongoDB is up (a chaos run's fan-out
 // process, inspected: monitor state "monitoring" for minutes, its socket destroyed with one
-// 'drain' listener). When the process's own pings have failed for `resetAfterMs` while a new
-// connection reaches MongoDB, the client is closed and connected again (a new monitor and pool).
+// 'drain' listener). When new connections have reached MongoDB for `resetAfterMs` while the
+// process's own pings kept failing, the client is closed and connected again (a new monitor and pool).
 import type { Db } from 'mongodb';
 
 export interface MongoContact {
@@ -27,8 +27,8 @@ export interface MongoContactOptions {
   /** A ping that takes longer than this counts as no answer. */
   timeoutMs?: number;
   /**
-   * Without an answer for this long, while `reachable` says a new connection gets one, `reset`
-   * starts the client afresh (at most once per this period). 0 or absent: never.
+   * When new connections (`reachable`) have answered for this long while this client's pings kept
+   * failing, `reset` starts the client afresh (at most once per this period). 0 or absent: never.
    */
   resetAfterMs?: number;
   /** Whether MongoDB answers a new connection (not the process's pool). */
@@ -45,14 +45,21 @@ export function watchMongoContact(db: Db, opts: MongoContactOptions): MongoConta
   let last = Date.now();
   let inFlight = false;
   let lastReset = 0;
-  /** The process's pings fail: a stuck client is reset once a new connection shows MongoDB is up. */
+  /** Since when new connections have answered while this client's pings kept failing (0: not). */
+  let reachableSince = 0;
+  /** The process's pings fail: a stuck client is reset once new connections have answered for `resetAfterMs`. */
   const healIfStuck = async () => {
     const after = opts.resetAfterMs ?? 0;
     if (after <= 0 || !opts.reachable || !opts.reset) return;
+    if (!(await opts.reachable().catch(() => false))) {
+      reachableSince = 0;
+      return;
+    }
     const now = Date.now();
-    if (now - last < after || now - lastReset < after) return;
-    if (!(await opts.reachable().catch(() => false))) return;
-    lastReset = Date.now();
+    if (reachableSince === 0) reachableSince = now;
+    if (now - reachableSince < after || now - lastReset < after) return;
+    lastReset = now;
+    reachableSince = 0;
     await opts.reset().catch(() => undefined);
   };
   const ping = async () => {
@@ -66,6 +73,7 @@ export function watchMongoContact(db: Db, opts: MongoContactOptions): MongoConta
         new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('timeout')), timeoutMs))),
       ]);
       last = Date.now();
+      reachableSince = 0;
     } catch {
       // No contact: `last` stays where it was.
       clearTimeout(timer);

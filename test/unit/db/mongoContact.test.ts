@@ -64,6 +64,33 @@ test('no reset while MongoDB does not answer a new connection either (it is down
   expect(contact.lost()).toBe(true);
 });
 
+test('a client that finds MongoDB again by itself soon after it is back is not reset, however long it was down', async () => {
+  // MongoDB is down for 400 ms (longer than the period), back from then on; the client finds it
+  // 100 ms after that (its monitor's next heartbeat).
+  const start = Date.now();
+  let answered = 0;
+  let resets = 0;
+  contact = watchMongoContact(
+    fakeDb(() => {
+      if (Date.now() - start < 500) return false;
+      answered++;
+      return true;
+    }),
+    {
+      limitMs: 10_000,
+      intervalMs: 20,
+      timeoutMs: 10,
+      resetAfterMs: 300,
+      reachable: async () => Date.now() - start >= 400,
+      reset: async () => {
+        resets++;
+      },
+    },
+  );
+  await until(() => answered >= 10, 'ten answers after the outage');
+  expect(resets).toBe(0);
+});
+
 test('a client that answers is never checked against a new connection', async () => {
   let pings = 0;
   let asked = 0;
