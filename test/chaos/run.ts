@@ -230,7 +230,16 @@ async function main(): Promise<void> {
   const sseLoops = SSE_USERS.map((_, k) => openSse(k));
 
   // The local peer: three actors whose keys we hold, following users 0..2, receiving deliveries.
-  const peer = await startInboxSink(keysFrom(core));
+  // The peer keeps the keys it has verified, as a server keeps the actors it fetched: its own
+  // lookups (in MongoDB, through this process) must not fail its inbox while MongoDB restarts,
+  // which would back the peer's host off (the 500 is retried) and keep deliveries waiting.
+  const lookup = keysFrom(core);
+  const keys = new Map<string, NonNullable<Awaited<ReturnType<typeof lookup>>>>();
+  const peer = await startInboxSink(async (keyId) => {
+    const known = keys.get(keyId) ?? (await lookup(keyId));
+    if (known) keys.set(keyId, known);
+    return known;
+  });
   const remotes: Array<{ uri: string; id: string; key: { keyId: string; privateKey: KeyObject } }> = [];
   for (let i = 0; i < 3; i++) {
     const keys = await generateActorKeyPair();
