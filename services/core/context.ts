@@ -3,7 +3,7 @@
 import type { Db, MongoClient } from 'mongodb';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { connectMongo, ensureIndexes } from './db/mongo.ts';
+import { connectMongo, ensureIndexes, mongoAnswers } from './db/mongo.ts';
 import { watchMongoContact, type MongoContact } from './db/mongoContact.ts';
 import { installDocCache } from './db/docCache.ts';
 import { connectRedis, type Redis } from './db/redis.ts';
@@ -35,6 +35,13 @@ export interface CoreOptions {
   outboxGraceMs?: number;
 }
 
+/**
+ * How long new connections must reach MongoDB while this process's pings keep failing before its
+ * client is connected afresh (db/mongoContact.ts): longer than the driver's 10 s heartbeat, after
+ * which a working monitor has found the server again; well within the liveness limit.
+ */
+const MONGO_RESET_AFTER_MS = 15_000;
+
 export async function createCore(config: Config, opts: CoreOptions): Promise<Core> {
   const logger = opts.logger ?? createLogger(config.logLevel, 'fedisrv');
   const { client, db } = await connectMongo(config.mongoUrl);
@@ -43,7 +50,19 @@ export async function createCore(config: Config, opts: CoreOptions): Promise<Cor
   installDocCache(db, redis);
   const vapid = await ensureVapidKeys(db, config);
   const outbox = new Outbox(db, opts.sink, logger, opts.outboxGraceMs);
-  const mongoContact = watchMongoContact(db, { limitMs: config.mongoLivenessSeconds * 1000 });
+  const mongoContact = watchMongoContact(db, {
+    limitMs: config.mongoLivenessSeconds * 1000,
+    resetAfterMs: MONGO_RESET_AFTER_MS,
+    reachable: () => mongoAnswers(config.mongoUrl),
+    async reset() {
+      logger.warn(
+        { silentMs: mongoContact.silentMs() },
+        'MongoDB answers a new connection but not this client: reconnecting it',
+      );
+      await client.close();
+      await client.connect();
+    },
+  });
   return {
     config,
     logger,

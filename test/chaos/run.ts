@@ -31,6 +31,7 @@ import { accounts } from '../../services/core/model/accounts.ts';
 import { startInboxSink } from '../support/inboxSink.ts';
 import { createRemoteAccount, keysFrom } from '../support/remoteAccounts.ts';
 import { png } from '../support/mediaFiles.ts';
+import { FEED_MAX_ITEMS, feedKey } from '../../services/core/feeds/feeds.ts';
 
 const args = process.argv.slice(2);
 const arg = (name: string, fallback: number) => {
@@ -41,6 +42,8 @@ const minutes = arg('minutes', 10);
 const seed = arg('seed', Math.floor(Math.random() * 2 ** 31));
 const USERS = 16;
 const CLIENTS = 4;
+/** A client waits as long as HAProxy waits for a server (`timeout server`): a slow answer is not a lost one. */
+const CLIENT_TIMEOUT_MS = 60_000;
 
 /** mulberry32: the run's faults and operations follow from the printed seed. */
 function prng(s: number): () => number {
@@ -84,8 +87,10 @@ const root = join(import.meta.dirname, '..', '..');
 const s: ClusterSettings = clusterSettings(root, loadEnvironment(join(root, '.env')));
 const base = `http://127.0.0.1:${s.publicPort}`;
 
-const requests: Array<{ at: number; status: number; op: string }> = [];
+/** `sent` and `at` (answered or given up): a request in flight during a fault is that fault's cost. */
+const requests: Array<{ sent: number; at: number; status: number; op: string }> = [];
 async function call(op: string, method: string, path: string, token: string, body?: unknown) {
+  const sent = Date.now();
   let status: number;
   let json: unknown = null;
   try {
@@ -93,7 +98,7 @@ async function call(op: string, method: string, path: string, token: string, bod
       method,
       headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
-      signal: AbortSignal.timeout(15_000),
+      signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
     });
     status = res.status;
     const text = await res.text();
@@ -101,12 +106,13 @@ async function call(op: string, method: string, path: string, token: string, bod
   } catch {
     status = 0; // refused or timed out
   }
-  if (op) requests.push({ at: Date.now(), status, op });
+  if (op) requests.push({ sent, at: Date.now(), status, op });
   return { status, body: json as Record<string, unknown> & Array<Record<string, unknown>> };
 }
 
 /** POST /api/v2/media with a small PNG: the attachment's id, or null. */
 async function upload(token: string, image: Buffer): Promise<string | null> {
+  const sent = Date.now();
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(image)], { type: 'image/png' }), 'chaos.png');
   let status: number;
@@ -116,7 +122,7 @@ async function upload(token: string, image: Buffer): Promise<string | null> {
       method: 'POST',
       headers: { authorization: `Bearer ${token}` },
       body: form,
-      signal: AbortSignal.timeout(15_000),
+      signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS),
     });
     status = res.status;
     const body = (await res.json().catch(() => null)) as { id?: string } | null;
@@ -124,7 +130,7 @@ async function upload(token: string, image: Buffer): Promise<string | null> {
   } catch {
     status = 0;
   }
-  requests.push({ at: Date.now(), status, op: 'media upload' });
+  requests.push({ sent, at: Date.now(), status, op: 'media upload' });
   return id;
 }
 
@@ -224,7 +230,16 @@ async function main(): Promise<void> {
   const sseLoops = SSE_USERS.map((_, k) => openSse(k));
 
   // The local peer: three actors whose keys we hold, following users 0..2, receiving deliveries.
-  const peer = await startInboxSink(keysFrom(core));
+  // The peer keeps the keys it has verified, as a server keeps the actors it fetched: its own
+  // lookups (in MongoDB, through this process) must not fail its inbox while MongoDB restarts,
+  // which would back the peer's host off (the 500 is retried) and keep deliveries waiting.
+  const lookup = keysFrom(core);
+  const keys = new Map<string, NonNullable<Awaited<ReturnType<typeof lookup>>>>();
+  const peer = await startInboxSink(async (keyId) => {
+    const known = keys.get(keyId) ?? (await lookup(keyId));
+    if (known) keys.set(keyId, known);
+    return known;
+  });
   const remotes: Array<{ uri: string; id: string; key: { keyId: string; privateKey: KeyObject } }> = [];
   for (let i = 0; i < 3; i++) {
     const keys = await generateActorKeyPair();
@@ -251,15 +266,16 @@ async function main(): Promise<void> {
       key: r.key,
     });
     delete headers.host;
+    const sent = Date.now();
     let status: number;
     try {
-      const res = await fetch(inbox, { method: 'POST', headers, body, signal: AbortSignal.timeout(15_000) });
+      const res = await fetch(inbox, { method: 'POST', headers, body, signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS) });
       status = res.status;
       await res.arrayBuffer();
     } catch {
       status = 0;
     }
-    requests.push({ at: Date.now(), status, op });
+    requests.push({ sent, at: Date.now(), status, op });
     return status;
   };
   const PEER_FOLLOWED = [0, 1, 2];
@@ -540,8 +556,10 @@ async function main(): Promise<void> {
   // Lag back to 0.
   const drainStart = Date.now();
   let lag: Map<string, number>;
+  let lagging: Map<string, string[]>;
   for (;;) {
-    lag = await consumerLag(s, config.kafkaTopicPrefix).catch(() => new Map<string, number>([['?', 1]]));
+    lagging = new Map();
+    lag = await consumerLag(s, config.kafkaTopicPrefix, lagging).catch(() => new Map<string, number>([['?', 1]]));
     if ([...lag.values()].every((v) => v === 0) || Date.now() - drainStart > 180_000) break;
     await sleep(2000);
   }
@@ -555,7 +573,7 @@ async function main(): Promise<void> {
 
   // Invariants.
   const violations: string[] = [];
-  const inFault = (at: number) => faults.some((f) => at >= f.start && at <= f.end + 5000);
+  const inFault = (q: { sent: number; at: number }) => faults.some((f) => q.at >= f.start && q.sent <= f.end + 5000);
   // Originals first: whether a boost must still exist follows from its original.
   for (const p of [...posts.filter((q) => !q.boost), ...posts.filter((q) => q.boost)]) {
     if (p.of?.deleted) p.deleted = true;
@@ -587,14 +605,28 @@ async function main(): Promise<void> {
     }
     return homes.get(u) as Set<string>;
   };
+  // A home feed keeps its newest FEED_MAX_ITEMS entries (Mastodon's FeedManager::MAX_ITEMS): what a
+  // full feed trimmed is older than its oldest entry, and the home timeline never showed it.
+  const keptSince = new Map<number, bigint>();
+  const oldestKept = async (u: number) => {
+    if (!keptSince.has(u)) {
+      const key = feedKey('home', id(u));
+      const [size, oldest] = await Promise.all([core.redis.zcard(key), core.redis.zrange(key, 0, 0)]);
+      keptSince.set(u, size >= FEED_MAX_ITEMS && oldest[0] ? BigInt(oldest[0]) : 0n);
+    }
+    return keptSince.get(u) as bigint;
+  };
   let expectedLive = 0;
   let seenLive = 0;
+  let trimmed = 0;
   for (const edge of stable) {
     const [a, b] = edge.split('>').map(Number);
     for (const p of posts.filter((q) => q.author === b && !q.deleted && !q.reply && !q.boost)) {
       expectedLive++;
       if (seen[a].has(p.id)) seenLive++;
-      if (!(await home(a)).has(p.id)) violations.push(`home of user ${a} lacks post ${p.id} of followed user ${b}`);
+      if ((await home(a)).has(p.id)) continue;
+      if (BigInt(p.id) < (await oldestKept(a))) trimmed++;
+      else violations.push(`home of user ${a} lacks post ${p.id} of followed user ${b}`);
     }
   }
   for (const f of favourites.filter((x) => !x.status.deleted)) {
@@ -679,11 +711,15 @@ async function main(): Promise<void> {
         if (seenSse[k].has(p.id)) sseSeen++;
       }
     }
-  const outside5xx = requests.filter((q) => (q.status >= 500 || q.status === 0) && !inFault(q.at));
+  const outside5xx = requests.filter((q) => (q.status >= 500 || q.status === 0) && !inFault(q));
+  const clock = (t: number) => new Date(t).toISOString().slice(11, 19);
   for (const q of outside5xx)
-    violations.push(`${q.op} ${q.status ? `answered ${q.status}` : 'got no answer'} outside a fault window`);
+    violations.push(
+      `${q.op} sent ${clock(q.sent)} ${q.status ? `answered ${q.status}` : 'got no answer'} at ${clock(q.at)}, outside a fault window`,
+    );
   const lagLeft = [...lag].filter(([, v]) => v > 0);
-  for (const [g, v] of lagLeft) violations.push(`consumer group ${g} still lags ${v}`);
+  for (const [g, v] of lagLeft)
+    violations.push(`consumer group ${g} still lags ${v} (${(lagging.get(g) ?? []).join(', ')})`);
   await core.close();
 
   // Tables.
@@ -703,7 +739,7 @@ async function main(): Promise<void> {
   for (const f of faults)
     console.log(`| ${f.kind} | ${f.target} | ${f.failed} | ${((f.end - f.start) / 1000).toFixed(0)} |`);
   console.log(
-    `\nconsumers drained in ${drainSeconds.toFixed(0)} s; user-stream posts seen live ${seenLive}/${expectedLive} (the rest read from the home timeline); stream reconnects ${reconnects}`,
+    `\nconsumers drained in ${drainSeconds.toFixed(0)} s; user-stream posts seen live ${seenLive}/${expectedLive} (the rest read from the home timeline, ${trimmed} older than a full home feed's oldest entry); stream reconnects ${reconnects}`,
   );
   console.log(
     `SSE posts seen live ${sseSeen}/${sseExpected}; peer: ${inboundNotes.length} Creates and ${inboundLikes.length} Likes accepted, ${deliveriesExpected} Creates expected and received; direct messages ${dms.length}; liveness restarts ${livenessRestarts.length}${livenessRestarts.length ? ` (${livenessRestarts.join(', ')})` : ''}`,

@@ -15,7 +15,7 @@ export function haproxyConfig(s: ClusterSettings): string {
   const servers = (kind: 'api' | 'streaming') =>
     s.processes
       .filter((p) => p.role.kind === kind)
-      .map((p) => `  server ${p.name} ${s.host}:${p.port} check inter 1s fall 2 rise 1`)
+      .map((p) => `  server ${p.name} ${s.host}:${p.port} check inter 1s fall 3 rise 1`)
       .join('\n');
   return `global
   # Two file descriptors per connection must fit the hard limit of an ordinary shell (often 20000 or less).
@@ -34,6 +34,9 @@ defaults
   # WebSocket and SSE connections stay open: an idle stream is not a dead one.
   timeout tunnel 1h
   timeout http-keep-alive 10s
+  # A health check may take a busy process a few seconds (Kubernetes' readiness probes here allow
+  # three failures in a row); at 1 s both API processes of a loaded machine left rotation at once.
+  timeout check 3s
   # A request that found its server gone goes to the other one (connection failures only).
   retries 2
   option redispatch

@@ -88,7 +88,12 @@ export async function kafkaBrokerCount(s: ClusterSettings): Promise<number> {
  * Consumer lag per consumer group of this deployment (`<prefix>.<pipeline>`, and
  * `<prefix>.delivery-worker`): end offsets minus committed offsets over the topics the group committed.
  */
-export async function consumerLag(s: ClusterSettings, prefix: string): Promise<Map<string, number>> {
+export async function consumerLag(
+  s: ClusterSettings,
+  prefix: string,
+  /** Filled, when given, with what lags: group → "topic/partition: n" entries. */
+  where?: Map<string, string[]>,
+): Promise<Map<string, number>> {
   const a = admin(s);
   const lag = new Map<string, number>();
   try {
@@ -109,7 +114,12 @@ export async function consumerLag(s: ClusterSettings, prefix: string): Promise<M
         for (const p of t.partitions) {
           const high = end.get(p.partition) ?? 0;
           const from = Number(p.offset) < 0 ? 0 : Number(p.offset);
-          total += Math.max(0, high - from);
+          const behind = Math.max(0, high - from);
+          total += behind;
+          if (behind > 0 && where) {
+            const group = groupId.slice(prefix.length + 1);
+            where.set(group, [...(where.get(group) ?? []), `${t.topic}/${p.partition}: ${behind}`]);
+          }
         }
       }
       lag.set(groupId.slice(prefix.length + 1), total);

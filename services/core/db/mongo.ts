@@ -63,6 +63,20 @@ export async function connectMongo(url: string): Promise<{ client: MongoClient; 
   return { client, db: client.db() };
 }
 
+/** Whether MongoDB answers a ping on a new connection of its own (closed again at once). */
+export async function mongoAnswers(url: string, timeoutMs = 5_000): Promise<boolean> {
+  const probe = new MongoClient(url, { serverSelectionTimeoutMS: timeoutMs, connectTimeoutMS: timeoutMs });
+  try {
+    await probe.connect();
+    await probe.db().command({ ping: 1 }, { timeoutMS: timeoutMs });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await probe.close().catch(() => undefined);
+  }
+}
+
 /**
  * A benchmark's look at the round trips (`MONGO_COMMAND_COUNTS=<file>`): this process's commands
  * by name and collection, written to the file every second (the api benchmark prints them per post).

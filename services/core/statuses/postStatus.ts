@@ -31,6 +31,7 @@ import { unprocessable } from '../errors.ts';
 import { presentAccounts } from '../entities/account.ts';
 import { Coalescer } from '../events/coalesce.ts';
 import { BatchedInsert } from '../db/batchedInsert.ts';
+import { retryUnsent } from '../db/unsentRetry.ts';
 
 export interface PostStatusInput {
   text?: string | null;
@@ -282,11 +283,17 @@ function authorCountersOf(core: Core): Coalescer<{ accountId: Id; at: Date }> {
         if (!seen) byAccount.set(p.accountId, { n: 1, at: p.at });
         else byAccount.set(p.accountId, { n: seen.n + 1, at: p.at > seen.at ? p.at : seen.at });
       }
-      await collection(db, accounts).bulkWrite(
-        [...byAccount].map(([accountId, { n, at }]) => ({
-          updateOne: { filter: { _id: accountId }, update: { $inc: { statusesCount: n }, $set: { lastStatusAt: at } } },
-        })),
-        { ordered: false },
+      // The statuses are written: a MongoDB restart must not leave their authors' counts behind.
+      await retryUnsent(() =>
+        collection(db, accounts).bulkWrite(
+          [...byAccount].map(([accountId, { n, at }]) => ({
+            updateOne: {
+              filter: { _id: accountId },
+              update: { $inc: { statusesCount: n }, $set: { lastStatusAt: at } },
+            },
+          })),
+          { ordered: false },
+        ),
       );
     });
     authorCounters.set(core.db, c);
