@@ -48,7 +48,8 @@ export interface RenderedUpdate {
 export async function renderUpdate(core: Core, statusId: Id): Promise<RenderedUpdate | null> {
   const doc = await collection(core.db, statuses).findOne({ _id: statusId });
   if (!doc || doc.deletedAt) return null;
-  const [rendered] = await presentStatusPage(core, [statusId], null, { check: 'feed' });
+  // The document just read stands for the live fields (no second read of the status).
+  const [rendered] = await presentStatusPage(core, [statusId], null, { check: 'feed', docs: [doc] });
   traceStage(statusId, 'fanout.rendered');
   return rendered ? { doc, payload: JSON.stringify(rendered) } : null;
 }
