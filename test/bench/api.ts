@@ -241,7 +241,7 @@ try {
   server.stderr!.pipe(logFile);
   for (let i = 0; ; i++) {
     if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode}; see ${settings.logDir}`);
-    if (i > 1200) throw new Error('the server did not start');
+    if (i > 6000) throw new Error('the server did not start');
     if ((await fetch(`${base}/health`).catch(() => null))?.ok) break;
     await new Promise((r) => setTimeout(r, 100));
   }
