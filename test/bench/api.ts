@@ -10,6 +10,7 @@
 // them (no setup, no posting) and measures the read phases only; the caches' entries (minutes)
 // have expired by then, so its first seconds read MongoDB (a fresh run's figures are the ones to quote).
 // `--keep --posting-only` on a kept data set posts 4,000 more statuses on it instead (no setup).
+// --quick-setup writes the follows straight to MongoDB (no events; see writeFollows).
 // --phases=posting,statuses,public,account,home (default: all) measures only those: the data set is
 // posted either way, but without `posting` its figures and targets are left out (e.g.
 // `--phases=public,account` for the read phases alone).
@@ -28,6 +29,10 @@ import { createCore, type Core } from '../../services/core/context.ts';
 import { createKafkaEventSink } from '../../services/core/events/kafkaSink.ts';
 import { createLogger } from '../../services/core/logger.ts';
 import { createTestUser } from '../support/fixtures.ts';
+import { nextSerialIds } from '../../services/core/ids.ts';
+import { collection } from '../../services/core/db/mongo.ts';
+import { follows } from '../../services/core/model/follows.ts';
+import { accounts } from '../../services/core/model/accounts.ts';
 import { cpuAccount, freePort, ms, printTable, printTargets, processCpuSeconds, stats, type Target } from './lib.ts';
 
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -138,6 +143,34 @@ async function request(method: string, path: string, token: string, body?: unkno
   const text = await res.body.text();
   if (res.statusCode !== 200) throw new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 300)}`);
   return JSON.parse(text) as Record<string, unknown>;
+}
+
+/**
+ * --quick-setup: the follows written straight to MongoDB (records and counters, no events), for a
+ * quicker loop on the posting path when the machine is busy; the figures to quote come from a run
+ * without it (through the API, as a user makes them).
+ */
+const quickSetup = process.argv.includes('--quick-setup');
+async function writeFollows(c: Core, all: BenchUser[], targetOf: (i: number) => BenchUser): Promise<void> {
+  const n = all.length * FOLLOWING;
+  const ids = await nextSerialIds(c.db, 'follows', n);
+  const now = new Date();
+  const docs = ids.map((_id, i) => ({
+    _id,
+    accountId: BigInt(all[Math.floor(i / FOLLOWING)]!.id),
+    targetAccountId: BigInt(targetOf(i).id),
+    showReblogs: true,
+    notify: false,
+    languages: null,
+    uri: null,
+    createdAt: now,
+  }));
+  for (let i = 0; i < docs.length; i += 1000)
+    await collection(c.db, follows).insertMany(docs.slice(i, i + 1000), { ordered: false });
+  await collection(c.db, accounts).updateMany(
+    { _id: { $in: all.map((u) => BigInt(u.id)) } },
+    { $set: { followersCount: FOLLOWING, followingCount: FOLLOWING } },
+  );
 }
 
 /** Runs `op(i)` for i in 0..n-1 with `concurrency` in flight; each call's milliseconds. */
@@ -298,11 +331,13 @@ try {
       users.push({ id: String(u.account._id), token: u.token });
     }
     const setupStart = performance.now();
-    await concurrently(USERS * FOLLOWING, POST_CONCURRENCY, async (i) => {
-      const u = users[Math.floor(i / FOLLOWING)]!;
-      const target = users[(Math.floor(i / FOLLOWING) + 1 + (i % FOLLOWING)) % USERS]!;
-      await request('POST', `/api/v1/accounts/${target.id}/follow`, u.token);
-    });
+    const targetOf = (i: number) => users[(Math.floor(i / FOLLOWING) + 1 + (i % FOLLOWING)) % USERS]!;
+    if (quickSetup) await writeFollows(core, users, targetOf);
+    else
+      await concurrently(USERS * FOLLOWING, POST_CONCURRENCY, async (i) => {
+        const u = users[Math.floor(i / FOLLOWING)]!;
+        await request('POST', `/api/v1/accounts/${targetOf(i).id}/follow`, u.token);
+      });
     console.log(
       `${USERS} users, ${USERS * FOLLOWING} follows through the API in ${((performance.now() - setupStart) / 1000).toFixed(1)} s`,
     );

@@ -55,7 +55,11 @@ test('each status of a batch gets its author’s follower page as its own query 
   await rememberFollowerPages(core, [...batch, direct]);
 
   for (const s of batch) {
-    const ahead = await remembered(core, followerPageKey(s.statusId), notReadAhead);
+    const ahead = await remembered<Array<{ _id: bigint; accountId: bigint }>>(
+      core,
+      followerPageKey(s.statusId),
+      notReadAhead,
+    );
     const own = await collection(core.db, follows)
       .find({ targetAccountId: s.accountId }, { projection: { _id: 1, accountId: 1 } })
       .sort({ _id: -1 })
