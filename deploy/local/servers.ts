@@ -27,7 +27,7 @@ export function serverSpecs(s: LocalInfraSettings): Record<ServerName, ServerSpe
       label: 'Redis',
       port: ports.redis,
       probe: () => probeRedis(host, ports.redis),
-      startTimeoutS: 30,
+      startTimeoutS: 120,
       prepare() {
         const dir = join(s.varDir, 'redis');
         mkdirSync(dir, { recursive: true });

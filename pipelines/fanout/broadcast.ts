@@ -45,10 +45,16 @@ export interface RenderedUpdate {
  * Renders a status for the streams, once, without a viewer (which also warms the cache the
  * timelines read). Independent of the fan-out, so it runs while the feeds are written.
  */
-export async function renderUpdate(core: Core, statusId: Id): Promise<RenderedUpdate | null> {
-  const doc = await collection(core.db, statuses).findOne({ _id: statusId });
+export async function renderUpdate(
+  core: Core,
+  statusId: Id,
+  /** The status as its consumer batch read it (null: it did not exist then); read here if absent. */
+  ahead?: StatusDoc | null,
+): Promise<RenderedUpdate | null> {
+  const doc = ahead !== undefined ? ahead : await collection(core.db, statuses).findOne({ _id: statusId });
   if (!doc || doc.deletedAt) return null;
-  const [rendered] = await presentStatusPage(core, [statusId], null, { check: 'feed' });
+  // The document just read stands for the live fields (no second read of the status).
+  const [rendered] = await presentStatusPage(core, [statusId], null, { check: 'feed', docs: [doc] });
   traceStage(statusId, 'fanout.rendered');
   return rendered ? { doc, payload: JSON.stringify(rendered) } : null;
 }

@@ -15,7 +15,8 @@ import {
 } from '../../services/core/feeds/fanOut.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { accounts } from '../../services/core/model/accounts.ts';
-import { statuses } from '../../services/core/model/statuses.ts';
+import { statuses, type StatusDoc } from '../../services/core/model/statuses.ts';
+import { rememberFollowerPages } from '../../services/core/feeds/followersAhead.ts';
 import { dropFeed, feedKey } from '../../services/core/feeds/feeds.ts';
 import {
   mergeIntoFeed,
@@ -101,7 +102,7 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
       switch (event.type) {
         case 'StatusCreated': {
           const p = event.payload;
-          const rendering = renderUpdate(core, id(p.statusId));
+          const rendering = renderUpdate(core, id(p.statusId), statusesAhead.get(event));
           // The public and hashtag streams at once, each feed's stream as soon as its feed is known
           // (awaited below; a fan-out failure must not leave them unhandled).
           const publicStreams = broadcastUpdate(core, id(p.statusId), NOWHERE, 'update', rendering);
@@ -250,16 +251,32 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
   });
 }
 
+/** The new statuses of a batch, read together for their renderings (renderUpdate), by event. */
+const statusesAhead = new WeakMap<object, StatusDoc | null>();
+
+async function readStatusesAhead(core: Core, events: readonly PipelineEvent<FanOutEvent>[]): Promise<void> {
+  const created = events.filter((e) => e.type === 'StatusCreated');
+  if (created.length < 2) return;
+  const ids = created.map((e) => id((e.payload as EventRecord<'StatusCreated'>).statusId));
+  const docs = await collection(core.db, statuses)
+    .find({ _id: { $in: ids } })
+    .toArray();
+  const byId = new Map(docs.map((d) => [d._id, d]));
+  created.forEach((e, i) => statusesAhead.set(e, byId.get(ids[i]!) ?? null));
+}
+
 /**
  * The handler of one event, run over a fetched batch after the author-side reads of its new
  * statuses were made together (rememberAuthorSides); each event still fails and retries alone.
  */
 function withAuthorSidesAhead(core: Core, handleEvent: EventHandler<FanOutEvent>): BatchHandler<FanOutEvent> {
   return async (events, ctx) => {
-    await rememberAuthorSides(
-      core,
-      events.flatMap((e) => (e.type === 'StatusCreated' ? [fanOutStatusOfEvent(e.payload)] : [])),
-    ).catch((err: unknown) => core.logger.debug({ err }, 'fan-out: author sides not read ahead'));
+    const created = events.flatMap((e) => (e.type === 'StatusCreated' ? [fanOutStatusOfEvent(e.payload)] : []));
+    await Promise.all([
+      rememberAuthorSides(core, created),
+      rememberFollowerPages(core, created),
+      readStatusesAhead(core, events),
+    ]).catch((err: unknown) => core.logger.debug({ err }, 'fan-out: author sides not read ahead'));
     const failed: Array<{ event: PipelineEvent<FanOutEvent>; error: unknown }> = [];
     for (const event of events) {
       try {

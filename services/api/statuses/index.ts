@@ -168,7 +168,11 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
       if (made) {
         // Rendered as the timelines render it, which also caches the rendering they will read;
         // the author sees their own status ('feed': no policy queries).
-        const json = await presentStatusJson(core, made._id, account, { check: 'feed', docs: [made] });
+        const json = await presentStatusJson(core, made._id, account, {
+          check: 'feed',
+          docs: [made],
+          justPosted: true,
+        });
         if (json !== null) return (reply as FastifyReply).type('application/json; charset=utf-8').send(json);
       }
       const doc = await collection(core.db, statuses).findOne({ _id: result.id });

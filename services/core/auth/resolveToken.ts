@@ -4,10 +4,10 @@
 // round trip, and every write to them drops the copies, so a revocation or a suspension counts at
 // once).
 import type { Core } from '../context.ts';
-import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { readThrough } from '../db/docCache.ts';
-import { accessTokens, accessTokenView, apps, type AccessTokenDoc, type AppDoc } from '../model/oauth.ts';
+import { accessTokens, accessTokenView, type AccessTokenDoc, type AppDoc } from '../model/oauth.ts';
+import { findApp } from './appCache.ts';
 import { userView, type CachedUser } from '../model/users.ts';
 import { accountView, type CachedAccount } from '../model/accounts.ts';
 import { unauthorized } from '../errors.ts';
@@ -22,29 +22,6 @@ export interface AuthContext {
 }
 
 const ID_TTL_SECONDS = 24 * 3600;
-
-/**
- * Apps are never changed after registration (Mastodon has no update), so their records are kept in
- * memory for a minute: one query less on every authenticated request.
- */
-const APP_TTL_MS = 60_000;
-const APP_CACHE_MAX = 10_000;
-/** Per database (ids are per database; tests run several in one process). */
-const appCaches = new WeakMap<object, Map<bigint, { app: AppDoc; until: number }>>();
-
-async function findApp(core: Core, id: Id): Promise<AppDoc | null> {
-  let appCache = appCaches.get(core.db);
-  if (!appCache) appCaches.set(core.db, (appCache = new Map()));
-  const now = Date.now();
-  const hit = appCache.get(id);
-  if (hit && hit.until > now) return hit.app;
-  const app = await collection(core.db, apps).findOne({ _id: id });
-  if (app) {
-    if (appCache.size >= APP_CACHE_MAX) appCache.clear();
-    appCache.set(id, { app, until: now + APP_TTL_MS });
-  } else appCache.delete(id);
-  return app;
-}
 
 /** The same mapping in this process (it never changes; the records behind it are read every time). */
 const ID_CACHE_MAX = 50_000;

@@ -4,8 +4,9 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts, type CachedAccount } from '../model/accounts.ts';
-import { apps } from '../model/oauth.ts';
+import { accounts, accountView, type CachedAccount } from '../model/accounts.ts';
+import { readThrough } from '../db/docCache.ts';
+import { findApps } from '../auth/appCache.ts';
 import type { StatusDoc } from '../model/statuses.ts';
 import { viewerState, type ViewerState } from '../interactions/viewerFlags.ts';
 import { loadReblogged } from '../statuses/visibility.ts';
@@ -103,7 +104,20 @@ export interface PresentOptions {
    * rendering of a single status without preloaded relationships: `status.proper`).
    */
   properFlags?: boolean;
+  /**
+   * For the cached renderings (statusPage.ts's shells), which leave the author out and lay it over
+   * per request: the authors are read from the document cache and not rendered.
+   */
+  withoutAccounts?: boolean;
+  /**
+   * The statuses were made by this request: they have no preview card yet (the link-previews
+   * pipeline attaches it after the event, and drops the rendering then), so none is looked up.
+   */
+  justPosted?: boolean;
 }
+
+/** Stands in for the author of a rendering made `withoutAccounts` (whose caller drops it). */
+const NO_ACCOUNT = Object.freeze({}) as Account;
 
 export type { ViewerState };
 
@@ -137,25 +151,28 @@ export async function presentStatuses(
   const pollIds = all.map((s) => s.pollId).filter((p): p is Id => p !== null);
   // Every kind of related record at once: one round of parallel queries (and the authors' roles).
   const [[accountDocs, rendered], media, appDocs, pollDocs, cardDocs, active, state, relations] = await Promise.all([
-    collection(core.db, accounts)
-      .find({ _id: { $in: accountIds } })
-      .toArray()
-      .then(async (found) => [found, await presentAccounts(core, found)] as const),
-    loadAttachments(core, [...new Set(all.flatMap((s) => s.mediaIds))]),
-    appIds.length
-      ? collection(core.db, apps)
-          .find({ _id: { $in: appIds } })
+    opts.withoutAccounts
+      ? readThrough(core, accountView, accountIds).then((found) => {
+          const docs = [...found.values()];
+          return [docs, docs.map(() => NO_ACCOUNT)] as const;
+        })
+      : collection(core.db, accounts)
+          .find({ _id: { $in: accountIds } })
           .toArray()
-      : [],
+          .then(async (found) => [found, await presentAccounts(core, found)] as const),
+    loadAttachments(core, [...new Set(all.flatMap((s) => s.mediaIds))]),
+    appIds.length ? findApps(core, appIds).then((found) => [...found.values()]) : [],
     pollIds.length
       ? collection(core.db, polls)
           .find({ _id: { $in: pollIds } })
           .toArray()
       : [],
-    loadStatusCards(
-      core,
-      all.map((s) => s._id),
-    ),
+    opts.justPosted
+      ? new Map<bigint, never>()
+      : loadStatusCards(
+          core,
+          all.map((s) => s._id),
+        ),
     viewer ? activeFilters(core, viewer._id) : [],
     viewer
       ? viewerState(

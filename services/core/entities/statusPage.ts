@@ -128,6 +128,14 @@ const authorView = defineDerivedView(
   { localTtlMs: LOCAL_RENDER_TTL_MS },
 );
 
+/**
+ * Reads the rendered authors of `accountIds` through the cache, filling it: a writer whose change
+ * dropped them (a post's counters) refills them for the readers that follow, in one query.
+ */
+export async function warmRenderedAuthors(core: Core, accountIds: Id[]): Promise<void> {
+  await readThrough(core, authorView, accountIds);
+}
+
 const LOCAL_MAX = 20_000;
 
 function localShells(core: Core): Map<bigint, { value: unknown; until: number }> {
@@ -193,6 +201,7 @@ async function renderMisses(
   core: Core,
   ids: Id[],
   known: ReadonlyMap<bigint, StatusDoc>,
+  justPosted = false,
 ): Promise<Map<bigint, CachedShell>> {
   const out = new Map<bigint, CachedShell>();
   if (ids.length === 0) return out;
@@ -205,7 +214,7 @@ async function renderMisses(
           .find({ _id: { $in: toRead } })
           .toArray()),
   ];
-  const rendered = await presentStatuses(core, docs, null);
+  const rendered = await presentStatuses(core, docs, null, { withoutAccounts: true, justPosted });
   const pipe = batch(core.redis);
   docs.forEach((d, i) => {
     const entry: CachedShell = {
@@ -302,6 +311,8 @@ export interface PageOptions {
    * are not read again, and a missing rendering is made from them.
    */
   docs?: readonly StatusDoc[];
+  /** `docs` were made by this request (a new post's answer): they have no preview card yet. */
+  justPosted?: boolean;
 }
 
 /** A page's statuses with everything their rendering for the viewer needs (loadStatusPage). */
@@ -405,7 +416,7 @@ export async function loadStatusPage(
   // policy naming followers): those of a 'policy' page cover them; others read them only then.
   const quoteRelationIds = quoteRelationAuthors(live, viewer);
   const [rendered, authorDocs, roleIds, state, pollDocs, relations, quoteRelations] = await Promise.all([
-    renderMisses(core, stale, known),
+    renderMisses(core, stale, known, opts.justPosted === true && stale.every((id) => known.has(id))),
     readThrough(core, authorView, authorIds),
     roleIdsOf(core, authorIds),
     pageMarks ? withOriginals(pageMarks(conversationIds), originalMarks?.([]), quotedMarks?.([])) : null,

@@ -6,12 +6,18 @@
 export class Coalescer<T> {
   private readonly send: (items: T[]) => Promise<void>;
   private readonly maxItems: number;
+  private readonly lingerMs: number;
   private waiting: Array<{ items: T[]; resolve: () => void; reject: (err: unknown) => void }> = [];
   private inFlight = false;
 
-  constructor(send: (items: T[]) => Promise<void>, opts: { maxItems?: number } = {}) {
+  /**
+   * `lingerMs`: a send that nobody waits on (the removal of published outbox records) first waits
+   * this long for more items, so that a steady stream of posts shares it more widely.
+   */
+  constructor(send: (items: T[]) => Promise<void>, opts: { maxItems?: number; lingerMs?: number } = {}) {
     this.send = send;
     this.maxItems = opts.maxItems ?? 1_000;
+    this.lingerMs = opts.lingerMs ?? 0;
   }
 
   add(items: T[]): Promise<void> {
@@ -25,6 +31,7 @@ export class Coalescer<T> {
     this.inFlight = true;
     try {
       while (this.waiting.length > 0) {
+        if (this.lingerMs > 0) await new Promise((r) => setTimeout(r, this.lingerMs));
         const group: typeof this.waiting = [];
         let count = 0;
         while (

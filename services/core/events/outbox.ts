@@ -60,6 +60,9 @@ interface OutboxDoc {
 
 const outboxCollection = defineCollection<OutboxDoc>('outbox', [{ key: { leaseUntil: 1 }, name: 'lease' }]);
 
+/** How long published records wait to be removed together (the relay's grace is far longer). */
+const REMOVAL_LINGER_MS = 50;
+
 export function eventId(): string {
   return randomUUID();
 }
@@ -96,9 +99,13 @@ export class Outbox {
     this.recording = new Coalescer(async (docs) => {
       await collection(this.db, outboxCollection).insertMany(docs, { ordered: false });
     });
-    this.removing = new Coalescer(async (ids) => {
-      await collection(this.db, outboxCollection).deleteMany({ _id: { $in: ids } });
-    });
+    // Nobody waits on a removal: it lingers, so that one delete carries the records of many posts.
+    this.removing = new Coalescer(
+      async (ids) => {
+        await collection(this.db, outboxCollection).deleteMany({ _id: { $in: ids } });
+      },
+      { lingerMs: REMOVAL_LINGER_MS },
+    );
   }
 
   /** Waits for the removals of published records still under way (before a process closes). */

@@ -32,6 +32,9 @@ export interface FanOutStatus {
   reblogOfAccountId: Id | null;
 }
 
+/** Where `remembered` keeps a status's first follower page (read ahead for a batch). */
+export const followerPageKey = (statusId: Id) => `${statusId}:followerPage`;
+
 /** Follower pages: a big account's fan-out reads and writes in slices of this many. */
 export const FAN_OUT_PAGE = 1000;
 
@@ -76,9 +79,17 @@ export function remembered<T>(core: Core, key: string, load: () => Promise<T>): 
   const now = Date.now();
   const hit = memo.get(key);
   if (hit && hit.until > now) return hit.value as Promise<T>;
-  if (memo.size >= 1000) for (const [k, v] of memo) if (v.until <= now) memo.delete(k);
+  // Oldest first (every entry lives as long): the sweep stops at the first live one, instead of
+  // walking thousands of live entries on every new key while posts stream in.
+  if (memo.size >= 1000)
+    for (const [k, v] of memo) {
+      if (v.until > now) break;
+      memo.delete(k);
+    }
   const value = load();
   value.catch(() => memo.delete(key));
+  // Re-inserted at the end, where an entry that lives longest belongs.
+  memo.delete(key);
   memo.set(key, { until: now + AUTHOR_SIDE_MS, value });
   return value;
 }
@@ -485,11 +496,14 @@ export async function fanOutToFollowerSlice(
     _id: upTo !== null ? { $lte: upTo, $gt: after } : { $gt: after },
   });
   const floor = range?.after ?? 0n;
-  const page = await collection(core.db, follows)
-    .find(inRange(floor, range?.upTo ?? null), { projection: { _id: 1, accountId: 1 } })
-    .sort({ _id: -1 })
-    .limit(SLICING_PAGE + 1)
-    .toArray();
+  const readPage = () =>
+    collection(core.db, follows)
+      .find(inRange(floor, range?.upTo ?? null), { projection: { _id: 1, accountId: 1 } })
+      .sort({ _id: -1 })
+      .limit(SLICING_PAGE + 1)
+      .toArray();
+  // A small account's whole first page may have been read with its consumer batch (followersAhead.ts).
+  const page = range === null ? await remembered(core, followerPageKey(s.statusId), readPage) : await readPage();
   if (page.length <= FAN_OUT_PAGE)
     return fanOutToFollowers(
       core,

@@ -4,7 +4,9 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { accounts, accountView, type AccountDoc } from '../model/accounts.ts';
+import { readThrough } from '../db/docCache.ts';
+import { warmRenderedAuthors } from '../entities/statusPage.ts';
 import { users, type UserDoc } from '../model/users.ts';
 import {
   statuses,
@@ -294,6 +296,13 @@ function authorCountersOf(core: Core): Coalescer<{ accountId: Id; at: Date }> {
           })),
           { ordered: false },
         ),
+      );
+      // The write dropped the authors' cached copies, which the answer's rendering, the fan-out
+      // and the author's next request each read: refilled here for the whole group, two queries
+      // instead of a miss per post and reader.
+      const ids = [...byAccount.keys()];
+      await Promise.all([readThrough(core, accountView, ids), warmRenderedAuthors(core, ids)]).catch((err: unknown) =>
+        core.logger.debug({ err }, 'authors not refilled after their counters'),
       );
     });
     authorCounters.set(core.db, c);

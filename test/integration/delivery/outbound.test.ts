@@ -22,6 +22,7 @@ import { eventually } from '../../support/core.ts';
 import { consumerTuning } from '../../support/kafka.ts';
 import { startInboxSink, type InboxSink, type ReceivedActivity } from '../../support/inboxSink.ts';
 import { createRemoteAccount, createRemoteStatus, keysFrom } from '../../support/remoteAccounts.ts';
+import { followerInboxesKey } from '../../../services/core/activitypub/delivery/audience.ts';
 
 const AS_PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
 
@@ -207,3 +208,24 @@ test('suspension and its end as Update{Person}, a forwarded report as Flag, acco
     expect(d.signer).toBe(m.uri);
   }
 }, 120_000);
+
+test('an account no other server follows: its empty follower set is kept, and a remote follower since gets the next post', async () => {
+  const hana = await createTestUser(core);
+  const h = hana.account;
+  const ofHana = (r: ReceivedActivity[]) => ofType('Create', r).filter((x) => x.body.actor === h.uri);
+  expect((await api.call('POST', '/api/v1/statuses', hana.token, { status: 'nobody elsewhere yet' })).status).toBe(200);
+  // Planned without a remote inbox, and that answer kept (the next post reads no follow records).
+  await eventually(
+    async () => (await core.redis.hget(followerInboxesKey(h._id), '-')) !== null,
+    30_000,
+    'the empty follower set kept',
+  );
+
+  const gina = await createRemoteAccount(core, serverA.url, 'gina', { domain: 'a.example' });
+  await createFollow(core, gina, h, {}, null);
+  await arrived('Accept to gina', (r) => r.some((x) => x.body.type === 'Accept' && x.body.actor === h.uri));
+  const second = await api.call('POST', '/api/v1/statuses', hana.token, { status: 'now someone elsewhere' });
+  expect(second.status).toBe(200);
+  await arrived('the second post at a.example', (r) => ofHana(r).length >= 1);
+  expect(ofHana(serverA.received).map((x) => (x.body.object as { id: string }).id)).toEqual([second.body.uri]);
+});

@@ -55,4 +55,24 @@ describe('Coalescer', () => {
     await Promise.all(all);
     expect(sent).toEqual([[0], [1, 2, 3], [4, 5, 6, 7]]);
   });
+
+  it('lingers before each send when asked: calls within the wait leave together', async () => {
+    const { sent, gates, send } = gatedSend();
+    const c = new Coalescer(send, { lingerMs: 200 });
+    const first = [c.add([1]), c.add([2])];
+    await tick();
+    expect(sent).toEqual([]); // waiting for more
+    const third = c.add([3]);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(sent).toEqual([[1, 2, 3]]);
+    const fourth = c.add([4]);
+    gates[0]!.resolve();
+    await Promise.all([...first, third]);
+    await tick();
+    expect(sent).toHaveLength(1); // the next send lingers too
+    await new Promise((r) => setTimeout(r, 400));
+    expect(sent).toEqual([[1, 2, 3], [4]]);
+    gates[1]!.resolve();
+    await fourth;
+  });
 });

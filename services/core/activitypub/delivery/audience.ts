@@ -66,7 +66,8 @@ const CACHE_TTL_MS = 10 * 60_000;
 const CACHE_MIN_FOLLOWS = 200;
 // The account id is a Redis Cluster hash tag: the cache and its version share a slot (one script
 // checks one and writes the other). Renamed from `dlv:fi:<id>`: old entries expire unread.
-const cacheKey = (id: Id) => `dlv:fi:{${id}}`;
+export const followerInboxesKey = (id: Id) => `dlv:fi:{${id}}`;
+const cacheKey = followerInboxesKey;
 const versionKey = (id: Id) => `dlv:fiv:{${id}}`;
 const STORE_IF_UNCHANGED = `
 if (redis.call('GET', KEYS[2]) or '0') ~= ARGV[1] then return 0 end
@@ -83,7 +84,10 @@ export async function forgetFollowerInboxes(core: Core, accountId: Id): Promise<
   await core.redis.del(cacheKey(accountId));
 }
 
-async function readFollowerInboxes(core: Core, accountId: Id): Promise<{ inboxes: Inboxes; follows: number }> {
+async function readFollowerInboxes(
+  core: Core,
+  accountId: Id,
+): Promise<{ inboxes: Inboxes; follows: number; remote: number }> {
   const ids = (
     await collection(core.db, follows)
       .find({ targetAccountId: accountId }, { projection: { accountId: 1 } })
@@ -97,7 +101,7 @@ async function readFollowerInboxes(core: Core, accountId: Id): Promise<{ inboxes
     found.push(...(await Promise.all(chunks.slice(i, i + 4).map((c) => remoteAccounts(core, c)))));
   const inboxes: Inboxes = new Map();
   for (const page of found) for (const account of page) add(inboxes, account, false);
-  return { inboxes, follows: ids.length };
+  return { inboxes, follows: ids.length, remote: found.reduce((n, page) => n + page.length, 0) };
 }
 
 /** Every remote follower's preferred inbox, one per shared inbox. */
@@ -112,8 +116,11 @@ export async function followerInboxes(core: Core, accountId: Id, out: Inboxes = 
     return out;
   }
   const version = (await core.redis.get(versionKey(accountId))) ?? '0';
-  const { inboxes, follows: count } = await readFollowerInboxes(core, accountId);
-  if (count >= CACHE_MIN_FOLLOWS) {
+  const { inboxes, follows: count, remote } = await readFollowerInboxes(core, accountId);
+  // Also kept: an account followed from no other server (most on a small instance), whose every
+  // post would read its followers again only to learn that none is remote. A remote follower
+  // arriving drops the entry like any other change.
+  if (count >= CACHE_MIN_FOLLOWS || remote === 0) {
     const fields = inboxes.size === 0 ? ['-', ''] : [...inboxes].flatMap(([inbox, r]) => [inbox, r ?? '']);
     await core.redis.eval(
       STORE_IF_UNCHANGED,
