@@ -12,14 +12,14 @@ import type { StatusDoc } from '../../../services/core/model/statuses.ts';
 import { testConfig } from '../../support/config.ts';
 import { closeTestCore, createTestCore, eventually } from '../../support/core.ts';
 import { createTestUser } from '../../support/fixtures.ts';
-import { freePort, killChild, serverEnv, startMain, started, type ChildRun } from '../../support/processes.ts';
+import { killChild, serverEnv, startMain, started, type MainRun } from '../../support/processes.ts';
 import { markActive } from '../../../services/core/feeds/activity.ts';
 import { batch } from '../../../services/core/db/redis.ts';
 
 const FOLLOWERS = 20_000;
 const config = testConfig({ KAFKA_PARTITIONS: '4' });
 let core: Core;
-const children: ChildRun[] = [];
+const children: MainRun[] = [];
 
 beforeAll(async () => {
   ({ core } = await createTestCore(config));
@@ -30,11 +30,8 @@ afterAll(async () => {
   if (core) await closeTestCore(core);
 });
 
-async function fanOutProcess(): Promise<ChildRun> {
-  const child = startMain(
-    ['pipeline', 'fanout'],
-    serverEnv(config, { LOG_LEVEL: 'info', PORT: String(await freePort()) }),
-  );
+async function fanOutProcess(): Promise<MainRun> {
+  const child = startMain(['pipeline', 'fanout'], serverEnv(config, { LOG_LEVEL: 'info' }));
   children.push(child);
   await started(child);
   return child;
