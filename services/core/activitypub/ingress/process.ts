@@ -20,14 +20,8 @@ import { recordRemoteVote } from '../../polls/activitypub.ts';
 import { isActorDocument, resolveActor, upsertRemoteActor } from '../actors.ts';
 import { asArray, firstType, idOf, obj, parseJsonObject, str, type JsonObject } from '../json.ts';
 import { hostOf } from '../uris.ts';
-import {
-  createRemoteStatus,
-  deleteRemoteStatus,
-  fetchRemoteStatus,
-  findStatusByUri,
-  isStatusObject,
-  updateRemoteStatus,
-} from './statuses.ts';
+import { createRemoteStatus, fetchRemoteStatus, findStatusByUri, isStatusObject } from './statuses.ts';
+import { deleteRemoteStatus, updateRemoteStatus } from './statusEdits.ts';
 import { isFetchProblem } from '../fetchDocument.ts';
 import { onQuoteRequest, onStampDeleted } from '../../quotes/ingress.ts';
 import { forgetKnownKeys } from '../knownKeys.ts';
