@@ -13,8 +13,8 @@ import {
   deleteMediaAttachment,
   findOwnMedia,
   setCustomThumbnail,
-  updateAttachmentAttributes,
 } from '../../core/media/attachments.ts';
+import { updateAttachmentAttributes } from '../../core/media/statusAttachments.ts';
 import { MediaAttachmentEntity, presentMediaAttachment } from '../../core/entities/mediaAttachment.ts';
 import { AnyIdParams } from '../params.ts';
 
