@@ -137,7 +137,7 @@ it('every follower gets the status exactly once after a kill -9 mid-fan-out', as
   const twice = ids.filter((id) => (updates.of(id, status._id) ?? 0) > 1);
   expect({ twice: twice.length, example: twice.slice(0, 3).map(String) }).toEqual({ twice: 0, example: [] });
   expect(newlyWritten.length).toBeGreaterThan(0);
-}, 240_000);
+}, 360_000);
 
 /** Which of `ids` hold the status in their home feed. */
 async function held(ids: bigint[], statusId: bigint): Promise<Set<bigint>> {
