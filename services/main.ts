@@ -5,6 +5,7 @@
 //   all               all of the above in one process (the default; `npm start`)
 // SIGTERM/SIGINT drain: servers stop accepting and finish in-flight requests, pipelines commit
 // what they finished, connections close, exit 0.
+import type { AddressInfo } from 'node:net';
 import { migrateKeyNames } from './core/db/keyMigration.ts';
 import { ConfigError, loadConfig, loadEnvironment, type Config } from './core/config.ts';
 import { createLogger, type Logger } from './core/logger.ts';
@@ -20,7 +21,20 @@ type Role = { kind: 'api' } | { kind: 'streaming' } | { kind: 'pipeline'; name: 
 
 interface Part {
   name: string;
+  /** The port it listens on, when it is a server (PORT or STREAMING_PORT 0: the one it got). */
+  port?: number;
   stop(): Promise<void>;
+}
+
+/**
+ * What a started process reports: in its `fedisrv started` log line, and to a parent that spawned
+ * it with an IPC channel (tests start children on port 0 and read the ports they got from this).
+ */
+export interface StartedMessage {
+  type: 'started';
+  role: string;
+  port: number | null;
+  streamingPort: number | null;
 }
 
 const USAGE = 'usage: node services/main.ts [api | streaming | pipeline <name> | all]';
@@ -60,6 +74,7 @@ async function startParts(role: Role, core: Core, logger: Logger, parts: Part[])
     await app.listen({ host: config.bindHost, port: config.port });
     parts.push({
       name: 'api',
+      port: (app.server.address() as AddressInfo).port,
       async stop() {
         // close() stops accepting and waits for in-flight requests; it closes the connections that
         // are idle at that moment only, so keep-alive connections still busy then are swept once idle.
@@ -74,12 +89,12 @@ async function startParts(role: Role, core: Core, logger: Logger, parts: Part[])
   }
   if (role.kind === 'streaming' || role.kind === 'all') {
     const streaming = await startStreamingServer({ host: config.bindHost, port: config.streamingPort, logger, core });
-    parts.push({ name: 'streaming', stop: () => streaming.stop() });
+    parts.push({ name: 'streaming', port: streaming.port, stop: () => streaming.stop() });
   }
   if (role.kind === 'pipeline') {
     // No API in this process: serve /health, /health/ready and /metrics on PORT for probes and Prometheus.
     const ops = await startOpsServer(core, config.bindHost, config.port);
-    parts.push({ name: 'ops', stop: () => ops.stop() });
+    parts.push({ name: 'ops', port: ops.port, stop: () => ops.stop() });
   }
   const names = role.kind === 'pipeline' ? [role.name] : role.kind === 'all' ? Object.keys(pipelines) : [];
   for (const name of names) {
@@ -144,14 +159,23 @@ async function main(): Promise<void> {
     logger.error({ err }, 'start-up failed');
     die(`Start-up failed: ${err instanceof Error ? err.message : String(err)}`);
   }
+  const portOf = (...names: string[]) => parts.find((p) => names.includes(p.name))?.port ?? null;
+  const started: StartedMessage = {
+    type: 'started',
+    role: role.kind === 'pipeline' ? `pipeline ${role.name}` : role.kind,
+    port: portOf('api', 'ops'),
+    streamingPort: portOf('streaming'),
+  };
   logger.info(
-    {
-      role: role.kind === 'pipeline' ? `pipeline ${role.name}` : role.kind,
-      port: config.port,
-      streamingPort: config.streamingPort,
-    },
+    { role: started.role, port: started.port, streamingPort: started.streamingPort },
     `fedisrv started: ${parts.map((p) => p.name).join(', ')}`,
   );
+  // A parent that spawned this process with an IPC channel waits for this; the channel must not
+  // keep the process alive once the servers stop.
+  if (process.send) {
+    process.send(started);
+    process.channel?.unref();
+  }
 }
 
 void main();

@@ -279,7 +279,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (!['production', 'development', 'test'].includes(nodeEnv)) {
     throw new ConfigError('NODE_ENV', `must be production, development or test, got "${nodeEnv}"`);
   }
-  const port = int(env, 'PORT', 3000, 1, 65535);
+  const port = int(env, 'PORT', 3000, 0, 65535); // 0: any free port (tests)
   const localDomain = str(env, 'LOCAL_DOMAIN', `localhost:${port}`);
   if (!DOMAIN.test(localDomain)) throw new ConfigError('LOCAL_DOMAIN', `must be a host name, got "${localDomain}"`);
   const webDomain = str(env, 'WEB_DOMAIN', localDomain);
@@ -322,7 +322,7 @@ export function loadConfig(env: Env = process.env): Config {
     bindHost: str(env, 'BIND', '127.0.0.1'),
     trustedProxies: str(env, 'TRUSTED_PROXY_IP', 'loopback'),
     port,
-    streamingPort: int(env, 'STREAMING_PORT', 4000, 1, 65535),
+    streamingPort: int(env, 'STREAMING_PORT', 4000, 0, 65535),
     streamingApiBaseUrl: streamingBase,
     secretKeyBase,
     mongoUrl: url(env, 'MONGO_URL', 'mongodb://127.0.0.1:27018/fedi', ['mongodb', 'mongodb+srv']),

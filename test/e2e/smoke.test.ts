@@ -4,7 +4,7 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { testConfig } from '../support/config.ts';
 import { removeTestData } from '../support/core.ts';
-import { freePort, killChild, logged, serverEnv, startMain, started, type ChildRun } from '../support/processes.ts';
+import { killChild, logged, serverEnv, startMain, started, type MainRun } from '../support/processes.ts';
 
 // Debug: the drain test waits for the `incoming request` line (info logs a request once, when answered).
 const config = testConfig({ KAFKA_PARTITIONS: '1', LOG_LEVEL: 'debug' });
@@ -13,15 +13,18 @@ const config = testConfig({ KAFKA_PARTITIONS: '1', LOG_LEVEL: 'debug' });
 afterAll(() => removeTestData(config));
 
 describe('smoke: services/main.ts all', () => {
-  let server: ChildRun | null = null;
+  let server: MainRun | null = null;
   let port = 0;
   let streamingPort = 0;
 
   beforeAll(async () => {
-    port = await freePort();
-    streamingPort = await freePort();
-    server = startMain(['all'], serverEnv(config, { PORT: String(port), STREAMING_PORT: String(streamingPort) }));
-    await started(server);
+    // Both servers bind port 0 and report the ports they got.
+    server = startMain(['all'], serverEnv(config));
+    const ports = await started(server);
+    port = ports.port ?? 0;
+    streamingPort = ports.streamingPort ?? 0;
+    expect(port).toBeGreaterThan(0);
+    expect(streamingPort).toBeGreaterThan(0);
   });
 
   afterAll(async () => {
@@ -97,10 +100,10 @@ describe('smoke: services/main.ts all', () => {
 
 describe('smoke: services/main.ts pipeline outbox', () => {
   it('runs one pipeline with /health and /metrics on PORT, and drains on SIGTERM', async () => {
-    const port = await freePort();
-    const s = startMain(['pipeline', 'outbox'], serverEnv(config, { PORT: String(port) }));
+    const s = startMain(['pipeline', 'outbox'], serverEnv(config));
     try {
-      await started(s);
+      const { port, streamingPort } = await started(s);
+      expect(streamingPort).toBeNull();
       expect(await (await fetch(`http://127.0.0.1:${port}/health`)).text()).toBe('OK');
       expect((await fetch(`http://127.0.0.1:${port}/health/ready`)).status).toBe(200);
       expect(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).toContain('outbox_relayed_total');

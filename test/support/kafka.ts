@@ -62,3 +62,23 @@ export async function deleteTestTopics(config: Config): Promise<void> {
     await admin.disconnect();
   }
 }
+
+/**
+ * Whether pipeline `name`'s consumer group has committed every message of the topics it reads (the
+ * ones it has committed offsets for): redelivered work, if any, is done.
+ */
+export async function caughtUp(config: Config, name: string): Promise<boolean> {
+  const admin = createKafka(config, createLogger('fatal', 'test'), 'test-lag').admin();
+  await admin.connect();
+  try {
+    const committed = await admin.fetchOffsets({ groupId: `${config.kafkaTopicPrefix}.${name}` });
+    for (const { topic, partitions } of committed) {
+      const ends = new Map((await admin.fetchTopicOffsets(topic)).map((p) => [p.partition, p.high]));
+      for (const p of partitions)
+        if (BigInt(ends.get(p.partition) ?? '0') > BigInt(p.offset === '-1' ? '0' : p.offset)) return false;
+    }
+    return committed.length > 0;
+  } finally {
+    await admin.disconnect();
+  }
+}

@@ -5,6 +5,7 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Config } from '../../services/core/config.ts';
+import type { StartedMessage } from '../../services/main.ts';
 
 export const projectRoot = join(__dirname, '..', '..');
 /** The project's Node 24 (the system node may be older). */
@@ -12,7 +13,9 @@ export const nodeBin = join(projectRoot, 'node_modules/.bin/node');
 const execFileAsync = promisify(execFile);
 
 /**
- * A TCP port nothing listens on right now (bound, then released), for a server a test starts.
+ * A TCP port nothing listens on right now (bound, then released), for a server that cannot report
+ * the port it bound (third-party servers, a port a test must know before the server starts); the
+ * server processes of this project bind port 0 instead and report theirs (startMain).
  * Chosen below the kernel's ephemeral range (32768 and up here): a port from `listen(0)` comes
  * from that range, and one of the many outgoing connections of tests running alongside (to Kafka,
  * MongoDB, Redis) could take it before the server binds it.
@@ -52,12 +55,15 @@ export interface ChildRun {
   output(): string;
 }
 
-/** Starts `node <script> ...args` (script relative to the project root); `env` adds to process.env. */
-export function startNode(script: string, args: string[], env: Record<string, string>): ChildRun {
+/**
+ * Starts `node <script> ...args` (script relative to the project root); `env` adds to process.env.
+ * `ipc`: with a channel for the messages the child sends (process.send).
+ */
+export function startNode(script: string, args: string[], env: Record<string, string>, ipc = false): ChildRun {
   const child = spawn(nodeBin, ['--disable-warning=TimeoutNegativeWarning', join(projectRoot, script), ...args], {
     cwd: projectRoot,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
@@ -68,9 +74,23 @@ export function startNode(script: string, args: string[], env: Record<string, st
   return { child, exit, output: () => output };
 }
 
-/** Starts the server the way operators do: `services/main.ts <role...>`. */
-export function startMain(role: string[], env: Record<string, string>): ChildRun {
-  return startNode('services/main.ts', role, env);
+/** A server process: what it reports once started (the ports it bound). */
+export interface MainRun extends ChildRun {
+  ready: Promise<StartedMessage>;
+}
+
+/**
+ * Starts the server the way operators do: `services/main.ts <role...>`. Its servers bind port 0
+ * (unless `env` names ports) and report the ports they got: `await started(run)`.
+ */
+export function startMain(role: string[], env: Record<string, string>): MainRun {
+  const run = startNode('services/main.ts', role, { PORT: '0', STREAMING_PORT: '0', ...env }, true);
+  const ready = new Promise<StartedMessage>((resolve) => {
+    run.child.on('message', (m: StartedMessage) => {
+      if (m.type === 'started') resolve(m);
+    });
+  });
+  return { ...run, ready };
 }
 
 /** Resolves once the process has written `text` to its stdout. */
@@ -86,10 +106,13 @@ export function logged(run: ChildRun, text: string): Promise<void> {
   });
 }
 
-/** Resolves when the server logs that it started; rejects (with its output) when it exits first. */
-export function started(run: ChildRun): Promise<void> {
+/**
+ * Resolves with the ports the server bound once it reports that it started; rejects (with its
+ * output) when it exits first.
+ */
+export function started(run: MainRun): Promise<StartedMessage> {
   return Promise.race([
-    logged(run, 'fedisrv started'),
+    run.ready,
     run.exit.then(({ code }) =>
       Promise.reject(new Error(`server exited with ${code} before starting:\n${run.output()}`)),
     ),

@@ -20,16 +20,18 @@ import { instanceActorUri } from '../../core/activitypub/uris.ts';
 import {
   actorDocument,
   countCollectionDocument,
-  featuredDocument,
-  featuredTagsDocument,
-  followsDocument,
-  outboxDocument,
   type RepliesQuery,
   repliesDocument,
   servedAccount,
   statusDocument,
-  type OutboxQuery,
 } from '../../core/activitypub/documents.ts';
+import {
+  featuredDocument,
+  featuredTagsDocument,
+  followsDocument,
+  outboxDocument,
+  type OutboxQuery,
+} from '../../core/activitypub/accountCollections.ts';
 import { ApiError } from '../errors.ts';
 import { registerWellKnown } from './wellKnown.ts';
 import { quoteAuthorizationDocument } from '../../core/quotes/federation.ts';

@@ -12,9 +12,9 @@ import {
   createMediaAttachment,
   findOwnMedia,
   setCustomThumbnail,
-  updateAttachmentAttributes,
 } from '../../core/media/attachments.ts';
 import { deleteMediaAttachment } from '../../core/media/removal.ts';
+import { updateAttachmentAttributes } from '../../core/media/statusAttachments.ts';
 import { MediaAttachmentEntity, presentMediaAttachment } from '../../core/entities/mediaAttachment.ts';
 import { AnyIdParams } from '../params.ts';
 

@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Core } from '../context.ts';
 import type { ScheduledStatusDoc } from '../model/scheduledStatuses.ts';
-import { loadAttachments } from '../media/attachments.ts';
+import { loadAttachments } from '../media/statusAttachments.ts';
 import { MediaAttachmentEntity, presentMediaAttachment } from './mediaAttachment.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);

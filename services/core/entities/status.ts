@@ -10,7 +10,7 @@ import { findApps } from '../auth/appCache.ts';
 import type { StatusDoc } from '../model/statuses.ts';
 import { viewerState, type ViewerState } from '../interactions/viewerFlags.ts';
 import { loadReblogged } from '../statuses/visibility.ts';
-import { loadAttachments } from '../media/attachments.ts';
+import { loadAttachments } from '../media/statusAttachments.ts';
 import { AccountEntity, CustomEmojiEntity, presentAccounts, type Account } from './account.ts';
 import { MediaAttachmentEntity, presentMediaAttachment } from './mediaAttachment.ts';
 import { StatusApplicationEntity } from './application.ts';

@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Core } from '../context.ts';
 import type { AccountDoc } from '../model/accounts.ts';
 import type { StatusEditDoc } from '../model/statusEdits.ts';
-import { loadAttachments } from '../media/attachments.ts';
+import { loadAttachments } from '../media/statusAttachments.ts';
 import { AccountEntity, CustomEmojiEntity, presentAccount } from './account.ts';
 import { emojisInTexts } from '../../core/emojis/emojis.ts';
 import { MediaAttachmentEntity, presentMediaAttachment } from './mediaAttachment.ts';

@@ -12,7 +12,7 @@ import { QUOTE_CONTEXT, withContext, type JsonLd } from '../activitypub/render/c
 import { DocumentUnavailable, servedAccount } from '../activitypub/documents.ts';
 import type { NewEvent } from '../events/outbox.ts';
 import { directDelivery, inboxDelivery } from './ingress.ts';
-import { statusReach } from '../activitypub/delivery/plan.ts';
+import { statusReach } from '../activitypub/delivery/planHelpers.ts';
 import { inboxesOf } from '../activitypub/delivery/audience.ts';
 
 /** The stamp as its author serves it (null: no accepted quote of theirs by that id). */

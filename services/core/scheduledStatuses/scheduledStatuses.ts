@@ -12,7 +12,7 @@ import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { mediaAttachments } from '../model/media.ts';
 import { scheduledStatuses, type ScheduledStatusDoc, type ScheduledStatusParams } from '../model/scheduledStatuses.ts';
 import { notFound, validationFailed } from '../errors.ts';
-import { loadAttachmentsForPosting, holdForScheduledStatus } from '../media/attachments.ts';
+import { loadAttachmentsForPosting, holdForScheduledStatus } from '../media/statusAttachments.ts';
 import { validatePollInput } from '../polls/polls.ts';
 import { postStatus, checkLength } from '../statuses/postStatus.ts';
 import { StatusError } from '../statuses/errors.ts';

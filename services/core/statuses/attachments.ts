@@ -6,7 +6,7 @@ import {
   detachFromStatus,
   loadAttachmentsForPosting,
   updateAttachmentAttributes,
-} from '../media/attachments.ts';
+} from '../media/statusAttachments.ts';
 import type { Id } from '../ids.ts';
 import { createPoll, findPoll, removePoll, replacePoll, validatePollInput } from '../polls/polls.ts';
 

@@ -13,14 +13,14 @@ import { testConfig } from '../../support/config.ts';
 import { closeTestCore, createTestCore, eventually } from '../../support/core.ts';
 import { createTestUser } from '../../support/fixtures.ts';
 import { readTopic } from '../../support/kafka.ts';
-import { freePort, killChild, serverEnv, startMain, type ChildRun } from '../../support/processes.ts';
+import { killChild, serverEnv, startMain, started, type MainRun } from '../../support/processes.ts';
 
 const COUNT = 12;
 
 describe('scheduler pipeline with two processes', () => {
   const config = testConfig();
   let core: Core;
-  const children: ChildRun[] = [];
+  const children: MainRun[] = [];
 
   beforeAll(async () => {
     ({ core } = await createTestCore(config));
@@ -33,18 +33,11 @@ describe('scheduler pipeline with two processes', () => {
 
   it('publishes each due status exactly once and closes an expired poll once', async () => {
     const alice = await createTestUser(core);
-    // Each process serves its ops endpoints (health, metrics) on its own port.
-    for (let i = 0; i < 2; i++) {
-      const env = serverEnv(config, { LOG_LEVEL: 'info', PORT: String(await freePort()) });
-      children.push(startMain(['pipeline', 'scheduler'], env));
-    }
-    await eventually(
-      async () => children.every((c) => c.output().includes('fedisrv started')),
-      45_000,
-      'both schedulers to start',
-    ).catch((err: Error) => {
-      throw new Error(`${err.message}: ${children.map((c) => c.output().slice(-1500)).join('\n---\n')}`);
-    });
+    // Each process serves its ops endpoints (health, metrics) on a port of its own (port 0).
+    for (let i = 0; i < 2; i++)
+      children.push(startMain(['pipeline', 'scheduler'], serverEnv(config, { LOG_LEVEL: 'info' })));
+    const ports = await Promise.all(children.map(started));
+    expect(new Set(ports.map((p) => p.port)).size).toBe(2);
 
     // Scheduled for later, then all made due at once while both processes are running.
     const later = new Date(Date.now() + 3600_000);

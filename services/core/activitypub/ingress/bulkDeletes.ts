@@ -11,7 +11,7 @@ import { statuses, type StatusDoc } from '../../model/statuses.ts';
 import { deleteStatusDocs } from '../../statuses/deleteStatus.ts';
 import { idOf, type JsonObject } from '../json.ts';
 import { hostOf } from '../uris.ts';
-import { markDeletedMany } from './statuses.ts';
+import { markDeletedMany } from './deleteMarkers.ts';
 
 export interface RemoteDelete {
   actor: AccountDoc;

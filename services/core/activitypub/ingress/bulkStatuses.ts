@@ -15,12 +15,12 @@ import { asArray, idOf, idsOf, str, typeIs, type JsonObject } from '../json.ts';
 import { hostOf, isLocalUri, parseLocalUri } from '../uris.ts';
 import {
   createdAtOf as createdAt,
-  deleteMarkerKey,
   freeStatusIds,
   hasLocalFollowers,
   remoteStatusDoc,
   remoteStatusEvents,
 } from './statuses.ts';
+import { deleteMarkerKey } from './deleteMarkers.ts';
 import { emojiTagsOf } from '../actors.ts';
 import { upsertRemoteEmojis } from '../../emojis/remoteEmojis.ts';
 import { quotedUriOf } from '../../quotes/ingress.ts';

@@ -15,7 +15,8 @@ import { statusUpdatedEvent } from '../../statuses/events.ts';
 import { asArray, obj, typeIs, type JsonObject } from '../json.ts';
 import { hostOf } from '../uris.ts';
 import { audiencesOf } from './audience.ts';
-import { date, remoteEdit } from './statuses.ts';
+import { date } from './statuses.ts';
+import { remoteEdit } from './statusEdits.ts';
 import { emojiTagsOf } from '../actors.ts';
 import { upsertRemoteEmojis } from '../../emojis/remoteEmojis.ts';
 
