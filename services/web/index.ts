@@ -15,6 +15,7 @@ import { messagePage } from './pages.ts';
 import oauthPages from './oauth/index.ts';
 import authPages from './auth/index.ts';
 import settingsPages from './settings/index.ts';
+import preferencesPages from './settings/preferences.ts';
 import twoFactorPages from './settings/twoFactor.ts';
 import omniauthPages from './auth/omniauth.ts';
 import securityKeyPages from './settings/securityKeys.ts';
@@ -88,6 +89,7 @@ const webPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
   await app.register(oauthPages, { core });
   await app.register(authPages, { core });
   await app.register(settingsPages, { core });
+  await app.register(preferencesPages, { core });
   await app.register(twoFactorPages, { core });
   await app.register(omniauthPages, { core });
   await app.register(securityKeyPages, { core });
