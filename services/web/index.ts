@@ -16,6 +16,8 @@ import oauthPages from './oauth/index.ts';
 import authPages from './auth/index.ts';
 import settingsPages from './settings/index.ts';
 import preferencesPages from './settings/preferences.ts';
+import featuredTagPages from './settings/featuredTags.ts';
+import relationshipPages from './relationships/index.ts';
 import twoFactorPages from './settings/twoFactor.ts';
 import omniauthPages from './auth/omniauth.ts';
 import securityKeyPages from './settings/securityKeys.ts';
@@ -90,6 +92,8 @@ const webPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
   await app.register(authPages, { core });
   await app.register(settingsPages, { core });
   await app.register(preferencesPages, { core });
+  await app.register(featuredTagPages, { core });
+  await app.register(relationshipPages, { core });
   await app.register(twoFactorPages, { core });
   await app.register(omniauthPages, { core });
   await app.register(securityKeyPages, { core });
