@@ -85,7 +85,8 @@ const relationshipPages: FastifyPluginAsync<WebOptions> = async (app, { core }) 
           id: String(account._id),
           name: account.displayName || account.username,
           acct: acctOf(account),
-          url: account.url,
+          // A remote actor's url is hostile input: only web links are linked.
+          url: /^https?:\/\//i.test(account.url) ? account.url : null,
           since: formatDate(since),
           expires: expiresAt ? formatDate(expiresAt) : null,
         })),
