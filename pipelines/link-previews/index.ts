@@ -1,6 +1,8 @@
 // The link-previews pipeline: fetches the card of the first link of new and edited statuses
 // (core/previews/fetchCard.ts, SSRF-safe, 1 MiB / 5 s) and attaches it to the status. A public
-// status's card also counts its author for the link's trend (core/trends/).
+// status's card also counts its author for the link's trend (core/trends/). It also checks the
+// links of a local profile's changed fields for rel="me" (core/accounts/linkVerification.ts, as
+// Mastodon's VerifyAccountLinksWorker): both fetch other people's pages in the background.
 import type { Core } from '../../services/core/context.ts';
 import { batch } from '../../services/core/db/redis.ts';
 import { collection } from '../../services/core/db/mongo.ts';
@@ -8,9 +10,10 @@ import { statuses, type StatusDoc } from '../../services/core/model/statuses.ts'
 import { fetchCard, firstLink } from '../../services/core/previews/fetchCard.ts';
 import { attachCard, cardOfStatus, upsertCard } from '../../services/core/previews/cards.ts';
 import { recordUse } from '../../services/core/trends/counters.ts';
+import { verifyAccountLinks } from '../../services/core/accounts/linkVerification.ts';
 import { runPipeline, type Pipeline, type PipelineOptions, BACKGROUND_FETCH } from '../runtime/index.ts';
 
-export const TYPES = ['StatusCreated', 'StatusUpdated'] as const;
+export const TYPES = ['StatusCreated', 'StatusUpdated', 'AccountUpdated'] as const;
 type LinkPreviewEvent = (typeof TYPES)[number];
 
 export type LinkPreviewsPipelineOptions = Partial<
@@ -58,9 +61,18 @@ export function runLinkPreviewsPipeline(core: Core, opts: LinkPreviewsPipelineOp
     ...opts,
     // A batch's statuses in one read; most have no link and cost nothing more.
     async handleBatch(events) {
-      const ids = [...new Set(events.map((e) => BigInt(e.payload.statusId)))];
+      const profiles = new Set<bigint>();
+      const ids: bigint[] = [];
+      for (const e of events) {
+        if (e.type === 'AccountUpdated') {
+          if (e.payload.domain === null && e.payload.changed.includes('fields'))
+            profiles.add(BigInt(e.payload.accountId));
+        } else ids.push(BigInt(e.payload.statusId));
+      }
+      for (const accountId of profiles) await verifyAccountLinks(core, accountId);
+      if (ids.length === 0) return;
       const docs = await collection(core.db, statuses)
-        .find({ _id: { $in: ids } })
+        .find({ _id: { $in: [...new Set(ids)] } })
         .toArray();
       for (const doc of docs) await previewStatusDoc(core, doc);
     },

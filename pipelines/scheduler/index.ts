@@ -13,7 +13,7 @@ import { vacuumMediaCache } from '../../services/core/media/remoteCache.ts';
 import { endExpiredMutes } from '../../services/core/graph/mute.ts';
 import { deleteExpiredSuspensions } from '../../services/core/moderation/accountActions.ts';
 import { refreshStaleQuotes } from '../../services/core/quotes/ingress.ts';
-import { processImports } from '../../services/core/userData/imports.ts';
+import { processImports } from '../../services/core/userData/importProcessing.ts';
 import { processAccountDeletions } from '../../services/core/users/selfDelete.ts';
 import { processArchives } from '../../services/core/userData/archive.ts';
 

@@ -46,15 +46,14 @@ export function messagePage(reply: FastifyReply, core: Core, opts: MessageOption
   });
 }
 
+const RETURNABLE =
+  /^\/(oauth\/authorize(\?|$)|oauth\/authorized_applications$|auth\/edit$|settings\/[a-z_]+(\/[a-z_]+)?$|filters$|relationships(\?[a-z_=&]*)?$|blocks$|mutes$|domain_blocks$|followed_tags$)/;
+
 /** Only our own pages may be returned to after log-in (no open redirect). */
 export function safeReturnTo(value: unknown): string {
   if (typeof value !== 'string' || value.length > 4000 || value.includes('//') || value.includes('\\'))
     return DEFAULT_RETURN;
-  return /^\/(oauth\/authorize(\?|$)|oauth\/authorized_applications$|auth\/edit$|settings\/[a-z_]+$|filters$)/.test(
-    value,
-  )
-    ? value
-    : DEFAULT_RETURN;
+  return RETURNABLE.test(value) ? value : DEFAULT_RETURN;
 }
 
 /** Where a log-in not started by an app or a page leads: the account page. */

@@ -7,9 +7,15 @@ import type { Core } from '../../core/context.ts';
 import { collection } from '../../core/db/mongo.ts';
 import { parseId } from '../../core/ids.ts';
 import type { AccountDoc } from '../../core/model/accounts.ts';
-import { featuredTags, type FeaturedTagDoc } from '../../core/model/featuredTags.ts';
+import type { FeaturedTagDoc } from '../../core/model/featuredTags.ts';
 import { tags } from '../../core/model/tags.ts';
-import { featureTag, featuredTagSuggestions, featuredTagUsage, unfeatureTag } from '../../core/tags/featuredTags.ts';
+import {
+  featureTag,
+  featuredTagSuggestions,
+  featuredTagUsage,
+  ownFeaturedTags,
+  unfeatureTag,
+} from '../../core/tags/featuredTags.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { presentTag, TagEntity } from '../../core/entities/tag.ts';
 import { missingParam } from '../errors.ts';
@@ -46,8 +52,7 @@ async function presentFeaturedTags(
 const featuredTagsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
   const READ = { scopes: ['read', 'read:accounts'], user: 'required' as const };
   const WRITE = { scopes: ['write', 'write:accounts'], user: 'required' as const };
-  const own = (account: AccountDoc) =>
-    collection(core.db, featuredTags).find({ accountId: account._id }).sort({ _id: 1 }).toArray();
+  const own = (account: AccountDoc) => ownFeaturedTags(core, account._id);
 
   app.get(
     '/api/v1/featured_tags',

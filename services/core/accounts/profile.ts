@@ -47,6 +47,8 @@ export interface ProfileChanges {
   language?: string | null;
   /** Who may quote new posts by default (Mastodon 4.5 `source[quote_policy]`). */
   quotePolicy?: string;
+  /** Languages of the public timelines (Mastodon's chosen_languages); empty or null: all. */
+  chosenLanguages?: string[] | null;
 }
 
 export class ProfileValidationError extends ValidationError {}
@@ -113,6 +115,9 @@ export function validateProfile(changes: ProfileChanges): string[] {
     !/^[a-z]{2,3}$/.test(changes.language)
   ) {
     problems.push('Setting default language is not included in the list');
+  }
+  if (changes.chosenLanguages && changes.chosenLanguages.some((l) => !/^[a-z]{2,3}$/.test(l))) {
+    problems.push('Chosen languages is not included in the list');
   }
   return problems;
 }
@@ -227,6 +232,10 @@ export async function updateProfile(
   if (changes.sensitive !== undefined) userSet['settings.defaultSensitive'] = changes.sensitive;
   if (changes.language !== undefined) userSet['settings.defaultLanguage'] = changes.language || null;
   if (changes.quotePolicy !== undefined) userSet['settings.defaultQuotePolicy'] = changes.quotePolicy;
+  if (changes.chosenLanguages !== undefined)
+    userSet['settings.chosenLanguages'] = changes.chosenLanguages?.length
+      ? [...new Set(changes.chosenLanguages)]
+      : null;
   if (Object.keys(userSet).length > 0) changed.push('source');
 
   const now = new Date();

@@ -61,6 +61,11 @@ export async function featureTag(core: Core, account: AccountDoc, name: string):
   }
 }
 
+/** The account's featured hashtags, oldest first (the order of its profile). */
+export async function ownFeaturedTags(core: Core, accountId: Id): Promise<FeaturedTagDoc[]> {
+  return collection(core.db, featuredTags).find({ accountId }).sort({ _id: 1 }).toArray();
+}
+
 export async function unfeatureTag(core: Core, account: AccountDoc, id: Id | null): Promise<void> {
   const coll = collection(core.db, featuredTags);
   const doc = id === null ? null : await coll.findOne({ _id: id, accountId: account._id });

@@ -3,7 +3,8 @@ import type { Core } from '../context.ts';
 import { nextSerialId } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
 import type { AccountDoc, CachedAccount } from '../model/accounts.ts';
-import type { TagDoc } from '../model/tags.ts';
+import { tags, type TagDoc } from '../model/tags.ts';
+import type { Id } from '../ids.ts';
 import { tagFollows } from '../model/tagFollows.ts';
 import type { NewEvent } from '../events/outbox.ts';
 
@@ -39,6 +40,13 @@ export async function unfollowTag(core: Core, account: AccountDoc, tag: TagDoc):
   await core.outbox.write([tagEvent('TagUnfollowed', account, tag)], () =>
     coll.deleteOne({ accountId: account._id, tagId: tag._id }),
   );
+}
+
+/** Unfollows the tag with this id (a page's button); the tag, or null when there is none. */
+export async function unfollowTagById(core: Core, account: AccountDoc, tagId: Id | null): Promise<TagDoc | null> {
+  const tag = tagId === null ? null : await collection(core.db, tags).findOne({ _id: tagId });
+  if (tag) await unfollowTag(core, account, tag);
+  return tag;
 }
 
 export async function followsTag(core: Core, account: CachedAccount | null, tag: TagDoc): Promise<boolean> {

@@ -7,14 +7,8 @@ import type { WebOptions } from '../index.ts';
 import type { AccountDoc } from '../../core/model/accounts.ts';
 import { IMPORT_TYPES, type BulkImportDoc, type ImportType } from '../../core/model/bulkImports.ts';
 import { exportCounts, exportCsv, type ExportType } from '../../core/userData/exports.ts';
-import {
-  cancelImport,
-  confirmImport,
-  createImport,
-  ImportFileError,
-  listImports,
-  ownImport,
-} from '../../core/userData/imports.ts';
+import { cancelImport, confirmImport, createImport, listImports, ownImport } from '../../core/userData/imports.ts';
+import { ImportFileError } from '../../core/userData/importFile.ts';
 import { parseId } from '../../core/ids.ts';
 import {
   archiveAvailable,

@@ -1,21 +1,14 @@
-// Settings pages: the public profile (/settings/profile) and posting preferences
-// (/settings/preferences), through the same core operation as PATCH
+// Settings pages: the public profile (/settings/profile), through the same core operation as PATCH
 // /api/v1/accounts/update_credentials; the apps holding tokens of the user
 // (/oauth/authorized_applications), with their permissions and last use, and revoking one (all its
 // tokens; streaming sockets of those tokens close at the streaming server's next revocation check).
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebOptions } from '../index.ts';
-import type { UserDoc, PostingPrivacy } from '../../core/model/users.ts';
+import type { UserDoc } from '../../core/model/users.ts';
 import type { AccountDoc } from '../../core/model/accounts.ts';
-import {
-  updateProfile,
-  ProfileValidationError,
-  FIELDS_MAX,
-  DEFAULT_PRIVACY_VALUES,
-} from '../../core/accounts/profile.ts';
+import { updateProfile, ProfileValidationError, FIELDS_MAX } from '../../core/accounts/profile.ts';
 import { ProfileImageError } from '../../core/accounts/images.ts';
 import { presentAccount } from '../../core/entities/account.ts';
-import { KNOWN_LANGUAGES, ISO_639_1 } from '../../core/instance/languages.ts';
 import { formCheckbox, formField } from '../forms.ts';
 import { parseId } from '../../core/ids.ts';
 import { listAuthorizedApps, revokeAuthorizedApp } from '../../core/oauth/authorizedApps.ts';
@@ -132,64 +125,6 @@ const settingsPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     } catch (err) {
       if (err instanceof ProfileValidationError || err instanceof ProfileImageError)
         return profilePage(reply, account, { status: 422, error: err.message });
-      throw err;
-    }
-  });
-
-  // --- preferences ----------------------------------------------------------------------------
-
-  async function preferencesPage(
-    reply: FastifyReply,
-    user: UserDoc,
-    username: string,
-    opts: { status?: number; notice?: string; error?: string } = {},
-  ): Promise<FastifyReply> {
-    return page(reply, {
-      status: opts.status,
-      template: 'settings/preferences',
-      title: 'preferences.title',
-      instance,
-      signedInAs: username,
-      csrf: reply.generateCsrf(),
-      data: {
-        notice: opts.notice ?? null,
-        error: opts.error ?? null,
-        privacies: DEFAULT_PRIVACY_VALUES.map((value) => ({
-          value,
-          label: t(`preferences.privacy.${value}`),
-          selected: value === user.settings.defaultPrivacy,
-        })),
-        language: user.settings.defaultLanguage ?? '',
-        languages: KNOWN_LANGUAGES,
-        sensitive: user.settings.defaultSensitive,
-      },
-    });
-  }
-
-  app.get('/settings/preferences', async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/preferences');
-    if (!signedIn) return reply;
-    return preferencesPage(reply, signedIn.user, signedIn.account.username);
-  });
-
-  app.post('/settings/preferences', { preHandler: app.csrfProtection }, async (request: FastifyRequest, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/preferences');
-    if (!signedIn) return reply;
-    const { account, user } = signedIn;
-    const privacy = formField(request, 'default_privacy', 20);
-    const language = formField(request, 'default_language', 10);
-    if (!(DEFAULT_PRIVACY_VALUES as readonly string[]).includes(privacy) || (language && !ISO_639_1.has(language)))
-      return preferencesPage(reply, user, account.username, { status: 422, error: t('errors.bad_request') });
-    try {
-      const updated = await updateProfile(core, account, user, {
-        privacy: privacy as PostingPrivacy,
-        language: language || null,
-        sensitive: formCheckbox(request, 'default_sensitive'),
-      });
-      return preferencesPage(reply, updated.user, account.username, { notice: t('preferences.saved') });
-    } catch (err) {
-      if (err instanceof ProfileValidationError)
-        return preferencesPage(reply, user, account.username, { status: 422, error: err.message });
       throw err;
     }
   });

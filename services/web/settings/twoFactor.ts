@@ -18,13 +18,13 @@ import {
   twoFactorSetupRequired,
   verifySecondFactor,
 } from '../../core/users/twoFactor.ts';
-import { RATE_LIMITS, hitRateLimit } from '../../core/rateLimit.ts';
+import { RATE_LIMITS } from '../../core/rateLimit.ts';
+import { rateLimited } from '../rateLimited.ts';
 import { listSecurityKeys } from '../../core/users/securityKeys.ts';
 import { translator } from '../i18n.ts';
 import { page } from '../view.ts';
 import { formField } from '../forms.ts';
 import { requireSignedIn, TWO_FACTOR_METHODS } from '../guard.ts';
-import { messagePage } from '../pages.ts';
 
 const t = translator('en');
 const METHODS = TWO_FACTOR_METHODS;
@@ -72,17 +72,7 @@ const twoFactorPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => 
 
   /** Mastodon's challenge: the password, or here also a current two-factor code. Guesses are throttled. */
   async function challengePassed(request: FastifyRequest, reply: FastifyReply, user: UserDoc): Promise<boolean> {
-    const verdict = await hitRateLimit(core.redis, RATE_LIMITS.loginPerAccount, `challenge:${user._id}`);
-    if (!verdict.allowed) {
-      reply.header('retry-after', String(Math.max(1, Math.ceil((verdict.resetAt.getTime() - Date.now()) / 1000))));
-      await messagePage(reply, core, {
-        status: 429,
-        title: 'errors.title',
-        lines: ['auth.too_many_requests'],
-        translate: true,
-      });
-      return false;
-    }
+    if (await rateLimited(core, reply, RATE_LIMITS.loginPerAccount, `challenge:${user._id}`)) return false;
     const typed = formField(request, 'current_password', 1000);
     if (!typed) return false;
     if (await verifyPassword(user.passwordHash, typed)) return true;

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { csvLine, parseCsv, CsvSyntaxError } from '../../../services/core/userData/csv.ts';
-import { ImportFileError, parseImportFile, IMPORT_ROWS_LIMIT } from '../../../services/core/userData/imports.ts';
+import { ImportFileError, parseImportFile, IMPORT_ROWS_LIMIT } from '../../../services/core/userData/importFile.ts';
 
 const fixture = (name: string): Buffer =>
   readFileSync(join(__dirname, '..', '..', 'fixtures', 'mastodon-exports', name));

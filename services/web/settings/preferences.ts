@@ -1,0 +1,152 @@
+// Preferences: posting defaults and the languages of the public timelines (/settings/preferences,
+// through the same core operation as PATCH /api/v1/accounts/update_credentials), and whose
+// notifications are accepted, filtered or ignored (/settings/preferences/notifications, the same
+// operation as PATCH /api/v2/notifications/policy).
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { WebOptions } from '../index.ts';
+import type { UserDoc, PostingPrivacy } from '../../core/model/users.ts';
+import type { Id } from '../../core/ids.ts';
+import { updateProfile, ProfileValidationError, DEFAULT_PRIVACY_VALUES } from '../../core/accounts/profile.ts';
+import { KNOWN_LANGUAGES, ISO_639_1 } from '../../core/instance/languages.ts';
+import { policyOf } from '../../core/notifications/policy.ts';
+import { POLICY_FIELDS, presentPolicyV2, updatePolicy } from '../../core/notifications/requests.ts';
+import { POLICY_VALUES } from '../../core/model/notificationPolicies.ts';
+import { formCheckbox, formField, formList } from '../forms.ts';
+import { translator } from '../i18n.ts';
+import { page } from '../view.ts';
+import { requireSignedIn } from '../guard.ts';
+
+const t = translator('en');
+
+interface PageState {
+  status?: number;
+  notice?: string;
+  error?: string;
+}
+
+const preferencesPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
+  const instance = core.config.localDomain;
+
+  async function preferencesPage(
+    reply: FastifyReply,
+    user: UserDoc,
+    username: string,
+    opts: PageState = {},
+  ): Promise<FastifyReply> {
+    const chosen = new Set(user.settings.chosenLanguages ?? []);
+    return page(reply, {
+      status: opts.status,
+      template: 'settings/preferences',
+      title: 'preferences.title',
+      instance,
+      signedInAs: username,
+      csrf: reply.generateCsrf(),
+      data: {
+        notice: opts.notice ?? null,
+        error: opts.error ?? null,
+        privacies: DEFAULT_PRIVACY_VALUES.map((value) => ({
+          value,
+          label: t(`preferences.privacy.${value}`),
+          selected: value === user.settings.defaultPrivacy,
+        })),
+        language: user.settings.defaultLanguage ?? '',
+        languages: KNOWN_LANGUAGES,
+        chosenLanguages: KNOWN_LANGUAGES.map((l) => ({ ...l, checked: chosen.has(l.code) })),
+        sensitive: user.settings.defaultSensitive,
+      },
+    });
+  }
+
+  app.get('/settings/preferences', async (request, reply) => {
+    const signedIn = await requireSignedIn(core, request, reply, '/settings/preferences');
+    if (!signedIn) return reply;
+    return preferencesPage(reply, signedIn.user, signedIn.account.username);
+  });
+
+  app.post('/settings/preferences', { preHandler: app.csrfProtection }, async (request: FastifyRequest, reply) => {
+    const signedIn = await requireSignedIn(core, request, reply, '/settings/preferences');
+    if (!signedIn) return reply;
+    const { account, user } = signedIn;
+    const privacy = formField(request, 'default_privacy', 20);
+    const language = formField(request, 'default_language', 10);
+    const chosenLanguages = formList(request, 'chosen_languages', 500, 10);
+    if (
+      !(DEFAULT_PRIVACY_VALUES as readonly string[]).includes(privacy) ||
+      (language && !ISO_639_1.has(language)) ||
+      chosenLanguages.some((l) => !ISO_639_1.has(l))
+    )
+      return preferencesPage(reply, user, account.username, { status: 422, error: t('errors.bad_request') });
+    try {
+      const updated = await updateProfile(core, account, user, {
+        privacy: privacy as PostingPrivacy,
+        language: language || null,
+        sensitive: formCheckbox(request, 'default_sensitive'),
+        chosenLanguages,
+      });
+      return preferencesPage(reply, updated.user, account.username, { notice: t('preferences.saved') });
+    } catch (err) {
+      if (err instanceof ProfileValidationError)
+        return preferencesPage(reply, user, account.username, { status: 422, error: err.message });
+      throw err;
+    }
+  });
+
+  // --- notifications --------------------------------------------------------------------------
+
+  async function notificationsPage(
+    reply: FastifyReply,
+    accountId: Id,
+    username: string,
+    opts: PageState = {},
+  ): Promise<FastifyReply> {
+    const policy = presentPolicyV2(await policyOf(core, accountId));
+    return page(reply, {
+      status: opts.status,
+      template: 'settings/notifications',
+      title: 'preferences.notifications.title',
+      instance,
+      signedInAs: username,
+      csrf: reply.generateCsrf(),
+      data: {
+        notice: opts.notice ?? null,
+        error: opts.error ?? null,
+        fields: POLICY_FIELDS.map((name) => ({
+          name,
+          label: t(`preferences.notifications.${name}`),
+          hint: t(`preferences.notifications.${name}_hint`),
+          options: POLICY_VALUES.map((value) => ({
+            value,
+            label: t(`preferences.notifications.values.${value}`),
+            selected: policy[name] === value,
+          })),
+        })),
+      },
+    });
+  }
+
+  app.get('/settings/preferences/notifications', async (request, reply) => {
+    const signedIn = await requireSignedIn(core, request, reply, '/settings/preferences/notifications');
+    if (!signedIn) return reply;
+    return notificationsPage(reply, signedIn.account._id, signedIn.account.username);
+  });
+
+  app.post(
+    '/settings/preferences/notifications',
+    { preHandler: app.csrfProtection },
+    async (request: FastifyRequest, reply) => {
+      const signedIn = await requireSignedIn(core, request, reply, '/settings/preferences/notifications');
+      if (!signedIn) return reply;
+      const { account } = signedIn;
+      const changes = Object.fromEntries(POLICY_FIELDS.map((f) => [f, formField(request, f, 20)]));
+      if (Object.values(changes).some((v) => !(POLICY_VALUES as readonly string[]).includes(v)))
+        return notificationsPage(reply, account._id, account.username, {
+          status: 422,
+          error: t('errors.bad_request'),
+        });
+      await updatePolicy(core, account._id, changes);
+      return notificationsPage(reply, account._id, account.username, { notice: t('preferences.saved') });
+    },
+  );
+};
+
+export default preferencesPages;
