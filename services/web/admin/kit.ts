@@ -1,0 +1,116 @@
+// What every /admin page shares: the staff guard (signed in, and the role permission the page's
+// admin API route names), rendering inside the dashboard's navigation, and turning a refusal of a
+// core operation (4xx) into the page's error message.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Core } from '../../core/context.ts';
+import type { AccountDoc } from '../../core/model/accounts.ts';
+import type { UserDoc } from '../../core/model/users.ts';
+import type { EffectiveRole } from '../../core/roles/roles.ts';
+import { hasPermission, type Permission } from '../../core/roles/permissions.ts';
+import { roleOfUser } from '../../core/roles/roles.ts';
+import type { Status } from '../../core/entities/status.ts';
+import { parseId, type Id } from '../../core/ids.ts';
+import { ApiError } from '../../core/errors.ts';
+import { requireSignedIn } from '../guard.ts';
+import { messagePage } from '../pages.ts';
+import { page } from '../view.ts';
+import { formField } from '../forms.ts';
+import { formatDate } from '../format.ts';
+import { statusView } from '../public/present.ts';
+
+export interface Staff {
+  user: UserDoc;
+  account: AccountDoc;
+  role: EffectiveRole;
+  permissions: number;
+}
+
+/** The sections of the dashboard (Mastodon's admin paths), each behind its API route's permission. */
+export const SECTIONS: { path: string; label: string; permission: Permission }[] = [
+  { path: '/admin/reports', label: 'admin.nav.reports', permission: 'manage_reports' },
+  { path: '/admin/accounts', label: 'admin.nav.accounts', permission: 'manage_users' },
+  { path: '/admin/instances', label: 'admin.nav.instances', permission: 'manage_federation' },
+  { path: '/admin/domain_blocks', label: 'admin.nav.domain_blocks', permission: 'manage_federation' },
+  { path: '/admin/domain_allows', label: 'admin.nav.domain_allows', permission: 'manage_federation' },
+  { path: '/admin/email_domain_blocks', label: 'admin.nav.email_domain_blocks', permission: 'manage_blocks' },
+  { path: '/admin/ip_blocks', label: 'admin.nav.ip_blocks', permission: 'manage_blocks' },
+  { path: '/admin/settings/registrations', label: 'admin.nav.settings', permission: 'manage_settings' },
+  { path: '/admin/rules', label: 'admin.nav.rules', permission: 'manage_rules' },
+  { path: '/admin/announcements', label: 'admin.nav.announcements', permission: 'manage_announcements' },
+  { path: '/admin/trends/tags', label: 'admin.nav.trends', permission: 'manage_taxonomies' },
+  { path: '/admin/roles', label: 'admin.nav.roles', permission: 'manage_roles' },
+  { path: '/admin/action_logs', label: 'admin.nav.action_logs', permission: 'view_audit_log' },
+];
+
+export interface AdminKit {
+  core: Core;
+  /** The signed-in staff member holding `permission`; otherwise the log-in redirect or a 403 page. */
+  staff(request: FastifyRequest, reply: FastifyReply, permission: Permission): Promise<Staff | null>;
+  view(
+    reply: FastifyReply,
+    me: Staff,
+    template: string,
+    title: string,
+    data: Record<string, unknown>,
+    status?: number,
+  ): Promise<FastifyReply>;
+  /** Runs a core operation; a refusal (4xx) becomes its message, anything else propagates. */
+  attempt(run: () => Promise<unknown>): Promise<string | null>;
+  field(request: FastifyRequest, name: string): string;
+  /** A route's `:id` as an id, or null (the route answers 404). */
+  idParam(request: FastifyRequest): Id | null;
+}
+
+export function adminKit(core: Core): AdminKit {
+  return {
+    core,
+    async staff(request, reply, permission) {
+      const signedIn = await requireSignedIn(core, request, reply, request.url.split('?')[0]);
+      if (!signedIn) return null;
+      const role = await roleOfUser(core, signedIn.user);
+      if (!hasPermission(role.permissions, permission)) {
+        await messagePage(reply, core, {
+          status: 403,
+          title: 'errors.title',
+          lines: ['admin.forbidden'],
+          translate: true,
+          signedInAs: signedIn.account.username,
+          csrf: reply.generateCsrf(),
+        });
+        return null;
+      }
+      return { ...signedIn, role, permissions: role.permissions };
+    },
+    view(reply, me, template, title, data, status = 200) {
+      return page(reply, {
+        status,
+        template: `admin/${template}`,
+        title,
+        instance: core.config.localDomain,
+        signedInAs: me.account.username,
+        csrf: reply.generateCsrf(),
+        data: {
+          ...data,
+          wide: true,
+          sections: SECTIONS.filter((s) => hasPermission(me.permissions, s.permission)),
+          formatDate: (at: string | Date) => formatDate(new Date(at)),
+          statusView: (s: Status) => statusView(s),
+        },
+      });
+    },
+    async attempt(run) {
+      try {
+        await run();
+        return null;
+      } catch (err) {
+        if (err instanceof ApiError && err.statusCode < 500) return err.message;
+        throw err;
+      }
+    },
+    field: (request, name) => formField(request, name),
+    idParam: (request) => parseId((request.params as { id?: string }).id),
+  };
+}
+
+/** Registers one area of the dashboard's routes. */
+export type AdminArea = (app: FastifyInstance, kit: AdminKit) => void;
