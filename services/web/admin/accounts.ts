@@ -42,7 +42,10 @@ const accountPages: AdminArea = (app, { core, staff, view, attempt, field, idPar
     if (!me) return reply;
     const q = Object.fromEntries(QUERY.map((k) => [k, String(request.query[k] ?? '').trim()]));
     // A blank field is no filter (a blank role would otherwise match no one).
-    const filter = await accountFilter(core, v2Filter(Object.fromEntries(Object.entries(q).filter(([, v]) => v !== ''))));
+    const filter = await accountFilter(
+      core,
+      v2Filter(Object.fromEntries(Object.entries(q).filter(([, v]) => v !== ''))),
+    );
     const docs = await findPage(
       collection(core.db, accounts),
       filter,

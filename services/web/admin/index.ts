@@ -9,8 +9,26 @@ import reportPages from './reports.ts';
 import accountPages from './accounts.ts';
 import federationPages from './federation.ts';
 import blockPages from './blocks.ts';
+import settingsPages from './settings.ts';
+import rulePages from './rules.ts';
+import announcementPages from './announcements.ts';
+import trendPages from './trends.ts';
+import rolePages from './roles.ts';
+import actionLogPages from './actionLogs.ts';
 
-const AREAS: AdminArea[] = [dashboardPage, reportPages, accountPages, federationPages, blockPages];
+const AREAS: AdminArea[] = [
+  dashboardPage,
+  reportPages,
+  accountPages,
+  federationPages,
+  blockPages,
+  settingsPages,
+  rulePages,
+  announcementPages,
+  trendPages,
+  rolePages,
+  actionLogPages,
+];
 
 const adminPages: FastifyPluginAsync<{ core: Core }> = async (app, { core }) => {
   const kit = adminKit(core);

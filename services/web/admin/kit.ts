@@ -56,7 +56,7 @@ export interface AdminKit {
   ): Promise<FastifyReply>;
   /** Runs a core operation; a refusal (4xx) becomes its message, anything else propagates. */
   attempt(run: () => Promise<unknown>): Promise<string | null>;
-  field(request: FastifyRequest, name: string): string;
+  field(request: FastifyRequest, name: string, max?: number): string;
   /** A route's `:id` as an id, or null (the route answers 404). */
   idParam(request: FastifyRequest): Id | null;
 }
@@ -107,7 +107,7 @@ export function adminKit(core: Core): AdminKit {
         throw err;
       }
     },
-    field: (request, name) => formField(request, name),
+    field: (request, name, max) => formField(request, name, max),
     idParam: (request) => parseId((request.params as { id?: string }).id),
   };
 }
