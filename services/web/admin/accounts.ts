@@ -31,7 +31,7 @@ import { formCheckbox } from '../forms.ts';
 const QUERY = ['origin', 'status', 'role_ids', 'username', 'email', 'ip', 'by_domain'] as const;
 const BATCH_LIMIT = 200;
 
-const accountPages: AdminArea = (app, { core, staff, view, attempt, field, idParam }) => {
+const accountPages: AdminArea = (app, { core, staff, view, attempt, field }) => {
   async function allRoles() {
     await ensureBuiltInRoles(core);
     return collection(core.db, roles).find({}).sort({ position: 1 }).toArray();
