@@ -12,11 +12,11 @@ import { hasPermission } from '../../core/roles/permissions.ts';
 import { ensureBuiltInRoles } from '../../core/roles/roles.ts';
 import {
   performAccountAction,
-  rejectPendingUser,
   setSilenced,
   unsuspendAccount,
   userOfAccount,
 } from '../../core/moderation/accountActions.ts';
+import { rejectPendingUser } from '../../core/moderation/accountRemoval.ts';
 import { assertOutranks } from '../../core/moderation/outranks.ts';
 import { assignRole } from '../../core/moderation/roles.ts';
 import { approveUser } from '../../core/users/moderation.ts';
