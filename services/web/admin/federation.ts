@@ -3,7 +3,7 @@
 // domain blocks (create, edit, remove; the conflict message when a rule already covers the
 // domain) and domain allows (limited federation mode).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AdminArea, Staff } from './kit.ts';
+import { listResource, type AdminArea, type Staff } from './kit.ts';
 import { collection } from '../../core/db/mongo.ts';
 import { domainAllows, instanceDomainBlocks, type DomainBlockDoc } from '../../core/model/instanceDomainBlocks.ts';
 import {
@@ -18,7 +18,9 @@ import { formCheckbox } from '../forms.ts';
 
 const LISTED = 500;
 
-const federationPages: AdminArea = (app, { core, staff, view, attempt, field, idParam }) => {
+const federationPages: AdminArea = (app, kit) => {
+  const { core, staff, view, attempt, field, idParam } = kit;
+
   // ---- known servers ----
 
   app.get<{ Querystring: { by_domain?: string } }>('/admin/instances', async (request, reply) => {
@@ -28,7 +30,6 @@ const federationPages: AdminArea = (app, { core, staff, view, attempt, field, id
     return view(reply, me, 'instances', 'admin.instances.title', {
       instances: await knownInstances(core, search),
       search,
-      now: Date.now(),
     });
   });
 
@@ -45,11 +46,6 @@ const federationPages: AdminArea = (app, { core, staff, view, attempt, field, id
 
   // ---- domain blocks ----
 
-  async function blocksPage(reply: FastifyReply, me: Staff, error: string | null = null) {
-    const list = await collection(core.db, instanceDomainBlocks).find({}).sort({ domain: 1 }).limit(LISTED).toArray();
-    return view(reply, me, 'domain_blocks', 'admin.domain_blocks.title', { blocks: list, error }, error ? 422 : 200);
-  }
-
   const blockInput = (request: FastifyRequest) => ({
     severity: field(request, 'severity') || 'silence',
     rejectMedia: formCheckbox(request, 'reject_media'),
@@ -59,31 +55,32 @@ const federationPages: AdminArea = (app, { core, staff, view, attempt, field, id
     obfuscate: formCheckbox(request, 'obfuscate'),
   });
 
-  app.get('/admin/domain_blocks', async (request, reply) => {
-    const me = await staff(request, reply, 'manage_federation');
-    if (!me) return reply;
-    return blocksPage(reply, me);
-  });
-
-  app.post('/admin/domain_blocks', { preHandler: app.csrfProtection }, async (request, reply) => {
-    const me = await staff(request, reply, 'manage_federation');
-    if (!me) return reply;
-    const error = await attempt(() =>
+  listResource(app, kit, {
+    permission: 'manage_federation',
+    paths: { list: '/admin/domain_blocks', remove: '/admin/domain_blocks/:id/delete' },
+    template: 'domain_blocks',
+    title: 'admin.domain_blocks.title',
+    load: async () => ({
+      blocks: await collection(core.db, instanceDomainBlocks).find({}).sort({ domain: 1 }).limit(LISTED).toArray(),
+    }),
+    create: (request, me) =>
       createDomainBlock(core, { domain: field(request, 'domain'), ...blockInput(request) }, me.account._id),
-    );
-    if (error) return blocksPage(reply, me, error);
-    return reply.redirect('/admin/domain_blocks', 303);
+    remove: (id, me) => deleteDomainBlock(core, id, me.account._id),
   });
 
   async function editPage(reply: FastifyReply, me: Staff, block: DomainBlockDoc, error: string | null = null) {
     return view(reply, me, 'domain_block_edit', 'admin.domain_blocks.edit', { block, error }, error ? 422 : 200);
   }
 
+  async function blockOf(request: FastifyRequest): Promise<DomainBlockDoc | null> {
+    const id = idParam(request);
+    return id === null ? null : getDomainBlock(core, id).catch(() => null);
+  }
+
   app.get<{ Params: { id: string } }>('/admin/domain_blocks/:id/edit', async (request, reply) => {
     const me = await staff(request, reply, 'manage_federation');
     if (!me) return reply;
-    const id = idParam(request);
-    const block = id === null ? null : await getDomainBlock(core, id).catch(() => null);
+    const block = await blockOf(request);
     if (!block) return reply.callNotFound();
     return editPage(reply, me, block);
   });
@@ -94,8 +91,7 @@ const federationPages: AdminArea = (app, { core, staff, view, attempt, field, id
     async (request, reply) => {
       const me = await staff(request, reply, 'manage_federation');
       if (!me) return reply;
-      const id = idParam(request);
-      const block = id === null ? null : await getDomainBlock(core, id).catch(() => null);
+      const block = await blockOf(request);
       if (!block) return reply.callNotFound();
       const error = await attempt(() => updateDomainBlock(core, block._id, blockInput(request), me.account._id));
       if (error) return editPage(reply, me, block, error);
@@ -103,61 +99,20 @@ const federationPages: AdminArea = (app, { core, staff, view, attempt, field, id
     },
   );
 
-  app.post<{ Params: { id: string } }>(
-    '/admin/domain_blocks/:id/delete',
-    { preHandler: app.csrfProtection },
-    async (request, reply) => {
-      const me = await staff(request, reply, 'manage_federation');
-      if (!me) return reply;
-      const id = idParam(request);
-      if (id === null) return reply.callNotFound();
-      const error = await attempt(() => deleteDomainBlock(core, id, me.account._id));
-      if (error) return blocksPage(reply, me, error);
-      return reply.redirect('/admin/domain_blocks', 303);
-    },
-  );
-
   // ---- domain allows ----
 
-  async function allowsPage(reply: FastifyReply, me: Staff, error: string | null = null) {
-    const list = await collection(core.db, domainAllows).find({}).sort({ domain: 1 }).limit(LISTED).toArray();
-    return view(
-      reply,
-      me,
-      'domain_allows',
-      'admin.domain_allows.title',
-      { allows: list, error, limited: core.config.limitedFederationMode },
-      error ? 422 : 200,
-    );
-  }
-
-  app.get('/admin/domain_allows', async (request, reply) => {
-    const me = await staff(request, reply, 'manage_federation');
-    if (!me) return reply;
-    return allowsPage(reply, me);
+  listResource(app, kit, {
+    permission: 'manage_federation',
+    paths: { list: '/admin/domain_allows', remove: '/admin/domain_allows/:id/delete' },
+    template: 'domain_allows',
+    title: 'admin.domain_allows.title',
+    load: async () => ({
+      allows: await collection(core.db, domainAllows).find({}).sort({ domain: 1 }).limit(LISTED).toArray(),
+      limited: core.config.limitedFederationMode,
+    }),
+    create: (request, me) => createDomainAllow(core, field(request, 'domain'), me.account._id),
+    remove: (id, me) => deleteDomainAllow(core, id, me.account._id),
   });
-
-  app.post('/admin/domain_allows', { preHandler: app.csrfProtection }, async (request, reply) => {
-    const me = await staff(request, reply, 'manage_federation');
-    if (!me) return reply;
-    const error = await attempt(() => createDomainAllow(core, field(request, 'domain'), me.account._id));
-    if (error) return allowsPage(reply, me, error);
-    return reply.redirect('/admin/domain_allows', 303);
-  });
-
-  app.post<{ Params: { id: string } }>(
-    '/admin/domain_allows/:id/delete',
-    { preHandler: app.csrfProtection },
-    async (request, reply) => {
-      const me = await staff(request, reply, 'manage_federation');
-      if (!me) return reply;
-      const id = idParam(request);
-      if (id === null) return reply.callNotFound();
-      const error = await attempt(() => deleteDomainAllow(core, id, me.account._id));
-      if (error) return allowsPage(reply, me, error);
-      return reply.redirect('/admin/domain_allows', 303);
-    },
-  );
 };
 
 export default federationPages;

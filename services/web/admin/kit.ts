@@ -114,3 +114,55 @@ export function adminKit(core: Core): AdminKit {
 
 /** Registers one area of the dashboard's routes. */
 export type AdminArea = (app: FastifyInstance, kit: AdminKit) => void;
+
+/** A list page with a form to add an entry and a button to remove each (blocks, allows, rules, roles). */
+export interface ListResource {
+  permission: Permission;
+  /** The list's path (GET shows it, POST adds), and the removal's (`.../:id/delete`), written out. */
+  paths: { list: string; remove: string };
+  template: string;
+  title: string;
+  /** What the page shows besides the error. */
+  load(): Promise<Record<string, unknown>>;
+  create(request: FastifyRequest, me: Staff): Promise<unknown>;
+  remove(id: Id, me: Staff): Promise<unknown>;
+}
+
+/**
+ * Registers a list resource's three routes; a refused addition or removal shows the list with the
+ * core's message (422). Returns the list page, for an area's other routes.
+ */
+export function listResource(
+  app: FastifyInstance,
+  kit: AdminKit,
+  r: ListResource,
+): (reply: FastifyReply, me: Staff, error?: string | null) => Promise<FastifyReply> {
+  const listPage = async (reply: FastifyReply, me: Staff, error: string | null = null) =>
+    kit.view(reply, me, r.template, r.title, { ...(await r.load()), error }, error ? 422 : 200);
+
+  app.get(r.paths.list, async (request, reply) => {
+    const me = await kit.staff(request, reply, r.permission);
+    if (!me) return reply;
+    return listPage(reply, me);
+  });
+
+  app.post(r.paths.list, { preHandler: app.csrfProtection }, async (request, reply) => {
+    const me = await kit.staff(request, reply, r.permission);
+    if (!me) return reply;
+    const error = await kit.attempt(() => r.create(request, me));
+    if (error) return listPage(reply, me, error);
+    return reply.redirect(r.paths.list, 303);
+  });
+
+  app.post(r.paths.remove, { preHandler: app.csrfProtection }, async (request, reply) => {
+    const me = await kit.staff(request, reply, r.permission);
+    if (!me) return reply;
+    const id = kit.idParam(request);
+    if (id === null) return reply.callNotFound();
+    const error = await kit.attempt(() => r.remove(id, me));
+    if (error) return listPage(reply, me, error);
+    return reply.redirect(r.paths.list, 303);
+  });
+
+  return listPage;
+}

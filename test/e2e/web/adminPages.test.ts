@@ -9,9 +9,10 @@ import { mkdirSync } from 'node:fs';
 import diagnostics from 'node:diagnostics_channel';
 import type { RouteOptions } from 'fastify';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { describeWithBrowser, launchChromium } from '../../support/browser.ts';
-import { seriousAxeViolations } from '../../support/axe.ts';
+import { expectAccessible } from '../../support/axe.ts';
+import { signedInContext, submit } from '../../support/pages.ts';
 import type { Core } from '../../../services/core/context.ts';
 import { testConfig } from '../../support/config.ts';
 import { closeTestCore, createTestCore } from '../../support/core.ts';
@@ -62,26 +63,7 @@ describeWithBrowser('adminPages.test.ts')('moderation dashboard (Chromium)', () 
   let reportId: string;
   const adminRoutes: { method: string; url: string }[] = [];
 
-  async function signedIn(user: TestUser | null): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, bypassCSP: true });
-    const page = await context.newPage();
-    if (user) {
-      await page.goto(`${server.url}/auth/sign_in`);
-      await page.getByLabel('E-mail address').fill(user.user.email);
-      await page.getByLabel('Password', { exact: true }).fill(user.password);
-      await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Log in' }).click()]);
-    }
-    return { context, page };
-  }
-
-  async function submit(page: Page, button: string): Promise<void> {
-    await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: button }).click()]);
-  }
-
-  async function expectAccessible(page: Page, name: string): Promise<void> {
-    const violations = await seriousAxeViolations(page);
-    expect({ page: name, violations }).toEqual({ page: name, violations: [] });
-  }
+  const signedIn = (user: TestUser | null) => signedInContext(browser, server.url, user);
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });

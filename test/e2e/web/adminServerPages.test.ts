@@ -6,9 +6,10 @@
 // critical violation on any of these pages; screenshots of the main ones go to var/screenshots.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { describeWithBrowser, launchChromium } from '../../support/browser.ts';
-import { seriousAxeViolations } from '../../support/axe.ts';
+import { expectAccessible } from '../../support/axe.ts';
+import { signedInContext, submit } from '../../support/pages.ts';
 import type { Core } from '../../../services/core/context.ts';
 import { testConfig } from '../../support/config.ts';
 import { closeTestCore, createTestCore } from '../../support/core.ts';
@@ -39,24 +40,7 @@ describeWithBrowser('adminServerPages.test.ts')('moderation dashboard: servers, 
   let moderator: TestUser;
   let member: TestUser;
 
-  async function signedIn(user: TestUser): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, bypassCSP: true });
-    const page = await context.newPage();
-    await page.goto(`${server.url}/auth/sign_in`);
-    await page.getByLabel('E-mail address').fill(user.user.email);
-    await page.getByLabel('Password', { exact: true }).fill(user.password);
-    await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Log in' }).click()]);
-    return { context, page };
-  }
-
-  async function submit(page: Page, button: string): Promise<void> {
-    await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: button }).click()]);
-  }
-
-  async function expectAccessible(page: Page, name: string): Promise<void> {
-    const violations = await seriousAxeViolations(page);
-    expect({ page: name, violations }).toEqual({ page: name, violations: [] });
-  }
+  const signedIn = (user: TestUser) => signedInContext(browser, server.url, user);
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
