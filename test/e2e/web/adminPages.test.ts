@@ -25,6 +25,9 @@ import { instanceDomainBlocks } from '../../../services/core/model/instanceDomai
 import { BUILT_IN_ROLES, hasPermission, type Permission } from '../../../services/core/roles/permissions.ts';
 import { findRoleByName } from '../../../services/core/roles/roles.ts';
 
+// Starting the server and Chromium takes long on a loaded machine: hooks and tests get 5 minutes.
+jest.setTimeout(300_000);
+
 const SCREENSHOTS = join(__dirname, '..', '..', '..', 'var', 'screenshots');
 
 /**

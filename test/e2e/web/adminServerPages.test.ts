@@ -30,6 +30,9 @@ import { trendKeys } from '../../../services/core/trends/counters.ts';
 import { reviewsOf } from '../../../services/core/trends/review.ts';
 import { listRules } from '../../../services/core/instance/rules.ts';
 
+// Starting the server and Chromium takes long on a loaded machine: hooks and tests get 5 minutes.
+jest.setTimeout(300_000);
+
 const SCREENSHOTS = join(__dirname, '..', '..', '..', 'var', 'screenshots');
 
 describeWithBrowser('adminServerPages.test.ts')('moderation dashboard: servers, settings, roles (Chromium)', () => {
