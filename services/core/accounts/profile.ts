@@ -34,6 +34,7 @@ export interface ProfileChanges {
   discoverable?: boolean;
   indexable?: boolean;
   hideCollections?: boolean;
+  noindex?: boolean;
   fields?: { name: string; value: string }[];
   avatar?: Buffer;
   header?: Buffer;
@@ -152,6 +153,7 @@ export async function updateProfile(
     ['discoverable', 'discoverable'],
     ['indexable', 'indexable'],
     ['hideCollections', 'hide_collections'],
+    ['noindex', 'noindex'],
   ] as const) {
     const v = changes[key];
     if (v !== undefined) {

@@ -48,6 +48,8 @@ export interface AccountDoc {
   discoverable: boolean;
   indexable: boolean;
   hideCollections: boolean;
+  /** Opted out of search engine indexing (Mastodon's setting_noindex): public pages carry `noindex`. */
+  noindex?: boolean;
   /** ActivityPub id, e.g. https://example.com/users/alice */
   uri: string;
   /** Profile page, e.g. https://example.com/@alice */

@@ -65,6 +65,7 @@ const settingsPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     ['discoverable', 'discoverable'],
     ['indexable', 'indexable'],
     ['hide_collections', 'hideCollections'],
+    ['noindex', 'noindex'],
   ] as const;
 
   async function profilePage(
