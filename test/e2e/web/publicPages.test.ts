@@ -22,6 +22,9 @@ import { invalidateInstanceCache } from '../../../services/core/instance/cache.t
 import { setFeedAccess } from '../../../services/core/settings/feedAccess.ts';
 import { updateProfile } from '../../../services/core/accounts/profile.ts';
 
+// Starting the server and Chromium takes long on a loaded machine: hooks and tests get 5 minutes.
+jest.setTimeout(300_000);
+
 const SCREENSHOTS = join(__dirname, '..', '..', '..', 'var', 'screenshots');
 
 describeWithBrowser('publicPages.test.ts')('public pages (Chromium and plain HTTP)', () => {
