@@ -15,6 +15,7 @@ import announcementPages from './announcements.ts';
 import trendPages from './trends.ts';
 import rolePages from './roles.ts';
 import actionLogPages from './actionLogs.ts';
+import customEmojiPages from './customEmojis.ts';
 
 const AREAS: AdminArea[] = [
   dashboardPage,
@@ -28,6 +29,7 @@ const AREAS: AdminArea[] = [
   trendPages,
   rolePages,
   actionLogPages,
+  customEmojiPages,
 ];
 
 const adminPages: FastifyPluginAsync<{ core: Core }> = async (app, { core }) => {

@@ -36,6 +36,7 @@ export const SECTIONS: { path: string; label: string; permission: Permission }[]
   { path: '/admin/ip_blocks', label: 'admin.nav.ip_blocks', permission: 'manage_blocks' },
   { path: '/admin/settings/registrations', label: 'admin.nav.settings', permission: 'manage_settings' },
   { path: '/admin/rules', label: 'admin.nav.rules', permission: 'manage_rules' },
+  { path: '/admin/custom_emojis', label: 'admin.nav.custom_emojis', permission: 'manage_custom_emojis' },
   { path: '/admin/announcements', label: 'admin.nav.announcements', permission: 'manage_announcements' },
   { path: '/admin/trends/tags', label: 'admin.nav.trends', permission: 'manage_taxonomies' },
   { path: '/admin/roles', label: 'admin.nav.roles', permission: 'manage_roles' },

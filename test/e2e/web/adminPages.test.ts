@@ -49,6 +49,7 @@ const PAGE_PERMISSIONS: Record<string, Permission> = {
   '/admin/settings/:section': 'manage_settings',
   '/admin/rules': 'manage_rules',
   '/admin/announcements': 'manage_announcements',
+  '/admin/custom_emojis': 'manage_custom_emojis',
   '/admin/trends/:kind': 'manage_taxonomies',
   '/admin/roles': 'manage_roles',
   '/admin/roles/:id/edit': 'manage_roles',

@@ -1,8 +1,8 @@
 // The rest of the moderation dashboard in Chromium, each change checked in the database or the
 // API it feeds: known servers with their counts and delivery health (a breaker reset from the
 // page), domain allows, e-mail domain blocks, IP rules; server settings (registrations, about,
-// feed access), rules, announcements; trends review; roles (a custom role created and given to a
-// user), the two-factor reset, and the audit log that records them. axe-core finds no serious or
+// feed access), rules, announcements, custom emojis; trends review; roles (a custom role created
+// and given to a user), the two-factor reset, and the audit log that records them. axe-core finds no serious or
 // critical violation on any of these pages; screenshots of the main ones go to var/screenshots.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,6 +29,8 @@ import { getFeedAccess } from '../../../services/core/settings/feedAccess.ts';
 import { trendKeys } from '../../../services/core/trends/counters.ts';
 import { reviewsOf } from '../../../services/core/trends/review.ts';
 import { listRules } from '../../../services/core/instance/rules.ts';
+import { customEmojis } from '../../../services/core/model/customEmojis.ts';
+import { png } from '../../support/mediaFiles.ts';
 
 // Starting the server and Chromium takes long on a loaded machine: hooks and tests get 5 minutes.
 jest.setTimeout(300_000);
@@ -171,6 +173,35 @@ describeWithBrowser('adminServerPages.test.ts')('moderation dashboard: servers, 
     await submit(page, 'Unpublish: Maintenance tonight');
     expect((await collection(core.db, announcements).findOne({ _id: published?._id }))?.published).toBe(false);
     await expectAccessible(page, 'announcements');
+    await context.close();
+  });
+
+  it('custom emojis: uploaded, put in a category, disabled, deleted', async () => {
+    const { context, page } = await signedIn(admin);
+    await page.goto(`${server.url}/admin/custom_emojis`);
+    await page.getByLabel('Shortcode').fill('blobcat');
+    await page
+      .getByLabel('Image')
+      .setInputFiles({ name: 'blobcat.png', mimeType: 'image/png', buffer: await png(64, 64) });
+    await page.getByLabel('Category', { exact: true }).fill('cats');
+    await submit(page, 'Upload');
+    const listed = async () =>
+      (await (await fetch(`${server.url}/api/v1/custom_emojis`)).json()) as { shortcode: string; category: string }[];
+    expect(await listed()).toMatchObject([{ shortcode: 'blobcat', category: 'cats' }]);
+    await expectAccessible(page, 'custom emojis');
+    await page.getByLabel('Category of :blobcat:').fill('felines');
+    await submit(page, 'Save the category of :blobcat:');
+    expect(await listed()).toMatchObject([{ shortcode: 'blobcat', category: 'felines' }]);
+    await submit(page, 'Disable :blobcat:');
+    expect(await listed()).toEqual([]);
+    await expect(page.locator('tbody').textContent()).resolves.toContain('Disabled');
+    // A second emoji with a taken shortcode is refused with the core's message.
+    await page.getByLabel('Shortcode').fill('blobcat');
+    await page.getByLabel('Image').setInputFiles({ name: 'b.png', mimeType: 'image/png', buffer: await png(32, 32) });
+    await submit(page, 'Upload');
+    await expect(page.locator('.error').textContent()).resolves.toContain('already been taken');
+    await submit(page, 'Delete :blobcat:');
+    expect(await collection(core.db, customEmojis).countDocuments({ domain: null })).toBe(0);
     await context.close();
   });
 
