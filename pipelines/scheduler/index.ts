@@ -11,7 +11,7 @@ import { pruneClaims } from '../../services/core/scheduledStatuses/claims.ts';
 import { removeUnattachedMedia } from '../../services/core/media/removal.ts';
 import { vacuumMediaCache } from '../../services/core/media/remoteCache.ts';
 import { endExpiredMutes } from '../../services/core/graph/mute.ts';
-import { deleteExpiredSuspensions } from '../../services/core/moderation/accountActions.ts';
+import { deleteExpiredSuspensions } from '../../services/core/moderation/accountRemoval.ts';
 import { refreshStaleQuotes } from '../../services/core/quotes/ingress.ts';
 import { processImports } from '../../services/core/userData/importProcessing.ts';
 import { processAccountDeletions } from '../../services/core/users/selfDelete.ts';

@@ -27,3 +27,9 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }));
 }
+
+/** Fails the test with the page's name and its serious or critical violations, if any. */
+export async function expectAccessible(page: Page, name: string): Promise<void> {
+  const violations = await seriousAxeViolations(page);
+  expect({ page: name, violations }).toEqual({ page: name, violations: [] });
+}

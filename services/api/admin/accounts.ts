@@ -17,14 +17,13 @@ import { DEFAULT_PERMISSIONS } from '../../core/roles/permissions.ts';
 import { assertOutranks } from '../../core/moderation/outranks.ts';
 import { approveUser, setDisabled } from '../../core/users/moderation.ts';
 import {
-  deleteAccountData,
   performAccountAction,
-  rejectPendingUser,
   setSensitized,
   setSilenced,
   unsuspendAccount,
   userOfAccount,
 } from '../../core/moderation/accountActions.ts';
+import { deleteAccountData, rejectPendingUser } from '../../core/moderation/accountRemoval.ts';
 import { parseCidr, parseIp } from '../../core/moderation/ipBlocks.ts';
 import { forbidden, notFound, validationFailed } from '../errors.ts';
 import { BoolLike } from '../params.ts';

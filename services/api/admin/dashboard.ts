@@ -2,14 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
-import {
-  computeDimensions,
-  computeMeasures,
-  computeRetention,
-  DIMENSION_KEYS,
-  MEASURE_KEYS,
-  parseRange,
-} from '../../core/moderation/dashboard.ts';
+import { computeMeasures, DIMENSION_KEYS, MEASURE_KEYS, parseRange } from '../../core/moderation/dashboard.ts';
+import { computeDimensions, computeRetention } from '../../core/moderation/dashboardBreakdowns.ts';
 import { missingParam } from '../errors.ts';
 import { adminConfig, adminScopes } from './guard.ts';
 

@@ -6,16 +6,18 @@ import { collection } from '../../core/db/mongo.ts';
 import { domainAllows, instanceDomainBlocks } from '../../core/model/instanceDomainBlocks.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import {
-  createDomainAllow,
   createDomainBlock,
-  deleteDomainAllow,
   deleteDomainBlock,
-  getDomainAllow,
   getDomainBlock,
-  renderAdminDomainAllow,
   renderAdminDomainBlock,
   updateDomainBlock,
 } from '../../core/moderation/domainBlocks.ts';
+import {
+  createDomainAllow,
+  deleteDomainAllow,
+  getDomainAllow,
+  renderAdminDomainAllow,
+} from '../../core/moderation/domainAllows.ts';
 import { BoolLike } from '../params.ts';
 import { adminConfig, adminScopes, idParam, IdParams, listPage, moderator, PageQuery } from './guard.ts';
 

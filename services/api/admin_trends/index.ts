@@ -7,13 +7,10 @@ import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
 import { collection } from '../../core/db/mongo.ts';
 import { parseId } from '../../core/ids.ts';
-import { tags } from '../../core/model/tags.ts';
-import { statuses } from '../../core/model/statuses.ts';
-import { previewCards } from '../../core/model/previewCards.ts';
-import type { TrendKind } from '../../core/model/trends.ts';
 import { rankedForReview, rankedPublishers, type PublisherReview, type RankedItem } from '../../core/trends/queries.ts';
 import { previewCardProviders } from '../../core/model/previewCards.ts';
 import { reviewsOf, reviewTrend } from '../../core/trends/review.ts';
+import { trendMember } from '../../core/trends/members.ts';
 import { requirePermission } from '../plugins/auth.ts';
 import { TagEntity } from '../../core/entities/tag.ts';
 import { StatusEntity, presentStatuses } from '../../core/entities/status.ts';
@@ -81,25 +78,6 @@ function presentPublisher(p: PublisherReview): Static<typeof PublisherEntity> {
     requested_review_at: p.requestedReviewAt ? p.requestedReviewAt.toISOString() : null,
     requires_review: p.state === null && p.requestedReviewAt !== null,
   };
-}
-
-/** The ranking member of a tag, status or card given by its id; 404 when it does not exist. */
-async function memberOf(core: Core, kind: TrendKind, raw: string): Promise<string> {
-  const id = parseId(raw);
-  if (id === null) throw notFound();
-  if (kind === 'tag') {
-    const tag = await collection(core.db, tags).findOne({ _id: id });
-    if (!tag) throw notFound();
-    return tag.nameNormalized;
-  }
-  if (kind === 'status') {
-    const st = await collection(core.db, statuses).findOne({ _id: id, deletedAt: null });
-    if (!st) throw notFound();
-    return String(id);
-  }
-  const card = await collection(core.db, previewCards).findOne({ _id: id });
-  if (!card) throw notFound();
-  return String(id);
 }
 
 const adminTrendsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
@@ -193,7 +171,7 @@ const adminTrendsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { co
       { schema: { params: IdParams, response: { 200: AdminTagEntity } }, config: { auth: WRITE } },
       async (request) => {
         const { account } = await requirePermission(request, 'manage_taxonomies');
-        const item = await memberOf(core, 'tag', request.params.id);
+        const item = await trendMember(core, 'tag', request.params.id);
         await reviewTrend(core, 'tag', item, state, account._id);
         const [out] = await presentAdminTags(core, [{ item, score: 0, language: null }]);
         return out as AdminTag;
@@ -204,7 +182,7 @@ const adminTrendsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { co
       { schema: { params: IdParams, response: { 200: StatusEntity } }, config: { auth: WRITE } },
       async (request) => {
         const { account } = await requirePermission(request, 'manage_taxonomies');
-        const item = await memberOf(core, 'status', request.params.id);
+        const item = await trendMember(core, 'status', request.params.id);
         await reviewTrend(core, 'status', item, state, account._id);
         const docs = await statusesOf(core, [{ item, score: 0, language: null }]);
         const [out] = await presentStatuses(core, docs, account);
@@ -217,7 +195,7 @@ const adminTrendsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { co
       { schema: { params: IdParams, response: { 200: TrendsLinkEntity } }, config: { auth: WRITE } },
       async (request) => {
         const { account } = await requirePermission(request, 'manage_taxonomies');
-        const item = await memberOf(core, 'link', request.params.id);
+        const item = await trendMember(core, 'link', request.params.id);
         await reviewTrend(core, 'link', item, state, account._id);
         const [out] = await presentTrendingLinks(core, [{ item, score: 0, language: null }]);
         if (!out) throw notFound();

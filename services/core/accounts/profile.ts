@@ -38,6 +38,7 @@ export interface ProfileChanges {
   hideCollections?: boolean;
   /** Normalised by normaliseAttributionDomains. */
   attributionDomains?: string[];
+  noindex?: boolean;
   fields?: { name: string; value: string }[];
   avatar?: Buffer;
   header?: Buffer;
@@ -192,6 +193,7 @@ export async function updateProfile(
     ['discoverable', 'discoverable'],
     ['indexable', 'indexable'],
     ['hideCollections', 'hide_collections'],
+    ['noindex', 'noindex'],
   ] as const) {
     const v = changes[key];
     if (v !== undefined) {

@@ -175,7 +175,7 @@ export async function presentAccount(
   if (doc.silencedAt) base.limited = true;
   if (doc.memorial) base.memorial = true;
   if (doc.domain === null) {
-    base.noindex = false;
+    base.noindex = doc.noindex === true;
     const role = opts.role ?? (await localRole(core, doc));
     base.roles = roleBadges(role);
   }

@@ -50,6 +50,8 @@ export interface AccountDoc {
   hideCollections: boolean;
   /** Local accounts: websites allowed to credit them as author (Mastodon 4.4 `attribution_domains`). */
   attributionDomains?: string[];
+  /** Opted out of search engine indexing (Mastodon's setting_noindex): public pages carry `noindex`. */
+  noindex?: boolean;
   /** ActivityPub id, e.g. https://example.com/users/alice */
   uri: string;
   /** Profile page, e.g. https://example.com/@alice */

@@ -1,7 +1,8 @@
 // Instance-wide domain blocks and allows (Mastodon's DomainBlock / DomainAllow): the rules the
-// federation code enforces. A rule on `example.com` covers `sub.example.com`; the most specific
-// rule wins. Lookups read a per-process snapshot of all rules, refreshed every few seconds and
-// dropped at once when this process changes a rule, so inbound and delivery paths pay no query.
+// federation code enforces (allows are made in domainAllows.ts). A rule on `example.com` covers
+// `sub.example.com`; the most specific rule wins. Lookups read a per-process snapshot of all
+// rules, refreshed every few seconds and dropped at once when this process changes a rule, so
+// inbound and delivery paths pay no query.
 // This module's exported API is what federation (inbound, delivery) builds on: keep it stable.
 import { createHash } from 'node:crypto';
 import { domainToASCII } from 'node:url';
@@ -210,10 +211,6 @@ export function renderAdminDomainBlock(block: DomainBlockDoc) {
   };
 }
 
-export function renderAdminDomainAllow(allow: DomainAllowDoc) {
-  return { id: String(allow._id), domain: allow.domain, created_at: allow.createdAt.toISOString() };
-}
-
 /** Mastodon's obfuscation (DomainBlock#public_domain): the middle half of the name becomes `*`, dots stay. */
 export function obfuscateDomain(domain: string): string {
   const length = domain.length;
@@ -397,60 +394,4 @@ export async function domainBlockByDomain(core: Core, input: string): Promise<Do
   const domain = normalizeDomain(input);
   if (!domain) return null;
   return collection(core.db, instanceDomainBlocks).findOne({ domain });
-}
-
-/** Allows a domain (limited-federation mode); the existing allow when it is already there. */
-export async function createDomainAllow(
-  core: Core,
-  input: string | undefined,
-  actor: Actor = null,
-): Promise<DomainAllowDoc> {
-  if (input === undefined || input.trim() === '') throw validationFailed("Domain can't be blank");
-  const domain = normalizeDomain(input);
-  if (!domain) throw validationFailed('Domain is not a valid domain name');
-  const coll = collection(core.db, domainAllows);
-  const existing = await coll.findOne({ domain });
-  if (existing) return existing;
-  const now = new Date();
-  const allow: DomainAllowDoc = {
-    _id: await nextSerialId(core.db, 'domain_allows'),
-    domain,
-    createdAt: now,
-    updatedAt: now,
-  };
-  try {
-    await coll.insertOne(allow);
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-    const raced = await coll.findOne({ domain });
-    if (raced) return raced;
-    throw err;
-  }
-  invalidateDomainRules(core);
-  await logDomainAllow(core, 'create', allow, actor);
-  return allow;
-}
-
-async function logDomainAllow(core: Core, action: string, allow: DomainAllowDoc, actor: Actor): Promise<void> {
-  await logAdminAction(core, {
-    accountId: actor,
-    action,
-    targetType: 'DomainAllow',
-    targetId: String(allow._id),
-    humanIdentifier: allow.domain,
-  });
-}
-
-export async function getDomainAllow(core: Core, id: Id): Promise<DomainAllowDoc> {
-  const allow = await collection(core.db, domainAllows).findOne({ _id: id });
-  if (!allow) throw notFound();
-  return allow;
-}
-
-export async function deleteDomainAllow(core: Core, id: Id, actor: Actor = null): Promise<DomainAllowDoc> {
-  const allow = await collection(core.db, domainAllows).findOneAndDelete({ _id: id });
-  if (!allow) throw notFound();
-  invalidateDomainRules(core);
-  await logDomainAllow(core, 'destroy', allow, actor);
-  return allow;
 }

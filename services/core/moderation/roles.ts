@@ -7,7 +7,8 @@ import { users } from '../model/users.ts';
 import { PERMISSION_FLAGS, hasPermission } from '../roles/permissions.ts';
 import { createRole, ensureBuiltInRoles, forgetCachedRole, type EffectiveRole } from '../roles/roles.ts';
 import { forbidden, notFound, validationFailed } from '../errors.ts';
-import { logAdminAction, type Actor } from '../users/moderation.ts';
+import { changeRole, logAdminAction, type Actor } from '../users/moderation.ts';
+import type { UserDoc } from '../model/users.ts';
 
 /** Who creates or changes a role: a staff member's role, or null for the command line. */
 export type RoleGrantor = EffectiveRole | null;
@@ -105,6 +106,26 @@ export async function deleteCustomRole(core: Core, role: RoleDoc, grantor: RoleG
     targetId: String(role._id),
     humanIdentifier: role.name,
   });
+}
+
+/**
+ * A staff member gives a user another role (Mastodon's Admin::Users::RolesController): it takes
+ * manage_roles, and the grantor must outrank both the user's current role and the new one.
+ */
+export async function assignRole(
+  core: Core,
+  target: UserDoc,
+  role: RoleDoc | null,
+  grantor: RoleGrantor,
+  actor: Actor,
+): Promise<UserDoc> {
+  if (grantor !== null) {
+    if (!hasPermission(grantor.permissions, 'manage_roles')) throw forbidden();
+    const current = target.roleId === null ? null : await collection(core.db, roles).findOne({ _id: target.roleId });
+    if (current && current.position >= grantor.position) throw forbidden();
+    if (role && role.position >= grantor.position) throw forbidden('A role must rank below your own');
+  }
+  return changeRole(core, target, role, actor);
 }
 
 /** Permission names held by a mask (for listings). */

@@ -9,7 +9,8 @@ import { accounts, type AccountDoc } from '../model/accounts.ts';
 import { users, type UserDoc } from '../model/users.ts';
 import { accountDeletionRequests } from '../model/accountMigrations.ts';
 import { verifyPassword } from './passwords.ts';
-import { deleteAccountData, suspendAccount } from '../moderation/accountActions.ts';
+import { suspendAccount } from '../moderation/accountActions.ts';
+import { deleteAccountData } from '../moderation/accountRemoval.ts';
 import { destroyUserWebSessions } from '../oauth/sessions.ts';
 import { revokeUserTokens } from '../oauth/tokens.ts';
 

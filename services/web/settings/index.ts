@@ -58,6 +58,7 @@ const settingsPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     ['discoverable', 'discoverable'],
     ['indexable', 'indexable'],
     ['hide_collections', 'hideCollections'],
+    ['noindex', 'noindex'],
   ] as const;
 
   async function profilePage(

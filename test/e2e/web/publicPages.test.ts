@@ -20,6 +20,10 @@ import { accounts } from '../../../services/core/model/accounts.ts';
 import { setInstanceSettings } from '../../../services/core/instance/settings.ts';
 import { invalidateInstanceCache } from '../../../services/core/instance/cache.ts';
 import { setFeedAccess } from '../../../services/core/settings/feedAccess.ts';
+import { updateProfile } from '../../../services/core/accounts/profile.ts';
+
+// Starting the server and Chromium takes long on a loaded machine: hooks and tests get 5 minutes.
+jest.setTimeout(300_000);
 
 const SCREENSHOTS = join(__dirname, '..', '..', '..', 'var', 'screenshots');
 
@@ -257,6 +261,23 @@ describeWithBrowser('publicPages.test.ts')('public pages (Chromium and plain HTT
     expect((await fetch(local(hidden))).status).toBe(404);
     expect((await fetch(`${server.url}/api/oembed?url=${encodeURIComponent(hidden)}`)).status).toBe(404);
     expect((await fetch(`${server.url}/api/oembed?url=https%3A%2F%2Felsewhere.example%2F%401%2F1`)).status).toBe(404);
+  });
+
+  it('an account that opts out of search engines: its profile and post pages carry noindex', async () => {
+    const robots = async (path: string) => {
+      const html = await (await fetch(`${server.url}${path}`)).text();
+      return /<meta name="robots" content="([^"]*)"/.exec(html)?.[1] ?? null;
+    };
+    const replyPage = `/@${bob.account.username}/${reply.id}`;
+    expect(await robots(replyPage)).toBe('all');
+    const doc = await collection(core.db, accounts).findOne({ _id: bob.account._id });
+    await updateProfile(core, doc!, bob.user, { noindex: true });
+    expect(await robots(`/@${bob.account.username}`)).toBe('noindex, noarchive');
+    expect(await robots(replyPage)).toBe('noindex, noarchive');
+    const entity = (await (await fetch(`${server.url}/api/v1/accounts/${bob.account._id}`)).json()) as {
+      noindex: boolean;
+    };
+    expect(entity.noindex).toBe(true);
   });
 
   it('ActivityPub clients still get the JSON documents at /@user and /@user/ID', async () => {

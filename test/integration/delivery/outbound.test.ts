@@ -9,11 +9,8 @@ import type { AccountDoc } from '../../../services/core/model/accounts.ts';
 import { createFollow } from '../../../services/core/graph/follow.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { accounts } from '../../../services/core/model/accounts.ts';
-import {
-  deleteAccountData,
-  suspendAccount,
-  unsuspendAccount,
-} from '../../../services/core/moderation/accountActions.ts';
+import { suspendAccount, unsuspendAccount } from '../../../services/core/moderation/accountActions.ts';
+import { deleteAccountData } from '../../../services/core/moderation/accountRemoval.ts';
 import { createReport } from '../../../services/core/moderation/reports.ts';
 import { runDeliveryPipeline } from '../../../pipelines/delivery/index.ts';
 import { startTestApi, type TestApi } from '../../support/api.ts';

@@ -9,9 +9,8 @@ import {
   deleteDomainBlock,
   findDomainBlock,
   domainPolicy,
-  createDomainAllow,
-  deleteDomainAllow,
 } from '../../../services/core/moderation/domainBlocks.ts';
+import { createDomainAllow, deleteDomainAllow } from '../../../services/core/moderation/domainAllows.ts';
 import { ApiError } from '../../../services/core/errors.ts';
 import { testConfig } from '../../support/config.ts';
 import { closeTestCore, createTestCore } from '../../support/core.ts';

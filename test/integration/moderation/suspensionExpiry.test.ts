@@ -4,11 +4,8 @@ import { collection } from '../../../services/core/db/mongo.ts';
 import { accounts } from '../../../services/core/model/accounts.ts';
 import { statuses } from '../../../services/core/model/statuses.ts';
 import { follows } from '../../../services/core/model/follows.ts';
-import {
-  deleteExpiredSuspensions,
-  suspendAccount,
-  SUSPENSION_GRACE_MS,
-} from '../../../services/core/moderation/accountActions.ts';
+import { suspendAccount } from '../../../services/core/moderation/accountActions.ts';
+import { deleteExpiredSuspensions, SUSPENSION_GRACE_MS } from '../../../services/core/moderation/accountRemoval.ts';
 import { followAccount } from '../../../services/core/graph/follow.ts';
 import { postStatus } from '../../../services/core/statuses/postStatus.ts';
 import { closeTestCore, createTestCore } from '../../support/core.ts';

@@ -1,0 +1,118 @@
+// Federation (manage_federation, as the admin API's domain block and allow routes): the known
+// servers with their counts and delivery health (a breaker can be reset: "Mark as available"),
+// domain blocks (create, edit, remove; the conflict message when a rule already covers the
+// domain) and domain allows (limited federation mode).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { listResource, type AdminArea, type Staff } from './kit.ts';
+import { collection } from '../../core/db/mongo.ts';
+import { domainAllows, instanceDomainBlocks, type DomainBlockDoc } from '../../core/model/instanceDomainBlocks.ts';
+import {
+  createDomainBlock,
+  deleteDomainBlock,
+  getDomainBlock,
+  updateDomainBlock,
+} from '../../core/moderation/domainBlocks.ts';
+import { createDomainAllow, deleteDomainAllow } from '../../core/moderation/domainAllows.ts';
+import { knownInstances, markInstanceAvailable } from '../../core/moderation/instances.ts';
+import { formCheckbox } from '../forms.ts';
+
+const LISTED = 500;
+
+const federationPages: AdminArea = (app, kit) => {
+  const { core, staff, view, attempt, field, idParam } = kit;
+
+  // ---- known servers ----
+
+  app.get<{ Querystring: { by_domain?: string } }>('/admin/instances', async (request, reply) => {
+    const me = await staff(request, reply, 'manage_federation');
+    if (!me) return reply;
+    const search = String(request.query.by_domain ?? '').slice(0, 253);
+    return view(reply, me, 'instances', 'admin.instances.title', {
+      instances: await knownInstances(core, search),
+      search,
+    });
+  });
+
+  app.post<{ Params: { domain: string } }>(
+    '/admin/instances/:domain/restart_delivery',
+    { preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const me = await staff(request, reply, 'manage_federation');
+      if (!me) return reply;
+      await markInstanceAvailable(core, request.params.domain);
+      return reply.redirect('/admin/instances', 303);
+    },
+  );
+
+  // ---- domain blocks ----
+
+  const blockInput = (request: FastifyRequest) => ({
+    severity: field(request, 'severity') || 'silence',
+    rejectMedia: formCheckbox(request, 'reject_media'),
+    rejectReports: formCheckbox(request, 'reject_reports'),
+    privateComment: field(request, 'private_comment'),
+    publicComment: field(request, 'public_comment'),
+    obfuscate: formCheckbox(request, 'obfuscate'),
+  });
+
+  listResource(app, kit, {
+    permission: 'manage_federation',
+    paths: { list: '/admin/domain_blocks', remove: '/admin/domain_blocks/:id/delete' },
+    template: 'domain_blocks',
+    title: 'admin.domain_blocks.title',
+    load: async () => ({
+      blocks: await collection(core.db, instanceDomainBlocks).find({}).sort({ domain: 1 }).limit(LISTED).toArray(),
+    }),
+    create: (request, me) =>
+      createDomainBlock(core, { domain: field(request, 'domain'), ...blockInput(request) }, me.account._id),
+    remove: (id, me) => deleteDomainBlock(core, id, me.account._id),
+  });
+
+  async function editPage(reply: FastifyReply, me: Staff, block: DomainBlockDoc, error: string | null = null) {
+    return view(reply, me, 'domain_block_edit', 'admin.domain_blocks.edit', { block, error }, error ? 422 : 200);
+  }
+
+  async function blockOf(request: FastifyRequest): Promise<DomainBlockDoc | null> {
+    const id = idParam(request);
+    return id === null ? null : getDomainBlock(core, id).catch(() => null);
+  }
+
+  app.get<{ Params: { id: string } }>('/admin/domain_blocks/:id/edit', async (request, reply) => {
+    const me = await staff(request, reply, 'manage_federation');
+    if (!me) return reply;
+    const block = await blockOf(request);
+    if (!block) return reply.callNotFound();
+    return editPage(reply, me, block);
+  });
+
+  app.post<{ Params: { id: string } }>(
+    '/admin/domain_blocks/:id',
+    { preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const me = await staff(request, reply, 'manage_federation');
+      if (!me) return reply;
+      const block = await blockOf(request);
+      if (!block) return reply.callNotFound();
+      const error = await attempt(() => updateDomainBlock(core, block._id, blockInput(request), me.account._id));
+      if (error) return editPage(reply, me, block, error);
+      return reply.redirect('/admin/domain_blocks', 303);
+    },
+  );
+
+  // ---- domain allows ----
+
+  listResource(app, kit, {
+    permission: 'manage_federation',
+    paths: { list: '/admin/domain_allows', remove: '/admin/domain_allows/:id/delete' },
+    template: 'domain_allows',
+    title: 'admin.domain_allows.title',
+    load: async () => ({
+      allows: await collection(core.db, domainAllows).find({}).sort({ domain: 1 }).limit(LISTED).toArray(),
+      limited: core.config.limitedFederationMode,
+    }),
+    create: (request, me) => createDomainAllow(core, field(request, 'domain'), me.account._id),
+    remove: (id, me) => deleteDomainAllow(core, id, me.account._id),
+  });
+};
+
+export default federationPages;

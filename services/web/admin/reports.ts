@@ -1,0 +1,115 @@
+// /admin/reports: the queue (unresolved or resolved, assigned to me, by the target's server) and a
+// report's page with assign, resolve/reopen and the actions with the strike text, as the admin API.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AdminArea, Staff } from './kit.ts';
+import { accounts } from '../../core/model/accounts.ts';
+import { reports, type ReportDoc } from '../../core/model/reports.ts';
+import { collection } from '../../core/db/mongo.ts';
+import { assignReport, getReport, reopenReport, resolveReport } from '../../core/moderation/reports.ts';
+import { performAccountAction, removeStatusesByModerator } from '../../core/moderation/accountActions.ts';
+import { assertOutranks } from '../../core/moderation/outranks.ts';
+import { presentAdminReports } from '../../core/entities/admin.ts';
+import { ApiError } from '../../core/errors.ts';
+import { adminPage } from '../../api/admin/guard.ts';
+import { findPage } from '../../api/pagination.ts';
+import { formCheckbox } from '../forms.ts';
+
+const reportPages: AdminArea = (app, { core, staff, view, attempt, field, idParam }) => {
+  app.get<{ Querystring: Record<string, string | undefined> }>('/admin/reports', async (request, reply) => {
+    const me = await staff(request, reply, 'manage_reports');
+    if (!me) return reply;
+    const q = request.query;
+    const resolved = q.resolved === '1';
+    const filter: Record<string, unknown> = { actionTakenAt: resolved ? { $ne: null } : null };
+    if (q.assigned === 'me') filter.assignedAccountId = me.account._id;
+    const domain = q.by_target_domain?.trim().toLowerCase();
+    if (domain) {
+      const ids = await collection(core.db, accounts)
+        .find({ domain }, { projection: { _id: 1 } })
+        .toArray();
+      filter.targetAccountId = { $in: ids.map((a) => a._id) };
+    }
+    const docs = await findPage(collection(core.db, reports), filter, adminPage({ limit: '50', max_id: q.max_id }));
+    const list = await presentAdminReports(core, docs, me.account);
+    return view(reply, me, 'reports', 'admin.reports.title', {
+      reports: list,
+      resolved,
+      assigned: q.assigned === 'me',
+      domain: domain ?? '',
+    });
+  });
+
+  async function reportPage(reply: FastifyReply, me: Staff, report: ReportDoc, error: string | null = null) {
+    const [entity] = await presentAdminReports(core, [report], me.account);
+    return view(
+      reply,
+      me,
+      'report',
+      'admin.reports.one',
+      { report: entity, error, mine: report.assignedAccountId === me.account._id },
+      error ? 422 : 200,
+    );
+  }
+
+  async function reportOf(request: FastifyRequest): Promise<ReportDoc | null> {
+    const id = idParam(request);
+    if (id === null) return null;
+    return getReport(core, id).catch(() => null);
+  }
+
+  app.get<{ Params: { id: string } }>('/admin/reports/:id', async (request, reply) => {
+    const me = await staff(request, reply, 'manage_reports');
+    if (!me) return reply;
+    const report = await reportOf(request);
+    if (!report) return reply.callNotFound();
+    return reportPage(reply, me, report);
+  });
+
+  const actions: Record<string, (report: ReportDoc, me: Staff, request: FastifyRequest) => Promise<unknown>> = {
+    assign_to_self: (r, me) => assignReport(core, r, me.account._id, me.account._id),
+    unassign: (r, me) => assignReport(core, r, null, me.account._id),
+    resolve: (r, me) => resolveReport(core, r, me.account._id),
+    reopen: (r, me) => reopenReport(core, r, me.account._id),
+    // warn, mark sensitive, freeze, limit, suspend: a strike with the moderator's text, as the API.
+    action: async (r, me, request) => {
+      const target = await collection(core.db, accounts).findOne({ _id: r.targetAccountId });
+      if (!target) throw new ApiError(404, 'Record not found');
+      await assertOutranks(core, me.user, target);
+      const type = field(request, 'type');
+      const text = field(request, 'text');
+      const notify = formCheckbox(request, 'send_email_notification');
+      if (type === 'delete_statuses') {
+        if (r.statusIds.length === 0) throw new ApiError(422, 'The report names no posts');
+        await removeStatusesByModerator(core, r.statusIds, me.account._id, {
+          text,
+          reportId: r._id,
+          sendEmail: notify,
+        });
+        return resolveReport(core, await getReport(core, r._id), me.account._id);
+      }
+      return performAccountAction(
+        core,
+        target,
+        { type, reportId: r._id, text, sendEmailNotification: notify },
+        me.account._id,
+      );
+    },
+  };
+
+  app.post<{ Params: { id: string; action: string } }>(
+    '/admin/reports/:id/:action',
+    { preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const me = await staff(request, reply, 'manage_reports');
+      if (!me) return reply;
+      const report = await reportOf(request);
+      const run = actions[request.params.action];
+      if (!report || !run) return reply.callNotFound();
+      const error = await attempt(() => run(report, me, request));
+      if (error) return reportPage(reply, me, await getReport(core, report._id), error);
+      return reply.redirect(`/admin/reports/${report._id}`, 303);
+    },
+  );
+};
+
+export default reportPages;
