@@ -6,7 +6,7 @@ import { nextSerialId } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { mediaAttachments, type MediaAttachmentDoc, type MediaMeta, type MediaType } from '../model/media.ts';
 import { LIMITS } from '../instance/limits.ts';
-import { notFound, validationFailed, unprocessable } from '../errors.ts';
+import { notFound, validationFailed } from '../errors.ts';
 import { storageFor, randomFileName, type MediaStorage } from './storage.ts';
 import { MediaRejectedError } from './errors.ts';
 import {
