@@ -8,6 +8,7 @@ import type { CachedAccount } from '../../core/model/accounts.ts';
 import type { StatusDoc } from '../../core/model/statuses.ts';
 import { findVisibleStatus } from '../../core/statuses/visibility.ts';
 import { notFound, validationFailed } from '../errors.ts';
+import { VISIBILITIES, type Visibility } from '../../core/model/statuses.ts';
 
 export { idParam };
 
@@ -30,4 +31,14 @@ export function idList(values: readonly string[] | null | undefined): Id[] {
     out.push(id);
   }
   return out;
+}
+
+export const READ = { scopes: ['read', 'read:statuses'], user: 'optional' as const };
+export const WRITE = { scopes: ['write', 'write:statuses'], user: 'required' as const };
+
+export function visibilityOf(value: string | null | undefined): Visibility | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (!(VISIBILITIES as readonly string[]).includes(value))
+    throw validationFailed('Visibility is not included in the list');
+  return value as Visibility;
 }

@@ -8,11 +8,9 @@ import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
 import { parseId } from '../../core/ids.ts';
 import { collection } from '../../core/db/mongo.ts';
-import type { AccountDoc, CachedAccount } from '../../core/model/accounts.ts';
+import type { AccountDoc } from '../../core/model/accounts.ts';
 import { accounts } from '../../core/model/accounts.ts';
-import { statuses, VISIBILITIES, type StatusDoc, type Visibility } from '../../core/model/statuses.ts';
-import { favourites } from '../../core/model/favourites.ts';
-import { bookmarks } from '../../core/model/bookmarks.ts';
+import { statuses, type StatusDoc } from '../../core/model/statuses.ts';
 import { postStatus, type PostStatusInput } from '../../core/statuses/postStatus.ts';
 import { editStatus, statusHistory } from '../../core/statuses/editStatus.ts';
 import { deleteStatus } from '../../core/statuses/deleteStatus.ts';
@@ -24,24 +22,14 @@ import { users } from '../../core/model/users.ts';
 import { scheduledStatuses, type ScheduledStatusParams } from '../../core/model/scheduledStatuses.ts';
 import { createScheduledStatus } from '../../core/scheduledStatuses/scheduledStatuses.ts';
 import { presentScheduledStatus } from '../../core/entities/scheduledStatus.ts';
-import {
-  favouriteStatus,
-  unfavouriteStatus,
-  bookmarkStatus,
-  unbookmarkStatus,
-} from '../../core/interactions/favourites.ts';
-import { findReblog, reblogStatus, unreblogStatus } from '../../core/interactions/reblogs.ts';
-import { pinStatus, unpinStatus } from '../../core/interactions/pins.ts';
-import { muteConversation, unmuteConversation } from '../../core/interactions/conversationMutes.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { enforceRateLimit, RATE_LIMITS } from '../rateLimit.ts';
-import { ApiError, notFound, validationFailed } from '../errors.ts';
+import { ApiError, notFound } from '../errors.ts';
 import { StatusEntity, presentStatus, presentStatuses } from '../../core/entities/status.ts';
 import { presentStatusJson } from '../../core/entities/statusPageJson.ts';
 import { StatusEditEntity, presentStatusEdits } from '../../core/entities/statusEdit.ts';
 import { StatusSourceEntity, presentStatusSource } from '../../core/entities/statusSource.ts';
-import { AccountEntity, presentAccounts } from '../../core/entities/account.ts';
-import { findPage, pageParams, setLinkHeader, type PageParams } from '../pagination.ts';
+import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
 import {
   EditStatusBody,
   IdParams,
@@ -49,28 +37,14 @@ import {
   QuoteParams,
   PageQuery,
   PostStatusBody,
-  ReblogBody,
   parseFlag,
   type PollBody,
 } from './schemas.ts';
-import { idList, idParam, viewerOf, visibleStatusOr404 } from './helpers.ts';
+import { idList, idParam, READ, viewerOf, visibilityOf, visibleStatusOr404, WRITE } from './helpers.ts';
+import { statusInteractions } from './interactions.ts';
 import type { Static } from '@sinclair/typebox';
 import { isQuotePolicySetting, type QuotePolicySetting } from '../../core/quotes/policy.ts';
 import { QUOTED_STATUS_NOT_FOUND, quotableStatus, revokeQuote, setQuotePolicy } from '../../core/quotes/quotes.ts';
-
-const READ = { scopes: ['read', 'read:statuses'], user: 'optional' as const };
-const WRITE = { scopes: ['write', 'write:statuses'], user: 'required' as const };
-const FAVOURITES = { scopes: ['write', 'write:favourites'], user: 'required' as const };
-const BOOKMARKS = { scopes: ['write', 'write:bookmarks'], user: 'required' as const };
-const PINS = { scopes: ['write', 'write:accounts'], user: 'required' as const };
-const MUTES = { scopes: ['write', 'write:mutes', 'follow'], user: 'required' as const };
-
-function visibilityOf(value: string | null | undefined): Visibility | null {
-  if (value === undefined || value === null || value === '') return null;
-  if (!(VISIBILITIES as readonly string[]).includes(value))
-    throw validationFailed('Visibility is not included in the list');
-  return value as Visibility;
-}
 
 function pollOf(body: Static<typeof PollBody> | null | undefined): PollInput | null {
   if (!body) return null;
@@ -134,30 +108,6 @@ async function scheduledParamsOf(
     quotedStatusId: input.quotedStatusId ?? null,
     quotePolicy: input.quotePolicy ?? null,
   };
-}
-
-/** The status with the viewer's flags, or 404 when it is gone. */
-async function answer(core: Core, id: bigint, viewer: CachedAccount) {
-  const status = await collection(core.db, statuses).findOne({ _id: id });
-  if (!status) throw notFound();
-  return presentStatus(core, status, viewer);
-}
-
-/** For undo actions: the status (deleted ones excepted) when the caller has the record, else only if visible. */
-async function statusForUndo(
-  core: Core,
-  viewer: CachedAccount,
-  rawId: string,
-  hasRecord: (s: StatusDoc) => Promise<boolean>,
-): Promise<StatusDoc> {
-  const status = await collection(core.db, statuses).findOne({ _id: idParam(rawId), deletedAt: null });
-  if (status && (await hasRecord(status))) return status;
-  return visibleStatusOr404(core, viewer, rawId);
-}
-
-/** The original of a reblog (visibility-checked), or the status itself. */
-async function properStatus(core: Core, viewer: CachedAccount, status: StatusDoc): Promise<StatusDoc> {
-  return status.reblogOfId === null ? status : visibleStatusOr404(core, viewer, String(status.reblogOfId));
 }
 
 const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
@@ -383,137 +333,7 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     },
   );
 
-  // Interactions ----------------------------------------------------------------------------
-  const action = (
-    path: string,
-    auth: typeof WRITE,
-    handler: (core: Core, account: AccountDoc, rawId: string) => Promise<bigint>,
-  ) =>
-    app.post(
-      path,
-      { config: { auth }, schema: { params: IdParams, body: ReblogBody, response: { 200: StatusEntity } } },
-      async (request) => {
-        const { account } = requireUser(request);
-        return answer(core, await handler(core, account, request.params.id), account);
-      },
-    );
-
-  // Favourites and bookmarks of a reblog go to the original (Mastodon's models resolve
-  // `status.reblog`); the answer is the status asked about.
-  // Act on a status the caller can see (404 as for a missing one otherwise).
-  const onVisible =
-    (op: (c: Core, account: AccountDoc, status: StatusDoc) => Promise<unknown>) =>
-    async (c: Core, account: AccountDoc, raw: string) => {
-      const status = await visibleStatusOr404(c, account, raw);
-      await op(c, account, status);
-      return status._id;
-    };
-  // Undo a mark the caller made, even after losing access to the status (see statusForUndo).
-  const undoMark =
-    (
-      marks: typeof favourites | typeof bookmarks,
-      op: (c: Core, account: AccountDoc, status: StatusDoc) => Promise<unknown>,
-    ) =>
-    async (c: Core, account: AccountDoc, raw: string) => {
-      const marked = async (s: StatusDoc) =>
-        (await collection(c.db, marks).countDocuments({ accountId: account._id, statusId: s._id })) > 0;
-      const status = await statusForUndo(c, account, raw, marked);
-      await op(c, account, status);
-      return status._id;
-    };
-
-  // Favourites and bookmarks of a reblog go to the original (Mastodon's models resolve
-  // `status.reblog`); the answer is the status asked about.
-  action(
-    '/api/v1/statuses/:id/favourite',
-    FAVOURITES,
-    onVisible(async (c, account, status) => favouriteStatus(c, account, await properStatus(c, account, status))),
-  );
-  action('/api/v1/statuses/:id/unfavourite', FAVOURITES, undoMark(favourites, unfavouriteStatus));
-  action(
-    '/api/v1/statuses/:id/bookmark',
-    BOOKMARKS,
-    onVisible(async (c, account, status) => bookmarkStatus(c, account, await properStatus(c, account, status))),
-  );
-  action('/api/v1/statuses/:id/unbookmark', BOOKMARKS, undoMark(bookmarks, unbookmarkStatus));
-  action('/api/v1/statuses/:id/pin', PINS, onVisible(pinStatus));
-  action('/api/v1/statuses/:id/unpin', PINS, onVisible(unpinStatus));
-  action('/api/v1/statuses/:id/mute', MUTES, onVisible(muteConversation));
-  action('/api/v1/statuses/:id/unmute', MUTES, onVisible(unmuteConversation));
-
-  app.post(
-    '/api/v1/statuses/:id/reblog',
-    { config: { auth: WRITE }, schema: { params: IdParams, body: ReblogBody, response: { 200: StatusEntity } } },
-    async (request) => {
-      const { account } = requireUser(request);
-      let status = await visibleStatusOr404(core, account, request.params.id);
-      if (status.reblogOfId !== null) status = await visibleStatusOr404(core, account, String(status.reblogOfId));
-      const reblog = await reblogStatus(core, account, status, visibilityOf(request.body.visibility));
-      return presentStatus(core, reblog, account);
-    },
-  );
-
-  app.post(
-    '/api/v1/statuses/:id/unreblog',
-    { config: { auth: WRITE }, schema: { params: IdParams, response: { 200: StatusEntity } } },
-    async (request, reply) => {
-      const { account } = requireUser(request);
-      await enforceRateLimit(core, reply, RATE_LIMITS.deletes, String(account._id));
-      const status = await statusForUndo(
-        core,
-        account,
-        request.params.id,
-        async (s) => (await findReblog(core, account, s)) !== null,
-      );
-      await unreblogStatus(core, account, status);
-      return answer(core, status._id, account);
-    },
-  );
-
-  // Who interacted ---------------------------------------------------------------------------
-  // The accounts behind a status's favourites or reblogs, newest first, paged by those records' ids.
-  const whoInteracted = (
-    path: string,
-    records: (status: StatusDoc, p: PageParams) => Promise<{ _id: bigint; accountId: bigint }[]>,
-  ) =>
-    app.get(
-      path,
-      {
-        config: { auth: READ },
-        schema: { params: IdParams, querystring: PageQuery, response: { 200: Type.Array(AccountEntity) } },
-      },
-      async (request, reply) => {
-        const status = await visibleStatusOr404(core, viewerOf(request), request.params.id);
-        const p = pageParams(request.query, { defaultLimit: 40, maxLimit: 80 });
-        const page = await records(status, p);
-        setLinkHeader(core, request, reply, {
-          oldest: page.at(-1)?._id ?? null,
-          newest: page[0]?._id ?? null,
-          count: page.length,
-          limit: p.limit,
-          prevParam: 'since_id',
-        });
-        return presentAccountsInOrder(
-          core,
-          page.map((r) => r.accountId),
-        );
-      },
-    );
-  whoInteracted('/api/v1/statuses/:id/favourited_by', (status, p) =>
-    findPage(collection(core.db, favourites), { statusId: status._id }, p),
-  );
-  whoInteracted('/api/v1/statuses/:id/reblogged_by', (status, p) =>
-    findPage(collection(core.db, statuses), { reblogOfId: status._id, deletedAt: null }, p),
-  );
+  await statusInteractions(app, { core });
 };
-
-async function presentAccountsInOrder(core: Core, ids: bigint[]) {
-  const docs = await collection(core.db, accounts)
-    .find({ _id: { $in: ids }, suspendedAt: null })
-    .toArray();
-  const byId = new Map(docs.map((d) => [d._id, d]));
-  const ordered = ids.map((id) => byId.get(id)).filter((d) => d !== undefined);
-  return presentAccounts(core, ordered);
-}
 
 export default statusesArea;
