@@ -14,69 +14,26 @@
 // when present, and for 'policy' pages the viewer's relations to the authors. Reblogged originals
 // add one step; misses are rendered by presentStatuses (in the second batch) and stored.
 import type { Core } from '../context.ts';
-import { batch } from '../db/redis.ts';
-import { mgetAcrossSlots } from '../db/redisSlots.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { accounts, type CachedAccount } from '../model/accounts.ts';
 import { defineDerivedView, definePickView, readThrough } from '../db/docCache.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
-import { users } from '../model/users.ts';
 import { polls } from '../model/polls.ts';
 import { EVERYONE_ROLE, roleOfUser, type EffectiveRole } from '../roles/roles.ts';
-import { activeFilters, matchFilters, type ActiveFilter } from '../filters/match.ts';
+import { activeFilters, type ActiveFilter } from '../filters/match.ts';
 import { loadViewerRelations, relationsForPolicy, visibleWith } from '../statuses/visibility.ts';
 import { followedAmong } from '../graph/relations.ts';
-import { presentAccount, roleBadges, type Account } from './account.ts';
+import { presentAccount, type Account } from './account.ts';
 import { presentPoll, type PollEntity } from './poll.ts';
-import { presentFilterResults } from './filter.ts';
-import {
-  LOCAL_RENDER_TTL_MS,
-  localRenderings,
-  localRoleIdsOf,
-  noFiltersKey,
-  renderedRoleKey,
-  renderedStatusKey,
-} from '../statuses/renderCache.ts';
-import { presentStatuses, type NestedStatus, type Status } from './status.ts';
+import { LOCAL_RENDER_TTL_MS, noFiltersKey } from '../statuses/renderCache.ts';
+import { type Status } from './status.ts';
 import { viewerMarks, type ViewerState } from '../interactions/viewerFlags.ts';
 import type { ViewerRelations } from '../statuses/visibility.ts';
-import { needsFollowRelation, presentQuoteApproval, type QuoteApproval } from '../quotes/policy.ts';
-import { quotedIdsOf, shallowQuote, shownQuoteState, showsQuotedStatus } from './quote.ts';
-import type { Quote, QuotedStatus } from './status.ts';
-
-/** The cached, viewer-independent part of a status. */
-export type Shell = Omit<
-  NestedStatus,
-  | 'account'
-  | 'reblogs_count'
-  | 'favourites_count'
-  | 'replies_count'
-  | 'poll'
-  | 'favourited'
-  | 'reblogged'
-  | 'muted'
-  | 'bookmarked'
-  | 'pinned'
-  | 'filtered'
-  | 'quote'
-  | 'quotes_count'
-  | 'quote_approval'
->;
-
-export interface CachedShell {
-  /** `edited_at` of the status it was rendered from. */
-  v: string | null;
-  /** The reblogged status's id (reblog wrappers). */
-  r: string | null;
-  s: Shell;
-}
-
-const SHELL_TTL_SECONDS = 6 * 3600;
-const ROLE_TTL_SECONDS = 600;
-
-const shellKey = renderedStatusKey;
-const roleKey = renderedRoleKey;
+import { needsFollowRelation } from '../quotes/policy.ts';
+import { quotedIdsOf } from './quote.ts';
+import { renderStatus } from './statusRender.ts';
+import { type CachedShell, readShells, version, renderMisses, roleIdsOf } from './statusShells.ts';
 
 /**
  * The fields that change without an edit, read on every render: from the document cache
@@ -134,148 +91,6 @@ const authorView = defineDerivedView(
  */
 export async function warmRenderedAuthors(core: Core, accountIds: Id[]): Promise<void> {
   await readThrough(core, authorView, accountIds);
-}
-
-const LOCAL_MAX = 20_000;
-
-function localShells(core: Core): Map<bigint, { value: unknown; until: number }> {
-  let local = localRenderings.get(core.db);
-  if (!local) localRenderings.set(core.db, (local = new Map()));
-  return local;
-}
-
-function keepLocally(core: Core, id: Id, shell: CachedShell, now = Date.now()): void {
-  const local = localShells(core);
-  if (local.size >= LOCAL_MAX) local.delete(local.keys().next().value as bigint); // oldest first
-  local.set(id, { value: shell, until: now + LOCAL_RENDER_TTL_MS });
-}
-
-/** The cached renderings of `ids`: this process's recent copies, else Redis's. */
-async function readShells(core: Core, ids: Id[]): Promise<Map<bigint, CachedShell>> {
-  const out = new Map<bigint, CachedShell>();
-  if (ids.length === 0) return out;
-  const local = localShells(core);
-  const now = Date.now();
-  const want: Id[] = [];
-  for (const id of ids) {
-    const hit = local.get(id);
-    if (hit && hit.until > now) out.set(id, hit.value as CachedShell);
-    else want.push(id);
-  }
-  if (want.length === 0) return out;
-  const raw = await mgetAcrossSlots(core.redis, want.map(shellKey));
-  raw.forEach((r, i) => {
-    if (!r) return;
-    const shell = JSON.parse(r) as CachedShell;
-    out.set(want[i], shell);
-    keepLocally(core, want[i], shell, now);
-  });
-  return out;
-}
-
-function version(d: Pick<StatusDoc, 'editedAt'>): string | null {
-  return d.editedAt ? d.editedAt.toISOString() : null;
-}
-
-function toShell(status: Status): Shell {
-  const {
-    account: _a,
-    reblogs_count: _r,
-    favourites_count: _f,
-    replies_count: _c,
-    poll: _p,
-    reblog: _rb,
-    quote: _q,
-    quotes_count: _qc,
-    quote_approval: _qa,
-    ...rest
-  } = status;
-  return { ...rest, reblog: null };
-}
-
-/**
- * Renders the statuses of `ids` (unknown or deleted ones are skipped) and caches them; `known`
- * documents are not read again.
- */
-async function renderMisses(
-  core: Core,
-  ids: Id[],
-  known: ReadonlyMap<bigint, StatusDoc>,
-  justPosted = false,
-): Promise<Map<bigint, CachedShell>> {
-  const out = new Map<bigint, CachedShell>();
-  if (ids.length === 0) return out;
-  const toRead = ids.filter((id) => !known.has(id));
-  const docs = [
-    ...ids.map((id) => known.get(id)).filter((d): d is StatusDoc => d !== undefined),
-    ...(toRead.length === 0
-      ? []
-      : await collection(core.db, statuses)
-          .find({ _id: { $in: toRead } })
-          .toArray()),
-  ];
-  const rendered = await presentStatuses(core, docs, null, { withoutAccounts: true, justPosted });
-  const pipe = batch(core.redis);
-  docs.forEach((d, i) => {
-    const entry: CachedShell = {
-      v: version(d),
-      r: d.reblogOfId === null ? null : String(d.reblogOfId),
-      s: toShell(rendered[i]),
-    };
-    out.set(d._id, entry);
-    keepLocally(core, d._id, entry);
-    // NX: a tombstone (renderCache.ts) means the status changed while this render read it.
-    pipe.set(shellKey(d._id), JSON.stringify(entry), 'EX', SHELL_TTL_SECONDS, 'NX');
-  });
-  await pipe.exec();
-  return out;
-}
-
-/**
- * The role ids of the users behind `accountIds` (null: no role, or not a local user). Cached: a
- * user's role changes only through changeRole, which drops the entry. This process keeps what it
- * read for a few seconds, as it keeps the rendered authors the badges go on (one MGET of 20 keys
- * less per page); changeRole drops its own copy at once.
- */
-async function roleIdsOf(core: Core, accountIds: Id[]): Promise<Map<bigint, Id | null>> {
-  const out = new Map<bigint, Id | null>();
-  if (accountIds.length === 0) return out;
-  const local = localRoleIdsOf(core.db);
-  const now = Date.now();
-  const keep = (id: Id, roleId: Id | null): void => {
-    if (local.size >= LOCAL_MAX) local.delete(local.keys().next().value as bigint); // oldest first
-    local.set(id, { roleId, until: now + LOCAL_RENDER_TTL_MS });
-  };
-  const want: Id[] = [];
-  for (const id of accountIds) {
-    const hit = local.get(id);
-    if (hit && hit.until > now) out.set(id, hit.roleId);
-    else want.push(id);
-  }
-  if (want.length === 0) return out;
-  const cached = await mgetAcrossSlots(core.redis, want.map(roleKey));
-  const missing: Id[] = [];
-  want.forEach((id, i) => {
-    const c = cached[i];
-    if (c === null) return void missing.push(id);
-    const roleId = c === '' ? null : BigInt(c);
-    out.set(id, roleId);
-    keep(id, roleId);
-  });
-  if (missing.length === 0) return out;
-  const found = await collection(core.db, users)
-    .find({ accountId: { $in: missing } }, { projection: { accountId: 1, roleId: 1 } })
-    .toArray();
-  const pipe = batch(core.redis);
-  for (const id of missing) {
-    const roleId = found.find((u) => u.accountId === id)?.roleId ?? null;
-    out.set(id, roleId);
-    pipe.set(roleKey(id), roleId === null ? '' : String(roleId), 'EX', ROLE_TTL_SECONDS);
-  }
-  await pipe.exec();
-  // Kept only once stored: a changeRole racing this read drops the Redis entry after it.
-  for (const id of missing) keep(id, out.get(id) ?? null);
-  return out;
 }
 
 const NO_FILTERS_TTL_SECONDS = 60;
@@ -502,98 +317,6 @@ function quoteRelationAuthors(live: ReadonlyMap<bigint, Live>, viewer: CachedAcc
     if (viewer && needsFollowRelation(l, viewer._id)) out.add(l.accountId);
   }
   return [...out];
-}
-
-/** A status's `quote` (a Quote, with the quoted status rendered and its own quote shallow). */
-export function quoteOf(page: LoadedPage, l: Live): Quote | null {
-  const q = l.quote;
-  if (!q) return null;
-  const quoted = q.quotedStatusId === null ? undefined : page.live?.get(q.quotedStatusId);
-  const state = shownQuoteState(q, {
-    quoted,
-    authorUsable: quoted !== undefined && page.usable?.has(quoted.accountId) === true,
-    viewerId: page.viewer?._id ?? null,
-    relations: page.quoteRelations ?? null,
-  });
-  if (!quoted || !showsQuotedStatus(state) || !page.shells.has(quoted._id)) return { state, quoted_status: null };
-  const inner = renderStatus(page, quoted, true, true) as unknown as QuotedStatus;
-  inner.quote = shallowQuote(quoted.quote);
-  return { state, quoted_status: inner };
-}
-
-/** A status's `quote_approval` for the page's viewer (a reblog wrapper: its original's). */
-export function quoteApprovalOf(page: LoadedPage, l: Live, original: Live | null): QuoteApproval {
-  const proper = original ?? l;
-  return presentQuoteApproval(proper, page.viewer?._id ?? null, {
-    follows: page.quoteRelations?.following.has(proper.accountId),
-  });
-}
-
-/** The viewer's own fields of a status (none without a viewer); `pinned` only on the viewer's own. */
-export interface ViewerFields {
-  favourited: boolean;
-  reblogged: boolean;
-  muted: boolean;
-  bookmarked: boolean;
-  filtered: ReturnType<typeof presentFilterResults>;
-  pinned?: boolean;
-}
-
-export function viewerFields(page: LoadedPage, l: Live, nested: boolean): ViewerFields | null {
-  const { viewer, state, shells } = page;
-  if (!viewer || !state) return null;
-  const shell = (shells.get(l._id) as CachedShell).s;
-  // Filters match the status itself, or for a reblog wrapper the reblogged original.
-  const proper = !nested && l.reblogOfId !== null ? (shells.get(l.reblogOfId)?.s ?? shell) : shell;
-  const properId = !nested && l.reblogOfId !== null ? l.reblogOfId : l._id;
-  const out: ViewerFields = {
-    favourited: state.favourited.has(l._id),
-    reblogged: state.reblogged.has(l._id),
-    muted: !nested && l.conversationId !== null && state.mutedConversations.has(l.conversationId),
-    bookmarked: state.bookmarked.has(l._id),
-    filtered: presentFilterResults(
-      matchFilters(page.active, { _id: properId, content: proper.content ?? '', spoilerText: proper.spoiler_text }),
-    ),
-  };
-  if (l.accountId === viewer._id && l.reblogOfId === null && l.visibility !== 'direct')
-    out.pinned = state.pinned.has(l._id);
-  return out;
-}
-
-/** The Account entity of a page's author: roles from the user's role for local accounts. */
-export function authorEntity(page: LoadedPage, accountId: Id): Account {
-  const a = page.authors.get(accountId) as { entity: Account; role: EffectiveRole | null };
-  return a.role === null ? a.entity : { ...a.entity, roles: roleBadges(a.role) };
-}
-
-/**
- * One status of a loaded page as an object (its `reblog` is left null). `shallow`: a quoted status,
- * whose own quote the caller sets as a ShallowQuote.
- */
-export function renderStatus(page: LoadedPage, l: Live, nested: boolean, shallow = false): NestedStatus {
-  const shell = (page.shells.get(l._id) as CachedShell).s;
-  const out: NestedStatus = {
-    ...shell,
-    account: authorEntity(page, l.accountId),
-    reblogs_count: l.reblogsCount,
-    favourites_count: l.favouritesCount,
-    replies_count: l.repliesCount,
-    poll: l.pollId === null ? null : (page.polls.get(l.pollId) ?? null),
-    quote: shallow ? null : quoteOf(page, l),
-    quotes_count: l.reblogOfId === null ? (l.quotesCount ?? 0) : 0,
-    quote_approval: quoteApprovalOf(page, l, l.reblogOfId === null ? null : (page.live?.get(l.reblogOfId) ?? null)),
-    reblog: null,
-  };
-  const own = viewerFields(page, l, nested);
-  if (own) {
-    out.favourited = own.favourited;
-    out.reblogged = own.reblogged;
-    out.muted = own.muted;
-    out.bookmarked = own.bookmarked;
-    out.filtered = own.filtered;
-    if (own.pinned !== undefined) out.pinned = own.pinned;
-  }
-  return out;
 }
 
 /** The statuses of `ids` that exist and the viewer may see, in order, rendered for the viewer. */

@@ -12,18 +12,9 @@ import type { EffectiveRole } from '../roles/roles.ts';
 import type { Account } from './account.ts';
 import type { Status } from './status.ts';
 import type { QuoteApproval } from '../quotes/policy.ts';
-import {
-  authorEntity,
-  loadStatusPage,
-  quoteApprovalOf,
-  quoteOf,
-  renderStatus,
-  viewerFields,
-  type CachedShell,
-  type Live,
-  type LoadedPage,
-  type PageOptions,
-} from './statusPage.ts';
+import { loadStatusPage, type Live, type LoadedPage, type PageOptions } from './statusPage.ts';
+import { type CachedShell } from './statusShells.ts';
+import { authorEntity, quoteApprovalOf, quoteOf, renderStatus, viewerFields } from './statusRender.ts';
 
 /** Fields renderStatus lays over the shell; a shell holding one of them is rendered as an object. */
 const LAID_OVER = new Set([

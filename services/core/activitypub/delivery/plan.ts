@@ -2,21 +2,14 @@
 // the local account that signs it, and the inboxes it goes to. Only actions of local accounts
 // are federated; remote ones arrived from their own servers.
 import type { Core } from '../../context.ts';
-
 import { collection } from '../../db/mongo.ts';
-
 import { accounts } from '../../model/accounts.ts';
 import { type StatusDoc } from '../../model/statuses.ts';
 import { reports } from '../../model/reports.ts';
-
 import type { EventName, EventRecord } from '../../../../schemas/index.ts';
-
 import { activityIds, statusActivityUri, localBase } from '../uris.ts';
-
 import { renderLocalActor, renderStatusObject } from '../render/load.ts';
-
 import { audienceFor } from '../render/note.ts';
-
 import {
   renderAnnounce,
   renderCreate,
@@ -38,7 +31,6 @@ import {
   personalInboxOf,
   type Inboxes,
 } from './audience.ts';
-
 import {
   anyAccount,
   big,
@@ -49,11 +41,8 @@ import {
   statusReach,
   type DeliveryPlan,
 } from './planHelpers.ts';
-
 import { planRelation } from './planRelations.ts';
-
 import { planFeatured } from './planFeatured.ts';
-
 import { planPoll } from './planPolls.ts';
 
 export type { DeliveryPlan } from './planHelpers.ts';

@@ -1,0 +1,182 @@
+// The cached, viewer-independent renderings of statuses ("shells", see statusPage.ts): read from
+// this process's recent copies, else Redis; rendered by presentStatuses and stored when missing or
+// older than the status's last edit. And the authors' role ids, cached the same way.
+import type { Core } from '../context.ts';
+import { batch } from '../db/redis.ts';
+import { mgetAcrossSlots } from '../db/redisSlots.ts';
+import type { Id } from '../ids.ts';
+import { collection } from '../db/mongo.ts';
+import { statuses, type StatusDoc } from '../model/statuses.ts';
+import { users } from '../model/users.ts';
+import {
+  LOCAL_RENDER_TTL_MS,
+  localRenderings,
+  localRoleIdsOf,
+  renderedRoleKey,
+  renderedStatusKey,
+} from '../statuses/renderCache.ts';
+import { presentStatuses, type NestedStatus, type Status } from './status.ts';
+
+/** The cached, viewer-independent part of a status. */
+export type Shell = Omit<
+  NestedStatus,
+  | 'account'
+  | 'reblogs_count'
+  | 'favourites_count'
+  | 'replies_count'
+  | 'poll'
+  | 'favourited'
+  | 'reblogged'
+  | 'muted'
+  | 'bookmarked'
+  | 'pinned'
+  | 'filtered'
+  | 'quote'
+  | 'quotes_count'
+  | 'quote_approval'
+>;
+export interface CachedShell {
+  /** `edited_at` of the status it was rendered from. */
+  v: string | null;
+  /** The reblogged status's id (reblog wrappers). */
+  r: string | null;
+  s: Shell;
+}
+const SHELL_TTL_SECONDS = 6 * 3600;
+const ROLE_TTL_SECONDS = 600;
+const shellKey = renderedStatusKey;
+const roleKey = renderedRoleKey;
+const LOCAL_MAX = 20_000;
+function localShells(core: Core): Map<bigint, { value: unknown; until: number }> {
+  let local = localRenderings.get(core.db);
+  if (!local) localRenderings.set(core.db, (local = new Map()));
+  return local;
+}
+function keepLocally(core: Core, id: Id, shell: CachedShell, now = Date.now()): void {
+  const local = localShells(core);
+  if (local.size >= LOCAL_MAX) local.delete(local.keys().next().value as bigint); // oldest first
+  local.set(id, { value: shell, until: now + LOCAL_RENDER_TTL_MS });
+}
+/** The cached renderings of `ids`: this process's recent copies, else Redis's. */
+export async function readShells(core: Core, ids: Id[]): Promise<Map<bigint, CachedShell>> {
+  const out = new Map<bigint, CachedShell>();
+  if (ids.length === 0) return out;
+  const local = localShells(core);
+  const now = Date.now();
+  const want: Id[] = [];
+  for (const id of ids) {
+    const hit = local.get(id);
+    if (hit && hit.until > now) out.set(id, hit.value as CachedShell);
+    else want.push(id);
+  }
+  if (want.length === 0) return out;
+  const raw = await mgetAcrossSlots(core.redis, want.map(shellKey));
+  raw.forEach((r, i) => {
+    if (!r) return;
+    const shell = JSON.parse(r) as CachedShell;
+    out.set(want[i], shell);
+    keepLocally(core, want[i], shell, now);
+  });
+  return out;
+}
+export function version(d: Pick<StatusDoc, 'editedAt'>): string | null {
+  return d.editedAt ? d.editedAt.toISOString() : null;
+}
+function toShell(status: Status): Shell {
+  const {
+    account: _a,
+    reblogs_count: _r,
+    favourites_count: _f,
+    replies_count: _c,
+    poll: _p,
+    reblog: _rb,
+    quote: _q,
+    quotes_count: _qc,
+    quote_approval: _qa,
+    ...rest
+  } = status;
+  return { ...rest, reblog: null };
+}
+/**
+ * Renders the statuses of `ids` (unknown or deleted ones are skipped) and caches them; `known`
+ * documents are not read again.
+ */
+export async function renderMisses(
+  core: Core,
+  ids: Id[],
+  known: ReadonlyMap<bigint, StatusDoc>,
+  justPosted = false,
+): Promise<Map<bigint, CachedShell>> {
+  const out = new Map<bigint, CachedShell>();
+  if (ids.length === 0) return out;
+  const toRead = ids.filter((id) => !known.has(id));
+  const docs = [
+    ...ids.map((id) => known.get(id)).filter((d): d is StatusDoc => d !== undefined),
+    ...(toRead.length === 0
+      ? []
+      : await collection(core.db, statuses)
+          .find({ _id: { $in: toRead } })
+          .toArray()),
+  ];
+  const rendered = await presentStatuses(core, docs, null, { withoutAccounts: true, justPosted });
+  const pipe = batch(core.redis);
+  docs.forEach((d, i) => {
+    const entry: CachedShell = {
+      v: version(d),
+      r: d.reblogOfId === null ? null : String(d.reblogOfId),
+      s: toShell(rendered[i]),
+    };
+    out.set(d._id, entry);
+    keepLocally(core, d._id, entry);
+    // NX: a tombstone (renderCache.ts) means the status changed while this render read it.
+    pipe.set(shellKey(d._id), JSON.stringify(entry), 'EX', SHELL_TTL_SECONDS, 'NX');
+  });
+  await pipe.exec();
+  return out;
+}
+/**
+ * The role ids of the users behind `accountIds` (null: no role, or not a local user). Cached: a
+ * user's role changes only through changeRole, which drops the entry. This process keeps what it
+ * read for a few seconds, as it keeps the rendered authors the badges go on (one MGET of 20 keys
+ * less per page); changeRole drops its own copy at once.
+ */
+export async function roleIdsOf(core: Core, accountIds: Id[]): Promise<Map<bigint, Id | null>> {
+  const out = new Map<bigint, Id | null>();
+  if (accountIds.length === 0) return out;
+  const local = localRoleIdsOf(core.db);
+  const now = Date.now();
+  const keep = (id: Id, roleId: Id | null): void => {
+    if (local.size >= LOCAL_MAX) local.delete(local.keys().next().value as bigint); // oldest first
+    local.set(id, { roleId, until: now + LOCAL_RENDER_TTL_MS });
+  };
+  const want: Id[] = [];
+  for (const id of accountIds) {
+    const hit = local.get(id);
+    if (hit && hit.until > now) out.set(id, hit.roleId);
+    else want.push(id);
+  }
+  if (want.length === 0) return out;
+  const cached = await mgetAcrossSlots(core.redis, want.map(roleKey));
+  const missing: Id[] = [];
+  want.forEach((id, i) => {
+    const c = cached[i];
+    if (c === null) return void missing.push(id);
+    const roleId = c === '' ? null : BigInt(c);
+    out.set(id, roleId);
+    keep(id, roleId);
+  });
+  if (missing.length === 0) return out;
+  const found = await collection(core.db, users)
+    .find({ accountId: { $in: missing } }, { projection: { accountId: 1, roleId: 1 } })
+    .toArray();
+  const pipe = batch(core.redis);
+  for (const id of missing) {
+    const roleId = found.find((u) => u.accountId === id)?.roleId ?? null;
+    out.set(id, roleId);
+    pipe.set(roleKey(id), roleId === null ? '' : String(roleId), 'EX', ROLE_TTL_SECONDS);
+  }
+  await pipe.exec();
+  // Kept only once stored: a changeRole racing this read drops the Redis entry after it.
+  for (const id of missing) keep(id, out.get(id) ?? null);
+  return out;
+}
