@@ -8,11 +8,7 @@ import { requireUser } from '../plugins/auth.ts';
 import { missingParam, notFound, ApiError } from '../errors.ts';
 import { enforceRateLimit, RATE_LIMITS } from '../rateLimit.ts';
 import { parseId } from '../../core/ids.ts';
-import {
-  createMediaAttachment,
-  findOwnMedia,
-  setCustomThumbnail,
-} from '../../core/media/attachments.ts';
+import { createMediaAttachment, findOwnMedia, setCustomThumbnail } from '../../core/media/attachments.ts';
 import { deleteMediaAttachment } from '../../core/media/removal.ts';
 import { updateAttachmentAttributes } from '../../core/media/statusAttachments.ts';
 import { MediaAttachmentEntity, presentMediaAttachment } from '../../core/entities/mediaAttachment.ts';
