@@ -194,6 +194,7 @@ export async function runPipeline<N extends EventName>(opts: PipelineOptions<N>)
     minBytes: opts.minBytes,
     partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently,
     lagIntervalMs: opts.lagIntervalMs,
+    commitIntervalMs: opts.commitIntervalMs,
     eachBatch,
   });
   send = (out, compression) => consumer.send(out, compression);

@@ -15,6 +15,7 @@
 // posted either way, but without `posting` its figures and targets are left out (e.g.
 // `--phases=public,account` for the read phases alone).
 // BENCH_ROLE_NODE_ARGS='--cpu-prof --cpu-prof-dir=DIR': the server writes a CPU profile on exit,
+// BENCH_MONGO_COMMANDS=1 / BENCH_KAFKA_REQUESTS=1: the MongoDB commands / Kafka requests per post, by kind.
 // whose heaviest functions are printed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync, readdirSync, rmSync, mkdirSync, existsSync, writeFileSync } from 'node:fs';
@@ -113,10 +114,23 @@ Object.assign(serverEnv, { PORT: String(apiPort), STREAMING_PORT: String(streami
 // The server's MongoDB commands, counted (a look at round trips per post; off unless asked).
 const commandCounts = process.env.BENCH_MONGO_COMMANDS ? join(varDir, 'mongo-commands.json') : null;
 if (commandCounts) serverEnv.MONGO_COMMAND_COUNTS = commandCounts;
-const readCounts = async (): Promise<Record<string, number>> => {
-  if (!commandCounts) return {};
+// The same for the server's Kafka requests by API (BENCH_KAFKA_REQUESTS=1).
+const requestCounts = process.env.BENCH_KAFKA_REQUESTS ? join(varDir, 'kafka-requests.json') : null;
+if (requestCounts) serverEnv.KAFKA_REQUEST_COUNTS = requestCounts;
+const readCountsFile = async (file: string | null): Promise<Record<string, number>> => {
+  if (!file) return {};
   await new Promise((r) => setTimeout(r, 1100));
-  return existsSync(commandCounts) ? (JSON.parse(readFileSync(commandCounts, 'utf8')) as Record<string, number>) : {};
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>) : {};
+};
+const readCounts = () => readCountsFile(commandCounts);
+const readRequests = () => readCountsFile(requestCounts);
+/** Counts per post between two readings, biggest first (those of at least 0.01). */
+const perPost = (before: Record<string, number>, after: Record<string, number>) => {
+  const per = Object.entries(after)
+    .map(([k, n]) => [k, (n - (before[k] ?? 0)) / STATUSES] as const)
+    .filter(([, n]) => n >= 0.01)
+    .sort((a, b) => b[1] - a[1]);
+  return `${per.reduce((a, [, n]) => a + n, 0).toFixed(2)}: ${per.map(([k, n]) => `${k} ${n.toFixed(2)}`).join(', ')}`;
 };
 const profileDir = /--cpu-prof-dir=(\S+)/.exec(process.env.BENCH_ROLE_NODE_ARGS ?? '')?.[1];
 const serverArgs = [
@@ -348,6 +362,7 @@ try {
     const posting = account();
     await posting.start();
     const commands0 = await readCounts();
+    const requests0 = await readRequests();
     const cpu0 = await treeCpu();
     const post0 = await byProcess();
     const log0 = { ...logged };
@@ -377,16 +392,10 @@ try {
       const idleSeconds = (performance.now() - tIdle) / 1000;
       const background = await afterAccount.stop();
       const cpuPerPost = ((await treeCpu()) - cpu0) / STATUSES;
-      if (commandCounts) {
-        const commands1 = await readCounts();
-        const per = Object.entries(commands1)
-          .map(([k, n]) => [k, (n - (commands0[k] ?? 0)) / STATUSES] as const)
-          .filter(([, n]) => n >= 0.01)
-          .sort((a, b) => b[1] - a[1]);
-        notes.push(
-          `MongoDB commands per post (background included): ${per.reduce((a, [, n]) => a + n, 0).toFixed(2)}: ${per.map(([k, n]) => `${k} ${n.toFixed(2)}`).join(', ')}`,
-        );
-      }
+      if (commandCounts)
+        notes.push(`MongoDB commands per post (background included): ${perPost(commands0, await readCounts())}`);
+      if (requestCounts)
+        notes.push(`Kafka requests per post (background included): ${perPost(requests0, await readRequests())}`);
       limit('posting, background included', post0, await byProcess(), STATUSES, 400);
       const post = stats(postSamples);
       const postRate = STATUSES / postSeconds;
