@@ -1,23 +1,14 @@
 // `cli emoji`: custom emoji, as Mastodon's tootctl emoji: add one, modify one, import an archive of
-// them, remove one.
+// them, remove one, purge all (or the remote ones).
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import {
-  addCustomEmoji,
-  importCustomEmoji,
-  EMOJI_SIZE_LIMIT,
-  allLocalEmojis,
-  modifyCustomEmoji,
-  removeCustomEmoji,
-  EmojiError,
-} from '../core/emojis/emojis.ts';
+import { addCustomEmoji, allLocalEmojis, modifyCustomEmoji, removeCustomEmoji } from '../core/emojis/emojis.ts';
 import { CliError } from './commands.ts';
-import { readTarGz, TarError } from '../core/emojis/tarArchive.ts';
-import { basename, extname } from 'node:path';
+import { TarError } from '../core/emojis/tarArchive.ts';
+import { importEmojiArchive } from '../core/emojis/emojiArchive.ts';
+import { purgeCustomEmojis } from '../core/emojis/emojiCopies.ts';
 import { type SiteCommand, friendly } from './siteCommands.ts';
 
-/** What an emoji archive may inflate to (emoji packs are a few MB; this bounds a gzip bomb). */
-const EMOJI_ARCHIVE_MAX_BYTES = 256 * 1024 * 1024;
 export function emojiCommand(action: string | undefined, rest: string[]): SiteCommand {
   if (action === 'list') {
     return async (core, out) => {
@@ -89,39 +80,36 @@ export function emojiCommand(action: string | undefined, rest: string[]): SiteCo
       const gz = await readFile(file).catch(() => {
         throw new CliError(`Cannot read ${file}`);
       });
-      let entries;
+      let outcome;
       try {
-        entries = readTarGz(gz, { maxBytes: EMOJI_ARCHIVE_MAX_BYTES, maxFileBytes: EMOJI_SIZE_LIMIT });
+        outcome = await importEmojiArchive(core, gz, {
+          prefix: values.prefix,
+          suffix: values.suffix,
+          overwrite: values.overwrite === true,
+          category: values.category ?? null,
+          visibleInPicker: !values.unlisted,
+        });
       } catch (err) {
         if (err instanceof TarError) throw new CliError(`${file}: ${err.message}`);
         throw err;
       }
-      const counts = { imported: 0, skipped: 0, failed: 0 };
-      for (const entry of entries) {
-        // As tootctl: PNG and GIF files, named by their file name, macOS "._" shadow files skipped.
-        if (!/\.(png|gif)$/.test(entry.name)) continue;
-        const name = basename(entry.name, extname(entry.name));
-        if (name.startsWith('._')) continue;
-        const shortcode = `${values.prefix ?? ''}${name}${values.suffix ?? ''}`;
-        try {
-          if (!entry.data) throw new EmojiError('Image must be less than 256 KB');
-          counts[
-            await importCustomEmoji(core, {
-              shortcode,
-              data: entry.data,
-              category: values.category ?? null,
-              visibleInPicker: !values.unlisted,
-              overwrite: values.overwrite === true,
-            })
-          ]++;
-        } catch (err) {
-          if (!(err instanceof EmojiError)) throw err;
-          counts.failed++;
-          out(`Failure/Error: ${entry.name}`);
-          out(`    ${err.message}`);
-        }
+      for (const f of outcome.failed) {
+        out(`Failure/Error: ${f.file}`);
+        out(`    ${f.reason}`);
       }
-      out(`Imported ${counts.imported}, skipped ${counts.skipped}, failed to import ${counts.failed}`);
+      out(`Imported ${outcome.imported}, skipped ${outcome.skipped}, failed to import ${outcome.failed.length}`);
+    };
+  }
+  if (action === 'purge') {
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: { 'remote-only': { type: 'boolean' } },
+    });
+    if (positionals.length > 0) throw new CliError('emoji purge takes no arguments');
+    return async (core, out) => {
+      const removed = await purgeCustomEmojis(core, { remoteOnly: values['remote-only'] === true });
+      out(`OK, removed ${removed} custom emoji${removed === 1 ? '' : 's'}`);
     };
   }
   if (action === 'remove') {

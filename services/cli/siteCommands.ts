@@ -4,6 +4,7 @@
 //   emoji list | emoji add SHORTCODE FILE [--category C] [--unlisted] | emoji remove SHORTCODE
 //   emoji modify SHORTCODE [--category C | --no-category] [--disable | --enable] [--unlisted | --listed]
 //   emoji import FILE.tar.gz [--prefix P] [--suffix S] [--overwrite] [--category C] [--unlisted]   (tootctl's)
+//   emoji purge [--remote-only]
 //   announcements list | announcements create TEXT [--starts-at T --ends-at T] [--all-day] [--publish]
 //   announcements edit ID [--text T] [--starts-at T] [--ends-at T] [--all-day | --not-all-day]
 //   announcements publish ID | announcements unpublish ID | announcements delete ID
@@ -285,6 +286,7 @@ export const SITE_USAGE = `  cli instance show | instance set KEY VALUE | instan
   cli emoji list | emoji add SHORTCODE FILE [--category C] [--unlisted] | emoji remove SHORTCODE
   cli emoji modify SHORTCODE [--category C | --no-category] [--disable | --enable] [--unlisted | --listed]
   cli emoji import FILE.tar.gz [--prefix P] [--suffix S] [--overwrite] [--category C] [--unlisted]
+  cli emoji purge [--remote-only]
   cli announcements list | announcements create TEXT [--starts-at T --ends-at T] [--all-day] [--publish]
   cli announcements edit ID [--text T] [--starts-at T] [--ends-at T] [--all-day | --not-all-day]
   cli announcements publish ID | announcements unpublish ID | announcements delete ID`;

@@ -292,8 +292,9 @@ const adminAccountsRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, 
   const simple = (
     path: string,
     operation: (core: Core, target: AccountDoc, actor: Id, user: UserDoc | null) => Promise<unknown>,
+    config = WRITE,
   ) =>
-    app.post(path, { schema: { params: IdParams }, config: WRITE }, async (request) => {
+    app.post(path, { schema: { params: IdParams }, config }, async (request) => {
       const me = moderator(request);
       const target = await targetOf(core, request.params.id);
       await assertOutranks(core, me.user, target);
@@ -307,12 +308,17 @@ const adminAccountsRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, 
   simple('/api/v1/admin/accounts/:id/unsilence', (c, target, actor) => setSilenced(c, target, false, actor));
   simple('/api/v1/admin/accounts/:id/unsuspend', (c, target, actor) => unsuspendAccount(c, target, actor));
   simple('/api/v1/admin/accounts/:id/unsensitive', (c, target, actor) => setSensitized(c, target, false, actor));
-  // Mastodon has this on its admin pages only (Admin::TwoFactorAuthenticationsController, the
-  // manage_users permission); here it is an admin API action like the ones above.
-  simple('/api/v1/admin/accounts/:id/disable_2fa', async (c, target, actor, user) => {
-    if (!user) throw forbidden();
-    await resetTwoFactorByAdmin(c, user, target.username, actor);
-  });
+  // Mastodon has this on its admin pages only (Admin::TwoFactorAuthenticationsController, allowed by
+  // UserPolicy#disable_2fa? to manage_user_access); here it is an admin API action like the ones
+  // above, with the same permission as the page.
+  simple(
+    '/api/v1/admin/accounts/:id/disable_2fa',
+    async (c, target, actor, user) => {
+      if (!user) throw forbidden();
+      await resetTwoFactorByAdmin(c, user, target.username, actor);
+    },
+    adminConfig(SCOPES.write, 'manage_user_access'),
+  );
 };
 
 export default adminAccountsRoutes;

@@ -58,7 +58,8 @@ export async function listCustomEmojis(core: Core): Promise<CustomEmojiEntity[]>
   return list;
 }
 
-async function changed(core: Core): Promise<void> {
+/** Drops the cached emoji list (after any change of a local emoji). */
+export async function emojiListChanged(core: Core): Promise<void> {
   await core.redis.del(LIST_KEY);
 }
 
@@ -165,7 +166,7 @@ export async function addCustomEmoji(
     if (isDuplicateKeyError(err)) throw new EmojiError('Shortcode has already been taken');
     throw err;
   }
-  await changed(core);
+  await emojiListChanged(core);
   return doc;
 }
 
@@ -200,7 +201,7 @@ export async function importCustomEmoji(
     },
   );
   await deleteEmojiImage(core, existing);
-  await changed(core);
+  await emojiListChanged(core);
   return 'imported';
 }
 
@@ -220,14 +221,14 @@ export async function modifyCustomEmoji(
     { returnDocument: 'after' },
   );
   if (!doc) throw new EmojiError(`No custom emoji with shortcode ${shortcode}`);
-  await changed(core);
+  await emojiListChanged(core);
   return doc;
 }
 
 export async function removeCustomEmoji(core: Core, shortcode: string): Promise<void> {
   const doc = await collection(core.db, customEmojis).findOneAndDelete({ shortcode, domain: null });
   if (!doc) throw new EmojiError(`No custom emoji with shortcode ${shortcode}`);
-  await changed(core);
+  await emojiListChanged(core);
   await deleteEmojiImage(core, doc);
 }
 

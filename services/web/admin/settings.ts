@@ -1,6 +1,7 @@
 // Server settings (manage_settings, Mastodon's /admin/settings/...): registrations (mode and the
-// closed-registrations message), about (title, descriptions, contact, privacy policy, terms) and
-// discovery (feed access, who sees the moderated servers). Written through the same core setting
+// closed-registrations message), about (title, descriptions, contact, privacy policy, terms),
+// branding (the server thumbnail and app icon) and discovery (feed access, who sees the moderated
+// servers). Written through the same core setting
 // operations as the command line; the instance documents' cache is dropped by them.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AdminArea, Staff } from './kit.ts';
@@ -21,8 +22,26 @@ import {
   setFeedAccess,
 } from '../../core/settings/feedAccess.ts';
 import { validationFailed } from '../../core/errors.ts';
+import {
+  ThumbnailError,
+  clearThumbnail,
+  parseThumbnail,
+  setAppIcon,
+  setThumbnail,
+  thumbnailEntity,
+} from '../../core/instance/siteUploads.ts';
+import { formCheckbox } from '../forms.ts';
 
-const SECTIONS = ['registrations', 'about', 'discovery'] as const;
+/** The upload module's own error: a validation message for the form. */
+async function asValidation<T>(run: Promise<T>): Promise<T> {
+  try {
+    return await run;
+  } catch (err) {
+    throw err instanceof ThumbnailError ? validationFailed(err.message) : err;
+  }
+}
+
+const SECTIONS = ['registrations', 'about', 'branding', 'discovery'] as const;
 type Section = (typeof SECTIONS)[number];
 /** Longest text a setting takes (Mastodon's site texts are unbounded: this keeps a page sane). */
 const TEXT_MAX = 100_000;
@@ -54,6 +73,10 @@ const settingsPages: AdminArea = (app, { core, staff, view, attempt, field }) =>
         feedSettings: FEED_ACCESS_SETTINGS,
         feedValues: FEED_ACCESS_VALUES,
         visibilities: DOMAIN_BLOCKS_VISIBILITIES,
+        thumbnail: (() => {
+          const stored = parseThumbnail(site.thumbnailKey);
+          return stored ? thumbnailEntity(core, stored).url : null;
+        })(),
         error,
       },
       error ? 422 : 200,
@@ -92,6 +115,13 @@ const settingsPages: AdminArea = (app, { core, staff, view, attempt, field }) =>
         termsOfService: long(request, 'site_terms'),
       };
       await setInstanceSettings(core, changes);
+    },
+    branding: async (request) => {
+      const thumbnail = request.uploads?.thumbnail?.data;
+      const icon = request.uploads?.app_icon?.data;
+      if (thumbnail?.length) await asValidation(setThumbnail(core, thumbnail));
+      else if (formCheckbox(request, 'remove_thumbnail')) await clearThumbnail(core);
+      if (icon?.length) await asValidation(setAppIcon(core, icon));
     },
     discovery: async (request) => {
       const visibility = (name: string) =>

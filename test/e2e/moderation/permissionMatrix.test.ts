@@ -24,7 +24,7 @@ const EXPECTED: Record<string, Permission> = {
   'POST /api/v1/admin/accounts/:id/unsilence': 'manage_users',
   'POST /api/v1/admin/accounts/:id/unsuspend': 'manage_users',
   'POST /api/v1/admin/accounts/:id/unsensitive': 'manage_users',
-  'POST /api/v1/admin/accounts/:id/disable_2fa': 'manage_users',
+  'POST /api/v1/admin/accounts/:id/disable_2fa': 'manage_user_access',
   'GET /api/v1/admin/reports': 'manage_reports',
   'GET /api/v1/admin/reports/:id': 'manage_reports',
   'PUT /api/v1/admin/reports/:id': 'manage_reports',

@@ -1,10 +1,15 @@
 // The rest of the moderation dashboard in Chromium, each change checked in the database or the
 // API it feeds: known servers with their counts and delivery health (a breaker reset from the
 // page), domain allows, e-mail domain blocks, IP rules; server settings (registrations, about,
-// feed access), rules, announcements, custom emojis; trends review; roles (a custom role created
+// feed access, branding), rules, announcements, custom emojis (also imported and copied from
+// another server); trends review; roles (a custom role created
 // and given to a user), the two-factor reset, and the audit log that records them. axe-core finds no serious or
 // critical violation on any of these pages; screenshots of the main ones go to var/screenshots.
 import { mkdirSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { describeWithBrowser, launchChromium } from '../../support/browser.ts';
@@ -31,6 +36,8 @@ import { reviewsOf } from '../../../services/core/trends/review.ts';
 import { listRules } from '../../../services/core/instance/rules.ts';
 import { customEmojis } from '../../../services/core/model/customEmojis.ts';
 import { png } from '../../support/mediaFiles.ts';
+import { storageFor } from '../../../services/core/media/storage.ts';
+import { nextSerialId } from '../../../services/core/ids.ts';
 
 // Starting the server and Chromium takes long on a loaded machine: hooks and tests get 5 minutes.
 jest.setTimeout(300_000);
@@ -202,6 +209,94 @@ describeWithBrowser('adminServerPages.test.ts')('moderation dashboard: servers, 
     await expect(page.locator('.error').textContent()).resolves.toContain('already been taken');
     await submit(page, 'Delete :blobcat:');
     expect(await collection(core.db, customEmojis).countDocuments({ domain: null })).toBe(0);
+    await context.close();
+  });
+
+  it('custom emojis: an archive imported, a remote emoji copied; the server thumbnail uploaded and removed', async () => {
+    const { context, page } = await signedIn(admin);
+    // An archive as tootctl takes it: two PNGs and a file that is no image.
+    const dir = await mkdtemp(join(tmpdir(), 'fedisrv-emoji-page-'));
+    try {
+      await mkdir(join(dir, 'pack'));
+      await writeFile(join(dir, 'pack', 'wave.png'), await png(32, 32));
+      await writeFile(join(dir, 'pack', 'nod.png'), await png(40, 40));
+      await writeFile(join(dir, 'pack', 'broken.png'), 'not an image');
+      await promisify(execFile)('tar', ['-czf', join(dir, 'pack.tar.gz'), '-C', dir, 'pack']);
+      await page.goto(`${server.url}/admin/custom_emojis`);
+      await page.getByLabel('Archive').setInputFiles(join(dir, 'pack.tar.gz'));
+      await page.getByLabel('Group the imported emojis under').fill('imported');
+      await submit(page, 'Import');
+      await expect(page.locator('[role=status]').textContent()).resolves.toBe(
+        'Imported 2, skipped 0, failed to import 1.',
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    const local = await collection(core.db, customEmojis).find({ domain: null }).toArray();
+    expect(local.map((e) => [e.shortcode, e.category]).sort()).toEqual([
+      ['nod', 'imported'],
+      ['wave', 'imported'],
+    ]);
+
+    // Another server's emoji, its image already copied here by the media pipeline.
+    const remoteId = await nextSerialId(core.db, 'custom_emojis');
+    const imageKey = `custom_emojis/images/${remoteId}/original/far.png`;
+    await storageFor(core).put(imageKey, await png(48, 48), 'image/png');
+    const now = new Date();
+    await collection(core.db, customEmojis).insertOne({
+      _id: remoteId,
+      shortcode: 'farcat',
+      domain: 'far.example',
+      imageRemoteUrl: 'https://far.example/farcat.png',
+      imageKey,
+      staticKey: imageKey,
+      contentType: 'image/png',
+      size: 100,
+      category: null,
+      visibleInPicker: true,
+      disabled: false,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await page.goto(`${server.url}/admin/custom_emojis?remote=1`);
+    await page.getByLabel('Server').fill('far.example');
+    await submit(page, 'Filter');
+    expect(page.url()).toContain('by_domain=far.example');
+    await expectAccessible(page, 'remote custom emojis');
+    await submit(page, 'Copy :farcat: from far.example');
+    const listed = (await (await fetch(`${server.url}/api/v1/custom_emojis`)).json()) as { shortcode: string }[];
+    expect(listed.map((e) => e.shortcode).sort()).toEqual(['farcat', 'nod', 'wave']);
+    await collection(core.db, customEmojis).deleteMany({});
+
+    await page.goto(`${server.url}/admin/settings/branding`);
+    await page.getByLabel(/Server thumbnail/).setInputFiles({
+      name: 'thumb.png',
+      mimeType: 'image/png',
+      buffer: await png(1200, 630),
+    });
+    await submit(page, 'Save changes');
+    await expectAccessible(page, 'settings: branding');
+    const thumbnail = async () =>
+      (
+        (await (await fetch(`${server.url}/api/v2/instance`)).json()) as {
+          thumbnail: { url: string; blurhash?: string };
+        }
+      ).thumbnail;
+    const uploaded = await thumbnail();
+    expect(uploaded.url).toMatch(/\/site_uploads\/files\/thumbnail\//);
+    expect(uploaded.blurhash).toEqual(expect.any(String));
+    expect((await fetch(uploaded.url.replace(core.config.baseUrl, server.url))).status).toBe(200);
+    await expect(page.getByRole('img', { name: 'Current thumbnail' }).count()).resolves.toBe(1);
+    // Not an image: the page says so, the thumbnail stays.
+    await page
+      .getByLabel(/Server thumbnail/)
+      .setInputFiles({ name: 'x.png', mimeType: 'image/png', buffer: Buffer.from('nope') });
+    await submit(page, 'Save changes');
+    await expect(page.locator('.error').textContent()).resolves.toContain('must be a PNG, JPEG, GIF or WebP');
+    expect((await thumbnail()).url).toBe(uploaded.url);
+    await page.getByLabel('Remove the thumbnail').check();
+    await submit(page, 'Save changes');
+    expect((await thumbnail()).url).not.toBe(uploaded.url);
     await context.close();
   });
 
