@@ -7,6 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { localRenderings, renderedStatusKey } from '../../../services/core/statuses/renderCache.ts';
 import { describeWithBrowser, launchChromium } from '../../support/browser.ts';
 import { seriousAxeViolations } from '../../support/axe.ts';
 import type { Core } from '../../../services/core/context.ts';
@@ -212,6 +213,30 @@ describeWithBrowser('publicPages.test.ts')('public pages (Chromium and plain HTT
     await expect(page.locator('section.descendants').textContent()).resolves.toContain('Flower talk');
     await expectAccessible(page, 'status with replies');
     await page.context().close();
+  });
+
+  it('a logged-out status page is served from the rendered-status cache the API uses', async () => {
+    // Another author: alice's posts are counted by the feed tests.
+    const carol = await createTestUser(core);
+    const post = await api(carol, '/api/v1/statuses', { status: 'Popular post about compost' });
+    const id = BigInt(post.id as string);
+    const pagePath = `/@${carol.account.username}/${post.id as string}`;
+    expect((await fetch(`${server.url}${pagePath}`)).status).toBe(200);
+    const cached = await core.redis.get(renderedStatusKey(id));
+    expect(cached).toBeTruthy();
+    // The cached rendering is changed behind the server's back (and this process's few-second
+    // copy dropped): the page and the API both show the change, so neither rendered it again.
+    const shell = JSON.parse(cached!) as { s: { content: string } };
+    shell.s.content = '<p>served from the cache</p>';
+    await core.redis.set(renderedStatusKey(id), JSON.stringify(shell), 'KEEPTTL');
+    localRenderings.get(core.db)?.delete(id);
+    const html = await (await fetch(`${server.url}${pagePath}`)).text();
+    expect(html).toContain('served from the cache');
+    expect(html).not.toContain('compost');
+    const json = (await (await fetch(`${server.url}/api/v1/statuses/${post.id as string}`)).json()) as {
+      content: string;
+    };
+    expect(json.content).toBe('<p>served from the cache</p>');
   });
 
   it('a link-preview bot finds OpenGraph and Twitter meta and the oEmbed link; oEmbed and the embed page answer', async () => {
