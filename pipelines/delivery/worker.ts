@@ -66,7 +66,6 @@ export interface DeliveryWorkerOptions {
   sessionTimeout?: number;
   heartbeatInterval?: number;
   maxWaitTimeInMs?: number;
-  commitIntervalMs?: number;
   /** How often parked hosts are resumed and probed (ms). */
   housekeepingMs?: number;
   /** How often the per-domain queue gauges are refreshed (ms). */
@@ -330,7 +329,6 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
     sessionTimeout: opts.sessionTimeout ?? 60_000,
     heartbeatInterval: opts.heartbeatInterval,
     maxWaitTimeInMs: opts.maxWaitTimeInMs ?? 500,
-    commitIntervalMs: opts.commitIntervalMs,
     maxBytesPerPartition: 4 * 1024 * 1024,
     partitionsConsumedConcurrently: settings.partitions,
     eachBatch,

@@ -8,17 +8,7 @@
 //   nor the group membership wait on it; the batch handler gets only the messages that are due.
 // - At-least-once: the handler's output is published (acks=all) before the offset of the last
 //   message it was given is resolved, so a crash re-delivers, never skips.
-// - Offsets are committed every `commitIntervalMs` (and on stop), not after every batch: kafkajs's
-//   auto-commit sends one OffsetCommit per fetched batch, 1.4 per post across the groups of `all`
-//   (ADR 0011). A crash re-delivers up to that much more; handlers are idempotent or dedup.
-import {
-  Partitioners,
-  type CompressionTypes,
-  type EachBatchPayload,
-  type KafkaMessage,
-  type Message,
-  type Producer,
-} from 'kafkajs';
+import { Partitioners, type CompressionTypes, type KafkaMessage, type Message, type Producer } from 'kafkajs';
 import type { Core } from '../../services/core/context.ts';
 import type { Logger } from '../../services/core/logger.ts';
 import { createKafka, topicName } from '../../services/core/events/kafka.ts';
@@ -66,8 +56,6 @@ export interface ConsumerOptions {
   partitionsConsumedConcurrently?: number;
   /** How often the consumer lag gauge is refreshed (default 15 s; 0 turns it off). */
   lagIntervalMs?: number;
-  /** How often resolved offsets are committed (default 1 s). */
-  commitIntervalMs?: number;
   /** Handles the due messages; what it returns is published before their offsets are committed. */
   eachBatch(batch: DueBatch): Promise<Outgoing[]>;
 }
@@ -160,84 +148,33 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
   await whileTopicsSettle(() =>
     consumer.subscribe({ topics: [...opts.topics], fromBeginning: opts.fromBeginning ?? true }),
   );
-  // Next offset to read by topic and partition, resolved but not yet committed.
-  const resolved = new Map<string, Map<number, string>>();
-  async function commitResolved(): Promise<void> {
-    if (resolved.size === 0) return;
-    const offsets = [...resolved].flatMap(([topic, byPartition]) =>
-      [...byPartition].map(([partition, offset]) => ({ topic, partition, offset })),
-    );
-    resolved.clear();
-    try {
-      await consumer.commitOffsets(offsets);
-    } catch (err) {
-      // Kafka is away or a rebalance is under way: tried again at the next interval unless newer
-      // offsets came meanwhile (partitions taken away are dropped at the group join).
-      logger.debug({ err }, 'offsets not committed');
-      for (const { topic, partition, offset } of offsets)
-        if (!resolved.get(topic)?.has(partition)) setNext(topic, partition, offset);
-    }
-  }
-  function setNext(topic: string, partition: number, next: string): void {
-    let byPartition = resolved.get(topic);
-    if (!byPartition) resolved.set(topic, (byPartition = new Map()));
-    byPartition.set(partition, next);
-  }
-  const commitTimer = setInterval(() => void commitResolved(), opts.commitIntervalMs ?? 1_000);
-  commitTimer.unref();
-
-  // Offsets of partitions this member no longer owns are not its to commit: their new owner
-  // reads from the last commit.
-  consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
-    for (const [topic, byPartition] of resolved) {
-      const owned = new Set(payload.memberAssignment[topic] ?? []);
-      for (const partition of byPartition.keys()) if (!owned.has(partition)) byPartition.delete(partition);
-      if (byPartition.size === 0) resolved.delete(topic);
-    }
-  });
-  let stopping = false;
-  const inFlight = new Set<Promise<void>>();
   await consumer.run({
-    autoCommit: false,
     eachBatchAutoResolve: false,
     partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently ?? 1,
-    async eachBatch(args) {
-      // Stopping: nothing more is taken (it stays uncommitted, so it is read again).
-      if (stopping) return;
-      const done = handleBatch(args);
-      inFlight.add(done);
-      try {
-        await done;
-      } finally {
-        inFlight.delete(done);
+    async eachBatch({ batch, resolveOffset, heartbeat, pause, isStale }) {
+      const dueOf = held.get(batch.topic);
+      const messages: KafkaMessage[] = [];
+      for (const message of batch.messages) {
+        if (isStale()) break;
+        if (dueOf) {
+          const due = dueOf(message);
+          if (due > Date.now()) {
+            // Not due yet: stop here, pause this partition (heartbeats go on) and resume when due.
+            paused.pauseUntil(batch.topic, batch.partition, due, pause);
+            break;
+          }
+        }
+        messages.push(message);
       }
+      if (messages.length > 0) {
+        const out = await opts.eachBatch({ topic: batch.topic, partition: batch.partition, messages, heartbeat });
+        await publish(producer, out);
+        // Only now is everything up to the last message handled or handed on: it may be committed.
+        resolveOffset(messages[messages.length - 1].offset);
+      }
+      await heartbeat();
     },
   });
-  async function handleBatch({ batch, resolveOffset, heartbeat, pause, isStale }: EachBatchPayload): Promise<void> {
-    const dueOf = held.get(batch.topic);
-    const messages: KafkaMessage[] = [];
-    for (const message of batch.messages) {
-      if (isStale()) break;
-      if (dueOf) {
-        const due = dueOf(message);
-        if (due > Date.now()) {
-          // Not due yet: stop here, pause this partition (heartbeats go on) and resume when due.
-          paused.pauseUntil(batch.topic, batch.partition, due, pause);
-          break;
-        }
-      }
-      messages.push(message);
-    }
-    if (messages.length > 0) {
-      const out = await opts.eachBatch({ topic: batch.topic, partition: batch.partition, messages, heartbeat });
-      await publish(producer, out);
-      // Only now is everything up to the last message handled or handed on: it may be committed.
-      const last = messages[messages.length - 1].offset;
-      resolveOffset(last);
-      setNext(batch.topic, batch.partition, (BigInt(last) + 1n).toString());
-    }
-    await heartbeat();
-  }
   // kafkajs resolves run() before the group is joined; starting "for real" means joined.
   let joinTimer: NodeJS.Timeout | undefined;
   await Promise.race([joinedPromise, new Promise((r) => (joinTimer = setTimeout(r, 60_000)))]);
@@ -264,12 +201,8 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
     stop() {
       stopped ??= (async () => {
         clearInterval(lagTimer);
-        clearInterval(commitTimer);
         paused.clear();
-        // The batches in flight finish, what they resolved is committed, then the group is left.
-        stopping = true;
-        await Promise.allSettled([...inFlight]);
-        await commitResolved();
+        // Waits for the batch in flight, commits what it resolved and leaves the group.
         await consumer.disconnect();
         await producer.disconnect();
         await admin.disconnect();

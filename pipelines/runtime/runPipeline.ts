@@ -194,7 +194,6 @@ export async function runPipeline<N extends EventName>(opts: PipelineOptions<N>)
     minBytes: opts.minBytes,
     partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently,
     lagIntervalMs: opts.lagIntervalMs,
-    commitIntervalMs: opts.commitIntervalMs,
     eachBatch,
   });
   send = (out, compression) => consumer.send(out, compression);

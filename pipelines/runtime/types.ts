@@ -71,8 +71,6 @@ export interface PipelineOptions<N extends EventName> {
   fromBeginning?: boolean;
   /** How often the consumer lag gauge is refreshed (default 15 s; 0 turns it off). */
   lagIntervalMs?: number;
-  /** How often resolved offsets are committed (default 1 s; tests shorten it). */
-  commitIntervalMs?: number;
   /** kafkajs consumer tuning (tests shorten these). */
   sessionTimeout?: number;
   heartbeatInterval?: number;

@@ -6,14 +6,8 @@ import { createLogger } from '../../services/core/logger.ts';
 import { createKafka, topicName } from '../../services/core/events/kafka.ts';
 import { eventually } from './eventually.ts';
 
-/** Consumer settings for pipelines under test: fast rebalances, short fetch waits and commit intervals, no lag polling. */
-export const consumerTuning = {
-  sessionTimeout: 6_000,
-  heartbeatInterval: 500,
-  maxWaitTimeInMs: 100,
-  commitIntervalMs: 100,
-  lagIntervalMs: 0,
-};
+/** Consumer settings for pipelines under test: fast rebalances, short fetch waits, no lag polling. */
+export const consumerTuning = { sessionTimeout: 6_000, heartbeatInterval: 500, maxWaitTimeInMs: 100, lagIntervalMs: 0 };
 
 export interface RawMessage {
   key: string | null;

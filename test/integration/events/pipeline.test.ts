@@ -7,8 +7,6 @@ import { consumerTuning, readTopic } from '../../support/kafka.ts';
 import { runProbePipeline, counterValue, probe } from './helpers.ts';
 import { eventCodec } from '../../../schemas/codec.ts';
 import { registry } from '../../../services/core/metrics.ts';
-import { createKafka, topicName } from '../../../services/core/events/kafka.ts';
-import { createLogger } from '../../../services/core/logger.ts';
 
 let core: Core;
 let pipeline: Pipeline;
@@ -143,42 +141,5 @@ it('stop() finishes the batch in flight and commits it, so a restarted group doe
     expect(again.filter((id) => seen.includes(id))).toEqual([]);
   } finally {
     await restarted.stop();
-  }
-});
-
-it('commits offsets on its interval and on stop, not after every batch', async () => {
-  const seen: string[] = [];
-  const lazy = await runPipeline({
-    core,
-    name: 'interval-commits',
-    types: ['ProbeSent'],
-    ...consumerTuning,
-    commitIntervalMs: 600_000,
-    handleEvent: async (event) => void seen.push(event.eventId),
-  });
-  const committed = async () => {
-    const admin = createKafka(core.config, createLogger('fatal', 'test'), 'test-offsets').admin();
-    await admin.connect();
-    try {
-      const offsets = await admin.fetchOffsets({ groupId: lazy.groupId, topics: [topicName(core.config, 'probe')] });
-      return offsets.flatMap((t) => t.partitions.map((p) => BigInt(p.offset))).reduce((a, b) => a + b, 0n);
-    } finally {
-      await admin.disconnect();
-    }
-  };
-  let stopped = false;
-  try {
-    const before = await committed();
-    // Three events handled in three batches (each waited for): no commit yet.
-    for (const name of ['interval-1', 'interval-2', 'interval-3']) {
-      const id = await writeProbe(probe(name));
-      await eventually(async () => seen.includes(id), 20_000, name);
-    }
-    expect(await committed()).toBe(before);
-    await lazy.stop();
-    stopped = true;
-    expect(await committed()).toBeGreaterThan(before);
-  } finally {
-    if (!stopped) await lazy.stop();
   }
 });
