@@ -73,3 +73,47 @@ test('acknowledged writes and index entries survive kill -9 of the server', asyn
     await client.close();
   }
 }, 120_000);
+
+test('every write acknowledged while many are in flight survives a kill -9 in their midst', async () => {
+  const url = `mongodb://127.0.0.1:${port}/busy?directConnection=true`;
+  let client = new MongoClient(url, { useBigInt64: true, maxPoolSize: 16 });
+  const coll = () => client.db().collection<{ _id: bigint; writer: number }>('posts');
+  const acked: bigint[] = [];
+  let stop = false;
+  let next = 1n;
+  // Sixteen writers insert one after another, as posts arrive; the kill comes while they run, so
+  // writes are acknowledged in every phase of the store's commits (its own and the background writer's).
+  const writers = Array.from({ length: 16 }, async (_, writer) => {
+    while (!stop) {
+      const id = next++;
+      try {
+        await coll().insertOne({ _id: id, writer });
+        acked.push(id);
+      } catch {
+        return; // the server is gone
+      }
+    }
+  });
+  await eventually(async () => acked.length >= 2000, 60_000, '2,000 acknowledged inserts');
+  await killServer();
+  stop = true;
+  await Promise.all(writers);
+  const answered = [...acked];
+  await client.close();
+
+  await startServer();
+  client = new MongoClient(url, { useBigInt64: true });
+  try {
+    const stored = new Set(
+      (
+        await coll()
+          .find({}, { projection: { _id: 1 } })
+          .toArray()
+      ).map((d) => d._id),
+    );
+    const lost = answered.filter((id) => !stored.has(id));
+    expect({ acknowledged: answered.length >= 2000, lost: lost.slice(0, 5) }).toEqual({ acknowledged: true, lost: [] });
+  } finally {
+    await client.close();
+  }
+}, 120_000);

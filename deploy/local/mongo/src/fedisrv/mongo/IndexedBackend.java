@@ -75,7 +75,7 @@ final class IndexedBackend extends H2Backend {
         synchronized (commitLock) {
             if (committed >= mine) return;
             long upTo = changed.get();
-            commitIfChanged();
+            commitDurably();
             committed = upTo;
         }
     }
@@ -88,5 +88,19 @@ final class IndexedBackend extends H2Backend {
 
     void commitIfChanged() {
         if (store.hasUnsavedChanges()) store.commit();
+    }
+
+    /**
+     * Commits, and returns only once the changes made so far are written to the file. The store's
+     * background writer also commits (MVStore.tryCommit), but writes its chunk asynchronously: when
+     * it has just taken this thread's change, there is nothing left to commit here while the bytes
+     * may still be on their way, and answering then could acknowledge a write a kill -9 loses. The
+     * file store's operation barrier waits for the serialization and save executors to drain.
+     */
+    private void commitDurably() {
+        long stored = store.hasUnsavedChanges() ? store.commit() : -1;
+        if (stored >= 0) return; // written synchronously, after every store queued before it
+        var fileStore = store.getFileStore();
+        if (fileStore != null) fileStore.executeFileStoreOperation(() -> { });
     }
 }
