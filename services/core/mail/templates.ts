@@ -69,7 +69,7 @@ function notificationMail(template: NotificationMailTemplate, v: Record<string, 
   const lines = [texts.body(name), ...(v.status ? [v.status] : [])];
   return {
     subject: texts.subject(name),
-    text: `${lines.join('\n\n')}\n\n${texts.action}: ${v.link ?? ''}\n\n-- \n${footer}\n`,
+    text: `${lines.join('\n\n')}\n\n${texts.action}: ${v.link ?? ''}\n\n${footer}\n`,
     html: layout(texts.title, [...lines, footer], { label: texts.action, url: v.link ?? '' }),
   };
 }

@@ -47,7 +47,11 @@ export async function mailNotifications(core: Core, docs: readonly NotificationD
   if (candidates.length === 0) return 0;
   const recipientIds = [...new Set(candidates.map((d) => d.accountId))];
   const logins = new Map(
-    (await collection(core.db, users).find({ accountId: { $in: recipientIds } }).toArray()).map((u) => [u.accountId, u]),
+    (
+      await collection(core.db, users)
+        .find({ accountId: { $in: recipientIds } })
+        .toArray()
+    ).map((u) => [u.accountId, u]),
   );
   const wanted = candidates.filter((d) => {
     const user = logins.get(d.accountId);
