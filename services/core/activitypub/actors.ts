@@ -13,6 +13,7 @@ import { fetchDocument } from './fetchDocument.ts';
 import { hostOf, isLocalUri, parseLocalUri } from './uris.ts';
 import { asArray, idOf, obj, str, typeIs, type JsonObject } from './json.ts';
 import { plainText, sanitizeRemoteHtml } from './sanitize.ts';
+import { IMAGE_DESCRIPTION_MAX } from '../accounts/profile.ts';
 import { webfinger } from './webfinger.ts';
 import { findLocalAccountByUsername } from '../accounts/create.ts';
 import { findKnownKey, forgetKnownKeys, keyDocumentUrl, rememberKey } from './knownKeys.ts';
@@ -57,6 +58,12 @@ function imageUrl(value: unknown): string | null {
   const o = obj(first);
   if (!o) return null;
   return httpUrl(asArray(o.url)[0] ?? o.href ?? null);
+}
+
+/** The alt text of an actor's icon or image (Mastodon 4.6 federates it as the Image's `name`). */
+function imageName(value: unknown): string {
+  const o = obj(asArray(value)[0]);
+  return o ? plainText(o.name, IMAGE_DESCRIPTION_MAX) : '';
 }
 
 /** The public key entry named `keyId` (publicKey may be an object or an array; Misskey). */
@@ -136,6 +143,8 @@ export function actorFields(
     header: null,
     avatarRemoteUrl: imageUrl(doc.icon),
     headerRemoteUrl: imageUrl(doc.image),
+    avatarDescription: imageName(doc.icon),
+    headerDescription: imageName(doc.image),
     locked: bool(doc.manuallyApprovesFollowers),
     bot: type.includes('Service') || type.includes('Application'),
     group: type.includes('Group'),
