@@ -14,6 +14,7 @@ import { hostOf, isLocalUri, parseLocalUri } from './uris.ts';
 import { asArray, idOf, obj, str, typeIs, type JsonObject } from './json.ts';
 import { plainText, sanitizeRemoteHtml } from './sanitize.ts';
 import { IMAGE_DESCRIPTION_MAX } from '../accounts/profile.ts';
+import { keepVerifications, needsLinkVerification } from '../accounts/linkVerification.ts';
 import { webfinger } from './webfinger.ts';
 import { findLocalAccountByUsername } from '../accounts/create.ts';
 import { findKnownKey, forgetKnownKeys, keyDocumentUrl, rememberKey } from './knownKeys.ts';
@@ -216,6 +217,7 @@ export async function upsertRemoteActor(core: Core, doc: JsonObject, domain?: st
     void _m;
     void _a;
     void _h;
+    update.fields = keepVerifications(existing.fields, update.fields);
     await coll.updateOne({ _id: existing._id }, { $set: update });
     if (update.avatarRemoteUrl !== existing.avatarRemoteUrl || update.headerRemoteUrl !== existing.headerRemoteUrl)
       await requestProfileImages(core, existing._id);
@@ -224,7 +226,9 @@ export async function upsertRemoteActor(core: Core, doc: JsonObject, domain?: st
     forgetKnownKeys(id);
     const moved = await movedTarget(core, doc, existing);
     if (moved !== undefined) await coll.updateOne({ _id: existing._id }, { $set: { movedToAccountId: moved } });
-    return { ...existing, ...update, ...(moved !== undefined ? { movedToAccountId: moved } : {}) };
+    const updated = { ...existing, ...update, ...(moved !== undefined ? { movedToAccountId: moved } : {}) };
+    if (needsLinkVerification(core, updated)) await requestLinkVerification(core, updated);
+    return updated;
   }
   const account: AccountDoc = {
     _id: await nextSerialId(core.db, 'accounts'),
@@ -247,7 +251,31 @@ export async function upsertRemoteActor(core: Core, doc: JsonObject, domain?: st
   }
   if (account.avatarRemoteUrl || account.headerRemoteUrl) await requestProfileImages(core, account._id);
   await upsertRemoteEmojis(core, account.domain, account.emojis ?? []);
+  if (needsLinkVerification(core, account)) await requestLinkVerification(core, account);
   return account;
+}
+
+/**
+ * Asks the link-previews pipeline to check the account's field links for rel="me" (Mastodon's
+ * VerifyAccountLinksWorker after ProcessAccountService). Best effort, as the images are.
+ */
+async function requestLinkVerification(core: Core, account: AccountDoc): Promise<void> {
+  try {
+    await core.outbox.publishDirect([
+      {
+        type: 'AccountUpdated',
+        key: String(account._id),
+        payload: {
+          accountId: String(account._id),
+          username: account.username,
+          domain: account.domain,
+          changed: ['fields'],
+        },
+      },
+    ]);
+  } catch (err) {
+    core.logger.warn({ err, accountId: String(account._id) }, 'link verification not queued');
+  }
 }
 
 /**
