@@ -265,9 +265,7 @@ export async function updateProfile(
 
   const now = new Date();
   const event: NewEvent<'AccountUpdated'> = {
-    type: 'AccountUpdated',
-    key: String(account._id),
-    payload: { accountId: String(account._id), username: account.username, domain: account.domain, changed },
+    ...accountUpdatedEvent(account, changed),
     verify: { collection: accounts.name, filter: { _id: account._id, updatedAt: now }, expect: 'exists' },
   };
   await core.outbox.write([event], async () => {
@@ -287,6 +285,18 @@ export async function updateProfile(
   return { account: a, user: u };
 }
 
+/** The AccountUpdated event of an account (without its outbox verification). */
+export function accountUpdatedEvent(
+  account: Pick<AccountDoc, '_id' | 'username' | 'domain'>,
+  changed: string[],
+): Omit<NewEvent<'AccountUpdated'>, 'verify'> {
+  return {
+    type: 'AccountUpdated',
+    key: String(account._id),
+    payload: { accountId: String(account._id), username: account.username, domain: account.domain, changed },
+  };
+}
+
 /** DELETE /api/v1/profile/avatar|header: back to the placeholder. */
 export async function removeProfileImage(core: Core, account: AccountDoc, kind: ProfileImageKind): Promise<AccountDoc> {
   if (!account[kind]) return account;
@@ -294,14 +304,7 @@ export async function removeProfileImage(core: Core, account: AccountDoc, kind: 
   await core.outbox.write(
     [
       {
-        type: 'AccountUpdated',
-        key: String(account._id),
-        payload: {
-          accountId: String(account._id),
-          username: account.username,
-          domain: account.domain,
-          changed: [kind],
-        },
+        ...accountUpdatedEvent(account, [kind]),
         verify: { collection: accounts.name, filter: { _id: account._id, updatedAt: now }, expect: 'exists' },
       } satisfies NewEvent<'AccountUpdated'>,
     ],

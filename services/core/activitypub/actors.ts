@@ -13,7 +13,7 @@ import { fetchDocument } from './fetchDocument.ts';
 import { hostOf, isLocalUri, parseLocalUri } from './uris.ts';
 import { asArray, idOf, obj, str, typeIs, type JsonObject } from './json.ts';
 import { plainText, sanitizeRemoteHtml } from './sanitize.ts';
-import { IMAGE_DESCRIPTION_MAX } from '../accounts/profile.ts';
+import { accountUpdatedEvent, IMAGE_DESCRIPTION_MAX } from '../accounts/profile.ts';
 import { keepVerifications, needsLinkVerification } from '../accounts/linkVerification.ts';
 import { webfinger } from './webfinger.ts';
 import { findLocalAccountByUsername } from '../accounts/create.ts';
@@ -261,18 +261,7 @@ export async function upsertRemoteActor(core: Core, doc: JsonObject, domain?: st
  */
 async function requestLinkVerification(core: Core, account: AccountDoc): Promise<void> {
   try {
-    await core.outbox.publishDirect([
-      {
-        type: 'AccountUpdated',
-        key: String(account._id),
-        payload: {
-          accountId: String(account._id),
-          username: account.username,
-          domain: account.domain,
-          changed: ['fields'],
-        },
-      },
-    ]);
+    await core.outbox.publishDirect([accountUpdatedEvent(account, ['fields'])]);
   } catch (err) {
     core.logger.warn({ err, accountId: String(account._id) }, 'link verification not queued');
   }

@@ -10,20 +10,17 @@ import { notifications } from '../../../services/core/model/notifications.ts';
 import { updateNotificationEmails } from '../../../services/core/users/notificationEmails.ts';
 import { updatePolicy } from '../../../services/core/notifications/requests.ts';
 import { channelName, timelineChannels } from '../../../services/core/streaming/channels.ts';
-import { runNotificationsPipeline } from '../../../pipelines/notifications/index.ts';
-import { runMailerPipeline } from '../../../pipelines/mailer/index.ts';
-import type { Pipeline } from '../../../pipelines/runtime/index.ts';
-import { startTestApi, type TestApi } from '../../support/api.ts';
+import type { TestApi } from '../../support/api.ts';
+import { startMailingApi, type MailingApi } from '../../support/mailingApi.ts';
 import { createTestUser, type TestUser } from '../../support/fixtures.ts';
-import { consumerTuning } from '../../support/kafka.ts';
-import { SmtpSink } from '../../support/smtpSink.ts';
+import type { SmtpSink } from '../../support/smtpSink.ts';
 
 jest.setTimeout(120_000);
 
 let api: TestApi;
 let core: Core;
-let pipelines: Pipeline[] = [];
-const smtp = new SmtpSink();
+let mailing: MailingApi;
+let smtp: SmtpSink;
 let author: TestUser, keen: TestUser, quiet: TestUser, wary: TestUser, online: TestUser, always: TestUser;
 let listener: Redis;
 
@@ -34,13 +31,9 @@ const mailRequests = () =>
     .map((e) => ({ to: String(e.payload.to), template: String(e.payload.template) }));
 
 beforeAll(async () => {
-  await smtp.start();
-  api = await startTestApi({ SMTP_SERVER: '127.0.0.1', SMTP_PORT: String(smtp.port) });
+  mailing = await startMailingApi();
+  ({ api, smtp } = mailing);
   core = api.core;
-  pipelines = [
-    await runNotificationsPipeline(core, consumerTuning),
-    await runMailerPipeline(core, { ...consumerTuning, retryDelaysMs: [300] }),
-  ];
   [author, keen, quiet, wary, online, always] = await Promise.all(
     ['author', 'keen', 'quiet', 'wary', 'online', 'always'].map((username) => createTestUser(core, { username })),
   );
@@ -57,10 +50,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const p of pipelines) await p.stop();
   listener?.disconnect();
-  await api?.close();
-  await smtp.stop();
+  await mailing?.close();
 });
 
 test('a mention is e-mailed in Mastodon’s words to whoever chose it, and to nobody else', async () => {
