@@ -80,14 +80,17 @@ describe('remote profiles', () => {
     });
     const account = await resolveActor(t.core, sol.uri);
     expect(account).not.toBeNull();
-    const verified = await eventually(
-      async () => {
-        const e = await entity(account!._id);
-        return e.fields[0]?.verified_at ? e : undefined;
-      },
-      30_000,
-      'the Home field verified',
-    );
+    /** The entity once field `i` is verified. */
+    const onceVerified = (i: number) =>
+      eventually(
+        async () => {
+          const e = await entity(account!._id);
+          return e.fields[i]?.verified_at ? e : undefined;
+        },
+        30_000,
+        `field ${i} verified`,
+      );
+    const verified = await onceVerified(0);
     expect(verified.fields.map((f) => [f.name, f.verified_at !== null])).toEqual([
       ['Home', true],
       ['Blog', false],
@@ -98,14 +101,7 @@ describe('remote profiles', () => {
     // A refresh with the same Home value keeps its verification; a Blog that now links back gets one.
     peer.documents.set('/blog', page(`<link rel="me" href="${profile}">`));
     await resolveActor(t.core, sol.uri, { refresh: true });
-    const both = await eventually(
-      async () => {
-        const e = await entity(account!._id);
-        return e.fields[1]?.verified_at ? e : undefined;
-      },
-      30_000,
-      'the Blog field verified',
-    );
+    const both = await onceVerified(1);
     expect(both.fields[0].verified_at).toBe(at);
 
     // A changed value loses it until checked again (and this page does not link back).
