@@ -8,6 +8,7 @@ export type MailTemplate =
   | 'reconfirmation'
   | 'approved'
   | 'new_report'
+  | 'new_pending_account'
   | 'warning'
   | 'trends_review'
   | 'reset_password_instructions'

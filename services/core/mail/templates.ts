@@ -180,6 +180,22 @@ export function renderMail(template: MailTemplate, v: Record<string, string>): R
         html: layout('New report', lines, v.link ? { label: 'View report', url: v.link } : undefined),
       };
     }
+    case 'new_pending_account': {
+      // Mastodon's AdminMailer#new_pending_account.
+      const subject = `New account up for review on ${instance} (${v.newcomer ?? ''})`;
+      const lines = [
+        `Hi ${v.username ?? ''},`,
+        'The details of the new account are below. You can approve or reject this application.',
+        `Username: ${v.newcomer ?? ''}`,
+        `E-mail: ${v.email ?? ''}`,
+        v.reason ? `Reason: ${v.reason}` : 'No reason was given.',
+      ];
+      return {
+        subject,
+        text: `${lines.join('\n\n')}\n\n${v.link ?? ''}\n`,
+        html: layout('New account up for review', lines, v.link ? { label: 'Review account', url: v.link } : undefined),
+      };
+    }
     case 'warning': {
       // To the owner of an account a moderator acted on (Mastodon's UserMailer#warning).
       const subject = v.subject ?? `A moderator of ${instance} has taken action on your account`;

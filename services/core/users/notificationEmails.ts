@@ -57,8 +57,8 @@ export async function offeredEmailKeys(core: Core, user: UserDoc): Promise<Notif
   const offered: NotificationEmailKey[] = [];
   for (const key of NOTIFICATION_EMAIL_KEYS) {
     const permission = STAFF_EMAIL_PERMISSIONS[key];
-    // Nothing sends these yet (no appeals; no pending-sign-up e-mail): no choice that does nothing.
-    if (key === 'appeal' || key === 'pending_account') continue;
+    // Nothing sends it yet (no appeals here): no choice that does nothing.
+    if (key === 'appeal') continue;
     if (!permission || (await userCan(core, user, permission))) offered.push(key);
   }
   return offered;
