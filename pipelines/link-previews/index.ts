@@ -1,7 +1,7 @@
 // The link-previews pipeline: fetches the card of the first link of new and edited statuses
 // (core/previews/fetchCard.ts, SSRF-safe, 1 MiB / 5 s) and attaches it to the status. A public
 // status's card also counts its author for the link's trend (core/trends/). It also checks the
-// links of a local profile's changed fields for rel="me" (core/accounts/linkVerification.ts, as
+// links of a profile's changed fields for rel="me" (core/accounts/linkVerification.ts, as
 // Mastodon's VerifyAccountLinksWorker): both fetch other people's pages in the background.
 import type { Core } from '../../services/core/context.ts';
 import { batch } from '../../services/core/db/redis.ts';
@@ -65,8 +65,8 @@ export function runLinkPreviewsPipeline(core: Core, opts: LinkPreviewsPipelineOp
       const ids: bigint[] = [];
       for (const e of events) {
         if (e.type === 'AccountUpdated') {
-          if (e.payload.domain === null && e.payload.changed.includes('fields'))
-            profiles.add(BigInt(e.payload.accountId));
+          // Local profiles on an edit; remote ones when a fetched or updated actor has fields to check.
+          if (e.payload.changed.includes('fields')) profiles.add(BigInt(e.payload.accountId));
         } else ids.push(BigInt(e.payload.statusId));
       }
       for (const accountId of profiles) await verifyAccountLinks(core, accountId);

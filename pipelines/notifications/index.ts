@@ -25,6 +25,7 @@ import {
   removeStatusNotifications,
 } from '../../services/core/notifications/remove.ts';
 import { presentNotifications } from '../../services/core/entities/notification.ts';
+import { mailNotifications } from '../../services/core/notifications/emails.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 import type { PipelineContext, PipelineEvent } from '../runtime/types.ts';
 import { handleModerationEvent, MODERATION_TYPES } from './moderation.ts';
@@ -88,11 +89,12 @@ export function publishNotification(core: Core, doc: NotificationDoc): Promise<v
   return publishNotifications(core, [doc]);
 }
 
-/** Creates the notifications of a batch of requests and streams the new ones. */
+/** Creates the notifications of a batch of requests, streams the new ones and asks for their e-mails. */
 async function notifyAll(core: Core, rs: readonly NotificationRequest[]): Promise<NotificationDoc[]> {
   if (rs.length === 0) return [];
   const docs = await createNotifications(core, rs);
   await publishNotifications(core, docs);
+  await mailNotifications(core, docs);
   return docs;
 }
 

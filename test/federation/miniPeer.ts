@@ -71,7 +71,8 @@ export async function startMiniPeer(): Promise<MiniPeer> {
       const path = req.url ?? '/';
       const json = (status: number, body: unknown, type = 'application/activity+json') => {
         res.writeHead(status, { 'content-type': type });
-        res.end(JSON.stringify(body));
+        // A page (text/html) is served as it is written.
+        res.end(typeof body === 'string' && type.startsWith('text/') ? body : JSON.stringify(body));
       };
       if (req.method === 'POST') {
         let body: Record<string, unknown> = {};

@@ -58,6 +58,8 @@ const UpdateBody = Type.Object(
   {
     display_name: Type.Optional(NullableText),
     note: Type.Optional(NullableText),
+    avatar_description: Type.Optional(NullableText),
+    header_description: Type.Optional(NullableText),
     locked: Type.Optional(BoolLike),
     bot: Type.Optional(BoolLike),
     discoverable: Type.Optional(BoolLike),
@@ -170,6 +172,8 @@ const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
             : undefined,
         avatar: request.uploads.avatar?.data,
         header: request.uploads.header?.data,
+        avatarDescription: body.avatar_description ?? undefined,
+        headerDescription: body.header_description ?? undefined,
         privacy: source.privacy || undefined,
         sensitive: railsBoolean(source.sensitive),
         language: source.language === undefined ? undefined : source.language,

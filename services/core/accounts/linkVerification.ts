@@ -3,12 +3,14 @@
 // already normalised host and path is fetched (the SSRF-safe client, 1 MiB, no credentials), and
 // it is verified when the page has an `<a>` or `<link>` with `rel="me"` whose href is the account's
 // profile URL, or whose first such link redirects there. A verification holds while the value
-// stays the same (profile.ts keeps it across edits).
+// stays the same (profile.ts keeps it across edits). Remote accounts' fields are checked the same
+// way against their own profile URL, the link taken from the field's HTML as Mastodon does
+// (Account::Field#extract_url_from_html: a lone `<a>` whose text is its href).
 import { Parser } from 'htmlparser2';
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts } from '../model/accounts.ts';
+import { accounts, type AccountDoc, type ProfileField } from '../model/accounts.ts';
 import { FetchError, safeFetch } from '../activitypub/safeFetch.ts';
 
 const PAGE_MAX_BYTES = 1024 * 1024;
@@ -49,6 +51,53 @@ export function relMeLinks(html: string): string[] {
   parser.write(html);
   parser.end();
   return found;
+}
+
+/** The link of a remote field's HTML value: a lone `<a>` whose text is its href; null otherwise. */
+export function remoteFieldUrl(html: string): string | null {
+  let depth = 0;
+  let topLevel = 0;
+  let href: string | null = null;
+  let text = '';
+  let stray = false;
+  const parser = new Parser({
+    onopentag(name, attribs) {
+      if (depth === 0) {
+        topLevel += 1;
+        if (name === 'a') href = attribs.href ?? null;
+        else stray = true;
+      }
+      depth += 1;
+    },
+    ontext(data) {
+      if (depth === 0) stray ||= data.trim() !== '';
+      else text += data;
+    },
+    onclosetag() {
+      depth -= 1;
+    },
+  });
+  parser.write(html);
+  parser.end();
+  if (stray || topLevel !== 1 || href === null) return null;
+  return href === text ? href : null;
+}
+
+/** The URL a field would be checked at, or null (local: the typed value; remote: its lone link). */
+function fieldUrl(core: Core, account: AccountDoc, i: number): string | null {
+  const value =
+    account.domain === null ? account.fieldsSource[i]?.value : remoteFieldUrl(account.fields[i]?.value ?? '');
+  return value ? verifiableUrl(value, core.config.federation.allowHttp) : null;
+}
+
+/** Mastodon's Account::Field#requires_verification?: some field is verifiable and not verified yet. */
+export function needsLinkVerification(core: Core, account: AccountDoc): boolean {
+  return account.fields.some((f, i) => !f.verifiedAt && fieldUrl(core, account, i) !== null);
+}
+
+/** A remote account's refreshed fields keep the verification of a value that did not change. */
+export function keepVerifications(before: readonly ProfileField[], after: ProfileField[]): ProfileField[] {
+  return after.map((f) => ({ ...f, verifiedAt: before.find((o) => o.value === f.value)?.verifiedAt ?? null }));
 }
 
 async function fetchPage(core: Core, url: string): Promise<string | null> {
@@ -96,19 +145,23 @@ export async function linksBack(core: Core, url: string, linkBack: string): Prom
   return (await redirectTarget(core, first)) === linkBack;
 }
 
-/** Checks each unverified, verifiable field of a local account; how many were verified now. */
+/** Checks each unverified, verifiable field of an account; how many were verified now. */
 export async function verifyAccountLinks(core: Core, accountId: Id): Promise<number> {
   const coll = collection(core.db, accounts);
-  const account = await coll.findOne({ _id: accountId, domain: null });
-  if (!account || account.suspendedAt) return 0;
+  const account = await coll.findOne({ _id: accountId });
+  if (!account || account.suspendedAt || !account.url) return 0;
   let verified = 0;
-  for (const [i, source] of account.fieldsSource.entries()) {
-    if (account.fields[i]?.verifiedAt) continue;
-    const url = verifiableUrl(source.value, core.config.federation.allowHttp);
+  for (const [i, field] of account.fields.entries()) {
+    if (field.verifiedAt) continue;
+    const url = fieldUrl(core, account, i);
     if (!url || !(await linksBack(core, url, account.url))) continue;
     // Only while the field still has the value that was checked (an edit may have come meanwhile).
+    const unchanged =
+      account.domain === null
+        ? { [`fieldsSource.${i}.value`]: account.fieldsSource[i]?.value }
+        : { [`fields.${i}.value`]: field.value };
     const res = await coll.updateOne(
-      { _id: accountId, [`fieldsSource.${i}.value`]: source.value },
+      { _id: accountId, ...unchanged },
       { $set: { [`fields.${i}.verifiedAt`]: new Date() } },
     );
     verified += res.modifiedCount;

@@ -26,6 +26,8 @@ export const FIELDS_MAX = 4;
 export const FIELD_TEXT_MAX = 255;
 /** Mastodon's Account::AttributionDomains::ATTRIBUTION_DOMAINS_LIMIT. */
 export const ATTRIBUTION_DOMAINS_MAX = 100;
+/** Mastodon's Account::Avatar/Header validation: MediaAttachment::MAX_DESCRIPTION_LENGTH. */
+export const IMAGE_DESCRIPTION_MAX = 1500;
 export const DEFAULT_PRIVACY_VALUES: readonly PostingPrivacy[] = ['public', 'unlisted', 'private'];
 
 export interface ProfileChanges {
@@ -42,6 +44,9 @@ export interface ProfileChanges {
   fields?: { name: string; value: string }[];
   avatar?: Buffer;
   header?: Buffer;
+  /** Alt texts of the images (Mastodon 4.6); "" clears one. */
+  avatarDescription?: string;
+  headerDescription?: string;
   privacy?: string;
   sensitive?: boolean;
   /** ISO 639-1 code; "" or null clears it. */
@@ -102,6 +107,14 @@ export function validateProfile(changes: ProfileChanges): string[] {
       problems.push(`Attribution domains is too long (maximum is ${ATTRIBUTION_DOMAINS_MAX} characters)`);
     else if (!changes.attributionDomains.every(isDomainName))
       problems.push('Attribution domains is not a valid domain name');
+  }
+  for (const [key, label] of [
+    ['avatarDescription', 'Avatar description'],
+    ['headerDescription', 'Header description'],
+  ] as const) {
+    const text = changes[key];
+    if (text !== undefined && graphemeLength(text) > IMAGE_DESCRIPTION_MAX)
+      problems.push(`${label} is too long (maximum is ${IMAGE_DESCRIPTION_MAX} characters)`);
   }
   if (changes.privacy !== undefined && !(DEFAULT_PRIVACY_VALUES as readonly string[]).includes(changes.privacy)) {
     problems.push('Setting default privacy is not included in the list');
@@ -219,6 +232,16 @@ export async function updateProfile(
     });
     changed.push('fields');
   }
+  for (const [key, attr] of [
+    ['avatarDescription', 'avatar_description'],
+    ['headerDescription', 'header_description'],
+  ] as const) {
+    const text = changes[key];
+    if (text !== undefined) {
+      set[key] = text.trim();
+      changed.push(attr);
+    }
+  }
   const replaced: (StoredImage | null)[] = [];
   for (const kind of ['avatar', 'header'] as ProfileImageKind[]) {
     const data = changes[kind];
@@ -242,9 +265,7 @@ export async function updateProfile(
 
   const now = new Date();
   const event: NewEvent<'AccountUpdated'> = {
-    type: 'AccountUpdated',
-    key: String(account._id),
-    payload: { accountId: String(account._id), username: account.username, domain: account.domain, changed },
+    ...accountUpdatedEvent(account, changed),
     verify: { collection: accounts.name, filter: { _id: account._id, updatedAt: now }, expect: 'exists' },
   };
   await core.outbox.write([event], async () => {
@@ -264,6 +285,18 @@ export async function updateProfile(
   return { account: a, user: u };
 }
 
+/** The AccountUpdated event of an account (without its outbox verification). */
+export function accountUpdatedEvent(
+  account: Pick<AccountDoc, '_id' | 'username' | 'domain'>,
+  changed: string[],
+): Omit<NewEvent<'AccountUpdated'>, 'verify'> {
+  return {
+    type: 'AccountUpdated',
+    key: String(account._id),
+    payload: { accountId: String(account._id), username: account.username, domain: account.domain, changed },
+  };
+}
+
 /** DELETE /api/v1/profile/avatar|header: back to the placeholder. */
 export async function removeProfileImage(core: Core, account: AccountDoc, kind: ProfileImageKind): Promise<AccountDoc> {
   if (!account[kind]) return account;
@@ -271,21 +304,18 @@ export async function removeProfileImage(core: Core, account: AccountDoc, kind: 
   await core.outbox.write(
     [
       {
-        type: 'AccountUpdated',
-        key: String(account._id),
-        payload: {
-          accountId: String(account._id),
-          username: account.username,
-          domain: account.domain,
-          changed: [kind],
-        },
+        ...accountUpdatedEvent(account, [kind]),
         verify: { collection: accounts.name, filter: { _id: account._id, updatedAt: now }, expect: 'exists' },
       } satisfies NewEvent<'AccountUpdated'>,
     ],
     async () => {
-      await collection(core.db, accounts).updateOne({ _id: account._id }, { $set: { [kind]: null, updatedAt: now } });
+      // The alt text described the image that is gone.
+      await collection(core.db, accounts).updateOne(
+        { _id: account._id },
+        { $set: { [kind]: null, [`${kind}Description`]: '', updatedAt: now } },
+      );
     },
   );
   await deleteProfileImage(core, account[kind]);
-  return { ...account, [kind]: null, updatedAt: now };
+  return { ...account, [kind]: null, [`${kind}Description`]: '', updatedAt: now };
 }

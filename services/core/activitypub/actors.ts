@@ -13,6 +13,8 @@ import { fetchDocument } from './fetchDocument.ts';
 import { hostOf, isLocalUri, parseLocalUri } from './uris.ts';
 import { asArray, idOf, obj, str, typeIs, type JsonObject } from './json.ts';
 import { plainText, sanitizeRemoteHtml } from './sanitize.ts';
+import { accountUpdatedEvent, IMAGE_DESCRIPTION_MAX } from '../accounts/profile.ts';
+import { keepVerifications, needsLinkVerification } from '../accounts/linkVerification.ts';
 import { webfinger } from './webfinger.ts';
 import { findLocalAccountByUsername } from '../accounts/create.ts';
 import { findKnownKey, forgetKnownKeys, keyDocumentUrl, rememberKey } from './knownKeys.ts';
@@ -57,6 +59,12 @@ function imageUrl(value: unknown): string | null {
   const o = obj(first);
   if (!o) return null;
   return httpUrl(asArray(o.url)[0] ?? o.href ?? null);
+}
+
+/** The alt text of an actor's icon or image (Mastodon 4.6 federates it as the Image's `name`). */
+function imageName(value: unknown): string {
+  const o = obj(asArray(value)[0]);
+  return o ? plainText(o.name, IMAGE_DESCRIPTION_MAX) : '';
 }
 
 /** The public key entry named `keyId` (publicKey may be an object or an array; Misskey). */
@@ -136,6 +144,8 @@ export function actorFields(
     header: null,
     avatarRemoteUrl: imageUrl(doc.icon),
     headerRemoteUrl: imageUrl(doc.image),
+    avatarDescription: imageName(doc.icon),
+    headerDescription: imageName(doc.image),
     locked: bool(doc.manuallyApprovesFollowers),
     bot: type.includes('Service') || type.includes('Application'),
     group: type.includes('Group'),
@@ -207,6 +217,7 @@ export async function upsertRemoteActor(core: Core, doc: JsonObject, domain?: st
     void _m;
     void _a;
     void _h;
+    update.fields = keepVerifications(existing.fields, update.fields);
     await coll.updateOne({ _id: existing._id }, { $set: update });
     if (update.avatarRemoteUrl !== existing.avatarRemoteUrl || update.headerRemoteUrl !== existing.headerRemoteUrl)
       await requestProfileImages(core, existing._id);
@@ -215,7 +226,9 @@ export async function upsertRemoteActor(core: Core, doc: JsonObject, domain?: st
     forgetKnownKeys(id);
     const moved = await movedTarget(core, doc, existing);
     if (moved !== undefined) await coll.updateOne({ _id: existing._id }, { $set: { movedToAccountId: moved } });
-    return { ...existing, ...update, ...(moved !== undefined ? { movedToAccountId: moved } : {}) };
+    const updated = { ...existing, ...update, ...(moved !== undefined ? { movedToAccountId: moved } : {}) };
+    if (needsLinkVerification(core, updated)) await requestLinkVerification(core, updated);
+    return updated;
   }
   const account: AccountDoc = {
     _id: await nextSerialId(core.db, 'accounts'),
@@ -238,7 +251,20 @@ export async function upsertRemoteActor(core: Core, doc: JsonObject, domain?: st
   }
   if (account.avatarRemoteUrl || account.headerRemoteUrl) await requestProfileImages(core, account._id);
   await upsertRemoteEmojis(core, account.domain, account.emojis ?? []);
+  if (needsLinkVerification(core, account)) await requestLinkVerification(core, account);
   return account;
+}
+
+/**
+ * Asks the link-previews pipeline to check the account's field links for rel="me" (Mastodon's
+ * VerifyAccountLinksWorker after ProcessAccountService). Best effort, as the images are.
+ */
+async function requestLinkVerification(core: Core, account: AccountDoc): Promise<void> {
+  try {
+    await core.outbox.publishDirect([accountUpdatedEvent(account, ['fields'])]);
+  } catch (err) {
+    core.logger.warn({ err, accountId: String(account._id) }, 'link verification not queued');
+  }
 }
 
 /**

@@ -48,6 +48,9 @@ const accountProperties = {
   avatar_static: Type.String(),
   header: Type.String(),
   header_static: Type.String(),
+  /** Alt text of the avatar and header (Mastodon 4.6); "" when none. */
+  avatar_description: Type.String(),
+  header_description: Type.String(),
   locked: Type.Boolean(),
   fields: Type.Array(FieldEntity),
   emojis: Type.Array(CustomEmojiEntity),
@@ -145,6 +148,8 @@ export async function presentAccount(
     avatar_static: suspended ? `${core.config.baseUrl}${MISSING_AVATAR_PATH}` : avatarStatic,
     header: suspended ? `${core.config.baseUrl}${MISSING_HEADER_PATH}` : header,
     header_static: suspended ? `${core.config.baseUrl}${MISSING_HEADER_PATH}` : headerStatic,
+    avatar_description: suspended ? '' : (doc.avatarDescription ?? ''),
+    header_description: suspended ? '' : (doc.headerDescription ?? ''),
     locked: suspended ? false : doc.locked,
     fields: suspended
       ? []

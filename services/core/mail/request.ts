@@ -8,12 +8,18 @@ export type MailTemplate =
   | 'reconfirmation'
   | 'approved'
   | 'new_report'
+  | 'new_pending_account'
   | 'warning'
   | 'trends_review'
   | 'reset_password_instructions'
   | 'password_change'
   | 'email_changed'
-  | 'backup_ready';
+  | 'backup_ready'
+  | NotificationMailTemplate;
+
+/** Mastodon's NotificationMailer: the notification types that have an e-mail. */
+export const NOTIFICATION_MAIL_TEMPLATES = ['mention', 'follow', 'follow_request', 'favourite', 'reblog'] as const;
+export type NotificationMailTemplate = (typeof NOTIFICATION_MAIL_TEMPLATES)[number];
 
 export interface MailRequest {
   to: string;

@@ -1,6 +1,6 @@
 // Rendering of the e-mails we send: subject, plain text and HTML from a template and its variables.
 // Variables are escaped in the HTML part.
-import type { MailTemplate } from './request.ts';
+import type { MailTemplate, NotificationMailTemplate } from './request.ts';
 
 export interface RenderedMail {
   subject: string;
@@ -21,9 +21,68 @@ function layout(title: string, paragraphs: string[], action?: { label: string; u
   return `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body>\n<h1>${escapeHtml(title)}</h1>\n${body}\n${button}\n</body></html>`;
 }
 
+/** Mastodon's notification_mailer texts (config/locales/en.yml): title, subject, body and action. */
+const NOTIFICATION_TEXTS: Record<
+  NotificationMailTemplate,
+  { title: string; subject: (name: string) => string; body: (name: string) => string; action: string }
+> = {
+  mention: {
+    title: 'New mention',
+    subject: (name) => `You were mentioned by ${name}`,
+    body: (name) => `You were mentioned by ${name} in:`,
+    action: 'Reply',
+  },
+  follow: {
+    title: 'New follower',
+    subject: (name) => `${name} is now following you`,
+    body: (name) => `${name} is now following you!`,
+    action: 'View profile',
+  },
+  follow_request: {
+    title: 'New follow request',
+    subject: (name) => `Pending follower: ${name}`,
+    body: (name) => `${name} has requested to follow you`,
+    action: 'Manage follow requests',
+  },
+  favourite: {
+    title: 'New favorite',
+    subject: (name) => `${name} favorited your post`,
+    body: (name) => `Your post was favorited by ${name}:`,
+    action: 'View post',
+  },
+  reblog: {
+    title: 'New boost',
+    subject: (name) => `${name} boosted your post`,
+    body: (name) => `Your post was boosted by ${name}:`,
+    action: 'View post',
+  },
+};
+
+/**
+ * A notification e-mail. Variables: `name` (the acct of who did it), `status` (the post's plain
+ * text, when it is about one), `link` (the post or the account), `preferences` (where to turn it off).
+ */
+function notificationMail(template: NotificationMailTemplate, v: Record<string, string>): RenderedMail {
+  const texts = NOTIFICATION_TEXTS[template];
+  const name = v.name ?? '';
+  const footer = `You are receiving this e-mail because you chose it on ${v.instance ?? 'Mastodon'}. Manage e-mail preferences: ${v.preferences ?? ''}`;
+  const lines = [texts.body(name), ...(v.status ? [v.status] : [])];
+  return {
+    subject: texts.subject(name),
+    text: `${lines.join('\n\n')}\n\n${texts.action}: ${v.link ?? ''}\n\n${footer}\n`,
+    html: layout(texts.title, [...lines, footer], { label: texts.action, url: v.link ?? '' }),
+  };
+}
+
 export function renderMail(template: MailTemplate, v: Record<string, string>): RenderedMail {
   const instance = v.instance ?? 'Mastodon';
   switch (template) {
+    case 'mention':
+    case 'follow':
+    case 'follow_request':
+    case 'favourite':
+    case 'reblog':
+      return notificationMail(template, v);
     case 'confirmation': {
       const subject = `${instance}: Confirmation instructions for ${instance}`;
       const lines = [
@@ -119,6 +178,22 @@ export function renderMail(template: MailTemplate, v: Record<string, string>): R
         subject,
         text: `${lines.join('\n\n')}\n\n${v.link ?? ''}\n`,
         html: layout('New report', lines, v.link ? { label: 'View report', url: v.link } : undefined),
+      };
+    }
+    case 'new_pending_account': {
+      // Mastodon's AdminMailer#new_pending_account.
+      const subject = `New account up for review on ${instance} (${v.newcomer ?? ''})`;
+      const lines = [
+        `Hi ${v.username ?? ''},`,
+        'The details of the new account are below. You can approve or reject this application.',
+        `Username: ${v.newcomer ?? ''}`,
+        `E-mail: ${v.email ?? ''}`,
+        v.reason ? `Reason: ${v.reason}` : 'No reason was given.',
+      ];
+      return {
+        subject,
+        text: `${lines.join('\n\n')}\n\n${v.link ?? ''}\n`,
+        html: layout('New account up for review', lines, v.link ? { label: 'Review account', url: v.link } : undefined),
       };
     }
     case 'warning': {

@@ -42,6 +42,9 @@ export interface AccountDoc {
   /** Remote accounts: avatar/header URLs as published by their server. */
   avatarRemoteUrl?: string | null;
   headerRemoteUrl?: string | null;
+  /** Alt text of the avatar and header (Mastodon 4.6 avatar_description/header_description; actor icon.name/image.name). */
+  avatarDescription?: string;
+  headerDescription?: string;
   locked: boolean;
   bot: boolean;
   group: boolean;

@@ -38,6 +38,10 @@ export interface UserDoc {
     defaultQuotePolicy?: 'public' | 'followers' | 'nobody';
     /** Languages the public and hashtag timelines and streams are limited to (Mastodon's chosen_languages); absent or empty: all. */
     chosenLanguages?: string[] | null;
+    /** E-mail notification choices (Mastodon's notification_emails.*); a key absent has its default (core/users/notificationEmails.ts). */
+    notificationEmails?: Partial<Record<string, boolean>>;
+    /** E-mail notifications even while the user is online (Mastodon's always_send_emails); absent: off. */
+    alwaysSendEmails?: boolean;
   };
   lastSignInAt: Date | null;
   /** Two-factor authentication (core/users/twoFactor.ts): on once a TOTP code confirmed the setup. */

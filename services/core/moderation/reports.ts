@@ -11,6 +11,7 @@ import { reports, REPORT_CATEGORIES, type ReportCategory, type ReportDoc } from 
 import { notFound, validationFailed } from '../errors.ts';
 import type { NewEvent } from '../events/outbox.ts';
 import { mailRequestedEvent } from '../mail/request.ts';
+import { wantsEmail } from '../users/notificationEmails.ts';
 import { findRules } from './rules.ts';
 import { staffWith } from './staff.ts';
 import { logAdminAction, type Actor } from '../users/moderation.ts';
@@ -150,7 +151,8 @@ async function reportMails(
   target: AccountDoc,
   verify: NewEvent['verify'],
 ): Promise<NewEvent[]> {
-  const staff = await staffWith(core, 'manage_reports');
+  // Mastodon's allows_report_emails?: the staff member's "New report is submitted" choice.
+  const staff = (await staffWith(core, 'manage_reports')).filter((u) => wantsEmail(u, 'report'));
   if (staff.length === 0) return [];
   const names = new Map(
     (

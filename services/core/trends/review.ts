@@ -14,6 +14,7 @@ import { users } from '../model/users.ts';
 import { accounts } from '../model/accounts.ts';
 import { hasPermission } from '../roles/permissions.ts';
 import { mailRequestedEvent } from '../mail/request.ts';
+import { wantsEmail } from '../users/notificationEmails.ts';
 
 const AUTO_APPROVE = 'trendable_by_default';
 /** The specification's review notice interval. */
@@ -144,8 +145,9 @@ export async function trendReviewers(core: Core): Promise<Reviewer[]> {
     .find({ _id: { $in: found.map((u) => u.accountId) }, suspendedAt: null }, { projection: { username: 1 } })
     .toArray();
   const names = new Map(accountDocs.map((a) => [a._id, a.username]));
+  // Those who turned "New trend requires review" off on their notification page get none.
   return found
-    .filter((u) => names.has(u.accountId))
+    .filter((u) => names.has(u.accountId) && wantsEmail(u, 'trends'))
     .map((u) => ({ email: u.email, username: names.get(u.accountId) as string, accountId: u.accountId }));
 }
 

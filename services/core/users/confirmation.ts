@@ -8,6 +8,7 @@ import { users, type UserDoc } from '../model/users.ts';
 import { accounts, type AccountDoc } from '../model/accounts.ts';
 import { newSecret, hashSecret } from '../auth/tokens.ts';
 import { mailRequestedEvent } from '../mail/request.ts';
+import { mailStaffAboutPendingAccount } from '../moderation/pendingAccountMails.ts';
 
 export function confirmationLink(core: Core, token: string): string {
   return `${core.config.baseUrl}/auth/confirmation?confirmation_token=${encodeURIComponent(token)}`;
@@ -76,6 +77,12 @@ export async function confirmByToken(core: Core, token: string): Promise<UserDoc
   );
   if (!user) return null;
   await syncPendingFlag(core, user);
+  // A first confirmation of a sign-up that waits for approval: the staff is told (Mastodon's
+  // User#notify_staff_about_pending_account!). Best effort: the approval queue shows it anyway.
+  if (found.confirmedAt === null && !user.approved)
+    await mailStaffAboutPendingAccount(core, user).catch((err: unknown) =>
+      core.logger.warn({ err, userId: String(user._id) }, 'pending account e-mails not queued'),
+    );
   return user;
 }
 

@@ -86,7 +86,13 @@ const settingsPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
         avatar: entity.avatar_static.startsWith(`${core.config.baseUrl}/`)
           ? entity.avatar_static.slice(core.config.baseUrl.length)
           : entity.avatar_static,
-        form: { displayName: account.displayName, note: account.noteSource, fields },
+        form: {
+          displayName: account.displayName,
+          note: account.noteSource,
+          avatarDescription: account.avatarDescription ?? '',
+          headerDescription: account.headerDescription ?? '',
+          fields,
+        },
         options: OPTIONS.map(([name, key]) => ({
           name,
           checked: account[key],
@@ -121,6 +127,8 @@ const settingsPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
         ...options,
         avatar: request.uploads.avatar?.data.length ? request.uploads.avatar.data : undefined,
         header: request.uploads.header?.data.length ? request.uploads.header.data : undefined,
+        avatarDescription: formField(request, 'avatar_description', 5000),
+        headerDescription: formField(request, 'header_description', 5000),
       });
       return profilePage(reply, updated.account, { notice: t('profile.saved') });
     } catch (err) {

@@ -15,6 +15,8 @@ import { formCheckbox, formField, formList } from '../forms.ts';
 import { translator } from '../i18n.ts';
 import { page } from '../view.ts';
 import { requireSignedIn } from '../guard.ts';
+import { updateNotificationEmails } from '../../core/users/notificationEmails.ts';
+import { emailChoices, submittedEmailChoices } from './notificationEmails.ts';
 
 const t = translator('en');
 
@@ -97,9 +99,11 @@ const preferencesPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
     reply: FastifyReply,
     accountId: Id,
     username: string,
+    user: UserDoc,
     opts: PageState = {},
   ): Promise<FastifyReply> {
     const policy = presentPolicyV2(await policyOf(core, accountId));
+    const emails = await emailChoices(core, user, t);
     return page(reply, {
       status: opts.status,
       template: 'settings/notifications',
@@ -120,6 +124,7 @@ const preferencesPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
             selected: policy[name] === value,
           })),
         })),
+        emails,
       },
     });
   }
@@ -127,7 +132,7 @@ const preferencesPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
   app.get('/settings/preferences/notifications', async (request, reply) => {
     const signedIn = await requireSignedIn(core, request, reply, '/settings/preferences/notifications');
     if (!signedIn) return reply;
-    return notificationsPage(reply, signedIn.account._id, signedIn.account.username);
+    return notificationsPage(reply, signedIn.account._id, signedIn.account.username, signedIn.user);
   });
 
   app.post(
@@ -136,15 +141,19 @@ const preferencesPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
     async (request: FastifyRequest, reply) => {
       const signedIn = await requireSignedIn(core, request, reply, '/settings/preferences/notifications');
       if (!signedIn) return reply;
-      const { account } = signedIn;
+      const { account, user } = signedIn;
       const changes = Object.fromEntries(POLICY_FIELDS.map((f) => [f, formField(request, f, 20)]));
       if (Object.values(changes).some((v) => !(POLICY_VALUES as readonly string[]).includes(v)))
-        return notificationsPage(reply, account._id, account.username, {
+        return notificationsPage(reply, account._id, account.username, user, {
           status: 422,
           error: t('errors.bad_request'),
         });
       await updatePolicy(core, account._id, changes);
-      return notificationsPage(reply, account._id, account.username, { notice: t('preferences.saved') });
+      const emails = await submittedEmailChoices(core, user, request);
+      const updated = await updateNotificationEmails(core, user._id, emails.changes, emails.always);
+      return notificationsPage(reply, account._id, account.username, updated ?? user, {
+        notice: t('preferences.saved'),
+      });
     },
   );
 };

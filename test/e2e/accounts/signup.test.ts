@@ -19,6 +19,7 @@ import { requester, type Requester } from '../../support/http.ts';
 import { issueAccessToken } from '../../../services/core/oauth/tokens.ts';
 import { registerApp, type RegisteredApp } from './browser.ts';
 import { SmtpSink, confirmationLink } from '../../support/smtpSink.ts';
+import { updateNotificationEmails } from '../../../services/core/users/notificationEmails.ts';
 
 const CALLBACK = 'https://app.example/after-confirmation';
 
@@ -181,6 +182,10 @@ describe('sign-up with e-mail confirmation', () => {
 
   it('in approval mode keeps the confirmed user hidden until an administrator approves, and logs the approval', async () => {
     await setRegistrationsMode(core, 'approved');
+    // Staff who may manage users hear of the confirmed sign-up, unless they turned that e-mail off.
+    const admin = await createTestUser(core, { role: 'Admin', email: 'admin@staff.test' });
+    const quiet = await createTestUser(core, { role: 'Admin', email: 'quiet@staff.test' });
+    await updateNotificationEmails(core, quiet.user._id, { pending_account: false });
     try {
       const res = await signUp({
         username: 'erin',
@@ -198,8 +203,16 @@ describe('sign-up with e-mail confirmation', () => {
       expect(await pending.json()).toEqual({ error: 'Your login is currently pending approval' });
       const { id } = (await (await fetch(`${server.url}/api/v1/accounts/lookup?acct=erin`)).json()) as { id: string };
       expect((await fetch(`${server.url}/api/v1/accounts/${id}`)).status).toBe(404);
+      const review = await smtp.waitFor('admin@staff.test');
+      expect(review.subject).toBe(`New account up for review on ${core.config.localDomain} (erin)`);
+      expect(review.text).toContain('You can approve or reject this application.');
+      expect(review.text).toContain('Reason: I like it here');
+      expect(review.text).toContain(`/admin/accounts/${id}`);
+      // Both were decided together: the quiet one was asked for nothing.
+      const asked = api.published.filter((e) => e.type === 'MailRequested').map((e) => e.payload.to);
+      expect(asked).toContain('admin@staff.test');
+      expect(asked).not.toContain('quiet@staff.test');
 
-      const admin = await createTestUser(core, { role: 'Admin' });
       const user = await collection(core.db, users).findOne({ emailLower: 'erin@example.test' });
       expect(user).toMatchObject({ approved: false, signUpReason: 'I like it here' });
       await approveUser(core, user!, admin.account._id);

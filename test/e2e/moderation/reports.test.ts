@@ -6,22 +6,19 @@ import type { Id } from '../../../services/core/ids.ts';
 import { addRule, removeRule } from '../../../services/core/instance/rules.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { notifications } from '../../../services/core/model/notifications.ts';
-import { runNotificationsPipeline } from '../../../pipelines/notifications/index.ts';
-import { runMailerPipeline } from '../../../pipelines/mailer/index.ts';
-import type { Pipeline } from '../../../pipelines/runtime/index.ts';
-import { startTestApi, type TestApi } from '../../support/api.ts';
+import type { TestApi } from '../../support/api.ts';
+import { startMailingApi, type MailingApi } from '../../support/mailingApi.ts';
 import { createTestApp, createTestUser, type TestUser } from '../../support/fixtures.ts';
 import { eventually } from '../../support/core.ts';
-import { consumerTuning } from '../../support/kafka.ts';
-import { SmtpSink } from '../../support/smtpSink.ts';
+import type { SmtpSink } from '../../support/smtpSink.ts';
 
 jest.setTimeout(120_000);
 
 const ADMIN = ['read', 'write', 'admin:read', 'admin:write'];
 let api: TestApi;
 let core: Core;
-let pipelines: Pipeline[] = [];
-const smtp = new SmtpSink();
+let mailing: MailingApi;
+let smtp: SmtpSink;
 let reporter: TestUser, spammer: TestUser, bystander: TestUser, owner: TestUser, moderator: TestUser, plain: TestUser;
 let spam: string, other: string;
 let rule: Id, deletedRule: Id;
@@ -29,13 +26,9 @@ let rule: Id, deletedRule: Id;
 const call = (...args: Parameters<TestApi['call']>) => api.call(...args);
 
 beforeAll(async () => {
-  await smtp.start();
-  api = await startTestApi({ SMTP_SERVER: '127.0.0.1', SMTP_PORT: String(smtp.port) });
+  mailing = await startMailingApi();
+  ({ api, smtp } = mailing);
   core = api.core;
-  pipelines = [
-    await runNotificationsPipeline(core, consumerTuning),
-    await runMailerPipeline(core, { ...consumerTuning, retryDelaysMs: [300] }),
-  ];
   [reporter, spammer, bystander, plain] = await Promise.all([
     createTestUser(core),
     createTestUser(core),
@@ -53,9 +46,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const p of pipelines) await p.stop();
-  await api?.close();
-  await smtp.stop();
+  await mailing?.close();
 });
 
 test('POST /api/v1/reports validates as Mastodon does', async () => {

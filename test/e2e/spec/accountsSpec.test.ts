@@ -93,6 +93,38 @@ describe('update_credentials attribution_domains (Mastodon 4.4, API level 3)', (
   });
 });
 
+describe('update_credentials avatar_description and header_description (Mastodon 4.6)', () => {
+  it('stores the alt texts, answers them on the Account entity, clears one with "" and refuses more than 1500 characters', async () => {
+    const form = 'avatar_description=A%20red%20fox%20in%20snow&header_description=Mountains%20at%20dawn';
+    const res = await call(server, 'PATCH', '/api/v1/accounts/update_credentials', { token: alice.token, form });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      avatar_description: 'A red fox in snow',
+      header_description: 'Mountains at dawn',
+    });
+    const seen = await call(server, 'GET', `/api/v1/accounts/${alice.account._id}`);
+    expect(seen.body).toMatchObject({
+      avatar_description: 'A red fox in snow',
+      header_description: 'Mountains at dawn',
+    });
+
+    const cleared = await call(server, 'PATCH', '/api/v1/accounts/update_credentials', {
+      token: alice.token,
+      json: { header_description: '' },
+    });
+    expect(cleared.body).toMatchObject({ avatar_description: 'A red fox in snow', header_description: '' });
+
+    const long = await call(server, 'PATCH', '/api/v1/accounts/update_credentials', {
+      token: alice.token,
+      json: { avatar_description: 'x'.repeat(1501) },
+    });
+    expect(long.status).toBe(422);
+    expect(long.body.error).toContain('Avatar description is too long (maximum is 1500 characters)');
+    const after = await call(server, 'GET', '/api/v1/accounts/verify_credentials', { token: alice.token });
+    expect(after.body.avatar_description).toBe('A red fox in snow');
+  });
+});
+
 describe('GET /api/v1/accounts?id[]=', () => {
   it('answers each visible account once, skipping unknown, malformed and unconfirmed ones', async () => {
     const bob = await createTestUser(core);

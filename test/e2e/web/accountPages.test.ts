@@ -411,14 +411,17 @@ describeWithBrowser('accountPages.test.ts')('account pages in a real browser (Ch
     await page.getByLabel('Content 1').fill('https://kim.example');
     await page.getByLabel(/Require follow requests/).check();
     await page.getByLabel(/This is an automated account/).check();
-    await page.getByLabel('Profile picture').setInputFiles({
+    await page.getByLabel('Profile picture', { exact: true }).setInputFiles({
       name: 'avatar.png',
       mimeType: 'image/png',
       buffer: await png(120, 120),
     });
+    await page.getByLabel('Profile picture alt text').fill('Kim waving from a canoe');
+    await page.getByLabel('Header picture alt text').fill('A lake at dusk');
     await submit(page, 'Save changes');
     await expect(page.getByRole('status').textContent()).resolves.toBe('Changes successfully saved!');
     await expect(page.getByLabel('Display name').inputValue()).resolves.toBe('Kim K.');
+    await expect(page.getByLabel('Profile picture alt text').inputValue()).resolves.toBe('Kim waving from a canoe');
     await page.screenshot({ path: join(SCREENSHOTS, 'web-profile.png'), fullPage: true });
 
     const me = (await fetch(`${server.url}/api/v1/accounts/verify_credentials`, {
@@ -432,6 +435,16 @@ describeWithBrowser('accountPages.test.ts')('account pages in a real browser (Ch
     });
     expect(me.fields).toEqual([expect.objectContaining({ name: 'Website' })]);
     expect(String(me.avatar)).not.toContain('missing.png');
+    expect(me).toMatchObject({ avatar_description: 'Kim waving from a canoe', header_description: 'A lake at dusk' });
+    // The public profile describes the pictures, and so does the actor (Mastodon 4.6: the Image's name).
+    await page.goto(`${server.url}/@kim`);
+    await expect(page.getByRole('img', { name: 'Kim waving from a canoe' }).count()).resolves.toBe(1);
+    await expect(page.getByRole('img', { name: 'A lake at dusk' }).count()).resolves.toBe(1);
+    const actor = (await fetch(`${server.url}/users/kim`, { headers: { accept: 'application/activity+json' } }).then(
+      (r) => r.json(),
+    )) as { icon?: { name?: string; url?: string } };
+    expect(actor.icon).toMatchObject({ type: 'Image', name: 'Kim waving from a canoe' });
+    await page.goto(`${server.url}/settings/profile`);
 
     // A display name over 30 characters (past the field's maxlength, as a script could send it) is
     // refused with Mastodon's message, and nothing is saved.

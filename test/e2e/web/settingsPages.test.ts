@@ -2,7 +2,8 @@
 // the languages of the public timelines and the notification policy (/settings/preferences and
 // /settings/preferences/notifications), follows and followers with "unfollow" and "remove from
 // followers" (/relationships), blocked and muted accounts, blocked domains, followed and featured
-// hashtags. Each change is checked where it matters (the API, the database); every page passes axe-core.
+// hashtags; the e-mail notification choices. Each change is checked where it matters (the API, the
+// database); every page passes axe-core.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeWithBrowser, launchChromium } from '../../support/browser.ts';
 import { seriousAxeViolations } from '../../support/axe.ts';
@@ -23,6 +24,8 @@ import { blockAccount } from '../../../services/core/graph/block.ts';
 import { muteAccount } from '../../../services/core/graph/mute.ts';
 import { followTag } from '../../../services/core/tags/tagFollows.ts';
 import { findOrCreateTag } from '../../../services/core/statuses/entities.ts';
+import { users } from '../../../services/core/model/users.ts';
+import { notificationEmailsOf } from '../../../services/core/users/notificationEmails.ts';
 
 const BROWSER_TEST_TIMEOUT = 240_000;
 
@@ -266,6 +269,61 @@ describeWithBrowser('settingsPages.test.ts')('settings pages in a real browser (
       await expect(page.getByRole('status').textContent()).resolves.toBe('The hashtag is no longer featured.');
       await expect(collection(core.db, featuredTags).countDocuments({ accountId: ida.account._id })).resolves.toBe(0);
       await context.close();
+    },
+    BROWSER_TEST_TIMEOUT,
+  );
+
+  it(
+    'e-mail notification choices: on and off from the page, stored as Mastodon’s notification_emails settings',
+    async () => {
+      const jo = await createTestUser(core, { username: 'jo', email: 'jo@example.test' });
+      const stored = async () => {
+        const user = await collection(core.db, users).findOne({ _id: jo.user._id });
+        return user ? { ...notificationEmailsOf(user), always: user.settings.alwaysSendEmails ?? false } : null;
+      };
+      const { context, page } = await newPage({ dark: true });
+      await logIn(page, 'jo@example.test', jo.password);
+      await page.goto(`${server.url}/settings/preferences/notifications`);
+      await expectAccessible(page, 'notification e-mails');
+      // Mastodon's defaults; no moderation e-mails for someone who does not moderate.
+      const box = (name: string) => page.getByRole('checkbox', { name, exact: true });
+      await expect(box('Someone mentioned you').isChecked()).resolves.toBe(true);
+      await expect(box('Someone followed you').isChecked()).resolves.toBe(true);
+      await expect(box('Someone favorited your post').isChecked()).resolves.toBe(false);
+      await expect(box('New report is submitted').count()).resolves.toBe(0);
+
+      await box('Someone favorited your post').check();
+      await box('Someone mentioned you').uncheck();
+      await box('Always send e-mail notifications').check();
+      await submit(page, 'Save changes');
+      await expect(page.getByRole('status').textContent()).resolves.toBe('Changes successfully saved!');
+      await expect(box('Someone favorited your post').isChecked()).resolves.toBe(true);
+      await expect(box('Someone mentioned you').isChecked()).resolves.toBe(false);
+      await expect(stored()).resolves.toMatchObject({ favourite: true, mention: false, follow: true, always: true });
+
+      await box('Someone favorited your post').uncheck();
+      await box('Someone mentioned you').check();
+      await box('Always send e-mail notifications').uncheck();
+      await submit(page, 'Save changes');
+      await expect(stored()).resolves.toMatchObject({ favourite: false, mention: true, follow: true, always: false });
+      // The policy on the same form kept its values.
+      await expect(api(jo.token, '/api/v2/notifications/policy')).resolves.toMatchObject({
+        for_not_following: 'accept',
+      });
+      await context.close();
+
+      // A moderator is offered the report e-mail too, and can turn it off.
+      const mo = await createTestUser(core, { username: 'mo', email: 'mo@example.test', role: 'Moderator' });
+      const staff = await newPage();
+      await logIn(staff.page, 'mo@example.test', mo.password);
+      await staff.page.goto(`${server.url}/settings/preferences/notifications`);
+      const report = staff.page.getByRole('checkbox', { name: 'New report is submitted', exact: true });
+      await expect(report.isChecked()).resolves.toBe(true);
+      await report.uncheck();
+      await submit(staff.page, 'Save changes');
+      const moUser = await collection(core.db, users).findOne({ _id: mo.user._id });
+      expect(moUser && notificationEmailsOf(moUser).report).toBe(false);
+      await staff.context.close();
     },
     BROWSER_TEST_TIMEOUT,
   );

@@ -1,6 +1,11 @@
 // Which profile field values are checked for rel="me" (Mastodon's Account::Field#verifiable?) and
-// which links of a page count as rel="me".
-import { relMeLinks, verifiableUrl } from '../../../services/core/accounts/linkVerification.ts';
+// which links of a page count as rel="me"; the link of a remote field's HTML.
+import {
+  keepVerifications,
+  relMeLinks,
+  remoteFieldUrl,
+  verifiableUrl,
+} from '../../../services/core/accounts/linkVerification.ts';
 
 describe('verifiableUrl', () => {
   it.each([
@@ -43,5 +48,46 @@ describe('relMeLinks', () => {
 
   it('finds nothing in a page without rel="me"', () => {
     expect(relMeLinks('<p><a href="https://social.example/@a">me</a></p>')).toEqual([]);
+  });
+});
+
+describe('remoteFieldUrl (Mastodon extract_url_from_html)', () => {
+  it('takes a lone link whose text is its URL, invisible spans included', () => {
+    const html =
+      '<a href="https://sol.example/" rel="me nofollow noopener" target="_blank"><span class="invisible">https://</span><span class="">sol.example/</span><span class="invisible"></span></a>';
+    expect(remoteFieldUrl(html)).toBe('https://sol.example/');
+  });
+
+  it.each([
+    ['plain text', 'my homepage'],
+    ['text around the link', 'see <a href="https://sol.example/">https://sol.example/</a>'],
+    ['a link whose text differs', '<a href="https://evil.example/">https://sol.example/</a>'],
+    [
+      'two links',
+      '<a href="https://a.example/">https://a.example/</a><a href="https://b.example/">https://b.example/</a>',
+    ],
+    ['a link in a paragraph', '<p><a href="https://sol.example/">https://sol.example/</a></p>'],
+    ['a link without href', '<a>https://sol.example/</a>'],
+  ])('takes nothing from %s', (_what, html) => {
+    expect(remoteFieldUrl(html)).toBeNull();
+  });
+});
+
+describe('keepVerifications', () => {
+  it('keeps the verification of a value that stayed, drops the others', () => {
+    const at = new Date('2026-01-01T00:00:00Z');
+    const before = [
+      { name: 'Home', value: 'a', verifiedAt: at },
+      { name: 'Blog', value: 'b', verifiedAt: at },
+    ];
+    expect(
+      keepVerifications(before, [
+        { name: 'Site', value: 'a', verifiedAt: null },
+        { name: 'Blog', value: 'c', verifiedAt: null },
+      ]),
+    ).toEqual([
+      { name: 'Site', value: 'a', verifiedAt: at },
+      { name: 'Blog', value: 'c', verifiedAt: null },
+    ]);
   });
 });

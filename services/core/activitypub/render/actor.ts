@@ -10,6 +10,8 @@ import { ACTOR_CONTEXT, withContext, type JsonLd } from './context.ts';
 export interface ImageRef {
   url: string;
   mediaType: string | null;
+  /** Alt text, federated as the Image's `name` as Mastodon 4.6 does; "" or absent: none. */
+  description?: string;
 }
 
 export interface EmojiRef {
@@ -49,7 +51,11 @@ export interface ActorInput {
 
 function image(ref: ImageRef | null): JsonLd | undefined {
   if (!ref) return undefined;
-  return ref.mediaType ? { type: 'Image', mediaType: ref.mediaType, url: ref.url } : { type: 'Image', url: ref.url };
+  const out: JsonLd = { type: 'Image' };
+  if (ref.mediaType) out.mediaType = ref.mediaType;
+  out.url = ref.url;
+  if (ref.description) out.name = ref.description;
+  return out;
 }
 
 export function renderEmoji(e: EmojiRef): JsonLd {

@@ -20,9 +20,13 @@ import { emojiRefsInTexts } from '../../emojis/emojis.ts';
 import { policyKeys } from '../../quotes/policy.ts';
 import { AS_PUBLIC, quoteAuthorizationUri } from '../uris.ts';
 
-function imageRef(core: Core, image: StoredImage | null): ImageRef | null {
+function imageRef(core: Core, image: StoredImage | null, description: string | undefined): ImageRef | null {
   if (!image) return null;
-  return { url: storageFor(core).url(image.path), mediaType: image.contentType || contentTypeForKey(image.path) };
+  return {
+    url: storageFor(core).url(image.path),
+    mediaType: image.contentType || contentTypeForKey(image.path),
+    description: description ?? '',
+  };
 }
 
 export async function loadActorInput(core: Core, account: AccountDoc): Promise<ActorInput> {
@@ -37,8 +41,8 @@ export async function loadActorInput(core: Core, account: AccountDoc): Promise<A
   }
   return {
     account: { ...account, publicKeyPem: keys.publicKeyPem },
-    avatar: imageRef(core, account.avatar),
-    header: imageRef(core, account.header),
+    avatar: imageRef(core, account.avatar, account.avatarDescription),
+    header: imageRef(core, account.header, account.headerDescription),
     alsoKnownAs: account.alsoKnownAs ?? [],
     movedTo,
     emojis: await emojiRefsInTexts(core, [
