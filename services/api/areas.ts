@@ -15,6 +15,7 @@ import bookmarksArea from './bookmarks/index.ts';
 import appsArea from './apps/index.ts';
 import oauthArea from './oauth/index.ts';
 import accountsArea from './accounts/index.ts';
+import profileArea from './profile/index.ts';
 import emailsArea from './emails/index.ts';
 import streamingRedirectArea from './streaming/index.ts';
 import followsArea from './follows/index.ts';
@@ -73,6 +74,7 @@ const AREAS: FastifyPluginAsyncTypebox<AreaOptions>[] = [
   oauthArea,
   webPages, // the pages (services/web): log-in, consent, sign-up, password, settings
   accountsArea,
+  profileArea,
   emailsArea,
   streamingRedirectArea,
   followsArea,

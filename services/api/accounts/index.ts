@@ -8,12 +8,7 @@ import { collection } from '../../core/db/mongo.ts';
 import { parseId } from '../../core/ids.ts';
 import { accounts, type AccountDoc } from '../../core/model/accounts.ts';
 import { signUp } from '../../core/accounts/registration.ts';
-import {
-  normaliseAttributionDomains,
-  updateProfile,
-  removeProfileImage,
-  type ProfileChanges,
-} from '../../core/accounts/profile.ts';
+import { updateProfile, removeProfileImage } from '../../core/accounts/profile.ts';
 import { findAccountByAcct, findVisibleAccount, findVisibleAccounts } from '../../core/accounts/queries.ts';
 import { resolveAccountByAcct } from '../../core/activitypub/resolve.ts';
 import { tokenEntity } from '../../core/oauth/tokens.ts';
@@ -28,8 +23,9 @@ import {
 } from '../../core/entities/account.ts';
 import { ApiError, forbidden, missingParam, notFound } from '../errors.ts';
 import { enforceRateLimit, RATE_LIMITS } from '../rateLimit.ts';
-import { BoolLike, FieldsAttributes, fieldList, railsBoolean } from './params.ts';
+import { BoolLike, railsBoolean } from './params.ts';
 import { placeholderImage } from './placeholders.ts';
+import { UpdateBody, profileChangesOf } from './profileChanges.ts';
 import { IdParams } from '../params.ts';
 
 const TokenEntity = Type.Object({
@@ -48,47 +44,6 @@ const SignUpBody = Type.Object(
     locale: Type.Optional(Type.String({ maxLength: 100 })),
     reason: Type.Optional(Type.String({ maxLength: 10_000 })),
     date_of_birth: Type.Optional(Type.String({ maxLength: 100 })),
-  },
-  { additionalProperties: true },
-);
-
-const NullableText = Type.Union([Type.String({ maxLength: 100_000 }), Type.Null()]);
-
-const UpdateBody = Type.Object(
-  {
-    display_name: Type.Optional(NullableText),
-    note: Type.Optional(NullableText),
-    avatar_description: Type.Optional(NullableText),
-    header_description: Type.Optional(NullableText),
-    locked: Type.Optional(BoolLike),
-    bot: Type.Optional(BoolLike),
-    discoverable: Type.Optional(BoolLike),
-    indexable: Type.Optional(BoolLike),
-    hide_collections: Type.Optional(BoolLike),
-    attribution_domains: Type.Optional(
-      Type.Union([Type.Array(Type.String({ maxLength: 300 }), { maxItems: 1000 }), Type.String({ maxLength: 300 })]),
-    ),
-    // A value that is neither a list nor a hash (a client library sends the string `undefined`
-    // when unset) is ignored, as Rails' strong parameters drop it in Mastodon.
-    fields_attributes: Type.Optional(
-      Type.Union([FieldsAttributes, Type.String({ maxLength: 10_000 }), Type.Number(), Type.Boolean(), Type.Null()]),
-    ),
-    // An empty `source` (e.g. `source=` in a form) is accepted and changes nothing.
-    source: Type.Optional(
-      Type.Union([
-        Type.String({ maxLength: 0 }),
-        Type.Null(),
-        Type.Object(
-          {
-            privacy: Type.Optional(Type.String({ maxLength: 20 })),
-            sensitive: Type.Optional(BoolLike),
-            language: Type.Optional(Type.Union([Type.String({ maxLength: 10 }), Type.Null()])),
-            quote_policy: Type.Optional(Type.String({ maxLength: 20 })),
-          },
-          { additionalProperties: true },
-        ),
-      ]),
-    ),
   },
   { additionalProperties: true },
 );
@@ -152,33 +107,7 @@ const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     },
     async (request) => {
       const { account, user } = requireUser(request);
-      const body = request.body;
-      const source = body.source && typeof body.source === 'object' ? body.source : {};
-      const changes: ProfileChanges = {
-        displayName: body.display_name ?? undefined,
-        note: body.note ?? undefined,
-        locked: railsBoolean(body.locked),
-        bot: railsBoolean(body.bot),
-        discoverable: railsBoolean(body.discoverable),
-        indexable: railsBoolean(body.indexable),
-        hideCollections: railsBoolean(body.hide_collections),
-        attributionDomains:
-          body.attribution_domains === undefined
-            ? undefined
-            : normaliseAttributionDomains([body.attribution_domains].flat()),
-        fields:
-          body.fields_attributes && typeof body.fields_attributes === 'object'
-            ? fieldList(body.fields_attributes)
-            : undefined,
-        avatar: request.uploads.avatar?.data,
-        header: request.uploads.header?.data,
-        avatarDescription: body.avatar_description ?? undefined,
-        headerDescription: body.header_description ?? undefined,
-        privacy: source.privacy || undefined,
-        sensitive: railsBoolean(source.sensitive),
-        language: source.language === undefined ? undefined : source.language,
-        quotePolicy: source.quote_policy || undefined,
-      };
+      const changes = profileChangesOf(request.body, request.uploads);
       const updated = await updateProfile(core, account, user, changes);
       return credentialAccountOf(core, updated.account, updated.user);
     },

@@ -38,6 +38,10 @@ export interface ProfileChanges {
   discoverable?: boolean;
   indexable?: boolean;
   hideCollections?: boolean;
+  /** Profile tabs (Mastodon 4.6). */
+  showMedia?: boolean;
+  showMediaReplies?: boolean;
+  showFeatured?: boolean;
   /** Normalised by normaliseAttributionDomains. */
   attributionDomains?: string[];
   noindex?: boolean;
@@ -207,6 +211,9 @@ export async function updateProfile(
     ['indexable', 'indexable'],
     ['hideCollections', 'hide_collections'],
     ['noindex', 'noindex'],
+    ['showMedia', 'show_media'],
+    ['showMediaReplies', 'show_media_replies'],
+    ['showFeatured', 'show_featured'],
   ] as const) {
     const v = changes[key];
     if (v !== undefined) {

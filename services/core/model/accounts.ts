@@ -51,6 +51,10 @@ export interface AccountDoc {
   discoverable: boolean;
   indexable: boolean;
   hideCollections: boolean;
+  /** Profile tabs (Mastodon 4.6 show_media, show_media_replies, show_featured); unset: shown. */
+  showMedia?: boolean;
+  showMediaReplies?: boolean;
+  showFeatured?: boolean;
   /** Local accounts: websites allowed to credit them as author (Mastodon 4.4 `attribution_domains`). */
   attributionDomains?: string[];
   /** Opted out of search engine indexing (Mastodon's setting_noindex): public pages carry `noindex`. */
