@@ -5,9 +5,10 @@
 // single-status presenter (status.ts) renders quotes as the pages do.
 import type { Core } from '../../../services/core/context.ts';
 import { parseId, type Id } from '../../../services/core/ids.ts';
-import { presentStatusPage, type PageOptions } from '../../../services/core/entities/statusPage.ts';
+import { type PageOptions } from '../../../services/core/entities/statusPage.ts';
+import { presentStatusPage } from '../../../services/core/entities/statusRender.ts';
 import { presentStatusPageJson } from '../../../services/core/entities/statusPageJson.ts';
-import { presentStatuses } from '../../../services/core/entities/status.ts';
+import { presentStatuses } from '../../../services/core/entities/statusRender.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { statuses } from '../../../services/core/model/statuses.ts';
 import { recordFollow } from '../../../services/core/graph/relations.ts';
