@@ -10,12 +10,14 @@ interface Entry<V> {
 
 export class TtlCache<K, V> {
   private readonly entries = new Map<K, Entry<V>>();
+  private readonly ttlMs: number;
+  private readonly max: number;
 
   /** `ttlMs`: how long an entry serves; `max`: entries kept at most. */
-  constructor(
-    private readonly ttlMs: number,
-    private readonly max: number,
-  ) {}
+  constructor(ttlMs: number, max: number) {
+    this.ttlMs = ttlMs;
+    this.max = max;
+  }
 
   /** The value kept under `key` while it is younger than its time to live. */
   get(key: K, now = Date.now()): V | undefined {
@@ -36,6 +38,11 @@ export class TtlCache<K, V> {
 
   delete(key: K): void {
     this.entries.delete(key);
+  }
+
+  /** The keys kept, live or expired (a change to a cached thing drops every key naming it). */
+  keys(): IterableIterator<K> {
+    return this.entries.keys();
   }
 
   clear(): void {

@@ -8,13 +8,7 @@ import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { users } from '../model/users.ts';
-import {
-  LOCAL_RENDER_TTL_MS,
-  localRenderings,
-  localRoleIdsOf,
-  renderedRoleKey,
-  renderedStatusKey,
-} from '../statuses/renderCache.ts';
+import { localRenderingsOf, localRoleIdsOf, renderedRoleKey, renderedStatusKey } from '../statuses/renderCache.ts';
 import type { NestedStatus } from './status.ts';
 import { accountView } from '../model/accounts.ts';
 import { readThrough } from '../db/docCache.ts';
@@ -56,27 +50,17 @@ const SHELL_TTL_SECONDS = 6 * 3600;
 const ROLE_TTL_SECONDS = 600;
 const shellKey = renderedStatusKey;
 const roleKey = renderedRoleKey;
-const LOCAL_MAX = 20_000;
-function localShells(core: Core): Map<bigint, { value: unknown; until: number }> {
-  let local = localRenderings.get(core.db);
-  if (!local) localRenderings.set(core.db, (local = new Map()));
-  return local;
-}
-function keepLocally(core: Core, id: Id, shell: CachedShell, now = Date.now()): void {
-  const local = localShells(core);
-  if (local.size >= LOCAL_MAX) local.delete(local.keys().next().value as bigint); // oldest first
-  local.set(id, { value: shell, until: now + LOCAL_RENDER_TTL_MS });
-}
+
 /** The cached renderings of `ids`: this process's recent copies, else Redis's. */
 export async function readShells(core: Core, ids: Id[]): Promise<Map<bigint, CachedShell>> {
   const out = new Map<bigint, CachedShell>();
   if (ids.length === 0) return out;
-  const local = localShells(core);
+  const local = localRenderingsOf(core.db);
   const now = Date.now();
   const want: Id[] = [];
   for (const id of ids) {
-    const hit = local.get(id);
-    if (hit && hit.until > now) out.set(id, hit.value as CachedShell);
+    const hit = local.get(id, now) as CachedShell | undefined;
+    if (hit) out.set(id, hit);
     else want.push(id);
   }
   if (want.length === 0) return out;
@@ -85,7 +69,7 @@ export async function readShells(core: Core, ids: Id[]): Promise<Map<bigint, Cac
     if (!r) return;
     const shell = JSON.parse(r) as CachedShell;
     out.set(want[i], shell);
-    keepLocally(core, want[i], shell, now);
+    local.set(want[i], shell, now);
   });
   return out;
 }
@@ -185,7 +169,7 @@ export async function renderMisses(
       s: rendered[i],
     };
     out.set(d._id, entry);
-    keepLocally(core, d._id, entry);
+    localRenderingsOf(core.db).set(d._id, entry);
     // NX: a tombstone (renderCache.ts) means the status changed while this render read it.
     pipe.set(shellKey(d._id), JSON.stringify(entry), 'EX', SHELL_TTL_SECONDS, 'NX');
   });
@@ -203,14 +187,11 @@ export async function roleIdsOf(core: Core, accountIds: Id[]): Promise<Map<bigin
   if (accountIds.length === 0) return out;
   const local = localRoleIdsOf(core.db);
   const now = Date.now();
-  const keep = (id: Id, roleId: Id | null): void => {
-    if (local.size >= LOCAL_MAX) local.delete(local.keys().next().value as bigint); // oldest first
-    local.set(id, { roleId, until: now + LOCAL_RENDER_TTL_MS });
-  };
+  const keep = (id: Id, roleId: Id | null): void => local.set(id, roleId, now);
   const want: Id[] = [];
   for (const id of accountIds) {
-    const hit = local.get(id);
-    if (hit && hit.until > now) out.set(id, hit.roleId);
+    const hit = local.get(id, now);
+    if (hit !== undefined) out.set(id, hit);
     else want.push(id);
   }
   if (want.length === 0) return out;

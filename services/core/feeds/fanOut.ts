@@ -20,6 +20,7 @@ import { statuses, type StatusDoc, type Visibility } from '../model/statuses.ts'
 import { addToFeed, feedKey, insertIntoFeeds } from './feeds.ts';
 import { activeKey, feedTtlSeconds } from './activity.ts';
 import { traceStage } from '../streaming/latencyTrace.ts';
+import { TtlCache, cachePerOwner } from '../cache/ttlCache.ts';
 
 export interface FanOutStatus {
   statusId: Id;
@@ -71,26 +72,15 @@ interface Related {
  * through its own event, as for any status fanned out before it.
  */
 const AUTHOR_SIDE_MS = 10_000;
-const authorSide = new WeakMap<object, Map<string, { until: number; value: Promise<unknown> }>>();
+const authorSideOf = cachePerOwner(() => new TtlCache<string, Promise<unknown>>(AUTHOR_SIDE_MS, 1000));
 
 export function remembered<T>(core: Core, key: string, load: () => Promise<T>): Promise<T> {
-  let memo = authorSide.get(core.db);
-  if (!memo) authorSide.set(core.db, (memo = new Map()));
-  const now = Date.now();
+  const memo = authorSideOf(core.db);
   const hit = memo.get(key);
-  if (hit && hit.until > now) return hit.value as Promise<T>;
-  // Oldest first (every entry lives as long): the sweep stops at the first live one, instead of
-  // walking thousands of live entries on every new key while posts stream in.
-  if (memo.size >= 1000)
-    for (const [k, v] of memo) {
-      if (v.until > now) break;
-      memo.delete(k);
-    }
+  if (hit) return hit as Promise<T>;
   const value = load();
   value.catch(() => memo.delete(key));
-  // Re-inserted at the end, where an entry that lives longest belongs.
-  memo.delete(key);
-  memo.set(key, { until: now + AUTHOR_SIDE_MS, value });
+  memo.set(key, value);
   return value;
 }
 
