@@ -105,20 +105,12 @@ export async function rememberAuthorSides(core: Core, batch: readonly FanOutStat
   ]);
   const of = <T extends object>(rows: T[], key: (r: T) => Id, author: Id, strip: (r: T) => object) =>
     rows.filter((r) => key(r) === author).map(strip);
+  const sides = Object.entries({ blocking, muting }).filter(([, rows]) => rows.length <= BY_TARGET_LIMIT);
   for (const s of plain) {
-    if (blocking.length <= BY_TARGET_LIMIT)
-      remembered(core, `${s.statusId}:blocking`, async () =>
+    for (const [name, rows] of sides)
+      remembered(core, `${s.statusId}:${name}`, async () =>
         of(
-          blocking,
-          (r) => r.targetAccountId,
-          s.accountId,
-          ({ accountId, expiresAt }) => ({ accountId, expiresAt }),
-        ),
-      );
-    if (muting.length <= BY_TARGET_LIMIT)
-      remembered(core, `${s.statusId}:muting`, async () =>
-        of(
-          muting,
+          rows,
           (r) => r.targetAccountId,
           s.accountId,
           ({ accountId, expiresAt }) => ({ accountId, expiresAt }),
