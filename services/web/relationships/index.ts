@@ -12,7 +12,7 @@ import { applyAccountBatch, type AccountBatchAction } from '../../core/graph/acc
 import { blockDomain, unblockDomain } from '../../core/graph/domainBlocks.ts';
 import { unfollowTagById } from '../../core/tags/tagFollows.ts';
 import { translator } from '../i18n.ts';
-import { page } from '../view.ts';
+import { formPage, type FormOutcome } from '../view.ts';
 import { formatDate } from '../format.ts';
 import { formField, formList, queryField } from '../forms.ts';
 import { requireSignedIn } from '../guard.ts';
@@ -38,11 +38,7 @@ const ACCOUNT_LISTS: Record<AccountRelation, { path: string; action: AccountBatc
   mutes: { path: '/mutes', action: 'unmute' },
 };
 
-interface PageState {
-  status?: number;
-  notice?: string;
-  error?: string;
-}
+type PageState = FormOutcome;
 
 const acctOf = (a: AccountDoc): string => (a.domain ? `${a.username}@${a.domain}` : a.username);
 
@@ -66,15 +62,17 @@ const relationshipPages: FastifyPluginAsync<WebOptions> = async (app, { core }) 
     opts: PageState,
     data: Record<string, unknown>,
   ): Promise<FastifyReply> {
-    return page(reply, {
-      status: opts.status,
-      template,
-      title: `relationships.tabs.${tab}`,
-      instance,
-      signedInAs: owner.username,
-      csrf: reply.generateCsrf(),
-      data: { notice: opts.notice ?? null, error: opts.error ?? null, tabs: tabs(tab), ...data },
-    });
+    return formPage(
+      reply,
+      {
+        template,
+        title: `relationships.tabs.${tab}`,
+        instance,
+        signedInAs: owner.username,
+        data: { tabs: tabs(tab), ...data },
+      },
+      opts,
+    );
   }
 
   async function accountsPage(
