@@ -1,7 +1,8 @@
 // Custom emojis (manage_custom_emojis, Mastodon's /admin/custom_emojis): the local emojis with
 // their image, category and state; one uploaded (PNG or GIF), enabled, disabled, moved to another
 // category or deleted through the same core operations as `tootctl emoji`.
-import { listResource, type AdminArea } from './kit.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AdminArea, Staff } from './kit.ts';
 import {
   EmojiError,
   addCustomEmoji,
@@ -24,18 +25,27 @@ async function asValidation<T>(run: Promise<T>): Promise<T> {
   }
 }
 
-const customEmojiPages: AdminArea = (app, kit) => {
-  const { core, field } = kit;
-  listResource(app, kit, {
-    permission: 'manage_custom_emojis',
-    paths: { list: '/admin/custom_emojis', action: '/admin/custom_emojis/:id/:action' },
-    template: 'custom_emojis',
-    title: 'admin.custom_emojis.title',
-    load: async () => ({
-      emojis: (await allLocalEmojis(core)).map((doc) => ({ ...doc, id: String(doc._id), ...presentEmoji(core, doc) })),
-    }),
-    create: (request) => {
-      const image = request.uploads?.image;
+const customEmojiPages: AdminArea = (app, { core, staff, view, attempt, field, idParam }) => {
+  async function emojisPage(reply: FastifyReply, me: Staff, error: string | null = null) {
+    const emojis = (await allLocalEmojis(core)).map((doc) => ({
+      ...doc,
+      id: String(doc._id),
+      ...presentEmoji(core, doc),
+    }));
+    return view(reply, me, 'custom_emojis', 'admin.custom_emojis.title', { emojis, error }, error ? 422 : 200);
+  }
+
+  app.get('/admin/custom_emojis', async (request, reply) => {
+    const me = await staff(request, reply, 'manage_custom_emojis');
+    if (!me) return reply;
+    return emojisPage(reply, me);
+  });
+
+  app.post('/admin/custom_emojis', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const me = await staff(request, reply, 'manage_custom_emojis');
+    if (!me) return reply;
+    const image = request.uploads?.image;
+    const error = await attempt(() => {
       if (!image?.data.length) throw validationFailed("Image can't be blank");
       return asValidation(
         addCustomEmoji(core, {
@@ -45,19 +55,34 @@ const customEmojiPages: AdminArea = (app, kit) => {
           visibleInPicker: formCheckbox(request, 'visible_in_picker'),
         }),
       );
-    },
-    // Local emojis only; the actions work on the shortcode, as `tootctl emoji` does.
-    find: (id) => collection(core.db, customEmojis).findOne({ _id: id, domain: null }),
-    actions: {
-      enable: (emoji) => asValidation(modifyCustomEmoji(core, emoji.shortcode, { disabled: false })),
-      disable: (emoji) => asValidation(modifyCustomEmoji(core, emoji.shortcode, { disabled: true })),
-      category: (emoji, request) =>
-        asValidation(
-          modifyCustomEmoji(core, emoji.shortcode, { category: field(request, 'category', 100).trim() || null }),
-        ),
-      delete: (emoji) => asValidation(removeCustomEmoji(core, emoji.shortcode)),
-    },
+    });
+    if (error) return emojisPage(reply, me, error);
+    return reply.redirect('/admin/custom_emojis', 303);
   });
+
+  const actions: Record<string, (shortcode: string, request: FastifyRequest) => Promise<unknown>> = {
+    enable: (shortcode) => modifyCustomEmoji(core, shortcode, { disabled: false }),
+    disable: (shortcode) => modifyCustomEmoji(core, shortcode, { disabled: true }),
+    category: (shortcode, request) =>
+      modifyCustomEmoji(core, shortcode, { category: field(request, 'category', 100).trim() || null }),
+    delete: (shortcode) => removeCustomEmoji(core, shortcode),
+  };
+
+  app.post<{ Params: { id: string; action: string } }>(
+    '/admin/custom_emojis/:id/:action',
+    { preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const me = await staff(request, reply, 'manage_custom_emojis');
+      if (!me) return reply;
+      const id = idParam(request);
+      const run = actions[request.params.action];
+      const emoji = id === null ? null : await collection(core.db, customEmojis).findOne({ _id: id, domain: null });
+      if (!emoji || !run) return reply.callNotFound();
+      const error = await attempt(() => asValidation(run(emoji.shortcode, request)));
+      if (error) return emojisPage(reply, me, error);
+      return reply.redirect('/admin/custom_emojis', 303);
+    },
+  );
 };
 
 export default customEmojiPages;

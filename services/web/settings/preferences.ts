@@ -13,12 +13,16 @@ import { POLICY_FIELDS, presentPolicyV2, updatePolicy } from '../../core/notific
 import { POLICY_VALUES } from '../../core/model/notificationPolicies.ts';
 import { formCheckbox, formField, formList } from '../forms.ts';
 import { translator } from '../i18n.ts';
-import { formPage, type FormOutcome } from '../view.ts';
+import { page } from '../view.ts';
 import { requireSignedIn } from '../guard.ts';
 
 const t = translator('en');
 
-type PageState = FormOutcome;
+interface PageState {
+  status?: number;
+  notice?: string;
+  error?: string;
+}
 
 const preferencesPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
   const instance = core.config.localDomain;
@@ -30,27 +34,27 @@ const preferencesPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
     opts: PageState = {},
   ): Promise<FastifyReply> {
     const chosen = new Set(user.settings.chosenLanguages ?? []);
-    return formPage(
-      reply,
-      {
-        template: 'settings/preferences',
-        title: 'preferences.title',
-        instance,
-        signedInAs: username,
-        data: {
-          privacies: DEFAULT_PRIVACY_VALUES.map((value) => ({
-            value,
-            label: t(`preferences.privacy.${value}`),
-            selected: value === user.settings.defaultPrivacy,
-          })),
-          language: user.settings.defaultLanguage ?? '',
-          languages: KNOWN_LANGUAGES,
-          chosenLanguages: KNOWN_LANGUAGES.map((l) => ({ ...l, checked: chosen.has(l.code) })),
-          sensitive: user.settings.defaultSensitive,
-        },
+    return page(reply, {
+      status: opts.status,
+      template: 'settings/preferences',
+      title: 'preferences.title',
+      instance,
+      signedInAs: username,
+      csrf: reply.generateCsrf(),
+      data: {
+        notice: opts.notice ?? null,
+        error: opts.error ?? null,
+        privacies: DEFAULT_PRIVACY_VALUES.map((value) => ({
+          value,
+          label: t(`preferences.privacy.${value}`),
+          selected: value === user.settings.defaultPrivacy,
+        })),
+        language: user.settings.defaultLanguage ?? '',
+        languages: KNOWN_LANGUAGES,
+        chosenLanguages: KNOWN_LANGUAGES.map((l) => ({ ...l, checked: chosen.has(l.code) })),
+        sensitive: user.settings.defaultSensitive,
       },
-      opts,
-    );
+    });
   }
 
   app.get('/settings/preferences', async (request, reply) => {
@@ -96,28 +100,28 @@ const preferencesPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
     opts: PageState = {},
   ): Promise<FastifyReply> {
     const policy = presentPolicyV2(await policyOf(core, accountId));
-    return formPage(
-      reply,
-      {
-        template: 'settings/notifications',
-        title: 'preferences.notifications.title',
-        instance,
-        signedInAs: username,
-        data: {
-          fields: POLICY_FIELDS.map((name) => ({
-            name,
-            label: t(`preferences.notifications.${name}`),
-            hint: t(`preferences.notifications.${name}_hint`),
-            options: POLICY_VALUES.map((value) => ({
-              value,
-              label: t(`preferences.notifications.values.${value}`),
-              selected: policy[name] === value,
-            })),
+    return page(reply, {
+      status: opts.status,
+      template: 'settings/notifications',
+      title: 'preferences.notifications.title',
+      instance,
+      signedInAs: username,
+      csrf: reply.generateCsrf(),
+      data: {
+        notice: opts.notice ?? null,
+        error: opts.error ?? null,
+        fields: POLICY_FIELDS.map((name) => ({
+          name,
+          label: t(`preferences.notifications.${name}`),
+          hint: t(`preferences.notifications.${name}_hint`),
+          options: POLICY_VALUES.map((value) => ({
+            value,
+            label: t(`preferences.notifications.values.${value}`),
+            selected: policy[name] === value,
           })),
-        },
+        })),
       },
-      opts,
-    );
+    });
   }
 
   app.get('/settings/preferences/notifications', async (request, reply) => {

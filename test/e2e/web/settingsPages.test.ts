@@ -3,9 +3,10 @@
 // /settings/preferences/notifications), follows and followers with "unfollow" and "remove from
 // followers" (/relationships), blocked and muted accounts, blocked domains, followed and featured
 // hashtags. Each change is checked where it matters (the API, the database); every page passes axe-core.
-import type { Browser, Page } from 'playwright-core';
-import { describeWithBrowser, launchChromium, newBrowserPage, signIn, submitForm } from '../../support/browser.ts';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { describeWithBrowser, launchChromium } from '../../support/browser.ts';
 import { expectAccessible } from '../../support/axe.ts';
+import { newBrowserPage, signIn, submitForm } from '../../support/browser.ts';
 import { eventually } from '../../support/eventually.ts';
 import type { Core } from '../../../services/core/context.ts';
 import { testConfig } from '../../support/config.ts';
@@ -31,7 +32,8 @@ describeWithBrowser('settingsPages.test.ts')('settings pages in a real browser (
   let server: TestServer;
   let browser: Browser;
 
-  const newPage = (opts: { dark?: boolean } = {}) => newBrowserPage(browser, opts);
+  const newPage = (opts: { dark?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> =>
+    newBrowserPage(browser, opts);
   const submit = (page: Page, button: string) => submitForm(page, button, true);
   const logIn = (page: Page, email: string, password: string) => signIn(page, server.url, email, password);
 
