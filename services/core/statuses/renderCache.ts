@@ -20,7 +20,13 @@ export const noFiltersKey = (accountId: Id) => `render:nofilters:${accountId}`;
 export const LOCAL_RENDER_TTL_MS = 5000;
 const LOCAL_MAX = 20_000;
 /** Per database: the renderings this process read (statusShells.ts's CachedShell). */
-export const localRenderingsOf = cachePerOwner(() => new TtlCache<bigint, unknown>(LOCAL_RENDER_TTL_MS, LOCAL_MAX));
+export const localRenderings = new WeakMap<object, TtlCache<bigint, unknown>>();
+
+export function localRenderingsOf(db: object): TtlCache<bigint, unknown> {
+  let local = localRenderings.get(db);
+  if (!local) localRenderings.set(db, (local = new TtlCache(LOCAL_RENDER_TTL_MS, LOCAL_MAX)));
+  return local;
+}
 
 /** The role ids behind rendered authors this process read (statusPage.ts), as long as renderings. */
 export const localRoleIdsOf = cachePerOwner(() => new TtlCache<bigint, Id | null>(LOCAL_RENDER_TTL_MS, LOCAL_MAX));
