@@ -7,7 +7,7 @@ import type { Id } from '../../services/core/ids.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { statuses, type StatusDoc } from '../../services/core/model/statuses.ts';
 import { publishToStreams, timelineChannels, type StreamMessage } from '../../services/core/streaming/channels.ts';
-import { presentStatusPage } from '../../services/core/entities/statusPage.ts';
+import { presentStatusPage } from '../../services/core/entities/statusRender.ts';
 import { traceStage } from '../../services/core/streaming/latencyTrace.ts';
 
 interface Reach {

@@ -4,15 +4,15 @@
 // account's followers are read and written a page at a time, with heartbeats in between.
 import type { Core } from '../../services/core/context.ts';
 import type { Visibility } from '../../services/core/model/statuses.ts';
+import { fanOutStatus } from '../../services/core/feeds/fanOut.ts';
 import {
-  fanOutStatus,
   fanOutStatusOf,
-  fanOutToFollowerSlice,
   remembered,
   rememberAuthorSides,
-  type Announce,
   type FanOutStatus,
-} from '../../services/core/feeds/fanOut.ts';
+} from '../../services/core/feeds/authorSide.ts';
+import type { Announce } from '../../services/core/feeds/fanOutWrites.ts';
+import { fanOutToFollowerSlice } from '../../services/core/feeds/followerSlices.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { accounts } from '../../services/core/model/accounts.ts';
 import { statuses, type StatusDoc } from '../../services/core/model/statuses.ts';

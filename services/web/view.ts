@@ -59,3 +59,24 @@ export async function page(reply: FastifyReply, opts: PageOptions): Promise<Fast
     .type('text/html; charset=utf-8')
     .send(html);
 }
+
+/** What the last submission of a page's form came to: its HTTP status, a notice or an error. */
+export interface FormOutcome {
+  status?: number;
+  notice?: string;
+  error?: string;
+}
+
+/** A page with a form: `page` with a fresh CSRF token and the form's last outcome (`notice`, `error`). */
+export function formPage(
+  reply: FastifyReply,
+  opts: Omit<PageOptions, 'status' | 'csrf'>,
+  outcome: FormOutcome = {},
+): Promise<FastifyReply> {
+  return page(reply, {
+    ...opts,
+    status: outcome.status,
+    csrf: reply.generateCsrf(),
+    data: { notice: outcome.notice ?? null, error: outcome.error ?? null, ...opts.data },
+  });
+}

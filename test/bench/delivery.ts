@@ -21,7 +21,7 @@ import { postStatus } from '../../services/core/statuses/postStatus.ts';
 import { verifyRequest } from '../../services/core/activitypub/httpSignatures.ts';
 import { createTestUser } from '../support/fixtures.ts';
 import { accountDoc } from './dataSet.ts';
-import { freePort, printTable, printTargets, startRole, stopRole, type Target } from './lib.ts';
+import { printTable, printTargets, startRole, stopRole, type Target } from './lib.ts';
 
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const FOLLOWERS = Number(option('followers') ?? 10_000);
@@ -166,7 +166,6 @@ async function scenario(processes: number): Promise<Result> {
       const child = await startRole(config, ['pipeline', 'delivery'], {
         FEDERATION_ALLOW_HTTP: 'true',
         ALLOWED_PRIVATE_ADDRESSES: '127.0.0.1/32',
-        PORT: String(await freePort()),
       });
       child.stdout!.on('data', (d: Buffer) => {
         for (const line of d.toString().split('\n')) if (line.includes('delivery planned')) childLogs.push(line);

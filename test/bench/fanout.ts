@@ -20,7 +20,6 @@ import { createTestUser } from '../support/fixtures.ts';
 import { accountDoc } from './dataSet.ts';
 import {
   cpuAccount,
-  freePort,
   onTraceLines,
   pidsMatching,
   printTable,
@@ -163,10 +162,7 @@ async function round(core: Core, config: Config, data: Loaded, processes: number
   const children: ChildProcess[] = [];
   try {
     for (let i = 0; i < processes; i++) {
-      const child = await startRole(config, ['pipeline', 'fanout'], {
-        PORT: String(await freePort()),
-        TRACE_STAGES: '1',
-      });
+      const child = await startRole(config, ['pipeline', 'fanout'], { TRACE_STAGES: '1' });
       readTraces(child);
       children.push(child);
     }

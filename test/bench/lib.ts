@@ -5,6 +5,7 @@ import { readdir, readFile, readlink } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Config } from '../../services/core/config.ts';
+import type { StartedMessage } from '../../services/main.ts';
 
 /** A TCP port nothing listens on right now (bound, then released). */
 export function freePort(): Promise<number> {
@@ -19,15 +20,22 @@ export function freePort(): Promise<number> {
 
 const root = join(import.meta.dirname, '..', '..');
 
+/** A started role's process, with the ports it bound (null: it serves none). */
+export interface RoleProcess extends ChildProcess {
+  port: number | null;
+  streamingPort: number | null;
+}
+
 /**
- * `node services/main.ts <role...>` on `config`'s servers, with `env` added (ports, settings);
- * resolves once it has started. Logs at info, so callers can watch its stdout.
+ * `node services/main.ts <role...>` on `config`'s servers, with `env` added (settings; ports only
+ * where a benchmark needs fixed ones): it binds port 0 unless told otherwise, and resolves once it
+ * reports that it started, with the ports it got. Logs at info, so callers can watch its stdout.
  */
 export async function startRole(
   config: Config,
   role: string[],
   env: Record<string, string> = {},
-): Promise<ChildProcess> {
+): Promise<RoleProcess> {
   const child = spawn(
     process.execPath,
     [
@@ -49,23 +57,28 @@ export async function startRole(
         KAFKA_TOPIC_PREFIX: config.kafkaTopicPrefix,
         KAFKA_PARTITIONS: String(config.kafkaPartitions),
         LOG_LEVEL: 'info',
+        PORT: '0',
+        STREAMING_PORT: '0',
         ...env,
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      // The IPC channel carries the `started` message with the bound ports (services/main.ts).
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     },
   );
   // Only the tail is kept: a benchmark's processes log for minutes.
   let output = '';
   const keep = (d: Buffer) => (output = (output + d.toString()).slice(-50_000));
-  await new Promise<void>((resolve, reject) => {
-    child.stdout.on('data', (d: Buffer) => {
-      keep(d);
-      if (output.includes('fedisrv started')) resolve();
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const started = await new Promise<StartedMessage>((resolve, reject) => {
+    child.on('message', (m: StartedMessage) => {
+      if (m.type === 'started') resolve(m);
     });
-    child.stderr.on('data', keep);
     child.once('exit', (code) => reject(new Error(`${role.join(' ')} exited with ${code}:\n${output.slice(-4000)}`)));
   });
-  return child;
+  // The channel must not keep this process waiting for the child.
+  child.channel?.unref();
+  return Object.assign(child, { port: started.port, streamingPort: started.streamingPort });
 }
 
 /** A stage time a process logged with TRACE_STAGES=1 (`trace {"id","stage","at"}` lines on stdout). */

@@ -18,7 +18,7 @@ import { notifications } from '../../services/core/model/notifications.ts';
 import { postStatus } from '../../services/core/statuses/postStatus.ts';
 import { createTestUser } from '../support/fixtures.ts';
 import { accountDoc } from './dataSet.ts';
-import { freePort, ms, printTable, printTargets, startRole, stats, stopRole } from './lib.ts';
+import { ms, printTable, printTargets, startRole, stats, stopRole } from './lib.ts';
 
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const N = Number(option('accounts') ?? 10_000);
@@ -75,12 +75,7 @@ try {
     );
   console.log(`  ${N} FavouriteCreated events published; starting the notifications pipeline`);
 
-  children.push(
-    await startRole(config, ['pipeline', 'notifications'], {
-      PORT: String(await freePort()),
-      STREAMING_PORT: String(await freePort()),
-    }),
-  );
+  children.push(await startRole(config, ['pipeline', 'notifications']));
   const coll = collection(core.db, notifications);
   let first = 0;
   const deadline = Date.now() + 600_000;
@@ -102,9 +97,9 @@ try {
   ]);
   await stopRole(children.pop() ?? null);
 
-  const port = await freePort();
-  children.push(await startRole(config, ['api'], { PORT: String(port), STREAMING_PORT: String(await freePort()) }));
-  const base = `http://127.0.0.1:${port}`;
+  const api = await startRole(config, ['api']);
+  children.push(api);
+  const base = `http://127.0.0.1:${api.port}`;
   const get = async () => {
     const res = await fetch(`${base}/api/v2/notifications`, { headers: { authorization: `Bearer ${owner.token}` } });
     const body = (await res.json()) as { notification_groups: { notifications_count: number }[] };

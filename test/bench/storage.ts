@@ -8,7 +8,6 @@
 // (any server named by MONGO_BENCH_URL, e.g. a real mongod; no kill -9 there).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { loadConfig } from '../../services/core/config.ts';
 import { createCore, type Core } from '../../services/core/context.ts';
@@ -23,7 +22,7 @@ import { ensureFerretdb, ensureMongoServer, ferretdbBinary } from '../../deploy/
 import { localInfraSettings } from '../../deploy/local/infra.ts';
 import { serverSpecs } from '../../deploy/local/servers.ts';
 import { probeMongo } from '../../deploy/local/probes.ts';
-import { ms, printTable, printTargets, random, timeEach, type Stats, type Target } from './lib.ts';
+import { freePort, ms, printTable, printTargets, random, timeEach, type Stats, type Target } from './lib.ts';
 import { accountDoc, statusDoc, statusId, T0 } from './dataSet.ts';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -52,16 +51,6 @@ interface Server {
   rssMb(): number | null;
   dataBytes(): number | null;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 async function waitReady(port: number, child: ChildProcess, label: string): Promise<void> {

@@ -19,7 +19,7 @@ import { issueAccessToken } from '../../services/core/oauth/tokens.ts';
 import { closeTestCore } from '../support/core.ts';
 import { createTestUser } from '../support/fixtures.ts';
 import { accountDoc } from './dataSet.ts';
-import { freePort, ms, onTraceLines, printTable, printTargets, startRole, stats } from './lib.ts';
+import { ms, onTraceLines, printTable, printTargets, startRole, stats } from './lib.ts';
 import { markActive } from '../../services/core/feeds/activity.ts';
 
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -148,32 +148,17 @@ try {
       (await issueAccessToken(core, { appId: poster.app._id, userId: u._id, scopes: ['read'], reuse: false })).token,
     );
 
-  const ports = { port: await freePort(), streamingPort: await freePort() };
-  const streaming = await startRole(config, ['streaming'], {
-    TRACE_STAGES: '1',
-    PORT: String(await freePort()),
-    STREAMING_PORT: String(ports.streamingPort),
-  });
+  const streaming = await startRole(config, ['streaming'], { TRACE_STAGES: '1' });
   children.push(streaming);
   readTraces(streaming);
-  children.push(
-    await startRole(config, ['api'], {
-      TRACE_STAGES: '1',
-      PORT: String(ports.port),
-      STREAMING_PORT: String(await freePort()),
-    }),
-  );
-  readTraces(children[children.length - 1]!);
-  children.push(
-    await startRole(config, ['pipeline', 'fanout'], {
-      TRACE_STAGES: '1',
-      PORT: String(await freePort()),
-      STREAMING_PORT: String(await freePort()),
-    }),
-  );
-  readTraces(children[children.length - 1]!);
-  const base = `http://127.0.0.1:${ports.port}`;
-  const ws = `ws://127.0.0.1:${ports.streamingPort}/api/v1/streaming`;
+  const api = await startRole(config, ['api'], { TRACE_STAGES: '1' });
+  children.push(api);
+  readTraces(api);
+  const fanout = await startRole(config, ['pipeline', 'fanout'], { TRACE_STAGES: '1' });
+  children.push(fanout);
+  readTraces(fanout);
+  const base = `http://127.0.0.1:${api.port}`;
+  const ws = `ws://127.0.0.1:${streaming.streamingPort}/api/v1/streaming`;
 
   // Connections: the followers' user streams, then logged-out hashtag streams, 200 at a time.
   const rssBefore = await rssMb(streaming.pid!);

@@ -11,7 +11,7 @@ import { collection } from '../../core/db/mongo.ts';
 import { statuses } from '../../core/model/statuses.ts';
 import { availableReports, markReportRead, reportState, requestReport } from '../../core/annualReports/reports.ts';
 import { presentAccounts } from '../../core/entities/account.ts';
-import { presentStatuses } from '../../core/entities/status.ts';
+import { presentStatuses } from '../../core/entities/statusRender.ts';
 import { filterVisible } from '../../core/statuses/visibility.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { notFound } from '../errors.ts';

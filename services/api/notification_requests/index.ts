@@ -27,7 +27,8 @@ import {
 import { requireUser } from '../plugins/auth.ts';
 import { notFound } from '../errors.ts';
 import { AccountEntity, presentAccounts, type Account } from '../../core/entities/account.ts';
-import { StatusEntity, presentStatuses, type Status } from '../../core/entities/status.ts';
+import { StatusEntity, type Status } from '../../core/entities/status.ts';
+import { presentStatuses } from '../../core/entities/statusRender.ts';
 import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
 import { IdParams } from '../params.ts';
 

@@ -2,6 +2,7 @@
 // (mastodon-api-endpoints.md, Notifications). Scopes read:notifications / write:notifications.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
 import { parseId, type Id } from '../../core/ids.ts';
@@ -180,15 +181,17 @@ const notificationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
     },
   );
 
-  app.post(
-    '/api/v1/notifications/clear',
-    { schema: { response: { 200: Empty } }, config: { auth: WRITE } },
-    async (request) => {
+  // The same for v1 and v2: every notification goes.
+  const clear = {
+    schema: { response: { 200: Empty } },
+    config: { auth: WRITE },
+    handler: async (request: FastifyRequest) => {
       const { account } = requireUser(request);
       await clearNotifications(core, account._id);
       return {};
     },
-  );
+  };
+  app.post('/api/v1/notifications/clear', clear);
 
   app.get(
     '/api/v1/notifications/:id',
@@ -249,15 +252,7 @@ const notificationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
     },
   );
 
-  app.post(
-    '/api/v2/notifications/clear',
-    { schema: { response: { 200: Empty } }, config: { auth: WRITE } },
-    async (request) => {
-      const { account } = requireUser(request);
-      await clearNotifications(core, account._id);
-      return {};
-    },
-  );
+  app.post('/api/v2/notifications/clear', clear);
 
   app.get(
     '/api/v2/notifications/:group_key',

@@ -9,7 +9,7 @@ import { search, type SearchType } from '../../core/search/search.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { AccountEntity, presentAccounts } from '../../core/entities/account.ts';
 import { StatusEntity } from '../../core/entities/status.ts';
-import { presentStatusPage } from '../../core/entities/statusPage.ts';
+import { presentStatusPage } from '../../core/entities/statusRender.ts';
 import { TagEntity } from '../../core/entities/tag.ts';
 import { presentTagsWithHistory } from '../../core/entities/tagHistory.ts';
 import { BoolLike } from '../params.ts';

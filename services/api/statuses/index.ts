@@ -34,7 +34,8 @@ import { muteConversation, unmuteConversation } from '../../core/interactions/co
 import { requireUser } from '../plugins/auth.ts';
 import { enforceRateLimit, RATE_LIMITS } from '../rateLimit.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { StatusEntity, presentStatus, presentStatuses } from '../../core/entities/status.ts';
+import { StatusEntity } from '../../core/entities/status.ts';
+import { presentStatus, presentStatuses } from '../../core/entities/statusRender.ts';
 import { presentStatusJson } from '../../core/entities/statusPageJson.ts';
 import { StatusEditEntity, presentStatusEdits } from '../../core/entities/statusEdit.ts';
 import { StatusSourceEntity, presentStatusSource } from '../../core/entities/statusSource.ts';

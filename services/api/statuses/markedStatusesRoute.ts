@@ -8,7 +8,8 @@ import type { Id } from '../../core/ids.ts';
 import { collection, type CollectionDef } from '../../core/db/mongo.ts';
 import { statuses } from '../../core/model/statuses.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { StatusEntity, presentStatuses } from '../../core/entities/status.ts';
+import { StatusEntity } from '../../core/entities/status.ts';
+import { presentStatuses } from '../../core/entities/statusRender.ts';
 import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
 import { PageQuery } from './schemas.ts';
 

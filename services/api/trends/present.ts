@@ -11,7 +11,8 @@ import { withoutLimitedAuthors } from '../../core/moderation/limited.ts';
 import { filterVisible } from '../../core/statuses/visibility.ts';
 import { blockedAmong } from '../../core/graph/relations.ts';
 import { presentTagsWithHistory } from '../../core/entities/tagHistory.ts';
-import { presentStatuses, type Status } from '../../core/entities/status.ts';
+import { type Status } from '../../core/entities/status.ts';
+import { presentStatuses } from '../../core/entities/statusRender.ts';
 import { presentHistory, presentPreviewCard, type TrendsLink } from '../../core/entities/previewCard.ts';
 import type { Tag } from '../../core/entities/tag.ts';
 

@@ -12,6 +12,7 @@ import { findKnownKey } from './knownKeys.ts';
 import { idOf, parseJsonObject, type JsonObject } from './json.ts';
 import { hostOf } from './uris.ts';
 import { markHostAvailable } from './delivery/hostState.ts';
+import { TtlCache } from '../cache/ttlCache.ts';
 
 export const INBOX_MAX_BYTES = 1024 * 1024;
 
@@ -63,14 +64,13 @@ async function isDeleteOfUnknownActor(core: Core, activity: JsonObject): Promise
 }
 
 /** Hosts known not to be backed off, per process, for a second: one Redis read per host and second. */
-const upHosts = new Map<string, number>();
+const upHosts = new TtlCache<string, true>(1_000, 10_000);
 
 async function hostUp(core: Core, host: string): Promise<void> {
   const now = Date.now();
-  if ((upHosts.get(host) ?? 0) > now) return;
+  if (upHosts.get(host, now)) return;
   if (await markHostAvailable(core.redis, host)) return;
-  if (upHosts.size > 10_000) upHosts.clear();
-  upHosts.set(host, now + 1_000);
+  upHosts.set(host, true, now);
 }
 
 export async function receiveInboxRequest(

@@ -19,6 +19,7 @@ import { batch, slotsApart, type Redis } from '../db/redis.ts';
 import type { Core } from '../context.ts';
 import type { CollectionDef } from './mongo.ts';
 import { countingWrite, isWriteMethod, withWriteCount } from './recentResults.ts';
+import { TtlCache } from '../cache/ttlCache.ts';
 
 const ENTRY_TTL_SECONDS = 300;
 /** A generation outlives any read under way (a reader that finds none compares with ''). */
@@ -113,15 +114,17 @@ export function defineDerivedView<T extends Document, R, K extends keyof T & str
 }
 
 const LOCAL_MAX = 20_000;
-/** Per database and collection: id → view name → value (the process-local layer). */
-const locals = new WeakMap<Db, Map<string, Map<bigint, Map<string, { value: unknown; until: number }>>>>();
+/** Per database and collection: view name → id → value (the process-local layer). */
+const locals = new WeakMap<Db, Map<string, Map<string, TtlCache<bigint, unknown>>>>();
 
-function localOf(db: Db, collection: string): Map<bigint, Map<string, { value: unknown; until: number }>> {
+function localOf(db: Db, collection: string, view: string, ttlMs: number): TtlCache<bigint, unknown> {
   let byCollection = locals.get(db);
   if (!byCollection) locals.set(db, (byCollection = new Map()));
-  let byId = byCollection.get(collection);
-  if (!byId) byCollection.set(collection, (byId = new Map()));
-  return byId;
+  let byView = byCollection.get(collection);
+  if (!byView) byCollection.set(collection, (byView = new Map()));
+  let cache = byView.get(view);
+  if (!cache) byView.set(view, (cache = new TtlCache(ttlMs, LOCAL_MAX)));
+  return cache;
 }
 
 /** Per database, collection and view: id → the bytes last read and their parse (shareParsed). */
@@ -207,25 +210,17 @@ export async function readThrough<T extends Document, R>(
   const redis = redisOf.get(core.db) as CacheRedis | undefined;
   let unique = [...new Set(ids)];
   const now = Date.now();
-  const local = view.localTtlMs ? localOf(core.db, name) : null;
+  const local = view.localTtlMs ? localOf(core.db, name, view.name, view.localTtlMs) : null;
   if (local) {
     unique = unique.filter((id) => {
-      const hit = local.get(id)?.get(view.name);
-      if (!hit || hit.until <= now) return true;
-      out.set(id, hit.value as R);
+      const hit = local.get(id, now);
+      if (hit === undefined) return true;
+      out.set(id, hit as R);
       return false;
     });
     if (unique.length === 0) return out;
   }
-  const keepLocally = (id: bigint, value: R) => {
-    if (!local) return;
-    let byView = local.get(id);
-    if (!byView) {
-      if (local.size >= LOCAL_MAX) local.delete(local.keys().next().value as bigint); // oldest first
-      local.set(id, (byView = new Map()));
-    }
-    byView.set(view.name, { value, until: now + (view.localTtlMs ?? 0) });
-  };
+  const keepLocally = (id: bigint, value: R) => local?.set(id, value, now);
   let missing = unique;
   if (redis) {
     const keys = unique.map((id) => docKey(name, id));
@@ -296,8 +291,8 @@ export async function readThrough<T extends Document, R>(
 
 /** Drops the cached copies of `ids` and keeps reads that began before out of the cache. */
 async function drop(db: Db, redis: Redis, collection: string, ids: readonly unknown[]): Promise<void> {
-  const local = locals.get(db)?.get(collection);
-  if (local) for (const id of ids) if (typeof id === 'bigint') local.delete(id);
+  for (const local of locals.get(db)?.get(collection)?.values() ?? [])
+    for (const id of ids) if (typeof id === 'bigint') local.delete(id);
   const pipe = batch(redis);
   for (const id of ids) {
     if (typeof id !== 'bigint') continue;

@@ -120,3 +120,23 @@ export function declaredCollections(): string[] {
 export function isDuplicateKeyError(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: number }).code === 11000;
 }
+
+/**
+ * Inserts `docs` unordered and answers those this call stored: the ones a concurrent writer stored
+ * first (duplicate keys, e.g. another consumer after a rebalance) are left out. Any other write
+ * error is thrown.
+ */
+export async function insertNew<T>(
+  coll: { insertMany(docs: T[], options: { ordered: false }): Promise<unknown> },
+  docs: T[],
+): Promise<T[]> {
+  try {
+    await coll.insertMany(docs, { ordered: false });
+    return docs;
+  } catch (err) {
+    const writeErrors = (err as { writeErrors?: Array<{ index: number; code?: number }> }).writeErrors;
+    if (!writeErrors || writeErrors.some((e) => e.code !== 11000)) throw err;
+    const lost = new Set(writeErrors.map((e) => e.index));
+    return docs.filter((_, k) => !lost.has(k));
+  }
+}

@@ -5,6 +5,7 @@
 // `cachedById` counts, db/mongo.ts): this process's own writes show at once, other processes'
 // within the time to live, as with the document cache's process-local copies.
 import type { Db, Document } from 'mongodb';
+import { TtlCache, cachePerOwner } from '../cache/ttlCache.ts';
 
 /** Per database: collection name → writes made through this process so far. */
 const generations = new WeakMap<Db, Map<string, number>>();
@@ -76,12 +77,12 @@ export function withWriteCount<C extends { collectionName: string }>(db: Db, col
 
 interface Entry {
   value: unknown;
-  until: number;
   generations: number[];
 }
 
 const MAX_ENTRIES = 5000;
-const results = new WeakMap<Db, Map<string, Entry>>();
+/** Per database; each entry kept for its caller's time to live. */
+const resultsOf = cachePerOwner(() => new TtlCache<string, Entry>(0, MAX_ENTRIES));
 
 /**
  * `load()`'s result, or the one kept under `key` while it is younger than `ttlMs` and no write to
@@ -94,15 +95,13 @@ export async function recentResult<T>(
   ttlMs: number,
   load: () => Promise<T>,
 ): Promise<T> {
-  let byKey = results.get(db);
-  if (!byKey) results.set(db, (byKey = new Map()));
+  const byKey = resultsOf(db);
   const now = Date.now();
   const current = collections.map((c) => writeGeneration(db, c.name));
-  const hit = byKey.get(key);
-  if (hit && hit.until > now && hit.generations.every((g, i) => g === current[i])) return hit.value as T;
+  const hit = byKey.get(key, now);
+  if (hit && hit.generations.every((g, i) => g === current[i])) return hit.value as T;
   // The generations read before the query: a write racing it makes the entry stale at once.
   const value = await load();
-  if (!hit && byKey.size >= MAX_ENTRIES) byKey.delete(byKey.keys().next().value as string); // oldest first
-  byKey.set(key, { value, until: now + ttlMs, generations: current });
+  byKey.set(key, { value, generations: current }, now, ttlMs);
   return value;
 }

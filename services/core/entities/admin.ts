@@ -16,7 +16,7 @@ import type { NotificationDoc } from '../model/notifications.ts';
 import { roleOfUser } from '../roles/roles.ts';
 import { findRules, renderRule } from '../moderation/rules.ts';
 import { presentAccounts, presentRole, type Account } from './account.ts';
-import { presentStatuses } from './status.ts';
+import { presentStatuses } from './statusRender.ts';
 
 export async function presentAdminAccounts(core: Core, docs: AccountDoc[]): Promise<Record<string, unknown>[]> {
   if (docs.length === 0) return [];

@@ -7,7 +7,8 @@ import { accounts, type CachedAccount } from '../model/accounts.ts';
 import { statuses } from '../model/statuses.ts';
 import type { AccountConversationDoc } from '../model/accountConversations.ts';
 import { AccountEntity, presentAccounts, type Account } from './account.ts';
-import { StatusEntity, presentStatuses, type Status } from './status.ts';
+import { StatusEntity, type Status } from './status.ts';
+import { presentStatuses } from './statusRender.ts';
 
 export const ConversationEntity = Type.Object({
   id: Type.String(),

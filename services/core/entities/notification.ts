@@ -9,7 +9,8 @@ import { accounts, type CachedAccount } from '../model/accounts.ts';
 import { statuses } from '../model/statuses.ts';
 import type { NotificationDoc } from '../model/notifications.ts';
 import { AccountEntity, presentAccounts, type Account } from './account.ts';
-import { StatusEntity, presentStatuses, type Status } from './status.ts';
+import { StatusEntity, type Status } from './status.ts';
+import { presentStatuses } from './statusRender.ts';
 import { notificationModerationRefs } from './admin.ts';
 
 export const NotificationEntity = Type.Object({

@@ -12,7 +12,7 @@
 // (one SMISMEMBER on their flag set); then, with the statuses known, the authors and their roles
 // (this process's copies, else Redis), conversation mutes (only for a viewer who has some), polls
 // when present, and for 'policy' pages the viewer's relations to the authors. Reblogged originals
-// add one step; misses are rendered by presentStatuses (in the second batch) and stored.
+// add one step; misses are rendered (statusShells.ts, in the second batch) and stored.
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
@@ -27,12 +27,10 @@ import { followedAmong } from '../graph/relations.ts';
 import { presentAccount, type Account } from './account.ts';
 import { presentPoll, type PollEntity } from './poll.ts';
 import { LOCAL_RENDER_TTL_MS, noFiltersKey } from '../statuses/renderCache.ts';
-import { type Status } from './status.ts';
 import { viewerMarks, type ViewerState } from '../interactions/viewerFlags.ts';
 import type { ViewerRelations } from '../statuses/visibility.ts';
 import { needsFollowRelation } from '../quotes/policy.ts';
 import { quotedIdsOf } from './quote.ts';
-import { renderStatus } from './statusRender.ts';
 import { type CachedShell, readShells, version, renderMisses, roleIdsOf } from './statusShells.ts';
 
 /**
@@ -80,6 +78,8 @@ const authorView = defineDerivedView(
         suspended: d.suspendedAt !== null,
         silenced: d.silencedAt !== null,
         local: d.domain === null,
+        // Custom emojis of a remote author's poll options are those of its domain.
+        domain: d.domain,
       })),
     ),
   { localTtlMs: LOCAL_RENDER_TTL_MS },
@@ -113,8 +113,10 @@ export interface PageOptions {
    * 'feed': home and list feeds, which hold only what the fan-out let in and which the graph
    * events keep clean (Mastodon does not re-check them on read either), and search results,
    * checked when they were found: deleted statuses and unavailable authors are still dropped.
+   * 'none': `docs` the caller checked, or shows whatever their state (notifications, moderation,
+   * the answer to an action on a status): every one that still has its author is rendered.
    */
-  check: 'policy' | 'feed';
+  check: 'policy' | 'feed' | 'none';
   /**
    * Public and hashtag feeds: leave out statuses of silenced ("limited") authors the viewer does
    * not follow (the viewer's own stay), as services/core/moderation/limited.ts does elsewhere.
@@ -221,7 +223,9 @@ export async function loadStatusPage(
 
   // Second batch: renderings that are missing or older than the last edit, the authors and their
   // roles, the viewer's flags, polls, and (for 'policy') the viewer's relations to the authors.
-  const all = [...live.values()].filter((l) => !l.deletedAt);
+  // 'none' renders the deleted statuses it was given, and the originals they reblog, too.
+  const shown = opts.check === 'none' ? new Set(ids.flatMap((id) => [id, live.get(id)?.reblogOfId ?? id])) : null;
+  const all = [...live.values()].filter((l) => !l.deletedAt || shown?.has(l._id));
   const stale = all.filter((l) => shells.get(l._id)?.v !== version(l)).map((l) => l._id);
   const authorIds = [...new Set(all.map((l) => l.accountId))];
   // Only a page's own statuses show `muted` (not the originals they reblog).
@@ -250,7 +254,9 @@ export async function loadStatusPage(
   const authors = new Map<bigint, { entity: Account; role: EffectiveRole | null }>();
   const usable = new Set<bigint>();
   const silenced = new Set<bigint>();
+  const domains = new Map<bigint, string | null>();
   for (const [id, a] of authorDocs) {
+    domains.set(id, a.domain ?? null);
     if (!a.suspended) usable.add(id);
     if (a.silenced) silenced.add(id);
     if (!a.local) {
@@ -266,9 +272,11 @@ export async function loadStatusPage(
     for (const id of await followedAmong(core, viewer._id, ask)) relations.following.add(id);
   }
   const pollById = new Map<bigint, PollEntity>();
-  for (const p of pollDocs) pollById.set(p._id, await presentPoll(core, p, viewer?._id ?? null));
+  for (const p of pollDocs)
+    pollById.set(p._id, await presentPoll(core, p, viewer?._id ?? null, domains.get(p.accountId) ?? null));
 
   const visible = (l: Live): boolean => {
+    if (opts.check === 'none') return shells.has(l._id) && authors.has(l.accountId);
     if (l.deletedAt || !usable.has(l.accountId) || !shells.has(l._id)) return false;
     if (
       opts.hideLimited &&
@@ -290,8 +298,9 @@ export async function loadStatusPage(
       continue;
     }
     const original = live.get(l.reblogOfId);
-    if (!original || !visible(original)) continue;
-    items.push({ status: l, original });
+    if (original && visible(original)) items.push({ status: l, original });
+    // Given statuses show as they are, a reblog without its original too.
+    else if (opts.check === 'none') items.push({ status: l, original: null });
   }
   return {
     items,
@@ -317,19 +326,4 @@ function quoteRelationAuthors(live: ReadonlyMap<bigint, Live>, viewer: CachedAcc
     if (viewer && needsFollowRelation(l, viewer._id)) out.add(l.accountId);
   }
   return [...out];
-}
-
-/** The statuses of `ids` that exist and the viewer may see, in order, rendered for the viewer. */
-export async function presentStatusPage(
-  core: Core,
-  ids: Id[],
-  viewer: CachedAccount | null,
-  opts: PageOptions,
-): Promise<Status[]> {
-  const page = await loadStatusPage(core, ids, viewer, opts);
-  return page.items.map(({ status, original }) => {
-    const out: Status = renderStatus(page, status, false);
-    if (original) out.reblog = renderStatus(page, original, true);
-    return out;
-  });
 }

@@ -10,11 +10,10 @@ import type { Id } from '../ids.ts';
 import type { CachedAccount } from '../model/accounts.ts';
 import type { EffectiveRole } from '../roles/roles.ts';
 import type { Account } from './account.ts';
-import type { Status } from './status.ts';
 import type { QuoteApproval } from '../quotes/policy.ts';
 import { loadStatusPage, type Live, type LoadedPage, type PageOptions } from './statusPage.ts';
 import { type CachedShell } from './statusShells.ts';
-import { authorEntity, quoteApprovalOf, quoteOf, renderStatus, viewerFields } from './statusRender.ts';
+import { authorEntity, quoteApprovalOf, quoteOf, renderItem, viewerFields } from './statusRender.ts';
 
 /** Fields renderStatus lays over the shell; a shell holding one of them is rendered as an object. */
 const LAID_OVER = new Set([
@@ -142,9 +141,7 @@ function pushItem(parts: string[], page: LoadedPage, status: Live, original: Liv
   const inner = original === null ? '' : shellText(page.shells.get(original._id) as CachedShell);
   if (head === null || inner === null) {
     // Not spliceable: the object, as presentStatusPage makes it.
-    const out: Status = renderStatus(page, status, false);
-    if (original) out.reblog = renderStatus(page, original, true);
-    parts.push(JSON.stringify(out));
+    parts.push(JSON.stringify(renderItem(page, { status, original })));
     return;
   }
   parts.push(head, ',"reblog":');
@@ -176,7 +173,7 @@ export async function presentStatusPageJson(
 /**
  * One status as `GET /api/v1/statuses/:id` answers it, from the caches the timelines read; null
  * when it does not exist or the viewer may not see it. A reblog wrapper on its own shows its
- * original's flags (Mastodon's `status.proper`, presentStatus's properFlags).
+ * original's flags (viewerFields' properFlags), written as an object.
  */
 export async function presentStatusJson(
   core: Core,
@@ -192,13 +189,5 @@ export async function presentStatusJson(
     pushItem(parts, page, item.status, null);
     return parts.join('');
   }
-  const out: Status = renderStatus(page, item.status, false);
-  out.reblog = renderStatus(page, item.original, true);
-  const proper = viewerFields(page, item.original, true);
-  if (proper) {
-    out.favourited = proper.favourited;
-    out.reblogged = proper.reblogged;
-    out.bookmarked = proper.bookmarked;
-  }
-  return JSON.stringify(out);
+  return JSON.stringify(renderItem(page, item, true));
 }

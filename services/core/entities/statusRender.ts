@@ -1,15 +1,20 @@
-// One status of a loaded page (statusPage.ts) as the API shows it: its cached rendering with what
-// changes without an edit laid over it (counts, author, poll, quote) and the viewer's own fields.
+// The one status renderer: a page of statuses (statusPage.ts) as the API shows it, each status its
+// cached rendering with what changes without an edit laid over it (counts, author, poll, quote)
+// and the viewer's own fields. A single status is a page of one; statusPageJson.ts writes the same
+// page as spliced JSON.
+import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
+import type { CachedAccount } from '../model/accounts.ts';
+import type { StatusDoc } from '../model/statuses.ts';
 import { type EffectiveRole } from '../roles/roles.ts';
 import { matchFilters } from '../filters/match.ts';
 import { roleBadges, type Account } from './account.ts';
 import { presentFilterResults } from './filter.ts';
-import { type NestedStatus } from './status.ts';
+import { type NestedStatus, type Status } from './status.ts';
 import { presentQuoteApproval, type QuoteApproval } from '../quotes/policy.ts';
 import { shallowQuote, shownQuoteState, showsQuotedStatus } from './quote.ts';
 import type { Quote, QuotedStatus } from './status.ts';
-import { type Live, type LoadedPage } from './statusPage.ts';
+import { loadStatusPage, type Live, type LoadedPage, type PageOptions } from './statusPage.ts';
 import { type CachedShell } from './statusShells.ts';
 
 /** A status's `quote` (a Quote, with the quoted status rendered and its own quote shallow). */
@@ -35,7 +40,12 @@ export function quoteApprovalOf(page: LoadedPage, l: Live, original: Live | null
     follows: page.quoteRelations?.following.has(proper.accountId),
   });
 }
-/** The viewer's own fields of a status (none without a viewer); `pinned` only on the viewer's own. */
+/**
+ * The viewer's own fields of a status (none without a viewer); `pinned` only on the viewer's own.
+ * `properFlags`: a reblog wrapper's favourited/reblogged/bookmarked are its original's, as Mastodon
+ * shows a single status rendered without preloaded relationships (`status.proper`); in lists they
+ * are the wrapper's own.
+ */
 export interface ViewerFields {
   favourited: boolean;
   reblogged: boolean;
@@ -44,18 +54,19 @@ export interface ViewerFields {
   filtered: ReturnType<typeof presentFilterResults>;
   pinned?: boolean;
 }
-export function viewerFields(page: LoadedPage, l: Live, nested: boolean): ViewerFields | null {
+export function viewerFields(page: LoadedPage, l: Live, nested: boolean, properFlags = false): ViewerFields | null {
   const { viewer, state, shells } = page;
   if (!viewer || !state) return null;
   const shell = (shells.get(l._id) as CachedShell).s;
   // Filters match the status itself, or for a reblog wrapper the reblogged original.
   const proper = !nested && l.reblogOfId !== null ? (shells.get(l.reblogOfId)?.s ?? shell) : shell;
   const properId = !nested && l.reblogOfId !== null ? l.reblogOfId : l._id;
+  const flagsOf = properFlags ? properId : l._id;
   const out: ViewerFields = {
-    favourited: state.favourited.has(l._id),
-    reblogged: state.reblogged.has(l._id),
+    favourited: state.favourited.has(flagsOf),
+    reblogged: state.reblogged.has(flagsOf),
     muted: !nested && l.conversationId !== null && state.mutedConversations.has(l.conversationId),
-    bookmarked: state.bookmarked.has(l._id),
+    bookmarked: state.bookmarked.has(flagsOf),
     filtered: presentFilterResults(
       matchFilters(page.active, { _id: properId, content: proper.content ?? '', spoilerText: proper.spoiler_text }),
     ),
@@ -71,9 +82,15 @@ export function authorEntity(page: LoadedPage, accountId: Id): Account {
 }
 /**
  * One status of a loaded page as an object (its `reblog` is left null). `shallow`: a quoted status,
- * whose own quote the caller sets as a ShallowQuote.
+ * whose own quote the caller sets as a ShallowQuote. `properFlags`: see viewerFields.
  */
-export function renderStatus(page: LoadedPage, l: Live, nested: boolean, shallow = false): NestedStatus {
+export function renderStatus(
+  page: LoadedPage,
+  l: Live,
+  nested: boolean,
+  shallow = false,
+  properFlags = false,
+): NestedStatus {
   const shell = (page.shells.get(l._id) as CachedShell).s;
   const out: NestedStatus = {
     ...shell,
@@ -87,7 +104,7 @@ export function renderStatus(page: LoadedPage, l: Live, nested: boolean, shallow
     quote_approval: quoteApprovalOf(page, l, l.reblogOfId === null ? null : (page.live?.get(l.reblogOfId) ?? null)),
     reblog: null,
   };
-  const own = viewerFields(page, l, nested);
+  const own = viewerFields(page, l, nested, properFlags);
   if (own) {
     out.favourited = own.favourited;
     out.reblogged = own.reblogged;
@@ -97,4 +114,60 @@ export function renderStatus(page: LoadedPage, l: Live, nested: boolean, shallow
     if (own.pinned !== undefined) out.pinned = own.pinned;
   }
   return out;
+}
+
+/** One item of a loaded page, with its reblogged original, as an object. */
+export function renderItem(page: LoadedPage, item: LoadedPage['items'][number], properFlags = false): Status {
+  const out: Status = renderStatus(page, item.status, false, false, properFlags);
+  if (item.original) out.reblog = renderStatus(page, item.original, true);
+  return out;
+}
+
+/** The statuses of `ids` that exist and the viewer may see, in order, rendered for the viewer. */
+export async function presentStatusPage(
+  core: Core,
+  ids: Id[],
+  viewer: CachedAccount | null,
+  opts: PageOptions,
+): Promise<Status[]> {
+  const page = await loadStatusPage(core, ids, viewer, opts);
+  return page.items.map((item) => renderItem(page, item));
+}
+
+/**
+ * Statuses the caller has read and checked (or shows regardless: notifications, moderation), in
+ * their order, rendered for the viewer. `properFlags`: see viewerFields.
+ */
+export async function presentStatuses(
+  core: Core,
+  docs: StatusDoc[],
+  viewer: CachedAccount | null,
+  opts: { properFlags?: boolean } = {},
+): Promise<Status[]> {
+  if (docs.length === 0) return [];
+  const page = await loadStatusPage(
+    core,
+    docs.map((d) => d._id),
+    viewer,
+    { check: 'none', docs },
+  );
+  // Only a status whose author's account is gone is left out: callers pair statuses by position.
+  if (page.items.length !== docs.length) throw new Error('statuses without their author cannot be rendered');
+  return page.items.map((item) => renderItem(page, item, opts.properFlags));
+}
+
+/**
+ * One status as the answer to an action on it (a reblog wrapper shows its original's flags).
+ * `source`: delete-and-redraft answers carry `text` (the source) instead of `content`.
+ */
+export async function presentStatus(
+  core: Core,
+  doc: StatusDoc,
+  viewer: CachedAccount | null,
+  opts: { source?: boolean } = {},
+): Promise<Status> {
+  const [out] = await presentStatuses(core, [doc], viewer, { properFlags: true });
+  if (!opts.source) return out;
+  const { content: _content, ...rest } = out;
+  return { ...rest, text: doc.text };
 }

@@ -1,5 +1,5 @@
 // The cached, viewer-independent renderings of statuses ("shells", see statusPage.ts): read from
-// this process's recent copies, else Redis; rendered by presentStatuses and stored when missing or
+// this process's recent copies, else Redis; rendered here and stored when missing or
 // older than the status's last edit. And the authors' role ids, cached the same way.
 import type { Core } from '../context.ts';
 import { batch } from '../db/redis.ts';
@@ -8,14 +8,18 @@ import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { users } from '../model/users.ts';
-import {
-  LOCAL_RENDER_TTL_MS,
-  localRenderings,
-  localRoleIdsOf,
-  renderedRoleKey,
-  renderedStatusKey,
-} from '../statuses/renderCache.ts';
-import { presentStatuses, type NestedStatus, type Status } from './status.ts';
+import { localRenderingsOf, localRoleIdsOf, renderedRoleKey, renderedStatusKey } from '../statuses/renderCache.ts';
+import type { NestedStatus } from './status.ts';
+import { accountView } from '../model/accounts.ts';
+import { readThrough } from '../db/docCache.ts';
+import { findApps } from '../auth/appCache.ts';
+import { polls } from '../model/polls.ts';
+import { loadAttachments } from '../media/statusAttachments.ts';
+import { loadStatusCards } from '../previews/cards.ts';
+import { emojisInTexts } from '../emojis/emojis.ts';
+import { presentMediaAttachment } from './mediaAttachment.ts';
+import { presentMention, presentStatusTag } from './mention.ts';
+import { presentPreviewCard } from './previewCard.ts';
 
 /** The cached, viewer-independent part of a status. */
 export type Shell = Omit<
@@ -46,27 +50,17 @@ const SHELL_TTL_SECONDS = 6 * 3600;
 const ROLE_TTL_SECONDS = 600;
 const shellKey = renderedStatusKey;
 const roleKey = renderedRoleKey;
-const LOCAL_MAX = 20_000;
-function localShells(core: Core): Map<bigint, { value: unknown; until: number }> {
-  let local = localRenderings.get(core.db);
-  if (!local) localRenderings.set(core.db, (local = new Map()));
-  return local;
-}
-function keepLocally(core: Core, id: Id, shell: CachedShell, now = Date.now()): void {
-  const local = localShells(core);
-  if (local.size >= LOCAL_MAX) local.delete(local.keys().next().value as bigint); // oldest first
-  local.set(id, { value: shell, until: now + LOCAL_RENDER_TTL_MS });
-}
+
 /** The cached renderings of `ids`: this process's recent copies, else Redis's. */
 export async function readShells(core: Core, ids: Id[]): Promise<Map<bigint, CachedShell>> {
   const out = new Map<bigint, CachedShell>();
   if (ids.length === 0) return out;
-  const local = localShells(core);
+  const local = localRenderingsOf(core.db);
   const now = Date.now();
   const want: Id[] = [];
   for (const id of ids) {
-    const hit = local.get(id);
-    if (hit && hit.until > now) out.set(id, hit.value as CachedShell);
+    const hit = local.get(id, now) as CachedShell | undefined;
+    if (hit) out.set(id, hit);
     else want.push(id);
   }
   if (want.length === 0) return out;
@@ -75,27 +69,75 @@ export async function readShells(core: Core, ids: Id[]): Promise<Map<bigint, Cac
     if (!r) return;
     const shell = JSON.parse(r) as CachedShell;
     out.set(want[i], shell);
-    keepLocally(core, want[i], shell, now);
+    local.set(want[i], shell, now);
   });
   return out;
 }
 export function version(d: Pick<StatusDoc, 'editedAt'>): string | null {
   return d.editedAt ? d.editedAt.toISOString() : null;
 }
-function toShell(status: Status): Shell {
-  const {
-    account: _a,
-    reblogs_count: _r,
-    favourites_count: _f,
-    replies_count: _c,
-    poll: _p,
-    reblog: _rb,
-    quote: _q,
-    quotes_count: _qc,
-    quote_approval: _qa,
-    ...rest
-  } = status;
-  return { ...rest, reblog: null };
+/**
+ * The viewer-independent rendering of `docs`, in the key order renderStatus and the spliced JSON
+ * keep (`reblog` last): one query per kind of related record, whatever the number of statuses.
+ * `justPosted`: made by this request, so no preview card yet (the link-previews pipeline attaches
+ * it after the event, and drops the rendering then).
+ */
+async function renderShells(core: Core, docs: StatusDoc[], justPosted: boolean): Promise<Shell[]> {
+  const accountIds = [...new Set(docs.map((s) => s.accountId))];
+  const appIds = [...new Set(docs.map((s) => s.applicationId).filter((a): a is Id => a !== null))];
+  const pollIds = docs.map((s) => s.pollId).filter((p): p is Id => p !== null);
+  const [authors, media, apps, pollDocs, cards] = await Promise.all([
+    readThrough(core, accountView, accountIds),
+    loadAttachments(core, [...new Set(docs.flatMap((s) => s.mediaIds))]),
+    appIds.length ? findApps(core, appIds) : new Map<bigint, never>(),
+    pollIds.length
+      ? collection(core.db, polls)
+          .find({ _id: { $in: pollIds } }, { projection: { options: 1 } })
+          .toArray()
+      : [],
+    justPosted
+      ? new Map<bigint, never>()
+      : loadStatusCards(
+          core,
+          docs.map((s) => s._id),
+        ),
+  ]);
+  const mediaById = new Map(media.map((m) => [m._id, presentMediaAttachment(core, m)]));
+  const pollOptions = new Map(pollDocs.map((p) => [p._id, p.options]));
+  return Promise.all(
+    docs.map(async (s) => {
+      const card = cards.get(s._id);
+      const shell: Shell = {
+        id: String(s._id),
+        uri: s.uri,
+        url: s.url,
+        created_at: s.createdAt.toISOString(),
+        edited_at: version(s),
+        visibility: s.visibility,
+        sensitive: s.sensitive,
+        spoiler_text: s.spoilerText,
+        media_attachments: s.mediaIds.map((id) => mediaById.get(id)).filter((m) => m !== undefined),
+        mentions: s.mentions.map(presentMention),
+        tags: s.tags.map((t) => presentStatusTag(core.config, t)),
+        emojis: await emojisInTexts(
+          core,
+          [s.spoilerText, s.content, ...(s.pollId === null ? [] : (pollOptions.get(s.pollId) ?? []))],
+          authors.get(s.accountId)?.domain ?? null,
+        ),
+        in_reply_to_id: s.inReplyToId === null ? null : String(s.inReplyToId),
+        in_reply_to_account_id: s.inReplyToAccountId === null ? null : String(s.inReplyToAccountId),
+        card: card ? presentPreviewCard(card) : null,
+        language: s.language,
+        content: s.content,
+        reblog: null,
+      };
+      const app = s.applicationId === null ? undefined : apps.get(s.applicationId);
+      if (!app) return shell;
+      // `application` before `reblog`, which stays the last key.
+      const { reblog, ...rest } = shell;
+      return { ...rest, application: { name: app.name, website: app.website }, reblog };
+    }),
+  );
 }
 /**
  * Renders the statuses of `ids` (unknown or deleted ones are skipped) and caches them; `known`
@@ -118,16 +160,16 @@ export async function renderMisses(
           .find({ _id: { $in: toRead } })
           .toArray()),
   ];
-  const rendered = await presentStatuses(core, docs, null, { withoutAccounts: true, justPosted });
+  const rendered = await renderShells(core, docs, justPosted);
   const pipe = batch(core.redis);
   docs.forEach((d, i) => {
     const entry: CachedShell = {
       v: version(d),
       r: d.reblogOfId === null ? null : String(d.reblogOfId),
-      s: toShell(rendered[i]),
+      s: rendered[i],
     };
     out.set(d._id, entry);
-    keepLocally(core, d._id, entry);
+    localRenderingsOf(core.db).set(d._id, entry);
     // NX: a tombstone (renderCache.ts) means the status changed while this render read it.
     pipe.set(shellKey(d._id), JSON.stringify(entry), 'EX', SHELL_TTL_SECONDS, 'NX');
   });
@@ -145,14 +187,11 @@ export async function roleIdsOf(core: Core, accountIds: Id[]): Promise<Map<bigin
   if (accountIds.length === 0) return out;
   const local = localRoleIdsOf(core.db);
   const now = Date.now();
-  const keep = (id: Id, roleId: Id | null): void => {
-    if (local.size >= LOCAL_MAX) local.delete(local.keys().next().value as bigint); // oldest first
-    local.set(id, { roleId, until: now + LOCAL_RENDER_TTL_MS });
-  };
+  const keep = (id: Id, roleId: Id | null): void => local.set(id, roleId, now);
   const want: Id[] = [];
   for (const id of accountIds) {
-    const hit = local.get(id);
-    if (hit && hit.until > now) out.set(id, hit.roleId);
+    const hit = local.get(id, now);
+    if (hit !== undefined) out.set(id, hit);
     else want.push(id);
   }
   if (want.length === 0) return out;

@@ -12,6 +12,7 @@ import { collection } from '../db/mongo.ts';
 import { batch } from '../db/redis.ts';
 import { users } from '../model/users.ts';
 import { feedKey, reblogsKey } from './feeds.ts';
+import { TtlCache } from '../cache/ttlCache.ts';
 
 /** `ok`: the feed has been kept since the marker was set; `stale`: it must be rebuilt before use. */
 export type ActivityState = 'ok' | 'stale';
@@ -44,7 +45,7 @@ const SIGN_IN_UPDATE_MS = DAY_SECONDS * 1000;
 const REFRESH_MS = 3_600_000;
 const REFRESH_MEMORY_MAX = 100_000;
 /** Per Redis namespace (tests run several cores in one process). */
-const refreshed = new Map<string, Map<string, number>>();
+const refreshed = new Map<string, TtlCache<string, true>>();
 
 /**
  * Marks accounts as fed from now on. `ok` for accounts whose feed is known to be current (a new
@@ -75,12 +76,10 @@ export async function recordActivity(
 ): Promise<void> {
   const now = Date.now();
   let seen = refreshed.get(core.config.redisNamespace);
-  if (!seen) refreshed.set(core.config.redisNamespace, (seen = new Map()));
+  if (!seen) refreshed.set(core.config.redisNamespace, (seen = new TtlCache(REFRESH_MS, REFRESH_MEMORY_MAX)));
   const id = String(user.accountId);
-  const last = seen.get(id);
-  if (last !== undefined && now - last < REFRESH_MS) return;
-  if (seen.size >= REFRESH_MEMORY_MAX) seen.clear();
-  seen.set(id, now);
+  if (seen.get(id, now)) return;
+  seen.set(id, true, now);
   // The sign-in time is bookkeeping: it must not slow or fail the request.
   if (user.lastSignInAt === null || now - user.lastSignInAt.getTime() > SIGN_IN_UPDATE_MS)
     void collection(core.db, users)

@@ -10,7 +10,8 @@ import { collection } from '../db/mongo.ts';
 import { readThrough } from '../db/docCache.ts';
 import { accountView } from '../model/accounts.ts';
 import { follows } from '../model/follows.ts';
-import { FAN_OUT_PAGE, followerPageKey, remembered, type FanOutStatus } from './fanOut.ts';
+import { followerPageKey, remembered, type FanOutStatus } from './authorSide.ts';
+import { FAN_OUT_PAGE } from './followerSlices.ts';
 
 /** Authors per query (the MongoDB-wire server's `$in` slows down with the square of its list). */
 const MAX_AUTHORS = 250;

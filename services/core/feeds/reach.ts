@@ -10,7 +10,8 @@ import { collection } from '../db/mongo.ts';
 import { batch } from '../db/redis.ts';
 import { listMembers } from '../model/lists.ts';
 import { feedKey } from './feeds.ts';
-import { followerPages, tagFollowerIds, type FanOutResult } from './fanOut.ts';
+import { followerPages } from './followerSlices.ts';
+import { tagFollowerIds, type FanOutResult } from './fanOutWrites.ts';
 
 async function holding(core: Core, kind: 'home' | 'list', owners: Id[], statusId: Id): Promise<Id[]> {
   if (owners.length === 0) return [];

@@ -36,6 +36,28 @@ function tally<T>(list: T[], keyOf: (x: T) => string | null): Map<string, number
   return m;
 }
 
+/**
+ * A dimension over statuses: their languages, or (`byLanguage` false) their authors under the key
+ * `authorKeys` gives them (read only then: a server, a username).
+ */
+async function statusesBy(
+  list: { accountId: Id; language: string | null }[],
+  byLanguage: boolean,
+  limit: number,
+  authorKeys: () => Promise<Map<string, string>>,
+): Promise<Dimension['data']> {
+  if (byLanguage)
+    return top(
+      tally(list, (s) => s.language),
+      limit,
+    );
+  const keys = await authorKeys();
+  return top(
+    tally(list, (s) => keys.get(String(s.accountId)) ?? null),
+    limit,
+  );
+}
+
 export async function computeDimensions(
   core: Core,
   keys: string[],
@@ -146,30 +168,13 @@ export async function computeDimensions(
         const list = await collection(db, statuses)
           .find({ ...statusRange(range), 'tags.id': BigInt(rawId) }, { projection: { accountId: 1, language: 1 } })
           .toArray();
-        if (key === 'tag_languages') {
-          out.push({
-            key,
-            data: top(
-              tally(list, (s) => s.language),
-              limit,
-            ),
-          });
-        } else {
-          const domains = new Map(
-            (
-              await collection(db, accounts)
-                .find({ _id: { $in: [...new Set(list.map((s) => s.accountId))] } }, { projection: { domain: 1 } })
-                .toArray()
-            ).map((a) => [String(a._id), a.domain ?? core.config.localDomain]),
-          );
-          out.push({
-            key,
-            data: top(
-              tally(list, (s) => domains.get(String(s.accountId)) ?? null),
-              limit,
-            ),
-          });
-        }
+        const data = await statusesBy(list, key === 'tag_languages', limit, async () => {
+          const found = await collection(db, accounts)
+            .find({ _id: { $in: [...new Set(list.map((s) => s.accountId))] } }, { projection: { domain: 1 } })
+            .toArray();
+          return new Map(found.map((a) => [String(a._id), a.domain ?? core.config.localDomain]));
+        });
+        out.push({ key, data });
         break;
       }
       case 'instance_accounts':
@@ -181,30 +186,13 @@ export async function computeDimensions(
         const list = await collection(db, statuses)
           .find({ ...statusRange(range), accountId: { $in: ids } }, { projection: { accountId: 1, language: 1 } })
           .toArray();
-        if (key === 'instance_languages') {
-          out.push({
-            key,
-            data: top(
-              tally(list, (s) => s.language),
-              limit,
-            ),
-          });
-        } else {
-          const names = new Map(
-            (
-              await collection(db, accounts)
-                .find({ _id: { $in: ids } }, { projection: { username: 1 } })
-                .toArray()
-            ).map((a) => [String(a._id), a.username]),
-          );
-          out.push({
-            key,
-            data: top(
-              tally(list, (s) => names.get(String(s.accountId)) ?? null),
-              limit,
-            ),
-          });
-        }
+        const data = await statusesBy(list, key === 'instance_languages', limit, async () => {
+          const found = await collection(db, accounts)
+            .find({ _id: { $in: ids } }, { projection: { username: 1 } })
+            .toArray();
+          return new Map(found.map((a) => [String(a._id), a.username]));
+        });
+        out.push({ key, data });
         break;
       }
     }

@@ -19,6 +19,7 @@ import {
   type DomainBlockSeverity,
 } from '../model/instanceDomainBlocks.ts';
 import { logAdminAction } from '../users/moderation.ts';
+import { TtlCache } from '../cache/ttlCache.ts';
 
 export type { DomainBlockDoc, DomainAllowDoc, DomainBlockSeverity };
 export const DOMAIN_BLOCK_SEVERITIES: readonly DomainBlockSeverity[] = ['silence', 'suspend', 'noop'];
@@ -74,10 +75,10 @@ const CACHE_MS = 5_000;
 interface Snapshot {
   blocks: Map<string, DomainBlockDoc>;
   allows: Map<string, DomainAllowDoc>;
-  until: number;
 }
 
-const snapshots = new Map<string, Promise<Snapshot>>();
+/** Each kept from the start of its load. */
+const snapshots = new TtlCache<string, Promise<Snapshot>>(CACHE_MS, 100);
 
 function cacheKey(core: Core): string {
   return core.db.databaseName;
@@ -91,7 +92,6 @@ async function loadSnapshot(core: Core): Promise<Snapshot> {
   return {
     blocks: new Map(blocks.map((b) => [b.domain, b])),
     allows: new Map(allows.map((a) => [a.domain, a])),
-    until: Date.now() + CACHE_MS,
   };
 }
 
@@ -100,11 +100,10 @@ async function snapshot(core: Core): Promise<Snapshot> {
   const cached = snapshots.get(key);
   if (cached) {
     const snap = await cached.catch(() => null);
-    if (snap && snap.until > Date.now()) return snap;
+    if (snap) return snap;
     if (snapshots.get(key) !== cached) return snapshot(core);
   }
   const loading = loadSnapshot(core);
-  if (snapshots.size > 100) snapshots.clear();
   snapshots.set(key, loading);
   try {
     return await loading;

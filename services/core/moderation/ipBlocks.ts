@@ -8,6 +8,7 @@ import { collection, isDuplicateKeyError } from '../db/mongo.ts';
 import { ipBlocks, IP_BLOCK_SEVERITIES, type IpBlockDoc, type IpBlockSeverity } from '../model/signUpBlocks.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import { logAdminAction, type Actor } from '../users/moderation.ts';
+import { TtlCache } from '../cache/ttlCache.ts';
 
 export type { IpBlockDoc, IpBlockSeverity };
 
@@ -125,7 +126,7 @@ function rangeContains(range: ParsedRange, ip: ParsedIp): boolean {
 // Matching (cached)
 
 const CACHE_MS = 5_000;
-const snapshots = new Map<string, { rules: { range: ParsedRange; doc: IpBlockDoc }[]; until: number }>();
+const snapshots = new TtlCache<string, { range: ParsedRange; doc: IpBlockDoc }[]>(CACHE_MS, 100);
 
 function invalidate(core: Core): void {
   snapshots.delete(core.db.databaseName);
@@ -134,13 +135,12 @@ function invalidate(core: Core): void {
 async function rules(core: Core) {
   const key = core.db.databaseName;
   const cached = snapshots.get(key);
-  if (cached && cached.until > Date.now()) return cached.rules;
+  if (cached) return cached;
   const docs = await collection(core.db, ipBlocks).find({}).toArray();
   const parsed = docs
     .map((doc) => ({ range: parseCidr(doc.ip), doc }))
     .filter((r): r is { range: ParsedRange; doc: IpBlockDoc } => r.range !== null);
-  if (snapshots.size > 100) snapshots.clear();
-  snapshots.set(key, { rules: parsed, until: Date.now() + CACHE_MS });
+  snapshots.set(key, parsed);
   return parsed;
 }
 

@@ -8,7 +8,7 @@ import type { Core } from '../context.ts';
 import { batch } from '../db/redis.ts';
 import { mgetAcrossSlots } from '../db/redisSlots.ts';
 import { nextSerialIds, type Id } from '../ids.ts';
-import { collection } from '../db/mongo.ts';
+import { collection, insertNew } from '../db/mongo.ts';
 import { accounts } from '../model/accounts.ts';
 import { blocks } from '../model/blocks.ts';
 import { mutes } from '../model/mutes.ts';
@@ -285,18 +285,8 @@ export async function createNotifications(
       },
       verify: { collection: notifications.name, filter: { _id: doc._id }, expect: 'exists' as const },
     })),
-    async () => {
-      try {
-        await coll.insertMany(docs, { ordered: false });
-        return docs;
-      } catch (err) {
-        // Another consumer stored some of them first (a rebalance): keep the ones that are ours.
-        const writeErrors = (err as { writeErrors?: Array<{ index: number; code?: number }> }).writeErrors;
-        if (!writeErrors || writeErrors.some((e) => e.code !== 11000)) throw err;
-        const lost = new Set(writeErrors.map((e) => e.index));
-        return docs.filter((_, i) => !lost.has(i));
-      }
-    },
+    // Another consumer may have stored some of them first (a rebalance): keep the ones that are ours.
+    () => insertNew(coll, docs),
   );
   await addToGroups(core, inserted);
   for (const doc of inserted) if (doc.filtered) await recordFilteredNotification(core, doc);

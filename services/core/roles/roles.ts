@@ -5,6 +5,7 @@ import { nextSerialId } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
 import { roles, type RoleDoc } from '../model/roles.ts';
 import { BUILT_IN_ROLES, DEFAULT_PERMISSIONS, hasPermission, type Permission } from './permissions.ts';
+import { TtlCache } from '../cache/ttlCache.ts';
 
 /** The role users without a stored role have (Mastodon's "everyone", id -99). */
 export interface EffectiveRole {
@@ -92,18 +93,17 @@ export async function createRole(
 // Roles are few and change rarely, but are read for every rendered local account and admin
 // request: keep each for a short while per process (keyed by database, as tests share processes).
 const ROLE_CACHE_MS = 10_000;
-const roleCache = new Map<string, { role: EffectiveRole; until: number }>();
+const roleCache = new TtlCache<string, EffectiveRole>(ROLE_CACHE_MS, 1000);
 
 /** The effective role of a user (everyone role when none or when the stored one vanished). */
 export async function roleOfUser(core: Core, user: { roleId: Id | null }): Promise<EffectiveRole> {
   if (user.roleId === null) return EVERYONE_ROLE;
   const key = `${core.db.databaseName}:${user.roleId}`;
   const cached = roleCache.get(key);
-  if (cached && cached.until > Date.now()) return cached.role;
+  if (cached) return cached;
   const doc = await collection(core.db, roles).findOne({ _id: user.roleId });
   const role = doc ? toEffectiveRole(doc) : EVERYONE_ROLE;
-  if (roleCache.size > 1000) roleCache.clear();
-  roleCache.set(key, { role, until: Date.now() + ROLE_CACHE_MS });
+  roleCache.set(key, role);
   return role;
 }
 
@@ -113,5 +113,5 @@ export async function userCan(core: Core, user: { roleId: Id | null }, permissio
 
 /** Drops this process's copy of a changed role (other processes see the change within ROLE_CACHE_MS). */
 export function forgetCachedRole(roleId: Id): void {
-  for (const key of roleCache.keys()) if (key.endsWith(`:${roleId}`)) roleCache.delete(key);
+  for (const key of [...roleCache.keys()]) if (key.endsWith(`:${roleId}`)) roleCache.delete(key);
 }

@@ -4,6 +4,7 @@
 import type { Core } from '../context.ts';
 import { batch } from '../db/redis.ts';
 import type { Id } from '../ids.ts';
+import { TtlCache, cachePerOwner } from '../cache/ttlCache.ts';
 
 export const renderedStatusKey = (id: Id) => `render:status:${id}`;
 export const renderedRoleKey = (accountId: Id) => `render:role:${accountId}`;
@@ -17,16 +18,18 @@ export const noFiltersKey = (accountId: Id) => `render:nofilters:${accountId}`;
  * later in other processes; this process forgets at once.
  */
 export const LOCAL_RENDER_TTL_MS = 5000;
-export const localRenderings = new WeakMap<object, Map<bigint, { value: unknown; until: number }>>();
+const LOCAL_MAX = 20_000;
+/** Per database: the renderings this process read (statusShells.ts's CachedShell). */
+export const localRenderings = new WeakMap<object, TtlCache<bigint, unknown>>();
 
-/** The role ids behind rendered authors this process read (statusPage.ts), as long as renderings. */
-const localRoleIds = new WeakMap<object, Map<bigint, { roleId: Id | null; until: number }>>();
-
-export function localRoleIdsOf(db: object): Map<bigint, { roleId: Id | null; until: number }> {
-  let local = localRoleIds.get(db);
-  if (!local) localRoleIds.set(db, (local = new Map()));
+export function localRenderingsOf(db: object): TtlCache<bigint, unknown> {
+  let local = localRenderings.get(db);
+  if (!local) localRenderings.set(db, (local = new TtlCache(LOCAL_RENDER_TTL_MS, LOCAL_MAX)));
   return local;
 }
+
+/** The role ids behind rendered authors this process read (statusPage.ts), as long as renderings. */
+export const localRoleIdsOf = cachePerOwner(() => new TtlCache<bigint, Id | null>(LOCAL_RENDER_TTL_MS, LOCAL_MAX));
 
 /**
  * How long a dropped rendering stays dropped: a render that read the status before the change
@@ -38,8 +41,8 @@ export const RENDER_TOMBSTONE_SECONDS = 5;
 
 /** Drops cached renderings of statuses (edits, deletes, changes to their media). */
 export async function invalidateRenderedStatuses(core: Core, ids: Id[]): Promise<void> {
-  const local = localRenderings.get(core.db);
-  if (local) for (const id of ids) local.delete(id);
+  const local = localRenderingsOf(core.db);
+  for (const id of ids) local.delete(id);
   if (ids.length === 0) return;
   const tombstones = batch(core.redis);
   for (const id of ids) tombstones.set(renderedStatusKey(id), '', 'EX', RENDER_TOMBSTONE_SECONDS);
@@ -48,7 +51,7 @@ export async function invalidateRenderedStatuses(core: Core, ids: Id[]): Promise
 
 /** Drops the cached role of an account (role changes). */
 export async function invalidateRenderedRole(core: Core, accountId: Id): Promise<void> {
-  localRoleIds.get(core.db)?.delete(accountId);
+  localRoleIdsOf(core.db).delete(accountId);
   await core.redis.del(renderedRoleKey(accountId));
 }
 

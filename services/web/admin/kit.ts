@@ -116,27 +116,40 @@ export function adminKit(core: Core): AdminKit {
 /** Registers one area of the dashboard's routes. */
 export type AdminArea = (app: FastifyInstance, kit: AdminKit) => void;
 
-/** A list page with a form to add an entry and a button to remove each (blocks, allows, rules, roles). */
-export interface ListResource {
+/**
+ * A list page with a form to add an entry, and per entry a button to remove it (blocks, allows,
+ * rules, roles) or to run one of its actions (announcements, custom emojis).
+ */
+export interface ListResource<T = Id> {
   permission: Permission;
-  /** The list's path (GET shows it, POST adds), and the removal's (`.../:id/delete`), written out. */
-  paths: { list: string; remove: string };
+  /**
+   * The list's path (GET shows it, POST adds), the removal's (`.../:id/delete`) and the actions'
+   * (`.../:id/:action`), written out.
+   */
+  paths: { list: string; remove?: string; action?: string };
   template: string;
   title: string;
   /** What the page shows besides the error. */
   load(): Promise<Record<string, unknown>>;
   create(request: FastifyRequest, me: Staff): Promise<unknown>;
-  remove(id: Id, me: Staff): Promise<unknown>;
+  remove?(id: Id, me: Staff): Promise<unknown>;
+  /** The entry an id names for its actions (null: 404), and the actions by name. */
+  find?(id: Id): Promise<T | null>;
+  actions?: Record<string, (entry: T, request: FastifyRequest) => Promise<unknown>>;
 }
 
+/** Something done to one entry; the entry's id is taken from the path. */
+type EntryRun<E> = (entry: E, request: FastifyRequest, me: Staff) => Promise<unknown>;
+
 /**
- * Registers a list resource's three routes; a refused addition or removal shows the list with the
- * core's message (422). Returns the list page, for an area's other routes.
+ * Registers a list resource's routes; a refused addition, removal or action shows the list with
+ * the core's message (422), an unknown entry or action is 404. Returns the list page, for an
+ * area's other routes.
  */
-export function listResource(
+export function listResource<T = Id>(
   app: FastifyInstance,
   kit: AdminKit,
-  r: ListResource,
+  r: ListResource<T>,
 ): (reply: FastifyReply, me: Staff, error?: string | null) => Promise<FastifyReply> {
   const listPage = async (reply: FastifyReply, me: Staff, error: string | null = null) =>
     kit.view(reply, me, r.template, r.title, { ...(await r.load()), error }, error ? 422 : 200);
@@ -155,15 +168,38 @@ export function listResource(
     return reply.redirect(r.paths.list, 303);
   });
 
-  app.post(r.paths.remove, { preHandler: app.csrfProtection }, async (request, reply) => {
-    const me = await kit.staff(request, reply, r.permission);
-    if (!me) return reply;
-    const id = kit.idParam(request);
-    if (id === null) return reply.callNotFound();
-    const error = await kit.attempt(() => r.remove(id, me));
-    if (error) return listPage(reply, me, error);
-    return reply.redirect(r.paths.list, 303);
-  });
+  const onEntry = <E>(
+    path: string,
+    find: (id: Id) => Promise<E | null>,
+    pick: (action: string | undefined) => EntryRun<E> | undefined,
+  ) =>
+    app.post<{ Params: { id: string; action?: string } }>(
+      path,
+      { preHandler: app.csrfProtection },
+      async (request, reply) => {
+        const me = await kit.staff(request, reply, r.permission);
+        if (!me) return reply;
+        const id = kit.idParam(request);
+        const run = pick(request.params.action);
+        const entry = id === null || !run ? null : await find(id);
+        if (entry === null || !run) return reply.callNotFound();
+        const error = await kit.attempt(() => run(entry, request, me));
+        if (error) return listPage(reply, me, error);
+        return reply.redirect(r.paths.list, 303);
+      },
+    );
+
+  const { remove, find, actions } = r;
+  if (r.paths.remove && remove)
+    onEntry(
+      r.paths.remove,
+      async (id) => id,
+      () => (id, _request, me) => remove(id, me),
+    );
+  if (r.paths.action && find && actions)
+    onEntry(r.paths.action, find, (action) =>
+      action !== undefined && Object.hasOwn(actions, action) ? actions[action] : undefined,
+    );
 
   return listPage;
 }

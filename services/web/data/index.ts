@@ -21,7 +21,7 @@ import { storageFor } from '../../core/media/storage.ts';
 import type { UserDoc } from '../../core/model/users.ts';
 import { formField } from '../forms.ts';
 import { translator } from '../i18n.ts';
-import { page } from '../view.ts';
+import { formPage, page } from '../view.ts';
 import { formatDate } from '../format.ts';
 import { requireSignedIn } from '../guard.ts';
 import { messagePage } from '../pages.ts';
@@ -65,33 +65,33 @@ const dataPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
       'domain_blocks',
       'bookmarks',
     ] as const;
-    return page(reply, {
-      status: opts.status,
-      template: 'data/export',
-      title: 'data_settings.exports.title',
-      instance,
-      signedInAs: account.username,
-      csrf: reply.generateCsrf(),
-      data: {
-        notice: opts.notice ?? null,
-        error: opts.error ?? null,
-        rows: kinds.map((kind) => ({
-          label: t(`data_settings.exports.${kind}`),
-          count: counts[kind],
-          href: files.get(kind as ExportType) ?? null,
-        })),
-        nextAllowed: nextAllowed ? formatDate(nextAllowed) : null,
-        archives: archives.map((b) => ({
-          id: String(b._id),
-          createdAt: formatDate(b.createdAt),
-          href: archiveAvailable(b) ? `/backups/${b._id}/download` : null,
-          state: t(
-            `data_settings.archive.states.${archiveAvailable(b) ? 'done' : b.state === 'done' ? 'expired' : b.state}`,
-          ),
-          size: b.size === null ? '' : `${Math.max(1, Math.round(b.size / 1024))} KB`,
-        })),
+    return formPage(
+      reply,
+      {
+        template: 'data/export',
+        title: 'data_settings.exports.title',
+        instance,
+        signedInAs: account.username,
+        data: {
+          rows: kinds.map((kind) => ({
+            label: t(`data_settings.exports.${kind}`),
+            count: counts[kind],
+            href: files.get(kind as ExportType) ?? null,
+          })),
+          nextAllowed: nextAllowed ? formatDate(nextAllowed) : null,
+          archives: archives.map((b) => ({
+            id: String(b._id),
+            createdAt: formatDate(b.createdAt),
+            href: archiveAvailable(b) ? `/backups/${b._id}/download` : null,
+            state: t(
+              `data_settings.archive.states.${archiveAvailable(b) ? 'done' : b.state === 'done' ? 'expired' : b.state}`,
+            ),
+            size: b.size === null ? '' : `${Math.max(1, Math.round(b.size / 1024))} KB`,
+          })),
+        },
       },
-    });
+      opts,
+    );
   }
 
   app.get('/settings/export', async (request, reply) => {
@@ -173,25 +173,25 @@ const dataPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     opts: { status?: number; notice?: string; error?: string; type?: string; mode?: string } = {},
   ): Promise<FastifyReply> {
     const recent = await listImports(core, account._id);
-    return page(reply, {
-      status: opts.status,
-      template: 'data/imports',
-      title: 'data_settings.imports.title',
-      instance,
-      signedInAs: account.username,
-      csrf: reply.generateCsrf(),
-      data: {
-        notice: opts.notice ?? null,
-        error: opts.error ?? null,
-        types: IMPORT_TYPES.map((value) => ({
-          value,
-          label: t(`data_settings.imports.types.${value}`),
-          selected: value === (opts.type ?? 'following'),
-        })),
-        overwrite: opts.mode === 'overwrite',
-        imports: recent.map(importView),
+    return formPage(
+      reply,
+      {
+        template: 'data/imports',
+        title: 'data_settings.imports.title',
+        instance,
+        signedInAs: account.username,
+        data: {
+          types: IMPORT_TYPES.map((value) => ({
+            value,
+            label: t(`data_settings.imports.types.${value}`),
+            selected: value === (opts.type ?? 'following'),
+          })),
+          overwrite: opts.mode === 'overwrite',
+          imports: recent.map(importView),
+        },
       },
-    });
+      opts,
+    );
   }
 
   app.get('/settings/imports', async (request, reply) => {

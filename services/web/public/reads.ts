@@ -12,7 +12,7 @@ import { pins } from '../../core/model/pins.ts';
 import { parseAcct } from '../../core/accounts/queries.ts';
 import { presentAccount, type Account } from '../../core/entities/account.ts';
 import type { Status } from '../../core/entities/status.ts';
-import { presentStatusPage } from '../../core/entities/statusPage.ts';
+import { presentStatusPage } from '../../core/entities/statusRender.ts';
 import { findVisibleStatus } from '../../core/statuses/visibility.ts';
 import { statusContext } from '../../core/statuses/context.ts';
 import { accountStatusesFilter, PUBLIC_LISTED } from '../../core/statuses/accountStatuses.ts';

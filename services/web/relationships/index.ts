@@ -12,7 +12,7 @@ import { applyAccountBatch, type AccountBatchAction } from '../../core/graph/acc
 import { blockDomain, unblockDomain } from '../../core/graph/domainBlocks.ts';
 import { unfollowTagById } from '../../core/tags/tagFollows.ts';
 import { translator } from '../i18n.ts';
-import { page } from '../view.ts';
+import { formPage, type FormOutcome } from '../view.ts';
 import { formatDate } from '../format.ts';
 import { formField, formList, queryField } from '../forms.ts';
 import { requireSignedIn } from '../guard.ts';
@@ -38,11 +38,7 @@ const ACCOUNT_LISTS: Record<AccountRelation, { path: string; action: AccountBatc
   mutes: { path: '/mutes', action: 'unmute' },
 };
 
-interface PageState {
-  status?: number;
-  notice?: string;
-  error?: string;
-}
+type PageState = FormOutcome;
 
 const acctOf = (a: AccountDoc): string => (a.domain ? `${a.username}@${a.domain}` : a.username);
 
@@ -57,6 +53,28 @@ const relationshipPages: FastifyPluginAsync<WebOptions> = async (app, { core }) 
   const olderLink = (path: string, maxId: bigint | null): string | null =>
     maxId === null ? null : `${path}${path.includes('?') ? '&' : '?'}max_id=${maxId}`;
 
+  /** One tab's page: its list (`data`) under the tabs, with the outcome of the last action. */
+  function tabPage(
+    reply: FastifyReply,
+    owner: AccountDoc,
+    tab: Tab,
+    template: string,
+    opts: PageState,
+    data: Record<string, unknown>,
+  ): Promise<FastifyReply> {
+    return formPage(
+      reply,
+      {
+        template,
+        title: `relationships.tabs.${tab}`,
+        instance,
+        signedInAs: owner.username,
+        data: { tabs: tabs(tab), ...data },
+      },
+      opts,
+    );
+  }
+
   async function accountsPage(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -66,32 +84,21 @@ const relationshipPages: FastifyPluginAsync<WebOptions> = async (app, { core }) 
   ): Promise<FastifyReply> {
     const list = await relatedAccounts(core, owner._id, relation, parseId(queryField(request, 'max_id', 30)));
     const { path, action } = ACCOUNT_LISTS[relation];
-    return page(reply, {
-      status: opts.status,
-      template: 'relationships/accounts',
-      title: `relationships.tabs.${relation}`,
-      instance,
-      signedInAs: owner.username,
-      csrf: reply.generateCsrf(),
-      data: {
-        notice: opts.notice ?? null,
-        error: opts.error ?? null,
-        tabs: tabs(relation),
-        action: path,
-        relation,
-        button: { name: action, label: t(`relationships.actions.${action}`) },
-        empty: t(`relationships.empty.${relation}`),
-        accounts: list.items.map(({ account, since, expiresAt }) => ({
-          id: String(account._id),
-          name: account.displayName || account.username,
-          acct: acctOf(account),
-          // A remote actor's url is hostile input: only web links are linked.
-          url: /^https?:\/\//i.test(account.url) ? account.url : null,
-          since: formatDate(since),
-          expires: expiresAt ? formatDate(expiresAt) : null,
-        })),
-        older: olderLink(path, list.nextMaxId),
-      },
+    return tabPage(reply, owner, relation, 'relationships/accounts', opts, {
+      action: path,
+      relation,
+      button: { name: action, label: t(`relationships.actions.${action}`) },
+      empty: t(`relationships.empty.${relation}`),
+      accounts: list.items.map(({ account, since, expiresAt }) => ({
+        id: String(account._id),
+        name: account.displayName || account.username,
+        acct: acctOf(account),
+        // A remote actor's url is hostile input: only web links are linked.
+        url: /^https?:\/\//i.test(account.url) ? account.url : null,
+        since: formatDate(since),
+        expires: expiresAt ? formatDate(expiresAt) : null,
+      })),
+      older: olderLink(path, list.nextMaxId),
     });
   }
 
@@ -143,20 +150,9 @@ const relationshipPages: FastifyPluginAsync<WebOptions> = async (app, { core }) 
 
   async function domainsPage(request: FastifyRequest, reply: FastifyReply, owner: AccountDoc, opts: PageState = {}) {
     const list = await blockedDomains(core, owner._id, parseId(queryField(request, 'max_id', 30)));
-    return page(reply, {
-      status: opts.status,
-      template: 'relationships/domain_blocks',
-      title: 'relationships.tabs.domain_blocks',
-      instance,
-      signedInAs: owner.username,
-      csrf: reply.generateCsrf(),
-      data: {
-        notice: opts.notice ?? null,
-        error: opts.error ?? null,
-        tabs: tabs('domain_blocks'),
-        domains: list.items.map((d) => ({ domain: d.domain, since: formatDate(d.since) })),
-        older: olderLink('/domain_blocks', list.nextMaxId),
-      },
+    return tabPage(reply, owner, 'domain_blocks', 'relationships/domain_blocks', opts, {
+      domains: list.items.map((d) => ({ domain: d.domain, since: formatDate(d.since) })),
+      older: olderLink('/domain_blocks', list.nextMaxId),
     });
   }
 
@@ -187,24 +183,13 @@ const relationshipPages: FastifyPluginAsync<WebOptions> = async (app, { core }) 
 
   async function tagsPage(request: FastifyRequest, reply: FastifyReply, owner: AccountDoc, opts: PageState = {}) {
     const list = await followedTags(core, owner._id, parseId(queryField(request, 'max_id', 30)));
-    return page(reply, {
-      status: opts.status,
-      template: 'relationships/followed_tags',
-      title: 'relationships.tabs.followed_tags',
-      instance,
-      signedInAs: owner.username,
-      csrf: reply.generateCsrf(),
-      data: {
-        notice: opts.notice ?? null,
-        error: opts.error ?? null,
-        tabs: tabs('followed_tags'),
-        tags: list.items.map((tag) => ({
-          id: String(tag._id),
-          name: tag.name,
-          href: `/tags/${encodeURIComponent(tag.name)}`,
-        })),
-        older: olderLink('/followed_tags', list.nextMaxId),
-      },
+    return tabPage(reply, owner, 'followed_tags', 'relationships/followed_tags', opts, {
+      tags: list.items.map((tag) => ({
+        id: String(tag._id),
+        name: tag.name,
+        href: `/tags/${encodeURIComponent(tag.name)}`,
+      })),
+      older: olderLink('/followed_tags', list.nextMaxId),
     });
   }
 

@@ -7,6 +7,7 @@ import { collection } from '../../../services/core/db/mongo.ts';
 import { notifications } from '../../../services/core/model/notifications.ts';
 import { accountWarnings } from '../../../services/core/model/reports.ts';
 import { accounts } from '../../../services/core/model/accounts.ts';
+import { statuses } from '../../../services/core/model/statuses.ts';
 import { adminActions } from '../../../services/core/model/adminActions.ts';
 import { setMxResolver } from '../../../services/core/moderation/emailBlocks.ts';
 import { removeStatusesByModerator } from '../../../services/core/moderation/accountActions.ts';
@@ -392,6 +393,30 @@ test('measures, dimensions and retention are computed from the data', async () =
   const last = retention.body.at(-1);
   expect(last).toMatchObject({ frequency: 'day', data: [{ rate: 1, value: expect.any(String) }] });
   expect((await call('POST', '/api/v1/admin/retention', owner.token, {})).body).toEqual([]);
+});
+
+test("a tag's dimensions count its statuses by language and by server", async () => {
+  const today = new Date().toISOString().slice(0, 10);
+  const posted = await call('POST', '/api/v1/statuses', owner.token, {
+    status: 'about #dimensiontag',
+    language: 'de',
+  });
+  expect(posted.status).toBe(200);
+  const tag = (posted.body.tags as { name: string }[])[0];
+  expect(tag.name).toBe('dimensiontag');
+  const tagId = String((await collection(core.db, statuses).findOne({ _id: BigInt(posted.body.id) }))?.tags[0]?.id);
+  const dims = await call('POST', '/api/v1/admin/dimensions', owner.token, {
+    keys: ['tag_languages', 'tag_servers'],
+    start_at: today,
+    end_at: today,
+    tag_languages: { id: tagId },
+    tag_servers: { id: tagId },
+  });
+  expect(dims.status).toBe(200);
+  expect(dims.body).toEqual([
+    { key: 'tag_languages', data: [{ key: 'de', human_key: 'de', value: '1' }] },
+    { key: 'tag_servers', data: [{ key: core.config.localDomain, human_key: core.config.localDomain, value: '1' }] },
+  ]);
 });
 
 test('a no_access IP rule shuts its range out of every route', async () => {

@@ -4,7 +4,8 @@
 // delete, unfollow and block, and regeneration of a missing feed.
 import type { Core } from '../../../services/core/context.ts';
 import { runFanOutPipeline } from '../../../pipelines/fanout/index.ts';
-import { fanOutStatus, fanOutStatusOf } from '../../../services/core/feeds/fanOut.ts';
+import { fanOutStatus } from '../../../services/core/feeds/fanOut.ts';
+import { fanOutStatusOf } from '../../../services/core/feeds/authorSide.ts';
 import type { Pipeline } from '../../../pipelines/runtime/index.ts';
 import { addToFeed, feedKey } from '../../../services/core/feeds/feeds.ts';
 import { batch } from '../../../services/core/db/redis.ts';

@@ -5,9 +5,9 @@
 // screenshots of the main pages go to var/screenshots/.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeWithBrowser, launchChromium } from '../../support/browser.ts';
-import { seriousAxeViolations } from '../../support/axe.ts';
+import type { Browser, Page } from 'playwright-core';
+import { describeWithBrowser, launchChromium, newBrowserPage, signIn, submitForm } from '../../support/browser.ts';
+import { expectAccessible } from '../../support/axe.ts';
 import type { Core } from '../../../services/core/context.ts';
 import { runMailerPipeline } from '../../../pipelines/mailer/index.ts';
 import type { Pipeline } from '../../../pipelines/runtime/index.ts';
@@ -46,34 +46,10 @@ describeWithBrowser('accountPages.test.ts')('account pages in a real browser (Ch
     return `${server.url}${u.pathname}${u.search}`;
   };
 
-  async function newPage(
-    opts: { dark?: boolean; locale?: string } = {},
-  ): Promise<{ context: BrowserContext; page: Page }> {
-    // bypassCSP: axe-core is injected as a script, which the pages' CSP (rightly) forbids.
-    const context = await browser.newContext({
-      viewport: { width: 900, height: 900 },
-      bypassCSP: true,
-      colorScheme: opts.dark ? 'dark' : 'light',
-      locale: opts.locale ?? 'en-US',
-    });
-    return { context, page: await context.newPage() };
-  }
-
-  async function expectAccessible(page: Page, name: string): Promise<void> {
-    const violations = await seriousAxeViolations(page);
-    expect({ page: name, violations }).toEqual({ page: name, violations: [] });
-  }
-
-  async function submit(page: Page, button: string): Promise<void> {
-    await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: button }).click()]);
-  }
-
-  async function logIn(page: Page, email: string, password: string): Promise<void> {
-    await page.goto(`${server.url}/auth/sign_in`);
-    await page.getByLabel('E-mail address').fill(email);
-    await page.getByLabel('Password', { exact: true }).fill(password);
-    await submit(page, 'Log in');
-  }
+  const newPage = (opts: { dark?: boolean; locale?: string } = {}) =>
+    newBrowserPage(browser, { ...opts, locale: opts.locale ?? 'en-US' });
+  const submit = (page: Page, button: string) => submitForm(page, button);
+  const logIn = (page: Page, email: string, password: string) => signIn(page, server.url, email, password);
 
   async function api(token: string, path = '/api/v1/accounts/verify_credentials'): Promise<number> {
     const res = await fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${token}` } });

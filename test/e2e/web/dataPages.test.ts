@@ -6,9 +6,9 @@
 // with axe-core (no serious or critical violation).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeWithBrowser, launchChromium } from '../../support/browser.ts';
-import { seriousAxeViolations } from '../../support/axe.ts';
+import type { Browser, Page } from 'playwright-core';
+import { describeWithBrowser, launchChromium, newBrowserPage, signIn, submitForm } from '../../support/browser.ts';
+import { expectAccessible } from '../../support/axe.ts';
 import type { Core } from '../../../services/core/context.ts';
 import { testConfig } from '../../support/config.ts';
 import { closeTestCore, createTestCore } from '../../support/core.ts';
@@ -37,26 +37,11 @@ describeWithBrowser('dataPages.test.ts')('data and settings pages in a real brow
   let call: JsonClient;
   let domain: string;
 
-  async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
-    // bypassCSP: axe-core is injected as a script, which the pages' CSP (rightly) forbids.
-    const context = await browser.newContext({ viewport: { width: 900, height: 900 }, bypassCSP: true });
-    return { context, page: await context.newPage() };
-  }
-
-  async function expectAccessible(page: Page, name: string): Promise<void> {
-    const violations = await seriousAxeViolations(page);
-    expect({ page: name, violations }).toEqual({ page: name, violations: [] });
-  }
-
-  async function submit(page: Page, button: string): Promise<void> {
-    await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: button, exact: true }).click()]);
-  }
+  const newPage = () => newBrowserPage(browser);
+  const submit = (page: Page, button: string) => submitForm(page, button, true);
 
   async function logIn(page: Page, user: TestUser): Promise<void> {
-    await page.goto(`${server.url}/auth/sign_in`);
-    await page.getByLabel('E-mail address').fill(user.user.email);
-    await page.getByLabel('Password', { exact: true }).fill(user.password);
-    await submit(page, 'Log in');
+    await signIn(page, server.url, user.user.email, user.password);
     expect(new URL(page.url()).pathname).toBe('/auth/edit');
   }
 

@@ -6,7 +6,8 @@
 // database); every page passes axe-core.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeWithBrowser, launchChromium } from '../../support/browser.ts';
-import { seriousAxeViolations } from '../../support/axe.ts';
+import { expectAccessible } from '../../support/axe.ts';
+import { newBrowserPage, signIn, submitForm } from '../../support/browser.ts';
 import { eventually } from '../../support/eventually.ts';
 import type { Core } from '../../../services/core/context.ts';
 import { testConfig } from '../../support/config.ts';
@@ -34,31 +35,10 @@ describeWithBrowser('settingsPages.test.ts')('settings pages in a real browser (
   let server: TestServer;
   let browser: Browser;
 
-  async function newPage(opts: { dark?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
-    // bypassCSP: axe-core is injected as a script, which the pages' CSP (rightly) forbids.
-    const context = await browser.newContext({
-      viewport: { width: 900, height: 900 },
-      bypassCSP: true,
-      colorScheme: opts.dark ? 'dark' : 'light',
-    });
-    return { context, page: await context.newPage() };
-  }
-
-  async function expectAccessible(page: Page, name: string): Promise<void> {
-    const violations = await seriousAxeViolations(page);
-    expect({ page: name, violations }).toEqual({ page: name, violations: [] });
-  }
-
-  async function submit(page: Page, button: string): Promise<void> {
-    await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: button, exact: true }).click()]);
-  }
-
-  async function logIn(page: Page, email: string, password: string): Promise<void> {
-    await page.goto(`${server.url}/auth/sign_in`);
-    await page.getByLabel('E-mail address').fill(email);
-    await page.getByLabel('Password', { exact: true }).fill(password);
-    await submit(page, 'Log in');
-  }
+  const newPage = (opts: { dark?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> =>
+    newBrowserPage(browser, opts);
+  const submit = (page: Page, button: string) => submitForm(page, button, true);
+  const logIn = (page: Page, email: string, password: string) => signIn(page, server.url, email, password);
 
   async function api<T>(token: string, path: string, init: RequestInit = {}): Promise<T> {
     const res = await fetch(`${server.url}${path}`, {

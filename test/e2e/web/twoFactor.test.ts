@@ -6,9 +6,9 @@
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { Secret, TOTP } from 'otpauth';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeWithBrowser, launchChromium } from '../../support/browser.ts';
-import { seriousAxeViolations } from '../../support/axe.ts';
+import type { Browser, Page } from 'playwright-core';
+import { describeWithBrowser, launchChromium, newBrowserPage, signIn, submitForm } from '../../support/browser.ts';
+import { expectAccessible } from '../../support/axe.ts';
 import type { Core } from '../../../services/core/context.ts';
 import { testConfig } from '../../support/config.ts';
 import { closeTestCore, createTestCore } from '../../support/core.ts';
@@ -37,31 +37,9 @@ describeWithBrowser('twoFactor.test.ts')('two-factor authentication in a real br
   let server: TestServer;
   let browser: Browser;
 
-  async function newPage(opts: { dark?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
-    // bypassCSP: axe-core is injected as a script, which the pages' CSP forbids.
-    const context = await browser.newContext({
-      viewport: { width: 900, height: 900 },
-      bypassCSP: true,
-      colorScheme: opts.dark ? 'dark' : 'light',
-    });
-    return { context, page: await context.newPage() };
-  }
-
-  async function expectAccessible(page: Page, name: string): Promise<void> {
-    const violations = await seriousAxeViolations(page);
-    expect({ page: name, violations }).toEqual({ page: name, violations: [] });
-  }
-
-  async function submit(page: Page, button: string): Promise<void> {
-    await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: button }).click()]);
-  }
-
-  async function logIn(page: Page, email: string, password: string): Promise<void> {
-    await page.goto(`${server.url}/auth/sign_in`);
-    await page.getByLabel('E-mail address').fill(email);
-    await page.getByLabel('Password', { exact: true }).fill(password);
-    await submit(page, 'Log in');
-  }
+  const newPage = (opts: { dark?: boolean } = {}) => newBrowserPage(browser, opts);
+  const submit = (page: Page, button: string) => submitForm(page, button);
+  const logIn = (page: Page, email: string, password: string) => signIn(page, server.url, email, password);
 
   /** An app's authorization: log-in form, then (when asked) the second factor, consent, the code, a token. */
   async function appToken(page: Page, email: string, password: string, secondFactor: string | null) {

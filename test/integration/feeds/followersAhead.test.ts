@@ -8,7 +8,7 @@ import { collection } from '../../../services/core/db/mongo.ts';
 import { follows } from '../../../services/core/model/follows.ts';
 import type { AccountDoc } from '../../../services/core/model/accounts.ts';
 import { followAccount } from '../../../services/core/graph/follow.ts';
-import { followerPageKey, remembered, type FanOutStatus } from '../../../services/core/feeds/fanOut.ts';
+import { followerPageKey, remembered, type FanOutStatus } from '../../../services/core/feeds/authorSide.ts';
 import { rememberFollowerPages } from '../../../services/core/feeds/followersAhead.ts';
 
 let core: Core;

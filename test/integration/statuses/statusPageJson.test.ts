@@ -1,13 +1,13 @@
 // The timelines send pages spliced from cached JSON (services/core/entities/statusPageJson.ts):
 // the text must be exactly JSON.stringify of the objects presentStatusPage makes, for every kind
 // of status and viewer (reblogs, polls, own and pinned statuses, muted conversations, filters,
-// role badges, quote posts in every state, quote policies), with caches cold and warm; and the
-// single-status presenter (status.ts) renders quotes as the pages do.
+// role badges, quote posts in every state, quote policies), with caches cold and warm; and single
+// statuses, rendered as pages of one, follow Mastodon's rule for a reblog's flags.
 import type { Core } from '../../../services/core/context.ts';
 import { parseId, type Id } from '../../../services/core/ids.ts';
-import { presentStatusPage, type PageOptions } from '../../../services/core/entities/statusPage.ts';
-import { presentStatusPageJson } from '../../../services/core/entities/statusPageJson.ts';
-import { presentStatuses } from '../../../services/core/entities/status.ts';
+import type { PageOptions } from '../../../services/core/entities/statusPage.ts';
+import { presentStatus, presentStatusPage, presentStatuses } from '../../../services/core/entities/statusRender.ts';
+import { presentStatusJson, presentStatusPageJson } from '../../../services/core/entities/statusPageJson.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { statuses } from '../../../services/core/model/statuses.ts';
 import { recordFollow } from '../../../services/core/graph/relations.ts';
@@ -22,6 +22,8 @@ let author: TestUser;
 let viewer: TestUser;
 let filtering: TestUser;
 const ids: Id[] = [];
+let reblogId: Id;
+let doomedId: Id;
 
 async function post(user: TestUser, body: Record<string, unknown>): Promise<string> {
   const res = await call('POST', '/api/v1/statuses', user.token, body);
@@ -44,7 +46,8 @@ beforeAll(async () => {
   await post(viewer, { status: 'unlisted own', visibility: 'unlisted' });
   const reblogged = await call('POST', `/api/v1/statuses/${plain}/reblog`, viewer.token);
   expect(reblogged.status).toBe(200);
-  ids.unshift(parseId(reblogged.body.id) as Id);
+  reblogId = parseId(reblogged.body.id) as Id;
+  ids.unshift(reblogId);
   for (const action of ['favourite', 'bookmark', 'mute'])
     expect((await call('POST', `/api/v1/statuses/${plain}/${action}`, viewer.token)).status).toBe(200);
   expect((await call('POST', `/api/v1/statuses/${own}/pin`, viewer.token)).status).toBe(200);
@@ -72,6 +75,7 @@ beforeAll(async () => {
     200,
   );
   const doomed = await post(author, { status: 'soon gone', quote_approval_policy: 'public' });
+  doomedId = parseId(doomed) as Id;
   await post(viewer, { status: 'quoting what goes', quoted_status_id: doomed });
   expect((await call('DELETE', `/api/v1/statuses/${doomed}`, author.token)).status).toBe(200);
 });
@@ -124,24 +128,25 @@ it('the page covers what the comparison is meant to cover', async () => {
   expect(filtered).toContain('"filtered":[{');
 });
 
-it.each(cases)('single statuses render quotes as the pages do, for %s', async (_name, who, check) => {
-  const account = who()?.account ?? null;
-  const page = await presentStatusPage(core, ids, account, { check });
-  const docs = await collection(core.db, statuses)
-    .find({ _id: { $in: page.map((s) => BigInt(s.id)) } })
-    .toArray();
-  const byId = new Map(docs.map((d) => [String(d._id), d]));
-  const single = await presentStatuses(
-    core,
-    page.map((s) => byId.get(s.id)!),
-    account,
-  );
-  const pick = (s: (typeof page)[number]) => ({
-    id: s.id,
-    quote: s.quote,
-    quotes_count: s.quotes_count,
-    quote_approval: s.quote_approval,
-    reblog: s.reblog && { quote: s.reblog.quote, quote_approval: s.reblog.quote_approval },
-  });
-  expect(single.map(pick)).toEqual(page.map(pick));
+it("a reblog on its own shows its original's flags, in a list its own (Mastodon's status.proper)", async () => {
+  const [doc] = await collection(core.db, statuses).find({ _id: reblogId }).toArray();
+  const single = await presentStatus(core, doc, viewer.account);
+  expect([single.favourited, single.bookmarked, single.reblogged]).toEqual([true, true, true]);
+  expect(JSON.parse((await presentStatusJson(core, reblogId, viewer.account)) as string)).toEqual(single);
+  const [listed] = await presentStatusPage(core, [reblogId], viewer.account, { check: 'feed' });
+  expect([listed.favourited, listed.bookmarked, listed.reblogged]).toEqual([false, false, false]);
+  expect(listed.reblog?.favourited).toBe(true);
+  const [inList] = await presentStatuses(core, [doc], viewer.account);
+  expect(inList).toEqual(listed);
+});
+
+it('given statuses render whatever their state, and a redraft answer carries the source', async () => {
+  const [gone] = await collection(core.db, statuses).find({ _id: doomedId }).toArray();
+  expect(gone.deletedAt).not.toBeNull();
+  expect(await presentStatusPage(core, [doomedId], author.account, { check: 'feed' })).toEqual([]);
+  const [shown] = await presentStatuses(core, [gone], author.account);
+  expect(shown).toMatchObject({ id: String(doomedId), content: expect.stringContaining('soon gone') });
+  const redraft = await presentStatus(core, gone, author.account, { source: true });
+  expect(redraft.text).toBe('soon gone');
+  expect(redraft).not.toHaveProperty('content');
 });

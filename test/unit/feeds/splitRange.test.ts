@@ -1,4 +1,4 @@
-import { splitRange } from '../../../services/core/feeds/fanOut.ts';
+import { splitRange } from '../../../services/core/feeds/followerSlices.ts';
 
 /** The ranges tile (after, upTo]: contiguous, highest first, none empty. */
 function expectTiling(after: bigint, upTo: bigint, n: number): void {

@@ -5,11 +5,12 @@ import type { Core } from '../../context.ts';
 import { collection } from '../../db/mongo.ts';
 import { accounts } from '../../model/accounts.ts';
 import { accountSigningKey, instanceSigningKey, type SigningKey } from '../keys.ts';
+import { TtlCache } from '../../cache/ttlCache.ts';
 
 const TTL_MS = 60_000;
 
 export class SignerCache {
-  private readonly entries = new Map<string, { at: number; key: Promise<SigningKey> }>();
+  private readonly entries = new TtlCache<string, Promise<SigningKey>>(TTL_MS, 10_000);
   private readonly core: Core;
 
   constructor(core: Core) {
@@ -20,11 +21,10 @@ export class SignerCache {
   keyFor(signerAccountId: string | null): Promise<SigningKey> {
     const id = signerAccountId ?? 'instance';
     const hit = this.entries.get(id);
-    if (hit && Date.now() - hit.at < TTL_MS) return hit.key;
+    if (hit) return hit;
     const key = signerAccountId === null ? instanceSigningKey(this.core) : this.load(BigInt(signerAccountId));
     key.catch(() => this.entries.delete(id));
-    this.entries.set(id, { at: Date.now(), key });
-    if (this.entries.size > 10_000) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(id, key);
     return key;
   }
 

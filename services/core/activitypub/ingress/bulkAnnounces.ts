@@ -4,7 +4,7 @@
 // or the actor has followers here) and the same documents and events, in a fixed number of round
 // trips. An original we do not have (to fetch, or embedded) is handed back for the one-by-one path.
 import type { Core } from '../../context.ts';
-import { collection } from '../../db/mongo.ts';
+import { collection, insertNew } from '../../db/mongo.ts';
 import { accounts, type AccountDoc } from '../../model/accounts.ts';
 import { statuses, reblogUniqueKey, type StatusDoc } from '../../model/statuses.ts';
 import { follows } from '../../model/follows.ts';
@@ -102,16 +102,8 @@ export async function reblogRemoteAnnounces(core: Core, items: RemoteAnnounce[])
     });
   });
   await core.outbox.write(docs.map(reblogCreatedEvent), async () => {
-    let inserted = docs;
-    try {
-      await coll.insertMany(docs, { ordered: false });
-    } catch (err) {
-      // A concurrent consumer won some (a rebalance): count only ours.
-      const writeErrors = (err as { writeErrors?: Array<{ index: number; code?: number }> }).writeErrors;
-      if (!writeErrors || writeErrors.some((e) => e.code !== 11000)) throw err;
-      const lost = new Set(writeErrors.map((e) => e.index));
-      inserted = docs.filter((_, k) => !lost.has(k));
-    }
+    // A concurrent consumer may have won some (a rebalance): count only ours.
+    const inserted = await insertNew(coll, docs);
     const perOriginal = new Map<bigint, number>();
     const perAccount = new Map<bigint, { n: number; last: Date }>();
     for (const r of inserted) {

@@ -8,7 +8,7 @@
 // target, an Undo naming the Follow only by id) is handed back for the one-by-one path.
 import type { Core } from '../../context.ts';
 import { nextSerialIds } from '../../ids.ts';
-import { collection } from '../../db/mongo.ts';
+import { collection, insertNew } from '../../db/mongo.ts';
 import { accounts, type AccountDoc } from '../../model/accounts.ts';
 import { follows, type FollowDoc } from '../../model/follows.ts';
 import { followRequests } from '../../model/followRequests.ts';
@@ -158,16 +158,8 @@ export async function followRemoteActors(core: Core, items: RemoteFollow[]): Pro
   await core.outbox.write(
     docs.map((d, k) => followCreatedEvent(d, plain[k]!.actor, plain[k]!.target, false)),
     async () => {
-      let stored = docs;
-      try {
-        await collection(core.db, follows).insertMany(docs, { ordered: false });
-      } catch (err) {
-        // A concurrent follow of the same pair won (its event counts, ours is dropped by the relay).
-        const writeErrors = (err as { writeErrors?: Array<{ index: number; code?: number }> }).writeErrors;
-        if (!writeErrors || writeErrors.some((e) => e.code !== 11000)) throw err;
-        const lost = new Set(writeErrors.map((e) => e.index));
-        stored = docs.filter((_, k) => !lost.has(k));
-      }
+      // A concurrent follow of the same pair may have won (its event counts, ours is dropped by the relay).
+      const stored = await insertNew(collection(core.db, follows), docs);
       await adjustFollowCountsOf(
         core,
         stored.map((d) => ({ from: d.accountId, to: d.targetAccountId })),

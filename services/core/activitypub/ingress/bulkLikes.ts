@@ -4,7 +4,7 @@
 // favourites, a block of ids, one outbox write with one insertMany, one bulk write of the counts.
 import type { Core } from '../../context.ts';
 import { nextSerialIds } from '../../ids.ts';
-import { collection } from '../../db/mongo.ts';
+import { collection, insertNew } from '../../db/mongo.ts';
 import type { AccountDoc } from '../../model/accounts.ts';
 import { statuses, type StatusDoc } from '../../model/statuses.ts';
 import { favourites, type FavouriteDoc } from '../../model/favourites.ts';
@@ -65,16 +65,8 @@ export async function favouriteRemoteLikes(core: Core, likes: RemoteLike[]): Pro
   await core.outbox.write(
     docs.map((f, k) => favouriteEvent('FavouriteCreated', f, todo[k]!.status)),
     async () => {
-      let inserted = docs;
-      try {
-        await coll.insertMany(docs, { ordered: false });
-      } catch (err) {
-        // A concurrent consumer won some (a rebalance): count only ours.
-        const writeErrors = (err as { writeErrors?: Array<{ index: number; code?: number }> }).writeErrors;
-        if (!writeErrors || writeErrors.some((e) => e.code !== 11000)) throw err;
-        const lost = new Set(writeErrors.map((e) => e.index));
-        inserted = docs.filter((_, k) => !lost.has(k));
-      }
+      // A concurrent consumer may have won some (a rebalance): count only ours.
+      const inserted = await insertNew(coll, docs);
       const perStatus = new Map<bigint, number>();
       for (const f of inserted) perStatus.set(f.statusId, (perStatus.get(f.statusId) ?? 0) + 1);
       if (perStatus.size > 0)

@@ -6,7 +6,7 @@
 // vote) is handed back for the one-by-one path.
 import type { Core } from '../../context.ts';
 import { nextSerialIds } from '../../ids.ts';
-import { collection } from '../../db/mongo.ts';
+import { collection, insertNew } from '../../db/mongo.ts';
 import { accounts, type AccountDoc } from '../../model/accounts.ts';
 import { statuses, type StatusDoc, type StatusMention, type StatusTag } from '../../model/statuses.ts';
 import { conversations } from '../../model/conversations.ts';
@@ -226,18 +226,8 @@ export async function createRemoteStatuses(core: Core, items: NewRemoteStatus[])
         repliesDepth: FIRST_PAGE_DEPTH,
       }),
     ),
-    async () => {
-      try {
-        await coll.insertMany(docs, { ordered: false });
-        return docs;
-      } catch (err) {
-        // Another consumer stored some of them first (a rebalance): count only ours.
-        const writeErrors = (err as { writeErrors?: Array<{ index: number; code?: number }> }).writeErrors;
-        if (!writeErrors || writeErrors.some((e) => e.code !== 11000)) throw err;
-        const lost = new Set(writeErrors.map((e) => e.index));
-        return docs.filter((_, k) => !lost.has(k));
-      }
-    },
+    // Another consumer may have stored some of them first (a rebalance): count only ours.
+    () => insertNew(coll, docs),
   );
   await countNewStatuses(core, inserted);
   return single;

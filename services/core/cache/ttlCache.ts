@@ -1,0 +1,68 @@
+// The one in-process cache with a time to live, for the hot lookups every process keeps for a
+// moment (renderings, apps, roles, blocks, memoised queries). A plain Map in insertion order: a
+// hit costs one Map lookup and a comparison (no allocation, no timer per entry); an expired entry
+// is dropped when it is read, and a full cache drops its oldest entry first.
+
+interface Entry<V> {
+  value: V;
+  until: number;
+}
+
+export class TtlCache<K, V> {
+  private readonly entries = new Map<K, Entry<V>>();
+  private readonly ttlMs: number;
+  private readonly max: number;
+
+  /** `ttlMs`: how long an entry serves; `max`: entries kept at most. */
+  constructor(ttlMs: number, max: number) {
+    this.ttlMs = ttlMs;
+    this.max = max;
+  }
+
+  /** The value kept under `key` while it is younger than its time to live. */
+  get(key: K, now = Date.now()): V | undefined {
+    const hit = this.entries.get(key);
+    if (hit === undefined) return undefined;
+    if (hit.until > now) return hit.value;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  /** Keeps `value` under `key` for the cache's time to live (or `ttlMs`), from `now`. */
+  set(key: K, value: V, now = Date.now(), ttlMs = this.ttlMs): void {
+    // Re-inserted, so that the order stays that of the writes: the oldest goes first.
+    if (!this.entries.delete(key) && this.entries.size >= this.max)
+      this.entries.delete(this.entries.keys().next().value as K);
+    this.entries.set(key, { value, until: now + ttlMs });
+  }
+
+  delete(key: K): void {
+    this.entries.delete(key);
+  }
+
+  /** The keys kept, live or expired (a change to a cached thing drops every key naming it). */
+  keys(): IterableIterator<K> {
+    return this.entries.keys();
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+/**
+ * One cache per owner (a database handle: tests run several in one process), made on first use
+ * and gone with the owner.
+ */
+export function cachePerOwner<C>(make: () => C): (owner: object) => C {
+  const byOwner = new WeakMap<object, C>();
+  return (owner) => {
+    let cache = byOwner.get(owner);
+    if (cache === undefined) byOwner.set(owner, (cache = make()));
+    return cache;
+  };
+}

@@ -1,0 +1,47 @@
+// The shared in-process TTL cache (services/core/cache/ttlCache.ts): entries serve while young,
+// expire on read, and a full cache drops the oldest write first.
+import { TtlCache, cachePerOwner } from '../../../services/core/cache/ttlCache.ts';
+
+test('an entry serves until its time to live has passed, then is dropped', () => {
+  const cache = new TtlCache<string, number | null>(1000, 10);
+  cache.set('a', 1, 5000);
+  cache.set('n', null, 5000);
+  expect(cache.get('a', 5999)).toBe(1);
+  expect(cache.get('n', 5999)).toBeNull();
+  expect(cache.get('missing', 5999)).toBeUndefined();
+  expect(cache.get('a', 6000)).toBeUndefined();
+  expect(cache.size).toBe(1);
+});
+
+test('a time to live given on set overrides the cache-wide one', () => {
+  const cache = new TtlCache<string, string>(1000, 10);
+  cache.set('short', 'x', 0, 10);
+  expect(cache.get('short', 9)).toBe('x');
+  expect(cache.get('short', 10)).toBeUndefined();
+});
+
+test('a full cache drops the oldest write first; rewriting a key makes it the newest', () => {
+  const cache = new TtlCache<number, string>(1000, 3);
+  cache.set(1, 'one', 0);
+  cache.set(2, 'two', 0);
+  cache.set(3, 'three', 0);
+  cache.set(1, 'uno', 0);
+  cache.set(4, 'four', 0);
+  expect(cache.size).toBe(3);
+  expect(cache.get(2, 0)).toBeUndefined();
+  expect([cache.get(1, 0), cache.get(3, 0), cache.get(4, 0)]).toEqual(['uno', 'three', 'four']);
+  cache.delete(3);
+  expect(cache.get(3, 0)).toBeUndefined();
+  cache.clear();
+  expect(cache.size).toBe(0);
+});
+
+test('cachePerOwner gives each owner its own cache, the same one every time', () => {
+  const of = cachePerOwner(() => new TtlCache<string, number>(1000, 10));
+  const a = {};
+  const b = {};
+  of(a).set('k', 1, 0);
+  expect(of(a).get('k', 0)).toBe(1);
+  expect(of(b).get('k', 0)).toBeUndefined();
+  expect(of(a)).toBe(of(a));
+});
