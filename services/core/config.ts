@@ -48,6 +48,12 @@ export interface Config {
   kafkaTopicPrefix: string;
   kafkaPartitions: number;
   smtp: {
+    /**
+     * SMTP_SERVER was given. Without it nothing can be delivered (127.0.0.1:25 is tried for the
+     * mails a user asks for: confirmation, password reset), and notification e-mails are not
+     * requested at all: an unconfigured server would retry one per follow and mention for minutes.
+     */
+    configured: boolean;
     server: string;
     port: number;
     fromAddress: string;
@@ -334,6 +340,7 @@ export function loadConfig(env: Env = process.env): Config {
     kafkaTopicPrefix: prefix,
     kafkaPartitions: int(env, 'KAFKA_PARTITIONS', 4, 1, 1024),
     smtp: {
+      configured: (env.SMTP_SERVER ?? '').trim() !== '',
       server: str(env, 'SMTP_SERVER', '127.0.0.1'),
       port: int(env, 'SMTP_PORT', 25, 1, 65535),
       fromAddress: str(env, 'SMTP_FROM_ADDRESS', `notifications@${localDomain.replace(/:\d+$/, '')}`),

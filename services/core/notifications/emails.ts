@@ -2,7 +2,8 @@
 // a mention, follow, follow request, favourite or boost that the recipient's policy let through
 // (filtered ones send nothing), to a usable login that chose that kind of e-mail, and only while
 // the recipient is not online (no streaming connection, no Web Push subscription) unless they
-// chose `always_send_emails`. The mails go to the mailer pipeline as `MailRequested` events.
+// chose `always_send_emails`. The mails go to the mailer pipeline as `MailRequested` events; a
+// server without SMTP_SERVER requests none (see Config.smtp.configured).
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
@@ -43,6 +44,7 @@ function statusSummary(status: StatusDoc): string {
 
 /** Asks the mailer for the e-mails the new notifications call for; returns how many. */
 export async function mailNotifications(core: Core, docs: readonly NotificationDoc[]): Promise<number> {
+  if (!core.config.smtp.configured) return 0;
   const candidates = docs.filter((d) => !d.filtered).filter(isMailed);
   if (candidates.length === 0) return 0;
   const recipientIds = [...new Set(candidates.map((d) => d.accountId))];

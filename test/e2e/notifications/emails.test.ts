@@ -2,7 +2,8 @@
 // `MailRequested` events over Kafka, the mailer pipeline and a real SMTP server. Mastodon's rules:
 // an e-mail for a notification type only to a user who chose it (mentions, follows on by default,
 // favourites and boosts off), none for a notification the recipient's policy filtered, none while
-// the recipient is connected to the streaming API unless they chose "always send".
+// the recipient is connected to the streaming API unless they chose "always send"; none asked for
+// at all by a server with no SMTP server configured.
 import type { Redis } from 'ioredis';
 import type { Core } from '../../../services/core/context.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
@@ -10,7 +11,10 @@ import { notifications } from '../../../services/core/model/notifications.ts';
 import { updateNotificationEmails } from '../../../services/core/users/notificationEmails.ts';
 import { updatePolicy } from '../../../services/core/notifications/requests.ts';
 import { channelName, timelineChannels } from '../../../services/core/streaming/channels.ts';
-import type { TestApi } from '../../support/api.ts';
+import { startTestApi, type TestApi } from '../../support/api.ts';
+import { runNotificationsPipeline } from '../../../pipelines/notifications/index.ts';
+import { consumerTuning } from '../../support/kafka.ts';
+import { eventually } from '../../support/eventually.ts';
 import { startMailingApi, type MailingApi } from '../../support/mailingApi.ts';
 import { createTestUser, type TestUser } from '../../support/fixtures.ts';
 import type { SmtpSink } from '../../support/smtpSink.ts';
@@ -110,4 +114,30 @@ test('favourites are not e-mailed by default; once chosen, they are', async () =
   expect(mailRequests().filter((m) => m.template === 'favourite')).toEqual([
     { to: keen.user.email, template: 'favourite' },
   ]);
+});
+
+test('a server without SMTP_SERVER asks for no notification e-mails (it could not send them)', async () => {
+  const bare = await startTestApi({});
+  const notifier = await runNotificationsPipeline(bare.core, consumerTuning);
+  try {
+    expect(bare.core.config.smtp.configured).toBe(false);
+    const [writer, reader] = await Promise.all([createTestUser(bare.core), createTestUser(bare.core)]);
+    const res = await bare.call('POST', '/api/v1/statuses', writer.token, {
+      status: `@${reader.account.username} are you there?`,
+    });
+    expect(res.status).toBe(200);
+    await eventually(
+      async () =>
+        (await collection(bare.core.db, notifications).countDocuments({
+          type: 'mention',
+          accountId: reader.account._id,
+        })) === 1,
+      60_000,
+      'the mention notification',
+    );
+    expect(bare.published.filter((e) => e.type === 'MailRequested')).toEqual([]);
+  } finally {
+    await notifier.stop();
+    await bare.close();
+  }
 });
