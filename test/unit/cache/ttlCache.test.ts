@@ -1,8 +1,8 @@
 // The shared in-process TTL cache (services/core/cache/ttlCache.ts): entries serve while young,
-// expire on read, and a full cache drops the oldest write first.
+// a kept key is rewritten in place, and a full cache drops the first inserted key.
 import { TtlCache, cachePerOwner } from '../../../services/core/cache/ttlCache.ts';
 
-test('an entry serves until its time to live has passed, then is dropped', () => {
+test('an entry serves until its time to live has passed', () => {
   const cache = new TtlCache<string, number | null>(1000, 10);
   cache.set('a', 1, 5000);
   cache.set('n', null, 5000);
@@ -10,7 +10,11 @@ test('an entry serves until its time to live has passed, then is dropped', () =>
   expect(cache.get('n', 5999)).toBeNull();
   expect(cache.get('missing', 5999)).toBeUndefined();
   expect(cache.get('a', 6000)).toBeUndefined();
-  expect(cache.size).toBe(1);
+  // Expired entries stay until rewritten (in place) or pushed out: no delete per expiry.
+  expect(cache.size).toBe(2);
+  cache.set('a', 2, 6000);
+  expect(cache.get('a', 6999)).toBe(2);
+  expect(cache.size).toBe(2);
 });
 
 test('a time to live given on set overrides the cache-wide one', () => {
@@ -20,16 +24,17 @@ test('a time to live given on set overrides the cache-wide one', () => {
   expect(cache.get('short', 10)).toBeUndefined();
 });
 
-test('a full cache drops the oldest write first; rewriting a key makes it the newest', () => {
+test('a full cache drops the first inserted key; rewriting a key keeps its place', () => {
   const cache = new TtlCache<number, string>(1000, 3);
   cache.set(1, 'one', 0);
   cache.set(2, 'two', 0);
   cache.set(3, 'three', 0);
   cache.set(1, 'uno', 0);
+  expect(cache.get(1, 0)).toBe('uno');
   cache.set(4, 'four', 0);
   expect(cache.size).toBe(3);
-  expect(cache.get(2, 0)).toBeUndefined();
-  expect([cache.get(1, 0), cache.get(3, 0), cache.get(4, 0)]).toEqual(['uno', 'three', 'four']);
+  expect(cache.get(1, 0)).toBeUndefined();
+  expect([cache.get(2, 0), cache.get(3, 0), cache.get(4, 0)]).toEqual(['two', 'three', 'four']);
   cache.delete(3);
   expect(cache.get(3, 0)).toBeUndefined();
   cache.clear();
