@@ -3,7 +3,7 @@
 // disabled, moved to another category or deleted through the same core operations as `tootctl
 // emoji`; other servers' emojis (`?remote=1`, `by_domain`) copied to local ones.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AdminArea, Staff } from './kit.ts';
+import { asValidation, type AdminArea, type Staff } from './kit.ts';
 import {
   EmojiError,
   addCustomEmoji,
@@ -19,15 +19,6 @@ import { formCheckbox } from '../forms.ts';
 import { copyRemoteEmoji, listRemoteEmojis } from '../../core/emojis/emojiCopies.ts';
 import { importEmojiArchive } from '../../core/emojis/emojiArchive.ts';
 import { TarError } from '../../core/emojis/tarArchive.ts';
-
-/** The emoji module's own error: a validation message for the form. */
-async function asValidation<T>(run: Promise<T>): Promise<T> {
-  try {
-    return await run;
-  } catch (err) {
-    throw err instanceof EmojiError || err instanceof TarError ? validationFailed(err.message) : err;
-  }
-}
 
 /** An archive import's outcome, shown above the list. */
 interface ImportCounts {
@@ -75,6 +66,8 @@ const customEmojiPages: AdminArea = (app, { core, staff, view, attempt, field, i
           category: field(request, 'category', 100).trim() || null,
           visibleInPicker: formCheckbox(request, 'visible_in_picker'),
         }),
+        EmojiError,
+        TarError,
       );
       imported = { imported: outcome.imported, skipped: outcome.skipped, failed: outcome.failed.length };
     });
@@ -86,7 +79,7 @@ const customEmojiPages: AdminArea = (app, { core, staff, view, attempt, field, i
     if (!me) return reply;
     const id = idParam(request);
     if (id === null) return reply.callNotFound();
-    const error = await attempt(() => asValidation(copyRemoteEmoji(core, id)));
+    const error = await attempt(() => asValidation(copyRemoteEmoji(core, id), EmojiError, TarError));
     if (error) return emojisPage(reply, me, { error, remote: true });
     return reply.redirect('/admin/custom_emojis', 303);
   });
@@ -104,6 +97,8 @@ const customEmojiPages: AdminArea = (app, { core, staff, view, attempt, field, i
           category: field(request, 'category', 100).trim() || null,
           visibleInPicker: formCheckbox(request, 'visible_in_picker'),
         }),
+        EmojiError,
+        TarError,
       );
     });
     if (error) return emojisPage(reply, me, { error });
@@ -128,7 +123,7 @@ const customEmojiPages: AdminArea = (app, { core, staff, view, attempt, field, i
       const run = actions[request.params.action];
       const emoji = id === null ? null : await collection(core.db, customEmojis).findOne({ _id: id, domain: null });
       if (!emoji || !run) return reply.callNotFound();
-      const error = await attempt(() => asValidation(run(emoji.shortcode, request)));
+      const error = await attempt(() => asValidation(run(emoji.shortcode, request), EmojiError, TarError));
       if (error) return emojisPage(reply, me, { error });
       return reply.redirect('/admin/custom_emojis', 303);
     },

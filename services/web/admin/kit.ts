@@ -1,6 +1,7 @@
 // What every /admin page shares: the staff guard (signed in, and the role permission the page's
 // admin API route names), rendering inside the dashboard's navigation, and turning a refusal of a
 // core operation (4xx) into the page's error message.
+import { validationFailed } from '../../core/errors.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Core } from '../../core/context.ts';
 import type { AccountDoc } from '../../core/model/accounts.ts';
@@ -114,6 +115,18 @@ export function adminKit(core: Core): AdminKit {
 }
 
 /** Registers one area of the dashboard's routes. */
+/**
+ * Runs a core operation whose module has its own error class (emoji, site upload, archive
+ * errors): those become a validation error, shown on the form; anything else is a failure.
+ */
+export async function asValidation<T>(run: Promise<T>, ...kinds: Array<new (...args: never[]) => Error>): Promise<T> {
+  try {
+    return await run;
+  } catch (err) {
+    throw kinds.some((k) => err instanceof k) ? validationFailed((err as Error).message) : err;
+  }
+}
+
 export type AdminArea = (app: FastifyInstance, kit: AdminKit) => void;
 
 /**

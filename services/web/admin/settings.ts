@@ -4,7 +4,7 @@
 // servers). Written through the same core setting
 // operations as the command line; the instance documents' cache is dropped by them.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AdminArea, Staff } from './kit.ts';
+import { asValidation, type AdminArea, type Staff } from './kit.ts';
 import type { RegistrationsMode } from '../../core/config.ts';
 import {
   DOMAIN_BLOCKS_VISIBILITIES,
@@ -31,15 +31,6 @@ import {
   thumbnailEntity,
 } from '../../core/instance/siteUploads.ts';
 import { formCheckbox } from '../forms.ts';
-
-/** The upload module's own error: a validation message for the form. */
-async function asValidation<T>(run: Promise<T>): Promise<T> {
-  try {
-    return await run;
-  } catch (err) {
-    throw err instanceof ThumbnailError ? validationFailed(err.message) : err;
-  }
-}
 
 const SECTIONS = ['registrations', 'about', 'branding', 'discovery'] as const;
 type Section = (typeof SECTIONS)[number];
@@ -119,9 +110,9 @@ const settingsPages: AdminArea = (app, { core, staff, view, attempt, field }) =>
     branding: async (request) => {
       const thumbnail = request.uploads?.thumbnail?.data;
       const icon = request.uploads?.app_icon?.data;
-      if (thumbnail?.length) await asValidation(setThumbnail(core, thumbnail));
+      if (thumbnail?.length) await asValidation(setThumbnail(core, thumbnail), ThumbnailError);
       else if (formCheckbox(request, 'remove_thumbnail')) await clearThumbnail(core);
-      if (icon?.length) await asValidation(setAppIcon(core, icon));
+      if (icon?.length) await asValidation(setAppIcon(core, icon), ThumbnailError);
     },
     discovery: async (request) => {
       const visibility = (name: string) =>

@@ -21,7 +21,7 @@ import { customEmojis } from '../../../services/core/model/customEmojis.ts';
 import { renderLocalActor, renderStatusObject } from '../../../services/core/activitypub/render/load.ts';
 import { copyRemoteEmoji } from '../../../services/core/emojis/emojiCopies.ts';
 import { storageFor } from '../../../services/core/media/storage.ts';
-import { nextSerialId } from '../../../services/core/ids.ts';
+import { createRemoteEmoji } from '../../support/remoteEmojis.ts';
 
 const exec = promisify(execFile);
 
@@ -263,30 +263,10 @@ describe('custom emojis', () => {
 
   it('copies a remote emoji to a local one and purges remote emojis (tootctl emoji purge --remote-only), then all', async () => {
     const storage = storageFor(core);
-    const remote = async (shortcode: string, cached: boolean) => {
-      const id = await nextSerialId(core.db, 'custom_emojis');
-      const imageKey = cached ? `custom_emojis/images/${id}/original/copy.png` : '';
-      if (cached) await storage.put(imageKey, await png(48, 48), 'image/png');
-      const now = new Date();
-      await collection(core.db, customEmojis).insertOne({
-        _id: id,
-        shortcode,
-        domain: 'far.example',
-        imageRemoteUrl: `https://far.example/emoji/${shortcode}.png`,
-        imageKey,
-        staticKey: imageKey,
-        contentType: 'image/png',
-        size: 100,
-        category: null,
-        visibleInPicker: true,
-        disabled: false,
-        createdAt: now,
-        updatedAt: now,
-      });
-      return id;
-    };
-    const farcat = await remote('farcat', true);
-    const unreachable = await remote('gone_far', false);
+    const { id: farcat, imageKey: farcatImage } = await createRemoteEmoji(core, 'farcat', 'far.example', {
+      cached: true,
+    });
+    const { id: unreachable } = await createRemoteEmoji(core, 'gone_far', 'far.example', { cached: false });
     const copy = await copyRemoteEmoji(core, farcat);
     expect(copy).toMatchObject({ shortcode: 'farcat', domain: null });
     expect(copy.imageKey).not.toBe('');
@@ -301,7 +281,7 @@ describe('custom emojis', () => {
     expect(await admin('emoji', 'purge', '--remote-only')).toEqual(['OK, removed 2 custom emojis']);
     expect(await collection(core.db, customEmojis).countDocuments({ domain: { $ne: null } })).toBe(0);
     expect(await collection(core.db, customEmojis).countDocuments({ domain: null })).toBe(locals);
-    expect(await storage.get(`custom_emojis/images/${farcat}/original/copy.png`)).toBeNull();
+    expect(await storage.get(farcatImage)).toBeNull();
     expect(await admin('emoji', 'purge')).toEqual([`OK, removed ${locals} custom emojis`]);
     expect((await call('GET', '/api/v1/custom_emojis')).body).toEqual([]);
   });

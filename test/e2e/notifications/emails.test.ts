@@ -14,7 +14,7 @@ import { channelName, timelineChannels } from '../../../services/core/streaming/
 import { startTestApi, type TestApi } from '../../support/api.ts';
 import { runNotificationsPipeline } from '../../../pipelines/notifications/index.ts';
 import { consumerTuning } from '../../support/kafka.ts';
-import { eventually } from '../../support/eventually.ts';
+import { eventually } from '../../support/core.ts';
 import { startMailingApi, type MailingApi } from '../../support/mailingApi.ts';
 import { createTestUser, type TestUser } from '../../support/fixtures.ts';
 import type { SmtpSink } from '../../support/smtpSink.ts';

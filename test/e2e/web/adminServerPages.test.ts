@@ -36,8 +36,7 @@ import { reviewsOf } from '../../../services/core/trends/review.ts';
 import { listRules } from '../../../services/core/instance/rules.ts';
 import { customEmojis } from '../../../services/core/model/customEmojis.ts';
 import { png } from '../../support/mediaFiles.ts';
-import { storageFor } from '../../../services/core/media/storage.ts';
-import { nextSerialId } from '../../../services/core/ids.ts';
+import { createRemoteEmoji } from '../../support/remoteEmojis.ts';
 
 // Starting the server and Chromium takes long on a loaded machine: hooks and tests get 5 minutes.
 jest.setTimeout(300_000);
@@ -239,25 +238,7 @@ describeWithBrowser('adminServerPages.test.ts')('moderation dashboard: servers, 
     ]);
 
     // Another server's emoji, its image already copied here by the media pipeline.
-    const remoteId = await nextSerialId(core.db, 'custom_emojis');
-    const imageKey = `custom_emojis/images/${remoteId}/original/far.png`;
-    await storageFor(core).put(imageKey, await png(48, 48), 'image/png');
-    const now = new Date();
-    await collection(core.db, customEmojis).insertOne({
-      _id: remoteId,
-      shortcode: 'farcat',
-      domain: 'far.example',
-      imageRemoteUrl: 'https://far.example/farcat.png',
-      imageKey,
-      staticKey: imageKey,
-      contentType: 'image/png',
-      size: 100,
-      category: null,
-      visibleInPicker: true,
-      disabled: false,
-      createdAt: now,
-      updatedAt: now,
-    });
+    await createRemoteEmoji(core, 'farcat', 'far.example', { cached: true });
     await page.goto(`${server.url}/admin/custom_emojis?remote=1`);
     await page.getByLabel('Server').fill('far.example');
     await submit(page, 'Filter');
