@@ -1,4 +1,5 @@
-// Screenshots of the main account pages for the README (docs/screenshots/web-*.png), taken in the
+// Screenshots of the main account and public pages for the README (docs/screenshots/web-*.png and
+// public-*.png), taken in the
 // installed Chromium from a throw-away server on the local infrastructure (its own database, Redis
 // namespace and topics, removed afterwards). Run by hand, not by `npm test`:
 //   npm run screenshots [-- dark]
@@ -12,6 +13,7 @@ import { testConfig } from '../test/support/config.ts';
 import { closeTestCore, createTestCore } from '../test/support/core.ts';
 import { createTestUser, startTestServer } from '../test/support/fixtures.ts';
 import { updateProfile } from '../services/core/accounts/profile.ts';
+import { postStatus } from '../services/core/statuses/postStatus.ts';
 
 const OUT = join(import.meta.dirname, '..', 'docs', 'screenshots');
 const WIDTH = 1024;
@@ -57,9 +59,35 @@ try {
     ],
     avatarDescription: 'A woman with curly hair, smiling',
   });
+  const post = await postStatus(core, demo.account, {
+    text: 'Spoilers! The library has a whole planet to itself. #time',
+  });
+  await postStatus(core, demo.account, { text: 'Hello, sweetie. #time', inReplyToId: post._id });
   const context = await browser.newContext({ viewport: { width: WIDTH, height: 900 }, colorScheme: scheme });
+  // Pages name their images by the server's public address (LOCAL_DOMAIN): served from here.
+  await context.route('https://social.example/**', async (route) => {
+    const url = new URL(route.request().url());
+    const res = await fetch(`${server.url}${url.pathname}${url.search}`);
+    await route.fulfill({
+      status: res.status,
+      headers: Object.fromEntries(res.headers),
+      body: Buffer.from(await res.arrayBuffer()),
+    });
+  });
   const page = await context.newPage();
   const suffix = scheme === 'dark' ? '-dark' : '';
+
+  // What a logged-out visitor sees.
+  for (const [name, path] of [
+    ['public-landing', '/'],
+    ['public-about', '/about'],
+    ['public-profile', '/@river'],
+    ['public-status', `/@river/${post._id}`],
+    ['public-tag', '/tags/time'],
+  ]) {
+    await page.goto(`${server.url}${path}`);
+    await shoot(page, `${name}${suffix}`);
+  }
 
   await page.goto(`${server.url}/auth/sign_up`);
   await shoot(page, `web-sign-up${suffix}`);
