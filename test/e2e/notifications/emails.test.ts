@@ -10,7 +10,12 @@ import { collection } from '../../../services/core/db/mongo.ts';
 import { notifications } from '../../../services/core/model/notifications.ts';
 import { updateNotificationEmails } from '../../../services/core/users/notificationEmails.ts';
 import { updatePolicy } from '../../../services/core/notifications/requests.ts';
-import { channelName, timelineChannels } from '../../../services/core/streaming/channels.ts';
+import {
+  channelName,
+  LISTENER_TTL_SECONDS,
+  listenerKey,
+  timelineChannels,
+} from '../../../services/core/streaming/channels.ts';
 import { startTestApi, type TestApi } from '../../support/api.ts';
 import { runNotificationsPipeline } from '../../../pipelines/notifications/index.ts';
 import { consumerTuning } from '../../support/kafka.ts';
@@ -46,11 +51,12 @@ beforeAll(async () => {
   // wary filters notifications from people they don't follow: theirs are held back, not mailed.
   await updatePolicy(core, wary.account._id, { for_not_following: 'filter' });
   // `online` and `always` are connected to the streaming API (a subscriber on their channel).
+  // On a Redis Cluster a subscriber shows only on its own node, so streaming servers also mark
+  // the channels they listen to with keys (channels.ts): both, as a streaming server does.
+  const channels = [timelineChannels.user(online.account._id), timelineChannels.userNotifications(always.account._id)];
   listener = core.redis.duplicate();
-  await listener.subscribe(
-    channelName(core.config, timelineChannels.user(online.account._id)),
-    channelName(core.config, timelineChannels.userNotifications(always.account._id)),
-  );
+  await listener.subscribe(...channels.map((c) => channelName(core.config, c)));
+  for (const c of channels) await core.redis.set(listenerKey(c), '1', 'EX', LISTENER_TTL_SECONDS);
 });
 
 afterAll(async () => {
