@@ -59,6 +59,18 @@ export async function renderUpdate(
   return rendered ? { doc, payload: JSON.stringify(rendered) } : null;
 }
 
+/** How long a status's public `update` is remembered: far longer than any redelivery. */
+const PUBLIC_UPDATE_MARK_SECONDS = 6 * 3600;
+
+/**
+ * Whether this is the first `update` of the status on the public streams. A fan-out handled again
+ * (its offsets were not committed before a crash) must not announce it twice: the feeds' writes
+ * tell which followers are new (insertIntoFeeds), this mark tells it for the public streams.
+ */
+async function firstPublicUpdate(core: Core, statusId: Id): Promise<boolean> {
+  return (await core.redis.set(`announced:${statusId}`, '1', 'EX', PUBLIC_UPDATE_MARK_SECONDS, 'NX')) === 'OK';
+}
+
 /**
  * `update` for a new status (or `status.update` for an edit) on the streams of the feeds it
  * reached, and (unless `publicStreams` is false) the public and hashtag streams it belongs on.
@@ -75,12 +87,14 @@ export async function broadcastUpdate(
   const rendered = await rendering;
   if (!rendered) return;
   const { doc, payload } = rendered;
+  let everyone = publicStreams ? publicChannels(doc, doc.mediaIds.length > 0) : [];
+  if (everyone.length > 0 && event === 'update' && !(await firstPublicUpdate(core, statusId))) everyone = [];
   await publishAll(
     core,
     [
       ...reach.home.map((id) => timelineChannels.user(id)),
       ...reach.lists.map((id) => timelineChannels.list(id)),
-      ...(publicStreams ? publicChannels(doc, doc.mediaIds.length > 0) : []),
+      ...everyone,
     ],
     { event, payload },
   );

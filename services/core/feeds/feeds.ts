@@ -38,7 +38,9 @@ export function feedScore(statusId: Id): number {
  * member, MAX_ITEMS, the TTL of a feed it creates (0: none), the reblogged status ('' for none),
  * REBLOG_FALLOFF, markers. A reblog of a status that is among a feed's newest REBLOG_FALLOFF
  * entries, itself or through an earlier reblog, is not inserted again (Mastodon's
- * FeedManager#add_to_feed). Returns the 1-based numbers of the feeds that took it.
+ * FeedManager#add_to_feed). Returns the 1-based numbers of the feeds that took it now: not those
+ * that held it already, so that a fan-out planned again (its first run's offsets were not
+ * committed before a crash) announces nothing twice.
  * Each Redis call from Lua costs about a microsecond beyond the command itself, which for a big
  * fan-out is most of Redis's work: a plain status costs two calls per feed (ZADD, then ZCARD,
  * which tells both a feed just created, to give a time to live, and one to trim).
@@ -69,8 +71,7 @@ for f = 1, #KEYS / stride do
       if ttl > 0 then redis.call('EXPIRE', rkey, ttl) end
     end
   end
-  if not skip then
-    redis.call('ZADD', key, score, member)
+  if not skip and redis.call('ZADD', key, score, member) == 1 then
     local size = redis.call('ZCARD', key)
     if size == 1 and ttl > 0 then redis.call('EXPIRE', key, ttl) end
     if size > max then redis.call('ZREMRANGEBYRANK', key, 0, -(max + 1)) end
@@ -100,7 +101,10 @@ function insertKeys(keys: string[], positions: number[], reblog: boolean, marker
   return out;
 }
 
-/** Inserts a status (or reblog) into feeds; idempotent. The indexes of `keys` that took it. */
+/**
+ * Inserts a status (or reblog) into feeds; idempotent. The indexes of `keys` that took it now (not
+ * those that held it already).
+ */
 export async function insertIntoFeeds(
   redis: Redis,
   keys: string[],
@@ -152,8 +156,8 @@ export async function insertIntoFeeds(
 }
 
 /**
- * Inserts a status (or a reblog of `reblogOf`) into one feed, whoever owns it; false when a reblog
- * of a status that is already among the newest entries is skipped. Idempotent.
+ * Inserts a status (or a reblog of `reblogOf`) into one feed, whoever owns it; false when the feed
+ * held it already, or a reblog of a status that is among the newest entries is skipped. Idempotent.
  */
 export async function addToFeed(redis: Redis, key: string, statusId: Id, reblogOf: Id | null = null): Promise<boolean> {
   return (await insertIntoFeeds(redis, [key], statusId, { reblogOf })).length === 1;
