@@ -53,8 +53,6 @@ const DUPLICATES = Number(option('duplicates') ?? 0.05);
 const LOCAL_USERS = 20;
 const TAGS = Array.from({ length: 30 }, (_, i) => `benchtag${i}`);
 const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
-// Ports of the servers this benchmark starts (the range reserved for it on shared machines).
-const API_PORT = Number(process.env.BENCH_INBOX_PORT ?? 21101);
 
 const name = `bench_inbox_${randomBytes(4).toString('hex')}`;
 const mongo = new URL(process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27018/fedi');
@@ -331,13 +329,9 @@ try {
   }
 
   // ---- (a) the inbox: one API process, CONCURRENCY senders, each owning some actors ----
-  const api = await startRole(config, ['api'], {
-    ...env,
-    PORT: String(API_PORT),
-    STREAMING_PORT: String(API_PORT + 1),
-  });
+  const api = await startRole(config, ['api'], env);
   children.push(api);
-  const inbox = `http://127.0.0.1:${API_PORT}/inbox`;
+  const inbox = `http://127.0.0.1:${api.port}/inbox`;
   const lanes: Array<Array<{ body: string; headers: Record<string, string> }>> = Array.from(
     { length: CONCURRENCY },
     () => [],
@@ -373,7 +367,7 @@ try {
   const posts = lanes.reduce((n, l) => n + l.length, 0);
   // Warm-up: the process's first requests (JIT, connections), not counted.
   for (let i = 0; i < 50; i++) {
-    const res = await fetch(`http://127.0.0.1:${API_PORT}/inbox`, { method: 'POST', body: '{}' });
+    const res = await fetch(inbox, { method: 'POST', body: '{}' });
     await res.arrayBuffer();
   }
   const load0 = execSync('uptime').toString().trim();
@@ -445,11 +439,7 @@ try {
     return { committed, end };
   };
   const load1 = execSync('uptime').toString().trim();
-  const ingress = await startRole(config, ['pipeline', 'ingress'], {
-    ...env,
-    PORT: String(API_PORT + 2),
-    STREAMING_PORT: String(API_PORT + 3),
-  });
+  const ingress = await startRole(config, ['pipeline', 'ingress'], env);
   children.push(ingress);
   // The end of its log, shown when it never catches up.
   let ingressLog = '';

@@ -35,11 +35,14 @@ export async function startRole(
   config: Config,
   role: string[],
   env: Record<string, string> = {},
+  /** Node/V8 flags for the role (as `npm start` gives it). */
+  nodeArgs: string[] = [],
 ): Promise<RoleProcess> {
   const child = spawn(
     process.execPath,
     [
       '--disable-warning=TimeoutNegativeWarning',
+      ...nodeArgs,
       // For a look inside, e.g. BENCH_ROLE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'.
       ...(process.env.BENCH_ROLE_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
       join(root, 'services/main.ts'),

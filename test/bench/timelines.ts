@@ -2,7 +2,6 @@
 // for 1,000 users whose feeds are full (800 entries), against one API process
 // (`services/main.ts api`, its own process) on the local servers. Targets: at least 1,000
 // requests/s, p99 under 50 ms.
-import { spawn, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import { Worker } from 'node:worker_threads';
 import { randomBytes } from 'node:crypto';
@@ -18,7 +17,16 @@ import { issueAccessToken } from '../../services/core/oauth/tokens.ts';
 import { createTestUser } from '../support/fixtures.ts';
 import { closeTestCore } from '../support/core.ts';
 import { accountDoc, statusDoc } from './dataSet.ts';
-import { freePort, ms, printTable, printTargets, processCpuSeconds, stats } from './lib.ts';
+import {
+  ms,
+  printTable,
+  printTargets,
+  processCpuSeconds,
+  startRole,
+  stats,
+  stopRole,
+  type RoleProcess,
+} from './lib.ts';
 import { markActive } from '../../services/core/feeds/activity.ts';
 
 /** The API role's V8 flags in package.json's `start` and deploy/ (compose, k8s). */
@@ -29,7 +37,6 @@ const AUTHORS = 50;
 const seconds = Number(option('seconds') ?? 10);
 const concurrency = Number(option('concurrency') ?? 32);
 const rate = Number(option('rate') ?? 1000);
-const root = join(import.meta.dirname, '..', '..');
 
 /**
  * Sends `rate` requests a second for `seconds` on a fixed schedule, from a worker thread (its own
@@ -57,7 +64,7 @@ const config = loadConfig({
   KAFKA_TOPIC_PREFIX: name,
 });
 const core = await createCore(config, { sink: { publish: async () => undefined } });
-let api: ChildProcess | null = null;
+let api: RoleProcess | null = null;
 try {
   // 1,000 users (accounts, users and tokens made through the model; one real sign-up as the template).
   const template = await createTestUser(core);
@@ -104,7 +111,6 @@ try {
     'ok',
   );
 
-  const port = await freePort();
   // BENCH_CPU_PROFILE=<dir>: the API process writes a V8 CPU profile there when it stops.
   const profile = process.env.BENCH_CPU_PROFILE
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`]
@@ -115,34 +121,10 @@ try {
   // lets in-flight requests' objects survive into the old space, whose full collections then
   // stall the process; see the README). BENCH_API_FLAGS='--flag …': more Node/V8 flags for it.
   profile.push(API_NODE_FLAGS, ...(process.env.BENCH_API_FLAGS ?? '').split(' ').filter(Boolean));
-  // Not lib.ts's startRole: that watches for the info-level start line, and the API must run at
-  // `warn` here so that per-request logging stays out of the measurement.
-  api = spawn(
-    process.execPath,
-    [...profile, '--disable-warning=TimeoutNegativeWarning', join(root, 'services/main.ts'), 'api'],
-    {
-      cwd: root,
-      env: {
-        ...process.env,
-        MONGO_URL: config.mongoUrl,
-        REDIS_URL: config.redisUrl,
-        REDIS_CLUSTER_NODES: config.redisClusterNodes.join(','),
-        REDIS_NAMESPACE: config.redisNamespace,
-        KAFKA_BROKERS: config.kafkaBrokers.join(','),
-        KAFKA_TOPIC_PREFIX: config.kafkaTopicPrefix,
-        PORT: String(port),
-        STREAMING_PORT: String(await freePort()),
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', process.env.BENCH_TRACE_GC || process.env.BENCH_API_FLAGS ? 'inherit' : 'ignore', 'inherit'],
-    },
-  );
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    if (i > 600) throw new Error('the API did not start');
-    if ((await fetch(`${base}/health`).catch(() => null))?.ok) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  // At `warn`, so that per-request logging stays out of the measurement.
+  api = await startRole(config, ['api'], { LOG_LEVEL: 'warn' }, profile);
+  if (process.env.BENCH_TRACE_GC || process.env.BENCH_API_FLAGS) api.stdout?.pipe(process.stdout);
+  const base = `http://127.0.0.1:${api.port}`;
 
   const get = async (i: number) => {
     const res = await fetch(`${base}/api/v1/timelines/home?limit=20`, {
@@ -245,12 +227,7 @@ try {
     },
   ]);
 } finally {
-  if (api && api.exitCode === null) {
-    const exited = new Promise((r) => api!.once('exit', r));
-    api.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-    api.kill('SIGKILL');
-  }
+  await stopRole(api, 10_000); // SIGTERM first: a CPU profile is written on the way out
   await closeTestCore(core).catch(() => undefined);
 }
 process.exit(0);

@@ -131,7 +131,7 @@ it('handling the same events again announces nothing twice', async () => {
   pipeline = await runFanOutPipeline(core, consumerTuning);
   const status = await postStatus(core, author.account, { text: `to everyone #${tag}`, visibility: 'public' });
   const once = channels.map((c) => `${c} ${status._id}`).sort();
-  await eventually(() => once.every((line) => heard.includes(line)), 30_000, 'every stream to get the update');
+  await eventually(async () => once.every((line) => heard.includes(line)), 30_000, 'every stream to get the update');
   await eventually(() => caughtUp(config, 'fanout'), 30_000, 'the fan-out to commit');
   await pipeline.stop();
   pipeline = null;
@@ -145,7 +145,7 @@ it('handling the same events again announces nothing twice', async () => {
   // announcements (if any) have come too: a second status to the same streams.
   const next = await postStatus(core, author.account, { text: `again #${tag}`, visibility: 'public' });
   const nextOnce = channels.map((c) => `${c} ${next._id}`);
-  await eventually(() => nextOnce.every((line) => heard.includes(line)), 30_000, 'the second status everywhere');
+  await eventually(async () => nextOnce.every((line) => heard.includes(line)), 30_000, 'the second status everywhere');
 
   expect(heard.filter((line) => line.endsWith(` ${status._id}`)).sort()).toEqual(once);
   for (const f of followers)
