@@ -12,6 +12,7 @@ import { localReblogUri } from '../statuses/urls.ts';
 import { reblogCreatedEvent } from '../statuses/events.ts';
 import { removeReblog } from '../statuses/deleteStatus.ts';
 import { users } from '../model/users.ts';
+import { countOnce } from '../db/countOnce.ts';
 
 export async function findReblog(core: Core, account: AccountDoc, original: StatusDoc): Promise<StatusDoc | null> {
   return collection(core.db, statuses).findOne({ uniqueKey: reblogUniqueKey(account._id, original._id) });
@@ -108,10 +109,9 @@ export async function insertReblog(core: Core, r: NewReblog): Promise<StatusDoc 
     }
     if (!inserted) return;
     await collection(core.db, statuses).updateOne({ _id: original._id }, { $inc: { reblogsCount: 1 } });
-    await collection(core.db, accounts).updateOne(
-      { _id: account._id },
-      { $inc: { statusesCount: 1 }, $set: { lastStatusAt: r.createdAt } },
-    );
+    await countOnce(collection(core.db, accounts), [
+      { _id: account._id, inc: { statusesCount: 1 }, set: { lastStatusAt: r.createdAt }, mark: `s+${reblog._id}` },
+    ]);
   });
   if (inserted) await dropViewerFlags(core, account._id);
   return inserted ? reblog : null;

@@ -74,6 +74,8 @@ export interface AccountDoc {
   followersCount: number;
   followingCount: number;
   statusesCount: number;
+  /** The marks of the latest counter changes, so that a retried one counts once (db/countOnce.ts). */
+  countMarks?: string[];
   lastStatusAt: Date | null;
   suspendedAt: Date | null;
   silencedAt: Date | null;
@@ -125,5 +127,5 @@ export const accounts = defineCollection<AccountDoc>(
 
 /** An account as the hot read paths see it (cached in Redis): everything but its private key. */
 // Read on every authenticated request and page: the same bytes are parsed once (docCache.ts; frozen copies).
-export const accountView = defineDocView(accounts, 'a', ['privateKeyPem'], { shareParsed: true });
-export type CachedAccount = Omit<AccountDoc, 'privateKeyPem'>;
+export const accountView = defineDocView(accounts, 'a', ['privateKeyPem', 'countMarks'], { shareParsed: true });
+export type CachedAccount = Omit<AccountDoc, 'privateKeyPem' | 'countMarks'>;

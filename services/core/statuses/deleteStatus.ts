@@ -12,6 +12,7 @@ import { pins } from '../model/pins.ts';
 import { statusNotFound } from './errors.ts';
 import { reblogDeletedEvent, statusDeletedEvent } from './events.ts';
 import { quotedStatusDeleted, quotingStatusDeleted } from '../quotes/quotes.ts';
+import { countOnce } from '../db/countOnce.ts';
 
 export async function deleteStatus(core: Core, author: AccountDoc, statusId: Id): Promise<StatusDoc> {
   const status = await collection(core.db, statuses).findOne({ _id: statusId, deletedAt: null });
@@ -54,10 +55,8 @@ export async function deleteStatusDocs(core: Core, list: StatusDoc[]): Promise<v
         )
       ).flatMap((done, k) => (done ? [list[k]!] : []));
       if (removed.length === 0) return;
-      const perAccount = new Map<bigint, number>();
       const perParent = new Map<bigint, number>();
       for (const s of removed) {
-        if (s.visibility !== 'direct') decrement(perAccount, s.accountId);
         if (s.inReplyToId && (s.visibility === 'public' || s.visibility === 'unlisted'))
           decrement(perParent, s.inReplyToId);
       }
@@ -68,9 +67,12 @@ export async function deleteStatusDocs(core: Core, list: StatusDoc[]): Promise<v
         collection(core.db, pins).deleteMany(
           removed.length === 1 ? { statusId: removed[0]!._id } : { statusId: { $in: removed.map((s) => s._id) } },
         ),
-        perAccount.size > 0
-          ? collection(core.db, accounts).bulkWrite(inc('statusesCount', perAccount), { ordered: false })
-          : null,
+        countOnce(
+          collection(core.db, accounts),
+          removed
+            .filter((s) => s.visibility !== 'direct')
+            .map((s) => ({ _id: s.accountId, inc: { statusesCount: -1 }, mark: `s-${s._id}` })),
+        ),
         perParent.size > 0
           ? collection(core.db, statuses).bulkWrite(inc('repliesCount', perParent), { ordered: false })
           : null,
@@ -101,7 +103,9 @@ export async function removeReblog(core: Core, reblog: StatusDoc): Promise<boole
     if (reblog.reblogOfId)
       await collection(core.db, statuses).updateOne({ _id: reblog.reblogOfId }, { $inc: { reblogsCount: -1 } });
     if (reblog.visibility !== 'direct')
-      await collection(core.db, accounts).updateOne({ _id: reblog.accountId }, { $inc: { statusesCount: -1 } });
+      await countOnce(collection(core.db, accounts), [
+        { _id: reblog.accountId, inc: { statusesCount: -1 }, mark: `s-${reblog._id}` },
+      ]);
   });
   await dropViewerFlags(core, reblog.accountId);
   return removed;

@@ -33,7 +33,7 @@ import { unprocessable } from '../errors.ts';
 import { presentAccounts } from '../entities/account.ts';
 import { Coalescer } from '../events/coalesce.ts';
 import { BatchedInsert } from '../db/batchedInsert.ts';
-import { retryUnsent } from '../db/unsentRetry.ts';
+import { countOnce } from '../db/countOnce.ts';
 
 export interface PostStatusInput {
   text?: string | null;
@@ -272,30 +272,34 @@ function statusInsertsOf(core: Core): BatchedInsert<StatusDoc> {
  * The author counters of concurrent posts in one command (ADR 0009): each account's `$inc` by its
  * number of posts and its latest time; each caller waits for the command that carried its post.
  */
-const authorCounters = new WeakMap<object, Coalescer<{ accountId: Id; at: Date }>>();
+const authorCounters = new WeakMap<object, Coalescer<{ accountId: Id; at: Date; statusId: Id }>>();
 
-function authorCountersOf(core: Core): Coalescer<{ accountId: Id; at: Date }> {
+function authorCountersOf(core: Core): Coalescer<{ accountId: Id; at: Date; statusId: Id }> {
   let c = authorCounters.get(core.db);
   if (!c) {
     const db = core.db;
     c = new Coalescer(async (posts) => {
-      const byAccount = new Map<Id, { n: number; at: Date }>();
+      const byAccount = new Map<Id, { n: number; at: Date; last: Id }>();
       for (const p of posts) {
         const seen = byAccount.get(p.accountId);
-        if (!seen) byAccount.set(p.accountId, { n: 1, at: p.at });
-        else byAccount.set(p.accountId, { n: seen.n + 1, at: p.at > seen.at ? p.at : seen.at });
+        if (!seen) byAccount.set(p.accountId, { n: 1, at: p.at, last: p.statusId });
+        else
+          byAccount.set(p.accountId, {
+            n: seen.n + 1,
+            at: p.at > seen.at ? p.at : seen.at,
+            last: p.statusId > seen.last ? p.statusId : seen.last,
+          });
       }
-      // The statuses are written: a MongoDB restart must not leave their authors' counts behind.
-      await retryUnsent(() =>
-        collection(db, accounts).bulkWrite(
-          [...byAccount].map(([accountId, { n, at }]) => ({
-            updateOne: {
-              filter: { _id: accountId },
-              update: { $inc: { statusesCount: n }, $set: { lastStatusAt: at } },
-            },
-          })),
-          { ordered: false },
-        ),
+      // The statuses are written: a MongoDB restart must not leave their authors' counts behind,
+      // nor count them twice (each account's change is marked by its newest status).
+      await countOnce(
+        collection(db, accounts),
+        [...byAccount].map(([_id, { n, at, last }]) => ({
+          _id,
+          inc: { statusesCount: n },
+          set: { lastStatusAt: at },
+          mark: `s+${last}`,
+        })),
       );
       // The write dropped the authors' cached copies, which the answer's rendering, the fan-out
       // and the author's next request each read: refilled here for the whole group, two queries
@@ -313,7 +317,7 @@ function authorCountersOf(core: Core): Coalescer<{ accountId: Id; at: Date }> {
 /** Denormalised counters (Mastodon: direct messages do not count; replies count on public threads). */
 export async function countNewStatus(core: Core, status: StatusDoc): Promise<void> {
   if (status.visibility !== 'direct') {
-    await authorCountersOf(core).add([{ accountId: status.accountId, at: status.createdAt }]);
+    await authorCountersOf(core).add([{ accountId: status.accountId, at: status.createdAt, statusId: status._id }]);
   }
   if (status.inReplyToId && (status.visibility === 'public' || status.visibility === 'unlisted')) {
     await collection(core.db, statuses).updateOne({ _id: status.inReplyToId }, { $inc: { repliesCount: 1 } });
