@@ -160,7 +160,7 @@ export async function createFollow(
       if (isDuplicateKeyError(err)) return null;
       throw err;
     }
-    await adjustFollowCounts(core, account._id, target._id, 1);
+    await adjustFollowCounts(core, [follow], 1);
     return follow;
   });
 }

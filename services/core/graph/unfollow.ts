@@ -42,7 +42,7 @@ export async function endFollow(
   return core.outbox.write([followDeletedEvent(follow, follower, followed, false, reason, actor)], async () => {
     const res = await collection(core.db, follows).deleteOne({ _id: follow._id });
     if (res.deletedCount === 0) return false; // a concurrent call removed it and counted it
-    await adjustFollowCounts(core, follower._id, followed._id, -1);
+    await adjustFollowCounts(core, [follow], -1);
     await removeAccountFromOwnerLists(core, follower._id, followed._id);
     return true;
   });

@@ -9,7 +9,7 @@
 import type { Core } from '../../context.ts';
 import { nextSerialIds } from '../../ids.ts';
 import { collection, insertNew } from '../../db/mongo.ts';
-import { accounts, type AccountDoc } from '../../model/accounts.ts';
+import type { AccountDoc } from '../../model/accounts.ts';
 import { follows, type FollowDoc } from '../../model/follows.ts';
 import { followRequests } from '../../model/followRequests.ts';
 import { blocks } from '../../model/blocks.ts';
@@ -20,6 +20,7 @@ import { followDeletedEvent } from '../../graph/unfollow.ts';
 import { firstType, idOf, obj, str, type JsonObject } from '../json.ts';
 import { parseLocalUri } from '../uris.ts';
 import { accountsByUri } from './audience.ts';
+import { adjustFollowCounts } from '../../graph/counters.ts';
 
 export interface RemoteFollow {
   actor: AccountDoc;
@@ -67,25 +68,6 @@ async function recordsBetween<T extends { accountId: bigint; targetAccountId: bi
 ): Promise<Map<string, T>> {
   const found = await find({ accountId: { $in: actorIds }, targetAccountId: { $in: targetIds } });
   return new Map(found.map((r) => [pairKey(r.accountId, r.targetAccountId), r]));
-}
-
-function add(map: Map<bigint, number>, id: bigint, n: number): void {
-  map.set(id, (map.get(id) ?? 0) + n);
-}
-
-/** followers_count / following_count for many pairs: one bulk write. */
-async function adjustFollowCountsOf(core: Core, pairs: Array<{ from: bigint; to: bigint }>, delta: 1 | -1) {
-  const following = new Map<bigint, number>();
-  const followers = new Map<bigint, number>();
-  for (const p of pairs) {
-    add(following, p.from, delta);
-    add(followers, p.to, delta);
-  }
-  const ops = [
-    ...[...following].map(([_id, n]) => ({ updateOne: { filter: { _id }, update: { $inc: { followingCount: n } } } })),
-    ...[...followers].map(([_id, n]) => ({ updateOne: { filter: { _id }, update: { $inc: { followersCount: n } } } })),
-  ];
-  if (ops.length > 0) await collection(core.db, accounts).bulkWrite(ops, { ordered: false });
 }
 
 /**
@@ -160,11 +142,7 @@ export async function followRemoteActors(core: Core, items: RemoteFollow[]): Pro
     async () => {
       // A concurrent follow of the same pair may have won (its event counts, ours is dropped by the relay).
       const stored = await insertNew(collection(core.db, follows), docs);
-      await adjustFollowCountsOf(
-        core,
-        stored.map((d) => ({ from: d.accountId, to: d.targetAccountId })),
-        1,
-      );
+      await adjustFollowCounts(core, stored, 1);
     },
   );
   return single;
@@ -214,9 +192,9 @@ export async function unfollowRemoteActors(core: Core, items: RemoteFollow[]): P
         ),
       );
       // Only follows this call removed are counted (a concurrent call counts its own).
-      await adjustFollowCountsOf(
+      await adjustFollowCounts(
         core,
-        ends.filter((e, k) => removed[k] && !e.pending).map((e) => ({ from: e.actor._id, to: e.target._id })),
+        ends.filter((e, k) => removed[k] && !e.pending).map((e) => e.record),
         -1,
       );
     },
