@@ -48,10 +48,10 @@ export async function unsubscribingUser(core: Core, token: string, now = Date.no
   return collection(core.db, users).findOne({ _id: userId });
 }
 
-/** Turns the given e-mail type off for the token's user; false when the token is not valid. */
-export async function unsubscribe(core: Core, token: string, type: NotificationMailTemplate): Promise<boolean> {
+/** Turns the given e-mail type off for the token's user; null when the token is not valid. */
+export async function unsubscribe(core: Core, token: string, type: NotificationMailTemplate): Promise<UserDoc | null> {
   const user = await unsubscribingUser(core, token);
-  if (!user) return false;
+  if (!user) return null;
   await updateNotificationEmails(core, user._id, { [type]: false });
-  return true;
+  return user;
 }
