@@ -5,14 +5,12 @@
 //   local followers follow the new account there (the peer accepts);
 // - an account on the peer moves to another one there: its Move reaches our inbox, we check the
 //   new actor's alias, mark the old account as moved, and our local followers follow the new one.
-import { runDeliveryPipeline } from '../../pipelines/delivery/index.ts';
 import { moveAccount } from '../../services/core/accounts/migration.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { accounts } from '../../services/core/model/accounts.ts';
 import { createTestUser, type TestUser } from '../support/fixtures.ts';
-import { consumerTuning } from '../support/kafka.ts';
 import { startFedifyPeer, type FedifyPeer } from './fedifyPeer/control.ts';
-import { settles, startInstance, type Instance } from './support.ts';
+import { runTestDelivery, settles, startInstance, type Instance } from './support.ts';
 
 jest.setTimeout(120_000);
 
@@ -31,11 +29,7 @@ describe('moving accounts with a Fedify peer', () => {
 
   beforeAll(async () => {
     ours = await startInstance();
-    delivery = await runDeliveryPipeline(ours.core, {
-      settings: { partitions: 2 },
-      planner: consumerTuning,
-      worker: { sessionTimeout: 6_000, heartbeatInterval: 500, maxWaitTimeInMs: 100 },
-    });
+    delivery = await runTestDelivery(ours.core);
     peer = await startFedifyPeer();
   });
   afterAll(async () => {

@@ -5,15 +5,13 @@
 // QuoteRequest for its post gets its Accept (stamp on its host) or Reject, and its Delete of the
 // stamp revokes our quote. A revocation reaches every server that shows the quote (the reach of
 // both posts), here the Fedify peer following the quoted author while the quoter is local.
-import { runDeliveryPipeline } from '../../pipelines/delivery/index.ts';
 import { createTestUser, type TestUser } from '../support/fixtures.ts';
-import { consumerTuning } from '../support/kafka.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { accounts } from '../../services/core/model/accounts.ts';
 import { follows } from '../../services/core/model/follows.ts';
 import { statuses } from '../../services/core/model/statuses.ts';
 import { refreshStaleQuotes } from '../../services/core/quotes/ingress.ts';
-import { settles, startInstance, type Instance } from './support.ts';
+import { runTestDelivery, settles, startInstance, type Instance } from './support.ts';
 import { startFedifyPeer, type FedifyPeer } from './fedifyPeer/control.ts';
 
 jest.setTimeout(120_000);
@@ -45,11 +43,7 @@ describe('quote posts with a Fedify peer', () => {
 
   beforeAll(async () => {
     ours = await startInstance();
-    delivery = await runDeliveryPipeline(ours.core, {
-      settings: { partitions: 2 },
-      planner: consumerTuning,
-      worker: { sessionTimeout: 6_000, heartbeatInterval: 500, maxWaitTimeInMs: 100 },
-    });
+    delivery = await runTestDelivery(ours.core);
     peer = await startFedifyPeer();
     peerUrl = peer.url;
     carolUri = `${peerUrl}/users/carol`;
