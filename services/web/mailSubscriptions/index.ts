@@ -9,7 +9,7 @@ import type { WebOptions } from '../index.ts';
 import { translator } from '../i18n.ts';
 import { formField, queryField } from '../forms.ts';
 import { formPage } from '../view.ts';
-import { messagePage } from '../pages.ts';
+import { messagePage, notFoundPage } from '../pages.ts';
 import { unsubscribe, unsubscribeType, unsubscribingUser } from '../../core/users/unsubscribe.ts';
 
 const t = translator('en');
@@ -22,8 +22,7 @@ const isOneClick = (request: FastifyRequest) => formField(request, 'List-Unsubsc
 
 const mailSubscriptionPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
   const instance = core.config.localDomain;
-  const notFound = (reply: FastifyReply) =>
-    messagePage(reply, core, { status: 404, title: 'errors.title', lines: ['errors.not_found'], translate: true });
+  const notFound = (reply: FastifyReply) => notFoundPage(reply, core);
 
   app.get('/unsubscribe', async (request, reply) => {
     const token = queryField(request, 'token', 400);
