@@ -3,7 +3,7 @@
 // (filtered ones send nothing), to a usable login that chose that kind of e-mail, and only while
 // the recipient is not online (no streaming connection, no Web Push subscription) unless they
 // chose `always_send_emails`. As Mastodon's `deliver_later(wait: 2.minutes)`, the mail is not
-// requested at once: it waits in `notification_mails` for SMTP.notificationDelaySeconds and is
+// requested at once: it waits in `notification_mails` for NOTIFICATION_EMAIL_DELAY seconds and is
 // sent by the scheduler (dueEmails.ts) only if the notification is still there. A server without
 // SMTP_SERVER asks for none (see Config.smtp.configured).
 import type { Core } from '../context.ts';

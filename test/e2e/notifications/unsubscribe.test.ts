@@ -173,5 +173,12 @@ describeWithBrowser('unsubscribe.test.ts')('notification e-mails: the wait and u
     expect(await res.text()).toContain('no longer receive favorite notification emails');
     expect((await choicesOf(reader)).favourite).toBe(false);
     expect((await choicesOf(author)).mention).toBe(true);
+    // RFC 8058 allows the one-click body as multipart/form-data too.
+    const mentions = new URL(url);
+    mentions.searchParams.set('type', 'mention');
+    const body = new FormData();
+    body.set('List-Unsubscribe', 'One-Click');
+    expect((await fetch(mentions, { method: 'POST', body })).status).toBe(200);
+    expect((await choicesOf(reader)).mention).toBe(false);
   });
 });
