@@ -333,6 +333,7 @@ export interface MailRequested {
   text: string;
   html: null | string;
   template: string;
+  headers: null | Record<string, string>;
 }
 
 /** An upload waits for the media pipeline (transcoding, thumbnail, blurhash). Keyed by the uploader's account id. */
@@ -866,6 +867,7 @@ export interface MailRequestedPayload {
   text: string;
   html?: null | string;
   template: string;
+  headers?: null | Record<string, string>;
 }
 
 /** What a producer gives for MediaProcessRequested (the outbox adds eventId and occurredAt). */

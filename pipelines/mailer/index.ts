@@ -32,7 +32,7 @@ export async function runMailerPipeline(core: Core, opts: MailerPipelineOptions 
           subject: mail.subject,
           text: mail.text,
           html: mail.html ?? undefined,
-          headers: { 'X-Mail-Template': mail.template, 'Auto-Submitted': 'auto-generated' },
+          headers: { ...mail.headers, 'X-Mail-Template': mail.template, 'Auto-Submitted': 'auto-generated' },
         });
         ctx.logger.info({ eventId: event.eventId, template: mail.template, messageId: info.messageId }, 'mail sent');
       });

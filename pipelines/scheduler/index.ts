@@ -1,5 +1,5 @@
 // The scheduler: a timer-driven job runner (not a Kafka consumer). Each round it publishes due
-// scheduled statuses, closes expired polls, sends poll Updates due after votes and ends expired mutes; hourly it removes uploads nobody attached and remote media cached longer than MEDIA_CACHE_RETENTION_PERIOD; every ten minutes it re-checks remote quote stamps a week old. Any number of scheduler processes may run: every job
+// scheduled statuses, closes expired polls, sends poll Updates due after votes, ends expired mutes and sends notification e-mails whose wait is over; hourly it removes uploads nobody attached and remote media cached longer than MEDIA_CACHE_RETENTION_PERIOD; every ten minutes it re-checks remote quote stamps a week old. Any number of scheduler processes may run: every job
 // claims its records atomically in MongoDB, so each record is handled by one process.
 // Add a job by appending it to JOBS.
 import { hostname } from 'node:os';
@@ -16,6 +16,7 @@ import { refreshStaleQuotes } from '../../services/core/quotes/ingress.ts';
 import { processImports } from '../../services/core/userData/importProcessing.ts';
 import { processAccountDeletions } from '../../services/core/users/selfDelete.ts';
 import { processArchives } from '../../services/core/userData/archive.ts';
+import { sendDueNotificationMails } from '../../services/core/notifications/dueEmails.ts';
 
 export interface SchedulerJob {
   name: string;
@@ -33,6 +34,7 @@ export const JOBS: SchedulerJob[] = [
   { name: 'poll-expiry', run: (core, workerId) => closeExpiredPolls(core, { workerId, limit: 100 }) },
   { name: 'poll-updates', run: (core, workerId) => publishDuePollUpdates(core, { workerId, limit: 100 }) },
   { name: 'mute-expiry', run: (core) => endExpiredMutes(core) },
+  { name: 'notification-mails', run: (core, workerId) => sendDueNotificationMails(core, { workerId }) },
   { name: 'unattached-media-cleanup', everyMs: 3600_000, run: (core) => removeUnattachedMedia(core) },
   { name: 'media-cache-vacuum', everyMs: 3600_000, run: (core) => vacuumMediaCache(core) },
   { name: 'suspended-account-data', everyMs: 3600_000, run: (core) => deleteExpiredSuspensions(core) },

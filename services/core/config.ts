@@ -59,6 +59,11 @@ export interface Config {
     fromAddress: string;
     login: string | null;
     password: string | null;
+    /**
+     * Seconds between a notification and its e-mail (Mastodon: `deliver_later(wait: 2.minutes)`);
+     * a notification gone by then (an undone favourite, a follow withdrawn) is not mailed.
+     */
+    notificationDelaySeconds: number;
   };
   omniauthOnly: boolean;
   /** External log-in through OpenID Connect (Mastodon's OIDC_* settings); null unless OIDC_ENABLED. */
@@ -346,6 +351,7 @@ export function loadConfig(env: Env = process.env): Config {
       fromAddress: str(env, 'SMTP_FROM_ADDRESS', `notifications@${localDomain.replace(/:\d+$/, '')}`),
       login: optional(env, 'SMTP_LOGIN'),
       password: optional(env, 'SMTP_PASSWORD'),
+      notificationDelaySeconds: int(env, 'NOTIFICATION_EMAIL_DELAY', 120, 0, 86_400),
     },
     omniauthOnly: bool(env, 'OMNIAUTH_ONLY', false),
     oidc: oidcConfig(env),

@@ -13,13 +13,19 @@ import { twoFactorSetupRequired } from '../core/users/twoFactor.ts';
 export const TWO_FACTOR_METHODS = '/settings/two_factor_authentication_methods';
 import { messagePage, refusalMessage } from './pages.ts';
 
+/** Who is signed in: the login and its account. */
+export interface SignedIn {
+  user: UserDoc;
+  account: AccountDoc;
+}
+
 export async function requireSignedIn(
   core: Core,
   request: FastifyRequest,
   reply: FastifyReply,
   returnTo: string,
   opts: { twoFactorSetup?: boolean } = {},
-): Promise<{ user: UserDoc; account: AccountDoc } | null> {
+): Promise<SignedIn | null> {
   const user = await sessionUser(core, request);
   const account = user ? await collection(core.db, accounts).findOne({ _id: user.accountId }) : null;
   if (!user || !account) {

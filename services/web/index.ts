@@ -26,6 +26,7 @@ import movingPages from './moving/index.ts';
 import filterPages from './filters/index.ts';
 import publicPages from './public/index.ts';
 import adminPages from './admin/index.ts';
+import mailSubscriptionPages from './mailSubscriptions/index.ts';
 
 export interface WebOptions {
   core: Core;
@@ -102,6 +103,7 @@ const webPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
   await app.register(filterPages, { core });
   await app.register(publicPages, { core });
   await app.register(adminPages, { core });
+  await app.register(mailSubscriptionPages, { core });
 };
 
 export default webPages;

@@ -46,6 +46,17 @@ export function messagePage(reply: FastifyReply, core: Core, opts: MessageOption
   });
 }
 
+/** The 404 page, for whoever is signed in (`signedInAs`) or a visitor. */
+export function notFoundPage(reply: FastifyReply, core: Core, signedInAs?: string): Promise<FastifyReply> {
+  return messagePage(reply, core, {
+    status: 404,
+    title: 'errors.title',
+    lines: ['errors.not_found'],
+    translate: true,
+    ...(signedInAs ? { signedInAs, csrf: reply.generateCsrf() } : {}),
+  });
+}
+
 const RETURNABLE =
   /^\/(oauth\/authorize(\?|$)|oauth\/authorized_applications$|auth\/edit$|settings\/[a-z_]+(\/[a-z_]+)?$|filters$|relationships(\?[a-z_=&]*)?$|blocks$|mutes$|domain_blocks$|followed_tags$)/;
 

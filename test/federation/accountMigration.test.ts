@@ -4,16 +4,12 @@
 // B checks the alias and moves its local followers; A moves its own local followers, which follow
 // the new account across servers.
 import type { Browser, Page } from 'playwright-core';
-import { runDeliveryPipeline } from '../../pipelines/delivery/index.ts';
 import { describeWithBrowser, launchChromium } from '../support/browser.ts';
 import { createTestUser, type TestUser } from '../support/fixtures.ts';
-import { consumerTuning } from '../support/kafka.ts';
-import { settles, startInstance, type Instance } from './support.ts';
+import { runTestDelivery, settles, startInstance, type Instance } from './support.ts';
 import { JOBS, runScheduler, type Scheduler } from '../../pipelines/scheduler/index.ts';
 
 jest.setTimeout(180_000);
-
-const workerTuning = { sessionTimeout: 6_000, heartbeatInterval: 500, maxWaitTimeInMs: 100 };
 
 describeWithBrowser('accountMigration.test.ts')('moving an account between two instances', () => {
   let a: Instance;
@@ -24,14 +20,7 @@ describeWithBrowser('accountMigration.test.ts')('moving an account between two i
 
   beforeAll(async () => {
     [a, b] = await Promise.all([startInstance(), startInstance()]);
-    for (const instance of [a, b])
-      deliveries.push(
-        await runDeliveryPipeline(instance.core, {
-          settings: { partitions: 2 },
-          planner: consumerTuning,
-          worker: workerTuning,
-        }),
-      );
+    for (const instance of [a, b]) deliveries.push(await runTestDelivery(instance.core));
     scheduler = runScheduler(a.core, {
       intervalMs: 100,
       jobs: JOBS.filter((j) => j.name === 'account-deletions'),

@@ -3,7 +3,6 @@
 // inbox (Fedify knocks with RFC 9421 first, so our 401 must get it to retry with draft-cavage);
 // we check its WebFinger, actor and signatures.
 import { createTestUser, type TestUser } from '../support/fixtures.ts';
-import { freePort, killChild, logged, startNode, type ChildRun } from '../support/processes.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { accounts } from '../../services/core/model/accounts.ts';
 import { follows } from '../../services/core/model/follows.ts';
@@ -11,43 +10,29 @@ import { statuses } from '../../services/core/model/statuses.ts';
 import { safeFetch } from '../../services/core/activitypub/safeFetch.ts';
 import { accountSigningKey } from '../../services/core/activitypub/keys.ts';
 import { settles, startInstance, type Instance } from './support.ts';
+import { startFedifyPeer, type FedifyPeer } from './fedifyPeer/control.ts';
 
 jest.setTimeout(90_000);
 
 describe('federation with a Fedify peer', () => {
   let ours: Instance;
-  let peer: ChildRun;
+  let peer: FedifyPeer;
   let peerUrl: string;
   let peerDomain: string;
   let alice: TestUser;
   let aliceUri: string;
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- control answers are checked field by field
-  const control = async (path: string, body: Record<string, string> = {}): Promise<any> => {
-    const res = await fetch(`http://127.0.0.1:${new URL(peerUrl).port}/_test/${path}`, {
-      method: 'POST',
-      body: JSON.stringify(body),
-    });
-    const json = await res.json();
-    if (res.status !== 200) throw new Error(`fedify peer ${path}: ${JSON.stringify(json)}`);
-    return json;
-  };
+  const control = (path: string, body: Record<string, string> = {}) => peer.control(path, body);
 
   beforeAll(async () => {
     ours = await startInstance();
-    const port = await freePort();
-    peerDomain = `localhost:${port}`;
-    peerUrl = `http://${peerDomain}`;
-    peer = startNode('test/federation/fedifyPeer/server.ts', [String(port)], {});
-    await Promise.race([
-      logged(peer, 'fedify peer ready'),
-      peer.exit.then(() => Promise.reject(new Error(`fedify peer exited:\n${peer.output()}`))),
-    ]);
+    peer = await startFedifyPeer();
+    ({ url: peerUrl, domain: peerDomain } = peer);
     alice = await createTestUser(ours.core, { username: 'alice' });
     aliceUri = `${ours.url}/users/alice`;
   });
   afterAll(async () => {
-    if (peer) await killChild(peer);
+    await peer?.stop();
     await ours?.close();
   });
 

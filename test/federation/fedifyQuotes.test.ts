@@ -5,22 +5,20 @@
 // QuoteRequest for its post gets its Accept (stamp on its host) or Reject, and its Delete of the
 // stamp revokes our quote. A revocation reaches every server that shows the quote (the reach of
 // both posts), here the Fedify peer following the quoted author while the quoter is local.
-import { runDeliveryPipeline } from '../../pipelines/delivery/index.ts';
 import { createTestUser, type TestUser } from '../support/fixtures.ts';
-import { consumerTuning } from '../support/kafka.ts';
-import { freePort, killChild, logged, startNode, type ChildRun } from '../support/processes.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { accounts } from '../../services/core/model/accounts.ts';
 import { follows } from '../../services/core/model/follows.ts';
 import { statuses } from '../../services/core/model/statuses.ts';
 import { refreshStaleQuotes } from '../../services/core/quotes/ingress.ts';
-import { settles, startInstance, type Instance } from './support.ts';
+import { runTestDelivery, settles, startInstance, type Instance } from './support.ts';
+import { startFedifyPeer, type FedifyPeer } from './fedifyPeer/control.ts';
 
 jest.setTimeout(120_000);
 
 describe('quote posts with a Fedify peer', () => {
   let ours: Instance;
-  let peer: ChildRun;
+  let peer: FedifyPeer;
   let peerUrl: string;
   let carolUri: string;
   let delivery: { stop(): Promise<void> };
@@ -28,16 +26,7 @@ describe('quote posts with a Fedify peer', () => {
   let bob: TestUser;
   let aliceUri: string;
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- control answers are checked field by field
-  const control = async (path: string, body: Record<string, string> = {}): Promise<any> => {
-    const res = await fetch(`http://127.0.0.1:${new URL(peerUrl).port}/_test/${path}`, {
-      method: 'POST',
-      body: JSON.stringify(body),
-    });
-    const json = await res.json();
-    if (res.status !== 200) throw new Error(`fedify peer ${path}: ${JSON.stringify(json)}`);
-    return json;
-  };
+  const control = (path: string, body: Record<string, string> = {}) => peer.control(path, body);
   type Received = { type: string; id: string; object: string | null; result?: string | null; instrument?: string };
   const received = async (): Promise<Received[]> => (await control('received')) as Received[];
 
@@ -54,19 +43,10 @@ describe('quote posts with a Fedify peer', () => {
 
   beforeAll(async () => {
     ours = await startInstance();
-    delivery = await runDeliveryPipeline(ours.core, {
-      settings: { partitions: 2 },
-      planner: consumerTuning,
-      worker: { sessionTimeout: 6_000, heartbeatInterval: 500, maxWaitTimeInMs: 100 },
-    });
-    const port = await freePort();
-    peerUrl = `http://localhost:${port}`;
+    delivery = await runTestDelivery(ours.core);
+    peer = await startFedifyPeer();
+    peerUrl = peer.url;
     carolUri = `${peerUrl}/users/carol`;
-    peer = startNode('test/federation/fedifyPeer/server.ts', [String(port)], {});
-    await Promise.race([
-      logged(peer, 'fedify peer ready'),
-      peer.exit.then(() => Promise.reject(new Error(`fedify peer exited:\n${peer.output()}`))),
-    ]);
     [alice, bob] = await Promise.all([
       createTestUser(ours.core, { username: 'alice' }),
       createTestUser(ours.core, { username: 'bob' }),
@@ -91,7 +71,7 @@ describe('quote posts with a Fedify peer', () => {
   });
 
   afterAll(async () => {
-    if (peer) await killChild(peer);
+    await peer?.stop();
     await delivery?.stop();
     await ours?.close();
   });

@@ -74,6 +74,11 @@ export async function startInstance(opts: InstanceOptions = {}): Promise<Instanc
 /** Delivery tuned for tests: short sessions, quick fetches. */
 const workerTuning = { sessionTimeout: 6_000, heartbeatInterval: 500, maxWaitTimeInMs: 100 };
 
+/** The delivery pipeline of an instance, tuned for tests (two partitions, short sessions). */
+export function runTestDelivery(core: Core): Promise<{ stop(): Promise<void> }> {
+  return runDeliveryPipeline(core, { settings: { partitions: 2 }, planner: consumerTuning, worker: workerTuning });
+}
+
 export interface FederatingPair {
   a: Instance;
   b: Instance;
@@ -92,14 +97,7 @@ export async function startFederatingPair(
     await Promise.all([a.close(), b.close()]);
   };
   try {
-    for (const instance of [a, b])
-      deliveries.push(
-        await runDeliveryPipeline(instance.core, {
-          settings: { partitions: 2 },
-          planner: consumerTuning,
-          worker: workerTuning,
-        }),
-      );
+    for (const instance of [a, b]) deliveries.push(await runTestDelivery(instance.core));
   } catch (err) {
     await close();
     throw err;

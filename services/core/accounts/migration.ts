@@ -104,6 +104,19 @@ export async function lastMigration(core: Core, account: AccountDoc): Promise<Ac
   return collection(core.db, accountMigrations).findOne({ accountId: account._id }, { sort: { _id: -1 } });
 }
 
+/** The account's last moves, newest first, and the account it redirects to now (the migration page). */
+export async function migrationHistory(
+  core: Core,
+  account: AccountDoc,
+  limit = 10,
+): Promise<{ past: AccountMigrationDoc[]; movedTo: AccountDoc | null }> {
+  const [past, movedTo] = await Promise.all([
+    collection(core.db, accountMigrations).find({ accountId: account._id }).sort({ _id: -1 }).limit(limit).toArray(),
+    account.movedToAccountId === null ? null : collection(core.db, accounts).findOne({ _id: account.movedToAccountId }),
+  ]);
+  return { past, movedTo };
+}
+
 /** When the next move is allowed, or null when it is allowed now. */
 export async function migrationCooldownUntil(core: Core, account: AccountDoc, now = new Date()): Promise<Date | null> {
   const last = await lastMigration(core, account);

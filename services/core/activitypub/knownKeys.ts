@@ -9,6 +9,7 @@
 import type { Core } from '../context.ts';
 import { collection } from '../db/mongo.ts';
 import { accounts } from '../model/accounts.ts';
+import { TtlCache } from '../cache/ttlCache.ts';
 
 export interface KnownKey {
   publicKeyPem: string;
@@ -21,26 +22,14 @@ export interface KnownKey {
 const TTL_MS = 60_000;
 const MAX_ENTRIES = 20_000;
 
-interface Entry {
-  key: KnownKey | null;
-  until: number;
-}
-
-const cache = new Map<string, Entry>();
 /** Key ids cached per owner, so forgetting an actor does not walk the cache. */
 const byOwner = new Map<string, Set<string>>();
 
-/** Strips the fragment of a key id: the actor (Mastodon's `…#main-key`) or the key document. */
-export function keyDocumentUrl(keyId: string): string {
-  const hash = keyId.indexOf('#');
-  return hash >= 0 ? keyId.slice(0, hash) : keyId;
-}
+/** The owners a key id is indexed under: the actor its id names, and the key's owner. */
+const ownersOf = (keyId: string, key: KnownKey | null) => new Set([keyDocumentUrl(keyId), key?.owner]);
 
-function drop(keyId: string): void {
-  const entry = cache.get(keyId);
-  if (!entry) return;
-  cache.delete(keyId);
-  for (const owner of [keyDocumentUrl(keyId), entry.key?.owner]) {
+function unindex(keyId: string, key: KnownKey | null): void {
+  for (const owner of ownersOf(keyId, key)) {
     if (!owner) continue;
     const ids = byOwner.get(owner);
     ids?.delete(keyId);
@@ -48,16 +37,22 @@ function drop(keyId: string): void {
   }
 }
 
+const cache = new TtlCache<string, KnownKey | null>(TTL_MS, MAX_ENTRIES, unindex);
+
+/** Strips the fragment of a key id: the actor (Mastodon's `…#main-key`) or the key document. */
+export function keyDocumentUrl(keyId: string): string {
+  const hash = keyId.indexOf('#');
+  return hash >= 0 ? keyId.slice(0, hash) : keyId;
+}
+
 function remember(keyId: string, key: KnownKey | null, ttlMs = TTL_MS): void {
-  drop(keyId);
-  cache.set(keyId, { key, until: Date.now() + ttlMs });
-  for (const owner of new Set([keyDocumentUrl(keyId), key?.owner])) {
+  cache.set(keyId, key, Date.now(), ttlMs);
+  for (const owner of ownersOf(keyId, key)) {
     if (!owner) continue;
     const ids = byOwner.get(owner) ?? new Set<string>();
     ids.add(keyId);
     byOwner.set(owner, ids);
   }
-  if (cache.size > MAX_ENTRIES) drop(cache.keys().next().value as string);
 }
 
 /**
@@ -67,7 +62,7 @@ function remember(keyId: string, key: KnownKey | null, ttlMs = TTL_MS): void {
  */
 export async function findKnownKey(core: Core, keyId: string): Promise<KnownKey | null> {
   const hit = cache.get(keyId);
-  if (hit && hit.until > Date.now()) return hit.key;
+  if (hit !== undefined) return hit;
   const actorUri = keyDocumentUrl(keyId);
   const coll = collection(core.db, accounts);
   const projection = { uri: 1, domain: 1, keyId: 1, publicKeyPem: 1 };
@@ -89,5 +84,10 @@ export function rememberKey(keyId: string, key: KnownKey): void {
 
 /** Drops every cached key of an actor (its profile was updated, its key rotated, or it was deleted). */
 export function forgetKnownKeys(actorUri: string): void {
-  for (const keyId of [...(byOwner.get(actorUri) ?? [])]) drop(keyId);
+  const ids = byOwner.get(actorUri);
+  if (!ids) return;
+  byOwner.delete(actorUri);
+  // A key id left in another owner's set (a key that changed owner) is harmless: dropping an
+  // id no longer cached does nothing.
+  for (const keyId of ids) cache.delete(keyId);
 }

@@ -12,11 +12,16 @@ export class TtlCache<K, V> {
   private readonly entries = new Map<K, Entry<V>>();
   private readonly ttlMs: number;
   private readonly max: number;
+  private readonly onEvict: ((key: K, value: V) => void) | undefined;
 
-  /** `ttlMs`: how long an entry serves; `max`: entries kept at most. */
-  constructor(ttlMs: number, max: number) {
+  /**
+   * `ttlMs`: how long an entry serves; `max`: entries kept at most; `onEvict`: told of an entry
+   * pushed out by a full cache (for a caller that indexes the entries another way too).
+   */
+  constructor(ttlMs: number, max: number, onEvict?: (key: K, value: V) => void) {
     this.ttlMs = ttlMs;
     this.max = max;
+    this.onEvict = onEvict;
   }
 
   /** The value kept under `key` while it is younger than its time to live. */
@@ -36,7 +41,11 @@ export class TtlCache<K, V> {
       kept.until = now + ttlMs;
       return;
     }
-    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value as K);
+    if (this.entries.size >= this.max) {
+      const [first, entry] = this.entries.entries().next().value as [K, Entry<V>];
+      this.entries.delete(first);
+      this.onEvict?.(first, entry.value);
+    }
     this.entries.set(key, { value, until: now + ttlMs });
   }
 

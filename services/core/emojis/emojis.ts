@@ -98,6 +98,10 @@ export async function findLocalEmoji(core: Core, shortcode: string): Promise<Cus
   return collection(core.db, customEmojis).findOne({ shortcode, domain: null });
 }
 
+export async function findLocalEmojiById(core: Core, id: Id): Promise<CustomEmojiDoc | null> {
+  return collection(core.db, customEmojis).findOne({ _id: id, domain: null });
+}
+
 function checkCategory(category: string | null | undefined): void {
   if (category && [...category].length > CATEGORY_LIMIT)
     throw new EmojiError(`Category is too long (maximum is ${CATEGORY_LIMIT} characters)`);

@@ -27,6 +27,8 @@ export interface MailRequest {
   /** Kafka key: mails to one recipient stay in order (e.g. the user id). */
   key: string;
   variables: Record<string, string>;
+  /** Extra headers (notification mails: List-ID and the one-click List-Unsubscribe). */
+  headers?: Record<string, string>;
 }
 
 export function mailRequestedEvent(mail: MailRequest, verify: Verification): NewEvent<'MailRequested'> {
@@ -40,6 +42,7 @@ export function mailRequestedEvent(mail: MailRequest, verify: Verification): New
       text: rendered.text,
       html: rendered.html,
       template: mail.template,
+      headers: mail.headers ?? null,
     },
     verify,
   };

@@ -15,10 +15,18 @@ function escapeHtml(s: string): string {
   );
 }
 
-function layout(title: string, paragraphs: string[], action?: { label: string; url: string }): string {
+interface Link {
+  label: string;
+  url: string;
+}
+
+const anchor = (link: Link) => `<a href="${escapeHtml(link.url)}">${escapeHtml(link.label)}</a>`;
+
+function layout(title: string, paragraphs: string[], action?: Link, footer: Link[] = []): string {
   const body = paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n');
-  const button = action ? `<p><a href="${escapeHtml(action.url)}">${escapeHtml(action.label)}</a></p>` : '';
-  return `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body>\n<h1>${escapeHtml(title)}</h1>\n${body}\n${button}\n</body></html>`;
+  const button = action ? `<p>${anchor(action)}</p>` : '';
+  const links = footer.length ? `\n<p>${footer.map(anchor).join(' · ')}</p>` : '';
+  return `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body>\n<h1>${escapeHtml(title)}</h1>\n${body}\n${button}${links}\n</body></html>`;
 }
 
 /** Mastodon's notification_mailer texts (config/locales/en.yml): title, subject, body and action. */
@@ -60,17 +68,22 @@ const NOTIFICATION_TEXTS: Record<
 
 /**
  * A notification e-mail. Variables: `name` (the acct of who did it), `status` (the post's plain
- * text, when it is about one), `link` (the post or the account), `preferences` (where to turn it off).
+ * text, when it is about one), `link` (the post or the account), `preferences` (where to choose
+ * e-mails), `unsubscribe` (the one-click link that turns this kind off, as Mastodon's footer).
  */
 function notificationMail(template: NotificationMailTemplate, v: Record<string, string>): RenderedMail {
   const texts = NOTIFICATION_TEXTS[template];
   const name = v.name ?? '';
-  const footer = `You are receiving this e-mail because you chose it on ${v.instance ?? 'Mastodon'}. Manage e-mail preferences: ${v.preferences ?? ''}`;
+  const footer = `You are receiving this e-mail because you chose it on ${v.instance ?? 'Mastodon'}.`;
+  const links = [
+    { label: 'Change email preferences', url: v.preferences ?? '' },
+    ...(v.unsubscribe ? [{ label: 'Unsubscribe', url: v.unsubscribe }] : []),
+  ];
   const lines = [texts.body(name), ...(v.status ? [v.status] : [])];
   return {
     subject: texts.subject(name),
-    text: `${lines.join('\n\n')}\n\n${texts.action}: ${v.link ?? ''}\n\n${footer}\n`,
-    html: layout(texts.title, [...lines, footer], { label: texts.action, url: v.link ?? '' }),
+    text: `${lines.join('\n\n')}\n\n${texts.action}: ${v.link ?? ''}\n\n${footer}\n${links.map((l) => `${l.label}: ${l.url}`).join('\n')}\n`,
+    html: layout(texts.title, [...lines, footer], { label: texts.action, url: v.link ?? '' }, links),
   };
 }
 

@@ -43,6 +43,7 @@ import './reports.ts';
 import './signUpBlocks.ts';
 import './parkedDeliveries.ts';
 import './pushSubscriptions.ts';
+import './notificationMails.ts';
 import './accountConversations.ts';
 import './notificationPolicies.ts';
 import './featuredCollections.ts';

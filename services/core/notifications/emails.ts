@@ -2,24 +2,23 @@
 // a mention, follow, follow request, favourite or boost that the recipient's policy let through
 // (filtered ones send nothing), to a usable login that chose that kind of e-mail, and only while
 // the recipient is not online (no streaming connection, no Web Push subscription) unless they
-// chose `always_send_emails`. The mails go to the mailer pipeline as `MailRequested` events; a
-// server without SMTP_SERVER requests none (see Config.smtp.configured).
+// chose `always_send_emails`. As Mastodon's `deliver_later(wait: 2.minutes)`, the mail is not
+// requested at once: it waits in `notification_mails` for NOTIFICATION_EMAIL_DELAY seconds and is
+// sent by the scheduler (dueEmails.ts) only if the notification is still there. A server without
+// SMTP_SERVER asks for none (see Config.smtp.configured).
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
-import { collection } from '../db/mongo.ts';
+import { collection, insertNew } from '../db/mongo.ts';
 import { users, type UserDoc } from '../model/users.ts';
-import { accounts, type AccountDoc } from '../model/accounts.ts';
-import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { pushSubscriptions } from '../model/pushSubscriptions.ts';
 import type { NotificationDoc } from '../model/notifications.ts';
+import { notificationMails } from '../model/notificationMails.ts';
 import { listenedChannels, timelineChannels } from '../streaming/channels.ts';
-import { acctOf } from '../entities/account.ts';
-import { plainText } from '../filters/match.ts';
-import { mailRequestedEvent, NOTIFICATION_MAIL_TEMPLATES, type NotificationMailTemplate } from '../mail/request.ts';
+import { NOTIFICATION_MAIL_TEMPLATES, type NotificationMailTemplate } from '../mail/request.ts';
 import { wantsEmail } from '../users/notificationEmails.ts';
 
 const MAILED = new Set<string>(NOTIFICATION_MAIL_TEMPLATES);
-const isMailed = (doc: NotificationDoc): doc is NotificationDoc & { type: NotificationMailTemplate } =>
+export const isMailed = (doc: NotificationDoc): doc is NotificationDoc & { type: NotificationMailTemplate } =>
   MAILED.has(doc.type);
 
 /** Recipients with a streaming connection or a Web Push subscription (Mastodon's recipient_online?). */
@@ -34,15 +33,10 @@ async function onlineRecipients(core: Core, accountIds: Id[]): Promise<Set<Id>> 
   return online;
 }
 
-const functional = (u: UserDoc) => u.confirmedAt !== null && u.approved && !u.disabled;
+/** A login that may get mail (the user half of Mastodon's User#functional?). */
+export const functionalUser = (u: UserDoc) => u.confirmedAt !== null && u.approved && !u.disabled;
 
-function statusSummary(status: StatusDoc): string {
-  // A content warning hides the post in the e-mail as it does in the apps.
-  if (status.spoilerText) return `Content warning: ${status.spoilerText}`;
-  return (status.text || plainText(status.content)).trim();
-}
-
-/** Asks the mailer for the e-mails the new notifications call for; returns how many. */
+/** Schedules the e-mails the new notifications call for; returns how many. */
 export async function mailNotifications(core: Core, docs: readonly NotificationDoc[]): Promise<number> {
   if (!core.config.smtp.configured) return 0;
   const candidates = docs.filter((d) => !d.filtered).filter(isMailed);
@@ -57,7 +51,7 @@ export async function mailNotifications(core: Core, docs: readonly NotificationD
   );
   const wanted = candidates.filter((d) => {
     const user = logins.get(d.accountId);
-    return user !== undefined && functional(user) && wantsEmail(user, d.type);
+    return user !== undefined && functionalUser(user) && wantsEmail(user, d.type);
   });
   if (wanted.length === 0) return 0;
   const online = await onlineRecipients(core, [
@@ -66,48 +60,11 @@ export async function mailNotifications(core: Core, docs: readonly NotificationD
   const toSend = wanted.filter((d) => !online.has(d.accountId));
   if (toSend.length === 0) return 0;
 
-  const accountIds = [...new Set(toSend.flatMap((d) => [d.accountId, d.fromAccountId]))];
-  const statusIds = [...new Set(toSend.flatMap((d) => (d.statusId === null ? [] : [d.statusId])))];
-  const [accountDocs, statusDocs] = await Promise.all([
-    collection(core.db, accounts)
-      .find({ _id: { $in: accountIds } })
-      .toArray(),
-    statusIds.length
-      ? collection(core.db, statuses)
-          .find({ _id: { $in: statusIds }, deletedAt: null })
-          .toArray()
-      : Promise.resolve([]),
-  ]);
-  const byId = new Map<Id, AccountDoc>(accountDocs.map((a) => [a._id, a]));
-  const statusById = new Map<Id, StatusDoc>(statusDocs.map((s) => [s._id, s]));
-
-  const events = [];
-  for (const doc of toSend) {
-    const user = logins.get(doc.accountId);
-    const recipient = byId.get(doc.accountId);
-    const from = byId.get(doc.fromAccountId);
-    const status = doc.statusId === null ? null : statusById.get(doc.statusId);
-    if (!user || !recipient || !from || status === undefined) continue; // gone since
-    events.push(
-      mailRequestedEvent(
-        {
-          to: user.email,
-          template: doc.type,
-          key: String(user._id),
-          variables: {
-            instance: core.config.localDomain,
-            username: recipient.username,
-            name: acctOf(from),
-            ...(status ? { status: statusSummary(status) } : {}),
-            link: status ? (status.url ?? status.uri) : from.url,
-            preferences: `${core.config.baseUrl}/settings/preferences/notifications`,
-          },
-        },
-        // Not recorded in the outbox (publishDirect): the notification already exists.
-        { collection: 'notifications', filter: { _id: doc._id }, expect: 'exists' },
-      ),
-    );
-  }
-  if (events.length) await core.outbox.publishDirect(events);
-  return events.length;
+  const dueAt = new Date(Date.now() + core.config.smtp.notificationDelaySeconds * 1000);
+  // A notification handled twice (at-least-once events) keeps its first scheduled mail.
+  const scheduled = await insertNew(
+    collection(core.db, notificationMails),
+    toSend.map((d) => ({ _id: d._id, dueAt, attempts: 0, claimedUntil: null })),
+  );
+  return scheduled.length;
 }

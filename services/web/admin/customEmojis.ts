@@ -2,132 +2,97 @@
 // their image, category and state; one uploaded (PNG or GIF) or an archive imported, enabled,
 // disabled, moved to another category or deleted through the same core operations as `tootctl
 // emoji`; other servers' emojis (`?remote=1`, `by_domain`) copied to local ones.
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { asValidation, type AdminArea, type Staff } from './kit.ts';
+import type { FastifyRequest } from 'fastify';
+import { asValidation, listResource, type AdminArea } from './kit.ts';
 import {
   EmojiError,
   addCustomEmoji,
   allLocalEmojis,
+  findLocalEmojiById,
   modifyCustomEmoji,
   presentEmoji,
   removeCustomEmoji,
 } from '../../core/emojis/emojis.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { customEmojis } from '../../core/model/customEmojis.ts';
+import type { CustomEmojiDoc } from '../../core/model/customEmojis.ts';
 import { validationFailed } from '../../core/errors.ts';
-import { formCheckbox } from '../forms.ts';
+import { formCheckbox, queryField } from '../forms.ts';
 import { copyRemoteEmoji, listRemoteEmojis } from '../../core/emojis/emojiCopies.ts';
 import { importEmojiArchive } from '../../core/emojis/emojiArchive.ts';
 import { TarError } from '../../core/emojis/tarArchive.ts';
 
-/** An archive import's outcome, shown above the list. */
-interface ImportCounts {
-  imported: number;
-  skipped: number;
-  failed: number;
-}
+/** An emoji operation: its own errors are the form's message. */
+const emojiOp = <T>(run: Promise<T>) => asValidation(run, EmojiError, TarError);
 
-const customEmojiPages: AdminArea = (app, { core, staff, view, attempt, field, idParam }) => {
-  async function emojisPage(
-    reply: FastifyReply,
-    me: Staff,
-    opts: { error?: string | null; imported?: ImportCounts | null; remote?: boolean; domain?: string } = {},
-  ) {
-    const docs = opts.remote ? await listRemoteEmojis(core, { domain: opts.domain }) : await allLocalEmojis(core);
+const customEmojiPages: AdminArea = (app, kit) => {
+  const { core, staff, attempt, field, idParam } = kit;
+
+  /** The local emojis, or other servers' (`remote`, of one `domain` if given), as the page lists them. */
+  async function emojiList(remote: boolean, domain = '') {
+    const docs = remote ? await listRemoteEmojis(core, { domain }) : await allLocalEmojis(core);
     const emojis = docs.map((doc) => ({ ...doc, id: String(doc._id), ...presentEmoji(core, doc) }));
-    const error = opts.error ?? null;
-    return view(
-      reply,
-      me,
-      'custom_emojis',
-      'admin.custom_emojis.title',
-      { emojis, error, imported: opts.imported ?? null, remote: opts.remote === true, domain: opts.domain ?? '' },
-      error ? 422 : 200,
-    );
+    return { emojis, imported: null, remote, domain };
   }
 
-  app.get<{ Querystring: { remote?: string; by_domain?: string } }>('/admin/custom_emojis', async (request, reply) => {
-    const me = await staff(request, reply, 'manage_custom_emojis');
-    if (!me) return reply;
-    const domain = typeof request.query.by_domain === 'string' ? request.query.by_domain.slice(0, 253) : '';
-    return emojisPage(reply, me, { remote: request.query.remote === '1' || domain !== '', domain });
-  });
-
-  app.post('/admin/custom_emojis/import', { preHandler: app.csrfProtection }, async (request, reply) => {
-    const me = await staff(request, reply, 'manage_custom_emojis');
-    if (!me) return reply;
-    const archive = request.uploads?.archive;
-    let imported: ImportCounts | null = null;
-    const error = await attempt(async () => {
-      if (!archive?.data.length) throw validationFailed("Archive can't be blank");
-      const outcome = await asValidation(
-        importEmojiArchive(core, archive.data, {
-          overwrite: formCheckbox(request, 'overwrite'),
-          category: field(request, 'category', 100).trim() || null,
-          visibleInPicker: formCheckbox(request, 'visible_in_picker'),
-        }),
-        EmojiError,
-        TarError,
-      );
-      imported = { imported: outcome.imported, skipped: outcome.skipped, failed: outcome.failed.length };
-    });
-    return emojisPage(reply, me, { error, imported });
-  });
-
-  app.post('/admin/custom_emojis/:id/copy', { preHandler: app.csrfProtection }, async (request, reply) => {
-    const me = await staff(request, reply, 'manage_custom_emojis');
-    if (!me) return reply;
-    const id = idParam(request);
-    if (id === null) return reply.callNotFound();
-    const error = await attempt(() => asValidation(copyRemoteEmoji(core, id), EmojiError, TarError));
-    if (error) return emojisPage(reply, me, { error, remote: true });
-    return reply.redirect('/admin/custom_emojis', 303);
-  });
-
-  app.post('/admin/custom_emojis', { preHandler: app.csrfProtection }, async (request, reply) => {
-    const me = await staff(request, reply, 'manage_custom_emojis');
-    if (!me) return reply;
-    const image = request.uploads?.image;
-    const error = await attempt(() => {
+  const listPage = listResource<CustomEmojiDoc>(app, kit, {
+    permission: 'manage_custom_emojis',
+    paths: { list: '/admin/custom_emojis', action: '/admin/custom_emojis/:id/:action' },
+    template: 'custom_emojis',
+    title: 'admin.custom_emojis.title',
+    load: (request: FastifyRequest) => {
+      const domain = queryField(request, 'by_domain', 253);
+      return emojiList(queryField(request, 'remote', 5) === '1' || domain !== '', domain);
+    },
+    create: (request) => {
+      const image = request.uploads?.image;
       if (!image?.data.length) throw validationFailed("Image can't be blank");
-      return asValidation(
+      return emojiOp(
         addCustomEmoji(core, {
           shortcode: field(request, 'shortcode', 100).trim(),
           data: image.data,
           category: field(request, 'category', 100).trim() || null,
           visibleInPicker: formCheckbox(request, 'visible_in_picker'),
         }),
-        EmojiError,
-        TarError,
       );
-    });
-    if (error) return emojisPage(reply, me, { error });
-    return reply.redirect('/admin/custom_emojis', 303);
+    },
+    find: (id) => findLocalEmojiById(core, id),
+    actions: {
+      enable: (emoji) => emojiOp(modifyCustomEmoji(core, emoji.shortcode, { disabled: false })),
+      disable: (emoji) => emojiOp(modifyCustomEmoji(core, emoji.shortcode, { disabled: true })),
+      category: (emoji, request) =>
+        emojiOp(modifyCustomEmoji(core, emoji.shortcode, { category: field(request, 'category', 100).trim() || null })),
+      delete: (emoji) => emojiOp(removeCustomEmoji(core, emoji.shortcode)),
+    },
   });
 
-  const actions: Record<string, (shortcode: string, request: FastifyRequest) => Promise<unknown>> = {
-    enable: (shortcode) => modifyCustomEmoji(core, shortcode, { disabled: false }),
-    disable: (shortcode) => modifyCustomEmoji(core, shortcode, { disabled: true }),
-    category: (shortcode, request) =>
-      modifyCustomEmoji(core, shortcode, { category: field(request, 'category', 100).trim() || null }),
-    delete: (shortcode) => removeCustomEmoji(core, shortcode),
-  };
+  app.post('/admin/custom_emojis/import', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const me = await staff(request, reply, 'manage_custom_emojis');
+    if (!me) return reply;
+    const archive = request.uploads?.archive;
+    let imported: { imported: number; skipped: number; failed: number } | null = null;
+    const error = await attempt(async () => {
+      if (!archive?.data.length) throw validationFailed("Archive can't be blank");
+      const outcome = await emojiOp(
+        importEmojiArchive(core, archive.data, {
+          overwrite: formCheckbox(request, 'overwrite'),
+          category: field(request, 'category', 100).trim() || null,
+          visibleInPicker: formCheckbox(request, 'visible_in_picker'),
+        }),
+      );
+      imported = { imported: outcome.imported, skipped: outcome.skipped, failed: outcome.failed.length };
+    });
+    return listPage(reply, me, error, { imported });
+  });
 
-  app.post<{ Params: { id: string; action: string } }>(
-    '/admin/custom_emojis/:id/:action',
-    { preHandler: app.csrfProtection },
-    async (request, reply) => {
-      const me = await staff(request, reply, 'manage_custom_emojis');
-      if (!me) return reply;
-      const id = idParam(request);
-      const run = actions[request.params.action];
-      const emoji = id === null ? null : await collection(core.db, customEmojis).findOne({ _id: id, domain: null });
-      if (!emoji || !run) return reply.callNotFound();
-      const error = await attempt(() => asValidation(run(emoji.shortcode, request), EmojiError, TarError));
-      if (error) return emojisPage(reply, me, { error });
-      return reply.redirect('/admin/custom_emojis', 303);
-    },
-  );
+  // Copying another server's emoji: its entry is a remote one, so not among the list's actions.
+  app.post('/admin/custom_emojis/:id/copy', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const me = await staff(request, reply, 'manage_custom_emojis');
+    if (!me) return reply;
+    const id = idParam(request);
+    if (id === null) return reply.callNotFound();
+    const error = await attempt(() => emojiOp(copyRemoteEmoji(core, id)));
+    if (error) return listPage(reply, me, error, await emojiList(true));
+    return reply.redirect('/admin/custom_emojis', 303);
+  });
 };
 
 export default customEmojiPages;

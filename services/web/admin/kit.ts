@@ -142,8 +142,8 @@ export interface ListResource<T = Id> {
   paths: { list: string; remove?: string; action?: string };
   template: string;
   title: string;
-  /** What the page shows besides the error. */
-  load(): Promise<Record<string, unknown>>;
+  /** What the page shows besides the error (`request`: the one being answered, e.g. for filters in its query). */
+  load(request: FastifyRequest): Promise<Record<string, unknown>>;
   create(request: FastifyRequest, me: Staff): Promise<unknown>;
   remove?(id: Id, me: Staff): Promise<unknown>;
   /** The entry an id names for its actions (null: 404), and the actions by name. */
@@ -154,18 +154,22 @@ export interface ListResource<T = Id> {
 /** Something done to one entry; the entry's id is taken from the path. */
 type EntryRun<E> = (entry: E, request: FastifyRequest, me: Staff) => Promise<unknown>;
 
+/** The list page of a resource: with the last form's error (422) and data an area's own route adds. */
+export type ListPage = (
+  reply: FastifyReply,
+  me: Staff,
+  error?: string | null,
+  extra?: Record<string, unknown>,
+) => Promise<FastifyReply>;
+
 /**
  * Registers a list resource's routes; a refused addition, removal or action shows the list with
  * the core's message (422), an unknown entry or action is 404. Returns the list page, for an
  * area's other routes.
  */
-export function listResource<T = Id>(
-  app: FastifyInstance,
-  kit: AdminKit,
-  r: ListResource<T>,
-): (reply: FastifyReply, me: Staff, error?: string | null) => Promise<FastifyReply> {
-  const listPage = async (reply: FastifyReply, me: Staff, error: string | null = null) =>
-    kit.view(reply, me, r.template, r.title, { ...(await r.load()), error }, error ? 422 : 200);
+export function listResource<T = Id>(app: FastifyInstance, kit: AdminKit, r: ListResource<T>): ListPage {
+  const listPage: ListPage = async (reply, me, error = null, extra = {}) =>
+    kit.view(reply, me, r.template, r.title, { ...(await r.load(reply.request)), ...extra, error }, error ? 422 : 200);
 
   app.get(r.paths.list, async (request, reply) => {
     const me = await kit.staff(request, reply, r.permission);

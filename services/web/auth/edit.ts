@@ -12,7 +12,7 @@ import {
   listWebSessions,
   webSessionPublicId,
 } from '../../core/oauth/sessions.ts';
-import { page } from '../view.ts';
+import { formPage, type FormOutcome } from '../view.ts';
 import { formatDate } from '../format.ts';
 import { sessionId } from '../session.ts';
 import { formField } from '../forms.ts';
@@ -32,7 +32,7 @@ const accountEditPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
     reply: FastifyReply,
     user: UserDoc,
     username: string,
-    opts: { status?: number; notice?: string; error?: string; email?: string } = {},
+    opts: FormOutcome & { email?: string } = {},
   ): Promise<FastifyReply> {
     const current = webSessionPublicId(sessionId(request));
     const sessions = (await listWebSessions(core, user._id)).map((s) => {
@@ -44,22 +44,17 @@ const accountEditPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
         : t('sessions.unknown_browser');
       return { id: s.id, name, ip: s.ip ?? '?', lastUsedAt: formatDate(s.lastUsedAt), current: s.id === current };
     });
-    return page(reply, {
-      status: opts.status,
-      template: 'auth/edit',
-      title: 'account.edit_title',
-      instance,
-      signedInAs: username,
-      csrf: reply.generateCsrf(),
-      data: {
-        email: user.email,
-        unconfirmedEmail: user.unconfirmedEmail,
-        notice: opts.notice ?? null,
-        error: opts.error ?? null,
-        form: { email: opts.email ?? '' },
-        sessions,
-      },
-    });
+    const data = {
+      email: user.email,
+      unconfirmedEmail: user.unconfirmedEmail,
+      form: { email: opts.email ?? '' },
+      sessions,
+    };
+    return formPage(
+      reply,
+      { template: 'auth/edit', title: 'account.edit_title', instance, signedInAs: username, data },
+      opts,
+    );
   }
 
   app.get('/auth/edit', async (request, reply) => {

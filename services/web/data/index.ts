@@ -24,7 +24,7 @@ import { translator } from '../i18n.ts';
 import { formPage, page } from '../view.ts';
 import { formatDate } from '../format.ts';
 import { requireSignedIn } from '../guard.ts';
-import { messagePage } from '../pages.ts';
+import { notFoundPage } from '../pages.ts';
 
 const t = translator('en');
 
@@ -119,15 +119,7 @@ const dataPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     const backup = await ownArchive(core, signedIn.user._id, parseId(request.params.id));
     const stored =
       backup && archiveAvailable(backup) ? await storageFor(core).stream(backup.storageKey as string) : null;
-    if (!backup || !stored)
-      return messagePage(reply, core, {
-        status: 404,
-        title: 'errors.title',
-        lines: ['errors.not_found'],
-        translate: true,
-        signedInAs: signedIn.account.username,
-        csrf: reply.generateCsrf(),
-      });
+    if (!backup || !stored) return notFoundPage(reply, core, signedIn.account.username);
     const name = (backup.storageKey as string).split('/').pop() as string;
     return reply
       .type('application/zip')
@@ -228,14 +220,7 @@ const dataPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     if (!signedIn) return null;
     const imp = await ownImport(core, signedIn.account._id, parseId(request.params.id));
     if (!imp) {
-      await messagePage(reply, core, {
-        status: 404,
-        title: 'errors.title',
-        lines: ['errors.not_found'],
-        translate: true,
-        signedInAs: signedIn.account.username,
-        csrf: reply.generateCsrf(),
-      });
+      await notFoundPage(reply, core, signedIn.account.username);
       return null;
     }
     return { ...signedIn, imp };
@@ -264,32 +249,22 @@ const dataPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     });
   });
 
-  app.post<{ Params: { id: string } }>(
-    '/settings/imports/:id/confirm',
-    { preHandler: app.csrfProtection },
-    async (request, reply) => {
+  /** An action on one of the user's imports; the imports page says whether it was done. */
+  const importAction = (
+    path: '/settings/imports/:id/confirm' | '/settings/imports/:id',
+    act: (imp: BulkImportDoc) => Promise<boolean>,
+    notice: string,
+  ) =>
+    app.post<{ Params: { id: string } }>(path, { preHandler: app.csrfProtection }, async (request, reply) => {
       const found = await signedInImport(request, reply);
       if (!found) return reply;
-      const confirmed = await confirmImport(core, found.imp);
-      return importsPage(reply, found.account, {
-        notice: confirmed ? t('data_settings.imports.confirmed') : undefined,
-      });
-    },
-  );
+      const done = await act(found.imp);
+      return importsPage(reply, found.account, { notice: done ? t(notice) : undefined });
+    });
 
+  importAction('/settings/imports/:id/confirm', (imp) => confirmImport(core, imp), 'data_settings.imports.confirmed');
   // DELETE in Mastodon (cancelling an unconfirmed import); posted with `_method=delete`.
-  app.post<{ Params: { id: string } }>(
-    '/settings/imports/:id',
-    { preHandler: app.csrfProtection },
-    async (request, reply) => {
-      const found = await signedInImport(request, reply);
-      if (!found) return reply;
-      const cancelled = await cancelImport(core, found.imp);
-      return importsPage(reply, found.account, {
-        notice: cancelled ? t('data_settings.imports.cancelled') : undefined,
-      });
-    },
-  );
+  importAction('/settings/imports/:id', (imp) => cancelImport(core, imp), 'data_settings.imports.cancelled');
 };
 
 export default dataPages;

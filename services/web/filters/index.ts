@@ -24,7 +24,7 @@ import { translator } from '../i18n.ts';
 import { page } from '../view.ts';
 import { formatDate } from '../format.ts';
 import { requireSignedIn } from '../guard.ts';
-import { messagePage } from '../pages.ts';
+import { notFoundPage } from '../pages.ts';
 
 const t = translator('en');
 const ACTIONS: FilterAction[] = ['warn', 'hide', 'blur'];
@@ -179,14 +179,7 @@ const filterPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
       return { ...signedIn, filter };
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      await messagePage(reply, core, {
-        status: 404,
-        title: 'errors.title',
-        lines: ['errors.not_found'],
-        translate: true,
-        signedInAs: signedIn.account.username,
-        csrf: reply.generateCsrf(),
-      });
+      await notFoundPage(reply, core, signedIn.account.username);
       return null;
     }
   }

@@ -4,14 +4,12 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebOptions } from '../index.ts';
 import type { AccountDoc } from '../../core/model/accounts.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { accounts } from '../../core/model/accounts.ts';
-import { accountMigrations } from '../../core/model/accountMigrations.ts';
 import {
   addAlias,
   listAliases,
   MigrationError,
   migrationCooldownUntil,
+  migrationHistory,
   moveAccount,
   removeAlias,
 } from '../../core/accounts/migration.ts';
@@ -19,15 +17,20 @@ import { exportAcct } from '../../core/userData/exports.ts';
 import { requestAccountDeletion } from '../../core/users/selfDelete.ts';
 import { formField } from '../forms.ts';
 import { translator } from '../i18n.ts';
-import { page } from '../view.ts';
+import { formPage, type FormOutcome } from '../view.ts';
 import { formatDate } from '../format.ts';
-import { requireSignedIn } from '../guard.ts';
+import { requireSignedIn, type SignedIn } from '../guard.ts';
 import { messagePage } from '../pages.ts';
 import { endSession } from '../session.ts';
 
 const t = translator('en');
 
 type Errors = Record<string, string>;
+
+/** What a form of these pages came to: besides the notice, per-field errors and the typed handle. */
+type MovingOutcome = FormOutcome & { errors?: Errors; acct?: string };
+
+type Render = (reply: FastifyReply, account: AccountDoc, outcome?: MovingOutcome) => Promise<FastifyReply>;
 
 function errorsOf(err: MigrationError): Errors {
   return { [err.field]: t(`data_settings.${err.key}`) };
@@ -36,29 +39,62 @@ function errorsOf(err: MigrationError): Errors {
 const movingPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
   const instance = core.config.localDomain;
 
-  // --- aliases --------------------------------------------------------------------------------
-
-  async function aliasesPage(
+  /** One of these pages for `account`, with the outcome of its last form. */
+  const movingPage = (
     reply: FastifyReply,
     account: AccountDoc,
-    opts: { status?: number; notice?: string; errors?: Errors; acct?: string } = {},
-  ): Promise<FastifyReply> {
-    const aliases = await listAliases(core, account);
-    return page(reply, {
-      status: opts.status,
-      template: 'moving/aliases',
-      title: 'data_settings.aliases.title',
-      instance,
-      signedInAs: account.username,
-      csrf: reply.generateCsrf(),
-      data: {
-        notice: opts.notice ?? null,
-        errors: opts.errors ?? {},
-        acct: opts.acct ?? '',
-        aliases: aliases.map((a) => ({ uri: a.uri, acct: a.account ? exportAcct(core, a.account) : a.uri })),
+    view: { template: string; title: string; data?: Record<string, unknown> },
+    outcome: MovingOutcome = {},
+  ) =>
+    formPage(
+      reply,
+      {
+        ...view,
+        instance,
+        signedInAs: account.username,
+        data: { errors: outcome.errors ?? {}, acct: outcome.acct ?? '', ...view.data },
       },
+      outcome,
+    );
+
+  /**
+   * A form naming an account (`acct`) whose core operation may refuse with a MigrationError:
+   * done, the page shows the operation's notice; refused, the error at its field (422).
+   */
+  function accountForm(
+    path: '/settings/aliases' | '/settings/migration',
+    render: Render,
+    run: (
+      signedIn: SignedIn,
+      acct: string,
+      request: FastifyRequest,
+    ) => Promise<{ account: AccountDoc; notice: string }>,
+  ): void {
+    app.post(path, { preHandler: app.csrfProtection }, async (request: FastifyRequest, reply) => {
+      const signedIn = await requireSignedIn(core, request, reply, path);
+      if (!signedIn) return reply;
+      const acct = formField(request, 'acct', 500);
+      try {
+        const done = await run(signedIn, acct, request);
+        return render(reply, done.account, { notice: done.notice });
+      } catch (err) {
+        if (err instanceof MigrationError)
+          return render(reply, signedIn.account, { status: 422, errors: errorsOf(err), acct });
+        throw err;
+      }
     });
   }
+
+  // --- aliases --------------------------------------------------------------------------------
+
+  const aliasesPage: Render = async (reply, account, outcome) => {
+    const aliases = (await listAliases(core, account)).map((a) => ({
+      uri: a.uri,
+      acct: a.account ? exportAcct(core, a.account) : a.uri,
+    }));
+    const view = { template: 'moving/aliases', title: 'data_settings.aliases.title', data: { aliases } };
+    return movingPage(reply, account, view, outcome);
+  };
 
   app.get('/settings/aliases', async (request, reply) => {
     const signedIn = await requireSignedIn(core, request, reply, '/settings/aliases');
@@ -66,19 +102,10 @@ const movingPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     return aliasesPage(reply, signedIn.account);
   });
 
-  app.post('/settings/aliases', { preHandler: app.csrfProtection }, async (request: FastifyRequest, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/aliases');
-    if (!signedIn) return reply;
-    const acct = formField(request, 'acct', 500);
-    try {
-      const updated = await addAlias(core, signedIn.account, acct);
-      return aliasesPage(reply, updated, { notice: t('data_settings.aliases.created') });
-    } catch (err) {
-      if (err instanceof MigrationError)
-        return aliasesPage(reply, signedIn.account, { status: 422, errors: errorsOf(err), acct });
-      throw err;
-    }
-  });
+  accountForm('/settings/aliases', aliasesPage, async ({ account }, acct) => ({
+    account: await addAlias(core, account, acct),
+    notice: t('data_settings.aliases.created'),
+  }));
 
   // DELETE /settings/aliases/:id in Mastodon; here the alias is named by its URI in the form.
   app.post('/settings/aliases/remove', { preHandler: app.csrfProtection }, async (request: FastifyRequest, reply) => {
@@ -92,35 +119,23 @@ const movingPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
 
   // --- migration ------------------------------------------------------------------------------
 
-  async function migrationPage(
-    reply: FastifyReply,
-    account: AccountDoc,
-    opts: { status?: number; notice?: string; errors?: Errors; acct?: string } = {},
-  ): Promise<FastifyReply> {
-    const [cooldown, past, target] = await Promise.all([
+  const migrationPage: Render = async (reply, account, outcome) => {
+    const [cooldown, { past, movedTo }] = await Promise.all([
       migrationCooldownUntil(core, account),
-      collection(core.db, accountMigrations).find({ accountId: account._id }).sort({ _id: -1 }).limit(10).toArray(),
-      account.movedToAccountId === null
-        ? null
-        : collection(core.db, accounts).findOne({ _id: account.movedToAccountId }),
+      migrationHistory(core, account),
     ]);
-    return page(reply, {
-      status: opts.status,
-      template: 'moving/migration',
-      title: 'data_settings.migrations.title',
-      instance,
-      signedInAs: account.username,
-      csrf: reply.generateCsrf(),
-      data: {
-        notice: opts.notice ?? null,
-        errors: opts.errors ?? {},
-        acct: opts.acct ?? '',
-        movedTo: target ? exportAcct(core, target) : null,
-        cooldown: cooldown ? formatDate(cooldown) : null,
-        past: past.map((m) => ({ acct: m.acct, date: formatDate(m.createdAt) })),
-      },
-    });
-  }
+    const data = {
+      movedTo: movedTo ? exportAcct(core, movedTo) : null,
+      cooldown: cooldown ? formatDate(cooldown) : null,
+      past: past.map((m) => ({ acct: m.acct, date: formatDate(m.createdAt) })),
+    };
+    return movingPage(
+      reply,
+      account,
+      { template: 'moving/migration', title: 'data_settings.migrations.title', data },
+      outcome,
+    );
+  };
 
   app.get('/settings/migration', async (request, reply) => {
     const signedIn = await requireSignedIn(core, request, reply, '/settings/migration');
@@ -128,38 +143,15 @@ const movingPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     return migrationPage(reply, signedIn.account);
   });
 
-  app.post('/settings/migration', { preHandler: app.csrfProtection }, async (request: FastifyRequest, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/migration');
-    if (!signedIn) return reply;
-    const acct = formField(request, 'acct', 500);
-    try {
-      const moved = await moveAccount(core, signedIn.account, signedIn.user, {
-        acct,
-        password: formField(request, 'current_password', 200),
-      });
-      return migrationPage(reply, moved, {
-        notice: t('data_settings.migrations.moved', { acct: acct.trim().replace(/^@/, '') }),
-      });
-    } catch (err) {
-      if (err instanceof MigrationError)
-        return migrationPage(reply, signedIn.account, { status: 422, errors: errorsOf(err), acct });
-      throw err;
-    }
-  });
+  accountForm('/settings/migration', migrationPage, async ({ account, user }, acct, request) => ({
+    account: await moveAccount(core, account, user, { acct, password: formField(request, 'current_password', 200) }),
+    notice: t('data_settings.migrations.moved', { acct: acct.trim().replace(/^@/, '') }),
+  }));
 
   // --- deletion -------------------------------------------------------------------------------
 
-  function deletePage(reply: FastifyReply, account: AccountDoc, opts: { status?: number; error?: string } = {}) {
-    return page(reply, {
-      status: opts.status,
-      template: 'moving/delete',
-      title: 'data_settings.deletes.title',
-      instance,
-      signedInAs: account.username,
-      csrf: reply.generateCsrf(),
-      data: { error: opts.error ?? null },
-    });
-  }
+  const deletePage = (reply: FastifyReply, account: AccountDoc, outcome: FormOutcome = {}) =>
+    movingPage(reply, account, { template: 'moving/delete', title: 'data_settings.deletes.title' }, outcome);
 
   app.get('/settings/delete', async (request, reply) => {
     const signedIn = await requireSignedIn(core, request, reply, '/settings/delete');

@@ -13,50 +13,36 @@ import { POLICY_FIELDS, presentPolicyV2, updatePolicy } from '../../core/notific
 import { POLICY_VALUES } from '../../core/model/notificationPolicies.ts';
 import { formCheckbox, formField, formList } from '../forms.ts';
 import { translator } from '../i18n.ts';
-import { page } from '../view.ts';
+import { formPage, type FormOutcome } from '../view.ts';
 import { requireSignedIn } from '../guard.ts';
 import { updateNotificationEmails } from '../../core/users/notificationEmails.ts';
 import { emailChoices, submittedEmailChoices } from './notificationEmails.ts';
 
 const t = translator('en');
 
-interface PageState {
-  status?: number;
-  notice?: string;
-  error?: string;
-}
-
 const preferencesPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
   const instance = core.config.localDomain;
 
-  async function preferencesPage(
+  function preferencesPage(
     reply: FastifyReply,
     user: UserDoc,
     username: string,
-    opts: PageState = {},
+    outcome: FormOutcome = {},
   ): Promise<FastifyReply> {
     const chosen = new Set(user.settings.chosenLanguages ?? []);
-    return page(reply, {
-      status: opts.status,
-      template: 'settings/preferences',
-      title: 'preferences.title',
-      instance,
-      signedInAs: username,
-      csrf: reply.generateCsrf(),
-      data: {
-        notice: opts.notice ?? null,
-        error: opts.error ?? null,
-        privacies: DEFAULT_PRIVACY_VALUES.map((value) => ({
-          value,
-          label: t(`preferences.privacy.${value}`),
-          selected: value === user.settings.defaultPrivacy,
-        })),
-        language: user.settings.defaultLanguage ?? '',
-        languages: KNOWN_LANGUAGES,
-        chosenLanguages: KNOWN_LANGUAGES.map((l) => ({ ...l, checked: chosen.has(l.code) })),
-        sensitive: user.settings.defaultSensitive,
-      },
-    });
+    const data = {
+      privacies: DEFAULT_PRIVACY_VALUES.map((value) => ({
+        value,
+        label: t(`preferences.privacy.${value}`),
+        selected: value === user.settings.defaultPrivacy,
+      })),
+      language: user.settings.defaultLanguage ?? '',
+      languages: KNOWN_LANGUAGES,
+      chosenLanguages: KNOWN_LANGUAGES.map((l) => ({ ...l, checked: chosen.has(l.code) })),
+      sensitive: user.settings.defaultSensitive,
+    };
+    const view = { template: 'settings/preferences', title: 'preferences.title', instance, signedInAs: username, data };
+    return formPage(reply, view, outcome);
   }
 
   app.get('/settings/preferences', async (request, reply) => {
@@ -100,33 +86,24 @@ const preferencesPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
     accountId: Id,
     username: string,
     user: UserDoc,
-    opts: PageState = {},
+    outcome: FormOutcome = {},
   ): Promise<FastifyReply> {
     const policy = presentPolicyV2(await policyOf(core, accountId));
-    const emails = await emailChoices(core, user, t);
-    return page(reply, {
-      status: opts.status,
-      template: 'settings/notifications',
-      title: 'preferences.notifications.title',
-      instance,
-      signedInAs: username,
-      csrf: reply.generateCsrf(),
-      data: {
-        notice: opts.notice ?? null,
-        error: opts.error ?? null,
-        fields: POLICY_FIELDS.map((name) => ({
-          name,
-          label: t(`preferences.notifications.${name}`),
-          hint: t(`preferences.notifications.${name}_hint`),
-          options: POLICY_VALUES.map((value) => ({
-            value,
-            label: t(`preferences.notifications.values.${value}`),
-            selected: policy[name] === value,
-          })),
+    const data = {
+      fields: POLICY_FIELDS.map((name) => ({
+        name,
+        label: t(`preferences.notifications.${name}`),
+        hint: t(`preferences.notifications.${name}_hint`),
+        options: POLICY_VALUES.map((value) => ({
+          value,
+          label: t(`preferences.notifications.values.${value}`),
+          selected: policy[name] === value,
         })),
-        emails,
-      },
-    });
+      })),
+      emails: await emailChoices(core, user, t),
+    };
+    const view = { template: 'settings/notifications', title: 'preferences.notifications.title', instance, data };
+    return formPage(reply, { ...view, signedInAs: username }, outcome);
   }
 
   app.get('/settings/preferences/notifications', async (request, reply) => {

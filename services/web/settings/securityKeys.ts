@@ -17,7 +17,7 @@ import {
   securityKeyRegistrationOptions,
 } from '../../core/users/securityKeys.ts';
 import { translator } from '../i18n.ts';
-import { page } from '../view.ts';
+import { formPage, type FormOutcome } from '../view.ts';
 import { formField } from '../forms.ts';
 import { formatDate } from '../format.ts';
 import { requireSignedIn, TWO_FACTOR_METHODS } from '../guard.ts';
@@ -34,25 +34,20 @@ const securityKeyPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
     reply: FastifyReply,
     user: UserDoc,
     username: string,
-    opts: { status?: number; notice?: string; error?: string; nickname?: string } = {},
+    opts: FormOutcome & { nickname?: string } = {},
   ): Promise<FastifyReply> {
     const keys = await listSecurityKeys(core, user._id);
     reply.header('content-security-policy', WEBAUTHN_CSP);
-    return page(reply, {
-      status: opts.status,
-      template: 'settings/security_keys',
-      title: 'security_keys.title',
-      instance,
-      signedInAs: username,
-      csrf: reply.generateCsrf(),
-      data: {
-        keys: keys.map((k) => ({ id: String(k._id), nickname: k.nickname, createdAt: formatDate(k.createdAt) })),
-        nicknameMax: NICKNAME_MAX,
-        nickname: opts.nickname ?? '',
-        notice: opts.notice ?? null,
-        error: opts.error ?? null,
-      },
-    });
+    const data = {
+      keys: keys.map((k) => ({ id: String(k._id), nickname: k.nickname, createdAt: formatDate(k.createdAt) })),
+      nicknameMax: NICKNAME_MAX,
+      nickname: opts.nickname ?? '',
+    };
+    return formPage(
+      reply,
+      { template: 'settings/security_keys', title: 'security_keys.title', instance, signedInAs: username, data },
+      opts,
+    );
   }
 
   app.get('/settings/security_keys', async (request, reply) => {

@@ -22,7 +22,7 @@ import { RATE_LIMITS } from '../../core/rateLimit.ts';
 import { rateLimited } from '../rateLimited.ts';
 import { listSecurityKeys } from '../../core/users/securityKeys.ts';
 import { translator } from '../i18n.ts';
-import { page } from '../view.ts';
+import { formPage, type FormOutcome } from '../view.ts';
 import { formField } from '../forms.ts';
 import { requireSignedIn, TWO_FACTOR_METHODS } from '../guard.ts';
 
@@ -35,39 +35,37 @@ const twoFactorPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => 
   const instance = core.config.localDomain;
   const form = { preHandler: app.csrfProtection };
 
+  /** One of these pages for `username`, with the outcome of the last form. */
+  const twoFactorPage = (
+    reply: FastifyReply,
+    username: string,
+    view: { template: string; title: string; data?: Record<string, unknown> },
+    outcome: FormOutcome = {},
+  ) => formPage(reply, { ...view, instance, signedInAs: username }, outcome);
+
   async function methodsPage(
     reply: FastifyReply,
     user: UserDoc,
     username: string,
-    opts: { status?: number; notice?: string; error?: string } = {},
+    outcome: FormOutcome = {},
   ): Promise<FastifyReply> {
-    return page(reply, {
-      status: opts.status,
-      template: 'settings/two_factor_methods',
-      title: 'two_factor.title',
-      instance,
-      signedInAs: username,
-      csrf: reply.generateCsrf(),
-      data: {
-        required: await twoFactorSetupRequired(core, user),
-        enabled: twoFactorEnabled(user),
-        recoveryCodesLeft: user.otpBackupCodes?.length ?? 0,
-        securityKeys: (await listSecurityKeys(core, user._id)).length,
-        notice: opts.notice ?? null,
-        error: opts.error ?? null,
-      },
-    });
+    const data = {
+      required: await twoFactorSetupRequired(core, user),
+      enabled: twoFactorEnabled(user),
+      recoveryCodesLeft: user.otpBackupCodes?.length ?? 0,
+      securityKeys: (await listSecurityKeys(core, user._id)).length,
+    };
+    return twoFactorPage(
+      reply,
+      username,
+      { template: 'settings/two_factor_methods', title: 'two_factor.title', data },
+      outcome,
+    );
   }
 
   function recoveryCodesPage(reply: FastifyReply, username: string, codes: string[], notice: string) {
-    return page(reply, {
-      template: 'settings/recovery_codes',
-      title: 'two_factor.recovery_codes',
-      instance,
-      signedInAs: username,
-      csrf: reply.generateCsrf(),
-      data: { codes, notice },
-    });
+    const view = { template: 'settings/recovery_codes', title: 'two_factor.recovery_codes', data: { codes } };
+    return twoFactorPage(reply, username, view, { notice });
   }
 
   /** Mastodon's challenge: the password, or here also a current two-factor code. Guesses are throttled. */
@@ -88,15 +86,7 @@ const twoFactorPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => 
   // --- setting up the authenticator app ------------------------------------------------------
 
   const setupPage = (reply: FastifyReply, username: string, status = 200, error?: string) =>
-    page(reply, {
-      status,
-      template: 'settings/otp_setup',
-      title: 'two_factor.otp',
-      instance,
-      signedInAs: username,
-      csrf: reply.generateCsrf(),
-      data: { error: error ?? null },
-    });
+    twoFactorPage(reply, username, { template: 'settings/otp_setup', title: 'two_factor.otp' }, { status, error });
 
   app.get('/settings/otp_authentication', async (request, reply) => {
     const signedIn = await requireSignedIn(core, request, reply, '/settings/otp_authentication', SETUP_PAGE);
@@ -126,20 +116,17 @@ const twoFactorPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => 
     error?: string,
   ): Promise<FastifyReply> {
     const svg = await QRCode.toString(setup.uri, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
-    return page(reply, {
-      status,
-      template: 'settings/otp_confirm',
-      title: 'two_factor.otp',
-      instance,
-      signedInAs: username,
-      csrf: reply.generateCsrf(),
-      data: {
-        qr: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`,
-        // Grouped by four for typing, as authenticator apps show it.
-        secret: setup.secret.replace(/(.{4})/g, '$1 ').trim(),
-        error: error ?? null,
-      },
-    });
+    const data = {
+      qr: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`,
+      // Grouped by four for typing, as authenticator apps show it.
+      secret: setup.secret.replace(/(.{4})/g, '$1 ').trim(),
+    };
+    return twoFactorPage(
+      reply,
+      username,
+      { template: 'settings/otp_confirm', title: 'two_factor.otp', data },
+      { status, error },
+    );
   }
 
   app.get('/settings/two_factor_authentication/confirmation/new', async (request, reply) => {

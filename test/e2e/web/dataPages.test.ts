@@ -231,6 +231,13 @@ describeWithBrowser('dataPages.test.ts')('data and settings pages in a real brow
     const blockedAfter = await ok(call('GET', '/api/v1/blocks', eve.token));
     expect(blockedAfter.map((a: { acct: string }) => a.acct).sort()).toEqual(['carl', 'frank']);
 
+    // An upload cancelled instead of confirmed: gone, nothing imported.
+    await importFile('blocking', 'blocked_accounts.csv', `dave@${domain}\r\n`);
+    await submit(p, 'Cancel');
+    await expect(p.getByRole('status').textContent()).resolves.toContain('The import was cancelled.');
+    const blockedStill = await ok(call('GET', '/api/v1/blocks', eve.token));
+    expect(blockedStill.map((a: { acct: string }) => a.acct).sort()).toEqual(['carl', 'frank']);
+
     // Bad files: a clear message on the form, never a 500.
     const refused = async (type: string, name: string, body: string, message: string) => {
       await p.goto(`${server.url}/settings/imports`);

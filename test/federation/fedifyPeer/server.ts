@@ -2,7 +2,8 @@
 // processing, WebFinger, and HTTP signatures: RFC 9421 first, draft-cavage after a 401). Run as a
 // child process (`node test/federation/fedifyPeer/server.ts <port>`), because Fedify is ESM-only
 // at heart. Besides ActivityPub it answers a few control requests under /_test/ so a test can make
-// it look us up and send activities, and read what reached its inbox.
+// it look us up and send activities, and read what reached its inbox. Its people (carol, and those a
+// test adds with /_test/person) accept every Follow, as an unlocked account on a real server does.
 import http from 'node:http';
 import { createFederation, generateCryptoKeyPair, MemoryKvStore } from '@fedify/fedify';
 import {
@@ -16,6 +17,7 @@ import {
   InteractionPolicy,
   InteractionRule,
   Mention,
+  Move,
   Note,
   Person,
   PUBLIC_COLLECTION,
@@ -36,29 +38,38 @@ const received: Array<{
   object: string | null;
   instrument?: string | null;
   result?: string | null;
+  target?: string | null;
 }> = [];
 // Notes and quote stamps this peer publishes (FEP-044f), served by their ids.
 const notes = new Map<string, Note>();
 const stamps = new Map<string, QuoteAuthorization>();
 
+/** The people of this peer: display name, former accounts (alsoKnownAs) and where one moved. */
+const people = new Map<string, { name: string; aliases: URL[]; movedTo: URL | null }>([
+  ['carol', { name: 'Carol on Fedify', aliases: [], movedTo: null }],
+]);
+
 federation
   .setActorDispatcher('/users/{identifier}', async (ctx, identifier) => {
-    if (identifier !== 'carol') return null;
+    const person = people.get(identifier);
+    if (!person) return null;
     const [pair] = await ctx.getActorKeyPairs(identifier);
     return new Person({
       id: ctx.getActorUri(identifier),
       preferredUsername: identifier,
-      name: 'Carol on Fedify',
+      name: person.name,
       summary: '<p>An independent peer</p>',
       inbox: ctx.getInboxUri(identifier),
       endpoints: new Endpoints({ sharedInbox: ctx.getInboxUri() }),
       url: new URL(`/@${identifier}`, url),
       publicKey: pair.cryptographicKey,
       assertionMethods: [pair.multikey],
+      aliases: person.aliases,
+      successor: person.movedTo,
     });
   })
   .setKeyPairsDispatcher(async () => [keys])
-  .mapHandle(async (_ctx, username) => (username === 'carol' ? 'carol' : null));
+  .mapHandle(async (_ctx, username) => (people.has(username) ? username : null));
 
 federation.setObjectDispatcher(Note, '/notes/{id}', (_ctx, values) => notes.get(`${url}/notes/${values.id}`) ?? null);
 federation.setObjectDispatcher(
@@ -74,6 +85,7 @@ type Recordable = {
   objectId: URL | null;
   instrumentId: URL | null;
   resultId: URL | null;
+  targetId?: URL | null;
 };
 const record = async (_ctx: unknown, activity: Recordable) => {
   received.push({
@@ -83,6 +95,7 @@ const record = async (_ctx: unknown, activity: Recordable) => {
     object: activity.objectId?.href ?? null,
     instrument: activity.instrumentId?.href ?? null,
     result: activity.resultId?.href ?? null,
+    target: activity.targetId?.href ?? null,
   });
 };
 federation
@@ -91,8 +104,20 @@ federation
   .on(Reject, record)
   .on(Delete, record)
   .on(QuoteRequest, record)
-  .on(Follow, record)
+  .on(Follow, async (ctx, follow) => {
+    await record(ctx, follow);
+    // One of ours is followed: accept at once (an unlocked account).
+    const followed = follow.objectId ? ctx.parseUri(follow.objectId) : null;
+    const follower = await follow.getActor();
+    if (followed?.type !== 'actor' || !people.has(followed.identifier) || !follower || !follow.id) return;
+    await ctx.sendActivity(
+      { identifier: followed.identifier },
+      follower,
+      new Accept({ id: new URL(`${follow.id.href}#accept`), actor: follow.objectId, object: follow }),
+    );
+  })
   .on(Create, record)
+  .on(Move, record)
   .on(Undo, record);
 
 async function control(path: string, input: Record<string, string>): Promise<unknown> {
@@ -159,6 +184,35 @@ async function control(path: string, input: Record<string, string>): Promise<unk
       };
     }
     return { type: object?.constructor.name ?? null };
+  }
+  if (path === '/_test/person') {
+    // A person of this peer, or new former accounts (comma-separated actor URIs) of one.
+    people.set(input.name, {
+      name: input.display ?? input.name,
+      aliases: (input.aliases ?? '')
+        .split(',')
+        .filter(Boolean)
+        .map((a) => new URL(a)),
+      movedTo: null,
+    });
+    return { uri: ctx.getActorUri(input.name).href };
+  }
+  if (path === '/_test/move') {
+    // `from` moves to `to` (both people of this peer, `to` naming `from` as an alias): its actor
+    // says movedTo, and the Move goes to the follower `target` (the shared inbox of its server).
+    const from = people.get(input.from);
+    if (!from) throw new Error(`no person ${input.from}`);
+    from.movedTo = new URL(input.to);
+    const follower = await ctx.lookupObject(input.target);
+    if (!(follower instanceof Person)) throw new Error(`not a Person: ${input.target}`);
+    const actor = ctx.getActorUri(input.from);
+    await ctx.sendActivity(
+      { identifier: input.from },
+      follower,
+      new Move({ id: new URL(`${actor.href}#moves/1`), actor, object: actor, target: from.movedTo }),
+      { preferSharedInbox: true },
+    );
+    return { sent: true };
   }
   if (path === '/_test/forget') {
     // Carol stops serving a stamp without telling anyone (no Delete).

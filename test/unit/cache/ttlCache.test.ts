@@ -50,3 +50,15 @@ test('cachePerOwner gives each owner its own cache, the same one every time', ()
   expect(of(b).get('k', 0)).toBeUndefined();
   expect(of(a)).toBe(of(a));
 });
+
+test('an entry pushed out by a full cache is told to onEvict, with its value; a delete is not', () => {
+  const evicted: Array<[string, number]> = [];
+  const cache = new TtlCache<string, number>(1000, 2, (key, value) => evicted.push([key, value]));
+  cache.set('a', 1, 0);
+  cache.set('b', 2, 0);
+  cache.delete('b');
+  cache.set('c', 3, 0);
+  expect(evicted).toEqual([]);
+  cache.set('d', 4, 0);
+  expect(evicted).toEqual([['a', 1]]);
+});
