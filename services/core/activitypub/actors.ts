@@ -2,6 +2,7 @@
 // ones, unique `uri`, `domain` = the host of the actor id), resolving an actor id (fetch with the
 // origin rules, WebFinger round trip for new accounts), and the key resolver the HTTP signature
 // check uses (known key → fetch by keyId, GoToSocial's key stubs included → refetch on failure).
+import { parseCanFeature } from '../featuredCollections/featurePolicy.ts';
 import type { Core } from '../context.ts';
 import { upsertRemoteEmojis } from '../emojis/remoteEmojis.ts';
 import { nextSerialId } from '../ids.ts';
@@ -161,6 +162,8 @@ export function actorFields(
     followingUrl: httpUrl(doc.following),
     featuredUrl: httpUrl(doc.featured),
     featuredTagsUrl: httpUrl(doc.featuredTags),
+    featurePolicy: parseCanFeature(doc),
+    featuredCollectionsUrl: httpUrl(doc.featuredCollections),
     publicKeyPem: key?.pem ?? '',
     keyId: key?.id ?? null,
     privateKeyPem: null,

@@ -8,6 +8,7 @@ import type { AccountDoc, CachedAccount } from '../model/accounts.ts';
 import { users, type UserDoc } from '../model/users.ts';
 import { EVERYONE_ROLE, roleOfUser, type EffectiveRole } from '../roles/roles.ts';
 import { emojisInTexts } from '../emojis/emojis.ts';
+import { featurePolicyKeys } from '../featuredCollections/featurePolicy.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
@@ -35,6 +36,13 @@ export const RoleEntity = Type.Object({
   highlighted: Type.Boolean(),
 });
 export type RoleEntityType = Static<typeof RoleEntity>;
+
+const PolicyKeys = Type.Array(Type.String());
+export const FeatureApprovalEntity = Type.Object({
+  automatic: PolicyKeys,
+  manual: PolicyKeys,
+  current_user: Type.String(),
+});
 
 const accountProperties = {
   id: Type.String(),
@@ -71,6 +79,12 @@ const accountProperties = {
   followers_count: Type.Integer(),
   following_count: Type.Integer(),
   roles: Type.Optional(Type.Array(AccountRoleEntity)),
+  /** Mastodon 4.6: who may feature the account in a collection; `current_user` is per viewer. */
+  feature_approval: FeatureApprovalEntity,
+  /** Mastodon 4.6 profile tabs. */
+  show_media: Type.Boolean(),
+  show_media_replies: Type.Boolean(),
+  show_featured: Type.Boolean(),
 };
 
 export const AccountEntity = Type.Object(accountProperties);
@@ -175,6 +189,15 @@ export async function presentAccount(
     statuses_count: doc.statusesCount,
     followers_count: doc.followersCount,
     following_count: doc.followingCount,
+    // Rendered for no viewer (Mastodon: `denied`); withViewerFeatureApproval lays the viewer's over.
+    feature_approval: {
+      automatic: suspended ? [] : featurePolicyKeys(doc, 'automatic'),
+      manual: suspended ? [] : featurePolicyKeys(doc, 'manual'),
+      current_user: 'denied',
+    },
+    show_media: doc.showMedia ?? true,
+    show_media_replies: doc.showMediaReplies ?? true,
+    show_featured: doc.showFeatured ?? true,
   };
   if (suspended) base.suspended = true;
   if (doc.silencedAt) base.limited = true;

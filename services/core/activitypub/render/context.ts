@@ -25,6 +25,13 @@ const ACTOR_TERMS = {
   Emoji: 'toot:Emoji',
   Hashtag: 'as:Hashtag',
   focalPoint: { '@container': '@list', '@id': 'toot:focalPoint' },
+  // Collections (Mastodon 4.6, FEP-7aa9) and the interaction policy that names who may feature.
+  featuredCollections: { '@id': 'https://w3id.org/fep/7aa9#featuredCollections', '@type': '@id' },
+  gts: 'https://gotosocial.org/ns#',
+  interactionPolicy: { '@id': 'gts:interactionPolicy', '@type': '@id' },
+  canFeature: { '@id': 'https://w3id.org/fep/7aa9#canFeature', '@type': '@id' },
+  automaticApproval: { '@id': 'gts:automaticApproval', '@type': '@id' },
+  manualApproval: { '@id': 'gts:manualApproval', '@type': '@id' },
 } as const;
 
 const NOTE_TERMS = {
@@ -61,6 +68,28 @@ export const QUOTE_CONTEXT = [
     interactingObject: { '@id': 'gts:interactingObject', '@type': '@id' },
     interactionTarget: { '@id': 'gts:interactionTarget', '@type': '@id' },
     quote: { '@id': 'https://w3id.org/fep/044f#quote', '@type': '@id' },
+  },
+] as const;
+
+/** FeaturedCollection documents, their items, FeatureRequest / FeatureAuthorization and the activities carrying them. */
+export const COLLECTION_CONTEXT = [
+  AS_CONTEXT,
+  {
+    toot: 'http://joinmastodon.org/ns#',
+    sensitive: 'as:sensitive',
+    discoverable: 'toot:discoverable',
+    Hashtag: 'as:Hashtag',
+    FeaturedCollection: 'https://w3id.org/fep/7aa9#FeaturedCollection',
+    FeaturedItem: 'https://w3id.org/fep/7aa9#FeaturedItem',
+    FeatureRequest: 'https://w3id.org/fep/7aa9#FeatureRequest',
+    FeatureAuthorization: 'https://w3id.org/fep/7aa9#FeatureAuthorization',
+    topic: { '@id': 'https://w3id.org/fep/7aa9#topic', '@type': '@id' },
+    featuredObject: { '@id': 'https://w3id.org/fep/7aa9#featuredObject', '@type': '@id' },
+    featuredObjectType: { '@id': 'https://w3id.org/fep/7aa9#featuredObjectType', '@type': '@vocab' },
+    featureAuthorization: { '@id': 'https://w3id.org/fep/7aa9#featureAuthorization', '@type': '@id' },
+    gts: 'https://gotosocial.org/ns#',
+    interactingObject: { '@id': 'gts:interactingObject', '@type': '@id' },
+    interactionTarget: { '@id': 'gts:interactionTarget', '@type': '@id' },
   },
 ] as const;
 
