@@ -94,6 +94,18 @@ export interface BlockDeleted {
   uri: null | string;
 }
 
+/** A collection of featured accounts (Mastodon 4.6) changed: created, updated or deleted by its local curator, an account added to or removed from it, or a local featured account revoking its place. Delivery federates it; notifications tell the featured accounts. */
+export interface CollectionChanged {
+  eventId: string;
+  occurredAt: Date;
+  accountId: string;
+  collectionId: string;
+  change: string;
+  itemId: null | string;
+  itemAccountId: null | string;
+  local: boolean;
+}
+
 /** An account muted the notifications of a conversation. */
 export interface ConversationMuted {
   eventId: string;
@@ -675,6 +687,16 @@ export interface BlockDeletedPayload {
   uri?: null | string;
 }
 
+/** What a producer gives for CollectionChanged (the outbox adds eventId and occurredAt). */
+export interface CollectionChangedPayload {
+  accountId: string;
+  collectionId: string;
+  change: string;
+  itemId?: null | string;
+  itemAccountId?: null | string;
+  local?: boolean;
+}
+
 /** What a producer gives for ConversationMuted (the outbox adds eventId and occurredAt). */
 export interface ConversationMutedPayload {
   accountId: string;
@@ -1099,6 +1121,7 @@ export interface EventRecords {
   AnnualReportRequested: AnnualReportRequested;
   BlockCreated: BlockCreated;
   BlockDeleted: BlockDeleted;
+  CollectionChanged: CollectionChanged;
   ConversationMuted: ConversationMuted;
   ConversationUnmuted: ConversationUnmuted;
   DeliveryRequested: DeliveryRequested;
@@ -1156,6 +1179,7 @@ export interface EventPayloads {
   AnnualReportRequested: AnnualReportRequestedPayload;
   BlockCreated: BlockCreatedPayload;
   BlockDeleted: BlockDeletedPayload;
+  CollectionChanged: CollectionChangedPayload;
   ConversationMuted: ConversationMutedPayload;
   ConversationUnmuted: ConversationUnmutedPayload;
   DeliveryRequested: DeliveryRequestedPayload;
@@ -1219,6 +1243,7 @@ export const eventTopics = {
   AnnualReportRequested: 'accounts',
   BlockCreated: 'graph',
   BlockDeleted: 'graph',
+  CollectionChanged: 'graph',
   ConversationMuted: 'interactions',
   ConversationUnmuted: 'interactions',
   DeliveryRequested: 'delivery',
