@@ -54,4 +54,5 @@ export const collectionItems = defineCollection<CollectionItemDoc>('collection_i
   { key: { collectionId: 1, _id: 1 }, name: 'collection' },
   { key: { accountId: 1, state: 1, collectionId: -1 }, name: 'account_state' },
   { key: { activityUri: 1 }, name: 'activity_uri', sparse: true },
+  { key: { approvalUri: 1 }, name: 'approval_uri', sparse: true },
 ]);
