@@ -183,6 +183,18 @@ export const currentSchemas: Record<string, object> = {
       { name: 'local', type: 'boolean', default: true, doc: 'Whether the collection is a local one.' },
     ],
   },
+  CollectionsFetchRequested: {
+    type: 'record',
+    name: 'CollectionsFetchRequested',
+    namespace: 'social.events',
+    topic: 'fetch',
+    doc: "A job: read a remote account's featuredCollections (Mastodon 4.6 collections) and store them (Mastodon's FetchFeaturedCollectionsCollectionService after an actor is fetched). Keyed by the account's host.",
+    fields: [
+      { name: 'eventId', type: 'string' },
+      { name: 'occurredAt', type: { type: 'long', logicalType: 'timestamp-millis' } },
+      { name: 'accountId', type: 'string', doc: 'The remote account.' },
+    ],
+  },
   ConversationMuted: {
     type: 'record',
     name: 'ConversationMuted',
@@ -1255,6 +1267,22 @@ export const schemaVersions: SchemaVersion[] = [
         { name: 'itemId', type: ['null', 'string'], default: null },
         { name: 'itemAccountId', type: ['null', 'string'], default: null, doc: 'The featured account of the item.' },
         { name: 'local', type: 'boolean', default: true, doc: 'Whether the collection is a local one.' },
+      ],
+    },
+  },
+  {
+    name: 'CollectionsFetchRequested',
+    version: 1,
+    schema: {
+      type: 'record',
+      name: 'CollectionsFetchRequested',
+      namespace: 'social.events',
+      topic: 'fetch',
+      doc: "A job: read a remote account's featuredCollections (Mastodon 4.6 collections) and store them (Mastodon's FetchFeaturedCollectionsCollectionService after an actor is fetched). Keyed by the account's host.",
+      fields: [
+        { name: 'eventId', type: 'string' },
+        { name: 'occurredAt', type: { type: 'long', logicalType: 'timestamp-millis' } },
+        { name: 'accountId', type: 'string', doc: 'The remote account.' },
       ],
     },
   },

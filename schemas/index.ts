@@ -106,6 +106,13 @@ export interface CollectionChanged {
   local: boolean;
 }
 
+/** A job: read a remote account's featuredCollections (Mastodon 4.6 collections) and store them (Mastodon's FetchFeaturedCollectionsCollectionService after an actor is fetched). Keyed by the account's host. */
+export interface CollectionsFetchRequested {
+  eventId: string;
+  occurredAt: Date;
+  accountId: string;
+}
+
 /** An account muted the notifications of a conversation. */
 export interface ConversationMuted {
   eventId: string;
@@ -697,6 +704,11 @@ export interface CollectionChangedPayload {
   local?: boolean;
 }
 
+/** What a producer gives for CollectionsFetchRequested (the outbox adds eventId and occurredAt). */
+export interface CollectionsFetchRequestedPayload {
+  accountId: string;
+}
+
 /** What a producer gives for ConversationMuted (the outbox adds eventId and occurredAt). */
 export interface ConversationMutedPayload {
   accountId: string;
@@ -1122,6 +1134,7 @@ export interface EventRecords {
   BlockCreated: BlockCreated;
   BlockDeleted: BlockDeleted;
   CollectionChanged: CollectionChanged;
+  CollectionsFetchRequested: CollectionsFetchRequested;
   ConversationMuted: ConversationMuted;
   ConversationUnmuted: ConversationUnmuted;
   DeliveryRequested: DeliveryRequested;
@@ -1180,6 +1193,7 @@ export interface EventPayloads {
   BlockCreated: BlockCreatedPayload;
   BlockDeleted: BlockDeletedPayload;
   CollectionChanged: CollectionChangedPayload;
+  CollectionsFetchRequested: CollectionsFetchRequestedPayload;
   ConversationMuted: ConversationMutedPayload;
   ConversationUnmuted: ConversationUnmutedPayload;
   DeliveryRequested: DeliveryRequestedPayload;
@@ -1244,6 +1258,7 @@ export const eventTopics = {
   BlockCreated: 'graph',
   BlockDeleted: 'graph',
   CollectionChanged: 'graph',
+  CollectionsFetchRequested: 'fetch',
   ConversationMuted: 'interactions',
   ConversationUnmuted: 'interactions',
   DeliveryRequested: 'delivery',

@@ -43,7 +43,8 @@ describe('collections between two instances', () => {
   }
 
   beforeAll(async () => {
-    pair = await startFederatingPair();
+    // B reads remote accounts' collections in its replies (remote fetch) pipeline.
+    pair = await startFederatingPair({ b: { extraPipelines: ['replies'] } });
     ({ a, b } = pair);
     alice = await createTestUser(a.core, { username: 'alice' });
     bob = await createTestUser(b.core, { username: 'bob' });
@@ -215,6 +216,40 @@ describe('collections between two instances', () => {
       30_000,
       'collection removed on B',
     );
+  });
+
+  it("reads a newly met account's collections from its featuredCollections", async () => {
+    const carol = await createTestUser(a.core, { username: 'carol' });
+    const dave = await createTestUser(a.core, { username: 'dave' });
+    expect(
+      (await a.call('PATCH', '/api/v1/accounts/update_credentials', dave.token, { discoverable: true })).status,
+    ).toBe(200);
+    const made = await a.call('POST', '/api/v1/collections', carol.token, {
+      name: 'Neighbours',
+      account_ids: [String(dave.account._id)],
+    });
+    expect(made.status).toBe(200);
+    expect(made.body.collection.items[0].state).toBe('accepted');
+
+    // B meets carol: her collection is read, dave verified by his stamp on A.
+    const carolOnB = (await resolve(b, bob, `@carol@${a.domain}`)).id;
+    const daveOnB = (await resolve(b, bob, `@dave@${a.domain}`)).id;
+    const stored = await settles(
+      async () => {
+        const res = await b.call('GET', `/api/v1/accounts/${carolOnB}/collections`, bob.token);
+        expect(res.body.collections).toHaveLength(1);
+        expect(res.body.collections[0].items).toHaveLength(1);
+        return res.body.collections[0];
+      },
+      30_000,
+      "carol's collection on B",
+    );
+    expect(stored).toMatchObject({ uri: made.body.collection.uri, name: 'Neighbours', local: false });
+    expect(stored.items[0]).toMatchObject({ account_id: daveOnB, state: 'accepted' });
+    // dave is listed as featured in it on B.
+    const featuring = await b.call('GET', `/api/v1/accounts/${daveOnB}/in_collections`, bob.token);
+    expect(featuring.status).toBe(200);
+    expect(featuring.body.collections.map((c: { id: string }) => c.id)).toEqual([stored.id]);
   });
 
   it('refuses an account whose server publishes no consent, and a server rejects what its policy denies', async () => {

@@ -255,7 +255,20 @@ export async function upsertRemoteActor(core: Core, doc: JsonObject, domain?: st
   if (account.avatarRemoteUrl || account.headerRemoteUrl) await requestProfileImages(core, account._id);
   await upsertRemoteEmojis(core, account.domain, account.emojis ?? []);
   if (needsLinkVerification(core, account)) await requestLinkVerification(core, account);
+  if (account.featuredCollectionsUrl) await requestCollections(core, account);
   return account;
+}
+
+/** Asks for the account's collections to be read (Mastodon 4.6). Best effort, as the images are. */
+async function requestCollections(core: Core, account: AccountDoc): Promise<void> {
+  try {
+    const key = hostOf(account.uri) ?? String(account._id);
+    await core.outbox.publishDirect([
+      { type: 'CollectionsFetchRequested', key, payload: { accountId: String(account._id) } },
+    ]);
+  } catch (err) {
+    core.logger.warn({ err, accountId: String(account._id) }, 'collections fetch not queued');
+  }
 }
 
 /**

@@ -6,7 +6,7 @@
 import type { Core } from '../context.ts';
 import { nextSerialId } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
-import type { AccountDoc } from '../model/accounts.ts';
+import { accounts, type AccountDoc } from '../model/accounts.ts';
 import {
   collectionItems,
   featuredCollections,
@@ -188,6 +188,12 @@ export async function syncRemoteCollections(core: Core, account: AccountDoc): Pr
     if (json && (await upsertRemoteCollection(core, account, json))) count++;
   }
   return count;
+}
+
+/** The job of a CollectionsFetchRequested event: the account's collections, if it is remote. */
+export async function syncRemoteCollectionsOf(core: Core, accountId: bigint): Promise<number> {
+  const account = await collection(core.db, accounts).findOne({ _id: accountId });
+  return account ? syncRemoteCollections(core, account) : 0;
 }
 
 async function fetchPage(core: Core, uri: string): Promise<JsonObject | null> {
