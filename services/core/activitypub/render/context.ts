@@ -7,6 +7,14 @@ import { AS_CONTEXT } from '../json.ts';
 export { AS_CONTEXT };
 export const SECURITY_CONTEXT = 'https://w3id.org/security/v1';
 
+/** GoToSocial's interaction policy terms, which Mastodon uses for canQuote and canFeature. */
+const INTERACTION_POLICY_TERMS = {
+  gts: 'https://gotosocial.org/ns#',
+  interactionPolicy: { '@id': 'gts:interactionPolicy', '@type': '@id' },
+  automaticApproval: { '@id': 'gts:automaticApproval', '@type': '@id' },
+  manualApproval: { '@id': 'gts:manualApproval', '@type': '@id' },
+} as const;
+
 const ACTOR_TERMS = {
   manuallyApprovesFollowers: 'as:manuallyApprovesFollowers',
   toot: 'http://joinmastodon.org/ns#',
@@ -27,11 +35,8 @@ const ACTOR_TERMS = {
   focalPoint: { '@container': '@list', '@id': 'toot:focalPoint' },
   // Collections (Mastodon 4.6, FEP-7aa9) and the interaction policy that names who may feature.
   featuredCollections: { '@id': 'https://w3id.org/fep/7aa9#featuredCollections', '@type': '@id' },
-  gts: 'https://gotosocial.org/ns#',
-  interactionPolicy: { '@id': 'gts:interactionPolicy', '@type': '@id' },
+  ...INTERACTION_POLICY_TERMS,
   canFeature: { '@id': 'https://w3id.org/fep/7aa9#canFeature', '@type': '@id' },
-  automaticApproval: { '@id': 'gts:automaticApproval', '@type': '@id' },
-  manualApproval: { '@id': 'gts:manualApproval', '@type': '@id' },
 } as const;
 
 const NOTE_TERMS = {
@@ -51,11 +56,8 @@ const NOTE_TERMS = {
   quoteUri: 'http://fedibird.com/ns#quoteUri',
   _misskey_quote: 'https://misskey-hub.net/ns#_misskey_quote',
   quoteAuthorization: { '@id': 'https://w3id.org/fep/044f#quoteAuthorization', '@type': '@id' },
-  gts: 'https://gotosocial.org/ns#',
-  interactionPolicy: { '@id': 'gts:interactionPolicy', '@type': '@id' },
+  ...INTERACTION_POLICY_TERMS,
   canQuote: { '@id': 'gts:canQuote', '@type': '@id' },
-  automaticApproval: { '@id': 'gts:automaticApproval', '@type': '@id' },
-  manualApproval: { '@id': 'gts:manualApproval', '@type': '@id' },
 } as const;
 
 /** QuoteAuthorization stamps, QuoteRequest and their Accept/Reject (FEP-044f). */
