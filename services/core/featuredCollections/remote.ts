@@ -110,7 +110,8 @@ export async function processRemoteItem(
   const actorUri = idOf(json.featuredObject);
   const approvalUri = idOf(json.featureAuthorization);
   if (!typeIs(json, 'FeaturedItem') || !actorUri) return null;
-  const featured = await resolveActor(core, actorUri);
+  // Accounts met in a collection do not have their own collections read (no crawl).
+  const featured = await resolveActor(core, actorUri, { collections: false });
   if (!featured || featured.suspendedAt) return null;
   const items = collection(core.db, collectionItems);
   const existing =
