@@ -144,6 +144,13 @@ describe('collections between two instances', () => {
     });
     const list = await document(`${a.url}/ap/users/${alice.account._id}/featured_collections`);
     expect(list.orderedItems.map((c: { id: string }) => c.id)).toEqual([coll.uri]);
+    for (const missing of [
+      `${a.url}/ap/users/99999/featured_collections`,
+      `${a.url}/ap/users/x/featured_collections`,
+      `${a.url}/ap/users/${alice.account._id}/collections/99999`,
+      `${a.url}/ap/users/${alice.account._id}/feature_authorizations/1`,
+    ])
+      expect((await fetch(missing, { headers: AP })).status).toBe(404);
 
     // Bob is told on B; B stores alice's collection from its Add, as a remote one.
     await settles(

@@ -58,6 +58,8 @@ export async function upsertRemoteCollection(
     await coll.updateOne({ _id: doc._id }, { $set: fields });
     doc = { ...doc, ...fields };
   } else {
+    // A curator's server cannot grow its collections here past what a fetch of them would read.
+    if ((await coll.countDocuments({ accountId: curator._id })) >= REMOTE_COLLECTIONS_MAX) return null;
     doc = {
       _id: await nextSerialId(core.db, 'collections'),
       accountId: curator._id,
