@@ -9,6 +9,8 @@ import { users, type UserDoc } from '../model/users.ts';
 import { EVERYONE_ROLE, roleOfUser, type EffectiveRole } from '../roles/roles.ts';
 import { emojisInTexts } from '../emojis/emojis.ts';
 import { featurePolicyKeys } from '../featuredCollections/featurePolicy.ts';
+import { withViewerFeatureApproval } from './accountViewer.ts';
+import type { Id } from '../ids.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
@@ -211,8 +213,15 @@ export async function presentAccount(
   return base;
 }
 
-/** Renders many accounts, looking the users of local ones up in one query (roles are cached). */
-export async function presentAccounts(core: Core, docs: CachedAccount[]): Promise<Account[]> {
+/**
+ * Renders many accounts, looking the users of local ones up in one query (roles are cached); with
+ * `viewerId`, `feature_approval.current_user` is the viewer's (accountViewer.ts).
+ */
+export async function presentAccounts(
+  core: Core,
+  docs: CachedAccount[],
+  opts: { viewerId?: Id | null } = {},
+): Promise<Account[]> {
   const localIds = docs.filter((d) => d.domain === null).map((d) => d._id);
   const roleByAccount = new Map<string, EffectiveRole>();
   if (localIds.length > 0) {
@@ -221,9 +230,10 @@ export async function presentAccounts(core: Core, docs: CachedAccount[]): Promis
       .toArray();
     for (const u of us) roleByAccount.set(String(u.accountId), await roleOfUser(core, u));
   }
-  return Promise.all(
+  const rendered = await Promise.all(
     docs.map((d) => presentAccount(core, d, { role: roleByAccount.get(String(d._id)) ?? EVERYONE_ROLE })),
   );
+  return opts.viewerId ? withViewerFeatureApproval(core, rendered, opts.viewerId) : rendered;
 }
 
 async function localRole(core: Core, doc: CachedAccount): Promise<EffectiveRole> {

@@ -91,6 +91,6 @@ export async function presentCollectionWithAccounts(
   const { collections, accountIds } = await presentCollections(core, [doc], viewer);
   return {
     collection: collections[0],
-    accounts: await presentAccounts(core, await findVisibleAccounts(core, accountIds)),
+    accounts: await presentAccounts(core, await findVisibleAccounts(core, accountIds), { viewerId: viewer?._id }),
   };
 }

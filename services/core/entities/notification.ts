@@ -53,7 +53,7 @@ export async function renderRefs(
   // Suspended accounts vanish from notifications (and their groups) until they are unsuspended.
   const shownAccounts = accountDocs.filter((a) => !a.suspendedAt);
   const [renderedAccounts, renderedStatuses] = await Promise.all([
-    presentAccounts(core, shownAccounts),
+    presentAccounts(core, shownAccounts, { viewerId: viewer._id }),
     presentStatuses(core, statusDocs, viewer),
   ]);
   return {

@@ -50,6 +50,20 @@ test('feature_approval per viewer, on accounts and on status authors', async () 
     ['automatic', 'denied'],
   );
 
+  // Where clients find accounts to feature: search results and follow lists, per viewer too.
+  const found = await call(
+    'GET',
+    `/api/v2/search?type=accounts&q=${encodeURIComponent(star.account.username)}`,
+    curator.token,
+  );
+  expect(found.status).toBe(200);
+  expect(found.body.accounts[0]).toMatchObject({ id: id(star), feature_approval: { current_user: 'automatic' } });
+  expect((await call('POST', `/api/v1/accounts/${id(star)}/follow`, curator.token)).status).toBe(200);
+  const following = await call('GET', `/api/v1/accounts/${id(curator)}/following`, curator.token);
+  expect(
+    following.body.map((a: { feature_approval: { current_user: string } }) => a.feature_approval.current_user),
+  ).toEqual(['automatic']);
+
   // A locked account is featured by its followers' consent as Mastodon renders it.
   expect((await call('PATCH', '/api/v1/accounts/update_credentials', star.token, { locked: true })).status).toBe(200);
   const locked = await call('GET', `/api/v1/accounts/${id(star)}`, curator.token);
@@ -98,9 +112,10 @@ test('added_to_collection and collection_update, filtered by type and grouped', 
     collection: { id: collectionId, name: 'Bright stars' },
   });
 
+  // (star also has the curator's follow of the first test.)
   const others = await call('GET', '/api/v1/notifications?exclude_types[]=collection_update', star.token);
-  expect(others.body.map((n: { type: string }) => n.type)).toEqual(['added_to_collection']);
-  const grouped = await call('GET', '/api/v2/notifications', star.token);
+  expect(others.body.map((n: { type: string }) => n.type)).toEqual(['added_to_collection', 'follow']);
+  const grouped = await call('GET', '/api/v2/notifications?exclude_types[]=follow', star.token);
   expect(grouped.body.notification_groups.map((g: { type: string }) => g.type)).toEqual([
     'collection_update',
     'collection_update',
@@ -113,5 +128,5 @@ test('added_to_collection and collection_update, filtered by type and grouped', 
 
   // Once the collection is gone, its notifications are not shown.
   expect((await call('DELETE', `/api/v1/collections/${collectionId}`, curator.token)).status).toBe(200);
-  expect((await call('GET', '/api/v1/notifications', star.token)).body).toEqual([]);
+  expect((await call('GET', '/api/v1/notifications?exclude_types[]=follow', star.token)).body).toEqual([]);
 });
