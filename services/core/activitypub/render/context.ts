@@ -60,15 +60,20 @@ const NOTE_TERMS = {
   canQuote: { '@id': 'gts:canQuote', '@type': '@id' },
 } as const;
 
+/** The terms of an approval stamp (QuoteAuthorization, FeatureAuthorization), GoToSocial's. */
+const STAMP_TERMS = {
+  gts: 'https://gotosocial.org/ns#',
+  interactingObject: { '@id': 'gts:interactingObject', '@type': '@id' },
+  interactionTarget: { '@id': 'gts:interactionTarget', '@type': '@id' },
+} as const;
+
 /** QuoteAuthorization stamps, QuoteRequest and their Accept/Reject (FEP-044f). */
 export const QUOTE_CONTEXT = [
   AS_CONTEXT,
   {
     QuoteAuthorization: 'https://w3id.org/fep/044f#QuoteAuthorization',
     QuoteRequest: 'https://w3id.org/fep/044f#QuoteRequest',
-    gts: 'https://gotosocial.org/ns#',
-    interactingObject: { '@id': 'gts:interactingObject', '@type': '@id' },
-    interactionTarget: { '@id': 'gts:interactionTarget', '@type': '@id' },
+    ...STAMP_TERMS,
     quote: { '@id': 'https://w3id.org/fep/044f#quote', '@type': '@id' },
   },
 ] as const;
@@ -89,9 +94,7 @@ export const COLLECTION_CONTEXT = [
     featuredObject: { '@id': 'https://w3id.org/fep/7aa9#featuredObject', '@type': '@id' },
     featuredObjectType: { '@id': 'https://w3id.org/fep/7aa9#featuredObjectType', '@type': '@vocab' },
     featureAuthorization: { '@id': 'https://w3id.org/fep/7aa9#featureAuthorization', '@type': '@id' },
-    gts: 'https://gotosocial.org/ns#',
-    interactingObject: { '@id': 'gts:interactingObject', '@type': '@id' },
-    interactionTarget: { '@id': 'gts:interactionTarget', '@type': '@id' },
+    ...STAMP_TERMS,
   },
 ] as const;
 
