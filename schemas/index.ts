@@ -94,6 +94,25 @@ export interface BlockDeleted {
   uri: null | string;
 }
 
+/** A collection of featured accounts (Mastodon 4.6) changed: created, updated or deleted by its local curator, an account added to or removed from it, or a local featured account revoking its place. Delivery federates it; notifications tell the featured accounts. */
+export interface CollectionChanged {
+  eventId: string;
+  occurredAt: Date;
+  accountId: string;
+  collectionId: string;
+  change: string;
+  itemId: null | string;
+  itemAccountId: null | string;
+  local: boolean;
+}
+
+/** A job: read a remote account's featuredCollections (Mastodon 4.6 collections) and store them (Mastodon's FetchFeaturedCollectionsCollectionService after an actor is fetched). Keyed by the account's host. */
+export interface CollectionsFetchRequested {
+  eventId: string;
+  occurredAt: Date;
+  accountId: string;
+}
+
 /** An account muted the notifications of a conversation. */
 export interface ConversationMuted {
   eventId: string;
@@ -676,6 +695,21 @@ export interface BlockDeletedPayload {
   uri?: null | string;
 }
 
+/** What a producer gives for CollectionChanged (the outbox adds eventId and occurredAt). */
+export interface CollectionChangedPayload {
+  accountId: string;
+  collectionId: string;
+  change: string;
+  itemId?: null | string;
+  itemAccountId?: null | string;
+  local?: boolean;
+}
+
+/** What a producer gives for CollectionsFetchRequested (the outbox adds eventId and occurredAt). */
+export interface CollectionsFetchRequestedPayload {
+  accountId: string;
+}
+
 /** What a producer gives for ConversationMuted (the outbox adds eventId and occurredAt). */
 export interface ConversationMutedPayload {
   accountId: string;
@@ -1101,6 +1135,8 @@ export interface EventRecords {
   AnnualReportRequested: AnnualReportRequested;
   BlockCreated: BlockCreated;
   BlockDeleted: BlockDeleted;
+  CollectionChanged: CollectionChanged;
+  CollectionsFetchRequested: CollectionsFetchRequested;
   ConversationMuted: ConversationMuted;
   ConversationUnmuted: ConversationUnmuted;
   DeliveryRequested: DeliveryRequested;
@@ -1158,6 +1194,8 @@ export interface EventPayloads {
   AnnualReportRequested: AnnualReportRequestedPayload;
   BlockCreated: BlockCreatedPayload;
   BlockDeleted: BlockDeletedPayload;
+  CollectionChanged: CollectionChangedPayload;
+  CollectionsFetchRequested: CollectionsFetchRequestedPayload;
   ConversationMuted: ConversationMutedPayload;
   ConversationUnmuted: ConversationUnmutedPayload;
   DeliveryRequested: DeliveryRequestedPayload;
@@ -1221,6 +1259,8 @@ export const eventTopics = {
   AnnualReportRequested: 'accounts',
   BlockCreated: 'graph',
   BlockDeleted: 'graph',
+  CollectionChanged: 'graph',
+  CollectionsFetchRequested: 'fetch',
   ConversationMuted: 'interactions',
   ConversationUnmuted: 'interactions',
   DeliveryRequested: 'delivery',

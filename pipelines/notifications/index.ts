@@ -29,6 +29,7 @@ import { mailNotifications } from '../../services/core/notifications/emails.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 import type { PipelineContext, PipelineEvent } from '../runtime/types.ts';
 import { handleModerationEvent, MODERATION_TYPES } from './moderation.ts';
+import { handleCollectionChanged } from './collections.ts';
 
 export const TYPES = [
   'StatusCreated',
@@ -44,6 +45,7 @@ export const TYPES = [
   'FollowRejected',
   'FavouriteDeleted',
   'ReblogDeleted',
+  'CollectionChanged',
   ...MODERATION_TYPES,
 ] as const;
 type NotificationEvent = (typeof TYPES)[number];
@@ -338,6 +340,8 @@ async function handleEvent(
     case 'AccountCreated':
     case 'AccountWarningCreated':
       return handleModerationEvent(core, event, notify);
+    case 'CollectionChanged':
+      return handleCollectionChanged(core, event.payload, event.eventId, notifyAll);
   }
 }
 

@@ -2,11 +2,14 @@
 // replies; a user opening a remote thread) read the status's `replies` collection and store the
 // replies we lack (services/core/activitypub/replies/fetchReplies.ts). Keyed by the status's
 // host, so one server's jobs run one after another; jobs of several servers run side by side.
+// CollectionsFetchRequested jobs (a remote actor stored that names `featuredCollections`) read a
+// remote account's collections the same way (services/core/featuredCollections/remote.ts).
 import type { Core } from '../../services/core/context.ts';
 import { runRepliesJob } from '../../services/core/activitypub/replies/fetchReplies.ts';
+import { syncRemoteCollectionsOf } from '../../services/core/featuredCollections/remote.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 
-export const TYPES = ['RepliesFetchRequested'] as const;
+export const TYPES = ['RepliesFetchRequested', 'CollectionsFetchRequested'] as const;
 type RepliesEvent = (typeof TYPES)[number];
 
 export type RepliesPipelineOptions = Partial<
@@ -22,6 +25,11 @@ export function runRepliesPipeline(core: Core, opts: RepliesPipelineOptions = {}
     maxAttempts: 3,
     ...opts,
     async handleEvent(event, ctx) {
+      if (event.type === 'CollectionsFetchRequested') {
+        const stored = await syncRemoteCollectionsOf(core, BigInt(event.payload.accountId));
+        ctx.logger.info({ eventId: event.eventId, accountId: event.payload.accountId, stored }, 'collections fetched');
+        return;
+      }
       const outcome = await runRepliesJob(core, event.payload);
       if (outcome.fetched > 0 || outcome.pages > 0)
         ctx.logger.info(

@@ -131,5 +131,6 @@ export async function recordAccountsPage<R extends { _id: Id }>(
   return presentAccounts(
     core,
     rows.map((r) => r.account),
+    { viewerId: request.auth?.account?._id },
   );
 }

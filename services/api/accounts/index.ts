@@ -5,7 +5,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
 import { collection } from '../../core/db/mongo.ts';
-import { parseId } from '../../core/ids.ts';
+import { parseId, type Id } from '../../core/ids.ts';
+import type { FastifyRequest } from 'fastify';
+import { withViewerFeatureApproval, withViewerFeatureApprovalOne } from '../../core/entities/accountViewer.ts';
 import { accounts, type AccountDoc } from '../../core/model/accounts.ts';
 import { signUp } from '../../core/accounts/registration.ts';
 import { updateProfile, removeProfileImage } from '../../core/accounts/profile.ts';
@@ -53,9 +55,14 @@ async function credentialAccountOf(
   account: AccountDoc,
   user: Parameters<typeof presentCredentialAccount>[2],
 ) {
-  return presentCredentialAccount(core, account, user, {
+  const own = await presentCredentialAccount(core, account, user, {
     followRequestsCount: account.locked ? await followRequestsCount(core, account._id) : 0,
   });
+  return withViewerFeatureApprovalOne(core, own, account._id);
+}
+
+function viewerIdOf(request: FastifyRequest): Id | null {
+  return request.auth?.account?._id ?? null;
 }
 
 const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
@@ -149,7 +156,7 @@ const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
       // are resolved (WebFinger, then the actor) when unknown.
       const account = (await findAccountByAcct(core, acct)) ?? (await resolveAccountByAcct(core, acct));
       if (!account) throw notFound();
-      return presentAccount(core, account);
+      return withViewerFeatureApprovalOne(core, await presentAccount(core, account), viewerIdOf(request));
     },
   );
 
@@ -168,7 +175,8 @@ const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     async (request) => {
       const ids = [...new Set((request.query.id ?? []).map(parseId).filter((id) => id !== null))];
       if (ids.length > 40) throw new ApiError(422, 'Validation failed: Too many ids (at most 40)');
-      return presentAccounts(core, await findVisibleAccounts(core, ids));
+      const list = await presentAccounts(core, await findVisibleAccounts(core, ids));
+      return withViewerFeatureApproval(core, list, viewerIdOf(request));
     },
   );
 
@@ -185,7 +193,7 @@ const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
       const moved = account.movedToAccountId
         ? await collection(core.db, accounts).findOne({ _id: account.movedToAccountId })
         : null;
-      return presentAccount(core, account, { moved });
+      return withViewerFeatureApprovalOne(core, await presentAccount(core, account, { moved }), viewerIdOf(request));
     },
   );
 

@@ -35,6 +35,12 @@ import {
 import { ApiError } from '../errors.ts';
 import { registerWellKnown } from './wellKnown.ts';
 import { quoteAuthorizationDocument } from '../../core/quotes/federation.ts';
+import {
+  collectionItemDocument,
+  featureAuthorizationDocument,
+  featuredCollectionDocument,
+  featuredCollectionsDocument,
+} from '../../core/featuredCollections/documents.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -134,6 +140,25 @@ function registerDocuments(app: FastifyInstance, core: Core): void {
       return sendActivityJson(reply, doc, requester !== null);
     },
   );
+  // Collections (Mastodon 4.6, FEP-7aa9), at Mastodon's id-based paths.
+  type ApUserParams = { Params: { account_id: string } };
+  type ApItemParams = { Params: { account_id: string; id: string } };
+  app.get<ApUserParams>('/ap/users/:account_id/featured_collections', async (request, reply) => {
+    const requester = await requesterOf(core, request);
+    const doc = await featuredCollectionsDocument(core, idParam(request.params.account_id));
+    return sendActivityJson(reply, doc, requester !== null);
+  });
+  for (const [path, read] of [
+    ['/ap/users/:account_id/collections/:id', featuredCollectionDocument],
+    ['/ap/users/:account_id/collection_items/:id', collectionItemDocument],
+    ['/ap/users/:account_id/feature_authorizations/:id', featureAuthorizationDocument],
+  ] as const) {
+    app.get<ApItemParams>(path, async (request, reply) => {
+      const requester = await requesterOf(core, request);
+      const doc = await read(core, idParam(request.params.account_id), idParam(request.params.id));
+      return sendActivityJson(reply, doc, requester !== null);
+    });
+  }
   // FEP-044f: the stamp a local author gave a quote of their status.
   app.get<StatusParams>('/users/:username/quote_authorizations/:id', async (request, reply) => {
     const requester = await requesterOf(core, request);

@@ -111,7 +111,7 @@ async function listing(
   const ids = [...new Set(collections.flatMap((c) => [c.account_id, ...c.items.slice(0, 4).map((i) => i.account_id)]))]
     .filter((id): id is string => id !== null)
     .map((id) => BigInt(id));
-  const accounts = await presentAccounts(core, await findVisibleAccounts(core, ids));
+  const accounts = await presentAccounts(core, await findVisibleAccounts(core, ids), { viewerId: viewer?._id });
   return { collections, partial_accounts: accounts.map(presentPartialAccount) };
 }
 

@@ -23,7 +23,7 @@ import { requireUser } from '../plugins/auth.ts';
 import { notFound } from '../errors.ts';
 import { AccountEntity, presentAccounts, presentPartialAccount, type Account } from '../../core/entities/account.ts';
 import { NotificationEntity, presentNotifications, renderRefs } from '../../core/entities/notification.ts';
-import { notificationModerationRefs } from '../../core/entities/admin.ts';
+import { notificationExtras } from '../../core/entities/notificationExtras.ts';
 import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
 import { IdParams } from '../params.ts';
 
@@ -110,10 +110,12 @@ async function presentGroups(
     }
   }
   for (const a of full) partial.delete(a);
-  // admin.report and moderation_warning groups carry their report or strike, as in v1.
-  const moderation = await notificationModerationRefs(
+  // admin.report and moderation_warning groups carry their report or strike, the collection
+  // types their collection, as in v1.
+  const extras = await notificationExtras(
     core,
     shown.map((g) => g.mostRecent),
+    viewer,
   );
   const out: Record<string, unknown> = {
     accounts: [...full].map((a) => refs.accounts.get(a)),
@@ -134,7 +136,7 @@ async function presentGroups(
       }
       group.sample_account_ids = g.sampleAccountIds.filter((a) => refs.accounts.has(a)).map(String);
       if (g.statusId !== null) group.status_id = String(g.statusId);
-      Object.assign(group, moderation.get(g.mostRecent._id));
+      Object.assign(group, extras.get(g.mostRecent._id));
       return group;
     }),
   };

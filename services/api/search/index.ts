@@ -77,7 +77,7 @@ const searchArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core })
         offset: intParam(q.offset, 0, 10_000),
       });
       const [accounts, statuses, hashtags] = await Promise.all([
-        presentAccounts(core, found.accounts),
+        presentAccounts(core, found.accounts, { viewerId: account?._id }),
         // Already checked against the caller's visibility: rendered through the cache.
         presentStatusPage(
           core,

@@ -2,6 +2,8 @@
 // ones, unique `uri`, `domain` = the host of the actor id), resolving an actor id (fetch with the
 // origin rules, WebFinger round trip for new accounts), and the key resolver the HTTP signature
 // check uses (known key → fetch by keyId, GoToSocial's key stubs included → refetch on failure).
+import { requestCollections } from '../featuredCollections/fetchRequest.ts';
+import { parseCanFeature } from '../featuredCollections/featurePolicy.ts';
 import type { Core } from '../context.ts';
 import { upsertRemoteEmojis } from '../emojis/remoteEmojis.ts';
 import { nextSerialId } from '../ids.ts';
@@ -161,6 +163,8 @@ export function actorFields(
     followingUrl: httpUrl(doc.following),
     featuredUrl: httpUrl(doc.featured),
     featuredTagsUrl: httpUrl(doc.featuredTags),
+    featurePolicy: parseCanFeature(doc),
+    featuredCollectionsUrl: httpUrl(doc.featuredCollections),
     publicKeyPem: key?.pem ?? '',
     keyId: key?.id ?? null,
     privateKeyPem: null,
@@ -191,7 +195,12 @@ export async function findAccountByUri(core: Core, uri: string): Promise<Account
  * id, or sent by itself in a signed Update). `domain` is the handle's domain (WebFinger), default
  * the host of the id.
  */
-export async function upsertRemoteActor(core: Core, doc: JsonObject, domain?: string): Promise<AccountDoc> {
+export async function upsertRemoteActor(
+  core: Core,
+  doc: JsonObject,
+  domain?: string,
+  opts: { collections?: boolean } = {},
+): Promise<AccountDoc> {
   const id = typeof doc.id === 'string' ? doc.id : '';
   if (isLocalUri(core.config, id)) throw new ActorError('a local id cannot be a remote actor');
   const host = hostOf(id);
@@ -252,6 +261,7 @@ export async function upsertRemoteActor(core: Core, doc: JsonObject, domain?: st
   if (account.avatarRemoteUrl || account.headerRemoteUrl) await requestProfileImages(core, account._id);
   await upsertRemoteEmojis(core, account.domain, account.emojis ?? []);
   if (needsLinkVerification(core, account)) await requestLinkVerification(core, account);
+  if (account.featuredCollectionsUrl && opts.collections !== false) await requestCollections(core, account);
   return account;
 }
 
@@ -308,6 +318,8 @@ async function confirmedDomain(core: Core, doc: JsonObject): Promise<string | un
 export interface ResolveActorOptions {
   /** Fetch even if known and fresh. */
   refresh?: boolean;
+  /** Whether a newly stored actor's collections are read (not for accounts met in a collection). */
+  collections?: boolean;
 }
 
 /**
@@ -329,7 +341,7 @@ export async function resolveActor(
     const doc = await fetchDocument(core, uri);
     if (!isActorDocument(doc)) return known;
     const domain = known ? (known.domain ?? undefined) : await confirmedDomain(core, doc);
-    return await upsertRemoteActor(core, doc, domain);
+    return await upsertRemoteActor(core, doc, domain, { collections: opts.collections });
   } catch (err) {
     core.logger.debug({ err, uri }, 'actor fetch failed');
     return known;

@@ -34,6 +34,8 @@ export const HANDLED_TYPES: ReadonlySet<string> = new Set([
   'Move',
   // FEP-044f quote requests (Mastodon 4.5).
   'QuoteRequest',
+  // Collections (Mastodon 4.6): a curator asks to feature one of our accounts.
+  'FeatureRequest',
   'Collection',
   'OrderedCollection',
   'CollectionPage',

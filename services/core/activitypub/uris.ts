@@ -89,6 +89,24 @@ export function quoteAuthorizationUri(config: Config, username: string, quotingI
   return `${actorUri(config, username)}/quote_authorizations/${quotingId}`;
 }
 
+/**
+ * Collections (Mastodon 4.6 FEP-7aa9), under Mastodon's id-based `/ap/users/:account_id` layout:
+ * the actor's `featuredCollections`, each FeaturedCollection, its FeaturedItems and the
+ * FeatureAuthorization stamp a local featured account gives.
+ */
+export function featuredCollectionsUri(config: Config, accountId: Id): string {
+  return `${localBase(config)}/ap/users/${accountId}/featured_collections`;
+}
+export function featuredCollectionUri(config: Config, accountId: Id, collectionId: Id): string {
+  return `${localBase(config)}/ap/users/${accountId}/collections/${collectionId}`;
+}
+export function collectionItemUri(config: Config, accountId: Id, itemId: Id): string {
+  return `${localBase(config)}/ap/users/${accountId}/collection_items/${itemId}`;
+}
+export function featureAuthorizationUri(config: Config, featuredAccountId: Id, itemId: Id): string {
+  return `${localBase(config)}/ap/users/${featuredAccountId}/feature_authorizations/${itemId}`;
+}
+
 export function statusRepliesUri(statusUri: string): string {
   return `${statusUri}/replies`;
 }

@@ -8,6 +8,9 @@ import type { AccountDoc, CachedAccount } from '../model/accounts.ts';
 import { users, type UserDoc } from '../model/users.ts';
 import { EVERYONE_ROLE, roleOfUser, type EffectiveRole } from '../roles/roles.ts';
 import { emojisInTexts } from '../emojis/emojis.ts';
+import { featurePolicyKeys } from '../featuredCollections/featurePolicy.ts';
+import { withViewerFeatureApproval } from './accountViewer.ts';
+import type { Id } from '../ids.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
@@ -35,6 +38,13 @@ export const RoleEntity = Type.Object({
   highlighted: Type.Boolean(),
 });
 export type RoleEntityType = Static<typeof RoleEntity>;
+
+const PolicyKeys = Type.Array(Type.String());
+export const FeatureApprovalEntity = Type.Object({
+  automatic: PolicyKeys,
+  manual: PolicyKeys,
+  current_user: Type.String(),
+});
 
 const accountProperties = {
   id: Type.String(),
@@ -71,6 +81,12 @@ const accountProperties = {
   followers_count: Type.Integer(),
   following_count: Type.Integer(),
   roles: Type.Optional(Type.Array(AccountRoleEntity)),
+  /** Mastodon 4.6: who may feature the account in a collection; `current_user` is per viewer. */
+  feature_approval: FeatureApprovalEntity,
+  /** Mastodon 4.6 profile tabs. */
+  show_media: Type.Boolean(),
+  show_media_replies: Type.Boolean(),
+  show_featured: Type.Boolean(),
 };
 
 export const AccountEntity = Type.Object(accountProperties);
@@ -175,6 +191,15 @@ export async function presentAccount(
     statuses_count: doc.statusesCount,
     followers_count: doc.followersCount,
     following_count: doc.followingCount,
+    // Rendered for no viewer (Mastodon: `denied`); withViewerFeatureApproval lays the viewer's over.
+    feature_approval: {
+      automatic: suspended ? [] : featurePolicyKeys(doc, 'automatic'),
+      manual: suspended ? [] : featurePolicyKeys(doc, 'manual'),
+      current_user: 'denied',
+    },
+    show_media: doc.showMedia ?? true,
+    show_media_replies: doc.showMediaReplies ?? true,
+    show_featured: doc.showFeatured ?? true,
   };
   if (suspended) base.suspended = true;
   if (doc.silencedAt) base.limited = true;
@@ -188,8 +213,15 @@ export async function presentAccount(
   return base;
 }
 
-/** Renders many accounts, looking the users of local ones up in one query (roles are cached). */
-export async function presentAccounts(core: Core, docs: CachedAccount[]): Promise<Account[]> {
+/**
+ * Renders many accounts, looking the users of local ones up in one query (roles are cached); with
+ * `viewerId`, `feature_approval.current_user` is the viewer's (accountViewer.ts).
+ */
+export async function presentAccounts(
+  core: Core,
+  docs: CachedAccount[],
+  opts: { viewerId?: Id | null } = {},
+): Promise<Account[]> {
   const localIds = docs.filter((d) => d.domain === null).map((d) => d._id);
   const roleByAccount = new Map<string, EffectiveRole>();
   if (localIds.length > 0) {
@@ -198,9 +230,10 @@ export async function presentAccounts(core: Core, docs: CachedAccount[]): Promis
       .toArray();
     for (const u of us) roleByAccount.set(String(u.accountId), await roleOfUser(core, u));
   }
-  return Promise.all(
+  const rendered = await Promise.all(
     docs.map((d) => presentAccount(core, d, { role: roleByAccount.get(String(d._id)) ?? EVERYONE_ROLE })),
   );
+  return opts.viewerId ? withViewerFeatureApproval(core, rendered, opts.viewerId) : rendered;
 }
 
 async function localRole(core: Core, doc: CachedAccount): Promise<EffectiveRole> {

@@ -10,6 +10,7 @@ import { tagUrl } from '../statuses/urls.ts';
 import { visibleItems } from '../featuredCollections/collections.ts';
 import { findVisibleAccounts } from '../accounts/queries.ts';
 import { presentAccounts, type Account } from './account.ts';
+import { collectionUriOf } from '../featuredCollections/documents.ts';
 
 export const CollectionItemEntity = Type.Object({
   id: Type.String(),
@@ -46,25 +47,17 @@ export function presentCollectionItem(item: CollectionItemDoc): Static<typeof Co
   };
 }
 
-/**
- * The collection's ActivityPub id, in Mastodon's layout. Not served yet: collections do not
- * federate here (no `featuredCollections` on the actor).
- */
-function collectionUri(core: Core, doc: FeaturedCollectionDoc): string {
-  return `${core.config.baseUrl}/ap/users/${doc.accountId}/collections/${doc._id}`;
-}
-
 function present(core: Core, doc: FeaturedCollectionDoc, items: CollectionItemDoc[]): Collection {
   return {
     id: String(doc._id),
     account_id: String(doc.accountId),
-    uri: collectionUri(core, doc),
-    // Mastodon's web page for it; this server has none, and the field may be null.
-    url: null,
+    uri: collectionUriOf(core, doc),
+    // Mastodon's web page for it; this server has none for its own, and the field may be null.
+    url: doc.url ?? null,
     name: doc.name,
     description: doc.description,
     language: doc.language,
-    local: true,
+    local: !doc.uri,
     sensitive: doc.sensitive,
     discoverable: doc.discoverable,
     tag: doc.tagName ? { name: doc.tagName, url: tagUrl(core.config, doc.tagName) } : null,
@@ -98,6 +91,6 @@ export async function presentCollectionWithAccounts(
   const { collections, accountIds } = await presentCollections(core, [doc], viewer);
   return {
     collection: collections[0],
-    accounts: await presentAccounts(core, await findVisibleAccounts(core, accountIds)),
+    accounts: await presentAccounts(core, await findVisibleAccounts(core, accountIds), { viewerId: viewer?._id }),
   };
 }

@@ -11,7 +11,7 @@ import type { NotificationDoc } from '../model/notifications.ts';
 import { AccountEntity, presentAccounts, type Account } from './account.ts';
 import { StatusEntity, type Status } from './status.ts';
 import { presentStatuses } from './statusRender.ts';
-import { notificationModerationRefs } from './admin.ts';
+import { notificationExtras } from './notificationExtras.ts';
 
 export const NotificationEntity = Type.Object({
   id: Type.String(),
@@ -22,6 +22,7 @@ export const NotificationEntity = Type.Object({
   status: Type.Optional(StatusEntity),
   report: Type.Optional(Type.Unknown()),
   moderation_warning: Type.Optional(Type.Unknown()),
+  collection: Type.Optional(Type.Unknown()),
 });
 export type Notification = Static<typeof NotificationEntity>;
 
@@ -52,7 +53,7 @@ export async function renderRefs(
   // Suspended accounts vanish from notifications (and their groups) until they are unsuspended.
   const shownAccounts = accountDocs.filter((a) => !a.suspendedAt);
   const [renderedAccounts, renderedStatuses] = await Promise.all([
-    presentAccounts(core, shownAccounts),
+    presentAccounts(core, shownAccounts, { viewerId: viewer._id }),
     presentStatuses(core, statusDocs, viewer),
   ]);
   return {
@@ -78,12 +79,13 @@ export async function presentNotifications(
     docs.map((n) => n.statusId).filter((s): s is Id => s !== null),
     viewer,
   );
-  const moderation = await notificationModerationRefs(core, docs);
+  const extras = await notificationExtras(core, docs, viewer);
   return (
     docs
       .filter((n) => presentable(n, refs))
-      // admin.report and moderation_warning need their record (gone: the notification goes too).
-      .filter((n) => (n.reportId == null && n.warningId == null) || moderation.has(n._id))
+      // admin.report, moderation_warning and the collection types need their record (gone: the
+      // notification goes too).
+      .filter((n) => extras.has(n._id))
       .map((n) => {
         const out: Notification = {
           id: String(n._id),
@@ -93,7 +95,7 @@ export async function presentNotifications(
           account: refs.accounts.get(n.fromAccountId) as Account,
         };
         if (n.statusId !== null) out.status = refs.statuses.get(n.statusId);
-        Object.assign(out, moderation.get(n._id));
+        Object.assign(out, extras.get(n._id));
         return out;
       })
   );

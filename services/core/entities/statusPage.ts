@@ -25,6 +25,7 @@ import { activeFilters, type ActiveFilter } from '../filters/match.ts';
 import { loadViewerRelations, relationsForPolicy, visibleWith } from '../statuses/visibility.ts';
 import { followedAmong } from '../graph/relations.ts';
 import { presentAccount, type Account } from './account.ts';
+import { withViewerFeatureApproval } from './accountViewer.ts';
 import { presentPoll, type PollEntity } from './poll.ts';
 import { LOCAL_RENDER_TTL_MS, noFiltersKey } from '../statuses/renderCache.ts';
 import { viewerMarks, type ViewerState } from '../interactions/viewerFlags.ts';
@@ -265,6 +266,16 @@ export async function loadStatusPage(
     }
     const roleId = roleIds.get(id) ?? null;
     authors.set(id, { entity: a.entity, role: roleId === null ? EVERYONE_ROLE : await roleOfUser(core, { roleId }) });
+  }
+  // The viewer's feature_approval outcome over the cached (viewer-less) author entities.
+  if (viewer) {
+    const list = [...authors.entries()];
+    const shown = await withViewerFeatureApproval(
+      core,
+      list.map(([, a]) => a.entity),
+      viewer._id,
+    );
+    list.forEach(([id, a], i) => authors.set(id, { ...a, entity: shown[i] }));
   }
   if (opts.hideLimited && relations && viewer) {
     // Whether the viewer follows the silenced authors (most pages have none).

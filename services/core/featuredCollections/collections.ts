@@ -1,9 +1,10 @@
 // Collections (Mastodon 4.6): a user curates named lists of accounts to recommend. Creating,
 // changing and deleting them, adding and removing accounts, and a featured account revoking its
-// place. An account is added only as its feature policy allows: a local account consents
-// automatically when it is discoverable and is refused otherwise (Mastodon's
-// Account::InteractionPolicyConcern); remote accounts carry no policy here ("missing"), so they
-// are refused too.
+// place. An account is added only as its feature policy allows (featurePolicy.ts): a local account
+// is accepted at once; a remote one whose policy allows it (automatically or manually) waits as
+// `pending` while a FeatureRequest goes to its server, whose Accept or Reject settles it
+// (ingress.ts). Every change records a CollectionChanged event: delivery federates it and the
+// notifications pipeline tells the featured accounts.
 import type { Core } from '../context.ts';
 import { nextSerialId, type Id } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
@@ -18,6 +19,9 @@ import { forbidden, notFound, validationFailed, type FieldError, unprocessable }
 import { normaliseLanguage } from '../statuses/postStatus.ts';
 import { findVisibleAccount, findVisibleAccounts } from '../accounts/queries.ts';
 import { blockedAmong, blockersAmong } from '../graph/relations.ts';
+import type { NewEvent } from '../events/outbox.ts';
+import { featureApprovalsFor } from './featurePolicy.ts';
+import { collectionEvent, featureRequestDelivery, featureRequestUri } from './federation.ts';
 
 export const COLLECTION_NAME_MAX = 40;
 export const COLLECTION_DESCRIPTION_MAX = 100;
@@ -76,16 +80,6 @@ function fieldsOf(input: CollectionInput): Partial<FeaturedCollectionDoc> {
   return out;
 }
 
-/** Whether `curator` may feature `target`, as Mastodon's feature_policy_for_account decides. */
-export function featurePolicyFor(
-  target: Pick<AccountDoc, 'domain' | 'discoverable'>,
-  curator: Pick<AccountDoc, '_id'> | null,
-): 'automatic' | 'denied' | 'missing' {
-  if (!curator) return 'denied';
-  if (target.domain === null) return target.discoverable ? 'automatic' : 'denied';
-  return 'missing';
-}
-
 export async function createCollection(
   core: Core,
   owner: AccountDoc,
@@ -99,7 +93,7 @@ export async function createCollection(
   if ((await coll.countDocuments({ accountId: owner._id })) >= COLLECTIONS_PER_ACCOUNT)
     throw validationFailed(`You can only have up to ${COLLECTIONS_PER_ACCOUNT} collections`);
   // Every account is checked before anything is stored, so a refused one leaves nothing behind.
-  const targets: AccountDoc[] = [];
+  const targets: Featurable[] = [];
   for (const id of accountIds) targets.push(await featurableAccount(core, owner, id));
   const now = new Date();
   const doc: FeaturedCollectionDoc = {
@@ -115,8 +109,8 @@ export async function createCollection(
     createdAt: now,
     updatedAt: now,
   };
-  await coll.insertOne(doc);
-  for (const target of targets) await insertItem(core, doc, target);
+  await core.outbox.write([collectionEvent('created', doc)], () => coll.insertOne(doc));
+  for (const target of targets) await addItem(core, owner, doc, target);
   return doc;
 }
 
@@ -127,12 +121,16 @@ export async function updateCollection(
 ): Promise<FeaturedCollectionDoc> {
   checkInput(input, false);
   const set = { ...fieldsOf(input), updatedAt: new Date() };
-  await collection(core.db, featuredCollections).updateOne({ _id: doc._id }, { $set: set });
+  await core.outbox.write([collectionEvent('updated', doc)], () =>
+    collection(core.db, featuredCollections).updateOne({ _id: doc._id }, { $set: set }),
+  );
   return { ...doc, ...set };
 }
 
 export async function deleteCollection(core: Core, doc: FeaturedCollectionDoc): Promise<void> {
-  await collection(core.db, featuredCollections).deleteOne({ _id: doc._id });
+  await core.outbox.write([collectionEvent('deleted', doc)], () =>
+    collection(core.db, featuredCollections).deleteOne({ _id: doc._id }),
+  );
   await collection(core.db, collectionItems).deleteMany({ collectionId: doc._id });
 }
 
@@ -150,28 +148,50 @@ export async function findCollection(core: Core, id: Id | null): Promise<Feature
   return doc;
 }
 
-async function featurableAccount(core: Core, owner: AccountDoc, id: Id): Promise<AccountDoc> {
+interface Featurable {
+  target: AccountDoc;
+  /** accepted: a local account that consents; pending: a remote one, asked by FeatureRequest. */
+  state: 'accepted' | 'pending';
+}
+
+async function featurableAccount(core: Core, owner: AccountDoc, id: Id): Promise<Featurable> {
   const target = await findVisibleAccount(core, id);
   if (!target) throw unprocessable('Account not found');
   const blocked =
     (await blockedAmong(core, owner._id, [target._id])).size > 0 ||
     (await blockersAmong(core, [target._id], owner._id)).size > 0;
-  if (blocked || featurePolicyFor(target, owner) !== 'automatic')
-    throw unprocessable('This account cannot be featured in a collection');
-  return target;
+  const approval = blocked ? 'denied' : (await featureApprovalsFor(core, [target], owner._id)).get(target._id);
+  if (target.domain === null && approval === 'automatic') return { target, state: 'accepted' };
+  if (target.domain !== null && (approval === 'automatic' || approval === 'manual'))
+    return { target, state: 'pending' };
+  throw unprocessable('This account cannot be featured in a collection');
 }
 
-async function insertItem(core: Core, doc: FeaturedCollectionDoc, target: AccountDoc): Promise<CollectionItemDoc> {
+/** Stores the item (accepted, or pending with its FeatureRequest sent) and records the change. */
+async function addItem(
+  core: Core,
+  owner: AccountDoc,
+  doc: FeaturedCollectionDoc,
+  { target, state }: Featurable,
+): Promise<CollectionItemDoc> {
+  const _id = await nextSerialId(core.db, 'collection_items');
   const item: CollectionItemDoc = {
-    _id: await nextSerialId(core.db, 'collection_items'),
+    _id,
     collectionId: doc._id,
     curatorId: doc.accountId,
     accountId: target._id,
-    state: 'accepted',
+    state,
     createdAt: new Date(),
+    ...(state === 'pending' ? { activityUri: featureRequestUri(owner, _id) } : {}),
   };
+  // A pending item is announced once accepted (ingress.ts); an accepted one now (its Add{FeaturedItem}
+  // may repeat what a new collection's Add carries, which receivers take as a no-op).
+  const events: NewEvent[] =
+    state === 'pending'
+      ? [featureRequestDelivery(core, owner, doc, item, target)]
+      : [collectionEvent('item_added', doc, item)];
   try {
-    await collection(core.db, collectionItems).insertOne(item);
+    await core.outbox.write(events, () => collection(core.db, collectionItems).insertOne(item));
     return item;
   } catch (err) {
     if (!isDuplicateKeyError(err)) throw err;
@@ -200,15 +220,19 @@ export async function addCollectionItem(
   if (existing) return existing;
   if ((await items.countDocuments({ collectionId: doc._id })) >= COLLECTION_ITEMS_MAX)
     throw validationFailed(`Collection items are too many (maximum is ${COLLECTION_ITEMS_MAX})`);
-  const item = await insertItem(core, doc, await featurableAccount(core, owner, accountId));
+  const item = await addItem(core, owner, doc, await featurableAccount(core, owner, accountId));
   await touch(core, doc);
   return item;
 }
 
 /** DELETE /api/v1/collections/:id/items/:item_id (the curator). */
 export async function removeCollectionItem(core: Core, doc: FeaturedCollectionDoc, itemId: Id | null): Promise<void> {
-  const res = await collection(core.db, collectionItems).deleteOne({ _id: itemId ?? -1n, collectionId: doc._id });
-  if (res.deletedCount === 0) throw notFound();
+  const item =
+    itemId === null ? null : await collection(core.db, collectionItems).findOne({ _id: itemId, collectionId: doc._id });
+  if (!item) throw notFound();
+  await core.outbox.write([collectionEvent('item_removed', doc, item)], () =>
+    collection(core.db, collectionItems).deleteOne({ _id: item._id }),
+  );
   await touch(core, doc);
 }
 
@@ -223,7 +247,9 @@ export async function revokeCollectionItem(
   const item = itemId === null ? null : await items.findOne({ _id: itemId, collectionId: doc._id });
   if (!item) throw notFound();
   if (item.accountId !== viewer._id) throw forbidden();
-  await items.updateOne({ _id: item._id }, { $set: { state: 'revoked' } });
+  await core.outbox.write([collectionEvent('item_revoked', doc, item)], () =>
+    items.updateOne({ _id: item._id }, { $set: { state: 'revoked' } }),
+  );
   await touch(core, doc);
 }
 

@@ -20,6 +20,13 @@ export interface StoredImage {
   remoteUrl?: string;
 }
 
+/** A key of a feature (collection) sub-policy, as Mastodon 4.6 renders `feature_approval`. */
+export type FeaturePolicyKey = 'public' | 'followers' | 'following' | 'disabled' | 'unsupported_policy';
+export interface FeaturePolicy {
+  automatic: FeaturePolicyKey[];
+  manual: FeaturePolicyKey[];
+}
+
 export interface AccountDoc {
   _id: Id;
   username: string;
@@ -55,6 +62,11 @@ export interface AccountDoc {
   showMedia?: boolean;
   showMediaReplies?: boolean;
   showFeatured?: boolean;
+  /**
+   * Remote accounts: the actor's `interactionPolicy.canFeature` (null or unset: it published none).
+   * Local accounts follow `discoverable`/`locked` (featuredCollections/featurePolicy.ts).
+   */
+  featurePolicy?: FeaturePolicy | null;
   /** Local accounts: websites allowed to credit them as author (Mastodon 4.4 `attribution_domains`). */
   attributionDomains?: string[];
   /** Opted out of search engine indexing (Mastodon's setting_noindex): public pages carry `noindex`. */
@@ -97,6 +109,8 @@ export interface AccountDoc {
   /** Remote accounts: ActivityPub details read from the actor document (activitypub/actors.ts). */
   followingUrl?: string | null;
   featuredTagsUrl?: string | null;
+  /** Remote accounts: the actor's `featuredCollections` (Mastodon 4.6 collections). */
+  featuredCollectionsUrl?: string | null;
   /** Remote accounts: id of the public key (keyId of its signatures). */
   keyId?: string | null;
   /** Remote accounts: custom emojis used in name, bio and fields. */

@@ -20,6 +20,9 @@ export const NOTIFICATION_TYPES = [
   // Mastodon 4.5: someone quoted your post; a post you quoted was edited.
   'quote',
   'quoted_update',
+  // Mastodon 4.6: you were featured in a collection; a collection featuring you changed.
+  'added_to_collection',
+  'collection_update',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
@@ -40,6 +43,8 @@ export interface NotificationDoc {
   reportId?: Id | null;
   /** `moderation_warning`: the strike. */
   warningId?: Id | null;
+  /** `added_to_collection`, `collection_update`: the collection. */
+  collectionId?: Id | null;
   groupKey: string;
   /** Held back by the recipient's notification policy (a notification request); absent = false. */
   filtered?: boolean;

@@ -34,13 +34,15 @@ export interface NotificationRequest {
   reportId?: Id | null;
   /** `moderation_warning`: the strike. */
   warningId?: Id | null;
+  /** `added_to_collection`, `collection_update`: the collection (it also tells them apart). */
+  collectionId?: Id | null;
 }
 
 /** Hours a group of favourites/reblogs/follows may span (Mastodon's MAXIMUM_GROUP_SPAN_HOURS). */
 const GROUP_SPAN_HOURS = 12;
 
 export function notificationUniqueKey(r: NotificationRequest): string {
-  const base = `${r.type}:${r.fromAccountId}:${r.accountId}:${r.statusId ?? ''}`;
+  const base = `${r.type}:${r.fromAccountId}:${r.accountId}:${r.statusId ?? (r.collectionId ? `c${r.collectionId}` : '')}`;
   return r.variant ? `${base}:${r.variant}` : base;
 }
 
@@ -265,6 +267,7 @@ export async function createNotifications(
     uniqueKey,
     ...(r.reportId ? { reportId: r.reportId } : {}),
     ...(r.warningId ? { warningId: r.warningId } : {}),
+    ...(r.collectionId ? { collectionId: r.collectionId } : {}),
     groupKey: groupKeys[i],
     ...(filtered ? { filtered: true } : { grouping: true }),
     createdAt,

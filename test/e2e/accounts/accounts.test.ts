@@ -90,6 +90,11 @@ describe('accounts API', () => {
         'followers_count',
         'following_count',
         'roles',
+        // Mastodon 4.6.
+        'feature_approval',
+        'show_media',
+        'show_media_replies',
+        'show_featured',
       ].sort(),
     );
     expect((await call('GET', '/api/v1/accounts/999999')).status).toBe(404);

@@ -43,6 +43,7 @@ import {
 } from './planHelpers.ts';
 import { planRelation } from './planRelations.ts';
 import { planFeatured } from './planFeatured.ts';
+import { planCollection } from './planCollections.ts';
 import { planPoll } from './planPolls.ts';
 
 export type { DeliveryPlan } from './planHelpers.ts';
@@ -75,6 +76,7 @@ export const PLANNED_EVENTS = [
   'AccountUnsuspended',
   'ReportCreated',
   'AccountDataDeleted',
+  'CollectionChanged',
 ] as const satisfies readonly EventName[];
 export type PlannedEvent = (typeof PLANNED_EVENTS)[number];
 
@@ -272,6 +274,8 @@ async function planUnfiltered(
     case 'FeaturedTagCreated':
     case 'FeaturedTagDeleted':
       return planFeatured(core, type, payload as EventRecord<typeof type>);
+    case 'CollectionChanged':
+      return planCollection(core, payload as EventRecord<'CollectionChanged'>);
     case 'PollExpired':
     case 'PollUpdateRequested':
     case 'PollVoted':

@@ -3,11 +3,13 @@
 // first; only the actor's own status; an unknown one gets a marker against a late Create), with
 // the lookups of the whole set in one query each, the markers in one Redis round trip and the
 // deletions through `deleteStatusDocs`, the step deleteStatus itself takes. A Delete of the actor
-// itself, of a quote approval, or of a reblog is handed back for the one-by-one path.
+// itself, of a quote approval or a feature authorization, or of a reblog is handed back for the
+// one-by-one path.
 import type { Core } from '../../context.ts';
 import { collection } from '../../db/mongo.ts';
 import type { AccountDoc } from '../../model/accounts.ts';
 import { statuses, type StatusDoc } from '../../model/statuses.ts';
+import { collectionItems } from '../../model/featuredCollections.ts';
 import { deleteStatusDocs } from '../../statuses/deleteStatus.ts';
 import { idOf, type JsonObject } from '../json.ts';
 import { hostOf } from '../uris.ts';
@@ -30,7 +32,7 @@ export function bulkDeleteCandidate(actor: AccountDoc, activity: JsonObject): st
 export async function deleteRemoteStatuses(core: Core, items: RemoteDelete[]): Promise<number[]> {
   const coll = collection(core.db, statuses);
   const uris = [...new Set(items.map((d) => d.uri))];
-  const [stamps, found] = await Promise.all([
+  const [stamps, found, featureStamps] = await Promise.all([
     // Quote approvals (FEP-044f) the Deletes may revoke: those go the single way.
     coll
       .find(
@@ -39,8 +41,15 @@ export async function deleteRemoteStatuses(core: Core, items: RemoteDelete[]): P
       )
       .toArray(),
     coll.find({ uri: { $in: uris }, deletedAt: null }).toArray(),
+    // Collections' FeatureAuthorization stamps (Mastodon 4.6): a Delete takes the account out.
+    collection(core.db, collectionItems)
+      .find({ approvalUri: { $in: uris } }, { projection: { approvalUri: 1, accountId: 1 } })
+      .toArray(),
   ]);
-  const stamped = new Set(stamps.map((s) => `${s.quote?.quotedAccountId}:${s.quote?.approvalUri}`));
+  const stamped = new Set([
+    ...stamps.map((s) => `${s.quote?.quotedAccountId}:${s.quote?.approvalUri}`),
+    ...featureStamps.map((s) => `${s.accountId}:${s.approvalUri}`),
+  ]);
   const byUri = new Map(found.map((s) => [s.uri, s]));
   const single: number[] = [];
   const unknown: string[] = [];

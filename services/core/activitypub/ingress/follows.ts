@@ -1,5 +1,6 @@
 // Inbound follow traffic (federation reference §6.5): Follow, and the Accept or Reject of our own
 // Follow; a follow the target's settings or domain blocks refuse becomes a pending request.
+import { onFeatureAccepted, onFeatureRejected } from '../../featuredCollections/ingress.ts';
 import type { Core } from '../../context.ts';
 import { collection } from '../../db/mongo.ts';
 import { accounts, type AccountDoc } from '../../model/accounts.ts';
@@ -148,6 +149,7 @@ async function ourFollower(ctx: Ctx, activity: JsonObject): Promise<AccountDoc |
 }
 export async function onAccept(ctx: Ctx, activity: JsonObject): Promise<void> {
   if (await onQuoteAccepted(ctx.core, ctx.actor, activity)) return;
+  if (await onFeatureAccepted(ctx.core, ctx.actor, activity)) return;
   const follower = await ourFollower(ctx, activity);
   if (!follower) return;
   const pending = await collection(ctx.core.db, followRequests).findOne({
@@ -159,6 +161,7 @@ export async function onAccept(ctx: Ctx, activity: JsonObject): Promise<void> {
 }
 export async function onReject(ctx: Ctx, activity: JsonObject): Promise<void> {
   if (await onQuoteRejected(ctx.core, ctx.actor, activity)) return;
+  if (await onFeatureRejected(ctx.core, ctx.actor, activity)) return;
   const follower = await ourFollower(ctx, activity);
   if (!follower) return;
   const pending = await collection(ctx.core.db, followRequests).findOne({

@@ -1,5 +1,6 @@
 // Inbound interactions with statuses and accounts (federation reference §6.5): Like, Announce,
 // Block, Flag (reports), featured collection Add/Remove (pins) and Move.
+import { onCollectionAddRemove } from '../../featuredCollections/ingress.ts';
 import type { Core } from '../../context.ts';
 import { collection } from '../../db/mongo.ts';
 import { accounts, type AccountDoc } from '../../model/accounts.ts';
@@ -124,6 +125,7 @@ export async function onFlag(ctx: Ctx, activity: JsonObject): Promise<void> {
 }
 export async function onFeatured(ctx: Ctx, activity: JsonObject, kind: 'Add' | 'Remove'): Promise<void> {
   const { core, actor } = ctx;
+  if (await onCollectionAddRemove(core, actor, activity, kind)) return;
   const target = idOf(activity.target);
   if (!target || !actor.featuredUrl || target !== actor.featuredUrl) return;
   const object = obj(activity.object);

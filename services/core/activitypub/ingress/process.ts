@@ -24,6 +24,11 @@ import { createRemoteStatus, fetchRemoteStatus, findStatusByUri, isStatusObject 
 import { deleteRemoteStatus, updateRemoteStatus } from './statusEdits.ts';
 import { isFetchProblem } from '../fetchDocument.ts';
 import { onQuoteRequest, onStampDeleted } from '../../quotes/ingress.ts';
+import {
+  onCollectionUpdated,
+  onFeatureAuthorizationDeleted,
+  onFeatureRequest,
+} from '../../featuredCollections/ingress.ts';
 import { forgetKnownKeys } from '../knownKeys.ts';
 import { onFollow, onAccept, onReject } from './follows.ts';
 import { reblogOfObject, onLike, onAnnounce, onBlock, onFlag, onFeatured, onMove } from './interactions.ts';
@@ -123,6 +128,8 @@ async function dispatch(ctx: Ctx, activity: JsonObject): Promise<void> {
       return onFeatured(ctx, activity, type);
     case 'Move':
       return onMove(ctx, activity);
+    case 'FeatureRequest':
+      return onFeatureRequest(ctx.core, ctx.actor, activity);
     case 'QuoteRequest':
       return onQuoteRequest(ctx.core, ctx.actor, activity, (object, uri) =>
         object
@@ -172,6 +179,7 @@ async function onUpdate(ctx: Ctx, activity: JsonObject): Promise<void> {
     await upsertRemoteActor(ctx.core, object, ctx.actor.domain ?? undefined);
     return;
   }
+  if (await onCollectionUpdated(ctx.core, ctx.actor, activity)) return;
   if (isStatusObject(object)) await updateRemoteStatus(ctx.core, ctx.actor, object);
 }
 
@@ -181,6 +189,8 @@ async function onDelete(ctx: Ctx, activity: JsonObject): Promise<void> {
   if (objectId === ctx.actor.uri) return deleteRemoteAccount(ctx.core, ctx.actor);
   // FEP-044f: a deleted QuoteAuthorization revokes the quote it approved.
   if (await onStampDeleted(ctx.core, ctx.actor, objectId)) return;
+  // Collections: a deleted FeatureAuthorization takes its account out of our collection.
+  if (await onFeatureAuthorizationDeleted(ctx.core, ctx.actor, objectId)) return;
   await deleteRemoteStatus(ctx.core, ctx.actor, objectId);
 }
 

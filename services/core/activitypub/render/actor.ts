@@ -3,7 +3,16 @@
 // the key, so delivery can render an Update{Person} without a request context.
 import type { Config } from '../../config.ts';
 import type { AccountDoc } from '../../model/accounts.ts';
-import { actorCollections, instanceActorUri, keyIdOf, sharedInboxUri, INSTANCE_ACTOR_USERNAME } from '../uris.ts';
+import {
+  actorCollections,
+  instanceActorUri,
+  keyIdOf,
+  sharedInboxUri,
+  featuredCollectionsUri,
+  AS_PUBLIC,
+  INSTANCE_ACTOR_USERNAME,
+} from '../uris.ts';
+import { localCanFeature } from '../../featuredCollections/featurePolicy.ts';
 import { localBase } from '../../accounts/urls.ts';
 import { ACTOR_CONTEXT, withContext, type JsonLd } from './context.ts';
 
@@ -39,7 +48,8 @@ export interface ActorInput {
     | 'publicKeyPem'
     | 'suspendedAt'
     | 'attributionDomains'
-  >;
+  > &
+    Partial<Pick<AccountDoc, '_id'>>;
   avatar: ImageRef | null;
   header: ImageRef | null;
   emojis?: EmojiRef[];
@@ -102,6 +112,13 @@ export function renderActorObject(config: Config, input: ActorInput): JsonLd {
   // Websites that may credit this account as author of a link (Mastodon 4.3+).
   if (!suspended && a.attributionDomains && a.attributionDomains.length > 0)
     out.attributionDomains = a.attributionDomains;
+  if (a._id !== undefined) {
+    // Collections (Mastodon 4.6): where they are listed, and who may feature this account.
+    out.featuredCollections = featuredCollectionsUri(config, a._id);
+    out.interactionPolicy = {
+      canFeature: localCanFeature(a, { actor: c.uri, followers: c.followers }, AS_PUBLIC),
+    };
+  }
   if (suspended) out.suspended = true;
   if (!suspended && input.movedTo) out.movedTo = input.movedTo;
   if (!suspended && input.alsoKnownAs && input.alsoKnownAs.length > 0) out.alsoKnownAs = input.alsoKnownAs;

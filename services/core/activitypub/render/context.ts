@@ -7,6 +7,14 @@ import { AS_CONTEXT } from '../json.ts';
 export { AS_CONTEXT };
 export const SECURITY_CONTEXT = 'https://w3id.org/security/v1';
 
+/** GoToSocial's interaction policy terms, which Mastodon uses for canQuote and canFeature. */
+const INTERACTION_POLICY_TERMS = {
+  gts: 'https://gotosocial.org/ns#',
+  interactionPolicy: { '@id': 'gts:interactionPolicy', '@type': '@id' },
+  automaticApproval: { '@id': 'gts:automaticApproval', '@type': '@id' },
+  manualApproval: { '@id': 'gts:manualApproval', '@type': '@id' },
+} as const;
+
 const ACTOR_TERMS = {
   manuallyApprovesFollowers: 'as:manuallyApprovesFollowers',
   toot: 'http://joinmastodon.org/ns#',
@@ -25,6 +33,10 @@ const ACTOR_TERMS = {
   Emoji: 'toot:Emoji',
   Hashtag: 'as:Hashtag',
   focalPoint: { '@container': '@list', '@id': 'toot:focalPoint' },
+  // Collections (Mastodon 4.6, FEP-7aa9) and the interaction policy that names who may feature.
+  featuredCollections: { '@id': 'https://w3id.org/fep/7aa9#featuredCollections', '@type': '@id' },
+  ...INTERACTION_POLICY_TERMS,
+  canFeature: { '@id': 'https://w3id.org/fep/7aa9#canFeature', '@type': '@id' },
 } as const;
 
 const NOTE_TERMS = {
@@ -44,11 +56,15 @@ const NOTE_TERMS = {
   quoteUri: 'http://fedibird.com/ns#quoteUri',
   _misskey_quote: 'https://misskey-hub.net/ns#_misskey_quote',
   quoteAuthorization: { '@id': 'https://w3id.org/fep/044f#quoteAuthorization', '@type': '@id' },
-  gts: 'https://gotosocial.org/ns#',
-  interactionPolicy: { '@id': 'gts:interactionPolicy', '@type': '@id' },
+  ...INTERACTION_POLICY_TERMS,
   canQuote: { '@id': 'gts:canQuote', '@type': '@id' },
-  automaticApproval: { '@id': 'gts:automaticApproval', '@type': '@id' },
-  manualApproval: { '@id': 'gts:manualApproval', '@type': '@id' },
+} as const;
+
+/** The terms of an approval stamp (QuoteAuthorization, FeatureAuthorization), GoToSocial's. */
+const STAMP_TERMS = {
+  gts: 'https://gotosocial.org/ns#',
+  interactingObject: { '@id': 'gts:interactingObject', '@type': '@id' },
+  interactionTarget: { '@id': 'gts:interactionTarget', '@type': '@id' },
 } as const;
 
 /** QuoteAuthorization stamps, QuoteRequest and their Accept/Reject (FEP-044f). */
@@ -57,10 +73,28 @@ export const QUOTE_CONTEXT = [
   {
     QuoteAuthorization: 'https://w3id.org/fep/044f#QuoteAuthorization',
     QuoteRequest: 'https://w3id.org/fep/044f#QuoteRequest',
-    gts: 'https://gotosocial.org/ns#',
-    interactingObject: { '@id': 'gts:interactingObject', '@type': '@id' },
-    interactionTarget: { '@id': 'gts:interactionTarget', '@type': '@id' },
+    ...STAMP_TERMS,
     quote: { '@id': 'https://w3id.org/fep/044f#quote', '@type': '@id' },
+  },
+] as const;
+
+/** FeaturedCollection documents, their items, FeatureRequest / FeatureAuthorization and the activities carrying them. */
+export const COLLECTION_CONTEXT = [
+  AS_CONTEXT,
+  {
+    toot: 'http://joinmastodon.org/ns#',
+    sensitive: 'as:sensitive',
+    discoverable: 'toot:discoverable',
+    Hashtag: 'as:Hashtag',
+    FeaturedCollection: 'https://w3id.org/fep/7aa9#FeaturedCollection',
+    FeaturedItem: 'https://w3id.org/fep/7aa9#FeaturedItem',
+    FeatureRequest: 'https://w3id.org/fep/7aa9#FeatureRequest',
+    FeatureAuthorization: 'https://w3id.org/fep/7aa9#FeatureAuthorization',
+    topic: { '@id': 'https://w3id.org/fep/7aa9#topic', '@type': '@id' },
+    featuredObject: { '@id': 'https://w3id.org/fep/7aa9#featuredObject', '@type': '@id' },
+    featuredObjectType: { '@id': 'https://w3id.org/fep/7aa9#featuredObjectType', '@type': '@vocab' },
+    featureAuthorization: { '@id': 'https://w3id.org/fep/7aa9#featureAuthorization', '@type': '@id' },
+    ...STAMP_TERMS,
   },
 ] as const;
 
