@@ -1,19 +1,17 @@
 // The notifications pipeline: turns status, interaction, poll and graph events into notification
 // documents (services/core/notifications/notify.ts applies Mastodon's suppression rules and the
-// unique index that makes a redelivered event a no-op), then pushes each new one to the recipient's
-// `user` and `user:notification` streams (Redis channels timeline:<id> and
-// timeline:<id>:notifications, event `notification`, payload the Notification JSON).
+// unique index that makes a redelivered event a no-op); services/core/notifications/tell.ts then
+// streams each new one (channel timeline:<id>:notifications, event `notification`) and asks for
+// its e-mail.
 import type { Core } from '../../services/core/context.ts';
 import type { Id } from '../../services/core/ids.ts';
 import { collection } from '../../services/core/db/mongo.ts';
-import { accounts, type AccountDoc } from '../../services/core/model/accounts.ts';
 import { follows } from '../../services/core/model/follows.ts';
 import { followRequests } from '../../services/core/model/followRequests.ts';
 import { statuses } from '../../services/core/model/statuses.ts';
 import { pollVotes } from '../../services/core/model/polls.ts';
 import type { NotificationDoc } from '../../services/core/model/notifications.ts';
-import { createNotifications, type NotificationRequest } from '../../services/core/notifications/notify.ts';
-import { listenedChannels, publishToStream, timelineChannels } from '../../services/core/streaming/channels.ts';
+import type { NotificationRequest } from '../../services/core/notifications/notify.ts';
 import {
   removeStatusFromConversations,
   type DirectStatus,
@@ -24,8 +22,7 @@ import {
   removeInteractionNotification,
   removeStatusNotifications,
 } from '../../services/core/notifications/remove.ts';
-import { presentNotifications } from '../../services/core/entities/notification.ts';
-import { mailNotifications } from '../../services/core/notifications/emails.ts';
+import { notifyAndTell } from '../../services/core/notifications/tell.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 import type { PipelineContext, PipelineEvent } from '../runtime/types.ts';
 import { handleModerationEvent, MODERATION_TYPES } from './moderation.ts';
@@ -56,52 +53,8 @@ export type NotificationsPipelineOptions = Partial<
 
 const id = (s: string) => BigInt(s);
 
-/** Sends new notifications to their recipients' streams (filtered ones stay quiet). */
-export async function publishNotifications(core: Core, docs: readonly NotificationDoc[]): Promise<void> {
-  const shown = docs.filter((d) => !d.filtered);
-  if (shown.length === 0) return;
-  // Rendering costs a score of queries: skip it when no streaming server listens (as Mastodon
-  // checks its subscribed:timeline:<id> keys), asking for every recipient in one round trip. Both
-  // the `user` and the `user:notification` stream listen on this channel.
-  const recipients = [...new Set(shown.map((d) => d.accountId))];
-  const heard = await listenedChannels(
-    core.redis,
-    core.config,
-    recipients.map((a) => timelineChannels.userNotifications(a)),
-  );
-  const listened = new Set(recipients.filter((_, i) => heard[i]));
-  const viewers = new Map<Id, AccountDoc | null>();
-  for (const doc of shown) {
-    if (!listened.has(doc.accountId)) continue;
-    if (!viewers.has(doc.accountId))
-      viewers.set(doc.accountId, await collection(core.db, accounts).findOne({ _id: doc.accountId }));
-    const viewer = viewers.get(doc.accountId);
-    if (!viewer) continue;
-    const [rendered] = await presentNotifications(core, [doc], viewer);
-    if (!rendered) continue;
-    // Only on timeline:<id>:notifications, as Mastodon: the `user` stream listens to that channel
-    // too, so publishing on timeline:<id> as well would deliver it twice there.
-    const message = { event: 'notification' as const, payload: JSON.stringify(rendered) };
-    await publishToStream(core.redis, core.config, timelineChannels.userNotifications(doc.accountId), message);
-  }
-}
-
-/** Sends a new notification to the recipient's streams. */
-export function publishNotification(core: Core, doc: NotificationDoc): Promise<void> {
-  return publishNotifications(core, [doc]);
-}
-
-/** Creates the notifications of a batch of requests, streams the new ones and asks for their e-mails. */
-async function notifyAll(core: Core, rs: readonly NotificationRequest[]): Promise<NotificationDoc[]> {
-  if (rs.length === 0) return [];
-  const docs = await createNotifications(core, rs);
-  await publishNotifications(core, docs);
-  await mailNotifications(core, docs);
-  return docs;
-}
-
 async function notify(core: Core, r: NotificationRequest): Promise<NotificationDoc | null> {
-  return (await notifyAll(core, [r]))[0] ?? null;
+  return (await notifyAndTell(core, [r]))[0] ?? null;
 }
 
 /** Requests handled per createNotifications call (bounds the `$in` lists and the inserts). */
@@ -196,14 +149,16 @@ async function handleEvent(
           : null;
       // The author's own conversation (Mastodon's fan-out does this for local authors).
       if (direct && p.local) await addToConversation(core, author, direct);
-      const notified = await notifyAll(
+      const notified = await notifyAndTell(
         core,
         [...mentioned].map((m) => ({ type: 'mention' as const, accountId: id(m), fromAccountId: author, statusId })),
       );
       // Quote posts: the quoted author, once the quote is accepted (a quote accepted later, through
       // the QuoteRequest flow, is notified when it is).
       if (p.quoteState === 'accepted' && p.quotedAccountId)
-        await notifyAll(core, [{ type: 'quote', accountId: id(p.quotedAccountId), fromAccountId: author, statusId }]);
+        await notifyAndTell(core, [
+          { type: 'quote', accountId: id(p.quotedAccountId), fromAccountId: author, statusId },
+        ]);
       // A recipient's conversation only when the mention reached them (not suppressed, not filtered).
       if (direct) for (const n of notified) if (!n.filtered) await addToConversation(core, n.accountId, direct);
       // Mastodon's FeedInsertWorker: followers who asked to be notified, for posts that reach their
@@ -215,12 +170,12 @@ async function handleEvent(
       for await (const follower of known ?? notifyingFollowers(core, author)) {
         chunk.push({ type: 'status', accountId: follower, fromAccountId: author, statusId });
         if (chunk.length >= CHUNK) {
-          await notifyAll(core, chunk);
+          await notifyAndTell(core, chunk);
           chunk = [];
           await ctx.heartbeat();
         }
       }
-      await notifyAll(core, chunk);
+      await notifyAndTell(core, chunk);
       return;
     }
     case 'StatusDeleted': {
@@ -321,7 +276,7 @@ async function handleEvent(
           statusId,
           variant: String(new Date(p.editedAt).getTime()),
         });
-      for (let i = 0; i < requests.length; i += CHUNK) await notifyAll(core, requests.slice(i, i + CHUNK));
+      for (let i = 0; i < requests.length; i += CHUNK) await notifyAndTell(core, requests.slice(i, i + CHUNK));
       return;
     }
     case 'PollExpired': {
@@ -333,7 +288,7 @@ async function handleEvent(
       const voters = collection(core.db, pollVotes).find({ pollId: id(p.pollId) }, { projection: { accountId: 1 } });
       for await (const v of voters)
         requests.push({ type: 'poll', accountId: v.accountId, fromAccountId: author, statusId });
-      for (let i = 0; i < requests.length; i += CHUNK) await notifyAll(core, requests.slice(i, i + CHUNK));
+      for (let i = 0; i < requests.length; i += CHUNK) await notifyAndTell(core, requests.slice(i, i + CHUNK));
       return;
     }
     case 'ReportCreated':
@@ -341,7 +296,7 @@ async function handleEvent(
     case 'AccountWarningCreated':
       return handleModerationEvent(core, event, notify);
     case 'CollectionChanged':
-      return handleCollectionChanged(core, event.payload, event.eventId, notifyAll);
+      return handleCollectionChanged(core, event.payload, event.eventId, notifyAndTell);
   }
 }
 
@@ -361,7 +316,7 @@ export function runNotificationsPipeline(core: Core, opts: NotificationsPipeline
       let run: NotificationRequest[] = [];
       const flush = async () => {
         if (run.length === 0) return;
-        await notifyAll(core, run);
+        await notifyAndTell(core, run);
         run = [];
         await ctx.heartbeat();
       };

@@ -13,7 +13,7 @@ import { hostOf, parseLocalUri } from '../activitypub/uris.ts';
 import { fetchDocument, isFetchProblem } from '../activitypub/fetchDocument.ts';
 import { findAccountByUri } from '../activitypub/actors.ts';
 import { blockedAmong } from '../graph/relations.ts';
-import { createNotifications } from '../notifications/notify.ts';
+import { notifyAndTell } from '../notifications/tell.ts';
 import { directDelivery } from '../quotes/ingress.ts';
 import { featureApprovalFor } from './featurePolicy.ts';
 import { collectionEvent, renderAcceptFeatureRequest, renderRejectFeatureRequest } from './federation.ts';
@@ -59,7 +59,7 @@ export async function onFeatureRequest(core: Core, actor: AccountDoc, activity: 
   const accept = renderAcceptFeatureRequest(core, featured, actor, requestId, item._id);
   const verify = { collection: collectionItems.name, filter: { _id: item._id }, expect: 'exists' as const };
   await core.outbox.write([directDelivery(accept, featured, actor, verify)], async () => undefined);
-  await createNotifications(core, [
+  await notifyAndTell(core, [
     { type: 'added_to_collection', accountId: featured._id, fromAccountId: actor._id, collectionId: doc._id },
   ]);
 }
@@ -155,7 +155,7 @@ export async function onCollectionAddRemove(
       itemId: item._id,
       variant: '',
     });
-    await createNotifications(core, requests);
+    await notifyAndTell(core, requests);
   }
   return true;
 }
@@ -173,7 +173,7 @@ export async function onCollectionUpdated(core: Core, actor: AccountDoc, activit
     itemId: null,
     variant: typeof activity.id === 'string' ? activity.id : String(Date.now()),
   });
-  await createNotifications(core, requests);
+  await notifyAndTell(core, requests);
   return true;
 }
 

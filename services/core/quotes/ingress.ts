@@ -12,7 +12,7 @@ import type { NewEvent } from '../events/outbox.ts';
 import { DocumentError, fetchDocument, isFetchProblem } from '../activitypub/fetchDocument.ts';
 import { asArray, idOf, obj, typeIs, type JsonObject } from '../activitypub/json.ts';
 import { hostOf, isLocalUri, quoteAuthorizationUri } from '../activitypub/uris.ts';
-import { createNotifications } from '../notifications/notify.ts';
+import { notifyAndTell } from '../notifications/tell.ts';
 import { changeQuoteState, decideQuote } from './quotes.ts';
 import { renderAcceptQuoteRequest, renderRejectQuoteRequest } from './federation.ts';
 
@@ -170,7 +170,7 @@ export async function onQuoteRequest(
     () => Promise.resolve(),
   );
   if (accepted || quoting.quote.state === 'accepted')
-    await createNotifications(core, [
+    await notifyAndTell(core, [
       { type: 'quote', accountId: author._id, fromAccountId: actor._id, statusId: quoting._id },
     ]);
 }
