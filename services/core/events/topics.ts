@@ -48,6 +48,9 @@ export async function ensureTopicsWith(admin: Admin, topics: string[], partition
       await whileTopicsSettle(() =>
         admin.createTopics({
           waitForLeaders: true,
+          // kafkajs waits 5 s by default; a broker busy creating many suites' or roles' topics at
+          // once (CI's first minute, a cluster starting every role) needs longer.
+          timeout: 30_000,
           topics: missing.map((topic) => ({ topic, numPartitions: partitions })),
         }),
       );
