@@ -130,7 +130,8 @@ describeWithClient('toot', () => {
     const deleted = await json('delete', reply.id);
     expect(deleted.text).toBe('a reply');
     await expect(cli('status', reply.id)).rejects.toThrow(/not found/i);
-  });
+    // About twenty `toot` processes in a row, each starting Python: past a minute on a loaded machine.
+  }, 180_000);
 
   it('posts a poll and schedules a post', async () => {
     const poll = await json(
