@@ -6,6 +6,7 @@ import type { Collection, Document } from 'mongodb';
 import type { Core } from '../../core/context.ts';
 import type { Id } from '../../core/ids.ts';
 import type { Permission } from '../../core/roles/permissions.ts';
+import { collection, type CollectionDef } from '../../core/db/mongo.ts';
 import { requirePermission, type UserAuth } from '../plugins/auth.ts';
 import { findPage, pageParams, setLinkHeader, type PageParams } from '../pagination.ts';
 
@@ -15,6 +16,8 @@ declare module 'fastify' {
     permission?: Permission;
   }
 }
+
+import { idParam } from '../params.ts';
 
 export { IdParams, idParam } from '../params.ts';
 
@@ -88,4 +91,32 @@ export async function listPage<T extends Document & { _id: Id }>(
     prevParam,
   });
   return docs;
+}
+
+/** A request to a `/:id` route (its params validated by IdParams). */
+type IdRequest = FastifyRequest & { params: { id: string } };
+
+/** The handler of an admin list route: one page of the collection, each document rendered. */
+export function listHandler<T extends Document & { _id: Id }, R>(
+  core: Core,
+  def: CollectionDef<T>,
+  filter: object,
+  prevParam: 'min_id' | 'since_id',
+  render: (doc: T) => R,
+) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<R[]> =>
+    (await listPage(core, request, reply, collection(core.db, def), filter, prevParam)).map((doc) => render(doc));
+}
+
+/** The handler of an admin show route: the record by its id (the getter 404s a missing one), rendered. */
+export function showHandler<T, R>(core: Core, get: (core: Core, id: Id) => Promise<T>, render: (doc: T) => R) {
+  return async (request: IdRequest): Promise<R> => render(await get(core, idParam(request.params.id)));
+}
+
+/** The handler of an admin delete route, done as the acting moderator; Mastodon answers `{}`. */
+export function deleteHandler(core: Core, remove: (core: Core, id: Id, actor: Id) => Promise<unknown>) {
+  return async (request: IdRequest): Promise<Record<string, never>> => {
+    await remove(core, idParam(request.params.id), moderator(request).account._id);
+    return {};
+  };
 }
