@@ -12,7 +12,8 @@ import type { AccountDoc, CachedAccount } from '../core/model/accounts.ts';
 import { findVisibleAccount, findVisibleAccounts, findVisibleCachedAccount } from '../core/accounts/queries.ts';
 import { notFound } from './errors.ts';
 import { requireUser, type AuthRequirement } from './plugins/auth.ts';
-import { presentRelationship, RelationshipEntity } from '../core/entities/relationship.ts';
+import { presentRelationship, RelationshipEntity, type Relationship } from '../core/entities/relationship.ts';
+import { collection, type CollectionDef } from '../core/db/mongo.ts';
 import { findPage, pageParams, setLinkHeader, type PageParams } from './pagination.ts';
 import { presentAccounts, type Account } from '../core/entities/account.ts';
 
@@ -95,13 +96,23 @@ export function accountActionRoute(
     .post(
       path,
       { schema: { params: AccountIdParams, response: { 200: RelationshipEntity } }, config: { auth } },
-      async (request) => {
-        const { account } = requireUser(request);
-        const target = await targetAccount(core, request.params.id);
-        await operation(core, account, target);
-        return presentRelationship(core, account, target);
-      },
+      async (request) => actOnAccount(core, request, (account, target) => operation(core, account, target)),
     );
+}
+
+/**
+ * What every /api/v1/accounts/:id/<action> does: the caller acts on the account in `:id` (404 when it
+ * is not visible) and gets the relationship back.
+ */
+export async function actOnAccount(
+  core: Core,
+  request: FastifyRequest & { params: { id: string } },
+  operation: (account: AccountDoc, target: AccountDoc) => Promise<unknown>,
+): Promise<Relationship> {
+  const { account } = requireUser(request);
+  const target = await targetAccount(core, request.params.id);
+  await operation(account, target);
+  return presentRelationship(core, account, target);
 }
 
 /**
@@ -132,4 +143,21 @@ export async function recordAccountsPage<R extends { _id: Id }>(
     core,
     rows.map((r) => r.account),
   );
+}
+
+/**
+ * The handler of a list of the caller's own records (blocks, endorsements, follow requests), each
+ * record's owner in `ownerField`: the accounts they point at, a page at a time.
+ */
+export function ownRecordsHandler<R extends { _id: Id }>(
+  core: Core,
+  def: CollectionDef<R>,
+  ownerField: keyof R & string,
+  accountIdOf: (record: R) => Id,
+) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<Account[]> => {
+    const { account } = requireUser(request);
+    const filter = { [ownerField]: account._id } as Filter<R>;
+    return recordAccountsPage(core, request, reply, collection(core.db, def), filter, accountIdOf);
+  };
 }
