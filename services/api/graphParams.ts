@@ -14,7 +14,7 @@ import { notFound } from './errors.ts';
 import { requireUser, type AuthRequirement } from './plugins/auth.ts';
 import { presentRelationship, RelationshipEntity, type Relationship } from '../core/entities/relationship.ts';
 import { collection, type CollectionDef } from '../core/db/mongo.ts';
-import { findPage, pageParams, setLinkHeader, type PageParams } from './pagination.ts';
+import { findPage, pageParams, type PageParams, setRecordPageLinks } from './pagination.ts';
 import { presentAccounts, type Account } from '../core/entities/account.ts';
 
 /** `:id` of an account. */
@@ -63,13 +63,7 @@ export async function accountsOfRecords<R extends { _id: Id }>(
   page: PageParams,
   hide: Set<bigint> = new Set(),
 ): Promise<{ record: R; account: AccountDoc }[]> {
-  setLinkHeader(core, request, reply, {
-    oldest: records.at(-1)?._id ?? null,
-    newest: records[0]?._id ?? null,
-    count: records.length,
-    limit: page.limit,
-    prevParam: 'since_id',
-  });
+  setRecordPageLinks(core, request, reply, records, page.limit);
   const found = new Map((await findVisibleAccounts(core, records.map(accountIdOf))).map((a) => [a._id, a]));
   const out: { record: R; account: AccountDoc }[] = [];
   for (const record of records) {

@@ -27,7 +27,7 @@ import { deleteAccountData, rejectPendingUser } from '../../core/moderation/acco
 import { parseCidr, parseIp } from '../../core/moderation/ipBlocks.ts';
 import { forbidden, notFound, validationFailed } from '../errors.ts';
 import { BoolLike } from '../params.ts';
-import { findPage, setLinkHeader } from '../pagination.ts';
+import { findPage, setRecordPageLinks } from '../pagination.ts';
 import { adminConfig, adminPage, adminScopes, idParam, IdParams, moderator } from './guard.ts';
 import { presentAdminAccount, presentAdminAccounts } from '../../core/entities/admin.ts';
 
@@ -217,12 +217,7 @@ const adminAccountsRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, 
     const filter = await accountFilter(core, version === 'v1' ? v1Filter(q) : v2Filter(q));
     const page = adminPage(q);
     const docs = await findPage(collection(core.db, accounts), filter, page);
-    setLinkHeader(core, request, reply, {
-      oldest: docs.at(-1)?._id ?? null,
-      newest: docs[0]?._id ?? null,
-      count: docs.length,
-      limit: page.limit,
-    });
+    setRecordPageLinks(core, request, reply, docs, page.limit, 'min_id');
     return presentAdminAccounts(core, docs);
   };
   app.get('/api/v1/admin/accounts', { schema: { querystring: V1Query }, config: READ }, (request, reply) =>

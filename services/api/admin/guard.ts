@@ -8,7 +8,7 @@ import type { Id } from '../../core/ids.ts';
 import type { Permission } from '../../core/roles/permissions.ts';
 import { collection, type CollectionDef } from '../../core/db/mongo.ts';
 import { requirePermission, type UserAuth } from '../plugins/auth.ts';
-import { findPage, pageParams, setLinkHeader, type PageParams } from '../pagination.ts';
+import { findPage, pageParams, type PageParams, setRecordPageLinks } from '../pagination.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -83,13 +83,7 @@ export async function listPage<T extends Document & { _id: Id }>(
 ): Promise<T[]> {
   const page = adminPage(request.query);
   const docs = await findPage(coll, filter, page);
-  setLinkHeader(core, request, reply, {
-    oldest: docs.at(-1)?._id ?? null,
-    newest: docs[0]?._id ?? null,
-    count: docs.length,
-    limit: page.limit,
-    prevParam,
-  });
+  setRecordPageLinks(core, request, reply, docs, page.limit, prevParam);
   return docs;
 }
 
