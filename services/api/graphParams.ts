@@ -1,7 +1,6 @@
 // What the social-graph routes share: the target account from `:id` (404 when it is not a visible
 // account or not a number), and the list pagination of blocks, mutes, follows and requests.
-import { IdParams as AccountIdParams } from './params.ts';
-import { Type } from '@sinclair/typebox';
+import { CursorQuery, IdParams as AccountIdParams } from './params.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Collection, Filter } from 'mongodb';
@@ -20,15 +19,7 @@ import { presentAccounts, type Account } from '../core/entities/account.ts';
 /** `:id` of an account. */
 export { AccountIdParams };
 
-export const AccountPageQuery = Type.Object(
-  {
-    max_id: Type.Optional(Type.String({ maxLength: 30 })),
-    since_id: Type.Optional(Type.String({ maxLength: 30 })),
-    min_id: Type.Optional(Type.String({ maxLength: 30 })),
-    limit: Type.Optional(Type.String({ maxLength: 30 })),
-  },
-  { additionalProperties: true },
-);
+export const AccountPageQuery = CursorQuery;
 
 export async function targetAccount(core: Core, rawId: string): Promise<AccountDoc> {
   const id = parseId(rawId);

@@ -1,6 +1,5 @@
 // What every admin route shares: a user token with the route's admin scope AND a role holding the
 // route's permission (Mastodon's policies), else 403; ids, pages and the acting moderator.
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Collection, Document } from 'mongodb';
 import type { Core } from '../../core/context.ts';
@@ -17,19 +16,11 @@ declare module 'fastify' {
   }
 }
 
-import { idParam } from '../params.ts';
+import { CursorQuery, idParam } from '../params.ts';
 
 export { IdParams, idParam } from '../params.ts';
 
-export const PageQuery = Type.Object(
-  {
-    max_id: Type.Optional(Type.String({ maxLength: 30 })),
-    since_id: Type.Optional(Type.String({ maxLength: 30 })),
-    min_id: Type.Optional(Type.String({ maxLength: 30 })),
-    limit: Type.Optional(Type.String({ maxLength: 30 })),
-  },
-  { additionalProperties: true },
-);
+export const PageQuery = CursorQuery;
 
 /** Admin lists: 100 by default, 200 at most. */
 export function adminPage(query: unknown): PageParams {
