@@ -36,6 +36,8 @@ const READ = adminConfig(SCOPES.read, 'manage_users');
 const WRITE = adminConfig(SCOPES.write, 'manage_users');
 
 const Str = Type.Optional(Type.String({ maxLength: 200 }));
+/** The text filters both versions of the list take. */
+const AccountSearch = { username: Str, display_name: Str, by_domain: Str, email: Str, ip: Str };
 const V1Query = Type.Object(
   {
     local: Type.Optional(BoolLike),
@@ -47,11 +49,7 @@ const V1Query = Type.Object(
     suspended: Type.Optional(BoolLike),
     sensitized: Type.Optional(BoolLike),
     staff: Type.Optional(BoolLike),
-    username: Str,
-    display_name: Str,
-    by_domain: Str,
-    email: Str,
-    ip: Str,
+    ...AccountSearch,
   },
   { additionalProperties: true },
 );
@@ -62,11 +60,7 @@ const V2Query = Type.Object(
     permissions: Str,
     role_ids: Type.Optional(Type.Union([Type.Array(Type.String({ maxLength: 30 }), { maxItems: 100 }), Type.String()])),
     invited_by: Str,
-    username: Str,
-    display_name: Str,
-    by_domain: Str,
-    email: Str,
-    ip: Str,
+    ...AccountSearch,
   },
   { additionalProperties: true },
 );
