@@ -26,7 +26,7 @@ import {
 } from '../../services/core/notifications/remove.ts';
 import { presentNotifications } from '../../services/core/entities/notification.ts';
 import { mailNotifications } from '../../services/core/notifications/emails.ts';
-import { runPipeline, type Pipeline, type PipelineOverrides } from '../runtime/index.ts';
+import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 import type { PipelineContext, PipelineEvent } from '../runtime/types.ts';
 import { handleModerationEvent, MODERATION_TYPES } from './moderation.ts';
 
@@ -48,7 +48,9 @@ export const TYPES = [
 ] as const;
 type NotificationEvent = (typeof TYPES)[number];
 
-export type NotificationsPipelineOptions = PipelineOverrides<NotificationEvent>;
+export type NotificationsPipelineOptions = Partial<
+  Omit<PipelineOptions<NotificationEvent>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
+>;
 
 const id = (s: string) => BigInt(s);
 

@@ -4,12 +4,14 @@
 // host, so one server's jobs run one after another; jobs of several servers run side by side.
 import type { Core } from '../../services/core/context.ts';
 import { runRepliesJob } from '../../services/core/activitypub/replies/fetchReplies.ts';
-import { runPipeline, type Pipeline, type PipelineOverrides } from '../runtime/index.ts';
+import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 
 export const TYPES = ['RepliesFetchRequested'] as const;
 type RepliesEvent = (typeof TYPES)[number];
 
-export type RepliesPipelineOptions = PipelineOverrides<RepliesEvent>;
+export type RepliesPipelineOptions = Partial<
+  Omit<PipelineOptions<RepliesEvent>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
+>;
 
 export function runRepliesPipeline(core: Core, opts: RepliesPipelineOptions = {}): Promise<Pipeline> {
   return runPipeline({
