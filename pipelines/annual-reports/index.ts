@@ -3,14 +3,12 @@
 // redelivered request finds the report available and does nothing.
 import type { Core } from '../../services/core/context.ts';
 import { generateReport } from '../../services/core/annualReports/reports.ts';
-import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
+import { runPipeline, type Pipeline, type PipelineOverrides } from '../runtime/index.ts';
 
 export const TYPES = ['AnnualReportRequested'] as const;
 type AnnualReportEvent = (typeof TYPES)[number];
 
-export type AnnualReportsPipelineOptions = Partial<
-  Omit<PipelineOptions<AnnualReportEvent>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
->;
+export type AnnualReportsPipelineOptions = PipelineOverrides<AnnualReportEvent>;
 
 export function runAnnualReportsPipeline(core: Core, opts: AnnualReportsPipelineOptions = {}): Promise<Pipeline> {
   return runPipeline({

@@ -11,12 +11,10 @@ import { topicName } from '../../services/core/events/kafka.ts';
 import { eventMessage } from '../../services/core/events/kafkaSink.ts';
 import { planDelivery, PLANNED_EVENTS, type PlannedEvent } from '../../services/core/activitypub/delivery/plan.ts';
 import type { DeliverySettings } from '../../services/core/activitypub/delivery/settings.ts';
-import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
+import { runPipeline, type Pipeline, type PipelineOverrides } from '../runtime/index.ts';
 import { DELIVERY_TOPIC } from './job.ts';
 
-export type DeliveryPlannerOptions = Partial<
-  Omit<PipelineOptions<PlannedEvent>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
->;
+export type DeliveryPlannerOptions = PipelineOverrides<PlannedEvent>;
 
 // Jobs go out in slices, so the worker starts on the first inboxes while the rest are sent;
 // gzip makes a slice small, as its jobs share one body.

@@ -33,6 +33,7 @@ import {
   type Pipeline,
   type PipelineEvent,
   type PipelineOptions,
+  type PipelineOverrides,
 } from '../runtime/index.ts';
 import type { EventRecord } from '../../schemas/index.ts';
 import { broadcastDelete, broadcastUpdate, renderUpdate, type RenderedUpdate } from './broadcast.ts';
@@ -57,9 +58,7 @@ export const TYPES = [
 ] as const;
 type FanOutEvent = (typeof TYPES)[number];
 
-export type FanOutPipelineOptions = Partial<
-  Omit<PipelineOptions<FanOutEvent>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
->;
+export type FanOutPipelineOptions = PipelineOverrides<FanOutEvent>;
 
 const id = (s: string) => BigInt(s);
 

@@ -5,14 +5,12 @@
 // through the runtime's retry topic and, in the end, the dead-letter topic.
 import type { Core } from '../../services/core/context.ts';
 import { processInboundBatch } from '../../services/core/activitypub/ingress/batch.ts';
-import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
+import { runPipeline, type Pipeline, type PipelineOverrides } from '../runtime/index.ts';
 
 export const TYPES = ['InboundActivityReceived'] as const;
 type IngressEvent = (typeof TYPES)[number];
 
-export type IngressPipelineOptions = Partial<
-  Omit<PipelineOptions<IngressEvent>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
->;
+export type IngressPipelineOptions = PipelineOverrides<IngressEvent>;
 
 export function runIngressPipeline(core: Core, opts: IngressPipelineOptions = {}): Promise<Pipeline> {
   return runPipeline({

@@ -11,14 +11,12 @@ import { fetchCard, firstLink } from '../../services/core/previews/fetchCard.ts'
 import { attachCard, cardOfStatus, upsertCard } from '../../services/core/previews/cards.ts';
 import { recordUse } from '../../services/core/trends/counters.ts';
 import { verifyAccountLinks } from '../../services/core/accounts/linkVerification.ts';
-import { runPipeline, type Pipeline, type PipelineOptions, BACKGROUND_FETCH } from '../runtime/index.ts';
+import { runPipeline, type Pipeline, type PipelineOverrides, BACKGROUND_FETCH } from '../runtime/index.ts';
 
 export const TYPES = ['StatusCreated', 'StatusUpdated', 'AccountUpdated'] as const;
 type LinkPreviewEvent = (typeof TYPES)[number];
 
-export type LinkPreviewsPipelineOptions = Partial<
-  Omit<PipelineOptions<LinkPreviewEvent>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
->;
+export type LinkPreviewsPipelineOptions = PipelineOverrides<LinkPreviewEvent>;
 
 /** Fetches and attaches the card of one status; returns whether it has one. */
 export async function previewStatus(core: Core, statusId: bigint): Promise<boolean> {

@@ -3,14 +3,12 @@
 // an SMTP failure releases the claim and the runtime retries with backoff, then dead-letters.
 import type { Transporter } from 'nodemailer';
 import type { Core } from '../../services/core/context.ts';
-import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
+import { runPipeline, type Pipeline, type PipelineOverrides } from '../runtime/index.ts';
 import { createSmtpTransport } from './transport.ts';
 
 export const TYPES = ['MailRequested'] as const;
 
-export type MailerPipelineOptions = Partial<
-  Omit<PipelineOptions<'MailRequested'>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
-> & {
+export type MailerPipelineOptions = PipelineOverrides<'MailRequested'> & {
   /** Another transport (tests use the real SMTP transport against a local SMTP server). */
   transport?: Transporter;
 };

@@ -11,14 +11,12 @@ import { cacheRemoteProfileImages } from '../../services/core/media/remoteProfil
 import { cacheRemoteEmoji } from '../../services/core/emojis/remoteEmojis.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { mediaAttachments } from '../../services/core/model/media.ts';
-import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
+import { runPipeline, type Pipeline, type PipelineOverrides } from '../runtime/index.ts';
 
 export const TYPES = ['MediaProcessRequested', 'ProfileImagesFetchRequested', 'EmojiFetchRequested'] as const;
 type MediaEvent = (typeof TYPES)[number];
 
-export type MediaPipelineOptions = Partial<
-  Omit<PipelineOptions<MediaEvent>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
->;
+export type MediaPipelineOptions = PipelineOverrides<MediaEvent>;
 
 export function runMediaPipeline(core: Core, opts: MediaPipelineOptions = {}): Promise<Pipeline> {
   return runPipeline({

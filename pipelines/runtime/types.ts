@@ -83,6 +83,11 @@ export interface PipelineOptions<N extends EventName> {
   partitionsConsumedConcurrently?: number;
 }
 
+/** What a caller of a pipeline's run function may set: the options its module does not fix itself. */
+export type PipelineOverrides<N extends EventName> = Partial<
+  Omit<PipelineOptions<N>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
+>;
+
 export interface Pipeline {
   readonly name: string;
   readonly groupId: string;

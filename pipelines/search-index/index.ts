@@ -9,7 +9,7 @@ import {
   type Pipeline,
   type PipelineContext,
   type PipelineEvent,
-  type PipelineOptions,
+  type PipelineOverrides,
   BACKGROUND_FETCH,
 } from '../runtime/index.ts';
 
@@ -23,9 +23,7 @@ export const TYPES = [
 ] as const;
 type SearchIndexEvent = (typeof TYPES)[number];
 
-export type SearchIndexPipelineOptions = Partial<
-  Omit<PipelineOptions<SearchIndexEvent>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
->;
+export type SearchIndexPipelineOptions = PipelineOverrides<SearchIndexEvent>;
 
 export function runSearchIndexPipeline(core: Core, opts: SearchIndexPipelineOptions = {}): Promise<Pipeline> {
   return runPipeline({

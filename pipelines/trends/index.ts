@@ -16,16 +16,14 @@ import {
   runPipeline,
   type Pipeline,
   type PipelineEvent,
-  type PipelineOptions,
+  type PipelineOverrides,
   BACKGROUND_FETCH,
 } from '../runtime/index.ts';
 
 export const TYPES = ['StatusCreated', 'ReblogCreated', 'FavouriteCreated'] as const;
 type TrendEvent = (typeof TYPES)[number];
 
-export interface TrendsPipelineOptions extends Partial<
-  Omit<PipelineOptions<TrendEvent>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
-> {
+export interface TrendsPipelineOptions extends PipelineOverrides<TrendEvent> {
   /** How often the rankings are recomputed (default 5 minutes; 0: never, tests call refreshTrends). */
   refreshIntervalMs?: number;
 }

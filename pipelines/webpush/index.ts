@@ -4,13 +4,11 @@
 // backoff; sends that succeeded are recorded per notification and subscription and not repeated.
 import type { Core } from '../../services/core/context.ts';
 import { dispatchWebPush } from '../../services/core/push/dispatch.ts';
-import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
+import { runPipeline, type Pipeline, type PipelineOverrides } from '../runtime/index.ts';
 
 export const TYPES = ['NotificationCreated'] as const;
 
-export type WebPushPipelineOptions = Partial<
-  Omit<PipelineOptions<'NotificationCreated'>, 'core' | 'name' | 'types' | 'handleEvent' | 'handleBatch'>
->;
+export type WebPushPipelineOptions = PipelineOverrides<'NotificationCreated'>;
 
 export function runWebPushPipeline(core: Core, opts: WebPushPipelineOptions = {}): Promise<Pipeline> {
   return runPipeline({

@@ -1,7 +1,6 @@
 // What the social-graph routes share: the target account from `:id` (404 when it is not a visible
 // account or not a number), and the list pagination of blocks, mutes, follows and requests.
-import { IdParams as AccountIdParams } from './params.ts';
-import { Type } from '@sinclair/typebox';
+import { CursorQuery, IdParams as AccountIdParams } from './params.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import type { Collection, Filter } from 'mongodb';
@@ -12,22 +11,15 @@ import type { AccountDoc, CachedAccount } from '../core/model/accounts.ts';
 import { findVisibleAccount, findVisibleAccounts, findVisibleCachedAccount } from '../core/accounts/queries.ts';
 import { notFound } from './errors.ts';
 import { requireUser, type AuthRequirement } from './plugins/auth.ts';
-import { presentRelationship, RelationshipEntity } from '../core/entities/relationship.ts';
-import { findPage, pageParams, setLinkHeader, type PageParams } from './pagination.ts';
+import { presentRelationship, RelationshipEntity, type Relationship } from '../core/entities/relationship.ts';
+import { collection, type CollectionDef } from '../core/db/mongo.ts';
+import { findPage, pageParams, type PageParams, setRecordPageLinks } from './pagination.ts';
 import { presentAccounts, type Account } from '../core/entities/account.ts';
 
 /** `:id` of an account. */
 export { AccountIdParams };
 
-export const AccountPageQuery = Type.Object(
-  {
-    max_id: Type.Optional(Type.String({ maxLength: 30 })),
-    since_id: Type.Optional(Type.String({ maxLength: 30 })),
-    min_id: Type.Optional(Type.String({ maxLength: 30 })),
-    limit: Type.Optional(Type.String({ maxLength: 30 })),
-  },
-  { additionalProperties: true },
-);
+export const AccountPageQuery = CursorQuery;
 
 export async function targetAccount(core: Core, rawId: string): Promise<AccountDoc> {
   const id = parseId(rawId);
@@ -62,13 +54,7 @@ export async function accountsOfRecords<R extends { _id: Id }>(
   page: PageParams,
   hide: Set<bigint> = new Set(),
 ): Promise<{ record: R; account: AccountDoc }[]> {
-  setLinkHeader(core, request, reply, {
-    oldest: records.at(-1)?._id ?? null,
-    newest: records[0]?._id ?? null,
-    count: records.length,
-    limit: page.limit,
-    prevParam: 'since_id',
-  });
+  setRecordPageLinks(core, request, reply, records, page.limit);
   const found = new Map((await findVisibleAccounts(core, records.map(accountIdOf))).map((a) => [a._id, a]));
   const out: { record: R; account: AccountDoc }[] = [];
   for (const record of records) {
@@ -95,13 +81,23 @@ export function accountActionRoute(
     .post(
       path,
       { schema: { params: AccountIdParams, response: { 200: RelationshipEntity } }, config: { auth } },
-      async (request) => {
-        const { account } = requireUser(request);
-        const target = await targetAccount(core, request.params.id);
-        await operation(core, account, target);
-        return presentRelationship(core, account, target);
-      },
+      async (request) => actOnAccount(core, request, (account, target) => operation(core, account, target)),
     );
+}
+
+/**
+ * What every /api/v1/accounts/:id/<action> does: the caller acts on the account in `:id` (404 when it
+ * is not visible) and gets the relationship back.
+ */
+export async function actOnAccount(
+  core: Core,
+  request: FastifyRequest & { params: { id: string } },
+  operation: (account: AccountDoc, target: AccountDoc) => Promise<unknown>,
+): Promise<Relationship> {
+  const { account } = requireUser(request);
+  const target = await targetAccount(core, request.params.id);
+  await operation(account, target);
+  return presentRelationship(core, account, target);
 }
 
 /**
@@ -133,4 +129,21 @@ export async function recordAccountsPage<R extends { _id: Id }>(
     rows.map((r) => r.account),
     { viewerId: request.auth?.account?._id },
   );
+}
+
+/**
+ * The handler of a list of the caller's own records (blocks, endorsements, follow requests), each
+ * record's owner in `ownerField`: the accounts they point at, a page at a time.
+ */
+export function ownRecordsHandler<R extends { _id: Id }>(
+  core: Core,
+  def: CollectionDef<R>,
+  ownerField: keyof R & string,
+  accountIdOf: (record: R) => Id,
+) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<Account[]> => {
+    const { account } = requireUser(request);
+    const filter = { [ownerField]: account._id } as Filter<R>;
+    return recordAccountsPage(core, request, reply, collection(core.db, def), filter, accountIdOf);
+  };
 }

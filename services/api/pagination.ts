@@ -110,19 +110,20 @@ export function setLinkHeader(core: Core, request: FastifyRequest, reply: Fastif
   if (value) reply.header('link', value);
 }
 
-/** The Link header of a page of records cursored by their own `_id`, newest first (`since_id` for prev). */
+/** The Link header of a page of records cursored by their own `_id`, newest first. */
 export function setRecordPageLinks(
   core: Core,
   request: FastifyRequest,
   reply: FastifyReply,
   page: readonly { _id: Id }[],
   limit: number,
+  prevParam: 'min_id' | 'since_id' = 'since_id',
 ): void {
   setLinkHeader(core, request, reply, {
     oldest: page.at(-1)?._id ?? null,
     newest: page[0]?._id ?? null,
     count: page.length,
     limit,
-    prevParam: 'since_id',
+    prevParam,
   });
 }

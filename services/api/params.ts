@@ -8,6 +8,16 @@ export const IdParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
 /** `:id` without a length limit: any string, an unparsable one a 404 (statuses, media, polls). */
 export const AnyIdParams = Type.Object({ id: Type.String() });
 
+/** Mastodon's cursor parameters (max_id, since_id, min_id, limit), to spread into a query schema. */
+export const CursorFields = {
+  max_id: Type.Optional(Type.String({ maxLength: 30 })),
+  since_id: Type.Optional(Type.String({ maxLength: 30 })),
+  min_id: Type.Optional(Type.String({ maxLength: 30 })),
+  limit: Type.Optional(Type.String({ maxLength: 30 })),
+};
+/** A query of the cursor alone (other parameters allowed and ignored). */
+export const CursorQuery = Type.Object(CursorFields, { additionalProperties: true });
+
 /** An `:id` as a 64-bit id; anything else is a 404, as for a missing record. */
 export function idParam(raw: string): Id {
   const id = parseId(raw);

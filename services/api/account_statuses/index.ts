@@ -13,16 +13,13 @@ import { accountStatusesFilter, PUBLIC_LISTED } from '../../core/statuses/accoun
 import { railsBoolean } from '../../core/railsParams.ts';
 import { StatusEntity } from '../../core/entities/status.ts';
 import { presentStatuses } from '../../core/entities/statusRender.ts';
-import { BoolLike } from '../params.ts';
-import { findPage, pageIdsOf, pageParams, setLinkHeader } from '../pagination.ts';
+import { BoolLike, CursorFields } from '../params.ts';
+import { findPage, pageIdsOf, pageParams, setLinkHeader, setRecordPageLinks } from '../pagination.ts';
 import { AccountIdParams, targetCachedAccount } from '../graphParams.ts';
 
 const Query = Type.Object(
   {
-    max_id: Type.Optional(Type.String({ maxLength: 30 })),
-    since_id: Type.Optional(Type.String({ maxLength: 30 })),
-    min_id: Type.Optional(Type.String({ maxLength: 30 })),
-    limit: Type.Optional(Type.String({ maxLength: 30 })),
+    ...CursorFields,
     pinned: Type.Optional(BoolLike),
     tagged: Type.Optional(Type.String({ maxLength: 300 })),
     exclude_reblogs: Type.Optional(BoolLike),
@@ -71,12 +68,7 @@ const accountStatusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, 
           ).map((s) => [s._id, s]),
         );
         found = pinned.map((p) => byId.get(p.statusId)).filter((s) => s !== undefined);
-        setLinkHeader(core, request, reply, {
-          oldest: pinned.at(-1)?._id ?? null,
-          newest: pinned[0]?._id ?? null,
-          count: pinned.length,
-          limit: page.limit,
-        });
+        setRecordPageLinks(core, request, reply, pinned, page.limit, 'min_id');
       } else {
         const ids = await pageIdsOf(core.db, statuses, filter, page);
         setLinkHeader(core, request, reply, {

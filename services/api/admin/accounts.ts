@@ -27,7 +27,7 @@ import { deleteAccountData, rejectPendingUser } from '../../core/moderation/acco
 import { parseCidr, parseIp } from '../../core/moderation/ipBlocks.ts';
 import { forbidden, notFound, validationFailed } from '../errors.ts';
 import { BoolLike } from '../params.ts';
-import { findPage, setLinkHeader } from '../pagination.ts';
+import { findPage, setRecordPageLinks } from '../pagination.ts';
 import { adminConfig, adminPage, adminScopes, idParam, IdParams, moderator } from './guard.ts';
 import { presentAdminAccount, presentAdminAccounts } from '../../core/entities/admin.ts';
 
@@ -36,6 +36,8 @@ const READ = adminConfig(SCOPES.read, 'manage_users');
 const WRITE = adminConfig(SCOPES.write, 'manage_users');
 
 const Str = Type.Optional(Type.String({ maxLength: 200 }));
+/** The text filters both versions of the list take. */
+const AccountSearch = { username: Str, display_name: Str, by_domain: Str, email: Str, ip: Str };
 const V1Query = Type.Object(
   {
     local: Type.Optional(BoolLike),
@@ -47,11 +49,7 @@ const V1Query = Type.Object(
     suspended: Type.Optional(BoolLike),
     sensitized: Type.Optional(BoolLike),
     staff: Type.Optional(BoolLike),
-    username: Str,
-    display_name: Str,
-    by_domain: Str,
-    email: Str,
-    ip: Str,
+    ...AccountSearch,
   },
   { additionalProperties: true },
 );
@@ -62,11 +60,7 @@ const V2Query = Type.Object(
     permissions: Str,
     role_ids: Type.Optional(Type.Union([Type.Array(Type.String({ maxLength: 30 }), { maxItems: 100 }), Type.String()])),
     invited_by: Str,
-    username: Str,
-    display_name: Str,
-    by_domain: Str,
-    email: Str,
-    ip: Str,
+    ...AccountSearch,
   },
   { additionalProperties: true },
 );
@@ -217,12 +211,7 @@ const adminAccountsRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, 
     const filter = await accountFilter(core, version === 'v1' ? v1Filter(q) : v2Filter(q));
     const page = adminPage(q);
     const docs = await findPage(collection(core.db, accounts), filter, page);
-    setLinkHeader(core, request, reply, {
-      oldest: docs.at(-1)?._id ?? null,
-      newest: docs[0]?._id ?? null,
-      count: docs.length,
-      limit: page.limit,
-    });
+    setRecordPageLinks(core, request, reply, docs, page.limit, 'min_id');
     return presentAdminAccounts(core, docs);
   };
   app.get('/api/v1/admin/accounts', { schema: { querystring: V1Query }, config: READ }, (request, reply) =>

@@ -1,8 +1,7 @@
 // Admin sign-up and access rules: e-mail domain blocks, canonical e-mail blocks and IP blocks.
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
-import { collection } from '../../core/db/mongo.ts';
 import { canonicalEmailBlocks, emailDomainBlocks, ipBlocks } from '../../core/model/signUpBlocks.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import {
@@ -25,7 +24,17 @@ import {
 } from '../../core/moderation/ipBlocks.ts';
 import { badRequest, validationFailed } from '../errors.ts';
 import { BoolLike } from '../params.ts';
-import { adminConfig, adminScopes, idParam, IdParams, listPage, moderator, PageQuery } from './guard.ts';
+import {
+  adminConfig,
+  adminScopes,
+  deleteHandler,
+  idParam,
+  IdParams,
+  listHandler,
+  moderator,
+  PageQuery,
+  showHandler,
+} from './guard.ts';
 
 const EmailDomainBody = Type.Object(
   { domain: Type.Optional(Type.String({ maxLength: 1_000 })), allow_with_approval: Type.Optional(BoolLike) },
@@ -56,6 +65,15 @@ function expiresIn(value: number | string | null | undefined): number | null | u
   return n;
 }
 
+function ipBlockInput(body: Static<typeof IpBody>) {
+  return {
+    ip: body.ip,
+    severity: body.severity,
+    comment: body.comment ?? undefined,
+    expiresIn: expiresIn(body.expires_in),
+  };
+}
+
 const blocksRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
   // E-mail domain blocks
   const ed = adminScopes('email_domain_blocks');
@@ -64,13 +82,12 @@ const blocksRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
   app.get(
     '/api/v1/admin/email_domain_blocks',
     { schema: { querystring: PageQuery }, config: edRead },
-    async (request, reply) =>
-      (await listPage(core, request, reply, collection(core.db, emailDomainBlocks), { parentId: null }, 'min_id')).map(
-        renderEmailDomainBlock,
-      ),
+    listHandler(core, emailDomainBlocks, { parentId: null }, 'min_id', renderEmailDomainBlock),
   );
-  app.get('/api/v1/admin/email_domain_blocks/:id', { schema: { params: IdParams }, config: edRead }, async (request) =>
-    renderEmailDomainBlock(await getEmailDomainBlock(core, idParam(request.params.id))),
+  app.get(
+    '/api/v1/admin/email_domain_blocks/:id',
+    { schema: { params: IdParams }, config: edRead },
+    showHandler(core, getEmailDomainBlock, renderEmailDomainBlock),
   );
   app.post(
     '/api/v1/admin/email_domain_blocks',
@@ -88,10 +105,7 @@ const blocksRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
   app.delete(
     '/api/v1/admin/email_domain_blocks/:id',
     { schema: { params: IdParams }, config: edWrite },
-    async (request) => {
-      await deleteEmailDomainBlock(core, idParam(request.params.id), moderator(request).account._id);
-      return {};
-    },
+    deleteHandler(core, deleteEmailDomainBlock),
   );
 
   // Canonical e-mail blocks
@@ -101,15 +115,12 @@ const blocksRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
   app.get(
     '/api/v1/admin/canonical_email_blocks',
     { schema: { querystring: PageQuery }, config: ceRead },
-    async (request, reply) =>
-      (await listPage(core, request, reply, collection(core.db, canonicalEmailBlocks), {}, 'since_id')).map(
-        renderCanonicalEmailBlock,
-      ),
+    listHandler(core, canonicalEmailBlocks, {}, 'since_id', renderCanonicalEmailBlock),
   );
   app.get(
     '/api/v1/admin/canonical_email_blocks/:id',
     { schema: { params: IdParams }, config: ceRead },
-    async (request) => renderCanonicalEmailBlock(await getCanonicalEmailBlock(core, idParam(request.params.id))),
+    showHandler(core, getCanonicalEmailBlock, renderCanonicalEmailBlock),
   );
   app.post(
     '/api/v1/admin/canonical_email_blocks/test',
@@ -136,34 +147,26 @@ const blocksRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
   app.delete(
     '/api/v1/admin/canonical_email_blocks/:id',
     { schema: { params: IdParams }, config: ceWrite },
-    async (request) => {
-      await deleteCanonicalEmailBlock(core, idParam(request.params.id), moderator(request).account._id);
-      return {};
-    },
+    deleteHandler(core, deleteCanonicalEmailBlock),
   );
 
   // IP blocks
   const ip = adminScopes('ip_blocks');
   const ipRead = adminConfig(ip.read, 'manage_blocks');
   const ipWrite = adminConfig(ip.write, 'manage_blocks');
-  app.get('/api/v1/admin/ip_blocks', { schema: { querystring: PageQuery }, config: ipRead }, async (request, reply) =>
-    (await listPage(core, request, reply, collection(core.db, ipBlocks), {}, 'since_id')).map(renderIpBlock),
+  app.get(
+    '/api/v1/admin/ip_blocks',
+    { schema: { querystring: PageQuery }, config: ipRead },
+    listHandler(core, ipBlocks, {}, 'since_id', renderIpBlock),
   );
-  app.get('/api/v1/admin/ip_blocks/:id', { schema: { params: IdParams }, config: ipRead }, async (request) =>
-    renderIpBlock(await getIpBlock(core, idParam(request.params.id))),
+  app.get(
+    '/api/v1/admin/ip_blocks/:id',
+    { schema: { params: IdParams }, config: ipRead },
+    showHandler(core, getIpBlock, renderIpBlock),
   );
   app.post('/api/v1/admin/ip_blocks', { schema: { body: Type.Optional(IpBody) }, config: ipWrite }, async (request) => {
     const body = request.body ?? {};
-    const block = await createIpBlock(
-      core,
-      {
-        ip: body.ip,
-        severity: body.severity,
-        comment: body.comment ?? undefined,
-        expiresIn: expiresIn(body.expires_in),
-      },
-      moderator(request).account._id,
-    );
+    const block = await createIpBlock(core, ipBlockInput(body), moderator(request).account._id);
     return renderIpBlock(block);
   });
   app.put(
@@ -171,24 +174,16 @@ const blocksRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     { schema: { params: IdParams, body: Type.Optional(IpBody) }, config: ipWrite },
     async (request) => {
       const body = request.body ?? {};
-      const block = await updateIpBlock(
-        core,
-        idParam(request.params.id),
-        {
-          ip: body.ip,
-          severity: body.severity,
-          comment: body.comment ?? undefined,
-          expiresIn: expiresIn(body.expires_in),
-        },
-        moderator(request).account._id,
-      );
+      const id = idParam(request.params.id);
+      const block = await updateIpBlock(core, id, ipBlockInput(body), moderator(request).account._id);
       return renderIpBlock(block);
     },
   );
-  app.delete('/api/v1/admin/ip_blocks/:id', { schema: { params: IdParams }, config: ipWrite }, async (request) => {
-    await deleteIpBlock(core, idParam(request.params.id), moderator(request).account._id);
-    return {};
-  });
+  app.delete(
+    '/api/v1/admin/ip_blocks/:id',
+    { schema: { params: IdParams }, config: ipWrite },
+    deleteHandler(core, deleteIpBlock),
+  );
 };
 
 export default blocksRoutes;

@@ -2,7 +2,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
-import { collection } from '../../core/db/mongo.ts';
 import { domainAllows, instanceDomainBlocks } from '../../core/model/instanceDomainBlocks.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import {
@@ -19,7 +18,17 @@ import {
   renderAdminDomainAllow,
 } from '../../core/moderation/domainAllows.ts';
 import { BoolLike } from '../params.ts';
-import { adminConfig, adminScopes, idParam, IdParams, listPage, moderator, PageQuery } from './guard.ts';
+import {
+  adminConfig,
+  adminScopes,
+  deleteHandler,
+  idParam,
+  IdParams,
+  listHandler,
+  moderator,
+  PageQuery,
+  showHandler,
+} from './guard.ts';
 
 const BLOCKS = adminScopes('domain_blocks');
 const ALLOWS = adminScopes('domain_allows');
@@ -60,13 +69,12 @@ const federationRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { c
   app.get(
     '/api/v1/admin/domain_blocks',
     { schema: { querystring: PageQuery }, config: readBlocks },
-    async (request, reply) =>
-      (await listPage(core, request, reply, collection(core.db, instanceDomainBlocks), {}, 'since_id')).map(
-        renderAdminDomainBlock,
-      ),
+    listHandler(core, instanceDomainBlocks, {}, 'since_id', renderAdminDomainBlock),
   );
-  app.get('/api/v1/admin/domain_blocks/:id', { schema: { params: IdParams }, config: readBlocks }, async (request) =>
-    renderAdminDomainBlock(await getDomainBlock(core, idParam(request.params.id))),
+  app.get(
+    '/api/v1/admin/domain_blocks/:id',
+    { schema: { params: IdParams }, config: readBlocks },
+    showHandler(core, getDomainBlock, renderAdminDomainBlock),
   );
   app.post(
     '/api/v1/admin/domain_blocks',
@@ -93,10 +101,7 @@ const federationRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { c
   app.delete(
     '/api/v1/admin/domain_blocks/:id',
     { schema: { params: IdParams }, config: writeBlocks },
-    async (request) => {
-      await deleteDomainBlock(core, idParam(request.params.id), moderator(request).account._id);
-      return {};
-    },
+    deleteHandler(core, deleteDomainBlock),
   );
 
   const readAllows = adminConfig(ALLOWS.read, 'manage_federation');
@@ -104,13 +109,12 @@ const federationRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { c
   app.get(
     '/api/v1/admin/domain_allows',
     { schema: { querystring: PageQuery }, config: readAllows },
-    async (request, reply) =>
-      (await listPage(core, request, reply, collection(core.db, domainAllows), {}, 'since_id')).map(
-        renderAdminDomainAllow,
-      ),
+    listHandler(core, domainAllows, {}, 'since_id', renderAdminDomainAllow),
   );
-  app.get('/api/v1/admin/domain_allows/:id', { schema: { params: IdParams }, config: readAllows }, async (request) =>
-    renderAdminDomainAllow(await getDomainAllow(core, idParam(request.params.id))),
+  app.get(
+    '/api/v1/admin/domain_allows/:id',
+    { schema: { params: IdParams }, config: readAllows },
+    showHandler(core, getDomainAllow, renderAdminDomainAllow),
   );
   app.post(
     '/api/v1/admin/domain_allows',
@@ -121,10 +125,7 @@ const federationRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { c
   app.delete(
     '/api/v1/admin/domain_allows/:id',
     { schema: { params: IdParams }, config: writeAllows },
-    async (request) => {
-      await deleteDomainAllow(core, idParam(request.params.id), moderator(request).account._id);
-      return {};
-    },
+    deleteHandler(core, deleteDomainAllow),
   );
 };
 

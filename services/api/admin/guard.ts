@@ -1,13 +1,13 @@
 // What every admin route shares: a user token with the route's admin scope AND a role holding the
 // route's permission (Mastodon's policies), else 403; ids, pages and the acting moderator.
-import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Collection, Document } from 'mongodb';
 import type { Core } from '../../core/context.ts';
 import type { Id } from '../../core/ids.ts';
 import type { Permission } from '../../core/roles/permissions.ts';
+import { collection, type CollectionDef } from '../../core/db/mongo.ts';
 import { requirePermission, type UserAuth } from '../plugins/auth.ts';
-import { findPage, pageParams, setLinkHeader, type PageParams } from '../pagination.ts';
+import { findPage, pageParams, type PageParams, setRecordPageLinks } from '../pagination.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -16,17 +16,11 @@ declare module 'fastify' {
   }
 }
 
+import { CursorQuery, idParam } from '../params.ts';
+
 export { IdParams, idParam } from '../params.ts';
 
-export const PageQuery = Type.Object(
-  {
-    max_id: Type.Optional(Type.String({ maxLength: 30 })),
-    since_id: Type.Optional(Type.String({ maxLength: 30 })),
-    min_id: Type.Optional(Type.String({ maxLength: 30 })),
-    limit: Type.Optional(Type.String({ maxLength: 30 })),
-  },
-  { additionalProperties: true },
-);
+export const PageQuery = CursorQuery;
 
 /** Admin lists: 100 by default, 200 at most. */
 export function adminPage(query: unknown): PageParams {
@@ -80,12 +74,34 @@ export async function listPage<T extends Document & { _id: Id }>(
 ): Promise<T[]> {
   const page = adminPage(request.query);
   const docs = await findPage(coll, filter, page);
-  setLinkHeader(core, request, reply, {
-    oldest: docs.at(-1)?._id ?? null,
-    newest: docs[0]?._id ?? null,
-    count: docs.length,
-    limit: page.limit,
-    prevParam,
-  });
+  setRecordPageLinks(core, request, reply, docs, page.limit, prevParam);
   return docs;
+}
+
+/** A request to a `/:id` route (its params validated by IdParams). */
+type IdRequest = FastifyRequest & { params: { id: string } };
+
+/** The handler of an admin list route: one page of the collection, each document rendered. */
+export function listHandler<T extends Document & { _id: Id }, R>(
+  core: Core,
+  def: CollectionDef<T>,
+  filter: object,
+  prevParam: 'min_id' | 'since_id',
+  render: (doc: T) => R,
+) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<R[]> =>
+    (await listPage(core, request, reply, collection(core.db, def), filter, prevParam)).map((doc) => render(doc));
+}
+
+/** The handler of an admin show route: the record by its id (the getter 404s a missing one), rendered. */
+export function showHandler<T, R>(core: Core, get: (core: Core, id: Id) => Promise<T>, render: (doc: T) => R) {
+  return async (request: IdRequest): Promise<R> => render(await get(core, idParam(request.params.id)));
+}
+
+/** The handler of an admin delete route, done as the acting moderator; Mastodon answers `{}`. */
+export function deleteHandler(core: Core, remove: (core: Core, id: Id, actor: Id) => Promise<unknown>) {
+  return async (request: IdRequest): Promise<Record<string, never>> => {
+    await remove(core, idParam(request.params.id), moderator(request).account._id);
+    return {};
+  };
 }

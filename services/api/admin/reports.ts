@@ -10,7 +10,7 @@ import { reports, type ReportDoc } from '../../core/model/reports.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import { assignReport, getReport, reopenReport, resolveReport, updateReport } from '../../core/moderation/reports.ts';
 import { validationFailed } from '../errors.ts';
-import { BoolLike } from '../params.ts';
+import { BoolLike, CursorFields } from '../params.ts';
 import { adminConfig, adminScopes, idParam, IdParams, listPage, moderator } from './guard.ts';
 import { presentAdminReports } from '../../core/entities/admin.ts';
 
@@ -23,10 +23,7 @@ const ListQuery = Type.Object(
     resolved: Type.Optional(BoolLike),
     account_id: Type.Optional(Type.String({ maxLength: 30 })),
     target_account_id: Type.Optional(Type.String({ maxLength: 30 })),
-    max_id: Type.Optional(Type.String({ maxLength: 30 })),
-    since_id: Type.Optional(Type.String({ maxLength: 30 })),
-    min_id: Type.Optional(Type.String({ maxLength: 30 })),
-    limit: Type.Optional(Type.String({ maxLength: 30 })),
+    ...CursorFields,
   },
   { additionalProperties: true },
 );

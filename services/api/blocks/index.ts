@@ -2,12 +2,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
-import { collection } from '../../core/db/mongo.ts';
 import { blocks } from '../../core/model/blocks.ts';
 import { blockAccount, unblockAccount } from '../../core/graph/block.ts';
-import { requireUser } from '../plugins/auth.ts';
 import { AccountEntity } from '../../core/entities/account.ts';
-import { AccountPageQuery, accountActionRoute, recordAccountsPage } from '../graphParams.ts';
+import { AccountPageQuery, accountActionRoute, ownRecordsHandler } from '../graphParams.ts';
 
 const WRITE = { scopes: ['write', 'write:blocks', 'follow'], user: 'required' as const };
 const READ = { scopes: ['read', 'read:blocks', 'follow'], user: 'required' as const };
@@ -19,17 +17,7 @@ const blocksArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core })
   app.get(
     '/api/v1/blocks',
     { schema: { querystring: AccountPageQuery, response: { 200: Type.Array(AccountEntity) } }, config: { auth: READ } },
-    async (request, reply) => {
-      const { account } = requireUser(request);
-      return recordAccountsPage(
-        core,
-        request,
-        reply,
-        collection(core.db, blocks),
-        { accountId: account._id },
-        (r) => r.targetAccountId,
-      );
-    },
+    ownRecordsHandler(core, blocks, 'accountId', (r) => r.targetAccountId),
   );
 };
 

@@ -6,7 +6,7 @@ import { collection } from '../../core/db/mongo.ts';
 import { accountDomainBlocks } from '../../core/model/accountDomainBlocks.ts';
 import { blockDomain, unblockDomain } from '../../core/graph/domainBlocks.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { findPage, setLinkHeader } from '../pagination.ts';
+import { findPage, setRecordPageLinks } from '../pagination.ts';
 import { missingParam } from '../errors.ts';
 import { AccountPageQuery, accountPage } from '../graphParams.ts';
 
@@ -26,13 +26,7 @@ const domainBlocksArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { c
       const { account } = requireUser(request);
       const page = pageOf(request.query);
       const records = await findPage(collection(core.db, accountDomainBlocks), { accountId: account._id }, page);
-      setLinkHeader(core, request, reply, {
-        oldest: records.at(-1)?._id ?? null,
-        newest: records[0]?._id ?? null,
-        count: records.length,
-        limit: page.limit,
-        prevParam: 'since_id',
-      });
+      setRecordPageLinks(core, request, reply, records, page.limit);
       return records.map((r) => r.domain);
     },
   );

@@ -23,6 +23,8 @@ import {
   AccountIdParams,
   AccountPageQuery,
   accountActionRoute,
+  actOnAccount,
+  ownRecordsHandler,
   recordAccountsPage,
   targetAccount,
 } from '../graphParams.ts';
@@ -62,13 +64,11 @@ const followsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
       schema: { params: AccountIdParams, body: Type.Optional(FollowBody), response: { 200: RelationshipEntity } },
       config: { auth: WRITE },
     },
-    async (request, reply) => {
-      const { account } = requireUser(request);
-      const target = await targetAccount(core, request.params.id);
-      await enforceRateLimit(core, reply, RATE_LIMITS.follows, String(account._id));
-      await followAccount(core, account, target, followOptions(request.body));
-      return presentRelationship(core, account, target);
-    },
+    async (request, reply) =>
+      actOnAccount(core, request, async (account, target) => {
+        await enforceRateLimit(core, reply, RATE_LIMITS.follows, String(account._id));
+        await followAccount(core, account, target, followOptions(request.body));
+      }),
   );
 
   // Mastodon's remote-follow form of the API: `uri` names the account (acct or URL).
@@ -104,34 +104,12 @@ const followsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
       schema: { querystring: AccountPageQuery, response: { 200: Type.Array(AccountEntity) } },
       config: { auth: READ_FOLLOWS },
     },
-    async (request, reply) => {
-      const { account } = requireUser(request);
-      return recordAccountsPage(
-        core,
-        request,
-        reply,
-        collection(core.db, followRequests),
-        { targetAccountId: account._id },
-        (r) => r.accountId,
-      );
-    },
+    ownRecordsHandler(core, followRequests, 'targetAccountId', (r) => r.accountId),
   );
 
-  for (const [path, operation] of [
-    ['/api/v1/follow_requests/:id/authorize', authorizeFollowRequest],
-    ['/api/v1/follow_requests/:id/reject', rejectFollowRequest],
-  ] as const) {
-    app.post(
-      path,
-      { schema: { params: AccountIdParams, response: { 200: RelationshipEntity } }, config: { auth: WRITE } },
-      async (request) => {
-        const { account } = requireUser(request);
-        const requester = await targetAccount(core, request.params.id);
-        await operation(core, account, requester);
-        return presentRelationship(core, account, requester);
-      },
-    );
-  }
+  // `:id` is the requester.
+  accountActionRoute(app, core, '/api/v1/follow_requests/:id/authorize', WRITE, authorizeFollowRequest);
+  accountActionRoute(app, core, '/api/v1/follow_requests/:id/reject', WRITE, rejectFollowRequest);
 
   for (const [path, ownField, otherField] of [
     ['/api/v1/accounts/:id/followers', 'targetAccountId', 'accountId'],

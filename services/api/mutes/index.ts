@@ -9,7 +9,7 @@ import { muteAccount, unmuteAccount } from '../../core/graph/mute.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { AccountEntity, presentAccounts } from '../../core/entities/account.ts';
-import { presentRelationship, RelationshipEntity } from '../../core/entities/relationship.ts';
+import { RelationshipEntity } from '../../core/entities/relationship.ts';
 import { BoolLike } from '../params.ts';
 import { validationFailed } from '../errors.ts';
 import { findPage } from '../pagination.ts';
@@ -19,7 +19,7 @@ import {
   accountActionRoute,
   accountPage,
   accountsOfRecords,
-  targetAccount,
+  actOnAccount,
 } from '../graphParams.ts';
 
 const WRITE = { scopes: ['write', 'write:mutes', 'follow'], user: 'required' as const };
@@ -54,16 +54,13 @@ const mutesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
       schema: { params: AccountIdParams, body: Type.Optional(MuteBody), response: { 200: RelationshipEntity } },
       config: { auth: WRITE },
     },
-    async (request) => {
-      const { account } = requireUser(request);
-      const target = await targetAccount(core, request.params.id);
-      const notifications = railsBoolean(request.body?.notifications);
-      await muteAccount(core, account, target, {
-        notifications: notifications ?? true,
-        durationSeconds: durationOf(request.body?.duration),
-      });
-      return presentRelationship(core, account, target);
-    },
+    async (request) =>
+      actOnAccount(core, request, (account, target) =>
+        muteAccount(core, account, target, {
+          notifications: railsBoolean(request.body?.notifications) ?? true,
+          durationSeconds: durationOf(request.body?.duration),
+        }),
+      ),
   );
 
   accountActionRoute(app, core, '/api/v1/accounts/:id/unmute', WRITE, unmuteAccount);

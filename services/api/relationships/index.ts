@@ -13,13 +13,15 @@ import { setAccountNote } from '../../core/graph/notes.ts';
 import { collectionsVisible } from '../../core/graph/collections.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { AccountEntity } from '../../core/entities/account.ts';
-import { presentRelationship, presentRelationships, RelationshipEntity } from '../../core/entities/relationship.ts';
+import { presentRelationships, RelationshipEntity } from '../../core/entities/relationship.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import { BoolLike } from '../params.ts';
 import {
   AccountIdParams,
   AccountPageQuery,
   accountActionRoute,
+  actOnAccount,
+  ownRecordsHandler,
   recordAccountsPage,
   targetAccount,
 } from '../graphParams.ts';
@@ -83,12 +85,10 @@ const relationshipsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
       },
       config: { auth: WRITE_ACCOUNTS },
     },
-    async (request) => {
-      const { account } = requireUser(request);
-      const target = await targetAccount(core, request.params.id);
-      await setAccountNote(core, account, target, request.body?.comment ?? '');
-      return presentRelationship(core, account, target);
-    },
+    async (request) =>
+      actOnAccount(core, request, (account, target) =>
+        setAccountNote(core, account, target, request.body?.comment ?? ''),
+      ),
   );
 
   for (const path of ['/api/v1/accounts/:id/pin', '/api/v1/accounts/:id/endorse'])
@@ -102,17 +102,7 @@ const relationshipsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
       schema: { querystring: AccountPageQuery, response: { 200: Type.Array(AccountEntity) } },
       config: { auth: READ_ACCOUNTS_USER },
     },
-    async (request, reply) => {
-      const { account } = requireUser(request);
-      return recordAccountsPage(
-        core,
-        request,
-        reply,
-        collection(core.db, endorsements),
-        { accountId: account._id },
-        (r) => r.targetAccountId,
-      );
-    },
+    ownRecordsHandler(core, endorsements, 'accountId', (r) => r.targetAccountId),
   );
 
   app.get(

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { ApiError, notFound, missingParam } from '../errors.ts';
-import { pageParams, setLinkHeader } from '../pagination.ts';
+import { pageParams, setRecordPageLinks } from '../pagination.ts';
 import { parseId } from '../../core/ids.ts';
 import {
   deleteScheduledStatus,
@@ -40,12 +40,7 @@ const scheduledStatusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app
       const { account } = requireUser(request);
       const page = pageParams(request.query, { defaultLimit: 20, maxLimit: 40 });
       const docs = await listScheduledStatuses(core, account._id, page);
-      setLinkHeader(core, request, reply, {
-        oldest: docs.at(-1)?._id ?? null,
-        newest: docs[0]?._id ?? null,
-        count: docs.length,
-        limit: page.limit,
-      });
+      setRecordPageLinks(core, request, reply, docs, page.limit, 'min_id');
       return Promise.all(docs.map((d) => presentScheduledStatus(core, d)));
     },
   );

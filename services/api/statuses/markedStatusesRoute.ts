@@ -10,7 +10,7 @@ import { statuses } from '../../core/model/statuses.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { StatusEntity } from '../../core/entities/status.ts';
 import { presentStatuses } from '../../core/entities/statusRender.ts';
-import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
+import { findPage, pageParams, setRecordPageLinks } from '../pagination.ts';
 import { PageQuery } from './schemas.ts';
 
 interface MarkDoc {
@@ -34,12 +34,7 @@ export function registerMarkedStatusesRoute(
       const { account } = requireUser(request);
       const p = pageParams(request.query, { defaultLimit: 20, maxLimit: 40 });
       const page = await findPage(collection(core.db, opts.marks), { accountId: account._id }, p);
-      setLinkHeader(core, request, reply, {
-        oldest: page.at(-1)?._id ?? null,
-        newest: page[0]?._id ?? null,
-        count: page.length,
-        limit: p.limit,
-      });
+      setRecordPageLinks(core, request, reply, page, p.limit, 'min_id');
       const found = await collection(core.db, statuses)
         .find({ _id: { $in: page.map((m) => m.statusId) }, deletedAt: null })
         .toArray();

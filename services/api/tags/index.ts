@@ -18,7 +18,7 @@ import { tagUrl } from '../../core/statuses/urls.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { TagEntity, type Tag } from '../../core/entities/tag.ts';
 import { presentTagsWithHistory } from '../../core/entities/tagHistory.ts';
-import { findPage, setLinkHeader } from '../pagination.ts';
+import { findPage, setRecordPageLinks } from '../pagination.ts';
 import { notFound } from '../errors.ts';
 import { AccountPageQuery, accountPage } from '../graphParams.ts';
 
@@ -137,13 +137,7 @@ const tagsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) =
       if (request.query.limit === undefined) page.limit = 100;
       page.limit = Math.min(page.limit, 200);
       const records = await findPage(collection(core.db, tagFollows), { accountId: account._id }, page);
-      setLinkHeader(core, request, reply, {
-        oldest: records.at(-1)?._id ?? null,
-        newest: records[0]?._id ?? null,
-        count: records.length,
-        limit: page.limit,
-        prevParam: 'since_id',
-      });
+      setRecordPageLinks(core, request, reply, records, page.limit);
       const byId = new Map(
         (
           await collection(core.db, tags)

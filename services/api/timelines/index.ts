@@ -28,15 +28,9 @@ import { feedOrigin, getFeedAccess, requiresLogin, type FeedKind } from '../../c
 import { StatusEntity } from '../../core/entities/status.ts';
 import type { PageOptions } from '../../core/entities/statusPage.ts';
 import { presentStatusPageJson } from '../../core/entities/statusPageJson.ts';
-import { BoolLike } from '../params.ts';
+import { BoolLike, CursorFields, CursorQuery } from '../params.ts';
 import { findPage, pageIdsOf, pageParams, setLinkHeader, type PageParams } from '../pagination.ts';
 
-const Cursor = {
-  max_id: Type.Optional(Type.String({ maxLength: 30 })),
-  since_id: Type.Optional(Type.String({ maxLength: 30 })),
-  min_id: Type.Optional(Type.String({ maxLength: 30 })),
-  limit: Type.Optional(Type.String({ maxLength: 30 })),
-};
 const Scope = {
   local: Type.Optional(BoolLike),
   remote: Type.Optional(BoolLike),
@@ -113,6 +107,25 @@ async function publicFeedFilter(
   return out;
 }
 
+/**
+ * A public, hashtag or link timeline: the page of statuses `pick` finds under the feed filter for
+ * this caller (`base` narrowed by publicFeedFilter), or an empty page when the caller may see none.
+ */
+async function publicTimeline(
+  core: Core,
+  request: FastifyRequest & { query: { local?: unknown; remote?: unknown; only_media?: unknown } },
+  reply: FastifyReply,
+  kind: FeedKind,
+  base: Filter<StatusDoc>,
+  pick: (filter: Filter<StatusDoc>, p: PageParams) => Promise<Id[]>,
+) {
+  const viewer = request.auth?.account ?? null;
+  const p = page(request.query);
+  const filter = await publicFeedFilter(core, request, kind, base, request.query);
+  const ids = filter === null ? [] : await pick(filter, p);
+  return answer(core, request, reply, p, ids, viewer, 'policy');
+}
+
 function tagNames(raw: string | string[] | undefined): string[] {
   const list = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
   return list.map((t) => normalizeTagName(t.trim().replace(/^#/, ''))).filter(Boolean);
@@ -136,7 +149,7 @@ const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core
     '/api/v1/timelines/home',
     {
       schema: {
-        querystring: Type.Object(Cursor, { additionalProperties: true }),
+        querystring: CursorQuery,
         response: { 200: Type.Array(StatusEntity) },
       },
       config: { auth: READ },
@@ -154,7 +167,7 @@ const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core
     {
       schema: {
         params: Type.Object({ id: Type.String({ maxLength: 30 }) }),
-        querystring: Type.Object(Cursor, { additionalProperties: true }),
+        querystring: CursorQuery,
         response: { 200: Type.Array(StatusEntity) },
       },
       config: { auth: { scopes: ['read', 'read:lists'], user: 'required' } },
@@ -171,24 +184,20 @@ const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core
     '/api/v1/timelines/public',
     {
       schema: {
-        querystring: Type.Object({ ...Cursor, ...Scope }, { additionalProperties: true }),
+        querystring: Type.Object({ ...CursorFields, ...Scope }, { additionalProperties: true }),
         response: { 200: Type.Array(StatusEntity) },
       },
       config: { auth: PUBLIC },
     },
-    async (request, reply) => {
-      const viewer = request.auth?.account ?? null;
-      const p = page(request.query);
-      const filter = await publicFeedFilter(
+    async (request, reply) =>
+      publicTimeline(
         core,
         request,
+        reply,
         'live',
         { visibility: 'public', reblogOfId: null, inReplyToId: null, deletedAt: null },
-        request.query,
-      );
-      if (filter === null) return answer(core, request, reply, p, [], viewer, 'policy');
-      return answer(core, request, reply, p, await pageIds(core, filter, p), viewer, 'policy');
-    },
+        (filter, p) => pageIds(core, filter, p),
+      ),
   );
 
   app.get(
@@ -197,7 +206,7 @@ const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core
       schema: {
         params: Type.Object({ hashtag: Type.String({ maxLength: 300 }) }),
         querystring: Type.Object(
-          { ...Cursor, ...Scope, any: TagList, all: TagList, none: TagList },
+          { ...CursorFields, ...Scope, any: TagList, all: TagList, none: TagList },
           { additionalProperties: true },
         ),
         response: { 200: Type.Array(StatusEntity) },
@@ -205,28 +214,20 @@ const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core
       config: { auth: PUBLIC },
     },
     async (request, reply) => {
-      const viewer = request.auth?.account ?? null;
       const q = request.query;
-      const p = page(q);
       const main = tagNames(request.params.hashtag);
       if (main.length === 0) return [];
       const anyOf = [...main, ...tagNames(q.any)];
-      const filter = await publicFeedFilter(
-        core,
-        request,
-        'topic',
-        { visibility: 'public', reblogOfId: null, deletedAt: null },
-        q,
-      );
-      if (filter === null) return answer(core, request, reply, p, [], viewer, 'policy');
       const all = tagNames(q.all);
       const none = tagNames(q.none);
-      filter.tagNames = anyOf.length === 1 ? anyOf[0] : { $in: anyOf };
-      const extra: Filter<StatusDoc>[] = [];
-      if (all.length > 0) extra.push({ tagNames: { $all: all } });
-      if (none.length > 0) extra.push({ tagNames: { $nin: none } });
-      const query = extra.length > 0 ? { ...filter, $and: extra } : filter;
-      return answer(core, request, reply, p, await pageIds(core, query, p), viewer, 'policy');
+      const base: Filter<StatusDoc> = { visibility: 'public', reblogOfId: null, deletedAt: null };
+      return publicTimeline(core, request, reply, 'topic', base, (filter, p) => {
+        filter.tagNames = anyOf.length === 1 ? anyOf[0] : { $in: anyOf };
+        const extra: Filter<StatusDoc>[] = [];
+        if (all.length > 0) extra.push({ tagNames: { $all: all } });
+        if (none.length > 0) extra.push({ tagNames: { $nin: none } });
+        return pageIds(core, extra.length > 0 ? { ...filter, $and: extra } : filter, p);
+      });
     },
   );
 
@@ -235,7 +236,7 @@ const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core
     {
       schema: {
         querystring: Type.Object(
-          { ...Cursor, ...Scope, url: Type.Optional(Type.String({ maxLength: 2048 })) },
+          { ...CursorFields, ...Scope, url: Type.Optional(Type.String({ maxLength: 2048 })) },
           { additionalProperties: true },
         ),
         response: { 200: Type.Array(StatusEntity) },
@@ -245,9 +246,7 @@ const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core
     async (request, reply) => {
       // Mastodon 4.3+: public statuses of discoverable authors sharing a trending link (404 when
       // the link is not trending); the hashtag ("topic") feed access settings apply.
-      const viewer = request.auth?.account ?? null;
       const q = request.query;
-      const p = page(q);
       const card = q.url ? await trendingCard(core, q.url) : null;
       if (!card) throw notFound();
       const linked = await collection(core.db, statusCards)
@@ -255,25 +254,21 @@ const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core
         .sort({ _id: -1 })
         .limit(LINK_STATUSES_MAX)
         .toArray();
-      const filter = await publicFeedFilter(
-        core,
-        request,
-        'topic',
-        { visibility: 'public', reblogOfId: null, deletedAt: null, $and: [{ _id: { $in: linked.map((l) => l._id) } }] },
-        q,
-      );
-      if (filter === null || linked.length === 0) return answer(core, request, reply, p, [], viewer, 'policy');
-      const found = await findPage(collection(core.db, statuses), filter, p, '_id', { _id: 1, accountId: 1 });
-      const authors = [...new Set(found.map((s) => s.accountId))];
-      const discoverable = new Set(
-        (
-          await collection(core.db, accounts)
-            .find({ _id: { $in: authors }, discoverable: true }, { projection: { _id: 1 } })
-            .toArray()
-        ).map((a) => a._id),
-      );
-      const ids = found.filter((s) => discoverable.has(s.accountId)).map((s) => s._id);
-      return answer(core, request, reply, p, ids, viewer, 'policy');
+      const base: Filter<StatusDoc> = { visibility: 'public', reblogOfId: null, deletedAt: null };
+      base.$and = [{ _id: { $in: linked.map((l) => l._id) } }];
+      return publicTimeline(core, request, reply, 'topic', base, async (filter, p) => {
+        if (linked.length === 0) return [];
+        const found = await findPage(collection(core.db, statuses), filter, p, '_id', { _id: 1, accountId: 1 });
+        const authors = [...new Set(found.map((s) => s.accountId))];
+        const discoverable = new Set(
+          (
+            await collection(core.db, accounts)
+              .find({ _id: { $in: authors }, discoverable: true }, { projection: { _id: 1 } })
+              .toArray()
+          ).map((a) => a._id),
+        );
+        return found.filter((s) => discoverable.has(s.accountId)).map((s) => s._id);
+      });
     },
   );
 };

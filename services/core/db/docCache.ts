@@ -18,7 +18,7 @@ import { BSON, type Collection, type Db, type Document, type Filter } from 'mong
 import { batch, slotsApart, type Redis } from '../db/redis.ts';
 import type { Core } from '../context.ts';
 import type { CollectionDef } from './mongo.ts';
-import { countingWrite, isWriteMethod, withWriteCount } from './recentResults.ts';
+import { countingWrite, isFilteredWrite, isWriteMethod, withWriteCount } from './recentResults.ts';
 import { TtlCache } from '../cache/ttlCache.ts';
 
 const ENTRY_TTL_SECONDS = 300;
@@ -314,17 +314,6 @@ function idsOf(filter: Filter<Document> | undefined): unknown[] | null {
   return null;
 }
 
-const FILTERED_WRITES = new Set([
-  'updateOne',
-  'updateMany',
-  'replaceOne',
-  'deleteOne',
-  'deleteMany',
-  'findOneAndUpdate',
-  'findOneAndReplace',
-  'findOneAndDelete',
-]);
-
 interface BulkOp {
   updateOne?: { filter: Filter<Document> };
   updateMany?: { filter: Filter<Document> };
@@ -361,7 +350,7 @@ export function withDocCache<T extends Document>(db: Db, coll: Collection<T>): C
       const method = isWriteMethod(prop)
         ? countingWrite(db, target.collectionName, value as (...args: unknown[]) => Promise<unknown>, target)
         : (value as (...args: unknown[]) => Promise<unknown>);
-      if (FILTERED_WRITES.has(prop)) {
+      if (isFilteredWrite(prop)) {
         return async (...args: unknown[]) => {
           const ids = await touchedIds(target, [(args[0] ?? {}) as Filter<Document>]);
           try {

@@ -7,7 +7,15 @@
 import { writeFileSync } from 'node:fs';
 import { withDocCache } from './docCache.ts';
 import { withWriteCount } from './recentResults.ts';
-import { MongoClient, type Db, type Collection, type Document, type IndexDescription } from 'mongodb';
+import {
+  MongoClient,
+  type Db,
+  type Collection,
+  type Document,
+  type Filter,
+  type IndexDescription,
+  type OptionalUnlessRequiredId,
+} from 'mongodb';
 
 export interface CollectionDef<T extends Document> {
   name: string;
@@ -119,6 +127,43 @@ export function declaredCollections(): string[] {
 /** True when a write failed on a unique index. */
 export function isDuplicateKeyError(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: number }).code === 11000;
+}
+
+/**
+ * Inserts `doc` unless a unique index says it is there already (a repeat, or a concurrent writer
+ * first); true when this call stored it. Any other write error is thrown.
+ */
+export async function insertOnce<T extends Document>(
+  coll: Collection<T>,
+  doc: OptionalUnlessRequiredId<T>,
+): Promise<boolean> {
+  try {
+    await coll.insertOne(doc);
+    return true;
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+    return false;
+  }
+}
+
+/**
+ * Inserts `doc` and answers it, or, when a concurrent writer stored its twin first (a duplicate
+ * key), answers theirs: the document `twin` finds.
+ */
+export async function insertOrTwin<T extends Document>(
+  coll: Collection<T>,
+  doc: OptionalUnlessRequiredId<T>,
+  twin: Filter<T>,
+): Promise<T> {
+  try {
+    await coll.insertOne(doc);
+    return doc as T;
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+    const winner = await coll.findOne(twin);
+    if (!winner) throw err;
+    return winner as T;
+  }
 }
 
 /**

@@ -21,9 +21,8 @@ export function countWrite(db: Db, collection: string): void {
   byName.set(collection, (byName.get(collection) ?? 0) + 1);
 }
 
-const WRITES = new Set([
-  'insertOne',
-  'insertMany',
+/** The writes that name the documents they change by a filter (the document cache reads it). */
+const FILTERED_WRITES = new Set([
   'updateOne',
   'updateMany',
   'replaceOne',
@@ -32,8 +31,13 @@ const WRITES = new Set([
   'findOneAndUpdate',
   'findOneAndReplace',
   'findOneAndDelete',
-  'bulkWrite',
 ]);
+
+const WRITES = new Set(['insertOne', 'insertMany', ...FILTERED_WRITES, 'bulkWrite']);
+
+export function isFilteredWrite(name: string): boolean {
+  return FILTERED_WRITES.has(name);
+}
 
 export function isWriteMethod(name: string): boolean {
   return WRITES.has(name);

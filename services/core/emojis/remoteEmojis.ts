@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { nextSerialId } from '../ids.ts';
-import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { collection, insertOnce } from '../db/mongo.ts';
 import { customEmojis, type CustomEmojiDoc } from '../model/customEmojis.ts';
 import { domainPolicy } from '../moderation/domainBlocks.ts';
 import { FetchError, safeFetch } from '../activitypub/safeFetch.ts';
@@ -58,12 +58,8 @@ export async function upsertRemoteEmojis(
       createdAt: now,
       updatedAt: now,
     };
-    try {
-      await coll.insertOne(doc);
-      queue.push(String(doc._id));
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-    }
+    await insertOnce(coll, doc);
+    queue.push(String(doc._id));
   }
   if (queue.length === 0) return;
   try {

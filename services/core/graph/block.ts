@@ -1,7 +1,7 @@
 // Blocking (Mastodon's BlockService): a block removes follows and pending requests both ways.
 import type { Core } from '../context.ts';
 import { nextSerialId } from '../ids.ts';
-import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { collection, insertOnce } from '../db/mongo.ts';
 import type { AccountDoc } from '../model/accounts.ts';
 import { blocks, type BlockDoc } from '../model/blocks.ts';
 import { forbidden } from '../errors.ts';
@@ -43,11 +43,7 @@ export async function blockAccount(core: Core, account: AccountDoc, target: Acco
     createdAt: new Date(),
   };
   await core.outbox.write([blockEvent('BlockCreated', block, account, target)], async () => {
-    try {
-      await collection(core.db, blocks).insertOne(block);
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-    }
+    await insertOnce(collection(core.db, blocks), block);
   });
 }
 

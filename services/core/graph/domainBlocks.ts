@@ -3,7 +3,7 @@
 import { domainToASCII } from 'node:url';
 import type { Core } from '../context.ts';
 import { nextSerialId } from '../ids.ts';
-import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { collection, insertOnce } from '../db/mongo.ts';
 import type { AccountDoc } from '../model/accounts.ts';
 import { accountDomainBlocks } from '../model/accountDomainBlocks.ts';
 import { follows } from '../model/follows.ts';
@@ -58,11 +58,7 @@ export async function blockDomain(core: Core, account: AccountDoc, input: string
   if (await coll.findOne({ accountId: account._id, domain })) return;
   const id = await nextSerialId(core.db, 'account_domain_blocks');
   await core.outbox.write([domainEvent('DomainBlockCreated', account._id, domain, id)], async () => {
-    try {
-      await coll.insertOne({ _id: id, accountId: account._id, domain, createdAt: new Date() });
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-    }
+    await insertOnce(coll, { _id: id, accountId: account._id, domain, createdAt: new Date() });
   });
   // Followers on that domain stop following (Mastodon's AfterAccountDomainBlockWorker).
   const followerIds = (

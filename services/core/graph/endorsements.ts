@@ -1,7 +1,7 @@
 // Featuring accounts on one's profile (endorsements): only accounts one follows, idempotent.
 import type { Core } from '../context.ts';
 import { nextSerialId } from '../ids.ts';
-import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { collection, insertOnce } from '../db/mongo.ts';
 import type { AccountDoc } from '../model/accounts.ts';
 import { endorsements } from '../model/endorsements.ts';
 import { validationFailed } from '../errors.ts';
@@ -13,16 +13,12 @@ export async function endorseAccount(core: Core, account: AccountDoc, target: Ac
   if (await coll.findOne({ accountId: account._id, targetAccountId: target._id })) return;
   if (!(await isFollowing(core, account._id, target._id)))
     throw validationFailed('You must be already following the person you want to endorse');
-  try {
-    await coll.insertOne({
-      _id: await nextSerialId(core.db, 'account_pins'),
-      accountId: account._id,
-      targetAccountId: target._id,
-      createdAt: new Date(),
-    });
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-  }
+  await insertOnce(coll, {
+    _id: await nextSerialId(core.db, 'account_pins'),
+    accountId: account._id,
+    targetAccountId: target._id,
+    createdAt: new Date(),
+  });
 }
 
 export async function unendorseAccount(core: Core, account: AccountDoc, target: AccountDoc): Promise<void> {

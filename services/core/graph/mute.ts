@@ -2,7 +2,7 @@
 // notifications too; `duration` seconds (0 = forever) sets an expiry that the scheduler enforces.
 import type { Core } from '../context.ts';
 import { nextSerialId } from '../ids.ts';
-import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { collection, insertOnce } from '../db/mongo.ts';
 import type { AccountDoc } from '../model/accounts.ts';
 import { mutes, type MuteDoc } from '../model/mutes.ts';
 import { forbidden } from '../errors.ts';
@@ -64,11 +64,7 @@ export async function muteAccount(
     createdAt: new Date(),
   };
   await core.outbox.write([muteCreated(mute, account, target)], async () => {
-    try {
-      await coll.insertOne(mute);
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-    }
+    await insertOnce(coll, mute);
   });
 }
 

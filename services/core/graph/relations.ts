@@ -3,7 +3,7 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { nextSerialId } from '../ids.ts';
-import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { collection, insertOnce } from '../db/mongo.ts';
 import { follows } from '../model/follows.ts';
 import { blocks } from '../model/blocks.ts';
 import { mutes } from '../model/mutes.ts';
@@ -55,33 +55,25 @@ export async function recordFollow(
   targetAccountId: Id,
   opts: { showReblogs?: boolean; notify?: boolean; uri?: string | null } = {},
 ): Promise<void> {
-  try {
-    await collection(core.db, follows).insertOne({
-      _id: await nextSerialId(core.db, 'follows'),
-      accountId,
-      targetAccountId,
-      showReblogs: opts.showReblogs ?? true,
-      notify: opts.notify ?? false,
-      languages: null,
-      uri: opts.uri ?? null,
-      createdAt: new Date(),
-    });
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-  }
+  await insertOnce(collection(core.db, follows), {
+    _id: await nextSerialId(core.db, 'follows'),
+    accountId,
+    targetAccountId,
+    showReblogs: opts.showReblogs ?? true,
+    notify: opts.notify ?? false,
+    languages: null,
+    uri: opts.uri ?? null,
+    createdAt: new Date(),
+  });
 }
 
 /** Inserts a block if none exists (no events): the core of the block operation. */
 export async function recordBlock(core: Core, accountId: Id, targetAccountId: Id): Promise<void> {
-  try {
-    await collection(core.db, blocks).insertOne({
-      _id: await nextSerialId(core.db, 'blocks'),
-      accountId,
-      targetAccountId,
-      uri: null,
-      createdAt: new Date(),
-    });
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-  }
+  await insertOnce(collection(core.db, blocks), {
+    _id: await nextSerialId(core.db, 'blocks'),
+    accountId,
+    targetAccountId,
+    uri: null,
+    createdAt: new Date(),
+  });
 }

@@ -3,7 +3,7 @@
 import { dropViewerFlags } from './viewerFlags.ts';
 import type { Core } from '../context.ts';
 import { nextSerialId } from '../ids.ts';
-import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { collection, insertOnce } from '../db/mongo.ts';
 import type { AccountDoc } from '../model/accounts.ts';
 import type { StatusDoc } from '../model/statuses.ts';
 import { conversationMutes } from '../model/conversations.ts';
@@ -39,11 +39,7 @@ export async function muteConversation(core: Core, account: AccountDoc, status: 
   if (await coll.findOne({ accountId: account._id, conversationId })) return;
   const id = await nextSerialId(core.db, 'conversation_mutes');
   await core.outbox.write([muteEvent('ConversationMuted', account, status, conversationId)], async () => {
-    try {
-      await coll.insertOne({ _id: id, accountId: account._id, conversationId, createdAt: new Date() });
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-    }
+    await insertOnce(coll, { _id: id, accountId: account._id, conversationId, createdAt: new Date() });
   });
   await dropViewerFlags(core, account._id);
 }

@@ -3,7 +3,7 @@
 import { dropViewerFlags } from './viewerFlags.ts';
 import type { Core } from '../context.ts';
 import { nextSerialId } from '../ids.ts';
-import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { collection, insertOnce, isDuplicateKeyError } from '../db/mongo.ts';
 import type { AccountDoc } from '../model/accounts.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { favourites, type FavouriteDoc } from '../model/favourites.ts';
@@ -88,16 +88,12 @@ export async function hasFavourited(core: Core, account: AccountDoc, status: Sta
  * (a few Redis writes); `rebuildStatusIndex` covers a failure.
  */
 export async function bookmarkStatus(core: Core, account: AccountDoc, status: StatusDoc): Promise<void> {
-  try {
-    await collection(core.db, bookmarks).insertOne({
-      _id: await nextSerialId(core.db, 'bookmarks'),
-      accountId: account._id,
-      statusId: status._id,
-      createdAt: new Date(),
-    });
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-  }
+  await insertOnce(collection(core.db, bookmarks), {
+    _id: await nextSerialId(core.db, 'bookmarks'),
+    accountId: account._id,
+    statusId: status._id,
+    createdAt: new Date(),
+  });
   await dropViewerFlags(core, account._id);
   await indexForAccount(core, account._id, status._id).catch((err: unknown) =>
     core.logger.warn({ err, statusId: String(status._id) }, 'search index: bookmark not indexed'),

@@ -2,7 +2,7 @@
 import { dropViewerFlags } from './viewerFlags.ts';
 import type { Core } from '../context.ts';
 import { nextSerialId } from '../ids.ts';
-import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { collection, insertOnce } from '../db/mongo.ts';
 import type { AccountDoc } from '../model/accounts.ts';
 import type { StatusDoc } from '../model/statuses.ts';
 import { pins } from '../model/pins.ts';
@@ -35,11 +35,7 @@ export async function pinStatus(core: Core, account: AccountDoc, status: StatusD
   }
   const id = await nextSerialId(core.db, 'status_pins');
   await core.outbox.write([pinEvent('StatusPinned', account, status)], async () => {
-    try {
-      await coll.insertOne({ _id: id, accountId: account._id, statusId: status._id, createdAt: new Date() });
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-    }
+    await insertOnce(coll, { _id: id, accountId: account._id, statusId: status._id, createdAt: new Date() });
   });
   await dropViewerFlags(core, account._id);
 }

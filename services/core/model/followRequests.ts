@@ -1,19 +1,10 @@
 // Pending follow requests: to a locked local account, or to a remote one until its Accept arrives.
 // Authorizing turns one into a follow (same options); the serial id is the pagination cursor.
-import type { Id } from '../ids.ts';
+import type { FollowDoc } from './follows.ts';
 import { defineCollection } from '../db/mongo.ts';
 
-export interface FollowRequestDoc {
-  _id: Id;
-  accountId: Id;
-  targetAccountId: Id;
-  showReblogs: boolean;
-  notify: boolean;
-  languages: string[] | null;
-  /** ActivityPub id of the Follow activity. */
-  uri: string | null;
-  createdAt: Date;
-}
+/** The options of the follow it asks for, which authorizing copies. */
+export type FollowRequestDoc = FollowDoc;
 
 export const followRequests = defineCollection<FollowRequestDoc>('follow_requests', [
   { key: { accountId: 1, targetAccountId: 1 }, name: 'account_target', unique: true },

@@ -2,25 +2,16 @@
 // with the token and when the push service answers 404/410.
 import type { Id } from '../ids.ts';
 import { defineCollection } from '../db/mongo.ts';
+import { NOTIFICATION_TYPES, type NotificationType } from './notifications.ts';
 
 export const PUSH_POLICIES = ['all', 'followed', 'follower', 'none'] as const;
 export type PushPolicy = (typeof PUSH_POLICIES)[number];
 
-/** Notification types a subscription can ask alerts for (Mastodon's Notification::TYPES). */
-export const PUSH_ALERT_TYPES = [
-  'mention',
-  'status',
-  'reblog',
-  'follow',
-  'follow_request',
-  'favourite',
-  'poll',
-  'update',
-  'admin.sign_up',
-  'admin.report',
-  'quote',
-  'quoted_update',
-] as const;
+/** Notification types a subscription can ask alerts for (Mastodon's Notification::TYPES, less two). */
+export const PUSH_ALERT_TYPES = NOTIFICATION_TYPES.filter(
+  (t): t is Exclude<NotificationType, 'severed_relationships' | 'moderation_warning'> =>
+    t !== 'severed_relationships' && t !== 'moderation_warning',
+);
 
 export interface PushSubscriptionDoc {
   _id: Id;

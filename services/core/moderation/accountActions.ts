@@ -27,6 +27,16 @@ export function acct(a: AccountDoc): string {
   return a.domain ? `${a.username}@${a.domain}` : a.username;
 }
 
+/** What every account moderation event names: the account, where it lives, and the moderator (null: the system). */
+export function moderatedAccount(target: AccountDoc, actor: Actor) {
+  return {
+    accountId: String(target._id),
+    accountUri: target.uri,
+    domain: target.domain,
+    actorAccountId: actor === null ? null : String(actor),
+  };
+}
+
 export async function log(core: Core, action: string, target: AccountDoc, actor: Actor): Promise<void> {
   await logAdminAction(core, {
     accountId: actor,
@@ -64,11 +74,8 @@ export async function suspendAccount(
     type: 'AccountSuspended',
     key: String(target._id),
     payload: {
-      accountId: String(target._id),
-      accountUri: target.uri,
-      domain: target.domain,
+      ...moderatedAccount(target, actor),
       origin,
-      actorAccountId: actor === null ? null : String(actor),
     },
     verify: { collection: accounts.name, filter: { _id: target._id, suspendedAt: { $ne: null } }, expect: 'exists' },
   };
@@ -99,10 +106,7 @@ export async function unsuspendAccount(core: Core, target: AccountDoc, actor: Ac
     type: 'AccountUnsuspended',
     key: String(target._id),
     payload: {
-      accountId: String(target._id),
-      accountUri: target.uri,
-      domain: target.domain,
-      actorAccountId: actor === null ? null : String(actor),
+      ...moderatedAccount(target, actor),
     },
     verify: { collection: accounts.name, filter: { _id: target._id, suspendedAt: null }, expect: 'exists' },
   };

@@ -20,7 +20,7 @@ import { forbidden } from '../errors.ts';
 import type { NewEvent } from '../events/outbox.ts';
 import { logAdminAction, type Actor } from '../users/moderation.ts';
 import { endFollow, endFollowRequest } from '../graph/unfollow.ts';
-import { acct, log, reload, userOfAccount } from './accountActions.ts';
+import { acct, log, moderatedAccount, reload, userOfAccount } from './accountActions.ts';
 
 /** Refuses a pending sign-up: the user and its account are deleted (403 when not pending). */
 export async function rejectPendingUser(core: Core, target: AccountDoc, actor: Actor): Promise<AccountDoc> {
@@ -95,10 +95,7 @@ export async function deleteAccountData(core: Core, target: AccountDoc, actor: A
     type: 'AccountDataDeleted',
     key: String(target._id),
     payload: {
-      accountId: String(target._id),
-      accountUri: target.uri,
-      domain: target.domain,
-      actorAccountId: actor === null ? null : String(actor),
+      ...moderatedAccount(target, actor),
     },
     verify: { collection: accounts.name, filter: { _id: target._id, dataDeletedAt: { $ne: null } }, expect: 'exists' },
   };

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { promises as dns } from 'node:dns';
 import type { Core } from '../context.ts';
 import { nextSerialId, type Id } from '../ids.ts';
-import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { collection, insertOnce, isDuplicateKeyError } from '../db/mongo.ts';
 import {
   emailDomainBlocks,
   canonicalEmailBlocks,
@@ -142,18 +142,14 @@ export async function createEmailDomainBlock(
   // The domains of its mail servers are blocked with it (a sign-up through another domain served by
   // the same provider is caught too).
   for (const mx of await mxDomains(domain)) {
-    try {
-      await coll.insertOne({
-        _id: await nextSerialId(core.db, 'email_domain_blocks'),
-        domain: mx,
-        allowWithApproval: block.allowWithApproval,
-        parentId: block._id,
-        createdAt: now,
-        updatedAt: now,
-      });
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-    }
+    await insertOnce(coll, {
+      _id: await nextSerialId(core.db, 'email_domain_blocks'),
+      domain: mx,
+      allowWithApproval: block.allowWithApproval,
+      parentId: block._id,
+      createdAt: now,
+      updatedAt: now,
+    });
   }
   await logAdminAction(core, {
     accountId: actor,

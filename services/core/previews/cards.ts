@@ -2,7 +2,7 @@
 // pipeline fetches it; see fetchCard.ts).
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
-import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { collection, insertOnce, insertOrTwin } from '../db/mongo.ts';
 import { nextSerialId } from '../ids.ts';
 import { invalidateRenderedStatuses } from '../statuses/renderCache.ts';
 import { previewCardProviders, previewCards, statusCards, type PreviewCardDoc } from '../model/previewCards.ts';
@@ -43,11 +43,7 @@ async function ensureProvider(core: Core, url: string): Promise<void> {
   if (!domain) return;
   const coll = collection(core.db, previewCardProviders);
   if (await coll.findOne({ domain })) return;
-  try {
-    await coll.insertOne({ _id: await nextSerialId(core.db, 'preview_card_providers'), domain, createdAt: new Date() });
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-  }
+  await insertOnce(coll, { _id: await nextSerialId(core.db, 'preview_card_providers'), domain, createdAt: new Date() });
 }
 
 /** Stores (or refreshes) the card of a URL; returns it. */
@@ -66,13 +62,7 @@ export async function upsertCard(core: Core, fields: CardFields): Promise<Previe
     createdAt: now,
     updatedAt: now,
   };
-  try {
-    await coll.insertOne(doc);
-    return doc;
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-    return (await coll.findOne({ url: fields.url })) as PreviewCardDoc;
-  }
+  return insertOrTwin(coll, doc, { url: fields.url });
 }
 
 export async function attachCard(core: Core, statusId: Id, cardId: Id): Promise<void> {

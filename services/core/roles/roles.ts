@@ -2,7 +2,7 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { nextSerialId } from '../ids.ts';
-import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { collection, insertOnce } from '../db/mongo.ts';
 import { roles, type RoleDoc } from '../model/roles.ts';
 import { BUILT_IN_ROLES, DEFAULT_PERMISSIONS, hasPermission, type Permission } from './permissions.ts';
 import { TtlCache } from '../cache/ttlCache.ts';
@@ -46,21 +46,17 @@ export async function ensureBuiltInRoles(core: Core): Promise<void> {
   for (const r of BUILT_IN_ROLES) {
     if (await coll.findOne({ nameLower: r.name.toLowerCase() }, { projection: { _id: 1 } })) continue;
     const now = new Date();
-    try {
-      await coll.insertOne({
-        _id: await nextSerialId(core.db, 'user_roles'),
-        name: r.name,
-        nameLower: r.name.toLowerCase(),
-        color: '',
-        position: r.position,
-        permissions: r.permissions,
-        highlighted: r.highlighted,
-        createdAt: now,
-        updatedAt: now,
-      });
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-    }
+    await insertOnce(coll, {
+      _id: await nextSerialId(core.db, 'user_roles'),
+      name: r.name,
+      nameLower: r.name.toLowerCase(),
+      color: '',
+      position: r.position,
+      permissions: r.permissions,
+      highlighted: r.highlighted,
+      createdAt: now,
+      updatedAt: now,
+    });
   }
 }
 

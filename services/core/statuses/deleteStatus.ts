@@ -13,6 +13,7 @@ import { statusNotFound } from './errors.ts';
 import { reblogDeletedEvent, statusDeletedEvent } from './events.ts';
 import { quotedStatusDeleted, quotingStatusDeleted } from '../quotes/quotes.ts';
 import { countOnce } from '../db/countOnce.ts';
+import { countedParentOf, incrementCounts, tally } from './statusCounts.ts';
 
 export async function deleteStatus(core: Core, author: AccountDoc, statusId: Id): Promise<StatusDoc> {
   const status = await collection(core.db, statuses).findOne({ _id: statusId, deletedAt: null });
@@ -23,10 +24,6 @@ export async function deleteStatus(core: Core, author: AccountDoc, statusId: Id)
   }
   await deleteStatusDocs(core, [status]);
   return status;
-}
-
-function decrement(map: Map<bigint, number>, id: bigint): void {
-  map.set(id, (map.get(id) ?? 0) - 1);
 }
 
 /**
@@ -55,13 +52,7 @@ export async function deleteStatusDocs(core: Core, list: StatusDoc[]): Promise<v
         )
       ).flatMap((done, k) => (done ? [list[k]!] : []));
       if (removed.length === 0) return;
-      const perParent = new Map<bigint, number>();
-      for (const s of removed) {
-        if (s.inReplyToId && (s.visibility === 'public' || s.visibility === 'unlisted'))
-          decrement(perParent, s.inReplyToId);
-      }
-      const inc = (field: string, counts: Map<bigint, number>) =>
-        [...counts].map(([_id, n]) => ({ updateOne: { filter: { _id }, update: { $inc: { [field]: n } } } }));
+      const repliedTo = removed.map(countedParentOf).filter((id) => id !== null);
       await Promise.all([
         ...removed.map((s) => quotingStatusDeleted(core, s)),
         collection(core.db, pins).deleteMany(
@@ -73,9 +64,7 @@ export async function deleteStatusDocs(core: Core, list: StatusDoc[]): Promise<v
             .filter((s) => s.visibility !== 'direct')
             .map((s) => ({ _id: s.accountId, inc: { statusesCount: -1 }, mark: `s-${s._id}` })),
         ),
-        perParent.size > 0
-          ? collection(core.db, statuses).bulkWrite(inc('repliesCount', perParent), { ordered: false })
-          : null,
+        incrementCounts(collection(core.db, statuses), 'repliesCount', tally(repliedTo), -1),
       ]);
     },
   );

@@ -4,7 +4,7 @@
 import { resolveAccountByAcct } from '../activitypub/resolve.ts';
 import type { Core } from '../context.ts';
 import { nextSerialId } from '../ids.ts';
-import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { collection, insertOrTwin } from '../db/mongo.ts';
 import { accounts, type AccountDoc } from '../model/accounts.ts';
 import { tags, type TagDoc } from '../model/tags.ts';
 import type { StatusMention, StatusTag } from '../model/statuses.ts';
@@ -77,15 +77,7 @@ export async function findOrCreateTag(core: Core, name: string): Promise<TagDoc>
     createdAt: now,
     updatedAt: now,
   };
-  try {
-    await coll.insertOne(doc);
-    return doc;
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-    const winner = await coll.findOne({ nameNormalized });
-    if (!winner) throw err;
-    return winner;
-  }
+  return insertOrTwin(coll, doc, { nameNormalized });
 }
 
 export async function processStatusText(core: Core, text: string): Promise<ProcessedText> {

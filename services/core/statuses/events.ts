@@ -38,20 +38,7 @@ export function statusCreatedEvent(s: StatusDoc, opts: { hasPoll?: boolean } = {
 }
 
 export function statusUpdatedEvent(s: StatusDoc, editedAt: Date, pollChanged: boolean): NewEvent<'StatusUpdated'> {
-  return {
-    type: 'StatusUpdated',
-    key: String(s.accountId),
-    payload: {
-      ...statusIdentity(s),
-      mentionedAccountIds: notifiedMentions(s).map(String),
-      tagNames: s.tagNames,
-      language: s.language,
-      pollChanged,
-      editedAt,
-      change: null,
-    },
-    verify: { collection: 'statuses', filter: { _id: s._id, editedAt }, expect: 'exists' },
-  };
+  return statusUpdated(s, { pollChanged, editedAt, change: null }, { _id: s._id, editedAt });
 }
 
 /**
@@ -63,6 +50,15 @@ export function statusChangedEvent(
   change: 'quote' | 'policy',
   written: Record<string, unknown>,
 ): NewEvent<'StatusUpdated'> {
+  return statusUpdated(s, { pollChanged: false, editedAt: s.editedAt ?? s.createdAt, change }, written);
+}
+
+/** A StatusUpdated event: an edit (`change` null) or another change; `written` is true once it is stored. */
+function statusUpdated(
+  s: StatusDoc,
+  update: { pollChanged: boolean; editedAt: Date; change: 'quote' | 'policy' | null },
+  written: Record<string, unknown>,
+): NewEvent<'StatusUpdated'> {
   return {
     type: 'StatusUpdated',
     key: String(s.accountId),
@@ -71,9 +67,7 @@ export function statusChangedEvent(
       mentionedAccountIds: notifiedMentions(s).map(String),
       tagNames: s.tagNames,
       language: s.language,
-      pollChanged: false,
-      editedAt: s.editedAt ?? s.createdAt,
-      change,
+      ...update,
     },
     verify: { collection: 'statuses', filter: written, expect: 'exists' },
   };

@@ -34,6 +34,7 @@ import { presentAccounts } from '../entities/account.ts';
 import { Coalescer } from '../events/coalesce.ts';
 import { BatchedInsert } from '../db/batchedInsert.ts';
 import { countOnce } from '../db/countOnce.ts';
+import { authorStatusCountChanges, countedParentOf } from './statusCounts.ts';
 
 export interface PostStatusInput {
   text?: string | null;
@@ -272,39 +273,21 @@ function statusInsertsOf(core: Core): BatchedInsert<StatusDoc> {
  * The author counters of concurrent posts in one command (ADR 0009): each account's `$inc` by its
  * number of posts and its latest time; each caller waits for the command that carried its post.
  */
-const authorCounters = new WeakMap<object, Coalescer<{ accountId: Id; at: Date; statusId: Id }>>();
+const authorCounters = new WeakMap<object, Coalescer<StatusDoc>>();
 
-function authorCountersOf(core: Core): Coalescer<{ accountId: Id; at: Date; statusId: Id }> {
+function authorCountersOf(core: Core): Coalescer<StatusDoc> {
   let c = authorCounters.get(core.db);
   if (!c) {
     const db = core.db;
     c = new Coalescer(async (posts) => {
-      const byAccount = new Map<Id, { n: number; at: Date; last: Id }>();
-      for (const p of posts) {
-        const seen = byAccount.get(p.accountId);
-        if (!seen) byAccount.set(p.accountId, { n: 1, at: p.at, last: p.statusId });
-        else
-          byAccount.set(p.accountId, {
-            n: seen.n + 1,
-            at: p.at > seen.at ? p.at : seen.at,
-            last: p.statusId > seen.last ? p.statusId : seen.last,
-          });
-      }
       // The statuses are written: a MongoDB restart must not leave their authors' counts behind,
       // nor count them twice (each account's change is marked by its newest status).
-      await countOnce(
-        collection(db, accounts),
-        [...byAccount].map(([_id, { n, at, last }]) => ({
-          _id,
-          inc: { statusesCount: n },
-          set: { lastStatusAt: at },
-          mark: `s+${last}`,
-        })),
-      );
+      const changes = authorStatusCountChanges(posts);
+      await countOnce(collection(db, accounts), changes);
       // The write dropped the authors' cached copies, which the answer's rendering, the fan-out
       // and the author's next request each read: refilled here for the whole group, two queries
       // instead of a miss per post and reader.
-      const ids = [...byAccount.keys()];
+      const ids = changes.map((ch) => ch._id);
       await Promise.all([readThrough(core, accountView, ids), warmRenderedAuthors(core, ids)]).catch((err: unknown) =>
         core.logger.debug({ err }, 'authors not refilled after their counters'),
       );
@@ -316,10 +299,8 @@ function authorCountersOf(core: Core): Coalescer<{ accountId: Id; at: Date; stat
 
 /** Denormalised counters (Mastodon: direct messages do not count; replies count on public threads). */
 export async function countNewStatus(core: Core, status: StatusDoc): Promise<void> {
-  if (status.visibility !== 'direct') {
-    await authorCountersOf(core).add([{ accountId: status.accountId, at: status.createdAt, statusId: status._id }]);
-  }
-  if (status.inReplyToId && (status.visibility === 'public' || status.visibility === 'unlisted')) {
-    await collection(core.db, statuses).updateOne({ _id: status.inReplyToId }, { $inc: { repliesCount: 1 } });
-  }
+  if (status.visibility !== 'direct') await authorCountersOf(core).add([status]);
+  const parentId = countedParentOf(status);
+  if (parentId !== null)
+    await collection(core.db, statuses).updateOne({ _id: parentId }, { $inc: { repliesCount: 1 } });
 }

@@ -1,7 +1,7 @@
 // Following hashtags: idempotent both ways; names are matched case-insensitively and NFKC-folded.
 import type { Core } from '../context.ts';
 import { nextSerialId } from '../ids.ts';
-import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { collection, insertOnce } from '../db/mongo.ts';
 import type { AccountDoc, CachedAccount } from '../model/accounts.ts';
 import { tags, type TagDoc } from '../model/tags.ts';
 import type { Id } from '../ids.ts';
@@ -26,11 +26,7 @@ export async function followTag(core: Core, account: AccountDoc, tag: TagDoc): P
   if (await coll.findOne({ accountId: account._id, tagId: tag._id })) return;
   const id = await nextSerialId(core.db, 'tag_follows');
   await core.outbox.write([tagEvent('TagFollowed', account, tag)], async () => {
-    try {
-      await coll.insertOne({ _id: id, accountId: account._id, tagId: tag._id, createdAt: new Date() });
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-    }
+    await insertOnce(coll, { _id: id, accountId: account._id, tagId: tag._id, createdAt: new Date() });
   });
 }
 

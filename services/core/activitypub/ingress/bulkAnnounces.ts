@@ -5,6 +5,8 @@
 // trips. An original we do not have (to fetch, or embedded) is handed back for the one-by-one path.
 import type { Core } from '../../context.ts';
 import { collection, insertNew } from '../../db/mongo.ts';
+import { countOnce } from '../../db/countOnce.ts';
+import { authorStatusCountChanges, incrementCounts, tally } from '../../statuses/statusCounts.ts';
 import { accounts, type AccountDoc } from '../../model/accounts.ts';
 import { statuses, reblogUniqueKey, type StatusDoc } from '../../model/statuses.ts';
 import { follows } from '../../model/follows.ts';
@@ -104,32 +106,9 @@ export async function reblogRemoteAnnounces(core: Core, items: RemoteAnnounce[])
   await core.outbox.write(docs.map(reblogCreatedEvent), async () => {
     // A concurrent consumer may have won some (a rebalance): count only ours.
     const inserted = await insertNew(coll, docs);
-    const perOriginal = new Map<bigint, number>();
-    const perAccount = new Map<bigint, { n: number; last: Date }>();
-    for (const r of inserted) {
-      perOriginal.set(r.reblogOfId!, (perOriginal.get(r.reblogOfId!) ?? 0) + 1);
-      const a = perAccount.get(r.accountId) ?? { n: 0, last: r.createdAt };
-      a.n++;
-      if (r.createdAt > a.last) a.last = r.createdAt;
-      perAccount.set(r.accountId, a);
-    }
     await Promise.all([
-      perOriginal.size > 0
-        ? coll.bulkWrite(
-            [...perOriginal].map(([_id, n]) => ({
-              updateOne: { filter: { _id }, update: { $inc: { reblogsCount: n } } },
-            })),
-            { ordered: false },
-          )
-        : null,
-      perAccount.size > 0
-        ? collection(core.db, accounts).bulkWrite(
-            [...perAccount].map(([_id, { n, last }]) => ({
-              updateOne: { filter: { _id }, update: { $inc: { statusesCount: n }, $set: { lastStatusAt: last } } },
-            })),
-            { ordered: false },
-          )
-        : null,
+      incrementCounts(coll, 'reblogsCount', tally(inserted.map((r) => r.reblogOfId!))),
+      countOnce(collection(core.db, accounts), authorStatusCountChanges(inserted)),
     ]);
   });
   await Promise.all([...new Set(docs.map((d) => d.accountId))].map((id) => dropViewerFlags(core, id)));

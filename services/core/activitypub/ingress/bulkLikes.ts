@@ -5,6 +5,7 @@
 import type { Core } from '../../context.ts';
 import { nextSerialIds } from '../../ids.ts';
 import { collection, insertNew } from '../../db/mongo.ts';
+import { incrementCounts, tally } from '../../statuses/statusCounts.ts';
 import type { AccountDoc } from '../../model/accounts.ts';
 import { statuses, type StatusDoc } from '../../model/statuses.ts';
 import { favourites, type FavouriteDoc } from '../../model/favourites.ts';
@@ -67,15 +68,7 @@ export async function favouriteRemoteLikes(core: Core, likes: RemoteLike[]): Pro
     async () => {
       // A concurrent consumer may have won some (a rebalance): count only ours.
       const inserted = await insertNew(coll, docs);
-      const perStatus = new Map<bigint, number>();
-      for (const f of inserted) perStatus.set(f.statusId, (perStatus.get(f.statusId) ?? 0) + 1);
-      if (perStatus.size > 0)
-        await collection(core.db, statuses).bulkWrite(
-          [...perStatus].map(([_id, n]) => ({
-            updateOne: { filter: { _id }, update: { $inc: { favouritesCount: n } } },
-          })),
-          { ordered: false },
-        );
+      await incrementCounts(collection(core.db, statuses), 'favouritesCount', tally(inserted.map((f) => f.statusId)));
     },
   );
   await Promise.all([...new Set(todo.map((c) => c.actor._id))].map((id) => dropViewerFlags(core, id)));

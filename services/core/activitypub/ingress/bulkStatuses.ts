@@ -7,6 +7,8 @@
 import type { Core } from '../../context.ts';
 import { nextSerialIds } from '../../ids.ts';
 import { collection, insertNew } from '../../db/mongo.ts';
+import { countOnce } from '../../db/countOnce.ts';
+import { authorStatusCountChanges, countedParentOf, incrementCounts, tally } from '../../statuses/statusCounts.ts';
 import { accounts, type AccountDoc } from '../../model/accounts.ts';
 import { statuses, type StatusDoc, type StatusMention, type StatusTag } from '../../model/statuses.ts';
 import { conversations } from '../../model/conversations.ts';
@@ -235,34 +237,9 @@ export async function createRemoteStatuses(core: Core, items: NewRemoteStatus[])
 
 /** `countNewStatus` for many: one bulk write per collection. */
 async function countNewStatuses(core: Core, docs: StatusDoc[]): Promise<void> {
-  const perAccount = new Map<bigint, { n: number; last: Date }>();
-  const perParent = new Map<bigint, number>();
-  for (const s of docs) {
-    if (s.visibility !== 'direct') {
-      const a = perAccount.get(s.accountId) ?? { n: 0, last: s.createdAt };
-      a.n++;
-      if (s.createdAt > a.last) a.last = s.createdAt;
-      perAccount.set(s.accountId, a);
-    }
-    if (s.inReplyToId && (s.visibility === 'public' || s.visibility === 'unlisted'))
-      perParent.set(s.inReplyToId, (perParent.get(s.inReplyToId) ?? 0) + 1);
-  }
+  const repliedTo = docs.map(countedParentOf).filter((id) => id !== null);
   await Promise.all([
-    perAccount.size > 0
-      ? collection(core.db, accounts).bulkWrite(
-          [...perAccount].map(([_id, { n, last }]) => ({
-            updateOne: { filter: { _id }, update: { $inc: { statusesCount: n }, $set: { lastStatusAt: last } } },
-          })),
-          { ordered: false },
-        )
-      : null,
-    perParent.size > 0
-      ? collection(core.db, statuses).bulkWrite(
-          [...perParent].map(([_id, n]) => ({
-            updateOne: { filter: { _id }, update: { $inc: { repliesCount: n } } },
-          })),
-          { ordered: false },
-        )
-      : null,
+    countOnce(collection(core.db, accounts), authorStatusCountChanges(docs)),
+    incrementCounts(collection(core.db, statuses), 'repliesCount', tally(repliedTo)),
   ]);
 }

@@ -6,6 +6,8 @@
 // counter moves only for a document this call removed), and the counters move in one bulk write.
 import type { Core } from '../../context.ts';
 import { collection } from '../../db/mongo.ts';
+import { countOnce } from '../../db/countOnce.ts';
+import { incrementCounts, tally } from '../../statuses/statusCounts.ts';
 import { accounts, type AccountDoc } from '../../model/accounts.ts';
 import { statuses, reblogUniqueKey, type StatusDoc } from '../../model/statuses.ts';
 import { favourites, type FavouriteDoc } from '../../model/favourites.ts';
@@ -28,22 +30,6 @@ export function bulkUndoKind(actor: AccountDoc, activity: JsonObject): 'Like' | 
   if (innerActor !== null && innerActor !== actor.uri) return null;
   const type = firstType(inner);
   return type === 'Like' || type === 'Announce' ? type : null;
-}
-
-async function inc(
-  core: Core,
-  coll: 'statuses' | 'accounts',
-  field: 'favouritesCount' | 'reblogsCount' | 'statusesCount',
-  counts: Map<bigint, number>,
-): Promise<void> {
-  if (counts.size === 0) return;
-  const ops = [...counts].map(([_id, n]) => ({ updateOne: { filter: { _id }, update: { $inc: { [field]: -n } } } }));
-  if (coll === 'statuses') await collection(core.db, statuses).bulkWrite(ops, { ordered: false });
-  else await collection(core.db, accounts).bulkWrite(ops, { ordered: false });
-}
-
-function add(map: Map<bigint, number>, id: bigint): void {
-  map.set(id, (map.get(id) ?? 0) + 1);
 }
 
 export async function undoRemoteLikes(core: Core, items: RemoteUndo[]): Promise<void> {
@@ -69,9 +55,8 @@ export async function undoRemoteLikes(core: Core, items: RemoteUndo[]): Promise<
       const removed = await Promise.all(
         todo.map(async (p) => (await collection(core.db, favourites).deleteOne({ _id: p.fav._id })).deletedCount > 0),
       );
-      const perStatus = new Map<bigint, number>();
-      todo.forEach((p, k) => removed[k] && add(perStatus, p.status._id));
-      await inc(core, 'statuses', 'favouritesCount', perStatus);
+      const unliked = todo.filter((_, k) => removed[k]).map((p) => p.status._id);
+      await incrementCounts(collection(core.db, statuses), 'favouritesCount', tally(unliked), -1);
     },
   );
   await Promise.all([...new Set(todo.map((p) => p.actor._id))].map((id) => dropViewerFlags(core, id)));
@@ -130,16 +115,16 @@ export async function undoRemoteAnnounces(core: Core, items: RemoteUndo[]): Prom
           ).modifiedCount > 0,
       ),
     );
-    const perOriginal = new Map<bigint, number>();
-    const perAccount = new Map<bigint, number>();
-    todo.forEach((r, k) => {
-      if (!removed[k]) return;
-      add(perOriginal, r.reblogOfId!);
-      if (r.visibility !== 'direct') add(perAccount, r.accountId);
-    });
+    const gone = todo.filter((_, k) => removed[k]);
     await Promise.all([
-      inc(core, 'statuses', 'reblogsCount', perOriginal),
-      inc(core, 'accounts', 'statusesCount', perAccount),
+      incrementCounts(coll, 'reblogsCount', tally(gone.map((r) => r.reblogOfId!)), -1),
+      // Marked as removeReblog marks it, so that a retry through a MongoDB restart counts once.
+      countOnce(
+        collection(core.db, accounts),
+        gone
+          .filter((r) => r.visibility !== 'direct')
+          .map((r) => ({ _id: r.accountId, inc: { statusesCount: -1 }, mark: `s-${r._id}` })),
+      ),
     ]);
   });
   await Promise.all([...new Set(todo.map((r) => r.accountId))].map((id) => dropViewerFlags(core, id)));

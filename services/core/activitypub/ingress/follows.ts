@@ -8,7 +8,7 @@ import { follows } from '../../model/follows.ts';
 import { followRequests, type FollowRequestDoc } from '../../model/followRequests.ts';
 import { accountDomainBlocks } from '../../model/accountDomainBlocks.ts';
 import { nextSerialId } from '../../ids.ts';
-import { isDuplicateKeyError } from '../../db/mongo.ts';
+import { insertOnce } from '../../db/mongo.ts';
 import { domainPolicy } from '../../moderation/domainBlocks.ts';
 import { followAccount } from '../../graph/follow.ts';
 import { authorizeFollowRequest, rejectFollowRequest } from '../../graph/followRequests.ts';
@@ -114,11 +114,7 @@ async function forceRequest(core: Core, actor: AccountDoc, target: AccountDoc, u
       },
     ],
     async () => {
-      try {
-        await collection(core.db, followRequests).insertOne(request);
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
-      }
+      await insertOnce(collection(core.db, followRequests), request);
     },
   );
 }

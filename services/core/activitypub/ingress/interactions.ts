@@ -8,7 +8,7 @@ import { statuses, reblogUniqueKey, type StatusDoc } from '../../model/statuses.
 import { follows } from '../../model/follows.ts';
 import { pins } from '../../model/pins.ts';
 import { nextSerialId } from '../../ids.ts';
-import { isDuplicateKeyError } from '../../db/mongo.ts';
+import { insertOnce } from '../../db/mongo.ts';
 import { domainPolicy } from '../../moderation/domainBlocks.ts';
 import { createReport } from '../../moderation/reports.ts';
 import { moveLocalFollowers } from '../../accounts/migration.ts';
@@ -139,16 +139,12 @@ export async function onFeatured(ctx: Ctx, activity: JsonObject, kind: 'Add' | '
     await collection(core.db, pins).deleteOne({ accountId: actor._id, statusId: status._id });
     return;
   }
-  try {
-    await collection(core.db, pins).insertOne({
-      _id: await nextSerialId(core.db, 'status_pins'),
-      accountId: actor._id,
-      statusId: status._id,
-      createdAt: new Date(),
-    });
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-  }
+  await insertOnce(collection(core.db, pins), {
+    _id: await nextSerialId(core.db, 'status_pins'),
+    accountId: actor._id,
+    statusId: status._id,
+    createdAt: new Date(),
+  });
 }
 export async function onMove(ctx: Ctx, activity: JsonObject): Promise<void> {
   const { core, actor } = ctx;
