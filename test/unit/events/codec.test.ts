@@ -75,6 +75,7 @@ describe('EventCodec', () => {
       text: 'Hello',
       html: null,
       template: 'welcome',
+      headers: null,
     });
     expect(decoded.record.occurredAt).toBeInstanceOf(Date);
   });
