@@ -5,6 +5,8 @@ import type { Core } from '../services/core/context.ts';
 import type { EventName } from '../schemas/index.ts';
 import { PLANNED_EVENTS } from '../services/core/activitypub/delivery/plan.ts';
 import { runOutboxRelay } from './outbox/index.ts';
+import { BACKGROUND_FETCH } from './runtime/index.ts';
+import { sharedConsumer, type SharedConsumer } from './runtime/sharedConsumer.ts';
 import { runMailerPipeline, TYPES as mailerEvents } from './mailer/index.ts';
 import { runMediaPipeline, TYPES as mediaEvents } from './media/index.ts';
 import { runScheduler } from './scheduler/index.ts';
@@ -23,19 +25,37 @@ export interface RunningPipeline {
   stop(): Promise<void>;
 }
 
-export type PipelineFactory = (core: Core) => Promise<RunningPipeline>;
+/**
+ * The `all` role's shared consumers (ADR 0013), by latency class: `prompt` for what a reader or a
+ * peer waits on, `background` for what may lag a few seconds. Neither has a member that waits on
+ * another server.
+ */
+export interface SharedConsumers {
+  prompt: SharedConsumer;
+  background: SharedConsumer;
+}
+
+export function sharedConsumers(core: Core): SharedConsumers {
+  return {
+    prompt: sharedConsumer(core, 'all-prompt', { partitionsConsumedConcurrently: 4 }),
+    background: sharedConsumer(core, 'all-background', BACKGROUND_FETCH),
+  };
+}
+
+/** Starts a pipeline; with `shared` (the `all` role) the ones that can read through a shared consumer do. */
+export type PipelineFactory = (core: Core, shared?: SharedConsumers) => Promise<RunningPipeline>;
 
 export const pipelines: Record<string, PipelineFactory> = {
   outbox: async (core) => runOutboxRelay(core),
   mailer: (core) => runMailerPipeline(core),
   media: (core) => runMediaPipeline(core),
   scheduler: async (core) => runScheduler(core),
-  fanout: (core) => runFanOutPipeline(core),
-  notifications: (core) => runNotificationsPipeline(core),
-  'search-index': (core) => runSearchIndexPipeline(core),
-  trends: (core) => runTrendsPipeline(core),
+  fanout: (core, shared) => runFanOutPipeline(core, { shared: shared?.prompt }),
+  notifications: (core, shared) => runNotificationsPipeline(core, { shared: shared?.prompt }),
+  'search-index': (core, shared) => runSearchIndexPipeline(core, { shared: shared?.background }),
+  trends: (core, shared) => runTrendsPipeline(core, { shared: shared?.background }),
   'link-previews': (core) => runLinkPreviewsPipeline(core),
-  delivery: (core) => runDeliveryPipeline(core),
+  delivery: (core, shared) => runDeliveryPipeline(core, { planner: { shared: shared?.prompt } }),
   webpush: (core) => runWebPushPipeline(core),
   ingress: (core) => runIngressPipeline(core),
   replies: (core) => runRepliesPipeline(core),

@@ -15,7 +15,7 @@ import { createKafkaEventSink } from './core/events/kafkaSink.ts';
 import { buildApi } from './api/app.ts';
 import { startStreamingServer } from './streaming/server.ts';
 import { startOpsServer } from './api/health/opsServer.ts';
-import { pipelines } from '../pipelines/index.ts';
+import { pipelines, sharedConsumers } from '../pipelines/index.ts';
 
 type Role = { kind: 'api' } | { kind: 'streaming' } | { kind: 'pipeline'; name: string } | { kind: 'all' };
 
@@ -97,9 +97,15 @@ async function startParts(role: Role, core: Core, logger: Logger, parts: Part[])
     parts.push({ name: 'ops', port: ops.port, stop: () => ops.stop() });
   }
   const names = role.kind === 'pipeline' ? [role.name] : role.kind === 'all' ? Object.keys(pipelines) : [];
+  // One process runs them all: the pipelines that can, read through two shared consumers (ADR 0013).
+  const shared = role.kind === 'all' ? sharedConsumers(core) : undefined;
   for (const name of names) {
-    const running = await pipelines[name](core);
+    const running = await pipelines[name](core, shared);
     parts.push({ name: `pipeline ${name}`, stop: () => running.stop() });
+  }
+  if (shared) {
+    await shared.prompt.start();
+    await shared.background.start();
   }
 }
 

@@ -56,6 +56,8 @@ export interface ConsumerOptions {
   partitionsConsumedConcurrently?: number;
   /** How often the consumer lag gauge is refreshed (default 15 s; 0 turns it off). */
   lagIntervalMs?: number;
+  /** Groups whose committed offsets a new group starts from (the earliest of them per partition). */
+  seedFrom?: readonly string[];
   /** Handles the due messages; what it returns is published before their offsets are committed. */
   eachBatch(batch: DueBatch): Promise<Outgoing[]>;
 }
@@ -66,6 +68,8 @@ export interface Consumer {
   /** Publishes (acks=all) and counts. */
   send(out: readonly Outgoing[], compression?: CompressionTypes): Promise<void>;
   lag(): Promise<number>;
+  /** The group's lag over some of its topics, as the gauge of `label`. */
+  lagOf(label: string, topics: readonly string[]): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -90,6 +94,30 @@ export async function ensureTopics(admin: Admin, topics: readonly string[], part
       if ((err as { type?: string }).type !== 'INVALID_PARTITIONS' || attempt >= 5) throw err;
       await new Promise((r) => setTimeout(r, 300 * attempt));
     }
+  }
+}
+
+/**
+ * A group with no committed offset yet starts where `from` groups left off: per partition the
+ * earliest offset any of them committed. Two processes may race here; the loser finds the group
+ * seeded or already running, and either is fine.
+ */
+async function seedOffsets(admin: Admin, groupId: string, from: readonly string[], topics: readonly string[]) {
+  const own = await admin.fetchOffsets({ groupId, topics: [...topics] });
+  if (own.some((t) => t.partitions.some((p) => Number(p.offset) >= 0))) return;
+  for (const topic of topics) {
+    const earliest = new Map<number, bigint>();
+    for (const groupId of from) {
+      const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+      for (const { partition, offset } of committed?.partitions ?? []) {
+        if (Number(offset) < 0) continue;
+        const seen = earliest.get(partition);
+        if (seen === undefined || BigInt(offset) < seen) earliest.set(partition, BigInt(offset));
+      }
+    }
+    if (earliest.size === 0) continue;
+    const partitions = [...earliest].map(([partition, offset]) => ({ partition, offset: String(offset) }));
+    await admin.setOffsets({ groupId, topic, partitions });
   }
 }
 
@@ -123,6 +151,10 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
     createPartitioner: Partitioners.DefaultPartitioner,
   });
   await producer.connect();
+  if (opts.seedFrom?.length)
+    await seedOffsets(admin, groupId, opts.seedFrom, opts.topics).catch((err: unknown) =>
+      logger.warn({ err }, 'consumer group not seeded from the groups it replaces'),
+    );
   const consumer = kafka.consumer({
     groupId,
     allowAutoTopicCreation: false,
@@ -181,7 +213,8 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
   clearTimeout(joinTimer);
   if (!joined) logger.warn('consumer has not joined its group after 60 s; still trying');
 
-  const lag = () => measureLag(admin, name, groupId, [...opts.topics]);
+  const lagOf = (label: string, topics: readonly string[]) => measureLag(admin, label, groupId, [...topics]);
+  const lag = () => lagOf(name, opts.topics);
   const lagInterval = opts.lagIntervalMs ?? 15_000;
   const lagTimer =
     lagInterval > 0
@@ -198,6 +231,7 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
     deadLetterTopic,
     send: (out, compression) => publish(producer, out, compression),
     lag,
+    lagOf,
     stop() {
       stopped ??= (async () => {
         clearInterval(lagTimer);

@@ -179,13 +179,33 @@ export async function runPipeline<N extends EventName>(opts: PipelineOptions<N>)
     ];
   }
 
+  const held = new Map([[retryTopic, dueAt]]);
+  const outputs = opts.outputTopics?.map((o) => ({ ...o, topic: topicName(config, o.topic) }));
+  if (opts.shared) {
+    // In a consumer shared with other pipelines of this process (ADR 0013): same handling, one fetch.
+    const membership = opts.shared.join({
+      name,
+      topics: [...sourceTopics, retryTopic],
+      held,
+      outputs: [...(outputs ?? []), { topic: retryTopic }, { topic: deadLetterTopic }],
+      eachBatch,
+    });
+    send = membership.send;
+    return {
+      name,
+      groupId: `${config.kafkaTopicPrefix}.${opts.shared.name}`,
+      retryTopic,
+      deadLetterTopic,
+      ...membership,
+    };
+  }
   const consumer = await startConsumer({
     core,
     name,
     logger,
     topics: [...sourceTopics, retryTopic],
-    held: new Map([[retryTopic, dueAt]]),
-    outputs: opts.outputTopics?.map((o) => ({ ...o, topic: topicName(config, o.topic) })),
+    held,
+    outputs,
     partitions: config.kafkaPartitions,
     fromBeginning: opts.fromBeginning,
     sessionTimeout: opts.sessionTimeout,

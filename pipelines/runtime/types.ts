@@ -5,6 +5,7 @@ import type { EventName, EventRecord, EventTopic } from '../../schemas/index.ts'
 import type { CompressionTypes } from 'kafkajs';
 import type { EventDeduper } from './dedup.ts';
 import type { Outgoing } from './consumer.ts';
+import type { SharedConsumer } from './sharedConsumer.ts';
 
 interface EventEnvelope {
   eventId: string;
@@ -81,6 +82,11 @@ export interface PipelineOptions<N extends EventName> {
    */
   minBytes?: number;
   partitionsConsumedConcurrently?: number;
+  /**
+   * Read through this consumer, shared with other pipelines of the process (ADR 0013), instead of
+   * a group of its own; the fetch settings above are then the shared consumer's.
+   */
+  shared?: SharedConsumer;
 }
 
 /** What a caller of a pipeline's run function may set: the options its module does not fix itself. */
