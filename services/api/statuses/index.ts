@@ -9,18 +9,20 @@ import type { Core } from '../../core/context.ts';
 import { parseId } from '../../core/ids.ts';
 import { collection } from '../../core/db/mongo.ts';
 import type { AccountDoc, CachedAccount } from '../../core/model/accounts.ts';
-import { accounts } from '../../core/model/accounts.ts';
+import { findUnsuspendedAccounts } from '../../core/accounts/queries.ts';
 import { statuses, type StatusDoc } from '../../core/model/statuses.ts';
 import { favourites } from '../../core/model/favourites.ts';
-import { bookmarks } from '../../core/model/bookmarks.ts';
 import { postStatus, type PostStatusInput } from '../../core/statuses/postStatus.ts';
 import { statusHistory } from '../../core/statuses/editStatus.ts';
 import { statusContext } from '../../core/statuses/context.ts';
 import { filterVisible } from '../../core/statuses/visibility.ts';
 import { runIdempotent, type IdempotentResult } from '../../core/statuses/idempotency.ts';
-import { users } from '../../core/model/users.ts';
-import { scheduledStatuses, type ScheduledStatusParams } from '../../core/model/scheduledStatuses.ts';
-import { createScheduledStatus } from '../../core/scheduledStatuses/scheduledStatuses.ts';
+import {
+  createScheduledStatus,
+  findScheduledStatus,
+  scheduledParamsOf,
+} from '../../core/scheduledStatuses/scheduledStatuses.ts';
+import { findAuthor, findLiveStatus, findLiveStatuses, findStatus, hasMarked } from '../../core/statuses/reads.ts';
 import { presentScheduledStatus } from '../../core/entities/scheduledStatus.ts';
 import {
   favouriteStatus,
@@ -79,31 +81,9 @@ export function postInputOf(body: PostStatusBody): PostStatusInput {
   };
 }
 
-/** A scheduled post stores its parameters with the author's defaults resolved. */
-async function scheduledParamsOf(
-  core: Core,
-  account: AccountDoc,
-  input: PostStatusInput,
-): Promise<ScheduledStatusParams> {
-  const user = await collection(core.db, users).findOne({ accountId: account._id });
-  const spoilerText = (input.spoilerText ?? '').trim();
-  return {
-    text: input.text ?? '',
-    spoilerText,
-    sensitive: (input.sensitive ?? user?.settings.defaultSensitive ?? false) || spoilerText !== '',
-    visibility: input.visibility ?? user?.settings.defaultPrivacy ?? 'public',
-    language: input.language ?? null,
-    inReplyToId: input.inReplyToId ?? null,
-    mediaIds: input.mediaIds ?? [],
-    poll: input.poll ?? null,
-    quotedStatusId: input.quotedStatusId ?? null,
-    quotePolicy: input.quotePolicy ?? null,
-  };
-}
-
 /** The status with the viewer's flags, or 404 when it is gone. */
 async function answer(core: Core, id: bigint, viewer: CachedAccount) {
-  const status = await collection(core.db, statuses).findOne({ _id: id });
+  const status = await findStatus(core, id);
   if (!status) throw notFound();
   return presentStatus(core, status, viewer);
 }
@@ -115,7 +95,7 @@ async function statusForUndo(
   rawId: string,
   hasRecord: (s: StatusDoc) => Promise<boolean>,
 ): Promise<StatusDoc> {
-  const status = await collection(core.db, statuses).findOne({ _id: idParam(rawId), deletedAt: null });
+  const status = await findLiveStatus(core, idParam(rawId));
   if (status && (await hasRecord(status))) return status;
   return visibleStatusOr404(core, viewer, rawId);
 }
@@ -160,7 +140,7 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
       };
       const { result } = key ? await runIdempotent(core, account._id, key, create) : { result: await create() };
       if (result.kind === 'scheduled') {
-        const scheduled = await collection(core.db, scheduledStatuses).findOne({ _id: result.id });
+        const scheduled = await findScheduledStatus(core, result.id);
         if (!scheduled) throw notFound();
         return reply.send(await presentScheduledStatus(core, scheduled));
       }
@@ -176,7 +156,7 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
         });
         if (json !== null) return (reply as FastifyReply).type('application/json; charset=utf-8').send(json);
       }
-      const doc = await collection(core.db, statuses).findOne({ _id: result.id });
+      const doc = await findStatus(core, result.id);
       if (!doc) throw notFound();
       return presentStatus(core, doc, account);
     },
@@ -195,11 +175,7 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
       // Mastodon: unique ids (at most 20, else 422), unknown or invisible ones skipped.
       const ids = [...new Set((request.query.id ?? []).map((v) => parseId(v)).filter((v) => v !== null))];
       if (ids.length > 20) throw new ApiError(422, 'Validation failed: Too many ids (at most 20)');
-      const found = await collection(core.db, statuses)
-        .find({ _id: { $in: ids }, deletedAt: null })
-        .toArray();
-      const byId = new Map(found.map((s) => [s._id, s]));
-      const ordered = ids.map((id) => byId.get(id)).filter((s) => s !== undefined);
+      const ordered = await findLiveStatuses(core, ids);
       return presentStatuses(core, await filterVisible(core, viewerOf(request), ordered), viewerOf(request));
     },
   );
@@ -239,7 +215,7 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     { config: { auth: READ }, schema: { params: IdParams, response: { 200: Type.Array(StatusEditEntity) } } },
     async (request) => {
       const status = await visibleStatusOr404(core, viewerOf(request), request.params.id);
-      const author = await collection(core.db, accounts).findOne({ _id: status.accountId });
+      const author = await findAuthor(core, status);
       if (!author) throw notFound();
       return presentStatusEdits(core, await statusHistory(core, status), author);
     },
@@ -286,13 +262,9 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     };
   // Undo a mark the caller made, even after losing access to the status (see statusForUndo).
   const undoMark =
-    (
-      marks: typeof favourites | typeof bookmarks,
-      op: (c: Core, account: AccountDoc, status: StatusDoc) => Promise<unknown>,
-    ) =>
+    (marks: 'favourites' | 'bookmarks', op: (c: Core, account: AccountDoc, status: StatusDoc) => Promise<unknown>) =>
     async (c: Core, account: AccountDoc, raw: string) => {
-      const marked = async (s: StatusDoc) =>
-        (await collection(c.db, marks).countDocuments({ accountId: account._id, statusId: s._id })) > 0;
+      const marked = (s: StatusDoc) => hasMarked(c, marks, account._id, s._id);
       const status = await statusForUndo(c, account, raw, marked);
       await op(c, account, status);
       return status._id;
@@ -305,13 +277,13 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     FAVOURITES,
     onVisible(async (c, account, status) => favouriteStatus(c, account, await properStatus(c, account, status))),
   );
-  action('/api/v1/statuses/:id/unfavourite', FAVOURITES, undoMark(favourites, unfavouriteStatus));
+  action('/api/v1/statuses/:id/unfavourite', FAVOURITES, undoMark('favourites', unfavouriteStatus));
   action(
     '/api/v1/statuses/:id/bookmark',
     BOOKMARKS,
     onVisible(async (c, account, status) => bookmarkStatus(c, account, await properStatus(c, account, status))),
   );
-  action('/api/v1/statuses/:id/unbookmark', BOOKMARKS, undoMark(bookmarks, unbookmarkStatus));
+  action('/api/v1/statuses/:id/unbookmark', BOOKMARKS, undoMark('bookmarks', unbookmarkStatus));
   action('/api/v1/statuses/:id/pin', PINS, onVisible(pinStatus));
   action('/api/v1/statuses/:id/unpin', PINS, onVisible(unpinStatus));
   action('/api/v1/statuses/:id/mute', MUTES, onVisible(muteConversation));
@@ -363,9 +335,12 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
         const p = pageParams(request.query, { defaultLimit: 40, maxLimit: 80 });
         const page = await records(status, p);
         setRecordPageLinks(core, request, reply, page, p.limit);
-        return presentAccountsInOrder(
+        return presentAccounts(
           core,
-          page.map((r) => r.accountId),
+          await findUnsuspendedAccounts(
+            core,
+            page.map((r) => r.accountId),
+          ),
         );
       },
     );
@@ -376,14 +351,5 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     findPage(collection(core.db, statuses), { reblogOfId: status._id, deletedAt: null }, p),
   );
 };
-
-async function presentAccountsInOrder(core: Core, ids: bigint[]) {
-  const docs = await collection(core.db, accounts)
-    .find({ _id: { $in: ids }, suspendedAt: null })
-    .toArray();
-  const byId = new Map(docs.map((d) => [d._id, d]));
-  const ordered = ids.map((id) => byId.get(id)).filter((d) => d !== undefined);
-  return presentAccounts(core, ordered);
-}
 
 export default statusesArea;

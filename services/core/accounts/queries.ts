@@ -26,6 +26,15 @@ export async function findVisibleAccounts(core: Core, ids: Id[]): Promise<Accoun
   return [...new Set(ids.map(String))].map((id) => byId.get(id)).filter((a): a is AccountDoc => a !== undefined);
 }
 
+/** Accounts not suspended, in the order of `ids` (who favourited or reblogged a status). */
+export async function findUnsuspendedAccounts(core: Core, ids: readonly Id[]): Promise<AccountDoc[]> {
+  const docs = await collection(core.db, accounts)
+    .find({ _id: { $in: [...ids] }, suspendedAt: null })
+    .toArray();
+  const byId = new Map(docs.map((d) => [d._id, d]));
+  return ids.map((id) => byId.get(id)).filter((d) => d !== undefined);
+}
+
 /** Splits `user`, `@user`, `user@domain` or `@user@domain`; the local domain means local. */
 export function parseAcct(core: Core, acct: string): { username: string; domain: string | null } | null {
   const m = /^@?([^@\s]+)(?:@([^@\s]+))?$/.exec(acct.trim());

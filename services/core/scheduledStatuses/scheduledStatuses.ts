@@ -14,7 +14,8 @@ import { scheduledStatuses, type ScheduledStatusDoc, type ScheduledStatusParams 
 import { notFound, validationFailed } from '../errors.ts';
 import { loadAttachmentsForPosting, holdForScheduledStatus } from '../media/statusAttachments.ts';
 import { validatePollInput } from '../polls/polls.ts';
-import { postStatus, checkLength } from '../statuses/postStatus.ts';
+import { postStatus, checkLength, type PostStatusInput } from '../statuses/postStatus.ts';
+import { userOfAccount } from '../moderation/accountActions.ts';
 import { StatusError } from '../statuses/errors.ts';
 import { claimAttempt } from './claims.ts';
 
@@ -106,6 +107,28 @@ export async function findOwnScheduledStatus(core: Core, accountId: Id, id: Id):
 
 export async function findScheduledStatus(core: Core, id: Id): Promise<ScheduledStatusDoc | null> {
   return collection(core.db, scheduledStatuses).findOne({ _id: id });
+}
+
+/** A scheduled post stores its parameters with the author's defaults resolved. */
+export async function scheduledParamsOf(
+  core: Core,
+  account: AccountDoc,
+  input: PostStatusInput,
+): Promise<ScheduledStatusParams> {
+  const user = await userOfAccount(core, account);
+  const spoilerText = (input.spoilerText ?? '').trim();
+  return {
+    text: input.text ?? '',
+    spoilerText,
+    sensitive: (input.sensitive ?? user?.settings.defaultSensitive ?? false) || spoilerText !== '',
+    visibility: input.visibility ?? user?.settings.defaultPrivacy ?? 'public',
+    language: input.language ?? null,
+    inReplyToId: input.inReplyToId ?? null,
+    mediaIds: input.mediaIds ?? [],
+    poll: input.poll ?? null,
+    quotedStatusId: input.quotedStatusId ?? null,
+    quotePolicy: input.quotePolicy ?? null,
+  };
 }
 
 export interface Page {

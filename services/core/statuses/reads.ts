@@ -1,0 +1,43 @@
+// Reading statuses by id as the statuses routes need them (visibility is checked by the caller:
+// statuses/visibility.ts), so routes parse, call core and present without touching collections.
+import type { Core } from '../context.ts';
+import type { Id } from '../ids.ts';
+import { collection } from '../db/mongo.ts';
+import { statuses, type StatusDoc } from '../model/statuses.ts';
+import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { favourites } from '../model/favourites.ts';
+import { bookmarks } from '../model/bookmarks.ts';
+
+/** The status, deleted or not. */
+export function findStatus(core: Core, id: Id): Promise<StatusDoc | null> {
+  return collection(core.db, statuses).findOne({ _id: id });
+}
+
+/** The status unless deleted. */
+export function findLiveStatus(core: Core, id: Id): Promise<StatusDoc | null> {
+  return collection(core.db, statuses).findOne({ _id: id, deletedAt: null });
+}
+
+/** The statuses of `ids` that are not deleted, in the order of `ids`. */
+export async function findLiveStatuses(core: Core, ids: readonly Id[]): Promise<StatusDoc[]> {
+  const found = await collection(core.db, statuses)
+    .find({ _id: { $in: [...ids] }, deletedAt: null })
+    .toArray();
+  const byId = new Map(found.map((s) => [s._id, s]));
+  return ids.map((id) => byId.get(id)).filter((s) => s !== undefined);
+}
+
+export function findAuthor(core: Core, status: StatusDoc): Promise<AccountDoc | null> {
+  return collection(core.db, accounts).findOne({ _id: status.accountId });
+}
+
+/** Whether the account has favourited (or bookmarked) the status. */
+export async function hasMarked(
+  core: Core,
+  kind: 'favourites' | 'bookmarks',
+  accountId: Id,
+  statusId: Id,
+): Promise<boolean> {
+  const marks = kind === 'favourites' ? favourites : bookmarks;
+  return (await collection(core.db, marks).countDocuments({ accountId, statusId })) > 0;
+}
