@@ -2,7 +2,8 @@
 import type { Core } from '../../core/context.ts';
 import { collection } from '../../core/db/mongo.ts';
 import type { CachedAccount } from '../../core/model/accounts.ts';
-import { statuses, type StatusDoc } from '../../core/model/statuses.ts';
+import type { StatusDoc } from '../../core/model/statuses.ts';
+import { findLiveStatuses } from '../../core/statuses/reads.ts';
 import { tags, type TagDoc } from '../../core/model/tags.ts';
 import type { RankedItem } from '../../core/trends/queries.ts';
 import { histories } from '../../core/trends/counters.ts';
@@ -29,12 +30,10 @@ export async function presentTrendingTags(core: Core, items: readonly RankedItem
 }
 
 export async function statusesOf(core: Core, items: readonly RankedItem[]): Promise<StatusDoc[]> {
-  const ids = items.map((i) => BigInt(i.item));
-  const docs = await collection(core.db, statuses)
-    .find({ _id: { $in: ids }, deletedAt: null })
-    .toArray();
-  const byId = new Map(docs.map((d) => [d._id, d]));
-  return ids.map((id) => byId.get(id)).filter((s): s is StatusDoc => s !== undefined);
+  return findLiveStatuses(
+    core,
+    items.map((i) => BigInt(i.item)),
+  );
 }
 
 export async function presentTrendingStatuses(

@@ -3,6 +3,7 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
+import { findInOrder } from '../db/findInOrder.ts';
 import { accounts, accountView, visibleAccountFilter, type AccountDoc, type CachedAccount } from '../model/accounts.ts';
 import { readThrough } from '../db/docCache.ts';
 
@@ -27,12 +28,8 @@ export async function findVisibleAccounts(core: Core, ids: Id[]): Promise<Accoun
 }
 
 /** Accounts not suspended, in the order of `ids` (who favourited or reblogged a status). */
-export async function findUnsuspendedAccounts(core: Core, ids: readonly Id[]): Promise<AccountDoc[]> {
-  const docs = await collection(core.db, accounts)
-    .find({ _id: { $in: [...ids] }, suspendedAt: null })
-    .toArray();
-  const byId = new Map(docs.map((d) => [d._id, d]));
-  return ids.map((id) => byId.get(id)).filter((d) => d !== undefined);
+export function findUnsuspendedAccounts(core: Core, ids: readonly Id[]): Promise<AccountDoc[]> {
+  return findInOrder(collection(core.db, accounts), ids, { suspendedAt: null });
 }
 
 /** Splits `user`, `@user`, `user@domain` or `@user@domain`; the local domain means local. */

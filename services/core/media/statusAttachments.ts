@@ -4,6 +4,7 @@ import { invalidateRenderedStatuses } from '../statuses/renderCache.ts';
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
+import { findInOrder } from '../db/findInOrder.ts';
 import { mediaAttachments, type MediaAttachmentDoc } from '../model/media.ts';
 import { statuses } from '../model/statuses.ts';
 import { notFound, validationFailed, unprocessable } from '../errors.ts';
@@ -114,11 +115,6 @@ export async function invalidateMediaStatus(core: Core, doc: Pick<MediaAttachmen
   if (doc.statusId !== null) await invalidateRenderedStatuses(core, [doc.statusId]);
 }
 /** Attachments by id, in the given order (missing ones skipped): for presenters. */
-export async function loadAttachments(core: Core, ids: Id[]): Promise<MediaAttachmentDoc[]> {
-  if (ids.length === 0) return [];
-  const found = await collection(core.db, mediaAttachments)
-    .find({ _id: { $in: ids } })
-    .toArray();
-  const byId = new Map(found.map((d) => [d._id, d]));
-  return ids.map((id) => byId.get(id)).filter((d): d is MediaAttachmentDoc => d !== undefined);
+export function loadAttachments(core: Core, ids: Id[]): Promise<MediaAttachmentDoc[]> {
+  return findInOrder(collection(core.db, mediaAttachments), ids);
 }

@@ -3,6 +3,7 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
+import { findInOrder } from '../db/findInOrder.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { accounts, type AccountDoc } from '../model/accounts.ts';
 import { favourites } from '../model/favourites.ts';
@@ -19,12 +20,8 @@ export function findLiveStatus(core: Core, id: Id): Promise<StatusDoc | null> {
 }
 
 /** The statuses of `ids` that are not deleted, in the order of `ids`. */
-export async function findLiveStatuses(core: Core, ids: readonly Id[]): Promise<StatusDoc[]> {
-  const found = await collection(core.db, statuses)
-    .find({ _id: { $in: [...ids] }, deletedAt: null })
-    .toArray();
-  const byId = new Map(found.map((s) => [s._id, s]));
-  return ids.map((id) => byId.get(id)).filter((s) => s !== undefined);
+export function findLiveStatuses(core: Core, ids: readonly Id[]): Promise<StatusDoc[]> {
+  return findInOrder(collection(core.db, statuses), ids, { deletedAt: null });
 }
 
 export function findAuthor(core: Core, status: StatusDoc): Promise<AccountDoc | null> {
