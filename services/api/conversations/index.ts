@@ -16,7 +16,7 @@ import {
 import { requireUser } from '../plugins/auth.ts';
 import { notFound } from '../errors.ts';
 import { ConversationEntity, presentConversations } from '../../core/entities/conversation.ts';
-import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
+import { findPage, pageParams, setCursorPageLinks } from '../pagination.ts';
 import { IdParams } from '../params.ts';
 
 const READ = { scopes: ['read', 'read:statuses'], user: 'required' as const };
@@ -46,12 +46,13 @@ const conversationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
         p,
         'lastStatusId',
       );
-      setLinkHeader(core, request, reply, {
-        oldest: page.at(-1)?.lastStatusId ?? null,
-        newest: page[0]?.lastStatusId ?? null,
-        count: page.length,
-        limit: p.limit,
-      });
+      setCursorPageLinks(
+        core,
+        request,
+        reply,
+        page.map((c) => c.lastStatusId),
+        p.limit,
+      );
       return presentConversations(core, page, account);
     },
   );

@@ -29,7 +29,7 @@ import { notFound } from '../errors.ts';
 import { AccountEntity, presentAccounts, type Account } from '../../core/entities/account.ts';
 import { StatusEntity, type Status } from '../../core/entities/status.ts';
 import { presentStatuses } from '../../core/entities/statusRender.ts';
-import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
+import { findPage, pageParams, setRecordPageLinks } from '../pagination.ts';
 import { IdParams } from '../params.ts';
 
 const READ = { scopes: ['read', 'read:notifications'], user: 'required' as const };
@@ -195,12 +195,7 @@ const notificationRequestsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (
       const { account } = requireUser(request);
       const p = pageParams(request.query, { defaultLimit: 40, maxLimit: 80 });
       const page = await findPage(collection(core.db, notificationRequests), { accountId: account._id }, p);
-      setLinkHeader(core, request, reply, {
-        oldest: page.at(-1)?._id ?? null,
-        newest: page[0]?._id ?? null,
-        count: page.length,
-        limit: p.limit,
-      });
+      setRecordPageLinks(core, request, reply, page, p.limit, 'min_id');
       return presentRequests(core, page, account);
     },
   );

@@ -24,7 +24,7 @@ import { notFound } from '../errors.ts';
 import { AccountEntity, presentAccounts, presentPartialAccount, type Account } from '../../core/entities/account.ts';
 import { NotificationEntity, presentNotifications, renderRefs } from '../../core/entities/notification.ts';
 import { notificationExtras } from '../../core/entities/notificationExtras.ts';
-import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
+import { findPage, pageParams, setLinkHeader, setRecordPageLinks } from '../pagination.ts';
 import { IdParams } from '../params.ts';
 
 const READ = { scopes: ['read', 'read:notifications'], user: 'required' as const };
@@ -163,12 +163,7 @@ const notificationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
         notificationQuery(account._id, filterOf(request.query)),
         p,
       );
-      setLinkHeader(core, request, reply, {
-        oldest: page.at(-1)?._id ?? null,
-        newest: page[0]?._id ?? null,
-        count: page.length,
-        limit: p.limit,
-      });
+      setRecordPageLinks(core, request, reply, page, p.limit, 'min_id');
       return presentNotifications(core, page, account);
     },
   );
@@ -304,12 +299,7 @@ const notificationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
         { _id: 1, fromAccountId: 1 },
       );
       if (page.length === 0 && p.maxId === null && p.minId === null && p.sinceId === null) throw notFound();
-      setLinkHeader(core, request, reply, {
-        oldest: page.at(-1)?._id ?? null,
-        newest: page[0]?._id ?? null,
-        count: page.length,
-        limit: p.limit,
-      });
+      setRecordPageLinks(core, request, reply, page, p.limit, 'min_id');
       return presentAccounts(
         core,
         await findVisibleAccounts(
