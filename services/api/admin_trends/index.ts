@@ -12,21 +12,20 @@ import { previewCardProviders } from '../../core/model/previewCards.ts';
 import { reviewsOf, reviewTrend } from '../../core/trends/review.ts';
 import { trendMember } from '../../core/trends/members.ts';
 import { requirePermission } from '../plugins/auth.ts';
+import { moderator } from '../admin/guard.ts';
+import type { TrendKind } from '../../core/model/trends.ts';
+import type { FastifyRequest } from 'fastify';
 import { TagEntity } from '../../core/entities/tag.ts';
 import { StatusEntity } from '../../core/entities/status.ts';
 import { presentStatuses } from '../../core/entities/statusRender.ts';
 import { TrendsLinkEntity } from '../../core/entities/previewCard.ts';
 import { presentTrendingLinks, presentTrendingTags, statusesOf, tagsOf } from '../trends/present.ts';
-import { pageOf, setOffsetLinks } from '../trends/index.ts';
+import { OffsetPageQuery, offsetPageHandler, type OffsetPage } from '../trends/offsetPage.ts';
 import { notFound } from '../errors.ts';
 import { IdParams } from '../params.ts';
 
 const READ = { scopes: ['admin:read'], user: 'required' as const, staff: true };
 const WRITE = { scopes: ['admin:write'], user: 'required' as const, staff: true };
-const PageQuery = Type.Object(
-  { limit: Type.Optional(Type.String({ maxLength: 30 })), offset: Type.Optional(Type.String({ maxLength: 30 })) },
-  { additionalProperties: true },
-);
 
 /** Admin::Tag: the Tag entity plus its review flags. */
 const AdminTagEntity = Type.Composite([
@@ -82,50 +81,43 @@ function presentPublisher(p: PublisherReview): Static<typeof PublisherEntity> {
 }
 
 const adminTrendsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
+  // What a reviewer is shown of each kind: the ranking with the items' review state.
+  const ranked = (kind: TrendKind) => async (request: FastifyRequest, page: OffsetPage) => {
+    await requirePermission(request, 'manage_taxonomies');
+    return rankedForReview(core, kind, page);
+  };
+  const config = { auth: READ };
+
   app.get(
     '/api/v1/admin/trends/tags',
-    { schema: { querystring: PageQuery, response: { 200: Type.Array(AdminTagEntity) } }, config: { auth: READ } },
-    async (request, reply) => {
-      await requirePermission(request, 'manage_taxonomies');
-      const page = pageOf(request.query, 10, 20);
-      const found = await rankedForReview(core, 'tag', page);
-      setOffsetLinks(core, request, reply, page, found.length);
-      return presentAdminTags(core, found);
-    },
+    { schema: { querystring: OffsetPageQuery, response: { 200: Type.Array(AdminTagEntity) } }, config },
+    offsetPageHandler(core, [10, 20], ranked('tag'), (found) => presentAdminTags(core, found)),
   );
   app.get(
     '/api/v1/admin/trends/statuses',
-    { schema: { querystring: PageQuery, response: { 200: Type.Array(StatusEntity) } }, config: { auth: READ } },
-    async (request, reply) => {
-      const { account } = await requirePermission(request, 'manage_taxonomies');
-      const page = pageOf(request.query, 20, 40);
-      const found = await rankedForReview(core, 'status', page);
-      setOffsetLinks(core, request, reply, page, found.length);
-      return presentStatuses(core, await statusesOf(core, found), account);
-    },
+    { schema: { querystring: OffsetPageQuery, response: { 200: Type.Array(StatusEntity) } }, config },
+    offsetPageHandler(core, [20, 40], ranked('status'), async (found, request) =>
+      presentStatuses(core, await statusesOf(core, found), moderator(request).account),
+    ),
   );
   app.get(
     '/api/v1/admin/trends/links',
-    { schema: { querystring: PageQuery, response: { 200: Type.Array(TrendsLinkEntity) } }, config: { auth: READ } },
-    async (request, reply) => {
-      await requirePermission(request, 'manage_taxonomies');
-      const page = pageOf(request.query, 10, 20);
-      const found = await rankedForReview(core, 'link', page);
-      setOffsetLinks(core, request, reply, page, found.length);
-      return presentTrendingLinks(core, found);
-    },
+    { schema: { querystring: OffsetPageQuery, response: { 200: Type.Array(TrendsLinkEntity) } }, config },
+    offsetPageHandler(core, [10, 20], ranked('link'), (found) => presentTrendingLinks(core, found)),
   );
 
   app.get(
     '/api/v1/admin/trends/links/publishers',
-    { schema: { querystring: PageQuery, response: { 200: Type.Array(PublisherEntity) } }, config: { auth: READ } },
-    async (request, reply) => {
-      await requirePermission(request, 'manage_taxonomies');
-      const page = pageOf(request.query, 10, 20);
-      const found = await rankedPublishers(core, page);
-      setOffsetLinks(core, request, reply, page, found.length);
-      return found.map(presentPublisher);
-    },
+    { schema: { querystring: OffsetPageQuery, response: { 200: Type.Array(PublisherEntity) } }, config },
+    offsetPageHandler(
+      core,
+      [10, 20],
+      async (request, page) => {
+        await requirePermission(request, 'manage_taxonomies');
+        return rankedPublishers(core, page);
+      },
+      (found) => found.map(presentPublisher),
+    ),
   );
 
   for (const [path, state] of [
