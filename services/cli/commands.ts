@@ -1,5 +1,6 @@
 // The admin commands, in the style of Mastodon's tootctl. Each takes parsed arguments and the core,
 // prints what an operator needs on `out`, and throws CliError for bad input (exit code 1).
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { resetTwoFactorByAdmin } from '../core/users/twoFactor.ts';
 import type { Core } from '../core/context.ts';
 import {
@@ -27,6 +28,11 @@ import {
 } from '../core/settings/settings.ts';
 
 export class CliError extends Error {}
+
+/** A command's options and positional arguments (an unknown option is an error, as tootctl's). */
+export function commandArgs<O extends ParseArgsOptionsConfig>(args: string[], options: O) {
+  return parseArgs({ args, allowPositionals: true, strict: true, options });
+}
 
 export type Out = (line: string) => void;
 
