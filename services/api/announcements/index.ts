@@ -14,7 +14,7 @@ import {
 } from '../../core/announcements/announcements.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { notFound } from '../errors.ts';
-import { BoolLike, IdParams } from '../params.ts';
+import { BoolLike, Empty, IdParams } from '../params.ts';
 import { CustomEmojiEntity } from '../../core/entities/account.ts';
 
 const ReactionEntity = Type.Object({
@@ -49,7 +49,6 @@ const DISMISS = { scopes: ['write', 'write:accounts'], user: 'required' as const
 const REACT = { scopes: ['write', 'write:favourites'], user: 'required' as const };
 
 const ReactionParams = Type.Object({ id: Type.String({ maxLength: 30 }), name: Type.String({ maxLength: 200 }) });
-const Empty = Type.Object({});
 
 function announcementId(raw: string): bigint {
   const id = parseId(raw);

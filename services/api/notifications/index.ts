@@ -25,7 +25,7 @@ import { AccountEntity, presentAccounts, presentPartialAccount, type Account } f
 import { NotificationEntity, presentNotifications, renderRefs } from '../../core/entities/notification.ts';
 import { notificationExtras } from '../../core/entities/notificationExtras.ts';
 import { findPage, pageParams, setLinkHeader, setRecordPageLinks } from '../pagination.ts';
-import { IdParams } from '../params.ts';
+import { CursorFields, Empty, IdParams } from '../params.ts';
 
 const READ = { scopes: ['read', 'read:notifications'], user: 'required' as const };
 const WRITE = { scopes: ['write', 'write:notifications'], user: 'required' as const };
@@ -34,10 +34,7 @@ const Str = Type.String({ maxLength: 100 });
 const StrList = Type.Union([Type.Array(Str, { maxItems: 100 }), Str]);
 const ListQuery = Type.Object(
   {
-    max_id: Type.Optional(Str),
-    since_id: Type.Optional(Str),
-    min_id: Type.Optional(Str),
-    limit: Type.Optional(Str),
+    ...CursorFields,
     types: Type.Optional(StrList),
     exclude_types: Type.Optional(StrList),
     account_id: Type.Optional(Str),
@@ -48,7 +45,6 @@ const ListQuery = Type.Object(
   { additionalProperties: true },
 );
 const GroupParams = Type.Object({ group_key: Type.String({ maxLength: 200 }) });
-const Empty = Type.Object({});
 const Count = Type.Object({ count: Type.Integer() });
 
 const GroupedResults = Type.Object({
