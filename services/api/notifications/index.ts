@@ -17,7 +17,8 @@ import {
   type NotificationGroupData,
 } from '../../core/notifications/queries.ts';
 import { groupByKey, groupMembersQuery, groupPage, unreadGroupCount } from '../../core/notifications/groupPages.ts';
-import { clearNotifications, deleteGroup, removeFromGroup } from '../../core/notifications/groups.ts';
+import { clearNotifications, deleteGroup } from '../../core/notifications/groups.ts';
+import { dismissNotification } from '../../core/notifications/dismiss.ts';
 import { findVisibleAccounts } from '../../core/accounts/queries.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { notFound } from '../errors.ts';
@@ -203,9 +204,7 @@ const notificationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
     { schema: { params: IdParams, response: { 200: Empty } }, config: { auth: WRITE } },
     async (request) => {
       const { account } = requireUser(request);
-      const n = await ownNotification(core, account, request.params.id);
-      const res = await collection(core.db, notifications).deleteOne({ _id: n._id, accountId: account._id });
-      if (res.deletedCount === 1) await removeFromGroup(core, n);
+      await dismissNotification(core, account._id, await ownNotification(core, account, request.params.id));
       return {};
     },
   );
@@ -266,13 +265,13 @@ const notificationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
     async (request) => {
       const { account } = requireUser(request);
       const key = request.params.group_key;
-      const coll = collection(core.db, notifications);
-      const members = await coll.find(groupMembersQuery(account._id, key)).limit(2).toArray();
+      const members = await collection(core.db, notifications)
+        .find(groupMembersQuery(account._id, key))
+        .limit(2)
+        .toArray();
       if (members.length === 0) throw notFound();
-      if (key.startsWith('ungrouped-')) {
-        const res = await coll.deleteOne({ _id: members[0]._id, accountId: account._id });
-        if (res.deletedCount === 1) await removeFromGroup(core, members[0]);
-      } else await deleteGroup(core, account._id, key);
+      if (key.startsWith('ungrouped-')) await dismissNotification(core, account._id, members[0]);
+      else await deleteGroup(core, account._id, key);
       return {};
     },
   );
