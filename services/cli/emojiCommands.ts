@@ -1,8 +1,7 @@
 // `cli emoji`: custom emoji, as Mastodon's tootctl emoji: add one, modify one, import an archive of
 // them, remove one, purge all (or the remote ones).
-import { readFile } from 'node:fs/promises';
 import { addCustomEmoji, allLocalEmojis, modifyCustomEmoji, removeCustomEmoji } from '../core/emojis/emojis.ts';
-import { CliError, commandArgs } from './commands.ts';
+import { CliError, commandArgs, readInputFile } from './commands.ts';
 import { TarError } from '../core/emojis/tarArchive.ts';
 import { importEmojiArchive } from '../core/emojis/emojiArchive.ts';
 import { purgeCustomEmojis } from '../core/emojis/emojiCopies.ts';
@@ -22,9 +21,7 @@ export function emojiCommand(action: string | undefined, rest: string[]): SiteCo
     if (positionals.length !== 2) throw new CliError('emoji add needs SHORTCODE and FILE');
     const [shortcode, file] = positionals;
     return async (core, out) => {
-      const data = await readFile(file).catch(() => {
-        throw new CliError(`Cannot read ${file}`);
-      });
+      const data = await readInputFile(file);
       await friendly(
         addCustomEmoji(core, { shortcode, data, category: values.category ?? null, visibleInPicker: !values.unlisted }),
       );
@@ -64,9 +61,7 @@ export function emojiCommand(action: string | undefined, rest: string[]): SiteCo
     if (positionals.length !== 1) throw new CliError('emoji import needs exactly one FILE (a .tar.gz archive)');
     const [file] = positionals;
     return async (core, out) => {
-      const gz = await readFile(file).catch(() => {
-        throw new CliError(`Cannot read ${file}`);
-      });
+      const gz = await readInputFile(file);
       let outcome;
       try {
         outcome = await importEmojiArchive(core, gz, {

@@ -9,7 +9,6 @@
 //   announcements edit ID [--text T] [--starts-at T] [--ends-at T] [--all-day | --not-all-day]
 //   announcements publish ID | announcements unpublish ID | announcements delete ID
 // Input that needs no database is checked by the parser (so mistakes fail before connecting).
-import { readFile } from 'node:fs/promises';
 import type { Core } from '../core/context.ts';
 import { parseId, type Id } from '../core/ids.ts';
 import { findLocalAccountByUsername } from '../core/accounts/create.ts';
@@ -31,7 +30,7 @@ import {
   updateAnnouncement,
   AnnouncementError,
 } from '../core/announcements/announcements.ts';
-import { CliError, commandArgs, type Out } from './commands.ts';
+import { CliError, commandArgs, readInputFile, type Out } from './commands.ts';
 import { emojiCommand } from './emojiCommands.ts';
 
 export type SiteCommand = (core: Core, out: Out) => Promise<void>;
@@ -142,9 +141,7 @@ function instanceCommand(action: string | undefined, rest: string[]): SiteComman
     }
     if (positionals.length !== 1) throw new CliError('instance thumbnail needs exactly one FILE');
     return async (core, out) => {
-      const data = await readFile(positionals[0]).catch(() => {
-        throw new CliError(`Cannot read ${positionals[0]}`);
-      });
+      const data = await readInputFile(positionals[0]);
       await friendly(setThumbnail(core, data));
       out('OK');
     };
@@ -152,9 +149,7 @@ function instanceCommand(action: string | undefined, rest: string[]): SiteComman
   if (action === 'icon') {
     if (rest.length !== 1) throw new CliError('instance icon needs exactly one FILE');
     return async (core, out) => {
-      const data = await readFile(rest[0]).catch(() => {
-        throw new CliError(`Cannot read ${rest[0]}`);
-      });
+      const data = await readInputFile(rest[0]);
       await friendly(setAppIcon(core, data));
       out('OK');
     };
