@@ -110,6 +110,24 @@ export function setLinkHeader(core: Core, request: FastifyRequest, reply: Fastif
   if (value) reply.header('link', value);
 }
 
+/** The Link header of a page given the cursors of its items, newest first (timelines: min_id for prev). */
+export function setCursorPageLinks(
+  core: Core,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  cursors: readonly Id[],
+  limit: number,
+  prevParam: 'min_id' | 'since_id' = 'min_id',
+): void {
+  setLinkHeader(core, request, reply, {
+    oldest: cursors.at(-1) ?? null,
+    newest: cursors[0] ?? null,
+    count: cursors.length,
+    limit,
+    prevParam,
+  });
+}
+
 /** The Link header of a page of records cursored by their own `_id`, newest first. */
 export function setRecordPageLinks(
   core: Core,
@@ -119,11 +137,12 @@ export function setRecordPageLinks(
   limit: number,
   prevParam: 'min_id' | 'since_id' = 'since_id',
 ): void {
-  setLinkHeader(core, request, reply, {
-    oldest: page.at(-1)?._id ?? null,
-    newest: page[0]?._id ?? null,
-    count: page.length,
+  setCursorPageLinks(
+    core,
+    request,
+    reply,
+    page.map((doc) => doc._id),
     limit,
     prevParam,
-  });
+  );
 }

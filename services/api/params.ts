@@ -18,6 +18,9 @@ export const CursorFields = {
 /** A query of the cursor alone (other parameters allowed and ignored). */
 export const CursorQuery = Type.Object(CursorFields, { additionalProperties: true });
 
+/** The answer of an action with nothing to return: Mastodon's `{}`. */
+export const Empty = Type.Object({});
+
 /** An `:id` as a 64-bit id; anything else is a 404, as for a missing record. */
 export function idParam(raw: string): Id {
   const id = parseId(raw);

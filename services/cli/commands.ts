@@ -1,5 +1,7 @@
 // The admin commands, in the style of Mastodon's tootctl. Each takes parsed arguments and the core,
 // prints what an operator needs on `out`, and throws CliError for bad input (exit code 1).
+import { readFile } from 'node:fs/promises';
+import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import { resetTwoFactorByAdmin } from '../core/users/twoFactor.ts';
 import type { Core } from '../core/context.ts';
 import {
@@ -27,6 +29,18 @@ import {
 } from '../core/settings/settings.ts';
 
 export class CliError extends Error {}
+
+/** The bytes of a file an operator named; one that cannot be read is a CliError. */
+export function readInputFile(file: string): Promise<Buffer> {
+  return readFile(file).catch(() => {
+    throw new CliError(`Cannot read ${file}`);
+  });
+}
+
+/** A command's options and positional arguments (an unknown option is an error, as tootctl's). */
+export function commandArgs<O extends ParseArgsOptionsConfig>(args: string[], options: O) {
+  return parseArgs({ args, allowPositionals: true, strict: true, options });
+}
 
 export type Out = (line: string) => void;
 

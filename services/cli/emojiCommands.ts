@@ -1,9 +1,7 @@
 // `cli emoji`: custom emoji, as Mastodon's tootctl emoji: add one, modify one, import an archive of
 // them, remove one, purge all (or the remote ones).
-import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { addCustomEmoji, allLocalEmojis, modifyCustomEmoji, removeCustomEmoji } from '../core/emojis/emojis.ts';
-import { CliError } from './commands.ts';
+import { CliError, commandArgs, readInputFile } from './commands.ts';
 import { TarError } from '../core/emojis/tarArchive.ts';
 import { importEmojiArchive } from '../core/emojis/emojiArchive.ts';
 import { purgeCustomEmojis } from '../core/emojis/emojiCopies.ts';
@@ -19,17 +17,11 @@ export function emojiCommand(action: string | undefined, rest: string[]): SiteCo
     };
   }
   if (action === 'add') {
-    const { values, positionals } = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      options: { category: { type: 'string' }, unlisted: { type: 'boolean' } },
-    });
+    const { values, positionals } = commandArgs(rest, { category: { type: 'string' }, unlisted: { type: 'boolean' } });
     if (positionals.length !== 2) throw new CliError('emoji add needs SHORTCODE and FILE');
     const [shortcode, file] = positionals;
     return async (core, out) => {
-      const data = await readFile(file).catch(() => {
-        throw new CliError(`Cannot read ${file}`);
-      });
+      const data = await readInputFile(file);
       await friendly(
         addCustomEmoji(core, { shortcode, data, category: values.category ?? null, visibleInPicker: !values.unlisted }),
       );
@@ -37,17 +29,13 @@ export function emojiCommand(action: string | undefined, rest: string[]): SiteCo
     };
   }
   if (action === 'modify') {
-    const { values, positionals } = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      options: {
-        category: { type: 'string' },
-        'no-category': { type: 'boolean' },
-        disable: { type: 'boolean' },
-        enable: { type: 'boolean' },
-        unlisted: { type: 'boolean' },
-        listed: { type: 'boolean' },
-      },
+    const { values, positionals } = commandArgs(rest, {
+      category: { type: 'string' },
+      'no-category': { type: 'boolean' },
+      disable: { type: 'boolean' },
+      enable: { type: 'boolean' },
+      unlisted: { type: 'boolean' },
+      listed: { type: 'boolean' },
     });
     if (positionals.length !== 1) throw new CliError('emoji modify needs exactly one SHORTCODE');
     if (values.disable && values.enable) throw new CliError('--disable and --enable cannot be used together');
@@ -63,23 +51,17 @@ export function emojiCommand(action: string | undefined, rest: string[]): SiteCo
     };
   }
   if (action === 'import') {
-    const { values, positionals } = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      options: {
-        prefix: { type: 'string' },
-        suffix: { type: 'string' },
-        overwrite: { type: 'boolean' },
-        category: { type: 'string' },
-        unlisted: { type: 'boolean' },
-      },
+    const { values, positionals } = commandArgs(rest, {
+      prefix: { type: 'string' },
+      suffix: { type: 'string' },
+      overwrite: { type: 'boolean' },
+      category: { type: 'string' },
+      unlisted: { type: 'boolean' },
     });
     if (positionals.length !== 1) throw new CliError('emoji import needs exactly one FILE (a .tar.gz archive)');
     const [file] = positionals;
     return async (core, out) => {
-      const gz = await readFile(file).catch(() => {
-        throw new CliError(`Cannot read ${file}`);
-      });
+      const gz = await readInputFile(file);
       let outcome;
       try {
         outcome = await importEmojiArchive(core, gz, {
@@ -101,11 +83,7 @@ export function emojiCommand(action: string | undefined, rest: string[]): SiteCo
     };
   }
   if (action === 'purge') {
-    const { values, positionals } = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      options: { 'remote-only': { type: 'boolean' } },
-    });
+    const { values, positionals } = commandArgs(rest, { 'remote-only': { type: 'boolean' } });
     if (positionals.length > 0) throw new CliError('emoji purge takes no arguments');
     return async (core, out) => {
       const removed = await purgeCustomEmojis(core, { remoteOnly: values['remote-only'] === true });

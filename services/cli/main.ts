@@ -8,7 +8,6 @@
 //   delivery domains | delivery reset HOST          (failing/unavailable destinations; close a breaker)
 //   notifications rebuild-groups                    (recompute the grouped-notification summaries)
 // Bad input: a one-line error on stderr and exit code 1.
-import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, loadEnvironment, type Config } from '../core/config.ts';
 import { createLogger } from '../core/logger.ts';
 import { createCore, type Core } from '../core/context.ts';
@@ -22,6 +21,7 @@ import {
   checkCreateInput,
   checkRegistrationsMode,
   CliError,
+  commandArgs,
   type Out,
 } from './commands.ts';
 import { MODERATION_USAGE, parseModerationCommand } from './moderation.ts';
@@ -51,33 +51,25 @@ function parse(argv: string[]): Command {
   if (moderation) return moderation;
   const [group, action, ...rest] = argv;
   if (group === 'accounts' && action === 'create') {
-    const { values, positionals } = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      options: {
-        email: { type: 'string' },
-        confirmed: { type: 'boolean' },
-        approve: { type: 'boolean' },
-        role: { type: 'string' },
-      },
+    const { values, positionals } = commandArgs(rest, {
+      email: { type: 'string' },
+      confirmed: { type: 'boolean' },
+      approve: { type: 'boolean' },
+      role: { type: 'string' },
     });
     if (positionals.length !== 1) throw new CliError('accounts create needs exactly one NAME');
     checkCreateInput(positionals[0], values);
     return (core, out) => accountsCreate(core, positionals[0], values, out);
   }
   if (group === 'accounts' && action === 'modify') {
-    const { values, positionals } = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      options: {
-        confirm: { type: 'boolean' },
-        approve: { type: 'boolean' },
-        role: { type: 'string' },
-        'remove-role': { type: 'boolean' },
-        disable: { type: 'boolean' },
-        enable: { type: 'boolean' },
-        'disable-2fa': { type: 'boolean' },
-      },
+    const { values, positionals } = commandArgs(rest, {
+      confirm: { type: 'boolean' },
+      approve: { type: 'boolean' },
+      role: { type: 'string' },
+      'remove-role': { type: 'boolean' },
+      disable: { type: 'boolean' },
+      enable: { type: 'boolean' },
+      'disable-2fa': { type: 'boolean' },
     });
     if (positionals.length !== 1) throw new CliError('accounts modify needs exactly one NAME');
     return (core, out) =>
@@ -89,7 +81,7 @@ function parse(argv: string[]): Command {
       );
   }
   if (group === 'settings' && action === 'registrations') {
-    const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
+    const { positionals } = commandArgs(rest, {});
     if (positionals.length > 1) throw new CliError('settings registrations takes one mode');
     checkRegistrationsMode(positionals[0]);
     return (core, out) => settingsRegistrations(core, positionals[0], out);
@@ -99,7 +91,7 @@ function parse(argv: string[]): Command {
   const media = parseMediaCommand(group, action, rest);
   if (media) return media;
   if (group === 'settings' && action === 'feeds') {
-    const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
+    const { positionals } = commandArgs(rest, {});
     if (positionals.length === 1 || positionals.length > 2) throw new CliError('settings feeds takes NAME and VALUE');
     return (core, out) => settingsFeeds(core, positionals[0], positionals[1], out);
   }

@@ -4,11 +4,10 @@
 // `--prune-profiles` it drops the copies of remote avatars and headers instead (`--remove-headers`:
 // headers only) of accounts not updated for N days, by default only of accounts without local
 // follows either way (`--include-follows`: all); `--dry-run` counts without removing.
-import { parseArgs } from 'node:util';
 import type { Core } from '../core/context.ts';
 import { removeCachedRemoteMedia } from '../core/media/remoteCache.ts';
 import { pruneRemoteProfileImages } from '../core/media/remoteProfileImages.ts';
-import { CliError, type Out } from './commands.ts';
+import { CliError, commandArgs, type Out } from './commands.ts';
 
 export const MEDIA_USAGE = `  cli media remove [--days N] [--prune-profiles | --remove-headers] [--include-follows] [--dry-run]`;
 
@@ -21,16 +20,12 @@ export function parseMediaCommand(
 ): Command | null {
   if (group !== 'media') return null;
   if (action !== 'remove') throw new CliError(`Unknown command: media ${action ?? ''}`);
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: {
-      days: { type: 'string' },
-      'prune-profiles': { type: 'boolean' },
-      'remove-headers': { type: 'boolean' },
-      'include-follows': { type: 'boolean' },
-      'dry-run': { type: 'boolean' },
-    },
+  const { values, positionals } = commandArgs(rest, {
+    days: { type: 'string' },
+    'prune-profiles': { type: 'boolean' },
+    'remove-headers': { type: 'boolean' },
+    'include-follows': { type: 'boolean' },
+    'dry-run': { type: 'boolean' },
   });
   if (positionals.length > 0) throw new CliError('media remove takes no arguments');
   const raw = values.days ?? '7';

@@ -13,7 +13,7 @@
 //         | update NAME [--permissions a,b] [--position N] [--as USER] | delete NAME [--as USER]
 // Actions run as the command line (no acting account) unless --as names a staff member whose role
 // limits what may be granted.
-import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
+import { parseArgs } from 'node:util';
 import type { Core } from '../core/context.ts';
 import { collection } from '../core/db/mongo.ts';
 import { accounts, type AccountDoc } from '../core/model/accounts.ts';
@@ -48,7 +48,7 @@ import { createIpBlock, deleteIpBlock, formatCidr, parseCidr } from '../core/mod
 import { createCustomRole, deleteCustomRole, permissionNames, updateCustomRole } from '../core/moderation/roles.ts';
 import { permissionMask } from '../core/roles/permissions.ts';
 import { ensureBuiltInRoles, findRoleByName, roleOfUser, type EffectiveRole } from '../core/roles/roles.ts';
-import { CliError, type Out } from './commands.ts';
+import { CliError, commandArgs, type Out } from './commands.ts';
 
 export const MODERATION_USAGE = `  cli accounts approve NAME | --all
   cli accounts suspend ACCT [--text TEXT]
@@ -119,15 +119,13 @@ function int(value: string | undefined, name: string): number | undefined {
 /** The moderation command for argv, or null when argv is not one of them. */
 export function parseModerationCommand(argv: string[]): Command | null {
   const [group, action, ...rest] = argv;
-  const parse = <O extends ParseArgsOptionsConfig>(options: O) =>
-    parseArgs({ args: rest, allowPositionals: true, strict: true, options });
   const one = (positionals: string[], what: string): string => {
     if (positionals.length !== 1) throw new CliError(`${group} ${action} needs exactly one ${what}`);
     return positionals[0];
   };
 
   if (group === 'accounts' && action === 'approve') {
-    const { values, positionals } = parse({ all: { type: 'boolean' } });
+    const { values, positionals } = commandArgs(rest, { all: { type: 'boolean' } });
     if (!values.all && positionals.length !== 1) throw new CliError('accounts approve needs NAME or --all');
     return async (core, out) => {
       const pending = values.all
@@ -145,7 +143,7 @@ export function parseModerationCommand(argv: string[]): Command | null {
     };
   }
   if (group === 'accounts' && (action === 'suspend' || action === 'unsuspend')) {
-    const { values, positionals } = parse({ text: { type: 'string' } });
+    const { values, positionals } = commandArgs(rest, { text: { type: 'string' } });
     const acct = one(positionals, 'ACCT');
     return async (core, out) => {
       const account = await accountNamed(core, acct);
@@ -161,7 +159,7 @@ export function parseModerationCommand(argv: string[]): Command | null {
     };
   }
   if (group === 'domains' && action === 'block') {
-    const { values, positionals } = parse({
+    const { values, positionals } = commandArgs(rest, {
       severity: { type: 'string' },
       'reject-media': { type: 'boolean' },
       'reject-reports': { type: 'boolean' },
@@ -191,7 +189,7 @@ export function parseModerationCommand(argv: string[]): Command | null {
     };
   }
   if (group === 'domains' && (action === 'unblock' || action === 'purge')) {
-    const { positionals } = parse({});
+    const { positionals } = commandArgs(rest, {});
     const domain = one(positionals, 'DOMAIN');
     const normal = normalizeDomain(domain);
     if (!normal) throw new CliError(`Invalid domain: ${domain}`);
@@ -207,7 +205,7 @@ export function parseModerationCommand(argv: string[]): Command | null {
     };
   }
   if (group === 'email-domain-blocks') {
-    const { values, positionals } = parse({ 'with-approval': { type: 'boolean' } });
+    const { values, positionals } = commandArgs(rest, { 'with-approval': { type: 'boolean' } });
     if (action === 'list')
       return async (core, out) => {
         for (const b of await collection(core.db, emailDomainBlocks).find({}).sort({ _id: 1 }).toArray())
@@ -230,7 +228,7 @@ export function parseModerationCommand(argv: string[]): Command | null {
       };
   }
   if (group === 'ip-blocks') {
-    const { values, positionals } = parse({
+    const { values, positionals } = commandArgs(rest, {
       severity: { type: 'string' },
       comment: { type: 'string' },
       duration: { type: 'string' },
@@ -262,7 +260,7 @@ export function parseModerationCommand(argv: string[]): Command | null {
       };
   }
   if (group === 'reports' && action === 'list') {
-    const { values } = parse({ resolved: { type: 'boolean' } });
+    const { values } = commandArgs(rest, { resolved: { type: 'boolean' } });
     return async (core, out) => {
       const list = await collection(core.db, reports)
         .find({ actionTakenAt: values.resolved ? { $ne: null } : null })
@@ -306,7 +304,7 @@ export function parseModerationCommand(argv: string[]): Command | null {
     };
   }
   if (group === 'statuses' && action === 'remove') {
-    const { values, positionals } = parse({
+    const { values, positionals } = commandArgs(rest, {
       text: { type: 'string' },
       report: { type: 'string' },
       'no-email': { type: 'boolean' },
@@ -333,7 +331,7 @@ export function parseModerationCommand(argv: string[]): Command | null {
     };
   }
   if (group === 'roles') {
-    const { values, positionals } = parse({
+    const { values, positionals } = commandArgs(rest, {
       permissions: { type: 'string' },
       position: { type: 'string' },
       color: { type: 'string' },

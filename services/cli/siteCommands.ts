@@ -9,8 +9,6 @@
 //   announcements edit ID [--text T] [--starts-at T] [--ends-at T] [--all-day | --not-all-day]
 //   announcements publish ID | announcements unpublish ID | announcements delete ID
 // Input that needs no database is checked by the parser (so mistakes fail before connecting).
-import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import type { Core } from '../core/context.ts';
 import { parseId, type Id } from '../core/ids.ts';
 import { findLocalAccountByUsername } from '../core/accounts/create.ts';
@@ -32,7 +30,7 @@ import {
   updateAnnouncement,
   AnnouncementError,
 } from '../core/announcements/announcements.ts';
-import { CliError, type Out } from './commands.ts';
+import { CliError, commandArgs, readInputFile, type Out } from './commands.ts';
 import { emojiCommand } from './emojiCommands.ts';
 
 export type SiteCommand = (core: Core, out: Out) => Promise<void>;
@@ -133,11 +131,7 @@ function instanceCommand(action: string | undefined, rest: string[]): SiteComman
     );
   }
   if (action === 'thumbnail') {
-    const { values, positionals } = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      options: { remove: { type: 'boolean' } },
-    });
+    const { values, positionals } = commandArgs(rest, { remove: { type: 'boolean' } });
     if (values.remove) {
       if (positionals.length > 0) throw new CliError('instance thumbnail --remove takes no FILE');
       return async (core, out) => {
@@ -147,9 +141,7 @@ function instanceCommand(action: string | undefined, rest: string[]): SiteComman
     }
     if (positionals.length !== 1) throw new CliError('instance thumbnail needs exactly one FILE');
     return async (core, out) => {
-      const data = await readFile(positionals[0]).catch(() => {
-        throw new CliError(`Cannot read ${positionals[0]}`);
-      });
+      const data = await readInputFile(positionals[0]);
       await friendly(setThumbnail(core, data));
       out('OK');
     };
@@ -157,9 +149,7 @@ function instanceCommand(action: string | undefined, rest: string[]): SiteComman
   if (action === 'icon') {
     if (rest.length !== 1) throw new CliError('instance icon needs exactly one FILE');
     return async (core, out) => {
-      const data = await readFile(rest[0]).catch(() => {
-        throw new CliError(`Cannot read ${rest[0]}`);
-      });
+      const data = await readInputFile(rest[0]);
       await friendly(setAppIcon(core, data));
       out('OK');
     };
@@ -184,7 +174,7 @@ function rulesCommand(action: string | undefined, rest: string[]): SiteCommand {
     };
   }
   if (action === 'add') {
-    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options });
+    const { values, positionals } = commandArgs(rest, options);
     if (positionals.length !== 1) throw new CliError('rules add needs exactly one TEXT (quote it)');
     const priority = priorityOf(values.priority);
     return async (core, out) => {
@@ -193,7 +183,7 @@ function rulesCommand(action: string | undefined, rest: string[]): SiteCommand {
     };
   }
   if (action === 'edit') {
-    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options });
+    const { values, positionals } = commandArgs(rest, options);
     const ruleId = id(positionals[0], 'rules edit');
     const priority = priorityOf(values.priority);
     return async (core, out) => {
@@ -228,7 +218,7 @@ function announcementsCommand(action: string | undefined, rest: string[]): SiteC
     };
   }
   if (action === 'create') {
-    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options });
+    const { values, positionals } = commandArgs(rest, options);
     if (positionals.length !== 1) throw new CliError('announcements create needs exactly one TEXT (quote it)');
     const startsAt = date(values['starts-at'], '--starts-at') ?? null;
     const endsAt = date(values['ends-at'], '--ends-at') ?? null;
@@ -246,7 +236,7 @@ function announcementsCommand(action: string | undefined, rest: string[]): SiteC
     };
   }
   if (action === 'edit') {
-    const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options });
+    const { values, positionals } = commandArgs(rest, options);
     const announcementId = id(positionals[0], 'announcements edit');
     if (values['all-day'] && values['not-all-day'])
       throw new CliError('--all-day and --not-all-day cannot be used together');

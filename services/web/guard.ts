@@ -1,6 +1,6 @@
 // Pages behind a log-in: the signed-in user and account, or a redirect to the log-in form (that
 // returns here), or the page saying why this login may not be used.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, RouteGenericInterface } from 'fastify';
 import type { Core } from '../core/context.ts';
 import type { UserDoc } from '../core/model/users.ts';
 import { collection } from '../core/db/mongo.ts';
@@ -47,4 +47,20 @@ export async function requireSignedIn(
     return null;
   }
   return { user, account };
+}
+
+/**
+ * A page's handler behind the log-in: `run` is only called for a signed-in user (else the
+ * log-in redirect back to `returnTo`, or the page saying why this login may not be used).
+ */
+export function asSignedIn<G extends RouteGenericInterface = RouteGenericInterface>(
+  core: Core,
+  where: string | { returnTo: string; twoFactorSetup?: boolean },
+  run: (request: FastifyRequest<G>, reply: FastifyReply, signedIn: SignedIn) => Promise<unknown>,
+): (request: FastifyRequest<G>, reply: FastifyReply) => Promise<unknown> {
+  const { returnTo, ...opts } = typeof where === 'string' ? { returnTo: where } : where;
+  return async (request, reply) => {
+    const signedIn = await requireSignedIn(core, request, reply, returnTo, opts);
+    return signedIn ? run(request, reply, signedIn) : reply;
+  };
 }

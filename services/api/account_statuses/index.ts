@@ -14,7 +14,7 @@ import { railsBoolean } from '../../core/railsParams.ts';
 import { StatusEntity } from '../../core/entities/status.ts';
 import { presentStatuses } from '../../core/entities/statusRender.ts';
 import { BoolLike, CursorFields } from '../params.ts';
-import { findPage, pageIdsOf, pageParams, setLinkHeader, setRecordPageLinks } from '../pagination.ts';
+import { findPage, pageIdsOf, pageParams, setCursorPageLinks, setRecordPageLinks } from '../pagination.ts';
 import { AccountIdParams, targetCachedAccount } from '../graphParams.ts';
 
 const Query = Type.Object(
@@ -71,12 +71,7 @@ const accountStatusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, 
         setRecordPageLinks(core, request, reply, pinned, page.limit, 'min_id');
       } else {
         const ids = await pageIdsOf(core.db, statuses, filter, page);
-        setLinkHeader(core, request, reply, {
-          oldest: ids.at(-1) ?? null,
-          newest: ids[0] ?? null,
-          count: ids.length,
-          limit: page.limit,
-        });
+        setCursorPageLinks(core, request, reply, ids, page.limit);
         // Rendered from the caches the timelines read (statusPage.ts), each status (and a reblog's
         // original) checked against the viewer; sent as the JSON it is built as.
         const json = await presentStatusPageJson(core, ids, viewer, { check: 'policy' });

@@ -24,17 +24,7 @@ import {
 } from '../../core/moderation/ipBlocks.ts';
 import { badRequest, validationFailed } from '../errors.ts';
 import { BoolLike } from '../params.ts';
-import {
-  adminConfig,
-  adminScopes,
-  deleteHandler,
-  idParam,
-  IdParams,
-  listHandler,
-  moderator,
-  PageQuery,
-  showHandler,
-} from './guard.ts';
+import { adminRecordRoutes } from './guard.ts';
 
 const EmailDomainBody = Type.Object(
   { domain: Type.Optional(Type.String({ maxLength: 1_000 })), allow_with_approval: Type.Optional(BoolLike) },
@@ -75,56 +65,37 @@ function ipBlockInput(body: Static<typeof IpBody>) {
 }
 
 const blocksRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
-  // E-mail domain blocks
-  const ed = adminScopes('email_domain_blocks');
-  const edRead = adminConfig(ed.read, 'manage_blocks');
-  const edWrite = adminConfig(ed.write, 'manage_blocks');
-  app.get(
-    '/api/v1/admin/email_domain_blocks',
-    { schema: { querystring: PageQuery }, config: edRead },
-    listHandler(core, emailDomainBlocks, { parentId: null }, 'min_id', renderEmailDomainBlock),
-  );
-  app.get(
-    '/api/v1/admin/email_domain_blocks/:id',
-    { schema: { params: IdParams }, config: edRead },
-    showHandler(core, getEmailDomainBlock, renderEmailDomainBlock),
-  );
+  const emailDomains = adminRecordRoutes(core, 'email_domain_blocks', 'manage_blocks', {
+    list: [emailDomainBlocks, { parentId: null }, 'min_id'],
+    get: getEmailDomainBlock,
+    remove: deleteEmailDomainBlock,
+    render: renderEmailDomainBlock,
+  });
+  app.get('/api/v1/admin/email_domain_blocks', emailDomains.list);
+  app.get('/api/v1/admin/email_domain_blocks/:id', emailDomains.show);
   app.post(
     '/api/v1/admin/email_domain_blocks',
-    { schema: { body: Type.Optional(EmailDomainBody) }, config: edWrite },
-    async (request) => {
-      const body = request.body ?? {};
-      const block = await createEmailDomainBlock(
+    emailDomains.create(EmailDomainBody, (body, actor) =>
+      createEmailDomainBlock(
         core,
         { domain: body.domain, allowWithApproval: railsBoolean(body.allow_with_approval) },
-        moderator(request).account._id,
-      );
-      return renderEmailDomainBlock(block);
-    },
+        actor,
+      ),
+    ),
   );
-  app.delete(
-    '/api/v1/admin/email_domain_blocks/:id',
-    { schema: { params: IdParams }, config: edWrite },
-    deleteHandler(core, deleteEmailDomainBlock),
-  );
+  app.delete('/api/v1/admin/email_domain_blocks/:id', emailDomains.remove);
 
-  // Canonical e-mail blocks
-  const ce = adminScopes('canonical_email_blocks');
-  const ceRead = adminConfig(ce.read, 'manage_blocks');
-  const ceWrite = adminConfig(ce.write, 'manage_blocks');
-  app.get(
-    '/api/v1/admin/canonical_email_blocks',
-    { schema: { querystring: PageQuery }, config: ceRead },
-    listHandler(core, canonicalEmailBlocks, {}, 'since_id', renderCanonicalEmailBlock),
-  );
-  app.get(
-    '/api/v1/admin/canonical_email_blocks/:id',
-    { schema: { params: IdParams }, config: ceRead },
-    showHandler(core, getCanonicalEmailBlock, renderCanonicalEmailBlock),
-  );
+  const canonical = adminRecordRoutes(core, 'canonical_email_blocks', 'manage_blocks', {
+    list: [canonicalEmailBlocks, {}, 'since_id'],
+    get: getCanonicalEmailBlock,
+    remove: deleteCanonicalEmailBlock,
+    render: renderCanonicalEmailBlock,
+  });
+  app.get('/api/v1/admin/canonical_email_blocks', canonical.list);
+  app.get('/api/v1/admin/canonical_email_blocks/:id', canonical.show);
   app.post(
     '/api/v1/admin/canonical_email_blocks/test',
-    { schema: { body: Type.Optional(CanonicalBody) }, config: ceRead },
+    { schema: { body: Type.Optional(CanonicalBody) }, config: canonical.read },
     async (request) => {
       const email = request.body?.email;
       if (!email) throw badRequest('param is missing or the value is empty: email');
@@ -133,57 +104,29 @@ const blocksRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
   );
   app.post(
     '/api/v1/admin/canonical_email_blocks',
-    { schema: { body: Type.Optional(CanonicalBody) }, config: ceWrite },
-    async (request) => {
-      const body = request.body ?? {};
-      const block = await createCanonicalEmailBlock(
-        core,
-        { email: body.email, canonicalEmailHash: body.canonical_email_hash },
-        moderator(request).account._id,
-      );
-      return renderCanonicalEmailBlock(block);
-    },
+    canonical.create(CanonicalBody, (body, actor) =>
+      createCanonicalEmailBlock(core, { email: body.email, canonicalEmailHash: body.canonical_email_hash }, actor),
+    ),
   );
-  app.delete(
-    '/api/v1/admin/canonical_email_blocks/:id',
-    { schema: { params: IdParams }, config: ceWrite },
-    deleteHandler(core, deleteCanonicalEmailBlock),
-  );
+  app.delete('/api/v1/admin/canonical_email_blocks/:id', canonical.remove);
 
-  // IP blocks
-  const ip = adminScopes('ip_blocks');
-  const ipRead = adminConfig(ip.read, 'manage_blocks');
-  const ipWrite = adminConfig(ip.write, 'manage_blocks');
-  app.get(
-    '/api/v1/admin/ip_blocks',
-    { schema: { querystring: PageQuery }, config: ipRead },
-    listHandler(core, ipBlocks, {}, 'since_id', renderIpBlock),
-  );
-  app.get(
-    '/api/v1/admin/ip_blocks/:id',
-    { schema: { params: IdParams }, config: ipRead },
-    showHandler(core, getIpBlock, renderIpBlock),
-  );
-  app.post('/api/v1/admin/ip_blocks', { schema: { body: Type.Optional(IpBody) }, config: ipWrite }, async (request) => {
-    const body = request.body ?? {};
-    const block = await createIpBlock(core, ipBlockInput(body), moderator(request).account._id);
-    return renderIpBlock(block);
+  const ips = adminRecordRoutes(core, 'ip_blocks', 'manage_blocks', {
+    list: [ipBlocks, {}, 'since_id'],
+    get: getIpBlock,
+    remove: deleteIpBlock,
+    render: renderIpBlock,
   });
+  app.get('/api/v1/admin/ip_blocks', ips.list);
+  app.get('/api/v1/admin/ip_blocks/:id', ips.show);
+  app.post(
+    '/api/v1/admin/ip_blocks',
+    ips.create(IpBody, (body, actor) => createIpBlock(core, ipBlockInput(body), actor)),
+  );
   app.put(
     '/api/v1/admin/ip_blocks/:id',
-    { schema: { params: IdParams, body: Type.Optional(IpBody) }, config: ipWrite },
-    async (request) => {
-      const body = request.body ?? {};
-      const id = idParam(request.params.id);
-      const block = await updateIpBlock(core, id, ipBlockInput(body), moderator(request).account._id);
-      return renderIpBlock(block);
-    },
+    ips.update(IpBody, (id, body, actor) => updateIpBlock(core, id, ipBlockInput(body), actor)),
   );
-  app.delete(
-    '/api/v1/admin/ip_blocks/:id',
-    { schema: { params: IdParams }, config: ipWrite },
-    deleteHandler(core, deleteIpBlock),
-  );
+  app.delete('/api/v1/admin/ip_blocks/:id', ips.remove);
 };
 
 export default blocksRoutes;

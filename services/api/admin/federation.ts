@@ -18,20 +18,7 @@ import {
   renderAdminDomainAllow,
 } from '../../core/moderation/domainAllows.ts';
 import { BoolLike } from '../params.ts';
-import {
-  adminConfig,
-  adminScopes,
-  deleteHandler,
-  idParam,
-  IdParams,
-  listHandler,
-  moderator,
-  PageQuery,
-  showHandler,
-} from './guard.ts';
-
-const BLOCKS = adminScopes('domain_blocks');
-const ALLOWS = adminScopes('domain_allows');
+import { adminRecordRoutes } from './guard.ts';
 
 const OptionalText = Type.Optional(Type.Union([Type.String({ maxLength: 5_000 }), Type.Null()]));
 const BlockBody = Type.Object(
@@ -63,70 +50,39 @@ function blockInput(body: Partial<Record<string, unknown>>) {
 }
 
 const federationRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
-  const readBlocks = adminConfig(BLOCKS.read, 'manage_federation');
-  const writeBlocks = adminConfig(BLOCKS.write, 'manage_federation');
-
-  app.get(
-    '/api/v1/admin/domain_blocks',
-    { schema: { querystring: PageQuery }, config: readBlocks },
-    listHandler(core, instanceDomainBlocks, {}, 'since_id', renderAdminDomainBlock),
-  );
-  app.get(
-    '/api/v1/admin/domain_blocks/:id',
-    { schema: { params: IdParams }, config: readBlocks },
-    showHandler(core, getDomainBlock, renderAdminDomainBlock),
-  );
+  const blocks = adminRecordRoutes(core, 'domain_blocks', 'manage_federation', {
+    list: [instanceDomainBlocks, {}, 'since_id'],
+    get: getDomainBlock,
+    remove: deleteDomainBlock,
+    render: renderAdminDomainBlock,
+  });
+  app.get('/api/v1/admin/domain_blocks', blocks.list);
+  app.get('/api/v1/admin/domain_blocks/:id', blocks.show);
   app.post(
     '/api/v1/admin/domain_blocks',
-    { schema: { body: Type.Optional(BlockBody) }, config: writeBlocks },
-    async (request) => {
-      const body = request.body ?? {};
-      const block = await createDomainBlock(
-        core,
-        { domain: body.domain ?? '', ...blockInput(body) },
-        moderator(request).account._id,
-      );
-      return renderAdminDomainBlock(block);
-    },
+    blocks.create(BlockBody, (body, actor) =>
+      createDomainBlock(core, { domain: body.domain ?? '', ...blockInput(body) }, actor),
+    ),
   );
   app.put(
     '/api/v1/admin/domain_blocks/:id',
-    { schema: { params: IdParams, body: Type.Optional(BlockBody) }, config: writeBlocks },
-    async (request) => {
-      const id = idParam(request.params.id);
-      const block = await updateDomainBlock(core, id, blockInput(request.body ?? {}), moderator(request).account._id);
-      return renderAdminDomainBlock(block);
-    },
+    blocks.update(BlockBody, (id, body, actor) => updateDomainBlock(core, id, blockInput(body), actor)),
   );
-  app.delete(
-    '/api/v1/admin/domain_blocks/:id',
-    { schema: { params: IdParams }, config: writeBlocks },
-    deleteHandler(core, deleteDomainBlock),
-  );
+  app.delete('/api/v1/admin/domain_blocks/:id', blocks.remove);
 
-  const readAllows = adminConfig(ALLOWS.read, 'manage_federation');
-  const writeAllows = adminConfig(ALLOWS.write, 'manage_federation');
-  app.get(
-    '/api/v1/admin/domain_allows',
-    { schema: { querystring: PageQuery }, config: readAllows },
-    listHandler(core, domainAllows, {}, 'since_id', renderAdminDomainAllow),
-  );
-  app.get(
-    '/api/v1/admin/domain_allows/:id',
-    { schema: { params: IdParams }, config: readAllows },
-    showHandler(core, getDomainAllow, renderAdminDomainAllow),
-  );
+  const allows = adminRecordRoutes(core, 'domain_allows', 'manage_federation', {
+    list: [domainAllows, {}, 'since_id'],
+    get: getDomainAllow,
+    remove: deleteDomainAllow,
+    render: renderAdminDomainAllow,
+  });
+  app.get('/api/v1/admin/domain_allows', allows.list);
+  app.get('/api/v1/admin/domain_allows/:id', allows.show);
   app.post(
     '/api/v1/admin/domain_allows',
-    { schema: { body: Type.Optional(AllowBody) }, config: writeAllows },
-    async (request) =>
-      renderAdminDomainAllow(await createDomainAllow(core, request.body?.domain ?? '', moderator(request).account._id)),
+    allows.create(AllowBody, (body, actor) => createDomainAllow(core, body.domain ?? '', actor)),
   );
-  app.delete(
-    '/api/v1/admin/domain_allows/:id',
-    { schema: { params: IdParams }, config: writeAllows },
-    deleteHandler(core, deleteDomainAllow),
-  );
+  app.delete('/api/v1/admin/domain_allows/:id', allows.remove);
 };
 
 export default federationRoutes;

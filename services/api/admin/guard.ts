@@ -1,5 +1,6 @@
 // What every admin route shares: a user token with the route's admin scope AND a role holding the
 // route's permission (Mastodon's policies), else 403; ids, pages and the acting moderator.
+import { Type, type Static, type TObject } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Collection, Document } from 'mongodb';
 import type { Core } from '../../core/context.ts';
@@ -16,7 +17,7 @@ declare module 'fastify' {
   }
 }
 
-import { CursorQuery, idParam } from '../params.ts';
+import { CursorQuery, IdParams, idParam } from '../params.ts';
 
 export { IdParams, idParam } from '../params.ts';
 
@@ -81,27 +82,74 @@ export async function listPage<T extends Document & { _id: Id }>(
 /** A request to a `/:id` route (its params validated by IdParams). */
 type IdRequest = FastifyRequest & { params: { id: string } };
 
-/** The handler of an admin list route: one page of the collection, each document rendered. */
-export function listHandler<T extends Document & { _id: Id }, R>(
+/** What an admin record resource (domain blocks, IP blocks, ...) has: its list, getter, deleter and renderer. */
+export interface AdminRecords<T extends Document & { _id: Id }, R> {
+  /** The collection listed, the filter of the listed documents, and the parameter of the Link header's prev. */
+  list: [def: CollectionDef<T>, filter: object, prevParam: 'min_id' | 'since_id'];
+  /** Loads one record by id (404 when missing). */
+  get: (core: Core, id: Id) => Promise<T>;
+  /** Deletes one record as the acting moderator. */
+  remove: (core: Core, id: Id, actor: Id) => Promise<unknown>;
+  render: (doc: T) => R;
+}
+
+/**
+ * The read and write route configs of an admin record resource and its list, show and delete
+ * routes (options with their handler), for the area to register under its literal paths.
+ */
+export function adminRecordRoutes<T extends Document & { _id: Id }, R>(
   core: Core,
-  def: CollectionDef<T>,
-  filter: object,
-  prevParam: 'min_id' | 'since_id',
-  render: (doc: T) => R,
+  resource: string,
+  permission: Permission,
+  records: AdminRecords<T, R>,
 ) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<R[]> =>
-    (await listPage(core, request, reply, collection(core.db, def), filter, prevParam)).map((doc) => render(doc));
-}
-
-/** The handler of an admin show route: the record by its id (the getter 404s a missing one), rendered. */
-export function showHandler<T, R>(core: Core, get: (core: Core, id: Id) => Promise<T>, render: (doc: T) => R) {
-  return async (request: IdRequest): Promise<R> => render(await get(core, idParam(request.params.id)));
-}
-
-/** The handler of an admin delete route, done as the acting moderator; Mastodon answers `{}`. */
-export function deleteHandler(core: Core, remove: (core: Core, id: Id, actor: Id) => Promise<unknown>) {
-  return async (request: IdRequest): Promise<Record<string, never>> => {
-    await remove(core, idParam(request.params.id), moderator(request).account._id);
-    return {};
+  const scopes = adminScopes(resource);
+  const read = adminConfig(scopes.read, permission);
+  const write = adminConfig(scopes.write, permission);
+  const [def, filter, prevParam] = records.list;
+  return {
+    read,
+    write,
+    /** One page of the collection, newest first, each document rendered. */
+    list: {
+      schema: { querystring: PageQuery },
+      config: read,
+      handler: async (request: FastifyRequest, reply: FastifyReply): Promise<R[]> =>
+        (await listPage(core, request, reply, collection(core.db, def), filter, prevParam)).map((doc) =>
+          records.render(doc),
+        ),
+    },
+    /** The record by its id, rendered. */
+    show: {
+      schema: { params: IdParams },
+      config: read,
+      handler: async (request: IdRequest): Promise<R> =>
+        records.render(await records.get(core, idParam(request.params.id))),
+    },
+    /** Creates a record from the body (missing body: `{}`) as the acting moderator, rendered. */
+    create: <B extends TObject>(body: B, run: (input: Static<B>, actor: Id) => Promise<T>) => ({
+      schema: { body: Type.Optional(body) },
+      config: write,
+      handler: async (request: FastifyRequest & { body?: Static<B> }): Promise<R> =>
+        records.render(await run(request.body ?? ({} as Static<B>), moderator(request).account._id)),
+    }),
+    /** Updates the record by its id from the body as the acting moderator, rendered. */
+    update: <B extends TObject>(body: B, run: (id: Id, input: Static<B>, actor: Id) => Promise<T>) => ({
+      schema: { params: IdParams, body: Type.Optional(body) },
+      config: write,
+      handler: async (request: IdRequest & { body?: Static<B> }): Promise<R> =>
+        records.render(
+          await run(idParam(request.params.id), request.body ?? ({} as Static<B>), moderator(request).account._id),
+        ),
+    }),
+    /** Deletes the record as the acting moderator; Mastodon answers `{}`. */
+    remove: {
+      schema: { params: IdParams },
+      config: write,
+      handler: async (request: IdRequest): Promise<Record<string, never>> => {
+        await records.remove(core, idParam(request.params.id), moderator(request).account._id);
+        return {};
+      },
+    },
   };
 }

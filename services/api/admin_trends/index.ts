@@ -11,22 +11,21 @@ import { rankedForReview, rankedPublishers, type PublisherReview, type RankedIte
 import { previewCardProviders } from '../../core/model/previewCards.ts';
 import { reviewsOf, reviewTrend } from '../../core/trends/review.ts';
 import { trendMember } from '../../core/trends/members.ts';
-import { requirePermission } from '../plugins/auth.ts';
+import { requirePermission, type UserAuth } from '../plugins/auth.ts';
+import { moderator } from '../admin/guard.ts';
+import type { TrendKind } from '../../core/model/trends.ts';
+import type { FastifyRequest } from 'fastify';
 import { TagEntity } from '../../core/entities/tag.ts';
 import { StatusEntity } from '../../core/entities/status.ts';
 import { presentStatuses } from '../../core/entities/statusRender.ts';
 import { TrendsLinkEntity } from '../../core/entities/previewCard.ts';
 import { presentTrendingLinks, presentTrendingTags, statusesOf, tagsOf } from '../trends/present.ts';
-import { pageOf, setOffsetLinks } from '../trends/index.ts';
+import { OffsetPageQuery, offsetPageHandler, type OffsetPage } from '../trends/offsetPage.ts';
 import { notFound } from '../errors.ts';
 import { IdParams } from '../params.ts';
 
 const READ = { scopes: ['admin:read'], user: 'required' as const, staff: true };
 const WRITE = { scopes: ['admin:write'], user: 'required' as const, staff: true };
-const PageQuery = Type.Object(
-  { limit: Type.Optional(Type.String({ maxLength: 30 })), offset: Type.Optional(Type.String({ maxLength: 30 })) },
-  { additionalProperties: true },
-);
 
 /** Admin::Tag: the Tag entity plus its review flags. */
 const AdminTagEntity = Type.Composite([
@@ -82,128 +81,95 @@ function presentPublisher(p: PublisherReview): Static<typeof PublisherEntity> {
 }
 
 const adminTrendsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
+  // What a reviewer is shown of each kind: the ranking with the items' review state.
+  const ranked = (kind: TrendKind) => async (request: FastifyRequest, page: OffsetPage) => {
+    await requirePermission(request, 'manage_taxonomies');
+    return rankedForReview(core, kind, page);
+  };
+  const config = { auth: READ };
+
   app.get(
     '/api/v1/admin/trends/tags',
-    { schema: { querystring: PageQuery, response: { 200: Type.Array(AdminTagEntity) } }, config: { auth: READ } },
-    async (request, reply) => {
-      await requirePermission(request, 'manage_taxonomies');
-      const page = pageOf(request.query, 10, 20);
-      const found = await rankedForReview(core, 'tag', page);
-      setOffsetLinks(core, request, reply, page, found.length);
-      return presentAdminTags(core, found);
-    },
+    { schema: { querystring: OffsetPageQuery, response: { 200: Type.Array(AdminTagEntity) } }, config },
+    offsetPageHandler(core, [10, 20], ranked('tag'), (found) => presentAdminTags(core, found)),
   );
   app.get(
     '/api/v1/admin/trends/statuses',
-    { schema: { querystring: PageQuery, response: { 200: Type.Array(StatusEntity) } }, config: { auth: READ } },
-    async (request, reply) => {
-      const { account } = await requirePermission(request, 'manage_taxonomies');
-      const page = pageOf(request.query, 20, 40);
-      const found = await rankedForReview(core, 'status', page);
-      setOffsetLinks(core, request, reply, page, found.length);
-      return presentStatuses(core, await statusesOf(core, found), account);
-    },
+    { schema: { querystring: OffsetPageQuery, response: { 200: Type.Array(StatusEntity) } }, config },
+    offsetPageHandler(core, [20, 40], ranked('status'), async (found, request) =>
+      presentStatuses(core, await statusesOf(core, found), moderator(request).account),
+    ),
   );
   app.get(
     '/api/v1/admin/trends/links',
-    { schema: { querystring: PageQuery, response: { 200: Type.Array(TrendsLinkEntity) } }, config: { auth: READ } },
-    async (request, reply) => {
-      await requirePermission(request, 'manage_taxonomies');
-      const page = pageOf(request.query, 10, 20);
-      const found = await rankedForReview(core, 'link', page);
-      setOffsetLinks(core, request, reply, page, found.length);
-      return presentTrendingLinks(core, found);
-    },
+    { schema: { querystring: OffsetPageQuery, response: { 200: Type.Array(TrendsLinkEntity) } }, config },
+    offsetPageHandler(core, [10, 20], ranked('link'), (found) => presentTrendingLinks(core, found)),
   );
 
   app.get(
     '/api/v1/admin/trends/links/publishers',
-    { schema: { querystring: PageQuery, response: { 200: Type.Array(PublisherEntity) } }, config: { auth: READ } },
-    async (request, reply) => {
-      await requirePermission(request, 'manage_taxonomies');
-      const page = pageOf(request.query, 10, 20);
-      const found = await rankedPublishers(core, page);
-      setOffsetLinks(core, request, reply, page, found.length);
-      return found.map(presentPublisher);
-    },
+    { schema: { querystring: OffsetPageQuery, response: { 200: Type.Array(PublisherEntity) } }, config },
+    offsetPageHandler(
+      core,
+      [10, 20],
+      async (request, page) => {
+        await requirePermission(request, 'manage_taxonomies');
+        return rankedPublishers(core, page);
+      },
+      (found) => found.map(presentPublisher),
+    ),
   );
 
-  for (const [path, state] of [
-    ['/api/v1/admin/trends/links/publishers/:id/approve', 'approved'],
-    ['/api/v1/admin/trends/links/publishers/:id/reject', 'rejected'],
-  ] as const) {
-    app.post(
-      path,
-      { schema: { params: IdParams, response: { 200: PublisherEntity } }, config: { auth: WRITE } },
-      async (request) => {
-        const { account } = await requirePermission(request, 'manage_taxonomies');
-        const id = parseId(request.params.id);
-        const provider = id === null ? null : await collection(core.db, previewCardProviders).findOne({ _id: id });
-        if (!provider) throw notFound();
-        await reviewTrend(core, 'publisher', provider.domain, state, account._id);
-        const review = (await reviewsOf(core, 'publisher', [provider.domain])).get(provider.domain);
-        return presentPublisher({
-          id: provider._id,
-          domain: provider.domain,
-          state: review?.state ?? null,
-          reviewedAt: review?.reviewedAt ?? null,
-          requestedReviewAt: review?.requestedReviewAt ?? null,
-        });
-      },
-    );
-  }
+  type Review = 'approved' | 'rejected';
+  type IdRequest = FastifyRequest<{ Params: { id: string } }>;
 
-  for (const [tagPath, statusPath, linkPath, state] of [
-    [
-      '/api/v1/admin/trends/tags/:id/approve',
-      '/api/v1/admin/trends/statuses/:id/approve',
-      '/api/v1/admin/trends/links/:id/approve',
-      'approved',
-    ],
-    [
-      '/api/v1/admin/trends/tags/:id/reject',
-      '/api/v1/admin/trends/statuses/:id/reject',
-      '/api/v1/admin/trends/links/:id/reject',
-      'rejected',
-    ],
-  ] as const) {
-    app.post(
-      tagPath,
-      { schema: { params: IdParams, response: { 200: AdminTagEntity } }, config: { auth: WRITE } },
-      async (request) => {
-        const { account } = await requirePermission(request, 'manage_taxonomies');
-        const item = await trendMember(core, 'tag', request.params.id);
-        await reviewTrend(core, 'tag', item, state, account._id);
-        const [out] = await presentAdminTags(core, [{ item, score: 0, language: null }]);
-        return out as AdminTag;
-      },
-    );
-    app.post(
-      statusPath,
-      { schema: { params: IdParams, response: { 200: StatusEntity } }, config: { auth: WRITE } },
-      async (request) => {
-        const { account } = await requirePermission(request, 'manage_taxonomies');
-        const item = await trendMember(core, 'status', request.params.id);
-        await reviewTrend(core, 'status', item, state, account._id);
-        const docs = await statusesOf(core, [{ item, score: 0, language: null }]);
-        const [out] = await presentStatuses(core, docs, account);
-        if (!out) throw notFound();
-        return out;
-      },
-    );
-    app.post(
-      linkPath,
-      { schema: { params: IdParams, response: { 200: TrendsLinkEntity } }, config: { auth: WRITE } },
-      async (request) => {
-        const { account } = await requirePermission(request, 'manage_taxonomies');
-        const item = await trendMember(core, 'link', request.params.id);
-        await reviewTrend(core, 'link', item, state, account._id);
-        const [out] = await presentTrendingLinks(core, [{ item, score: 0, language: null }]);
-        if (!out) throw notFound();
-        return out;
-      },
-    );
-  }
+  /** The handler reviewing a publisher (`state`), answering it with its review. */
+  const reviewPublisher = (state: Review) => async (request: IdRequest) => {
+    const { account } = await requirePermission(request, 'manage_taxonomies');
+    const id = parseId(request.params.id);
+    const provider = id === null ? null : await collection(core.db, previewCardProviders).findOne({ _id: id });
+    if (!provider) throw notFound();
+    await reviewTrend(core, 'publisher', provider.domain, state, account._id);
+    const review = (await reviewsOf(core, 'publisher', [provider.domain])).get(provider.domain);
+    return presentPublisher({
+      id: provider._id,
+      domain: provider.domain,
+      state: review?.state ?? null,
+      reviewedAt: review?.reviewedAt ?? null,
+      requestedReviewAt: review?.requestedReviewAt ?? null,
+    });
+  };
+  const publisher = { schema: { params: IdParams, response: { 200: PublisherEntity } }, config: { auth: WRITE } };
+  app.post('/api/v1/admin/trends/links/publishers/:id/approve', publisher, reviewPublisher('approved'));
+  app.post('/api/v1/admin/trends/links/publishers/:id/reject', publisher, reviewPublisher('rejected'));
+
+  /** The handler reviewing a trending item of `kind` (`state`), answering it as `present` renders it. */
+  const reviewItem =
+    <R>(kind: TrendKind, state: Review, present: (item: RankedItem, viewer: UserAuth['account']) => Promise<R>) =>
+    async (request: IdRequest): Promise<R> => {
+      const { account } = await requirePermission(request, 'manage_taxonomies');
+      const item = await trendMember(core, kind, request.params.id);
+      await reviewTrend(core, kind, item, state, account._id);
+      return present({ item, score: 0, language: null }, account);
+    };
+  const one = <T>([out]: T[]): T => {
+    if (!out) throw notFound();
+    return out;
+  };
+  const presentTag = async (item: RankedItem) => one(await presentAdminTags(core, [item]));
+  const presentStatus = async (item: RankedItem, viewer: UserAuth['account']) =>
+    one(await presentStatuses(core, await statusesOf(core, [item]), viewer));
+  const presentLink = async (item: RankedItem) => one(await presentTrendingLinks(core, [item]));
+
+  const tag = { schema: { params: IdParams, response: { 200: AdminTagEntity } }, config: { auth: WRITE } };
+  app.post('/api/v1/admin/trends/tags/:id/approve', tag, reviewItem('tag', 'approved', presentTag));
+  app.post('/api/v1/admin/trends/tags/:id/reject', tag, reviewItem('tag', 'rejected', presentTag));
+  const status = { schema: { params: IdParams, response: { 200: StatusEntity } }, config: { auth: WRITE } };
+  app.post('/api/v1/admin/trends/statuses/:id/approve', status, reviewItem('status', 'approved', presentStatus));
+  app.post('/api/v1/admin/trends/statuses/:id/reject', status, reviewItem('status', 'rejected', presentStatus));
+  const link = { schema: { params: IdParams, response: { 200: TrendsLinkEntity } }, config: { auth: WRITE } };
+  app.post('/api/v1/admin/trends/links/:id/approve', link, reviewItem('link', 'approved', presentLink));
+  app.post('/api/v1/admin/trends/links/:id/reject', link, reviewItem('link', 'rejected', presentLink));
 };
 
 export default adminTrendsArea;

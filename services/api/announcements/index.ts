@@ -1,10 +1,10 @@
 // Announcements (Mastodon 3.1+): the published announcements of this server for a signed-in user,
 // dismissing them, and emoji reactions (Unicode or a custom emoji's shortcode). Administrators write
 // and publish them with the CLI (`announcements ...`); changes stream to `user` streams.
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
-import { parseId } from '../../core/ids.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import {
   addReaction,
@@ -13,8 +13,7 @@ import {
   removeReaction,
 } from '../../core/announcements/announcements.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { notFound } from '../errors.ts';
-import { BoolLike, IdParams } from '../params.ts';
+import { BoolLike, Empty, IdParams, idParam } from '../params.ts';
 import { CustomEmojiEntity } from '../../core/entities/account.ts';
 
 const ReactionEntity = Type.Object({
@@ -49,13 +48,6 @@ const DISMISS = { scopes: ['write', 'write:accounts'], user: 'required' as const
 const REACT = { scopes: ['write', 'write:favourites'], user: 'required' as const };
 
 const ReactionParams = Type.Object({ id: Type.String({ maxLength: 30 }), name: Type.String({ maxLength: 200 }) });
-const Empty = Type.Object({});
-
-function announcementId(raw: string): bigint {
-  const id = parseId(raw);
-  if (id === null) throw notFound();
-  return id;
-}
 
 const announcementsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
   app.get(
@@ -78,30 +70,21 @@ const announcementsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
     { config: { auth: DISMISS }, schema: { params: IdParams, response: { 200: Empty } } },
     async (request) => {
       const { account } = requireUser(request);
-      await dismissAnnouncement(core, account, announcementId(request.params.id));
+      await dismissAnnouncement(core, account, idParam(request.params.id));
       return {};
     },
   );
 
-  app.put(
-    '/api/v1/announcements/:id/reactions/:name',
-    { config: { auth: REACT }, schema: { params: ReactionParams, response: { 200: Empty } } },
-    async (request) => {
+  /** Adds or removes the caller's reaction `:name` to the announcement `:id`; Mastodon answers `{}`. */
+  const reactionHandler =
+    (change: typeof addReaction) => async (request: FastifyRequest<{ Params: Static<typeof ReactionParams> }>) => {
       const { account } = requireUser(request);
-      await addReaction(core, account, announcementId(request.params.id), request.params.name);
+      await change(core, account, idParam(request.params.id), request.params.name);
       return {};
-    },
-  );
-
-  app.delete(
-    '/api/v1/announcements/:id/reactions/:name',
-    { config: { auth: REACT }, schema: { params: ReactionParams, response: { 200: Empty } } },
-    async (request) => {
-      const { account } = requireUser(request);
-      await removeReaction(core, account, announcementId(request.params.id), request.params.name);
-      return {};
-    },
-  );
+    };
+  const reaction = { config: { auth: REACT }, schema: { params: ReactionParams, response: { 200: Empty } } };
+  app.put('/api/v1/announcements/:id/reactions/:name', reaction, reactionHandler(addReaction));
+  app.delete('/api/v1/announcements/:id/reactions/:name', reaction, reactionHandler(removeReaction));
 };
 
 export default announcementsArea;

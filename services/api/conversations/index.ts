@@ -3,10 +3,11 @@
 // at most 40; POST /api/v1/conversations/:id/read and /unread; DELETE /api/v1/conversations/:id.
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import type { AreaOptions } from '../areas.ts';
 import { parseId } from '../../core/ids.ts';
 import { collection } from '../../core/db/mongo.ts';
-import { accountConversations } from '../../core/model/accountConversations.ts';
+import { accountConversations, type AccountConversationDoc } from '../../core/model/accountConversations.ts';
 import {
   deleteConversation,
   markConversationRead,
@@ -16,27 +17,16 @@ import {
 import { requireUser } from '../plugins/auth.ts';
 import { notFound } from '../errors.ts';
 import { ConversationEntity, presentConversations } from '../../core/entities/conversation.ts';
-import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
-import { IdParams } from '../params.ts';
+import { findPage, pageParams, setCursorPageLinks } from '../pagination.ts';
+import { CursorQuery, Empty, IdParams } from '../params.ts';
 
 const READ = { scopes: ['read', 'read:statuses'], user: 'required' as const };
 const WRITE = { scopes: ['write', 'write:conversations'], user: 'required' as const };
 
-const Str = Type.String({ maxLength: 100 });
-const ListQuery = Type.Object(
-  {
-    max_id: Type.Optional(Str),
-    since_id: Type.Optional(Str),
-    min_id: Type.Optional(Str),
-    limit: Type.Optional(Str),
-  },
-  { additionalProperties: true },
-);
-
 const conversationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
   app.get(
     '/api/v1/conversations',
-    { schema: { querystring: ListQuery, response: { 200: Type.Array(ConversationEntity) } }, config: { auth: READ } },
+    { schema: { querystring: CursorQuery, response: { 200: Type.Array(ConversationEntity) } }, config: { auth: READ } },
     async (request, reply) => {
       const { account } = requireUser(request);
       const p = pageParams(request.query, { defaultLimit: 20, maxLimit: 40 });
@@ -46,49 +36,52 @@ const conversationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
         p,
         'lastStatusId',
       );
-      setLinkHeader(core, request, reply, {
-        oldest: page.at(-1)?.lastStatusId ?? null,
-        newest: page[0]?.lastStatusId ?? null,
-        count: page.length,
-        limit: p.limit,
-      });
+      setCursorPageLinks(
+        core,
+        request,
+        reply,
+        page.map((c) => c.lastStatusId),
+        p.limit,
+      );
       return presentConversations(core, page, account);
     },
   );
 
+  /** The caller's conversation named by `:id` (404 when it is not theirs). */
+  async function conversationOf(request: FastifyRequest<{ Params: { id: string } }>) {
+    const { account } = requireUser(request);
+    const conversation = await ownConversation(core, account._id, parseId(request.params.id));
+    if (!conversation) throw notFound();
+    return { account, conversation };
+  }
+
+  /** The handler of a change to the caller's conversation, answering it as it is now. */
+  const changeHandler =
+    (change: (c: AccountConversationDoc) => Promise<AccountConversationDoc>) =>
+    async (request: FastifyRequest<{ Params: { id: string } }>) => {
+      const { account, conversation } = await conversationOf(request);
+      const [out] = await presentConversations(core, [await change(conversation)], account);
+      return out;
+    };
+
   app.post(
     '/api/v1/conversations/:id/read',
     { schema: { params: IdParams, response: { 200: ConversationEntity } }, config: { auth: WRITE } },
-    async (request) => {
-      const { account } = requireUser(request);
-      const c = await ownConversation(core, account._id, parseId(request.params.id));
-      if (!c) throw notFound();
-      const [out] = await presentConversations(core, [await markConversationRead(core, c)], account);
-      return out;
-    },
+    changeHandler((c) => markConversationRead(core, c)),
   );
 
   // Not in Mastodon's documentation, but routed and used by its web app: marks unread again.
   app.post(
     '/api/v1/conversations/:id/unread',
     { schema: { params: IdParams, response: { 200: ConversationEntity } }, config: { auth: WRITE } },
-    async (request) => {
-      const { account } = requireUser(request);
-      const c = await ownConversation(core, account._id, parseId(request.params.id));
-      if (!c) throw notFound();
-      const [out] = await presentConversations(core, [await setConversationUnread(core, c, true)], account);
-      return out;
-    },
+    changeHandler((c) => setConversationUnread(core, c, true)),
   );
 
   app.delete(
     '/api/v1/conversations/:id',
-    { schema: { params: IdParams, response: { 200: Type.Object({}) } }, config: { auth: WRITE } },
+    { schema: { params: IdParams, response: { 200: Empty } }, config: { auth: WRITE } },
     async (request) => {
-      const { account } = requireUser(request);
-      const c = await ownConversation(core, account._id, parseId(request.params.id));
-      if (!c) throw notFound();
-      await deleteConversation(core, c);
+      await deleteConversation(core, (await conversationOf(request)).conversation);
       return {};
     },
   );

@@ -37,12 +37,11 @@ import {
   presentKeyword,
   presentV1Filter,
 } from '../../core/entities/filter.ts';
-import { IdParams } from '../params.ts';
+import { Empty, IdParams } from '../params.ts';
 
 const READ = { scopes: ['read', 'read:filters'], user: 'required' as const };
 const WRITE = { scopes: ['write', 'write:filters'], user: 'required' as const };
 const AnyBody = Type.Optional(Type.Object({}, { additionalProperties: true }));
-const Empty = Type.Object({});
 
 type Body = Record<string, unknown> | undefined;
 

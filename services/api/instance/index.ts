@@ -4,6 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import sharp from 'sharp';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AreaOptions } from '../areas.ts';
 import { cachedDocument } from '../../core/instance/cache.ts';
 import { instancePeers } from '../../core/instance/peers.ts';
@@ -36,11 +37,20 @@ const SLOW_DOCUMENT_SECONDS = 3600;
 const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
   const publicCache = 'public, max-age=60';
   const open = { config: { auth: { user: 'none' as const } } };
+  /** The handler of a public document: what `load` answers, cacheable for a minute. */
+  const publicDocument =
+    <T>(load: () => Promise<T> | T) =>
+    async (_request: FastifyRequest, reply: FastifyReply): Promise<T> => {
+      const doc = await load();
+      reply.header('cache-control', publicCache);
+      return doc;
+    };
 
-  app.get('/api/v2/instance', { ...open, schema: { response: { 200: InstanceEntity } } }, async (_request, reply) => {
-    reply.header('cache-control', publicCache);
-    return instanceV2(core);
-  });
+  app.get(
+    '/api/v2/instance',
+    { ...open, schema: { response: { 200: InstanceEntity } } },
+    publicDocument(() => instanceV2(core)),
+  );
 
   app.get('/api/v1/instance', { ...open, schema: { response: { 200: InstanceV1Entity } } }, async (_request, reply) => {
     reply.header('cache-control', publicCache);
@@ -51,20 +61,16 @@ const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
   app.get(
     '/api/v1/instance/rules',
     { ...open, schema: { response: { 200: Type.Array(RuleEntity) } } },
-    async (_request, reply) => {
-      reply.header('cache-control', publicCache);
-      return instanceRules(core);
-    },
+    publicDocument(() => instanceRules(core)),
   );
 
   app.get(
     '/api/v1/instance/peers',
     { ...open, schema: { response: { 200: Type.Array(Type.String()) } } },
-    async (_request, reply) => {
+    publicDocument(async () => {
       if (core.config.limitedFederationMode || !(await getInstanceSettings(core)).peersApiEnabled) throw notFound();
-      reply.header('cache-control', publicCache);
       return cachedDocument(core, 'peers', SLOW_DOCUMENT_SECONDS, () => instancePeers(core));
-    },
+    }),
   );
 
   const Week = Type.Object({
@@ -76,30 +82,23 @@ const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
   app.get(
     '/api/v1/instance/activity',
     { ...open, schema: { response: { 200: Type.Array(Week) } } },
-    async (_request, reply) => {
+    publicDocument(async () => {
       if (core.config.limitedFederationMode || !(await getInstanceSettings(core)).activityApiEnabled) throw notFound();
-      reply.header('cache-control', publicCache);
       return cachedDocument(core, 'activity', SLOW_DOCUMENT_SECONDS, () => instanceActivity(core));
-    },
+    }),
   );
 
   const HtmlDocument = Type.Object({ updated_at: Type.Union([Type.String(), Type.Null()]), content: Type.String() });
   app.get(
     '/api/v1/instance/extended_description',
     { ...open, schema: { response: { 200: HtmlDocument } } },
-    async (_request, reply) => {
-      reply.header('cache-control', publicCache);
-      return extendedDescription(core);
-    },
+    publicDocument(() => extendedDescription(core)),
   );
 
   app.get(
     '/api/v1/instance/privacy_policy',
     { ...open, schema: { response: { 200: HtmlDocument } } },
-    async (_request, reply) => {
-      reply.header('cache-control', publicCache);
-      return privacyPolicy(core);
-    },
+    publicDocument(() => privacyPolicy(core)),
   );
 
   const TermsOfService = Type.Object({
@@ -112,12 +111,11 @@ const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
   app.get(
     '/api/v1/instance/terms_of_service',
     { ...open, schema: { response: { 200: TermsOfService } } },
-    async (_request, reply) => {
+    publicDocument(async () => {
       const doc = await terms();
       if (!doc) throw notFound();
-      reply.header('cache-control', publicCache);
       return doc;
-    },
+    }),
   );
   app.get(
     '/api/v1/instance/terms_of_service/:date',
@@ -135,19 +133,13 @@ const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
   app.get(
     '/api/v1/instance/languages',
     { ...open, schema: { response: { 200: Type.Array(Type.Object({ code: Type.String(), name: Type.String() })) } } },
-    async (_request, reply) => {
-      reply.header('cache-control', publicCache);
-      return [...KNOWN_LANGUAGES];
-    },
+    publicDocument(() => [...KNOWN_LANGUAGES]),
   );
 
   app.get(
     '/api/v1/instance/translation_languages',
     { ...open, schema: { response: { 200: Type.Record(Type.String(), Type.Array(Type.String())) } } },
-    async (_request, reply) => {
-      reply.header('cache-control', publicCache);
-      return translationLanguages(core);
-    },
+    publicDocument(() => translationLanguages(core)),
   );
 
   const DomainBlock = Type.Object({
@@ -170,10 +162,7 @@ const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
   app.get(
     '/api/v1/custom_emojis',
     { ...open, schema: { response: { 200: Type.Array(CustomEmojiEntity) } } },
-    async (_request, reply) => {
-      reply.header('cache-control', publicCache);
-      return listCustomEmojis(core);
-    },
+    publicDocument(() => listCustomEmojis(core)),
   );
 
   // The default server thumbnail (Instance.thumbnail until an administrator uploads one), drawn once.

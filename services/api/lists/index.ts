@@ -19,7 +19,7 @@ import { railsBoolean } from '../../core/railsParams.ts';
 import { findVisibleAccounts } from '../../core/accounts/queries.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { AccountEntity, presentAccounts } from '../../core/entities/account.ts';
-import { BoolLike } from '../params.ts';
+import { BoolLike, IdParams } from '../params.ts';
 import { findPage, pageParams } from '../pagination.ts';
 import { AccountIdParams, AccountPageQuery, accountsOfRecords, targetAccount } from '../graphParams.ts';
 
@@ -50,8 +50,6 @@ const MembersBody = Type.Object(
   },
   { additionalProperties: true },
 );
-
-const ListParams = Type.Object({ id: Type.String({ maxLength: 30 }) });
 
 function presentList(list: ListDoc): Static<typeof ListEntity> {
   return { id: String(list._id), title: list.title, replies_policy: list.repliesPolicy, exclusive: list.exclusive };
@@ -92,7 +90,7 @@ const listsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
 
   app.get(
     '/api/v1/lists/:id',
-    { schema: { params: ListParams, response: { 200: ListEntity } }, config: { auth: READ } },
+    { schema: { params: IdParams, response: { 200: ListEntity } }, config: { auth: READ } },
     async (request) => {
       const { account } = requireUser(request);
       return presentList(await ownList(core, account, parseId(request.params.id)));
@@ -102,7 +100,7 @@ const listsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
   app.put(
     '/api/v1/lists/:id',
     {
-      schema: { params: ListParams, body: Type.Optional(ListBody), response: { 200: ListEntity } },
+      schema: { params: IdParams, body: Type.Optional(ListBody), response: { 200: ListEntity } },
       config: { auth: WRITE },
     },
     async (request) => {
@@ -114,7 +112,7 @@ const listsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
 
   app.delete(
     '/api/v1/lists/:id',
-    { schema: { params: ListParams, response: { 200: Type.Object({}) } }, config: { auth: WRITE } },
+    { schema: { params: IdParams, response: { 200: Type.Object({}) } }, config: { auth: WRITE } },
     async (request) => {
       const { account } = requireUser(request);
       await deleteList(core, await ownList(core, account, parseId(request.params.id)));
@@ -125,7 +123,7 @@ const listsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
   app.get(
     '/api/v1/lists/:id/accounts',
     {
-      schema: { params: ListParams, querystring: AccountPageQuery, response: { 200: Type.Array(AccountEntity) } },
+      schema: { params: IdParams, querystring: AccountPageQuery, response: { 200: Type.Array(AccountEntity) } },
       config: { auth: READ },
     },
     async (request, reply) => {
@@ -159,7 +157,7 @@ const listsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
       method,
       url: '/api/v1/lists/:id/accounts',
       schema: {
-        params: ListParams,
+        params: IdParams,
         body: Type.Optional(MembersBody),
         querystring: MembersBody,
         response: { 200: Type.Object({}) },

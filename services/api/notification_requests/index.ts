@@ -2,7 +2,7 @@
 // (accept/filter/drop per condition), the older boolean form at /api/v1/notifications/policy,
 // and /api/v1/notifications/requests: list, show, accept, dismiss, the bulk forms with `id[]`,
 // and `merged` (accepting is synchronous here, so it is always merged).
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
@@ -29,19 +29,14 @@ import { notFound } from '../errors.ts';
 import { AccountEntity, presentAccounts, type Account } from '../../core/entities/account.ts';
 import { StatusEntity, type Status } from '../../core/entities/status.ts';
 import { presentStatuses } from '../../core/entities/statusRender.ts';
-import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
-import { IdParams } from '../params.ts';
+import { findPage, pageParams, setRecordPageLinks } from '../pagination.ts';
+import { CursorQuery, Empty, IdParams } from '../params.ts';
 
 const READ = { scopes: ['read', 'read:notifications'], user: 'required' as const };
 const WRITE = { scopes: ['write', 'write:notifications'], user: 'required' as const };
 
 const Str = Type.String({ maxLength: 100 });
 const Loose = Type.Optional(Type.Object({}, { additionalProperties: true }));
-const Empty = Type.Object({});
-const ListQuery = Type.Object(
-  { max_id: Type.Optional(Str), since_id: Type.Optional(Str), min_id: Type.Optional(Str), limit: Type.Optional(Str) },
-  { additionalProperties: true },
-);
 const IdsBody = Type.Optional(
   Type.Object(
     { id: Type.Optional(Type.Union([Type.Array(Str, { maxItems: 100 }), Str])) },
@@ -133,74 +128,72 @@ async function presentRequests(core: Core, docs: NotificationRequestDoc[], viewe
   });
 }
 
+type PolicyChanges = Partial<Record<PolicyField, unknown>>;
+
+/** The show and update routes of the caller's policy in one API version's shape, with its summary. */
+function policyRoutes<E extends TSchema, P extends object>(
+  core: Core,
+  entity: E,
+  present: (policy: EffectivePolicy) => P,
+  changesOf: (body: Record<string, unknown>) => PolicyChanges,
+) {
+  const withSummary = async (policy: EffectivePolicy, accountId: Id) => ({
+    ...present(policy),
+    summary: await policySummary(core, accountId),
+  });
+  return {
+    show: {
+      schema: { response: { 200: entity } },
+      config: { auth: READ },
+      handler: async (request: FastifyRequest) => {
+        const { account } = requireUser(request);
+        return withSummary(await policyOf(core, account._id), account._id);
+      },
+    },
+    update: {
+      schema: { body: Loose, response: { 200: entity } },
+      config: { auth: WRITE },
+      handler: async (request: FastifyRequest) => {
+        const { account } = requireUser(request);
+        const changes = changesOf((request.body ?? {}) as Record<string, unknown>);
+        return withSummary(await updatePolicy(core, account._id, changes), account._id);
+      },
+    },
+  };
+}
+
 const notificationRequestsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
   // ---- policy ----
-  app.get(
-    '/api/v2/notifications/policy',
-    { schema: { response: { 200: PolicyV2 } }, config: { auth: READ } },
-    async (request) => {
-      const { account } = requireUser(request);
-      const [policy, summary] = await Promise.all([policyOf(core, account._id), policySummary(core, account._id)]);
-      return { ...presentPolicyV2(policy), summary };
-    },
-  );
-
   // Mastodon routes the policy as a Rails resource: PUT and PATCH both update it.
-  const updateV2 = {
-    schema: { body: Loose, response: { 200: PolicyV2 } },
-    config: { auth: WRITE },
-    handler: async (request: FastifyRequest) => {
-      const { account } = requireUser(request);
-      const body = (request.body ?? {}) as Record<string, unknown>;
-      const changes: Partial<Record<PolicyField, unknown>> = {};
-      for (const f of POLICY_FIELDS) if (body[f] !== undefined) changes[f] = body[f];
-      const policy = await updatePolicy(core, account._id, changes);
-      return { ...presentPolicyV2(policy), summary: await policySummary(core, account._id) };
-    },
-  };
-  app.patch('/api/v2/notifications/policy', updateV2);
-  app.put('/api/v2/notifications/policy', updateV2);
+  const v2 = policyRoutes(core, PolicyV2, presentPolicyV2, (body) => {
+    const changes: PolicyChanges = {};
+    for (const f of POLICY_FIELDS) if (body[f] !== undefined) changes[f] = body[f];
+    return changes;
+  });
+  app.get('/api/v2/notifications/policy', v2.show);
+  app.patch('/api/v2/notifications/policy', v2.update);
+  app.put('/api/v2/notifications/policy', v2.update);
 
-  app.get(
-    '/api/v1/notifications/policy',
-    { schema: { response: { 200: PolicyV1 } }, config: { auth: READ } },
-    async (request) => {
-      const { account } = requireUser(request);
-      const [policy, summary] = await Promise.all([policyOf(core, account._id), policySummary(core, account._id)]);
-      return { ...presentV1(policy), summary };
-    },
-  );
-
-  const updateV1 = {
-    schema: { body: Loose, response: { 200: PolicyV1 } },
-    config: { auth: WRITE },
-    handler: async (request: FastifyRequest) => {
-      const { account } = requireUser(request);
-      const body = (request.body ?? {}) as Record<string, unknown>;
-      const changes: Partial<Record<PolicyField, unknown>> = {};
-      for (const [v1, v2] of Object.entries(V1_FIELDS))
-        if (body[v1] !== undefined) changes[v2] = truthy(body[v1]) ? 'filter' : 'accept';
-      const policy = await updatePolicy(core, account._id, changes);
-      return { ...presentV1(policy), summary: await policySummary(core, account._id) };
-    },
-  };
-  app.patch('/api/v1/notifications/policy', updateV1);
-  app.put('/api/v1/notifications/policy', updateV1);
+  // v1 speaks of booleans (filter or accept) under its own names.
+  const v1 = policyRoutes(core, PolicyV1, presentV1, (body) => {
+    const changes: PolicyChanges = {};
+    for (const [name, field] of Object.entries(V1_FIELDS))
+      if (body[name] !== undefined) changes[field] = truthy(body[name]) ? 'filter' : 'accept';
+    return changes;
+  });
+  app.get('/api/v1/notifications/policy', v1.show);
+  app.patch('/api/v1/notifications/policy', v1.update);
+  app.put('/api/v1/notifications/policy', v1.update);
 
   // ---- requests ----
   app.get(
     '/api/v1/notifications/requests',
-    { schema: { querystring: ListQuery, response: { 200: Type.Array(RequestEntity) } }, config: { auth: READ } },
+    { schema: { querystring: CursorQuery, response: { 200: Type.Array(RequestEntity) } }, config: { auth: READ } },
     async (request, reply) => {
       const { account } = requireUser(request);
       const p = pageParams(request.query, { defaultLimit: 40, maxLimit: 80 });
       const page = await findPage(collection(core.db, notificationRequests), { accountId: account._id }, p);
-      setLinkHeader(core, request, reply, {
-        oldest: page.at(-1)?._id ?? null,
-        newest: page[0]?._id ?? null,
-        count: page.length,
-        limit: p.limit,
-      });
+      setRecordPageLinks(core, request, reply, page, p.limit, 'min_id');
       return presentRequests(core, page, account);
     },
   );

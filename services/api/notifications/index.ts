@@ -17,15 +17,16 @@ import {
   type NotificationGroupData,
 } from '../../core/notifications/queries.ts';
 import { groupByKey, groupMembersQuery, groupPage, unreadGroupCount } from '../../core/notifications/groupPages.ts';
-import { clearNotifications, deleteGroup, removeFromGroup } from '../../core/notifications/groups.ts';
+import { clearNotifications, deleteGroup } from '../../core/notifications/groups.ts';
+import { dismissNotification } from '../../core/notifications/dismiss.ts';
 import { findVisibleAccounts } from '../../core/accounts/queries.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { notFound } from '../errors.ts';
 import { AccountEntity, presentAccounts, presentPartialAccount, type Account } from '../../core/entities/account.ts';
 import { NotificationEntity, presentNotifications, renderRefs } from '../../core/entities/notification.ts';
 import { notificationExtras } from '../../core/entities/notificationExtras.ts';
-import { findPage, pageParams, setLinkHeader } from '../pagination.ts';
-import { IdParams } from '../params.ts';
+import { findPage, pageParams, setLinkHeader, setRecordPageLinks } from '../pagination.ts';
+import { CursorFields, Empty, IdParams } from '../params.ts';
 
 const READ = { scopes: ['read', 'read:notifications'], user: 'required' as const };
 const WRITE = { scopes: ['write', 'write:notifications'], user: 'required' as const };
@@ -34,10 +35,7 @@ const Str = Type.String({ maxLength: 100 });
 const StrList = Type.Union([Type.Array(Str, { maxItems: 100 }), Str]);
 const ListQuery = Type.Object(
   {
-    max_id: Type.Optional(Str),
-    since_id: Type.Optional(Str),
-    min_id: Type.Optional(Str),
-    limit: Type.Optional(Str),
+    ...CursorFields,
     types: Type.Optional(StrList),
     exclude_types: Type.Optional(StrList),
     account_id: Type.Optional(Str),
@@ -48,7 +46,6 @@ const ListQuery = Type.Object(
   { additionalProperties: true },
 );
 const GroupParams = Type.Object({ group_key: Type.String({ maxLength: 200 }) });
-const Empty = Type.Object({});
 const Count = Type.Object({ count: Type.Integer() });
 
 const GroupedResults = Type.Object({
@@ -163,12 +160,7 @@ const notificationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
         notificationQuery(account._id, filterOf(request.query)),
         p,
       );
-      setLinkHeader(core, request, reply, {
-        oldest: page.at(-1)?._id ?? null,
-        newest: page[0]?._id ?? null,
-        count: page.length,
-        limit: p.limit,
-      });
+      setRecordPageLinks(core, request, reply, page, p.limit, 'min_id');
       return presentNotifications(core, page, account);
     },
   );
@@ -212,9 +204,7 @@ const notificationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
     { schema: { params: IdParams, response: { 200: Empty } }, config: { auth: WRITE } },
     async (request) => {
       const { account } = requireUser(request);
-      const n = await ownNotification(core, account, request.params.id);
-      const res = await collection(core.db, notifications).deleteOne({ _id: n._id, accountId: account._id });
-      if (res.deletedCount === 1) await removeFromGroup(core, n);
+      await dismissNotification(core, account._id, await ownNotification(core, account, request.params.id));
       return {};
     },
   );
@@ -275,13 +265,13 @@ const notificationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
     async (request) => {
       const { account } = requireUser(request);
       const key = request.params.group_key;
-      const coll = collection(core.db, notifications);
-      const members = await coll.find(groupMembersQuery(account._id, key)).limit(2).toArray();
+      const members = await collection(core.db, notifications)
+        .find(groupMembersQuery(account._id, key))
+        .limit(2)
+        .toArray();
       if (members.length === 0) throw notFound();
-      if (key.startsWith('ungrouped-')) {
-        const res = await coll.deleteOne({ _id: members[0]._id, accountId: account._id });
-        if (res.deletedCount === 1) await removeFromGroup(core, members[0]);
-      } else await deleteGroup(core, account._id, key);
+      if (key.startsWith('ungrouped-')) await dismissNotification(core, account._id, members[0]);
+      else await deleteGroup(core, account._id, key);
       return {};
     },
   );
@@ -304,12 +294,7 @@ const notificationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
         { _id: 1, fromAccountId: 1 },
       );
       if (page.length === 0 && p.maxId === null && p.minId === null && p.sinceId === null) throw notFound();
-      setLinkHeader(core, request, reply, {
-        oldest: page.at(-1)?._id ?? null,
-        newest: page[0]?._id ?? null,
-        count: page.length,
-        limit: p.limit,
-      });
+      setRecordPageLinks(core, request, reply, page, p.limit, 'min_id');
       return presentAccounts(
         core,
         await findVisibleAccounts(

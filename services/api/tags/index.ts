@@ -3,6 +3,7 @@
 // unfollowing it, featuring it on one's profile (Mastodon 4.4), and the caller's followed hashtags
 // (paginated with Link headers).
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
@@ -50,6 +51,12 @@ async function viewerFlags(core: Core, viewer: CachedAccount | null, tag: TagDoc
   return { following, featuring };
 }
 
+/** One tag with its history and the caller's flags. */
+async function presentTag(core: Core, tag: TagDoc, flags?: { following: boolean; featuring: boolean }): Promise<Tag> {
+  const [out] = await presentTagsWithHistory(core, [tag], () => flags);
+  return out as Tag;
+}
+
 /** A valid name nobody has used: Mastodon renders an unsaved Tag (empty id, no history). */
 function unsavedTag(core: Core, name: string, viewer: CachedAccount | null): Tag {
   const tag: Tag = { id: '', name, url: tagUrl(core.config, name), history: [] };
@@ -67,32 +74,23 @@ const tagsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) =
       const viewer = request.auth?.account ?? null;
       const tag = await findTag(core, request.params.id);
       if (!tag) return unsavedTag(core, tagName(request.params.id), viewer);
-      const flags = await viewerFlags(core, viewer, tag);
-      const [out] = await presentTagsWithHistory(core, [tag], () => flags);
-      return out as Tag;
+      return presentTag(core, tag, await viewerFlags(core, viewer, tag));
     },
   );
 
-  for (const [action, operation, following] of [
-    ['/api/v1/tags/:id/follow', followTag, true],
-    ['/api/v1/tags/:id/unfollow', unfollowTag, false],
-  ] as const) {
-    app.post(
-      action,
-      { schema: { params: TagParams, response: { 200: TagEntity } }, config: { auth: WRITE } },
-      async (request) => {
-        const { account } = requireUser(request);
-        const tag = following
-          ? await findOrCreateTag(core, tagName(request.params.id))
-          : await findTag(core, request.params.id);
-        if (!tag) throw notFound();
-        await operation(core, account, tag);
-        const featuring = await featuresTag(core, account._id, tag);
-        const [out] = await presentTagsWithHistory(core, [tag], () => ({ following, featuring }));
-        return out as Tag;
-      },
-    );
-  }
+  /** Follows (creating a tag never used) or unfollows the tag named by `:id`, answering it. */
+  const followHandler = (following: boolean) => async (request: FastifyRequest<{ Params: { id: string } }>) => {
+    const { account } = requireUser(request);
+    const tag = following
+      ? await findOrCreateTag(core, tagName(request.params.id))
+      : await findTag(core, request.params.id);
+    if (!tag) throw notFound();
+    await (following ? followTag : unfollowTag)(core, account, tag);
+    return presentTag(core, tag, { following, featuring: await featuresTag(core, account._id, tag) });
+  };
+  const follow = { schema: { params: TagParams, response: { 200: TagEntity } }, config: { auth: WRITE } };
+  app.post('/api/v1/tags/:id/follow', follow, followHandler(true));
+  app.post('/api/v1/tags/:id/unfollow', follow, followHandler(false));
 
   app.post(
     '/api/v1/tags/:id/feature',
@@ -103,9 +101,7 @@ const tagsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) =
       await featureTag(core, account, name);
       const tag = await findTag(core, name);
       if (!tag) throw notFound();
-      const following = await followsTag(core, account, tag);
-      const [out] = await presentTagsWithHistory(core, [tag], () => ({ following, featuring: true }));
-      return out as Tag;
+      return presentTag(core, tag, { following: await followsTag(core, account, tag), featuring: true });
     },
   );
 
@@ -118,9 +114,7 @@ const tagsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) =
       // Mastodon answers an unsaved tag when nobody used the name (nothing to unfeature).
       if (!tag) return unsavedTag(core, tagName(request.params.id), account);
       await unfeatureTagNamed(core, account, tag._id);
-      const following = await followsTag(core, account, tag);
-      const [out] = await presentTagsWithHistory(core, [tag], () => ({ following, featuring: false }));
-      return out as Tag;
+      return presentTag(core, tag, { following: await followsTag(core, account, tag), featuring: false });
     },
   );
 

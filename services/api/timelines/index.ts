@@ -29,7 +29,7 @@ import { StatusEntity } from '../../core/entities/status.ts';
 import type { PageOptions } from '../../core/entities/statusPage.ts';
 import { presentStatusPageJson } from '../../core/entities/statusPageJson.ts';
 import { BoolLike, CursorFields, CursorQuery } from '../params.ts';
-import { findPage, pageIdsOf, pageParams, setLinkHeader, type PageParams } from '../pagination.ts';
+import { findPage, pageIdsOf, pageParams, setCursorPageLinks, type PageParams } from '../pagination.ts';
 
 const Scope = {
   local: Type.Optional(BoolLike),
@@ -55,12 +55,7 @@ async function answer(
   viewer: CachedAccount | null,
   check: PageOptions['check'],
 ) {
-  setLinkHeader(core, request, reply, {
-    oldest: ids.at(-1) ?? null,
-    newest: ids[0] ?? null,
-    count: ids.length,
-    limit: p.limit,
-  });
+  setCursorPageLinks(core, request, reply, ids, p.limit);
   // Public and hashtag feeds leave out silenced authors the viewer does not follow.
   const page = await presentStatusPageJson(core, ids, viewer, { check, hideLimited: check === 'policy' });
   // Built exactly to the Status schema and spliced from cached JSON (statusPageJson.ts), so sent

@@ -31,32 +31,33 @@ import { formCheckbox } from '../forms.ts';
 const QUERY = ['origin', 'status', 'role_ids', 'username', 'email', 'ip', 'by_domain'] as const;
 const BATCH_LIMIT = 200;
 
-const accountPages: AdminArea = (app, { core, staff, view, attempt, field }) => {
+const accountPages: AdminArea = (app, { core, asStaff, view, attempt, field }) => {
   async function allRoles() {
     await ensureBuiltInRoles(core);
     return collection(core.db, roles).find({}).sort({ position: 1 }).toArray();
   }
 
-  app.get<{ Querystring: Record<string, string | undefined> }>('/admin/accounts', async (request, reply) => {
-    const me = await staff(request, reply, 'manage_users');
-    if (!me) return reply;
-    const q = Object.fromEntries(QUERY.map((k) => [k, String(request.query[k] ?? '').trim()]));
-    // A blank field is no filter (a blank role would otherwise match no one).
-    const filter = await accountFilter(
-      core,
-      v2Filter(Object.fromEntries(Object.entries(q).filter(([, v]) => v !== ''))),
-    );
-    const docs = await findPage(
-      collection(core.db, accounts),
-      filter,
-      adminPage({ limit: '50', max_id: request.query.max_id }),
-    );
-    return view(reply, me, 'accounts', 'admin.accounts.title', {
-      accounts: await presentAdminAccounts(core, docs),
-      roles: await allRoles(),
-      q,
-    });
-  });
+  app.get<{ Querystring: Record<string, string | undefined> }>(
+    '/admin/accounts',
+    asStaff('manage_users', async (request, reply, me) => {
+      const q = Object.fromEntries(QUERY.map((k) => [k, String(request.query[k] ?? '').trim()]));
+      // A blank field is no filter (a blank role would otherwise match no one).
+      const filter = await accountFilter(
+        core,
+        v2Filter(Object.fromEntries(Object.entries(q).filter(([, v]) => v !== ''))),
+      );
+      const docs = await findPage(
+        collection(core.db, accounts),
+        filter,
+        adminPage({ limit: '50', max_id: request.query.max_id }),
+      );
+      return view(reply, me, 'accounts', 'admin.accounts.title', {
+        accounts: await presentAdminAccounts(core, docs),
+        roles: await allRoles(),
+        q,
+      });
+    }),
+  );
 
   async function accountOf(raw: unknown): Promise<AccountDoc | null> {
     const id = parseId(raw);
@@ -84,13 +85,14 @@ const accountPages: AdminArea = (app, { core, staff, view, attempt, field }) => 
     );
   }
 
-  app.get<{ Params: { id: string } }>('/admin/accounts/:id', async (request, reply) => {
-    const me = await staff(request, reply, 'manage_users');
-    if (!me) return reply;
-    const target = await accountOf(request.params.id);
-    if (!target) return reply.callNotFound();
-    return accountPage(reply, me, target);
-  });
+  app.get<{ Params: { id: string } }>(
+    '/admin/accounts/:id',
+    asStaff('manage_users', async (request, reply, me) => {
+      const target = await accountOf(request.params.id);
+      if (!target) return reply.callNotFound();
+      return accountPage(reply, me, target);
+    }),
+  );
 
   async function pendingUser(t: AccountDoc) {
     const user = await userOfAccount(core, t);
@@ -138,9 +140,7 @@ const accountPages: AdminArea = (app, { core, staff, view, attempt, field }) => 
   app.post<{ Params: { id: string; action: string } }>(
     '/admin/accounts/:id/:action',
     { preHandler: app.csrfProtection },
-    async (request, reply) => {
-      const me = await staff(request, reply, 'manage_users');
-      if (!me) return reply;
+    asStaff('manage_users', async (request, reply, me) => {
       const target = await accountOf(request.params.id);
       const run = actions[request.params.action];
       if (!target || !run) return reply.callNotFound();
@@ -151,23 +151,25 @@ const accountPages: AdminArea = (app, { core, staff, view, attempt, field }) => 
       const after = await accountOf(request.params.id);
       if (error || !after) return accountPage(reply, me, after ?? target, error ?? 'Record not found');
       return reply.redirect(`/admin/accounts/${target._id}`, 303);
-    },
+    }),
   );
 
   // Approve or reject several sign-ups at once (the pending list's checkboxes).
-  app.post('/admin/accounts/batch', { preHandler: app.csrfProtection }, async (request, reply) => {
-    const me = await staff(request, reply, 'manage_users');
-    if (!me) return reply;
-    const body = (request.body ?? {}) as Record<string, unknown>;
-    const raw = body.account_ids ?? body['account_ids[]'];
-    const ids = (Array.isArray(raw) ? raw : [raw]).map((v) => parseId(v)).filter((v): v is Id => v !== null);
-    const which = field(request, 'batch') === 'reject' ? 'reject' : 'approve';
-    for (const id of ids.slice(0, BATCH_LIMIT)) {
-      const target = await collection(core.db, accounts).findOne({ _id: id });
-      if (target) await attempt(() => actions[which](target, me, request));
-    }
-    return reply.redirect('/admin/accounts?status=pending', 303);
-  });
+  app.post(
+    '/admin/accounts/batch',
+    { preHandler: app.csrfProtection },
+    asStaff('manage_users', async (request, reply, me) => {
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      const raw = body.account_ids ?? body['account_ids[]'];
+      const ids = (Array.isArray(raw) ? raw : [raw]).map((v) => parseId(v)).filter((v): v is Id => v !== null);
+      const which = field(request, 'batch') === 'reject' ? 'reject' : 'approve';
+      for (const id of ids.slice(0, BATCH_LIMIT)) {
+        const target = await collection(core.db, accounts).findOne({ _id: id });
+        if (target) await attempt(() => actions[which](target, me, request));
+      }
+      return reply.redirect('/admin/accounts?status=pending', 303);
+    }),
+  );
 };
 
 export default accountPages;

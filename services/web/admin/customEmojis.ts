@@ -24,7 +24,7 @@ import { TarError } from '../../core/emojis/tarArchive.ts';
 const emojiOp = <T>(run: Promise<T>) => asValidation(run, EmojiError, TarError);
 
 const customEmojiPages: AdminArea = (app, kit) => {
-  const { core, staff, attempt, field, idParam } = kit;
+  const { core, asStaff, attempt, field, idParam } = kit;
 
   /** The local emojis, or other servers' (`remote`, of one `domain` if given), as the page lists them. */
   async function emojiList(remote: boolean, domain = '') {
@@ -64,35 +64,39 @@ const customEmojiPages: AdminArea = (app, kit) => {
     },
   });
 
-  app.post('/admin/custom_emojis/import', { preHandler: app.csrfProtection }, async (request, reply) => {
-    const me = await staff(request, reply, 'manage_custom_emojis');
-    if (!me) return reply;
-    const archive = request.uploads?.archive;
-    let imported: { imported: number; skipped: number; failed: number } | null = null;
-    const error = await attempt(async () => {
-      if (!archive?.data.length) throw validationFailed("Archive can't be blank");
-      const outcome = await emojiOp(
-        importEmojiArchive(core, archive.data, {
-          overwrite: formCheckbox(request, 'overwrite'),
-          category: field(request, 'category', 100).trim() || null,
-          visibleInPicker: formCheckbox(request, 'visible_in_picker'),
-        }),
-      );
-      imported = { imported: outcome.imported, skipped: outcome.skipped, failed: outcome.failed.length };
-    });
-    return listPage(reply, me, error, { imported });
-  });
+  app.post(
+    '/admin/custom_emojis/import',
+    { preHandler: app.csrfProtection },
+    asStaff('manage_custom_emojis', async (request, reply, me) => {
+      const archive = request.uploads?.archive;
+      let imported: { imported: number; skipped: number; failed: number } | null = null;
+      const error = await attempt(async () => {
+        if (!archive?.data.length) throw validationFailed("Archive can't be blank");
+        const outcome = await emojiOp(
+          importEmojiArchive(core, archive.data, {
+            overwrite: formCheckbox(request, 'overwrite'),
+            category: field(request, 'category', 100).trim() || null,
+            visibleInPicker: formCheckbox(request, 'visible_in_picker'),
+          }),
+        );
+        imported = { imported: outcome.imported, skipped: outcome.skipped, failed: outcome.failed.length };
+      });
+      return listPage(reply, me, error, { imported });
+    }),
+  );
 
   // Copying another server's emoji: its entry is a remote one, so not among the list's actions.
-  app.post('/admin/custom_emojis/:id/copy', { preHandler: app.csrfProtection }, async (request, reply) => {
-    const me = await staff(request, reply, 'manage_custom_emojis');
-    if (!me) return reply;
-    const id = idParam(request);
-    if (id === null) return reply.callNotFound();
-    const error = await attempt(() => emojiOp(copyRemoteEmoji(core, id)));
-    if (error) return listPage(reply, me, error, await emojiList(true));
-    return reply.redirect('/admin/custom_emojis', 303);
-  });
+  app.post(
+    '/admin/custom_emojis/:id/copy',
+    { preHandler: app.csrfProtection },
+    asStaff('manage_custom_emojis', async (request, reply, me) => {
+      const id = idParam(request);
+      if (id === null) return reply.callNotFound();
+      const error = await attempt(() => emojiOp(copyRemoteEmoji(core, id)));
+      if (error) return listPage(reply, me, error, await emojiList(true));
+      return reply.redirect('/admin/custom_emojis', 303);
+    }),
+  );
 };
 
 export default customEmojiPages;

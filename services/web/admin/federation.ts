@@ -19,29 +19,28 @@ import { formCheckbox } from '../forms.ts';
 const LISTED = 500;
 
 const federationPages: AdminArea = (app, kit) => {
-  const { core, staff, view, attempt, field, idParam } = kit;
+  const { core, asStaff, view, attempt, field, idParam } = kit;
 
   // ---- known servers ----
 
-  app.get<{ Querystring: { by_domain?: string } }>('/admin/instances', async (request, reply) => {
-    const me = await staff(request, reply, 'manage_federation');
-    if (!me) return reply;
-    const search = String(request.query.by_domain ?? '').slice(0, 253);
-    return view(reply, me, 'instances', 'admin.instances.title', {
-      instances: await knownInstances(core, search),
-      search,
-    });
-  });
+  app.get<{ Querystring: { by_domain?: string } }>(
+    '/admin/instances',
+    asStaff('manage_federation', async (request, reply, me) => {
+      const search = String(request.query.by_domain ?? '').slice(0, 253);
+      return view(reply, me, 'instances', 'admin.instances.title', {
+        instances: await knownInstances(core, search),
+        search,
+      });
+    }),
+  );
 
   app.post<{ Params: { domain: string } }>(
     '/admin/instances/:domain/restart_delivery',
     { preHandler: app.csrfProtection },
-    async (request, reply) => {
-      const me = await staff(request, reply, 'manage_federation');
-      if (!me) return reply;
+    asStaff('manage_federation', async (request, reply) => {
       await markInstanceAvailable(core, request.params.domain);
       return reply.redirect('/admin/instances', 303);
-    },
+    }),
   );
 
   // ---- domain blocks ----
@@ -77,26 +76,25 @@ const federationPages: AdminArea = (app, kit) => {
     return id === null ? null : getDomainBlock(core, id).catch(() => null);
   }
 
-  app.get<{ Params: { id: string } }>('/admin/domain_blocks/:id/edit', async (request, reply) => {
-    const me = await staff(request, reply, 'manage_federation');
-    if (!me) return reply;
-    const block = await blockOf(request);
-    if (!block) return reply.callNotFound();
-    return editPage(reply, me, block);
-  });
+  app.get<{ Params: { id: string } }>(
+    '/admin/domain_blocks/:id/edit',
+    asStaff('manage_federation', async (request, reply, me) => {
+      const block = await blockOf(request);
+      if (!block) return reply.callNotFound();
+      return editPage(reply, me, block);
+    }),
+  );
 
   app.post<{ Params: { id: string } }>(
     '/admin/domain_blocks/:id',
     { preHandler: app.csrfProtection },
-    async (request, reply) => {
-      const me = await staff(request, reply, 'manage_federation');
-      if (!me) return reply;
+    asStaff('manage_federation', async (request, reply, me) => {
       const block = await blockOf(request);
       if (!block) return reply.callNotFound();
       const error = await attempt(() => updateDomainBlock(core, block._id, blockInput(request), me.account._id));
       if (error) return editPage(reply, me, block, error);
       return reply.redirect('/admin/domain_blocks', 303);
-    },
+    }),
   );
 
   // ---- domain allows ----

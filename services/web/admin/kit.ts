@@ -2,7 +2,7 @@
 // admin API route names), rendering inside the dashboard's navigation, and turning a refusal of a
 // core operation (4xx) into the page's error message.
 import { validationFailed } from '../../core/errors.ts';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteGenericInterface } from 'fastify';
 import type { Core } from '../../core/context.ts';
 import type { AccountDoc } from '../../core/model/accounts.ts';
 import type { UserDoc } from '../../core/model/users.ts';
@@ -48,6 +48,11 @@ export interface AdminKit {
   core: Core;
   /** The signed-in staff member holding `permission`; otherwise the log-in redirect or a 403 page. */
   staff(request: FastifyRequest, reply: FastifyReply, permission: Permission): Promise<Staff | null>;
+  /** A page's handler behind the staff guard: `run` is only called for a staff member holding `permission`. */
+  asStaff<G extends RouteGenericInterface = RouteGenericInterface>(
+    permission: Permission,
+    run: (request: FastifyRequest<G>, reply: FastifyReply, me: Staff) => Promise<unknown>,
+  ): (request: FastifyRequest<G>, reply: FastifyReply) => Promise<unknown>;
   view(
     reply: FastifyReply,
     me: Staff,
@@ -64,8 +69,12 @@ export interface AdminKit {
 }
 
 export function adminKit(core: Core): AdminKit {
-  return {
+  const kit: AdminKit = {
     core,
+    asStaff: (permission, run) => async (request, reply) => {
+      const me = await kit.staff(request, reply, permission);
+      return me ? run(request, reply, me) : reply;
+    },
     async staff(request, reply, permission) {
       const signedIn = await requireSignedIn(core, request, reply, request.url.split('?')[0]);
       if (!signedIn) return null;
@@ -112,6 +121,7 @@ export function adminKit(core: Core): AdminKit {
     field: (request, name, max) => formField(request, name, max),
     idParam: (request) => parseId((request.params as { id?: string }).id),
   };
+  return kit;
 }
 
 /** Registers one area of the dashboard's routes. */
@@ -171,19 +181,20 @@ export function listResource<T = Id>(app: FastifyInstance, kit: AdminKit, r: Lis
   const listPage: ListPage = async (reply, me, error = null, extra = {}) =>
     kit.view(reply, me, r.template, r.title, { ...(await r.load(reply.request)), ...extra, error }, error ? 422 : 200);
 
-  app.get(r.paths.list, async (request, reply) => {
-    const me = await kit.staff(request, reply, r.permission);
-    if (!me) return reply;
-    return listPage(reply, me);
-  });
+  app.get(
+    r.paths.list,
+    kit.asStaff(r.permission, (_request, reply, me) => listPage(reply, me)),
+  );
 
-  app.post(r.paths.list, { preHandler: app.csrfProtection }, async (request, reply) => {
-    const me = await kit.staff(request, reply, r.permission);
-    if (!me) return reply;
-    const error = await kit.attempt(() => r.create(request, me));
-    if (error) return listPage(reply, me, error);
-    return reply.redirect(r.paths.list, 303);
-  });
+  app.post(
+    r.paths.list,
+    { preHandler: app.csrfProtection },
+    kit.asStaff(r.permission, async (request, reply, me) => {
+      const error = await kit.attempt(() => r.create(request, me));
+      if (error) return listPage(reply, me, error);
+      return reply.redirect(r.paths.list, 303);
+    }),
+  );
 
   const onEntry = <E>(
     path: string,
@@ -193,9 +204,7 @@ export function listResource<T = Id>(app: FastifyInstance, kit: AdminKit, r: Lis
     app.post<{ Params: { id: string; action?: string } }>(
       path,
       { preHandler: app.csrfProtection },
-      async (request, reply) => {
-        const me = await kit.staff(request, reply, r.permission);
-        if (!me) return reply;
+      kit.asStaff<{ Params: { id: string; action?: string } }>(r.permission, async (request, reply, me) => {
         const id = kit.idParam(request);
         const run = pick(request.params.action);
         const entry = id === null || !run ? null : await find(id);
@@ -203,7 +212,7 @@ export function listResource<T = Id>(app: FastifyInstance, kit: AdminKit, r: Lis
         const error = await kit.attempt(() => run(entry, request, me));
         if (error) return listPage(reply, me, error);
         return reply.redirect(r.paths.list, 303);
-      },
+      }),
     );
 
   const { remove, find, actions } = r;

@@ -14,30 +14,31 @@ import { adminPage } from '../../api/admin/guard.ts';
 import { findPage } from '../../api/pagination.ts';
 import { formCheckbox } from '../forms.ts';
 
-const reportPages: AdminArea = (app, { core, staff, view, attempt, field, idParam }) => {
-  app.get<{ Querystring: Record<string, string | undefined> }>('/admin/reports', async (request, reply) => {
-    const me = await staff(request, reply, 'manage_reports');
-    if (!me) return reply;
-    const q = request.query;
-    const resolved = q.resolved === '1';
-    const filter: Record<string, unknown> = { actionTakenAt: resolved ? { $ne: null } : null };
-    if (q.assigned === 'me') filter.assignedAccountId = me.account._id;
-    const domain = q.by_target_domain?.trim().toLowerCase();
-    if (domain) {
-      const ids = await collection(core.db, accounts)
-        .find({ domain }, { projection: { _id: 1 } })
-        .toArray();
-      filter.targetAccountId = { $in: ids.map((a) => a._id) };
-    }
-    const docs = await findPage(collection(core.db, reports), filter, adminPage({ limit: '50', max_id: q.max_id }));
-    const list = await presentAdminReports(core, docs, me.account);
-    return view(reply, me, 'reports', 'admin.reports.title', {
-      reports: list,
-      resolved,
-      assigned: q.assigned === 'me',
-      domain: domain ?? '',
-    });
-  });
+const reportPages: AdminArea = (app, { core, asStaff, view, attempt, field, idParam }) => {
+  app.get<{ Querystring: Record<string, string | undefined> }>(
+    '/admin/reports',
+    asStaff('manage_reports', async (request, reply, me) => {
+      const q = request.query;
+      const resolved = q.resolved === '1';
+      const filter: Record<string, unknown> = { actionTakenAt: resolved ? { $ne: null } : null };
+      if (q.assigned === 'me') filter.assignedAccountId = me.account._id;
+      const domain = q.by_target_domain?.trim().toLowerCase();
+      if (domain) {
+        const ids = await collection(core.db, accounts)
+          .find({ domain }, { projection: { _id: 1 } })
+          .toArray();
+        filter.targetAccountId = { $in: ids.map((a) => a._id) };
+      }
+      const docs = await findPage(collection(core.db, reports), filter, adminPage({ limit: '50', max_id: q.max_id }));
+      const list = await presentAdminReports(core, docs, me.account);
+      return view(reply, me, 'reports', 'admin.reports.title', {
+        reports: list,
+        resolved,
+        assigned: q.assigned === 'me',
+        domain: domain ?? '',
+      });
+    }),
+  );
 
   async function reportPage(reply: FastifyReply, me: Staff, report: ReportDoc, error: string | null = null) {
     const [entity] = await presentAdminReports(core, [report], me.account);
@@ -57,13 +58,14 @@ const reportPages: AdminArea = (app, { core, staff, view, attempt, field, idPara
     return getReport(core, id).catch(() => null);
   }
 
-  app.get<{ Params: { id: string } }>('/admin/reports/:id', async (request, reply) => {
-    const me = await staff(request, reply, 'manage_reports');
-    if (!me) return reply;
-    const report = await reportOf(request);
-    if (!report) return reply.callNotFound();
-    return reportPage(reply, me, report);
-  });
+  app.get<{ Params: { id: string } }>(
+    '/admin/reports/:id',
+    asStaff('manage_reports', async (request, reply, me) => {
+      const report = await reportOf(request);
+      if (!report) return reply.callNotFound();
+      return reportPage(reply, me, report);
+    }),
+  );
 
   const actions: Record<string, (report: ReportDoc, me: Staff, request: FastifyRequest) => Promise<unknown>> = {
     assign_to_self: (r, me) => assignReport(core, r, me.account._id, me.account._id),
@@ -99,16 +101,14 @@ const reportPages: AdminArea = (app, { core, staff, view, attempt, field, idPara
   app.post<{ Params: { id: string; action: string } }>(
     '/admin/reports/:id/:action',
     { preHandler: app.csrfProtection },
-    async (request, reply) => {
-      const me = await staff(request, reply, 'manage_reports');
-      if (!me) return reply;
+    asStaff('manage_reports', async (request, reply, me) => {
       const report = await reportOf(request);
       const run = actions[request.params.action];
       if (!report || !run) return reply.callNotFound();
       const error = await attempt(() => run(report, me, request));
       if (error) return reportPage(reply, me, await getReport(core, report._id), error);
       return reply.redirect(`/admin/reports/${report._id}`, 303);
-    },
+    }),
   );
 };
 

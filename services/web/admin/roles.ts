@@ -14,7 +14,7 @@ import { notFound, validationFailed } from '../../core/errors.ts';
 const PERMISSIONS = Object.keys(PERMISSION_FLAGS) as Permission[];
 
 const rolePages: AdminArea = (app, kit) => {
-  const { core, staff, view, attempt, field, idParam } = kit;
+  const { core, asStaff, view, attempt, field, idParam } = kit;
 
   async function roleOf(request: FastifyRequest): Promise<RoleDoc | null> {
     const id = idParam(request);
@@ -60,30 +60,29 @@ const rolePages: AdminArea = (app, kit) => {
     },
   });
 
-  app.get<{ Params: { id: string } }>('/admin/roles/:id/edit', async (request, reply) => {
-    const me = await staff(request, reply, 'manage_roles');
-    if (!me) return reply;
-    const role = await roleOf(request);
-    if (!role) return reply.callNotFound();
-    return view(reply, me, 'role_edit', 'admin.roles.edit', {
-      role: { ...role, id: String(role._id), names: permissionNames(role.permissions) },
-      permissions: PERMISSIONS,
-      error: null,
-    });
-  });
+  app.get<{ Params: { id: string } }>(
+    '/admin/roles/:id/edit',
+    asStaff('manage_roles', async (request, reply, me) => {
+      const role = await roleOf(request);
+      if (!role) return reply.callNotFound();
+      return view(reply, me, 'role_edit', 'admin.roles.edit', {
+        role: { ...role, id: String(role._id), names: permissionNames(role.permissions) },
+        permissions: PERMISSIONS,
+        error: null,
+      });
+    }),
+  );
 
   app.post<{ Params: { id: string } }>(
     '/admin/roles/:id',
     { preHandler: app.csrfProtection },
-    async (request, reply) => {
-      const me = await staff(request, reply, 'manage_roles');
-      if (!me) return reply;
+    asStaff('manage_roles', async (request, reply, me) => {
       const role = await roleOf(request);
       if (!role) return reply.callNotFound();
       const error = await attempt(() => updateCustomRole(core, role, formInput(request), me.role, me.account._id));
       if (error) return rolesPage(reply, me, error);
       return reply.redirect('/admin/roles', 303);
-    },
+    }),
   );
 };
 

@@ -42,7 +42,7 @@ function one<T extends string>(allowed: readonly T[], value: string, name: strin
   throw validationFailed(`${name} is not included in the list`);
 }
 
-const settingsPages: AdminArea = (app, { core, staff, view, attempt, field }) => {
+const settingsPages: AdminArea = (app, { core, asStaff, view, attempt, field }) => {
   async function settingsPage(reply: FastifyReply, me: Staff, section: Section, error: string | null = null) {
     const [site, mode, feeds] = await Promise.all([
       getInstanceSettings(core),
@@ -129,26 +129,25 @@ const settingsPages: AdminArea = (app, { core, staff, view, attempt, field }) =>
     },
   };
 
-  app.get<{ Params: { section: string } }>('/admin/settings/:section', async (request, reply) => {
-    const me = await staff(request, reply, 'manage_settings');
-    if (!me) return reply;
-    const section = SECTIONS.find((s) => s === request.params.section);
-    if (!section) return reply.callNotFound();
-    return settingsPage(reply, me, section);
-  });
+  app.get<{ Params: { section: string } }>(
+    '/admin/settings/:section',
+    asStaff('manage_settings', async (request, reply, me) => {
+      const section = SECTIONS.find((s) => s === request.params.section);
+      if (!section) return reply.callNotFound();
+      return settingsPage(reply, me, section);
+    }),
+  );
 
   app.post<{ Params: { section: string } }>(
     '/admin/settings/:section',
     { preHandler: app.csrfProtection },
-    async (request, reply) => {
-      const me = await staff(request, reply, 'manage_settings');
-      if (!me) return reply;
+    asStaff('manage_settings', async (request, reply, me) => {
       const section = SECTIONS.find((s) => s === request.params.section);
       if (!section) return reply.callNotFound();
       const error = await attempt(() => save[section](request));
       if (error) return settingsPage(reply, me, section, error);
       return reply.redirect(`/admin/settings/${section}`, 303);
-    },
+    }),
   );
 };
 

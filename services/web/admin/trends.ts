@@ -27,7 +27,7 @@ interface Row {
   pending: boolean;
 }
 
-const trendPages: AdminArea = (app, { core, staff, view, attempt }) => {
+const trendPages: AdminArea = (app, { core, asStaff, view, attempt }) => {
   async function rows(kind: ReviewKind): Promise<Row[]> {
     if (kind === 'publisher')
       return (await rankedPublishers(core, LISTED)).map((p) => ({
@@ -62,24 +62,23 @@ const trendPages: AdminArea = (app, { core, staff, view, attempt }) => {
 
   const kindOf = (request: FastifyRequest) => KINDS[(request.params as { kind: string }).kind] ?? null;
 
-  app.get<{ Params: { kind: string } }>('/admin/trends/:kind', async (request, reply) => {
-    const me = await staff(request, reply, 'manage_taxonomies');
-    if (!me) return reply;
-    const kind = kindOf(request);
-    if (!kind) return reply.callNotFound();
-    return view(reply, me, 'trends', 'admin.trends.title', {
-      kind: request.params.kind,
-      kinds: Object.keys(KINDS),
-      rows: await rows(kind),
-    });
-  });
+  app.get<{ Params: { kind: string } }>(
+    '/admin/trends/:kind',
+    asStaff('manage_taxonomies', async (request, reply, me) => {
+      const kind = kindOf(request);
+      if (!kind) return reply.callNotFound();
+      return view(reply, me, 'trends', 'admin.trends.title', {
+        kind: request.params.kind,
+        kinds: Object.keys(KINDS),
+        rows: await rows(kind),
+      });
+    }),
+  );
 
   app.post<{ Params: { kind: string; id: string; decision: string } }>(
     '/admin/trends/:kind/:id/:decision',
     { preHandler: app.csrfProtection },
-    async (request, reply) => {
-      const me = await staff(request, reply, 'manage_taxonomies');
-      if (!me) return reply;
+    asStaff('manage_taxonomies', async (request, reply, me) => {
       const kind = kindOf(request);
       const decision = ({ approve: 'approved', reject: 'rejected' } as const)[request.params.decision as 'approve'];
       if (!kind || !decision) return reply.callNotFound();
@@ -88,7 +87,7 @@ const trendPages: AdminArea = (app, { core, staff, view, attempt }) => {
       );
       if (error) return reply.callNotFound();
       return reply.redirect(`/admin/trends/${request.params.kind}`, 303);
-    },
+    }),
   );
 };
 

@@ -16,7 +16,7 @@ import { formPage, type FormOutcome } from '../view.ts';
 import { formatDate } from '../format.ts';
 import { sessionId } from '../session.ts';
 import { formField } from '../forms.ts';
-import { requireSignedIn } from '../guard.ts';
+import { asSignedIn } from '../guard.ts';
 import { describeUserAgent } from '../userAgent.ts';
 
 const t = translator('en');
@@ -57,66 +57,75 @@ const accountEditPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
     );
   }
 
-  app.get('/auth/edit', async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/auth/edit');
-    if (!signedIn) return reply;
-    return editPage(request, reply, signedIn.user, signedIn.account.username);
-  });
+  app.get(
+    '/auth/edit',
+    asSignedIn(core, '/auth/edit', (request, reply, signedIn) =>
+      editPage(request, reply, signedIn.user, signedIn.account.username),
+    ),
+  );
 
-  app.post('/auth/edit', form, async (request: FastifyRequest, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/auth/edit');
-    if (!signedIn) return reply;
-    const { user, account } = signedIn;
-    const current = formField(request, 'current_password', 1000);
-    const problemText = (err: CredentialError): string =>
-      Object.entries(err.problems)
-        .map(([field, problem]) => t(`account.errors.${field}`, { problem: problem ?? '' }))
-        .join(' ');
-    try {
-      if (formField(request, 'change') === 'email') {
-        const email = formField(request, 'email', 1000);
-        const updated = await changeEmail(core, user, account, { current, email });
-        return editPage(request, reply, updated, account.username, { notice: t('account.email_updated') });
+  app.post(
+    '/auth/edit',
+    form,
+    asSignedIn(core, '/auth/edit', async (request, reply, signedIn) => {
+      const { user, account } = signedIn;
+      const current = formField(request, 'current_password', 1000);
+      const problemText = (err: CredentialError): string =>
+        Object.entries(err.problems)
+          .map(([field, problem]) => t(`account.errors.${field}`, { problem: problem ?? '' }))
+          .join(' ');
+      try {
+        if (formField(request, 'change') === 'email') {
+          const email = formField(request, 'email', 1000);
+          const updated = await changeEmail(core, user, account, { current, email });
+          return editPage(request, reply, updated, account.username, { notice: t('account.email_updated') });
+        }
+        const password = formField(request, 'password', 1000);
+        if (password !== formField(request, 'password_confirmation', 1000))
+          return editPage(request, reply, user, account.username, {
+            status: 422,
+            error: `${t('auth.confirm_password')} ${t('passwords.mismatch')}`,
+          });
+        const updated = await changePassword(core, user, { current, password, keepSession: sessionId(request) });
+        return editPage(request, reply, updated, account.username, { notice: t('account.password_updated') });
+      } catch (err) {
+        if (err instanceof CredentialError)
+          return editPage(request, reply, user, account.username, {
+            status: 422,
+            error: problemText(err),
+            email: formField(request, 'email', 1000),
+          });
+        throw err;
       }
-      const password = formField(request, 'password', 1000);
-      if (password !== formField(request, 'password_confirmation', 1000))
-        return editPage(request, reply, user, account.username, {
-          status: 422,
-          error: `${t('auth.confirm_password')} ${t('passwords.mismatch')}`,
-        });
-      const updated = await changePassword(core, user, { current, password, keepSession: sessionId(request) });
-      return editPage(request, reply, updated, account.username, { notice: t('account.password_updated') });
-    } catch (err) {
-      if (err instanceof CredentialError)
-        return editPage(request, reply, user, account.username, {
-          status: 422,
-          error: problemText(err),
-          email: formField(request, 'email', 1000),
-        });
-      throw err;
-    }
-  });
+    }),
+  );
 
   // --- sessions (listed on the account page) ---------------------------------------------------
 
   // DELETE in Mastodon (Settings::SessionsController); a form posts it with `_method=delete`.
-  app.post<{ Params: { id: string } }>('/settings/sessions/:id', form, async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/auth/edit');
-    if (!signedIn) return reply;
-    const done = await destroyWebSessionById(core, signedIn.user._id, request.params.id);
-    return editPage(request, reply, signedIn.user, signedIn.account.username, {
-      status: done ? 200 : 404,
-      notice: done ? t('sessions.revoked') : undefined,
-      error: done ? undefined : t('errors.not_found'),
-    });
-  });
+  app.post<{ Params: { id: string } }>(
+    '/settings/sessions/:id',
+    form,
+    asSignedIn(core, '/auth/edit', async (request, reply, signedIn) => {
+      const done = await destroyWebSessionById(core, signedIn.user._id, request.params.id);
+      return editPage(request, reply, signedIn.user, signedIn.account.username, {
+        status: done ? 200 : 404,
+        notice: done ? t('sessions.revoked') : undefined,
+        error: done ? undefined : t('errors.not_found'),
+      });
+    }),
+  );
 
-  app.post('/settings/sessions', form, async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/auth/edit');
-    if (!signedIn) return reply;
-    await destroyUserWebSessions(core, signedIn.user._id, sessionId(request));
-    return editPage(request, reply, signedIn.user, signedIn.account.username, { notice: t('sessions.others_revoked') });
-  });
+  app.post(
+    '/settings/sessions',
+    form,
+    asSignedIn(core, '/auth/edit', async (request, reply, signedIn) => {
+      await destroyUserWebSessions(core, signedIn.user._id, sessionId(request));
+      return editPage(request, reply, signedIn.user, signedIn.account.username, {
+        notice: t('sessions.others_revoked'),
+      });
+    }),
+  );
 };
 
 export default accountEditPages;

@@ -23,7 +23,7 @@ import { formField } from '../forms.ts';
 import { translator } from '../i18n.ts';
 import { formPage, page } from '../view.ts';
 import { formatDate } from '../format.ts';
-import { requireSignedIn } from '../guard.ts';
+import { asSignedIn, requireSignedIn } from '../guard.ts';
 import { notFoundPage } from '../pages.ts';
 
 const t = translator('en');
@@ -94,50 +94,55 @@ const dataPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     );
   }
 
-  app.get('/settings/export', async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/export');
-    if (!signedIn) return reply;
-    return exportPage(reply, signedIn.user, signedIn.account);
-  });
+  app.get(
+    '/settings/export',
+    asSignedIn(core, '/settings/export', (request, reply, signedIn) =>
+      exportPage(reply, signedIn.user, signedIn.account),
+    ),
+  );
 
   // Asks for an archive (Mastodon's POST /settings/export); built in the background.
-  app.post('/settings/export', { preHandler: app.csrfProtection }, async (request: FastifyRequest, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/export');
-    if (!signedIn) return reply;
-    const requested = await requestArchive(core, signedIn.user);
-    if (!requested.ok)
-      return exportPage(reply, signedIn.user, signedIn.account, {
-        status: 429,
-        error: t('data_settings.archive.too_soon', { date: formatDate(requested.nextAllowedAt) }),
-      });
-    return exportPage(reply, signedIn.user, signedIn.account, { notice: t('data_settings.archive.requested') });
-  });
+  app.post(
+    '/settings/export',
+    { preHandler: app.csrfProtection },
+    asSignedIn(core, '/settings/export', async (request, reply, signedIn) => {
+      const requested = await requestArchive(core, signedIn.user);
+      if (!requested.ok)
+        return exportPage(reply, signedIn.user, signedIn.account, {
+          status: 429,
+          error: t('data_settings.archive.too_soon', { date: formatDate(requested.nextAllowedAt) }),
+        });
+      return exportPage(reply, signedIn.user, signedIn.account, { notice: t('data_settings.archive.requested') });
+    }),
+  );
 
-  app.get<{ Params: { id: string } }>('/backups/:id/download', async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/export');
-    if (!signedIn) return reply;
-    const backup = await ownArchive(core, signedIn.user._id, parseId(request.params.id));
-    const stored =
-      backup && archiveAvailable(backup) ? await storageFor(core).stream(backup.storageKey as string) : null;
-    if (!backup || !stored) return notFoundPage(reply, core, signedIn.account.username);
-    const name = (backup.storageKey as string).split('/').pop() as string;
-    return reply
-      .type('application/zip')
-      .header('content-length', String(stored.size))
-      .header('content-disposition', `attachment; filename="${name}"`)
-      .send(stored.body);
-  });
+  app.get<{ Params: { id: string } }>(
+    '/backups/:id/download',
+    asSignedIn(core, '/settings/export', async (request, reply, signedIn) => {
+      const backup = await ownArchive(core, signedIn.user._id, parseId(request.params.id));
+      const stored =
+        backup && archiveAvailable(backup) ? await storageFor(core).stream(backup.storageKey as string) : null;
+      if (!backup || !stored) return notFoundPage(reply, core, signedIn.account.username);
+      const name = (backup.storageKey as string).split('/').pop() as string;
+      return reply
+        .type('application/zip')
+        .header('content-length', String(stored.size))
+        .header('content-disposition', `attachment; filename="${name}"`)
+        .send(stored.body);
+    }),
+  );
 
   for (const file of CSV_FILES) {
-    app.get(file.path, async (request, reply) => {
-      const signedIn = await requireSignedIn(core, request, reply, '/settings/export');
-      if (!signedIn) return reply;
-      const csv = await exportCsv(core, signedIn.account._id, file.type);
-      return reply
-        .type('text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="${file.filename}"`)
-        .send(csv);
-    });
+    app.get(
+      file.path,
+      asSignedIn(core, '/settings/export', async (request, reply, signedIn) => {
+        const csv = await exportCsv(core, signedIn.account._id, file.type);
+        return reply
+          .type('text/csv; charset=utf-8')
+          .header('content-disposition', `attachment; filename="${file.filename}"`)
+          .send(csv);
+      }),
+    );
   }
 
   // --- import ---------------------------------------------------------------------------------
@@ -186,34 +191,35 @@ const dataPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     );
   }
 
-  app.get('/settings/imports', async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/imports');
-    if (!signedIn) return reply;
-    return importsPage(reply, signedIn.account);
-  });
+  app.get(
+    '/settings/imports',
+    asSignedIn(core, '/settings/imports', (request, reply, signedIn) => importsPage(reply, signedIn.account)),
+  );
 
-  app.post('/settings/imports', { preHandler: app.csrfProtection }, async (request: FastifyRequest, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/imports');
-    if (!signedIn) return reply;
-    const type = formField(request, 'type', 30);
-    const mode = formField(request, 'mode', 20);
-    const upload = request.uploads.data;
-    const again = (error: string) => importsPage(reply, signedIn.account, { status: 422, error, type, mode });
-    if (!(IMPORT_TYPES as readonly string[]).includes(type)) return again(t('data_settings.imports.errors.bad_type'));
-    if (!upload || upload.data.length === 0) return again(t('data_settings.imports.errors.no_file'));
-    try {
-      const imp = await createImport(core, signedIn.account, {
-        type: type as ImportType,
-        overwrite: mode === 'overwrite',
-        data: upload.data,
-        filename: upload.filename || 'import.csv',
-      });
-      return reply.redirect(`/settings/imports/${imp._id}`, 303);
-    } catch (err) {
-      if (err instanceof ImportFileError) return again(t(`data_settings.imports.errors.${err.key}`, err.vars));
-      throw err;
-    }
-  });
+  app.post(
+    '/settings/imports',
+    { preHandler: app.csrfProtection },
+    asSignedIn(core, '/settings/imports', async (request, reply, signedIn) => {
+      const type = formField(request, 'type', 30);
+      const mode = formField(request, 'mode', 20);
+      const upload = request.uploads.data;
+      const again = (error: string) => importsPage(reply, signedIn.account, { status: 422, error, type, mode });
+      if (!(IMPORT_TYPES as readonly string[]).includes(type)) return again(t('data_settings.imports.errors.bad_type'));
+      if (!upload || upload.data.length === 0) return again(t('data_settings.imports.errors.no_file'));
+      try {
+        const imp = await createImport(core, signedIn.account, {
+          type: type as ImportType,
+          overwrite: mode === 'overwrite',
+          data: upload.data,
+          filename: upload.filename || 'import.csv',
+        });
+        return reply.redirect(`/settings/imports/${imp._id}`, 303);
+      } catch (err) {
+        if (err instanceof ImportFileError) return again(t(`data_settings.imports.errors.${err.key}`, err.vars));
+        throw err;
+      }
+    }),
+  );
 
   async function signedInImport(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
     const signedIn = await requireSignedIn(core, request, reply, '/settings/imports');

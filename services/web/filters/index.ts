@@ -23,7 +23,7 @@ import { formCheckbox, formField } from '../forms.ts';
 import { translator } from '../i18n.ts';
 import { page } from '../view.ts';
 import { formatDate } from '../format.ts';
-import { requireSignedIn } from '../guard.ts';
+import { asSignedIn, requireSignedIn } from '../guard.ts';
 import { notFoundPage } from '../pages.ts';
 
 const t = translator('en');
@@ -186,40 +186,42 @@ const filterPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
 
   const cleanError = (err: ApiError) => err.message.replace(/^Validation failed: /, '');
 
-  app.get('/filters', async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/filters');
-    if (!signedIn) return reply;
-    return indexPage(reply, signedIn.account);
-  });
+  app.get(
+    '/filters',
+    asSignedIn(core, '/filters', (request, reply, signedIn) => indexPage(reply, signedIn.account)),
+  );
 
-  app.get('/filters/new', async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/filters');
-    if (!signedIn) return reply;
-    return formPage(reply, signedIn.account, {
-      form: { title: '', contexts: [], action: 'warn', expiresIn: '', keywords: [] },
-    });
-  });
+  app.get(
+    '/filters/new',
+    asSignedIn(core, '/filters', (request, reply, signedIn) =>
+      formPage(reply, signedIn.account, {
+        form: { title: '', contexts: [], action: 'warn', expiresIn: '', keywords: [] },
+      }),
+    ),
+  );
 
-  app.post('/filters', { preHandler: app.csrfProtection }, async (request: FastifyRequest, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/filters');
-    if (!signedIn) return reply;
-    const form = readForm(request);
-    try {
-      const changes = keywordChanges(request, new Set());
-      await createFilter(core, signedIn.account._id, {
-        title: filterTitle(form.title),
-        context: parseContexts(form.contexts),
-        action: parseAction(form.action, 'warn'),
-        expiresAt: parseExpiresIn(form.expiresIn),
-        keywords: changes.map((c) => ({ keyword: c.keyword ?? '', wholeWord: c.wholeWord ?? true })),
-      });
-      return indexPage(reply, signedIn.account, t('data_settings.filters.created'));
-    } catch (err) {
-      if (err instanceof ApiError)
-        return formPage(reply, signedIn.account, { status: 422, error: cleanError(err), form });
-      throw err;
-    }
-  });
+  app.post(
+    '/filters',
+    { preHandler: app.csrfProtection },
+    asSignedIn(core, '/filters', async (request, reply, signedIn) => {
+      const form = readForm(request);
+      try {
+        const changes = keywordChanges(request, new Set());
+        await createFilter(core, signedIn.account._id, {
+          title: filterTitle(form.title),
+          context: parseContexts(form.contexts),
+          action: parseAction(form.action, 'warn'),
+          expiresAt: parseExpiresIn(form.expiresIn),
+          keywords: changes.map((c) => ({ keyword: c.keyword ?? '', wholeWord: c.wholeWord ?? true })),
+        });
+        return indexPage(reply, signedIn.account, t('data_settings.filters.created'));
+      } catch (err) {
+        if (err instanceof ApiError)
+          return formPage(reply, signedIn.account, { status: 422, error: cleanError(err), form });
+        throw err;
+      }
+    }),
+  );
 
   app.get<{ Params: { id: string } }>('/filters/:id/edit', async (request, reply) => {
     const found = await signedInFilter(request, reply, '/filters');

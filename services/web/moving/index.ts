@@ -19,7 +19,7 @@ import { formField } from '../forms.ts';
 import { translator } from '../i18n.ts';
 import { formPage, type FormOutcome } from '../view.ts';
 import { formatDate } from '../format.ts';
-import { requireSignedIn, type SignedIn } from '../guard.ts';
+import { asSignedIn, type SignedIn } from '../guard.ts';
 import { messagePage } from '../pages.ts';
 import { endSession } from '../session.ts';
 
@@ -70,19 +70,21 @@ const movingPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
       request: FastifyRequest,
     ) => Promise<{ account: AccountDoc; notice: string }>,
   ): void {
-    app.post(path, { preHandler: app.csrfProtection }, async (request: FastifyRequest, reply) => {
-      const signedIn = await requireSignedIn(core, request, reply, path);
-      if (!signedIn) return reply;
-      const acct = formField(request, 'acct', 500);
-      try {
-        const done = await run(signedIn, acct, request);
-        return render(reply, done.account, { notice: done.notice });
-      } catch (err) {
-        if (err instanceof MigrationError)
-          return render(reply, signedIn.account, { status: 422, errors: errorsOf(err), acct });
-        throw err;
-      }
-    });
+    app.post(
+      path,
+      { preHandler: app.csrfProtection },
+      asSignedIn(core, path, async (request, reply, signedIn) => {
+        const acct = formField(request, 'acct', 500);
+        try {
+          const done = await run(signedIn, acct, request);
+          return render(reply, done.account, { notice: done.notice });
+        } catch (err) {
+          if (err instanceof MigrationError)
+            return render(reply, signedIn.account, { status: 422, errors: errorsOf(err), acct });
+          throw err;
+        }
+      }),
+    );
   }
 
   // --- aliases --------------------------------------------------------------------------------
@@ -96,11 +98,10 @@ const movingPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     return movingPage(reply, account, view, outcome);
   };
 
-  app.get('/settings/aliases', async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/aliases');
-    if (!signedIn) return reply;
-    return aliasesPage(reply, signedIn.account);
-  });
+  app.get(
+    '/settings/aliases',
+    asSignedIn(core, '/settings/aliases', (request, reply, signedIn) => aliasesPage(reply, signedIn.account)),
+  );
 
   accountForm('/settings/aliases', aliasesPage, async ({ account }, acct) => ({
     account: await addAlias(core, account, acct),
@@ -108,14 +109,16 @@ const movingPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
   }));
 
   // DELETE /settings/aliases/:id in Mastodon; here the alias is named by its URI in the form.
-  app.post('/settings/aliases/remove', { preHandler: app.csrfProtection }, async (request: FastifyRequest, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/aliases');
-    if (!signedIn) return reply;
-    const updated = await removeAlias(core, signedIn.account, formField(request, 'uri', 2000));
-    return aliasesPage(reply, updated, {
-      notice: updated !== signedIn.account ? t('data_settings.aliases.deleted') : undefined,
-    });
-  });
+  app.post(
+    '/settings/aliases/remove',
+    { preHandler: app.csrfProtection },
+    asSignedIn(core, '/settings/aliases', async (request, reply, signedIn) => {
+      const updated = await removeAlias(core, signedIn.account, formField(request, 'uri', 2000));
+      return aliasesPage(reply, updated, {
+        notice: updated !== signedIn.account ? t('data_settings.aliases.deleted') : undefined,
+      });
+    }),
+  );
 
   // --- migration ------------------------------------------------------------------------------
 
@@ -137,11 +140,10 @@ const movingPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     );
   };
 
-  app.get('/settings/migration', async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/migration');
-    if (!signedIn) return reply;
-    return migrationPage(reply, signedIn.account);
-  });
+  app.get(
+    '/settings/migration',
+    asSignedIn(core, '/settings/migration', (request, reply, signedIn) => migrationPage(reply, signedIn.account)),
+  );
 
   accountForm('/settings/migration', migrationPage, async ({ account, user }, acct, request) => ({
     account: await moveAccount(core, account, user, { acct, password: formField(request, 'current_password', 200) }),
@@ -153,34 +155,35 @@ const movingPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
   const deletePage = (reply: FastifyReply, account: AccountDoc, outcome: FormOutcome = {}) =>
     movingPage(reply, account, { template: 'moving/delete', title: 'data_settings.deletes.title' }, outcome);
 
-  app.get('/settings/delete', async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/delete');
-    if (!signedIn) return reply;
-    return deletePage(reply, signedIn.account);
-  });
+  app.get(
+    '/settings/delete',
+    asSignedIn(core, '/settings/delete', (request, reply, signedIn) => deletePage(reply, signedIn.account)),
+  );
 
   // DELETE in Mastodon; the form posts it.
-  app.post('/settings/delete', { preHandler: app.csrfProtection }, async (request: FastifyRequest, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/delete');
-    if (!signedIn) return reply;
-    const deleted = await requestAccountDeletion(
-      core,
-      signedIn.user,
-      signedIn.account,
-      formField(request, 'password', 200),
-    );
-    if (!deleted)
-      return deletePage(reply, signedIn.account, {
-        status: 422,
-        error: t('data_settings.deletes.challenge_not_passed'),
+  app.post(
+    '/settings/delete',
+    { preHandler: app.csrfProtection },
+    asSignedIn(core, '/settings/delete', async (request, reply, signedIn) => {
+      const deleted = await requestAccountDeletion(
+        core,
+        signedIn.user,
+        signedIn.account,
+        formField(request, 'password', 200),
+      );
+      if (!deleted)
+        return deletePage(reply, signedIn.account, {
+          status: 422,
+          error: t('data_settings.deletes.challenge_not_passed'),
+        });
+      await endSession(core, request, reply);
+      return messagePage(reply, core, {
+        title: 'data_settings.deletes.success_title',
+        lines: ['data_settings.deletes.success_msg'],
+        translate: true,
       });
-    await endSession(core, request, reply);
-    return messagePage(reply, core, {
-      title: 'data_settings.deletes.success_title',
-      lines: ['data_settings.deletes.success_msg'],
-      translate: true,
-    });
-  });
+    }),
+  );
 };
 
 export default movingPages;

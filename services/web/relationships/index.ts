@@ -15,7 +15,7 @@ import { translator } from '../i18n.ts';
 import { formPage, type FormOutcome } from '../view.ts';
 import { formatDate } from '../format.ts';
 import { formField, formList, queryField } from '../forms.ts';
-import { requireSignedIn } from '../guard.ts';
+import { asSignedIn, requireSignedIn } from '../guard.ts';
 
 const t = translator('en');
 
@@ -102,31 +102,28 @@ const relationshipPages: FastifyPluginAsync<WebOptions> = async (app, { core }) 
     });
   }
 
-  async function signedIn(request: FastifyRequest, reply: FastifyReply, returnTo: string) {
-    return requireSignedIn(core, request, reply, returnTo);
-  }
-
   const relationOf = (request: FastifyRequest): 'following' | 'followed_by' =>
     queryField(request, 'relationship', 20) === 'followed_by' ? 'followed_by' : 'following';
 
   app.get('/relationships', async (request, reply) => {
     const relation = relationOf(request);
-    const user = await signedIn(request, reply, ACCOUNT_LISTS[relation].path);
+    const user = await requireSignedIn(core, request, reply, ACCOUNT_LISTS[relation].path);
     if (!user) return reply;
     return accountsPage(request, reply, user.account, relation);
   });
 
-  for (const relation of ['blocks', 'mutes'] as const) {
-    app.get(`/${relation}`, async (request, reply) => {
-      const user = await signedIn(request, reply, `/${relation}`);
-      if (!user) return reply;
-      return accountsPage(request, reply, user.account, relation);
-    });
-  }
+  app.get(
+    '/blocks',
+    asSignedIn(core, '/blocks', (request, reply, user) => accountsPage(request, reply, user.account, 'blocks')),
+  );
+  app.get(
+    '/mutes',
+    asSignedIn(core, '/mutes', (request, reply, user) => accountsPage(request, reply, user.account, 'mutes')),
+  );
 
   // The batch form of each account list (Mastodon's PATCH /relationships with form_account_batch).
   async function batch(request: FastifyRequest, reply: FastifyReply, relation: AccountRelation) {
-    const user = await signedIn(request, reply, ACCOUNT_LISTS[relation].path);
+    const user = await requireSignedIn(core, request, reply, ACCOUNT_LISTS[relation].path);
     if (!user) return reply;
     const ids = formList(request, 'account_ids', 200, 30)
       .map(parseId)
@@ -156,28 +153,29 @@ const relationshipPages: FastifyPluginAsync<WebOptions> = async (app, { core }) 
     });
   }
 
-  app.get('/domain_blocks', async (request, reply) => {
-    const user = await signedIn(request, reply, '/domain_blocks');
-    if (!user) return reply;
-    return domainsPage(request, reply, user.account);
-  });
+  app.get(
+    '/domain_blocks',
+    asSignedIn(core, '/domain_blocks', (request, reply, user) => domainsPage(request, reply, user.account)),
+  );
 
-  app.post('/domain_blocks', form, async (request, reply) => {
-    const user = await signedIn(request, reply, '/domain_blocks');
-    if (!user) return reply;
-    const domain = formField(request, 'domain', 300).trim();
-    const unblock = formField(request, 'action', 20) === 'unblock';
-    try {
-      await (unblock ? unblockDomain : blockDomain)(core, user.account, domain);
-    } catch (err) {
-      if (err instanceof ApiError && err.statusCode < 500)
-        return domainsPage(request, reply, user.account, { status: err.statusCode, error: err.message });
-      throw err;
-    }
-    return domainsPage(request, reply, user.account, {
-      notice: t(unblock ? 'relationships.domain_unblocked' : 'relationships.domain_blocked', { domain }),
-    });
-  });
+  app.post(
+    '/domain_blocks',
+    form,
+    asSignedIn(core, '/domain_blocks', async (request, reply, user) => {
+      const domain = formField(request, 'domain', 300).trim();
+      const unblock = formField(request, 'action', 20) === 'unblock';
+      try {
+        await (unblock ? unblockDomain : blockDomain)(core, user.account, domain);
+      } catch (err) {
+        if (err instanceof ApiError && err.statusCode < 500)
+          return domainsPage(request, reply, user.account, { status: err.statusCode, error: err.message });
+        throw err;
+      }
+      return domainsPage(request, reply, user.account, {
+        notice: t(unblock ? 'relationships.domain_unblocked' : 'relationships.domain_blocked', { domain }),
+      });
+    }),
+  );
 
   // --- followed hashtags ----------------------------------------------------------------------
 
@@ -193,19 +191,20 @@ const relationshipPages: FastifyPluginAsync<WebOptions> = async (app, { core }) 
     });
   }
 
-  app.get('/followed_tags', async (request, reply) => {
-    const user = await signedIn(request, reply, '/followed_tags');
-    if (!user) return reply;
-    return tagsPage(request, reply, user.account);
-  });
+  app.get(
+    '/followed_tags',
+    asSignedIn(core, '/followed_tags', (request, reply, user) => tagsPage(request, reply, user.account)),
+  );
 
-  app.post('/followed_tags', form, async (request, reply) => {
-    const user = await signedIn(request, reply, '/followed_tags');
-    if (!user) return reply;
-    const tag = await unfollowTagById(core, user.account, parseId(formField(request, 'tag_id', 30)));
-    if (!tag) return tagsPage(request, reply, user.account, { status: 404, error: t('errors.not_found') });
-    return tagsPage(request, reply, user.account, { notice: t('relationships.tag_unfollowed', { name: tag.name }) });
-  });
+  app.post(
+    '/followed_tags',
+    form,
+    asSignedIn(core, '/followed_tags', async (request, reply, user) => {
+      const tag = await unfollowTagById(core, user.account, parseId(formField(request, 'tag_id', 30)));
+      if (!tag) return tagsPage(request, reply, user.account, { status: 404, error: t('errors.not_found') });
+      return tagsPage(request, reply, user.account, { notice: t('relationships.tag_unfollowed', { name: tag.name }) });
+    }),
+  );
 };
 
 export default relationshipPages;

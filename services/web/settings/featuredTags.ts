@@ -18,7 +18,7 @@ import { translator } from '../i18n.ts';
 import { page } from '../view.ts';
 import { formatDate } from '../format.ts';
 import { formField } from '../forms.ts';
-import { requireSignedIn } from '../guard.ts';
+import { asSignedIn } from '../guard.ts';
 
 const t = translator('en');
 const PATH = '/settings/featured_tags';
@@ -63,39 +63,42 @@ const featuredTagPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
     });
   }
 
-  app.get(PATH, async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, PATH);
-    if (!signedIn) return reply;
-    return featuredPage(reply, signedIn.account);
-  });
+  app.get(
+    PATH,
+    asSignedIn(core, PATH, (request, reply, signedIn) => featuredPage(reply, signedIn.account)),
+  );
 
-  app.post(PATH, { preHandler: app.csrfProtection }, async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, PATH);
-    if (!signedIn) return reply;
-    const name = formField(request, 'name', 300);
-    try {
-      const tag = await featureTag(core, signedIn.account, name);
-      return featuredPage(reply, signedIn.account, { notice: t('featured_tags.added', { name: tag.name }) });
-    } catch (err) {
-      if (err instanceof ApiError && err.statusCode < 500)
-        return featuredPage(reply, signedIn.account, { status: err.statusCode, error: err.message, name });
-      throw err;
-    }
-  });
+  app.post(
+    PATH,
+    { preHandler: app.csrfProtection },
+    asSignedIn(core, PATH, async (request, reply, signedIn) => {
+      const name = formField(request, 'name', 300);
+      try {
+        const tag = await featureTag(core, signedIn.account, name);
+        return featuredPage(reply, signedIn.account, { notice: t('featured_tags.added', { name: tag.name }) });
+      } catch (err) {
+        if (err instanceof ApiError && err.statusCode < 500)
+          return featuredPage(reply, signedIn.account, { status: err.statusCode, error: err.message, name });
+        throw err;
+      }
+    }),
+  );
 
   // DELETE in Mastodon; a form without JavaScript posts it, as Rails forms do with `_method=delete`.
-  app.post<{ Params: { id: string } }>(`${PATH}/:id`, { preHandler: app.csrfProtection }, async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, PATH);
-    if (!signedIn) return reply;
-    try {
-      await unfeatureTag(core, signedIn.account, parseId(request.params.id));
-    } catch (err) {
-      if (err instanceof ApiError && err.statusCode < 500)
-        return featuredPage(reply, signedIn.account, { status: err.statusCode, error: t('errors.not_found') });
-      throw err;
-    }
-    return featuredPage(reply, signedIn.account, { notice: t('featured_tags.removed') });
-  });
+  app.post<{ Params: { id: string } }>(
+    `${PATH}/:id`,
+    { preHandler: app.csrfProtection },
+    asSignedIn(core, PATH, async (request, reply, signedIn) => {
+      try {
+        await unfeatureTag(core, signedIn.account, parseId(request.params.id));
+      } catch (err) {
+        if (err instanceof ApiError && err.statusCode < 500)
+          return featuredPage(reply, signedIn.account, { status: err.statusCode, error: t('errors.not_found') });
+        throw err;
+      }
+      return featuredPage(reply, signedIn.account, { notice: t('featured_tags.removed') });
+    }),
+  );
 };
 
 export default featuredTagPages;

@@ -2,7 +2,7 @@
 // /api/v1/accounts/update_credentials; the apps holding tokens of the user
 // (/oauth/authorized_applications), with their permissions and last use, and revoking one (all its
 // tokens; streaming sockets of those tokens close at the streaming server's next revocation check).
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { WebOptions } from '../index.ts';
 import type { UserDoc } from '../../core/model/users.ts';
 import type { AccountDoc } from '../../core/model/accounts.ts';
@@ -16,7 +16,7 @@ import { findAppById } from '../../core/oauth/apps.ts';
 import { translator } from '../i18n.ts';
 import { page } from '../view.ts';
 import { formatDate } from '../format.ts';
-import { requireSignedIn } from '../guard.ts';
+import { asSignedIn } from '../guard.ts';
 
 const t = translator('en');
 
@@ -103,56 +103,56 @@ const settingsPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     });
   }
 
-  app.get('/settings/profile', async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/profile');
-    if (!signedIn) return reply;
-    return profilePage(reply, signedIn.account);
-  });
+  app.get(
+    '/settings/profile',
+    asSignedIn(core, '/settings/profile', (request, reply, signedIn) => profilePage(reply, signedIn.account)),
+  );
 
-  app.post('/settings/profile', { preHandler: app.csrfProtection }, async (request: FastifyRequest, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/profile');
-    if (!signedIn) return reply;
-    const { account, user } = signedIn;
-    const fields = Array.from({ length: FIELDS_MAX }, (_, i) => ({
-      name: formField(request, `field_name_${i}`, 1000),
-      value: formField(request, `field_value_${i}`, 1000),
-    }));
-    // The form always has every checkbox: one not sent is off.
-    const options = Object.fromEntries(OPTIONS.map(([name, key]) => [key, formCheckbox(request, name)]));
-    try {
-      const updated = await updateProfile(core, account, user, {
-        displayName: formField(request, 'display_name', 1000),
-        note: formField(request, 'note', 5000),
-        fields,
-        ...options,
-        avatar: request.uploads.avatar?.data.length ? request.uploads.avatar.data : undefined,
-        header: request.uploads.header?.data.length ? request.uploads.header.data : undefined,
-        avatarDescription: formField(request, 'avatar_description', 5000),
-        headerDescription: formField(request, 'header_description', 5000),
-      });
-      return profilePage(reply, updated.account, { notice: t('profile.saved') });
-    } catch (err) {
-      if (err instanceof ProfileValidationError || err instanceof ProfileImageError)
-        return profilePage(reply, account, { status: 422, error: err.message });
-      throw err;
-    }
-  });
+  app.post(
+    '/settings/profile',
+    { preHandler: app.csrfProtection },
+    asSignedIn(core, '/settings/profile', async (request, reply, signedIn) => {
+      const { account, user } = signedIn;
+      const fields = Array.from({ length: FIELDS_MAX }, (_, i) => ({
+        name: formField(request, `field_name_${i}`, 1000),
+        value: formField(request, `field_value_${i}`, 1000),
+      }));
+      // The form always has every checkbox: one not sent is off.
+      const options = Object.fromEntries(OPTIONS.map(([name, key]) => [key, formCheckbox(request, name)]));
+      try {
+        const updated = await updateProfile(core, account, user, {
+          displayName: formField(request, 'display_name', 1000),
+          note: formField(request, 'note', 5000),
+          fields,
+          ...options,
+          avatar: request.uploads.avatar?.data.length ? request.uploads.avatar.data : undefined,
+          header: request.uploads.header?.data.length ? request.uploads.header.data : undefined,
+          avatarDescription: formField(request, 'avatar_description', 5000),
+          headerDescription: formField(request, 'header_description', 5000),
+        });
+        return profilePage(reply, updated.account, { notice: t('profile.saved') });
+      } catch (err) {
+        if (err instanceof ProfileValidationError || err instanceof ProfileImageError)
+          return profilePage(reply, account, { status: 422, error: err.message });
+        throw err;
+      }
+    }),
+  );
 
   // --- authorized apps ------------------------------------------------------------------------
 
-  app.get('/oauth/authorized_applications', async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/oauth/authorized_applications');
-    if (!signedIn) return reply;
-    return appsPage(reply, signedIn.user, signedIn.account.username);
-  });
+  app.get(
+    '/oauth/authorized_applications',
+    asSignedIn(core, '/oauth/authorized_applications', (request, reply, signedIn) =>
+      appsPage(reply, signedIn.user, signedIn.account.username),
+    ),
+  );
 
   // DELETE in Mastodon; a form without JavaScript posts it with `_method=delete`, as Rails forms do.
   app.post<{ Params: { id: string } }>(
     '/oauth/authorized_applications/:id',
     { preHandler: app.csrfProtection },
-    async (request, reply) => {
-      const signedIn = await requireSignedIn(core, request, reply, '/oauth/authorized_applications');
-      if (!signedIn) return reply;
+    asSignedIn(core, '/oauth/authorized_applications', async (request, reply, signedIn) => {
       const appId = parseId(request.params.id);
       const client = appId === null ? null : await findAppById(core, appId);
       const revoked = client ? await revokeAuthorizedApp(core, signedIn.user._id, client._id) : false;
@@ -162,7 +162,7 @@ const settingsPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
         signedIn.account.username,
         revoked && client ? t('authorized_apps.revoked', { name: client.name }) : undefined,
       );
-    },
+    }),
   );
 };
 

@@ -2,7 +2,7 @@
 // through the same core operation as PATCH /api/v1/accounts/update_credentials), and whose
 // notifications are accepted, filtered or ignored (/settings/preferences/notifications, the same
 // operation as PATCH /api/v2/notifications/policy).
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { WebOptions } from '../index.ts';
 import type { UserDoc, PostingPrivacy } from '../../core/model/users.ts';
 import type { Id } from '../../core/ids.ts';
@@ -14,7 +14,7 @@ import { POLICY_VALUES } from '../../core/model/notificationPolicies.ts';
 import { formCheckbox, formField, formList } from '../forms.ts';
 import { translator } from '../i18n.ts';
 import { formPage, type FormOutcome } from '../view.ts';
-import { requireSignedIn } from '../guard.ts';
+import { asSignedIn } from '../guard.ts';
 import { updateNotificationEmails } from '../../core/users/notificationEmails.ts';
 import { emailChoices, submittedEmailChoices } from './notificationEmails.ts';
 
@@ -45,39 +45,42 @@ const preferencesPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
     return formPage(reply, view, outcome);
   }
 
-  app.get('/settings/preferences', async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/preferences');
-    if (!signedIn) return reply;
-    return preferencesPage(reply, signedIn.user, signedIn.account.username);
-  });
+  app.get(
+    '/settings/preferences',
+    asSignedIn(core, '/settings/preferences', (request, reply, signedIn) =>
+      preferencesPage(reply, signedIn.user, signedIn.account.username),
+    ),
+  );
 
-  app.post('/settings/preferences', { preHandler: app.csrfProtection }, async (request: FastifyRequest, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/preferences');
-    if (!signedIn) return reply;
-    const { account, user } = signedIn;
-    const privacy = formField(request, 'default_privacy', 20);
-    const language = formField(request, 'default_language', 10);
-    const chosenLanguages = formList(request, 'chosen_languages', 500, 10);
-    if (
-      !(DEFAULT_PRIVACY_VALUES as readonly string[]).includes(privacy) ||
-      (language && !ISO_639_1.has(language)) ||
-      chosenLanguages.some((l) => !ISO_639_1.has(l))
-    )
-      return preferencesPage(reply, user, account.username, { status: 422, error: t('errors.bad_request') });
-    try {
-      const updated = await updateProfile(core, account, user, {
-        privacy: privacy as PostingPrivacy,
-        language: language || null,
-        sensitive: formCheckbox(request, 'default_sensitive'),
-        chosenLanguages,
-      });
-      return preferencesPage(reply, updated.user, account.username, { notice: t('preferences.saved') });
-    } catch (err) {
-      if (err instanceof ProfileValidationError)
-        return preferencesPage(reply, user, account.username, { status: 422, error: err.message });
-      throw err;
-    }
-  });
+  app.post(
+    '/settings/preferences',
+    { preHandler: app.csrfProtection },
+    asSignedIn(core, '/settings/preferences', async (request, reply, signedIn) => {
+      const { account, user } = signedIn;
+      const privacy = formField(request, 'default_privacy', 20);
+      const language = formField(request, 'default_language', 10);
+      const chosenLanguages = formList(request, 'chosen_languages', 500, 10);
+      if (
+        !(DEFAULT_PRIVACY_VALUES as readonly string[]).includes(privacy) ||
+        (language && !ISO_639_1.has(language)) ||
+        chosenLanguages.some((l) => !ISO_639_1.has(l))
+      )
+        return preferencesPage(reply, user, account.username, { status: 422, error: t('errors.bad_request') });
+      try {
+        const updated = await updateProfile(core, account, user, {
+          privacy: privacy as PostingPrivacy,
+          language: language || null,
+          sensitive: formCheckbox(request, 'default_sensitive'),
+          chosenLanguages,
+        });
+        return preferencesPage(reply, updated.user, account.username, { notice: t('preferences.saved') });
+      } catch (err) {
+        if (err instanceof ProfileValidationError)
+          return preferencesPage(reply, user, account.username, { status: 422, error: err.message });
+        throw err;
+      }
+    }),
+  );
 
   // --- notifications --------------------------------------------------------------------------
 
@@ -106,18 +109,17 @@ const preferencesPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
     return formPage(reply, { ...view, signedInAs: username }, outcome);
   }
 
-  app.get('/settings/preferences/notifications', async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/preferences/notifications');
-    if (!signedIn) return reply;
-    return notificationsPage(reply, signedIn.account._id, signedIn.account.username, signedIn.user);
-  });
+  app.get(
+    '/settings/preferences/notifications',
+    asSignedIn(core, '/settings/preferences/notifications', (request, reply, signedIn) =>
+      notificationsPage(reply, signedIn.account._id, signedIn.account.username, signedIn.user),
+    ),
+  );
 
   app.post(
     '/settings/preferences/notifications',
     { preHandler: app.csrfProtection },
-    async (request: FastifyRequest, reply) => {
-      const signedIn = await requireSignedIn(core, request, reply, '/settings/preferences/notifications');
-      if (!signedIn) return reply;
+    asSignedIn(core, '/settings/preferences/notifications', async (request, reply, signedIn) => {
       const { account, user } = signedIn;
       const changes = Object.fromEntries(POLICY_FIELDS.map((f) => [f, formField(request, f, 20)]));
       if (Object.values(changes).some((v) => !(POLICY_VALUES as readonly string[]).includes(v)))
@@ -131,7 +133,7 @@ const preferencesPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
       return notificationsPage(reply, account._id, account.username, updated ?? user, {
         notice: t('preferences.saved'),
       });
-    },
+    }),
   );
 };
 

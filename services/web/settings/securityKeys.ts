@@ -20,7 +20,7 @@ import { translator } from '../i18n.ts';
 import { formPage, type FormOutcome } from '../view.ts';
 import { formField } from '../forms.ts';
 import { formatDate } from '../format.ts';
-import { requireSignedIn, TWO_FACTOR_METHODS } from '../guard.ts';
+import { asSignedIn, TWO_FACTOR_METHODS } from '../guard.ts';
 
 const t = translator('en');
 const KEYS = '/settings/security_keys';
@@ -50,61 +50,67 @@ const securityKeyPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
     );
   }
 
-  app.get('/settings/security_keys', async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, KEYS, SETUP_PAGE);
-    if (!signedIn) return reply;
-    if (!twoFactorEnabled(signedIn.user)) return reply.redirect(TWO_FACTOR_METHODS, 303);
-    return keysPage(reply, signedIn.user, signedIn.account.username);
-  });
+  app.get(
+    '/settings/security_keys',
+    asSignedIn(core, { returnTo: KEYS, ...SETUP_PAGE }, async (request, reply, signedIn) => {
+      if (!twoFactorEnabled(signedIn.user)) return reply.redirect(TWO_FACTOR_METHODS, 303);
+      return keysPage(reply, signedIn.user, signedIn.account.username);
+    }),
+  );
 
-  app.get('/settings/security_keys/options', async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, KEYS, SETUP_PAGE);
-    if (!signedIn) return reply;
-    try {
-      return await securityKeyRegistrationOptions(core, signedIn.user, signedIn.account.username);
-    } catch (err) {
-      if (err instanceof SecurityKeyError) return reply.code(422).send({ error: t('security_keys.otp_required') });
-      throw err;
-    }
-  });
+  app.get(
+    '/settings/security_keys/options',
+    asSignedIn(core, { returnTo: KEYS, ...SETUP_PAGE }, async (request, reply, signedIn) => {
+      try {
+        return await securityKeyRegistrationOptions(core, signedIn.user, signedIn.account.username);
+      } catch (err) {
+        if (err instanceof SecurityKeyError) return reply.code(422).send({ error: t('security_keys.otp_required') });
+        throw err;
+      }
+    }),
+  );
 
-  app.post('/settings/security_keys', form, async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, KEYS, SETUP_PAGE);
-    if (!signedIn) return reply;
-    const { user, account } = signedIn;
-    const nickname = formField(request, 'nickname', 1000);
-    let credential: unknown;
-    try {
-      credential = JSON.parse(formField(request, 'credential', 20_000) || 'null');
-    } catch {
-      credential = null;
-    }
-    try {
-      await registerSecurityKey(core, user, nickname, credential);
-      return keysPage(reply, user, account.username, { notice: t('security_keys.added') });
-    } catch (err) {
-      if (!(err instanceof SecurityKeyError)) throw err;
-      if (err.problem === 'otp_required') return reply.redirect(TWO_FACTOR_METHODS, 303);
-      return keysPage(reply, user, account.username, {
-        status: 422,
-        error: t(`security_keys.errors.${err.problem}`),
-        nickname,
-      });
-    }
-  });
+  app.post(
+    '/settings/security_keys',
+    form,
+    asSignedIn(core, { returnTo: KEYS, ...SETUP_PAGE }, async (request, reply, signedIn) => {
+      const { user, account } = signedIn;
+      const nickname = formField(request, 'nickname', 1000);
+      let credential: unknown;
+      try {
+        credential = JSON.parse(formField(request, 'credential', 20_000) || 'null');
+      } catch {
+        credential = null;
+      }
+      try {
+        await registerSecurityKey(core, user, nickname, credential);
+        return keysPage(reply, user, account.username, { notice: t('security_keys.added') });
+      } catch (err) {
+        if (!(err instanceof SecurityKeyError)) throw err;
+        if (err.problem === 'otp_required') return reply.redirect(TWO_FACTOR_METHODS, 303);
+        return keysPage(reply, user, account.username, {
+          status: 422,
+          error: t(`security_keys.errors.${err.problem}`),
+          nickname,
+        });
+      }
+    }),
+  );
 
   // DELETE in Mastodon; a form posts it with `_method=delete`.
-  app.post<{ Params: { id: string } }>('/settings/security_keys/:id', form, async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, KEYS, SETUP_PAGE);
-    if (!signedIn) return reply;
-    const id = parseId(request.params.id);
-    const done = id !== null && (await deleteSecurityKey(core, signedIn.user._id, id));
-    return keysPage(reply, signedIn.user, signedIn.account.username, {
-      status: done ? 200 : 404,
-      notice: done ? t('security_keys.deleted') : undefined,
-      error: done ? undefined : t('errors.not_found'),
-    });
-  });
+  app.post<{ Params: { id: string } }>(
+    '/settings/security_keys/:id',
+    form,
+    asSignedIn(core, { returnTo: KEYS, ...SETUP_PAGE }, async (request, reply, signedIn) => {
+      const id = parseId(request.params.id);
+      const done = id !== null && (await deleteSecurityKey(core, signedIn.user._id, id));
+      return keysPage(reply, signedIn.user, signedIn.account.username, {
+        status: done ? 200 : 404,
+        notice: done ? t('security_keys.deleted') : undefined,
+        error: done ? undefined : t('errors.not_found'),
+      });
+    }),
+  );
 };
 
 export default securityKeyPages;

@@ -24,7 +24,7 @@ import { listSecurityKeys } from '../../core/users/securityKeys.ts';
 import { translator } from '../i18n.ts';
 import { formPage, type FormOutcome } from '../view.ts';
 import { formField } from '../forms.ts';
-import { requireSignedIn, TWO_FACTOR_METHODS } from '../guard.ts';
+import { asSignedIn, TWO_FACTOR_METHODS } from '../guard.ts';
 
 const t = translator('en');
 const METHODS = TWO_FACTOR_METHODS;
@@ -77,36 +77,42 @@ const twoFactorPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => 
     return twoFactorEnabled(user) && verifySecondFactor(core, user, typed);
   }
 
-  app.get('/settings/two_factor_authentication_methods', async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, METHODS, SETUP_PAGE);
-    if (!signedIn) return reply;
-    return methodsPage(reply, signedIn.user, signedIn.account.username);
-  });
+  app.get(
+    '/settings/two_factor_authentication_methods',
+    asSignedIn(core, { returnTo: METHODS, ...SETUP_PAGE }, (request, reply, signedIn) =>
+      methodsPage(reply, signedIn.user, signedIn.account.username),
+    ),
+  );
 
   // --- setting up the authenticator app ------------------------------------------------------
 
   const setupPage = (reply: FastifyReply, username: string, status = 200, error?: string) =>
     twoFactorPage(reply, username, { template: 'settings/otp_setup', title: 'two_factor.otp' }, { status, error });
 
-  app.get('/settings/otp_authentication', async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/otp_authentication', SETUP_PAGE);
-    if (!signedIn) return reply;
-    if (twoFactorEnabled(signedIn.user))
-      return methodsPage(reply, signedIn.user, signedIn.account.username, { notice: t('two_factor.already_enabled') });
-    return setupPage(reply, signedIn.account.username);
-  });
+  app.get(
+    '/settings/otp_authentication',
+    asSignedIn(core, { returnTo: '/settings/otp_authentication', ...SETUP_PAGE }, async (request, reply, signedIn) => {
+      if (twoFactorEnabled(signedIn.user))
+        return methodsPage(reply, signedIn.user, signedIn.account.username, {
+          notice: t('two_factor.already_enabled'),
+        });
+      return setupPage(reply, signedIn.account.username);
+    }),
+  );
 
-  app.post('/settings/otp_authentication', form, async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/otp_authentication', SETUP_PAGE);
-    if (!signedIn) return reply;
-    const { user, account } = signedIn;
-    if (twoFactorEnabled(user))
-      return methodsPage(reply, user, account.username, { notice: t('two_factor.already_enabled') });
-    if (!(await challengePassed(request, reply, user)))
-      return reply.sent ? reply : setupPage(reply, account.username, 422, t('two_factor.wrong_password'));
-    await beginOtpSetup(core, user, account.username);
-    return reply.redirect('/settings/two_factor_authentication/confirmation/new', 303);
-  });
+  app.post(
+    '/settings/otp_authentication',
+    form,
+    asSignedIn(core, { returnTo: '/settings/otp_authentication', ...SETUP_PAGE }, async (request, reply, signedIn) => {
+      const { user, account } = signedIn;
+      if (twoFactorEnabled(user))
+        return methodsPage(reply, user, account.username, { notice: t('two_factor.already_enabled') });
+      if (!(await challengePassed(request, reply, user)))
+        return reply.sent ? reply : setupPage(reply, account.username, 422, t('two_factor.wrong_password'));
+      await beginOtpSetup(core, user, account.username);
+      return reply.redirect('/settings/two_factor_authentication/confirmation/new', 303);
+    }),
+  );
 
   async function confirmationPage(
     reply: FastifyReply,
@@ -129,54 +135,61 @@ const twoFactorPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => 
     );
   }
 
-  app.get('/settings/two_factor_authentication/confirmation/new', async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/otp_authentication', SETUP_PAGE);
-    if (!signedIn) return reply;
-    const setup = await pendingOtpSetup(core, signedIn.user, signedIn.account.username);
-    if (!setup) return reply.redirect('/settings/otp_authentication', 303);
-    return confirmationPage(reply, signedIn.account.username, setup);
-  });
+  app.get(
+    '/settings/two_factor_authentication/confirmation/new',
+    asSignedIn(core, { returnTo: '/settings/otp_authentication', ...SETUP_PAGE }, async (request, reply, signedIn) => {
+      const setup = await pendingOtpSetup(core, signedIn.user, signedIn.account.username);
+      if (!setup) return reply.redirect('/settings/otp_authentication', 303);
+      return confirmationPage(reply, signedIn.account.username, setup);
+    }),
+  );
 
-  app.post('/settings/two_factor_authentication/confirmation', form, async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, '/settings/otp_authentication', SETUP_PAGE);
-    if (!signedIn) return reply;
-    const { user, account } = signedIn;
-    const codes = await confirmOtpSetup(core, user, formField(request, 'otp_attempt', 100));
-    if (codes) return recoveryCodesPage(reply, account.username, codes, t('two_factor.enabled_success'));
-    const setup = await pendingOtpSetup(core, user, account.username);
-    if (!setup) return reply.redirect('/settings/otp_authentication', 303);
-    return confirmationPage(reply, account.username, setup, 422, t('two_factor.wrong_code'));
-  });
+  app.post(
+    '/settings/two_factor_authentication/confirmation',
+    form,
+    asSignedIn(core, { returnTo: '/settings/otp_authentication', ...SETUP_PAGE }, async (request, reply, signedIn) => {
+      const { user, account } = signedIn;
+      const codes = await confirmOtpSetup(core, user, formField(request, 'otp_attempt', 100));
+      if (codes) return recoveryCodesPage(reply, account.username, codes, t('two_factor.enabled_success'));
+      const setup = await pendingOtpSetup(core, user, account.username);
+      if (!setup) return reply.redirect('/settings/otp_authentication', 303);
+      return confirmationPage(reply, account.username, setup, 422, t('two_factor.wrong_code'));
+    }),
+  );
 
   // --- recovery codes and turning it off -----------------------------------------------------
 
-  app.post('/settings/two_factor_authentication/recovery_codes', form, async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, METHODS, SETUP_PAGE);
-    if (!signedIn) return reply;
-    const { user, account } = signedIn;
-    if (!twoFactorEnabled(user)) return methodsPage(reply, user, account.username, { status: 422 });
-    if (!(await challengePassed(request, reply, user)))
-      return reply.sent
-        ? reply
-        : methodsPage(reply, user, account.username, { status: 422, error: t('two_factor.wrong_password') });
-    const codes = await regenerateRecoveryCodes(core, user);
-    return recoveryCodesPage(reply, account.username, codes ?? [], t('two_factor.recovery_codes_regenerated'));
-  });
+  app.post(
+    '/settings/two_factor_authentication/recovery_codes',
+    form,
+    asSignedIn(core, { returnTo: METHODS, ...SETUP_PAGE }, async (request, reply, signedIn) => {
+      const { user, account } = signedIn;
+      if (!twoFactorEnabled(user)) return methodsPage(reply, user, account.username, { status: 422 });
+      if (!(await challengePassed(request, reply, user)))
+        return reply.sent
+          ? reply
+          : methodsPage(reply, user, account.username, { status: 422, error: t('two_factor.wrong_password') });
+      const codes = await regenerateRecoveryCodes(core, user);
+      return recoveryCodesPage(reply, account.username, codes ?? [], t('two_factor.recovery_codes_regenerated'));
+    }),
+  );
 
-  app.post('/settings/two_factor_authentication_methods/disable', form, async (request, reply) => {
-    const signedIn = await requireSignedIn(core, request, reply, METHODS, SETUP_PAGE);
-    if (!signedIn) return reply;
-    const { user, account } = signedIn;
-    if (!twoFactorEnabled(user)) return methodsPage(reply, user, account.username);
-    if (!(await challengePassed(request, reply, user)))
-      return reply.sent
-        ? reply
-        : methodsPage(reply, user, account.username, { status: 422, error: t('two_factor.wrong_password') });
-    await disableTwoFactor(core, user._id);
-    return methodsPage(reply, { ...user, otpRequiredForLogin: false, otpBackupCodes: [] }, account.username, {
-      notice: t('two_factor.disabled_success'),
-    });
-  });
+  app.post(
+    '/settings/two_factor_authentication_methods/disable',
+    form,
+    asSignedIn(core, { returnTo: METHODS, ...SETUP_PAGE }, async (request, reply, signedIn) => {
+      const { user, account } = signedIn;
+      if (!twoFactorEnabled(user)) return methodsPage(reply, user, account.username);
+      if (!(await challengePassed(request, reply, user)))
+        return reply.sent
+          ? reply
+          : methodsPage(reply, user, account.username, { status: 422, error: t('two_factor.wrong_password') });
+      await disableTwoFactor(core, user._id);
+      return methodsPage(reply, { ...user, otpRequiredForLogin: false, otpBackupCodes: [] }, account.username, {
+        notice: t('two_factor.disabled_success'),
+      });
+    }),
+  );
 };
 
 export default twoFactorPages;
