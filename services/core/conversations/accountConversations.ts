@@ -37,19 +37,21 @@ export async function addStatusToConversation(
   const unread = s.accountId !== recipient;
   const coll = collection(core.db, accountConversations);
   for (let attempt = 0; ; attempt++) {
-    const updated = await coll.findOneAndUpdate(
-      key,
-      { $addToSet: { statusIds: s.statusId }, $max: { lastStatusId: s.statusId }, $set: { updatedAt: new Date() } },
+    // The newest status sets the last status and unread in one write: a reader never sees the
+    // new last status with the old unread flag.
+    const newest = await coll.findOneAndUpdate(
+      { ...key, lastStatusId: { $lt: s.statusId } },
+      { $addToSet: { statusIds: s.statusId }, $set: { lastStatusId: s.statusId, unread, updatedAt: new Date() } },
       { returnDocument: 'after' },
     );
-    if (updated) {
-      // Only the newest status decides whether the conversation is unread (a late, older event must not).
-      if (updated.lastStatusId === s.statusId && updated.unread !== unread) {
-        await coll.updateOne({ _id: updated._id, lastStatusId: s.statusId }, { $set: { unread } });
-        return { ...updated, unread };
-      }
-      return updated;
-    }
+    if (newest) return newest;
+    // An older status arriving late (or the same one again) only joins the conversation.
+    const joined = await coll.findOneAndUpdate(
+      key,
+      { $addToSet: { statusIds: s.statusId }, $set: { updatedAt: new Date() } },
+      { returnDocument: 'after' },
+    );
+    if (joined) return joined;
     const now = new Date();
     const doc: AccountConversationDoc = {
       _id: await nextSerialId(core.db, 'account_conversations'),
