@@ -3,18 +3,15 @@
 // header with `next` (older, omitted when the page came back short) and `prev` (newer), omitted
 // entirely when the page is empty.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Collection, Db, Document, Filter } from 'mongodb';
+import type { Collection, Db, Filter } from 'mongodb';
 import { collection, type CollectionDef } from '../core/db/mongo.ts';
 import { recentResult } from '../core/db/recentResults.ts';
 import type { Core } from '../core/context.ts';
 import { parseId, type Id } from '../core/ids.ts';
+import { findPage, type PageParams } from '../core/db/pages.ts';
 
-export interface PageParams {
-  maxId: Id | null;
-  sinceId: Id | null;
-  minId: Id | null;
-  limit: number;
-}
+// The page reads live in core (routes and core functions share them).
+export { findPage, type PageParams };
 
 export function pageParams(query: unknown, opts: { defaultLimit: number; maxLimit: number }): PageParams {
   const q = (query ?? {}) as Record<string, unknown>;
@@ -25,35 +22,6 @@ export function pageParams(query: unknown, opts: { defaultLimit: number; maxLimi
     if (Number.isFinite(n)) limit = Math.min(n, opts.maxLimit);
   }
   return { maxId: parseId(q.max_id), sinceId: parseId(q.since_id), minId: parseId(q.min_id), limit };
-}
-
-/** One page of `coll` under `filter`, cursor on `field` (an integer id), newest first. */
-export async function findPage<T extends Document>(
-  coll: Collection<T>,
-  filter: Filter<T>,
-  p: PageParams,
-  field = '_id',
-  projection?: Document,
-): Promise<T[]> {
-  if (p.limit === 0) return [];
-  const range: Record<string, Id> = {};
-  if (p.maxId !== null) range.$lt = p.maxId;
-  const lower = p.minId ?? p.sinceId;
-  if (lower !== null) range.$gt = lower;
-  const query = (Object.keys(range).length ? { ...filter, [field]: range } : filter) as Filter<T>;
-  if (p.minId !== null) {
-    const page = await coll
-      .find(query, projection ? { projection } : {})
-      .sort({ [field]: 1 })
-      .limit(p.limit)
-      .toArray();
-    return (page as T[]).reverse();
-  }
-  return (await coll
-    .find(query, projection ? { projection } : {})
-    .sort({ [field]: -1 })
-    .limit(p.limit)
-    .toArray()) as T[];
 }
 
 /**

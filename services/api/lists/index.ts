@@ -4,9 +4,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
-import { collection } from '../../core/db/mongo.ts';
 import { parseId } from '../../core/ids.ts';
-import { listMembers, lists, type ListDoc } from '../../core/model/lists.ts';
+import type { ListDoc } from '../../core/model/lists.ts';
+import { allListMemberIds, listMembersPage, listsContaining, listsOf } from '../../core/lists/queries.ts';
 import {
   addListMembers,
   createList,
@@ -20,7 +20,7 @@ import { findVisibleAccounts } from '../../core/accounts/queries.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { AccountEntity, presentAccounts } from '../../core/entities/account.ts';
 import { BoolLike, IdParams } from '../params.ts';
-import { findPage, pageParams } from '../pagination.ts';
+import { pageParams } from '../pagination.ts';
 import { AccountIdParams, AccountPageQuery, accountsOfRecords, targetAccount } from '../graphParams.ts';
 
 const READ = { scopes: ['read', 'read:lists'], user: 'required' as const };
@@ -74,8 +74,7 @@ const listsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
     { schema: { response: { 200: Type.Array(ListEntity) } }, config: { auth: READ } },
     async (request) => {
       const { account } = requireUser(request);
-      const all = await collection(core.db, lists).find({ accountId: account._id }).sort({ _id: 1 }).toArray();
-      return all.map(presentList);
+      return (await listsOf(core, account._id)).map(presentList);
     },
   );
 
@@ -130,17 +129,10 @@ const listsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
       const { account } = requireUser(request);
       const list = await ownList(core, account, parseId(request.params.id));
       if (request.query.limit === '0') {
-        const all = await collection(core.db, listMembers).find({ listId: list._id }).sort({ _id: -1 }).toArray();
-        return presentAccounts(
-          core,
-          await findVisibleAccounts(
-            core,
-            all.map((m) => m.accountId),
-          ),
-        );
+        return presentAccounts(core, await findVisibleAccounts(core, await allListMemberIds(core, list)));
       }
       const page = pageParams(request.query, { defaultLimit: 40, maxLimit: 80 });
-      const records = await findPage(collection(core.db, listMembers), { listId: list._id }, page);
+      const records = await listMembersPage(core, list, page);
       const rows = await accountsOfRecords(core, request, reply, records, (r) => r.accountId, page);
       return presentAccounts(
         core,
@@ -178,15 +170,7 @@ const listsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
     async (request) => {
       const { account } = requireUser(request);
       const target = await targetAccount(core, request.params.id);
-      const memberships = await collection(core.db, listMembers)
-        .find({ ownerId: account._id, accountId: target._id })
-        .toArray();
-      if (memberships.length === 0) return [];
-      const found = await collection(core.db, lists)
-        .find({ _id: { $in: memberships.map((m) => m.listId) }, accountId: account._id })
-        .sort({ _id: 1 })
-        .toArray();
-      return found.map(presentList);
+      return (await listsContaining(core, account._id, target._id)).map(presentList);
     },
   );
 };
