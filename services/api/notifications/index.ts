@@ -6,17 +6,21 @@ import type { FastifyRequest } from 'fastify';
 import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
 import { parseId, type Id } from '../../core/ids.ts';
-import { collection } from '../../core/db/mongo.ts';
+import {
+  findOwnNotification,
+  groupMembers,
+  groupSendersPage,
+  notificationsPage,
+} from '../../core/notifications/pages.ts';
 import type { AccountDoc, CachedAccount } from '../../core/model/accounts.ts';
-import { notifications, type NotificationDoc } from '../../core/model/notifications.ts';
+import type { NotificationDoc } from '../../core/model/notifications.ts';
 import {
   groupedTypes,
-  notificationQuery,
   unreadCount,
   type NotificationFilter,
   type NotificationGroupData,
 } from '../../core/notifications/queries.ts';
-import { groupByKey, groupMembersQuery, groupPage, unreadGroupCount } from '../../core/notifications/groupPages.ts';
+import { groupByKey, groupPage, unreadGroupCount } from '../../core/notifications/groupPages.ts';
 import { clearNotifications, deleteGroup } from '../../core/notifications/groups.ts';
 import { dismissNotification } from '../../core/notifications/dismiss.ts';
 import { findVisibleAccounts } from '../../core/accounts/queries.ts';
@@ -25,7 +29,7 @@ import { notFound } from '../errors.ts';
 import { AccountEntity, presentAccounts, presentPartialAccount, type Account } from '../../core/entities/account.ts';
 import { NotificationEntity, presentNotifications, renderRefs } from '../../core/entities/notification.ts';
 import { notificationExtras } from '../../core/entities/notificationExtras.ts';
-import { findPage, pageParams, setLinkHeader, setRecordPageLinks } from '../pagination.ts';
+import { pageParams, setLinkHeader, setRecordPageLinks } from '../pagination.ts';
 import { CursorFields, Empty, IdParams } from '../params.ts';
 
 const READ = { scopes: ['read', 'read:notifications'], user: 'required' as const };
@@ -77,7 +81,7 @@ function countLimit(raw: unknown): number {
 
 async function ownNotification(core: Core, account: AccountDoc, rawId: string): Promise<NotificationDoc> {
   const id = parseId(rawId);
-  const n = id === null ? null : await collection(core.db, notifications).findOne({ _id: id, accountId: account._id });
+  const n = id === null ? null : await findOwnNotification(core, account._id, id);
   if (!n) throw notFound();
   return n;
 }
@@ -155,11 +159,7 @@ const notificationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
     async (request, reply) => {
       const { account } = requireUser(request);
       const p = pageParams(request.query, { defaultLimit: 40, maxLimit: 80 });
-      const page = await findPage(
-        collection(core.db, notifications),
-        notificationQuery(account._id, filterOf(request.query)),
-        p,
-      );
+      const page = await notificationsPage(core, account._id, filterOf(request.query), p);
       setRecordPageLinks(core, request, reply, page, p.limit, 'min_id');
       return presentNotifications(core, page, account);
     },
@@ -265,10 +265,7 @@ const notificationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
     async (request) => {
       const { account } = requireUser(request);
       const key = request.params.group_key;
-      const members = await collection(core.db, notifications)
-        .find(groupMembersQuery(account._id, key))
-        .limit(2)
-        .toArray();
+      const members = await groupMembers(core, account._id, key, 2);
       if (members.length === 0) throw notFound();
       if (key.startsWith('ungrouped-')) await dismissNotification(core, account._id, members[0]);
       else await deleteGroup(core, account._id, key);
@@ -286,13 +283,7 @@ const notificationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
       const { account } = requireUser(request);
       // Mastodon pages the group's notifications by id and answers their senders.
       const p = pageParams(request.query, { defaultLimit: 40, maxLimit: 80 });
-      const page = await findPage(
-        collection(core.db, notifications),
-        groupMembersQuery(account._id, request.params.group_key),
-        p,
-        '_id',
-        { _id: 1, fromAccountId: 1 },
-      );
+      const page = await groupSendersPage(core, account._id, request.params.group_key, p);
       if (page.length === 0 && p.maxId === null && p.minId === null && p.sinceId === null) throw notFound();
       setRecordPageLinks(core, request, reply, page, p.limit, 'min_id');
       return presentAccounts(
