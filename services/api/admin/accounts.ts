@@ -3,17 +3,13 @@
 import { Type } from '@sinclair/typebox';
 import { resetTwoFactorByAdmin } from '../../core/users/twoFactor.ts';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Filter } from 'mongodb';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
 import { parseId, type Id } from '../../core/ids.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { accounts, type AccountDoc } from '../../core/model/accounts.ts';
-import { users, type UserDoc } from '../../core/model/users.ts';
-import { roles } from '../../core/model/roles.ts';
+import type { AccountDoc } from '../../core/model/accounts.ts';
+import type { UserDoc } from '../../core/model/users.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
-import { DEFAULT_PERMISSIONS } from '../../core/roles/permissions.ts';
 import { assertOutranks } from '../../core/moderation/outranks.ts';
 import { approveUser, setDisabled } from '../../core/users/moderation.ts';
 import {
@@ -22,12 +18,13 @@ import {
   setSilenced,
   unsuspendAccount,
   userOfAccount,
+  reload,
 } from '../../core/moderation/accountActions.ts';
+import { adminAccountsPage, v1Filter, v2Filter } from '../../core/moderation/accountSearch.ts';
 import { deleteAccountData, rejectPendingUser } from '../../core/moderation/accountRemoval.ts';
-import { parseCidr, parseIp } from '../../core/moderation/ipBlocks.ts';
 import { forbidden, notFound, validationFailed } from '../errors.ts';
 import { BoolLike } from '../params.ts';
-import { findPage, setRecordPageLinks } from '../pagination.ts';
+import { setRecordPageLinks } from '../pagination.ts';
 import { adminConfig, adminPage, adminScopes, idParam, IdParams, moderator } from './guard.ts';
 import { presentAdminAccount, presentAdminAccounts } from '../../core/entities/admin.ts';
 
@@ -65,133 +62,8 @@ const V2Query = Type.Object(
   { additionalProperties: true },
 );
 
-export interface AccountFilterInput {
-  origin?: 'local' | 'remote';
-  status?: 'active' | 'pending' | 'disabled' | 'silenced' | 'suspended' | 'sensitized';
-  staff?: boolean;
-  roleIds?: Id[];
-  invitedBy?: string;
-  username?: string;
-  displayName?: string;
-  byDomain?: string;
-  email?: string;
-  ip?: string;
-}
-
-function escapeRegex(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/** The MongoDB filter for Mastodon's AccountFilter. */
-export async function accountFilter(core: Core, f: AccountFilterInput): Promise<Filter<AccountDoc>> {
-  const and: Filter<AccountDoc>[] = [];
-  if (f.origin === 'local') and.push({ domain: null });
-  if (f.origin === 'remote') and.push({ domain: { $ne: null } });
-  const userConditions: Filter<UserDoc>[] = [];
-  switch (f.status) {
-    case 'active':
-      and.push({ suspendedAt: null });
-      break;
-    case 'silenced':
-      and.push({ silencedAt: { $ne: null } });
-      break;
-    case 'suspended':
-      and.push({ suspendedAt: { $ne: null } });
-      break;
-    case 'sensitized':
-      and.push({ sensitizedAt: { $ne: null } });
-      break;
-    case 'pending':
-      userConditions.push({ approved: false });
-      break;
-    case 'disabled':
-      userConditions.push({ disabled: true });
-      break;
-  }
-  if (f.username) and.push({ usernameLower: { $regex: `^${escapeRegex(f.username.toLowerCase())}` } });
-  if (f.displayName) and.push({ displayName: { $regex: escapeRegex(f.displayName), $options: 'i' } });
-  if (f.byDomain) and.push({ domain: { $regex: `^${escapeRegex(f.byDomain.toLowerCase())}` } });
-  if (f.email) userConditions.push({ emailLower: { $regex: escapeRegex(f.email.toLowerCase()) } });
-  if (f.staff || f.roleIds) {
-    const roleDocs = await collection(core.db, roles).find({}).toArray();
-    let ids = roleDocs.map((r) => r._id);
-    if (f.staff) ids = roleDocs.filter((r) => (r.permissions & ~DEFAULT_PERMISSIONS) !== 0).map((r) => r._id);
-    if (f.roleIds) ids = ids.filter((id) => f.roleIds?.includes(id));
-    userConditions.push({ roleId: { $in: ids } });
-  }
-  if (f.invitedBy) userConditions.push({ _id: { $in: [] } }); // no invites on this server
-  let ipFiltered: Id[] | null = null;
-  if (f.ip) {
-    const range = parseCidr(f.ip);
-    if (!range) return { _id: { $in: [] } };
-    const withIp = await collection(core.db, users)
-      .find({ signUpIp: { $ne: null } }, { projection: { accountId: 1, signUpIp: 1 } })
-      .toArray();
-    const bits = BigInt((range.family === 4 ? 32 : 128) - range.prefix);
-    ipFiltered = withIp
-      .filter((u) => {
-        const ip = parseIp(u.signUpIp as string);
-        return ip !== null && ip.family === range.family && ip.value >> bits === range.value >> bits;
-      })
-      .map((u) => u.accountId);
-  }
-  if (userConditions.length > 0) {
-    const ids = (
-      await collection(core.db, users)
-        .find({ $and: userConditions }, { projection: { accountId: 1 } })
-        .toArray()
-    ).map((u) => u.accountId);
-    and.push({ _id: { $in: ids } });
-  }
-  if (ipFiltered) and.push({ _id: { $in: ipFiltered } });
-  return and.length === 0 ? {} : { $and: and };
-}
-
-function v1Filter(q: Record<string, unknown>): AccountFilterInput {
-  const on = (k: string) => railsBoolean(q[k]) === true;
-  const str = (k: string) => (typeof q[k] === 'string' && q[k] !== '' ? q[k] : undefined);
-  const status = (['active', 'pending', 'disabled', 'silenced', 'suspended', 'sensitized'] as const).find(on);
-  return {
-    origin: on('local') ? 'local' : on('remote') ? 'remote' : undefined,
-    status,
-    staff: on('staff') || undefined,
-    username: str('username'),
-    displayName: str('display_name'),
-    byDomain: str('by_domain'),
-    email: str('email'),
-    ip: str('ip'),
-  };
-}
-
-export function v2Filter(q: Record<string, unknown>): AccountFilterInput {
-  const str = (k: string) => (typeof q[k] === 'string' && q[k] !== '' ? q[k] : undefined);
-  const origin = str('origin');
-  const status = str('status');
-  const rawRoles = q.role_ids;
-  const roleIds =
-    rawRoles === undefined
-      ? undefined
-      : (Array.isArray(rawRoles) ? rawRoles : [rawRoles]).map((r) => parseId(r)).filter((r): r is Id => r !== null);
-  return {
-    origin: origin === 'local' || origin === 'remote' ? origin : undefined,
-    status: (['active', 'pending', 'disabled', 'silenced', 'suspended', 'sensitized'] as const).find(
-      (s) => s === status,
-    ),
-    staff: str('permissions') === 'staff' || undefined,
-    roleIds,
-    invitedBy: str('invited_by'),
-    username: str('username'),
-    displayName: str('display_name'),
-    byDomain: str('by_domain'),
-    email: str('email'),
-    ip: str('ip'),
-  };
-}
-
-async function targetOf(core: Core, raw: string): Promise<AccountDoc> {
-  const account = await collection(core.db, accounts).findOne({ _id: idParam(raw) });
-  if (!account) throw notFound();
-  return account;
+function targetOf(core: Core, raw: string): Promise<AccountDoc> {
+  return reload(core, idParam(raw));
 }
 
 const ActionBody = Type.Object(
@@ -208,9 +80,8 @@ const ActionBody = Type.Object(
 const adminAccountsRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
   const list = async (version: 'v1' | 'v2', request: FastifyRequest, reply: FastifyReply) => {
     const q = (request.query ?? {}) as Record<string, unknown>;
-    const filter = await accountFilter(core, version === 'v1' ? v1Filter(q) : v2Filter(q));
     const page = adminPage(q);
-    const docs = await findPage(collection(core.db, accounts), filter, page);
+    const docs = await adminAccountsPage(core, version === 'v1' ? v1Filter(q) : v2Filter(q), page);
     setRecordPageLinks(core, request, reply, docs, page.limit, 'min_id');
     return presentAdminAccounts(core, docs);
   };

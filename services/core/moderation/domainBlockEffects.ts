@@ -14,10 +14,7 @@ import type { DomainBlockDoc } from '../model/instanceDomainBlocks.ts';
 import { endFollow } from '../graph/unfollow.ts';
 import { suspendAccount, unsuspendAccount } from './accountActions.ts';
 import type { DomainBlockChange } from './domainBlocks.ts';
-
-function escapeRegex(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
+import { escapeRegex } from '../text/escapeRegex.ts';
 
 /** Accounts on the domain or a subdomain of it. */
 export function onDomain(domain: string): Filter<AccountDoc> {

@@ -8,6 +8,7 @@ import { reports } from '../model/reports.ts';
 import { domainAllows, instanceDomainBlocks } from '../model/instanceDomainBlocks.ts';
 import { allHostStates, resumeHost, type HostState } from '../activitypub/delivery/hostState.ts';
 import { normalizeDomain } from './domainBlocks.ts';
+import { escapeRegex } from '../text/escapeRegex.ts';
 
 export interface KnownInstance {
   domain: string;
@@ -19,10 +20,6 @@ export interface KnownInstance {
 }
 
 const MAX_LISTED = 200;
-
-function escapeRegex(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /** The known servers, most accounts first, optionally only those whose domain contains `search`. */
 export async function knownInstances(core: Core, search = ''): Promise<KnownInstance[]> {

@@ -23,9 +23,8 @@ import { approveUser } from '../../core/users/moderation.ts';
 import { resetTwoFactorByAdmin } from '../../core/users/twoFactor.ts';
 import { presentAdminAccount, presentAdminAccounts } from '../../core/entities/admin.ts';
 import { ApiError, forbidden } from '../../core/errors.ts';
-import { accountFilter, v2Filter } from '../../api/admin/accounts.ts';
+import { adminAccountsPage, v2Filter } from '../../core/moderation/accountSearch.ts';
 import { adminPage } from '../../api/admin/guard.ts';
-import { findPage } from '../../api/pagination.ts';
 import { formCheckbox } from '../forms.ts';
 
 const QUERY = ['origin', 'status', 'role_ids', 'username', 'email', 'ip', 'by_domain'] as const;
@@ -42,13 +41,9 @@ const accountPages: AdminArea = (app, { core, asStaff, view, attempt, field }) =
     asStaff('manage_users', async (request, reply, me) => {
       const q = Object.fromEntries(QUERY.map((k) => [k, String(request.query[k] ?? '').trim()]));
       // A blank field is no filter (a blank role would otherwise match no one).
-      const filter = await accountFilter(
+      const docs = await adminAccountsPage(
         core,
         v2Filter(Object.fromEntries(Object.entries(q).filter(([, v]) => v !== ''))),
-      );
-      const docs = await findPage(
-        collection(core.db, accounts),
-        filter,
         adminPage({ limit: '50', max_id: request.query.max_id }),
       );
       return view(reply, me, 'accounts', 'admin.accounts.title', {
