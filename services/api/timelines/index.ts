@@ -9,9 +9,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Filter } from 'mongodb';
 import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
-import { collection } from '../../core/db/mongo.ts';
 import { parseId, type Id } from '../../core/ids.ts';
-import { accounts, type CachedAccount } from '../../core/model/accounts.ts';
+import type { CachedAccount } from '../../core/model/accounts.ts';
 import { statuses, type StatusDoc } from '../../core/model/statuses.ts';
 import { feedKey, feedPage } from '../../core/feeds/feeds.ts';
 import { readHomeFeed } from '../../core/feeds/maintenance.ts';
@@ -20,16 +19,14 @@ import { normalizeTagName } from '../../core/text/extract.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import { requireUser, roleOfRequest } from '../plugins/auth.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { previewCards, statusCards, type PreviewCardDoc } from '../../core/model/previewCards.ts';
-import { trendKeys } from '../../core/trends/counters.ts';
-import { allowedAmong } from '../../core/trends/review.ts';
+import { discoverableStatusIds, linkedStatusIds, trendingCard } from '../../core/trends/linkTimeline.ts';
 import { hasPermission } from '../../core/roles/permissions.ts';
 import { feedOrigin, getFeedAccess, requiresLogin, type FeedKind } from '../../core/settings/feedAccess.ts';
 import { StatusEntity } from '../../core/entities/status.ts';
 import type { PageOptions } from '../../core/entities/statusPage.ts';
 import { presentStatusPageJson } from '../../core/entities/statusPageJson.ts';
 import { BoolLike, CursorFields, CursorQuery } from '../params.ts';
-import { findPage, pageIdsOf, pageParams, setCursorPageLinks, type PageParams } from '../pagination.ts';
+import { pageIdsOf, pageParams, setCursorPageLinks, type PageParams } from '../pagination.ts';
 
 const Scope = {
   local: Type.Optional(BoolLike),
@@ -124,19 +121,6 @@ async function publicTimeline(
 function tagNames(raw: string | string[] | undefined): string[] {
   const list = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
   return list.map((t) => normalizeTagName(t.trim().replace(/^#/, ''))).filter(Boolean);
-}
-
-/** How many of a link's newest statuses its timeline pages through. */
-const LINK_STATUSES_MAX = 2000;
-
-/** The card of `url` if it is trending and allowed to (Mastodon's PreviewCardTrend.allowed). */
-async function trendingCard(core: Core, url: string): Promise<PreviewCardDoc | null> {
-  const card = await collection(core.db, previewCards).findOne({ url });
-  if (!card) return null;
-  const item = String(card._id);
-  const ranked = await core.redis.zscore(trendKeys.ranking('link'), item);
-  if (ranked === null) return null;
-  return (await allowedAmong(core, 'link', [item])).has(item) ? card : null;
 }
 
 const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
@@ -244,26 +228,12 @@ const timelinesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core
       const q = request.query;
       const card = q.url ? await trendingCard(core, q.url) : null;
       if (!card) throw notFound();
-      const linked = await collection(core.db, statusCards)
-        .find({ cardId: card._id }, { projection: { _id: 1 } })
-        .sort({ _id: -1 })
-        .limit(LINK_STATUSES_MAX)
-        .toArray();
+      const linked = await linkedStatusIds(core, card);
       const base: Filter<StatusDoc> = { visibility: 'public', reblogOfId: null, deletedAt: null };
-      base.$and = [{ _id: { $in: linked.map((l) => l._id) } }];
-      return publicTimeline(core, request, reply, 'topic', base, async (filter, p) => {
-        if (linked.length === 0) return [];
-        const found = await findPage(collection(core.db, statuses), filter, p, '_id', { _id: 1, accountId: 1 });
-        const authors = [...new Set(found.map((s) => s.accountId))];
-        const discoverable = new Set(
-          (
-            await collection(core.db, accounts)
-              .find({ _id: { $in: authors }, discoverable: true }, { projection: { _id: 1 } })
-              .toArray()
-          ).map((a) => a._id),
-        );
-        return found.filter((s) => discoverable.has(s.accountId)).map((s) => s._id);
-      });
+      base.$and = [{ _id: { $in: linked } }];
+      return publicTimeline(core, request, reply, 'topic', base, async (filter, p) =>
+        linked.length === 0 ? [] : discoverableStatusIds(core, filter, p),
+      );
     },
   );
 };
