@@ -7,19 +7,17 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { tags, type TagDoc } from '../../core/model/tags.ts';
-import { tagFollows } from '../../core/model/tagFollows.ts';
-import { normalizeTagName, MAX_HASHTAG_LENGTH } from '../../core/text/extract.ts';
+import type { TagDoc } from '../../core/model/tags.ts';
+import { MAX_HASHTAG_LENGTH } from '../../core/text/extract.ts';
 import { findOrCreateTag } from '../../core/statuses/entities.ts';
-import { followTag, followsTag, unfollowTag } from '../../core/tags/tagFollows.ts';
+import { findTagByName, followedTagsPage, followTag, followsTag, unfollowTag } from '../../core/tags/tagFollows.ts';
 import { featuredAmong, featureTag, featuresTag, unfeatureTagNamed } from '../../core/tags/featuredTags.ts';
 import type { CachedAccount } from '../../core/model/accounts.ts';
 import { tagUrl } from '../../core/statuses/urls.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { TagEntity, type Tag } from '../../core/entities/tag.ts';
 import { presentTagsWithHistory } from '../../core/entities/tagHistory.ts';
-import { findPage, setRecordPageLinks } from '../pagination.ts';
+import { setRecordPageLinks } from '../pagination.ts';
 import { notFound } from '../errors.ts';
 import { AccountPageQuery, accountPage } from '../graphParams.ts';
 
@@ -41,7 +39,7 @@ function tagName(raw: string): string {
 }
 
 async function findTag(core: Core, raw: string): Promise<TagDoc | null> {
-  return collection(core.db, tags).findOne({ nameNormalized: normalizeTagName(tagName(raw)) });
+  return findTagByName(core, tagName(raw));
 }
 
 /** The caller's `following` and `featuring` of a tag (absent for an anonymous caller). */
@@ -130,16 +128,8 @@ const tagsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) =
       // Mastodon: 100 by default, 200 at most.
       if (request.query.limit === undefined) page.limit = 100;
       page.limit = Math.min(page.limit, 200);
-      const records = await findPage(collection(core.db, tagFollows), { accountId: account._id }, page);
+      const { records, tags: list } = await followedTagsPage(core, account._id, page);
       setRecordPageLinks(core, request, reply, records, page.limit);
-      const byId = new Map(
-        (
-          await collection(core.db, tags)
-            .find({ _id: { $in: records.map((r) => r.tagId) } })
-            .toArray()
-        ).map((t) => [t._id, t]),
-      );
-      const list = records.map((r) => byId.get(r.tagId)).filter((t) => t !== undefined);
       const featured = await featuredAmong(
         core,
         account._id,

@@ -5,7 +5,10 @@ import { collection, insertOnce } from '../db/mongo.ts';
 import type { AccountDoc, CachedAccount } from '../model/accounts.ts';
 import { tags, type TagDoc } from '../model/tags.ts';
 import type { Id } from '../ids.ts';
-import { tagFollows } from '../model/tagFollows.ts';
+import { tagFollows, type TagFollowDoc } from '../model/tagFollows.ts';
+import { findPage, type PageParams } from '../db/pages.ts';
+import { findInOrder } from '../db/findInOrder.ts';
+import { normalizeTagName } from '../text/extract.ts';
 import type { NewEvent } from '../events/outbox.ts';
 
 function tagEvent(type: 'TagFollowed' | 'TagUnfollowed', account: AccountDoc, tag: TagDoc): NewEvent {
@@ -50,4 +53,23 @@ export async function followsTag(core: Core, account: CachedAccount | null, tag:
   return (
     (await collection(core.db, tagFollows).countDocuments({ accountId: account._id, tagId: tag._id }, { limit: 1 })) > 0
   );
+}
+
+/** The hashtag of that name (case-insensitive, NFKC-folded), or null. */
+export function findTagByName(core: Core, name: string): Promise<TagDoc | null> {
+  return collection(core.db, tags).findOne({ nameNormalized: normalizeTagName(name) });
+}
+
+/** A page of the hashtags the account follows (by follow record), with the records for the page links. */
+export async function followedTagsPage(
+  core: Core,
+  accountId: Id,
+  page: PageParams,
+): Promise<{ records: TagFollowDoc[]; tags: TagDoc[] }> {
+  const records = await findPage(collection(core.db, tagFollows), { accountId }, page);
+  const found = await findInOrder(
+    collection(core.db, tags),
+    records.map((r) => r.tagId),
+  );
+  return { records, tags: found };
 }
