@@ -8,10 +8,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
 import { parseId, type Id } from '../../core/ids.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { accounts, type CachedAccount } from '../../core/model/accounts.ts';
-import { statuses } from '../../core/model/statuses.ts';
-import { notificationRequests, type NotificationRequestDoc } from '../../core/model/notificationPolicies.ts';
+import type { CachedAccount } from '../../core/model/accounts.ts';
+import type { NotificationRequestDoc } from '../../core/model/notificationPolicies.ts';
 import { policyOf, type EffectivePolicy } from '../../core/notifications/policy.ts';
 import {
   acceptRequest,
@@ -20,6 +18,8 @@ import {
   policySummary,
   presentPolicyV2,
   requestsByIds,
+  notificationRequestsPage,
+  requestSubjects,
   updatePolicy,
   POLICY_FIELDS,
   type PolicyField,
@@ -29,7 +29,7 @@ import { notFound } from '../errors.ts';
 import { AccountEntity, presentAccounts, type Account } from '../../core/entities/account.ts';
 import { StatusEntity, type Status } from '../../core/entities/status.ts';
 import { presentStatuses } from '../../core/entities/statusRender.ts';
-import { findPage, pageParams, setRecordPageLinks } from '../pagination.ts';
+import { pageParams, setRecordPageLinks } from '../pagination.ts';
 import { CursorQuery, Empty, IdParams } from '../params.ts';
 
 const READ = { scopes: ['read', 'read:notifications'], user: 'required' as const };
@@ -97,14 +97,7 @@ function idList(raw: unknown): Id[] {
 
 async function presentRequests(core: Core, docs: NotificationRequestDoc[], viewer: CachedAccount) {
   if (docs.length === 0) return [];
-  const [accountDocs, statusDocs] = await Promise.all([
-    collection(core.db, accounts)
-      .find({ _id: { $in: [...new Set(docs.map((d) => d.fromAccountId))] } })
-      .toArray(),
-    collection(core.db, statuses)
-      .find({ _id: { $in: docs.map((d) => d.lastStatusId).filter((s): s is Id => s !== null) }, deletedAt: null })
-      .toArray(),
-  ]);
+  const { senders: accountDocs, statuses: statusDocs } = await requestSubjects(core, docs);
   const [renderedAccounts, renderedStatuses] = await Promise.all([
     presentAccounts(core, accountDocs),
     presentStatuses(core, statusDocs, viewer),
@@ -192,7 +185,7 @@ const notificationRequestsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (
     async (request, reply) => {
       const { account } = requireUser(request);
       const p = pageParams(request.query, { defaultLimit: 40, maxLimit: 80 });
-      const page = await findPage(collection(core.db, notificationRequests), { accountId: account._id }, p);
+      const page = await notificationRequestsPage(core, account._id, p);
       setRecordPageLinks(core, request, reply, page, p.limit, 'min_id');
       return presentRequests(core, page, account);
     },

@@ -7,7 +7,11 @@ import type { Core } from '../context.ts';
 import { nextSerialId, type Id } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
 import { notifications, type NotificationDoc } from '../model/notifications.ts';
-import { statuses } from '../model/statuses.ts';
+import { statuses, type StatusDoc } from '../model/statuses.ts';
+import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { findPage, type PageParams } from '../db/pages.ts';
+import { findInOrder } from '../db/findInOrder.ts';
+import { findLiveStatuses } from '../statuses/reads.ts';
 import {
   notificationPermissions,
   notificationPolicies,
@@ -176,4 +180,24 @@ export function presentPolicyV2(p: EffectivePolicy): Record<PolicyField, PolicyV
     for_private_mentions: p.forPrivateMentions,
     for_limited_accounts: p.forLimitedAccounts,
   };
+}
+
+/** A page of the account's notification requests, newest first. */
+export function notificationRequestsPage(core: Core, accountId: Id, p: PageParams): Promise<NotificationRequestDoc[]> {
+  return findPage(collection(core.db, notificationRequests), { accountId }, p);
+}
+
+/** What the requests show: their senders, and their newest statuses that still exist. */
+export async function requestSubjects(
+  core: Core,
+  docs: readonly NotificationRequestDoc[],
+): Promise<{ senders: AccountDoc[]; statuses: StatusDoc[] }> {
+  const [senders, newest] = await Promise.all([
+    findInOrder(collection(core.db, accounts), [...new Set(docs.map((d) => d.fromAccountId))]),
+    findLiveStatuses(
+      core,
+      docs.map((d) => d.lastStatusId).filter((s): s is Id => s !== null),
+    ),
+  ]);
+  return { senders, statuses: newest };
 }
