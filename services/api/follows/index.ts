@@ -12,6 +12,7 @@ import { followAccount, type FollowOptions } from '../../core/graph/follow.ts';
 import { removeFromFollowers, unfollowAccount } from '../../core/graph/unfollow.ts';
 import { authorizeFollowRequest, rejectFollowRequest } from '../../core/graph/followRequests.ts';
 import { collectionsVisible, hiddenFrom } from '../../core/graph/collections.ts';
+import { familiarFollowerIds } from '../../core/graph/relations.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { AccountEntity, presentAccounts } from '../../core/entities/account.ts';
@@ -167,28 +168,18 @@ const followsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
       const ids = [...new Set((Array.isArray(raw) ? raw : [raw]).map(parseId).filter((id) => id !== null))];
       if (ids.length > 40) throw new ApiError(422, 'Validation failed: Too many ids (at most 40)');
       const targets = await findVisibleAccounts(core, ids);
-      // Accounts I follow that follow each target (Mastodon: "followed by people you know").
-      const mine = (
-        await collection(core.db, follows)
-          .find({ accountId: account._id }, { projection: { targetAccountId: 1 } })
-          .toArray()
-      ).map((f) => f.targetAccountId);
+      const familiar = await familiarFollowerIds(
+        core,
+        account._id,
+        targets.map((t) => t._id),
+      );
       return Promise.all(
         targets.map(async (target) => {
-          const known = mine.length
-            ? await collection(core.db, follows)
-                .find({ targetAccountId: target._id, accountId: { $in: mine } }, { projection: { accountId: 1 } })
-                .limit(80)
-                .toArray()
-            : [];
-          const hide = await hiddenFrom(
-            core,
-            account,
-            known.map((k) => k.accountId),
-          );
+          const known = familiar.get(target._id) ?? [];
+          const hide = await hiddenFrom(core, account, known);
           const visible = await findVisibleAccounts(
             core,
-            known.map((k) => k.accountId).filter((id) => !hide.has(id)),
+            known.filter((id) => !hide.has(id)),
           );
           return { id: String(target._id), accounts: await presentAccounts(core, visible) };
         }),

@@ -77,3 +77,31 @@ export async function recordBlock(core: Core, accountId: Id, targetAccountId: Id
     createdAt: new Date(),
   });
 }
+
+/**
+ * For each target, up to 80 of the accounts `viewerId` follows that follow it (Mastodon's
+ * familiar followers: "followed by people you know").
+ */
+export async function familiarFollowerIds(core: Core, viewerId: Id, targetIds: readonly Id[]): Promise<Map<Id, Id[]>> {
+  const mine = (
+    await collection(core.db, follows)
+      .find({ accountId: viewerId }, { projection: { targetAccountId: 1 } })
+      .toArray()
+  ).map((f) => f.targetAccountId);
+  const out = new Map<Id, Id[]>();
+  await Promise.all(
+    targetIds.map(async (target) => {
+      const known = mine.length
+        ? await collection(core.db, follows)
+            .find({ targetAccountId: target, accountId: { $in: mine } }, { projection: { accountId: 1 } })
+            .limit(80)
+            .toArray()
+        : [];
+      out.set(
+        target,
+        known.map((k) => k.accountId),
+      );
+    }),
+  );
+  return out;
+}

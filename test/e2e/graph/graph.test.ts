@@ -313,3 +313,21 @@ test('50 parallel follow/unfollow pairs leave true counters and relationships', 
     expect(await counts(fan)).toMatchObject({ following: i % 2 === 1 || i % 5 === 0 ? 1 : 0 });
   }
 });
+
+test('familiar followers: the accounts the caller follows that follow each target', async () => {
+  const [me, friend, other, stranger, target, lonely] = await Promise.all(
+    Array.from({ length: 6 }, () => createTestUser(core)),
+  );
+  for (const u of [friend, other]) await call('POST', `/api/v1/accounts/${u.account._id}/follow`, me.token);
+  // `other` is followed but does not follow the target; `stranger` follows it but is not followed.
+  for (const u of [friend, stranger]) await call('POST', `/api/v1/accounts/${target.account._id}/follow`, u.token);
+  const ids = [target, lonely].map((u) => `id[]=${u.account._id}`).join('&');
+  const res = await call('GET', `/api/v1/accounts/familiar_followers?${ids}`, me.token);
+  expect(res.status).toBe(200);
+  expect(res.body).toEqual([
+    { id: String(target.account._id), accounts: [expect.objectContaining({ id: String(friend.account._id) })] },
+    { id: String(lonely.account._id), accounts: [] },
+  ]);
+  const tooMany = Array.from({ length: 41 }, (_, i) => `id[]=${i + 1}`).join('&');
+  expect((await call('GET', `/api/v1/accounts/familiar_followers?${tooMany}`, me.token)).status).toBe(422);
+});
