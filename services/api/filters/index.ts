@@ -4,17 +4,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
-import { nextSerialId, parseId, type Id } from '../../core/ids.ts';
-import { collection } from '../../core/db/mongo.ts';
+import { parseId } from '../../core/ids.ts';
 import type { AccountDoc } from '../../core/model/accounts.ts';
-import { statuses } from '../../core/model/statuses.ts';
-import {
-  filterKeywords,
-  filterStatuses,
-  filters,
-  type FilterDoc,
-  type FilterKeywordDoc,
-} from '../../core/model/filters.ts';
+import type { FilterDoc } from '../../core/model/filters.ts';
 import {
   keywordAttributes,
   keywordText,
@@ -22,9 +14,32 @@ import {
   parseBool,
   parseContexts,
   parseExpiresIn,
-  publishFiltersChanged,
 } from '../../core/filters/changes.ts';
-import { addFilterKeyword, createFilter, deleteFilter, filterTitle, updateFilter } from '../../core/filters/filters.ts';
+import {
+  createFilter,
+  deleteFilter,
+  filterParts,
+  filterTitle,
+  listFilters,
+  ownFilter as findOwnFilter,
+  updateFilter,
+  type FilterWithParts,
+} from '../../core/filters/filters.ts';
+import {
+  addKeyword,
+  addStatusEntry,
+  changeKeyword,
+  createV1Filter,
+  keywordsOf,
+  ownKeyword as findOwnKeyword,
+  ownStatusEntry,
+  ownV1Filter,
+  removeKeyword,
+  removeStatusEntry,
+  statusEntriesOf,
+  updateV1Filter,
+  v1Filters,
+} from '../../core/filters/entries.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { notFound, validationFailed } from '../errors.ts';
 import {
@@ -46,32 +61,10 @@ const AnyBody = Type.Optional(Type.Object({}, { additionalProperties: true }));
 type Body = Record<string, unknown> | undefined;
 
 const filtersArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
-  const F = () => collection(core.db, filters);
-  const K = () => collection(core.db, filterKeywords);
-  const S = () => collection(core.db, filterStatuses);
-
-  async function ownFilter(account: AccountDoc, raw: string): Promise<FilterDoc> {
-    const id = parseId(raw);
-    const f = id === null ? null : await F().findOne({ _id: id, accountId: account._id });
-    if (!f) throw notFound();
-    return f;
-  }
-  async function ownKeyword(account: AccountDoc, raw: string): Promise<FilterKeywordDoc> {
-    const id = parseId(raw);
-    const k = id === null ? null : await K().findOne({ _id: id, accountId: account._id });
-    if (!k) throw notFound();
-    return k;
-  }
-  async function render(f: FilterDoc) {
-    const [kws, sts] = await Promise.all([
-      K().find({ filterId: f._id }).sort({ _id: 1 }).toArray(),
-      S().find({ filterId: f._id }).sort({ _id: 1 }).toArray(),
-    ]);
-    return presentFilter(f, kws, sts);
-  }
-  const addKeyword = (f: FilterDoc, keyword: string, wholeWord: boolean) =>
-    addFilterKeyword(core, f, keyword, wholeWord);
-  const changed = (account: AccountDoc) => publishFiltersChanged(core, account._id);
+  const ownFilter = (account: AccountDoc, raw: string) => findOwnFilter(core, account._id, parseId(raw));
+  const ownKeyword = (account: AccountDoc, raw: string) => findOwnKeyword(core, account._id, parseId(raw));
+  const present = (p: FilterWithParts) => presentFilter(p.filter, p.keywords, p.statuses);
+  const render = async (f: FilterDoc) => present(await filterParts(core, f));
 
   // ---------------- v2 ----------------
   app.get(
@@ -79,8 +72,7 @@ const filtersArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
     { schema: { response: { 200: Type.Array(FilterEntity) } }, config: { auth: READ } },
     async (request) => {
       const { account } = requireUser(request);
-      const fs = await F().find({ accountId: account._id }).sort({ _id: 1 }).toArray();
-      return Promise.all(fs.map(render));
+      return (await listFilters(core, account._id)).map(present);
     },
   );
 
@@ -161,7 +153,7 @@ const filtersArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
       { schema: { params: IdParams, response: { 200: Type.Array(FilterKeywordEntity) } }, config: { auth: READ } },
       async (request) => {
         const f = await ownFilter(requireUser(request).account, request.params.id);
-        return (await K().find({ filterId: f._id }).sort({ _id: 1 }).toArray()).map(presentKeyword);
+        return (await keywordsOf(core, f)).map(presentKeyword);
       },
     );
     app.post(
@@ -171,9 +163,7 @@ const filtersArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
         const { account } = requireUser(request);
         const f = await ownFilter(account, request.params.id);
         const b = (request.body ?? {}) as Body & object;
-        const k = await addKeyword(f, keywordText(b.keyword), parseBool(b.whole_word, true));
-        await changed(account);
-        return presentKeyword(k);
+        return presentKeyword(await addKeyword(core, f, keywordText(b.keyword), parseBool(b.whole_word, true)));
       },
     );
     app.get(
@@ -190,9 +180,7 @@ const filtersArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
         const b = (request.body ?? {}) as Body & object;
         const keyword = b.keyword === undefined ? k.keyword : keywordText(b.keyword);
         const wholeWord = parseBool(b.whole_word, k.wholeWord);
-        await K().updateOne({ _id: k._id }, { $set: { keyword, wholeWord } });
-        await changed(account);
-        return presentKeyword({ ...k, keyword, wholeWord });
+        return presentKeyword(await changeKeyword(core, k, keyword, wholeWord));
       },
     );
     app.delete(
@@ -200,9 +188,7 @@ const filtersArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
       { schema: { params: IdParams, response: { 200: Empty } }, config: { auth: WRITE } },
       async (request) => {
         const { account } = requireUser(request);
-        const k = await ownKeyword(account, request.params.id);
-        await K().deleteOne({ _id: k._id });
-        await changed(account);
+        await removeKeyword(core, await ownKeyword(account, request.params.id));
         return {};
       },
     );
@@ -213,7 +199,7 @@ const filtersArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
     { schema: { params: IdParams, response: { 200: Type.Array(FilterStatusEntity) } }, config: { auth: READ } },
     async (request) => {
       const f = await ownFilter(requireUser(request).account, request.params.id);
-      return (await S().find({ filterId: f._id }).sort({ _id: 1 }).toArray()).map(presentFilterStatus);
+      return (await statusEntriesOf(core, f)).map(presentFilterStatus);
     },
   );
   app.post(
@@ -225,30 +211,10 @@ const filtersArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
       const b = (request.body ?? {}) as Body & object;
       if (b.status_id === undefined || b.status_id === '' || b.status_id === null)
         throw validationFailed("Status can't be blank");
-      const statusId = parseId(b.status_id);
-      const status =
-        statusId === null ? null : await collection(core.db, statuses).findOne({ _id: statusId, deletedAt: null });
-      if (!status) throw notFound();
-      const existing = await S().findOne({ filterId: f._id, statusId: status._id });
-      if (existing) throw validationFailed('Status has already been taken');
-      const doc = {
-        _id: await nextSerialId(core.db, 'filter_statuses'),
-        filterId: f._id,
-        accountId: account._id,
-        statusId: status._id,
-        createdAt: new Date(),
-      };
-      await S().insertOne(doc);
-      await changed(account);
-      return presentFilterStatus(doc);
+      return presentFilterStatus(await addStatusEntry(core, f, parseId(b.status_id)));
     },
   );
-  const ownEntry = async (account: AccountDoc, raw: string) => {
-    const id = parseId(raw);
-    const s = id === null ? null : await S().findOne({ _id: id, accountId: account._id });
-    if (!s) throw notFound();
-    return s;
-  };
+  const ownEntry = (account: AccountDoc, raw: string) => ownStatusEntry(core, account._id, parseId(raw));
   app.get(
     '/api/v2/filters/statuses/:id',
     { schema: { params: IdParams, response: { 200: FilterStatusEntity } }, config: { auth: READ } },
@@ -259,32 +225,20 @@ const filtersArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
     { schema: { params: IdParams, response: { 200: Empty } }, config: { auth: WRITE } },
     async (request) => {
       const { account } = requireUser(request);
-      const s = await ownEntry(account, request.params.id);
-      await S().deleteOne({ _id: s._id });
-      await changed(account);
+      await removeStatusEntry(core, await ownEntry(account, request.params.id));
       return {};
     },
   );
 
   // ---------------- v1 (one filter per keyword) ----------------
-  async function v1Of(account: AccountDoc, raw: string): Promise<{ f: FilterDoc; k: FilterKeywordDoc }> {
-    const k = await ownKeyword(account, raw);
-    const f = await F().findOne({ _id: k.filterId });
-    if (!f) throw notFound();
-    return { f, k };
-  }
+  const v1Of = (account: AccountDoc, raw: string) => ownV1Filter(core, account._id, parseId(raw));
 
   app.get(
     '/api/v1/filters',
     { schema: { response: { 200: Type.Array(V1FilterEntity) } }, config: { auth: READ } },
     async (request) => {
       const { account } = requireUser(request);
-      const [fs, ks] = await Promise.all([
-        F().find({ accountId: account._id }).toArray(),
-        K().find({ accountId: account._id }).sort({ _id: 1 }).toArray(),
-      ]);
-      const byId = new Map<Id, FilterDoc>(fs.map((f) => [f._id, f]));
-      return ks.filter((k) => byId.has(k.filterId)).map((k) => presentV1Filter(byId.get(k.filterId) as FilterDoc, k));
+      return (await v1Filters(core, account._id)).map(({ f, k }) => presentV1Filter(f, k));
     },
   );
 
@@ -306,22 +260,13 @@ const filtersArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
       const phrase = typeof b.phrase === 'string' || typeof b.phrase === 'number' ? String(b.phrase).trim() : '';
       if (!phrase) throw validationFailed("Phrase can't be blank");
       if (phrase.length > 512) throw validationFailed('Phrase is too long');
-      const context = parseContexts(b.context);
-      const expiresAt = parseExpiresIn(b.expires_in);
-      const now = new Date();
-      const f: FilterDoc = {
-        _id: await nextSerialId(core.db, 'filters'),
-        accountId: account._id,
-        title: phrase,
-        context,
-        action: parseBool(b.irreversible, false) ? 'hide' : 'warn',
-        expiresAt,
-        createdAt: now,
-        updatedAt: now,
-      };
-      await F().insertOne(f);
-      const k = await addKeyword(f, phrase, parseBool(b.whole_word, true));
-      await changed(account);
+      const { f, k } = await createV1Filter(core, account._id, {
+        phrase,
+        context: parseContexts(b.context),
+        irreversible: parseBool(b.irreversible, false),
+        expiresAt: parseExpiresIn(b.expires_in),
+        wholeWord: parseBool(b.whole_word, true),
+      });
       return presentV1Filter(f, k);
     },
   );
@@ -333,19 +278,14 @@ const filtersArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
       const { account } = requireUser(request);
       const { f, k } = await v1Of(account, request.params.id);
       const b = (request.body ?? {}) as Body & object;
-      const set: Partial<FilterDoc> = { updatedAt: new Date() };
+      const set: Partial<Pick<FilterDoc, 'context' | 'action' | 'expiresAt'>> = {};
       if (b.context !== undefined) set.context = parseContexts(b.context);
       if (b.irreversible !== undefined) set.action = parseBool(b.irreversible, false) ? 'hide' : 'warn';
       if ('expires_in' in b) set.expiresAt = parseExpiresIn(b.expires_in);
       const keyword = b.phrase === undefined ? k.keyword : keywordText(b.phrase);
       const wholeWord = parseBool(b.whole_word, k.wholeWord);
-      const changesFilter = set.context !== undefined || set.action !== undefined || set.expiresAt !== undefined;
-      if (changesFilter && (await K().countDocuments({ filterId: f._id })) > 1)
-        throw validationFailed('Cannot change context, irreversible or expiry of a filter with several keywords');
-      await F().updateOne({ _id: f._id }, { $set: set });
-      await K().updateOne({ _id: k._id }, { $set: { keyword, wholeWord } });
-      await changed(account);
-      return presentV1Filter({ ...f, ...set }, { ...k, keyword, wholeWord });
+      const updated = await updateV1Filter(core, { f, k }, set, keyword, wholeWord);
+      return presentV1Filter(updated.f, updated.k);
     },
   );
 
@@ -355,8 +295,7 @@ const filtersArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
     async (request) => {
       const { account } = requireUser(request);
       const { k } = await v1Of(account, request.params.id);
-      await K().deleteOne({ _id: k._id });
-      await changed(account);
+      await removeKeyword(core, k);
       return {};
     },
   );
