@@ -3,11 +3,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
-import { nextSerialId } from '../../core/ids.ts';
-import { collection, isDuplicateKeyError } from '../../core/db/mongo.ts';
-import { markers, type MarkerDoc, type MarkerTimeline } from '../../core/model/markers.ts';
+import type { MarkerDoc, MarkerTimeline } from '../../core/model/markers.ts';
+import { markersOf, saveMarker } from '../../core/markers/markers.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { ApiError } from '../errors.ts';
 
 const READ = { scopes: ['read', 'read:statuses'], user: 'required' as const };
 const WRITE = { scopes: ['write', 'write:statuses'], user: 'required' as const };
@@ -46,9 +44,7 @@ const markersArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
         TIMELINES.includes(t as MarkerTimeline),
       );
       if (wanted.length === 0) return {};
-      const found = await collection(core.db, markers)
-        .find({ accountId: account._id, timeline: { $in: wanted } })
-        .toArray();
+      const found = await markersOf(core, account._id, wanted);
       return Object.fromEntries(found.map((m) => [m.timeline, present(m)]));
     },
   );
@@ -63,30 +59,7 @@ const markersArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
         const input = request.body?.[timeline];
         if (!input || input.last_read_id === undefined || input.last_read_id === '') continue;
         const lastReadId = String(input.last_read_id);
-        const coll = collection(core.db, markers);
-        const now = new Date();
-        let doc = await coll.findOneAndUpdate(
-          { accountId: account._id, timeline },
-          { $set: { lastReadId, updatedAt: now }, $inc: { version: 1 } },
-          { returnDocument: 'after' },
-        );
-        if (!doc) {
-          try {
-            doc = {
-              _id: await nextSerialId(core.db, 'markers'),
-              accountId: account._id,
-              timeline,
-              lastReadId,
-              version: 0,
-              updatedAt: now,
-            };
-            await coll.insertOne(doc);
-          } catch (err) {
-            if (isDuplicateKeyError(err)) throw new ApiError(409, 'Conflict during update, please try again');
-            throw err;
-          }
-        }
-        out[timeline] = present(doc);
+        out[timeline] = present(await saveMarker(core, account._id, timeline, lastReadId));
       }
       return out;
     },
