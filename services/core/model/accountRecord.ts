@@ -1,0 +1,25 @@
+// What every record an account keeps of one other thing shares (a bookmark, a favourite, a pin,
+// a followed tag, a blocked domain...): its serial id, which also pages the account's list of them.
+import type { IndexDescription } from 'mongodb';
+import type { Id } from '../ids.ts';
+
+export interface AccountRecordDoc {
+  _id: Id;
+  /** The account that keeps the record. */
+  accountId: Id;
+  createdAt: Date;
+}
+
+/**
+ * The two indexes of an account's records of `target`: one record per (account, target), and the
+ * account's records newest first. The names are those the collections were created with.
+ */
+export function accountRecordIndexes(
+  target: string,
+  names: { unique: string; newestFirst: 'account' | 'account_id' },
+): IndexDescription[] {
+  return [
+    { key: { accountId: 1, [target]: 1 }, name: names.unique, unique: true },
+    { key: { accountId: 1, _id: -1 }, name: names.newestFirst },
+  ];
+}
