@@ -29,13 +29,7 @@ export async function rejectPendingUser(core: Core, target: AccountDoc, actor: A
   await collection(core.db, accessTokens).updateMany({ userId: user._id }, { $set: { revokedAt: new Date() } });
   await collection(core.db, users).deleteOne({ _id: user._id });
   await collection(core.db, accounts).deleteOne({ _id: target._id });
-  await logAdminAction(core, {
-    accountId: actor,
-    action: 'reject',
-    targetType: 'User',
-    targetId: String(user._id),
-    humanIdentifier: acct(target),
-  });
+  await logAdminAction(core, actor, 'reject', { type: 'User', id: user._id, name: acct(target) });
   return target;
 }
 

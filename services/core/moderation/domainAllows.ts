@@ -4,7 +4,7 @@ import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { nextSerialId } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
-import { notFound, validationFailed } from '../errors.ts';
+import { orNotFound, validationFailed } from '../errors.ts';
 import { domainAllows, type DomainAllowDoc } from '../model/instanceDomainBlocks.ts';
 import { logAdminAction } from '../users/moderation.ts';
 import { invalidateDomainRules, normalizeDomain, type Actor } from './domainBlocks.ts';
@@ -46,24 +46,15 @@ export async function createDomainAllow(
 }
 
 async function logDomainAllow(core: Core, action: string, allow: DomainAllowDoc, actor: Actor): Promise<void> {
-  await logAdminAction(core, {
-    accountId: actor,
-    action,
-    targetType: 'DomainAllow',
-    targetId: String(allow._id),
-    humanIdentifier: allow.domain,
-  });
+  await logAdminAction(core, actor, action, { type: 'DomainAllow', id: allow._id, name: allow.domain });
 }
 
 export async function getDomainAllow(core: Core, id: Id): Promise<DomainAllowDoc> {
-  const allow = await collection(core.db, domainAllows).findOne({ _id: id });
-  if (!allow) throw notFound();
-  return allow;
+  return orNotFound(await collection(core.db, domainAllows).findOne({ _id: id }));
 }
 
 export async function deleteDomainAllow(core: Core, id: Id, actor: Actor = null): Promise<DomainAllowDoc> {
-  const allow = await collection(core.db, domainAllows).findOneAndDelete({ _id: id });
-  if (!allow) throw notFound();
+  const allow = orNotFound(await collection(core.db, domainAllows).findOneAndDelete({ _id: id }));
   invalidateDomainRules(core);
   await logDomainAllow(core, 'destroy', allow, actor);
   return allow;
