@@ -1,7 +1,8 @@
 // What every record an account keeps of one other thing shares (a bookmark, a favourite, a pin,
 // a followed tag, a blocked domain...): its serial id, which also pages the account's list of them.
-import type { IndexDescription } from 'mongodb';
+import type { Db, Filter, IndexDescription } from 'mongodb';
 import type { Id } from '../ids.ts';
+import { collection, type CollectionDef } from '../db/mongo.ts';
 
 export interface AccountRecordDoc {
   _id: Id;
@@ -22,4 +23,19 @@ export function accountRecordIndexes(
     { key: { accountId: 1, [target]: 1 }, name: names.unique, unique: true },
     { key: { accountId: 1, _id: -1 }, name: names.newestFirst },
   ];
+}
+
+/** Which of `ids` the account has a record of in `def` (the followed, the blocked, the featured...). */
+export async function recordedAmong<T extends AccountRecordDoc>(
+  db: Db,
+  def: CollectionDef<T>,
+  accountId: Id,
+  field: keyof T & string,
+  ids: readonly Id[],
+): Promise<Set<Id>> {
+  if (ids.length === 0) return new Set();
+  const found = await collection(db, def)
+    .find({ accountId, [field]: { $in: ids } } as Filter<T>, { projection: { [field]: 1 } })
+    .toArray();
+  return new Set(found.map((r) => (r as T)[field] as Id));
 }
