@@ -116,32 +116,29 @@ export async function unsuspendAccount(core: Core, target: AccountDoc, actor: Ac
 // ---------------------------------------------------------------------------------------------
 // Silence and sensitive
 
-export async function setSilenced(
+/** Sets (keeping the first date) or clears a moderation mark of an account, logged as `action`. */
+async function setMark(
   core: Core,
   target: AccountDoc,
-  silenced: boolean,
+  mark: 'silencedAt' | 'sensitizedAt',
+  on: boolean,
+  action: string,
   actor: Actor,
 ): Promise<AccountDoc> {
   await collection(core.db, accounts).updateOne(
     { _id: target._id },
-    { $set: { silencedAt: silenced ? (target.silencedAt ?? new Date()) : null, updatedAt: new Date() } },
+    { $set: { [mark]: on ? (target[mark] ?? new Date()) : null, updatedAt: new Date() } },
   );
-  await log(core, silenced ? 'silence' : 'unsilence', target, actor);
+  await log(core, action, target, actor);
   return reload(core, target._id);
 }
 
-export async function setSensitized(
-  core: Core,
-  target: AccountDoc,
-  sensitized: boolean,
-  actor: Actor,
-): Promise<AccountDoc> {
-  await collection(core.db, accounts).updateOne(
-    { _id: target._id },
-    { $set: { sensitizedAt: sensitized ? (target.sensitizedAt ?? new Date()) : null, updatedAt: new Date() } },
-  );
-  await log(core, sensitized ? 'sensitive' : 'unsensitive', target, actor);
-  return reload(core, target._id);
+export function setSilenced(core: Core, target: AccountDoc, silenced: boolean, actor: Actor): Promise<AccountDoc> {
+  return setMark(core, target, 'silencedAt', silenced, silenced ? 'silence' : 'unsilence', actor);
+}
+
+export function setSensitized(core: Core, target: AccountDoc, sensitized: boolean, actor: Actor): Promise<AccountDoc> {
+  return setMark(core, target, 'sensitizedAt', sensitized, sensitized ? 'sensitive' : 'unsensitive', actor);
 }
 
 // ---------------------------------------------------------------------------------------------
