@@ -5,7 +5,7 @@ import { dropViewerFlags } from '../interactions/viewerFlags.ts';
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { accounts, blankProfile, type AccountDoc } from '../model/accounts.ts';
 import { users } from '../model/users.ts';
 import { statuses } from '../model/statuses.ts';
 import { follows } from '../model/follows.ts';
@@ -72,17 +72,7 @@ export async function deleteAccountData(core: Core, target: AccountDoc, actor: A
   await collection(core.db, accounts).updateOne(
     { _id: target._id },
     {
-      $set: {
-        displayName: '',
-        note: '',
-        noteSource: '',
-        fields: [],
-        fieldsSource: [],
-        avatar: null,
-        header: null,
-        statusesCount: 0,
-        updatedAt: now,
-      },
+      $set: { ...blankProfile(), statusesCount: 0, updatedAt: now },
     },
   );
   const deleted: NewEvent<'AccountDataDeleted'> = {

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { promises as dns } from 'node:dns';
 import type { Core } from '../context.ts';
 import { nextSerialId, type Id } from '../ids.ts';
-import { collection, insertOnce, isDuplicateKeyError } from '../db/mongo.ts';
+import { collection, insertOnce, insertUnique } from '../db/mongo.ts';
 import {
   emailDomainBlocks,
   canonicalEmailBlocks,
@@ -133,12 +133,7 @@ export async function createEmailDomainBlock(
     createdAt: now,
     updatedAt: now,
   };
-  try {
-    await coll.insertOne(block);
-  } catch (err) {
-    if (isDuplicateKeyError(err)) throw validationFailed('Domain has already been taken');
-    throw err;
-  }
+  await insertUnique(coll, block, () => validationFailed('Domain has already been taken'));
   // The domains of its mail servers are blocked with it (a sign-up through another domain served by
   // the same provider is caught too).
   for (const mx of await mxDomains(domain)) {
@@ -199,12 +194,7 @@ export async function createCanonicalEmailBlock(
     createdAt: now,
     updatedAt: now,
   };
-  try {
-    await coll.insertOne(block);
-  } catch (err) {
-    if (isDuplicateKeyError(err)) throw validationFailed('Canonical email hash has already been taken');
-    throw err;
-  }
+  await insertUnique(coll, block, () => validationFailed('Canonical email hash has already been taken'));
   await logAdminAction(core, actor, 'create', { type: 'CanonicalEmailBlock', id: block._id, name: hash });
   return block;
 }

@@ -4,7 +4,7 @@
 import { isIP } from 'node:net';
 import type { Core } from '../context.ts';
 import { nextSerialId, type Id } from '../ids.ts';
-import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { collection, insertUnique, isDuplicateKeyError } from '../db/mongo.ts';
 import { ipBlocks, IP_BLOCK_SEVERITIES, type IpBlockDoc, type IpBlockSeverity } from '../model/signUpBlocks.ts';
 import { notFound, orNotFound, validationFailed } from '../errors.ts';
 import { logAdminAction, type Actor } from '../users/moderation.ts';
@@ -236,12 +236,7 @@ export async function createIpBlock(core: Core, input: IpBlockInput, actor: Acto
   const coll = collection(core.db, ipBlocks);
   // An expired rule for the same range is replaced, as Mastodon purges expired rules.
   await coll.deleteOne({ ip, expiresAt: { $ne: null, $lte: now } });
-  try {
-    await coll.insertOne(block);
-  } catch (err) {
-    if (isDuplicateKeyError(err)) throw validationFailed('Ip has already been taken');
-    throw err;
-  }
+  await insertUnique(coll, block, () => validationFailed('Ip has already been taken'));
   invalidate(core);
   await log(core, 'create', block, actor);
   return block;
