@@ -129,82 +129,77 @@ function bulkStep<T>(kind: string, apply: (core: Core, items: T[]) => Promise<nu
   const entries: Entry[] = [];
   const items: T[] = [];
   return {
-    add(entry: Entry, item: T): void {
+    /** Takes the entry (always: true, so a candidate check can end with it). */
+    add(entry: Entry, item: T): true {
       entries.push(entry);
       items.push(item);
+      return true;
     },
     run: (core: Core) => bulk(core, kind, entries, () => apply(core, items)),
   };
 }
 
-/** Applies entries of distinct actors: bulk where a bulk path exists, the rest one by one. */
-async function applyRound(core: Core, entries: Entry[]): Promise<BatchFailure[]> {
-  const creates = bulkStep<NewRemoteStatus>('Create', createRemoteStatuses);
-  const likes = bulkStep<RemoteLike>('Like', favouriteRemoteLikes);
-  const announces = bulkStep<RemoteAnnounce>('Announce', reblogRemoteAnnounces);
-  const edits = bulkStep<RemoteEdit>('Update', editRemoteStatuses);
-  const undoLikes = bulkStep<RemoteUndo>('Undo Like', undoRemoteLikes);
-  const undoAnnounces = bulkStep<RemoteUndo>('Undo Announce', undoRemoteAnnounces);
-  const followings = bulkStep<RemoteFollow>('Follow', followRemoteActors);
-  const unfollowings = bulkStep<RemoteFollow>('Undo Follow', unfollowRemoteActors);
-  const deletes = bulkStep<RemoteDelete>('Delete', deleteRemoteStatuses);
-  const singles: Entry[] = [];
-  for (const entry of entries) {
-    const { activity, actor } = entry;
-    const one = activitiesOf(activity);
-    if (one.length !== 1 || one[0] !== activity || !admissible(actor, activity)) {
-      singles.push(entry);
-      continue;
-    }
-    if (activity.type === 'Create') {
+function bulkSteps() {
+  return {
+    creates: bulkStep<NewRemoteStatus>('Create', createRemoteStatuses),
+    likes: bulkStep<RemoteLike>('Like', favouriteRemoteLikes),
+    announces: bulkStep<RemoteAnnounce>('Announce', reblogRemoteAnnounces),
+    edits: bulkStep<RemoteEdit>('Update', editRemoteStatuses),
+    undoLikes: bulkStep<RemoteUndo>('Undo Like', undoRemoteLikes),
+    undoAnnounces: bulkStep<RemoteUndo>('Undo Announce', undoRemoteAnnounces),
+    followings: bulkStep<RemoteFollow>('Follow', followRemoteActors),
+    unfollowings: bulkStep<RemoteFollow>('Undo Follow', unfollowRemoteActors),
+    deletes: bulkStep<RemoteDelete>('Delete', deleteRemoteStatuses),
+  };
+}
+
+/** Puts the entry on its kind's bulk path; false when it has none (it is then applied alone). */
+function addToBulkStep(core: Core, steps: ReturnType<typeof bulkSteps>, entry: Entry): boolean {
+  const { activity, actor } = entry;
+  const one = activitiesOf(activity);
+  if (one.length !== 1 || one[0] !== activity || !admissible(actor, activity)) return false;
+  switch (activity.type) {
+    case 'Create': {
       const object = obj(activity.object);
       const objectId = idOf(activity.object);
-      if (object && objectId && bulkCreateCandidate(actor, object, objectId)) {
-        const status = { actor, object: { ...object, id: objectId }, activity, inboxAccountId: entry.inboxAccountId };
-        creates.add(entry, status);
-        continue;
-      }
-    } else if (activity.type === 'Update') {
-      const object = bulkUpdateCandidate(actor, activity);
-      if (object) {
-        edits.add(entry, { actor, object });
-        continue;
-      }
-    } else if (activity.type === 'Undo') {
-      const kind = bulkUndoKind(actor, activity);
-      if (kind) {
-        (kind === 'Like' ? undoLikes : undoAnnounces).add(entry, { actor, activity });
-        continue;
-      }
-      if (bulkUndoFollowCandidate(core, actor, activity)) {
-        unfollowings.add(entry, { actor, activity });
-        continue;
-      }
-    } else if (activity.type === 'Follow') {
-      if (bulkFollowCandidate(core, activity)) {
-        followings.add(entry, { actor, activity });
-        continue;
-      }
-    } else if (activity.type === 'Delete') {
-      const uri = bulkDeleteCandidate(actor, activity);
-      if (uri) {
-        deletes.add(entry, { actor, uri });
-        continue;
-      }
-    } else if (activity.type === 'Announce') {
-      announces.add(entry, { actor, activity });
-      continue;
-    } else if (activity.type === 'Like') {
-      const objectId = idOf(activity.object);
-      if (objectId) {
-        likes.add(entry, { actor, objectUri: objectId });
-        continue;
-      }
+      if (!object || !objectId || !bulkCreateCandidate(actor, object, objectId)) return false;
+      const status = { actor, object: { ...object, id: objectId }, activity, inboxAccountId: entry.inboxAccountId };
+      return steps.creates.add(entry, status);
     }
-    singles.push(entry);
+    case 'Update': {
+      const object = bulkUpdateCandidate(actor, activity);
+      return !!object && steps.edits.add(entry, { actor, object });
+    }
+    case 'Undo': {
+      const kind = bulkUndoKind(actor, activity);
+      if (kind) return (kind === 'Like' ? steps.undoLikes : steps.undoAnnounces).add(entry, { actor, activity });
+      return bulkUndoFollowCandidate(core, actor, activity) && steps.unfollowings.add(entry, { actor, activity });
+    }
+    case 'Follow':
+      return bulkFollowCandidate(core, activity) && steps.followings.add(entry, { actor, activity });
+    case 'Delete': {
+      const uri = bulkDeleteCandidate(actor, activity);
+      return !!uri && steps.deletes.add(entry, { actor, uri });
+    }
+    case 'Announce':
+      return steps.announces.add(entry, { actor, activity });
+    case 'Like': {
+      const objectUri = idOf(activity.object);
+      return !!objectUri && steps.likes.add(entry, { actor, objectUri });
+    }
+    default:
+      return false;
   }
-  const steps = [creates, likes, announces, edits, undoLikes, undoAnnounces, followings, unfollowings, deletes];
-  const results = await Promise.all([...steps.map((step) => step.run(core)), ...singles.map((e) => applyOne(core, e))]);
+}
+
+/** Applies entries of distinct actors: bulk where a bulk path exists, the rest one by one. */
+async function applyRound(core: Core, entries: Entry[]): Promise<BatchFailure[]> {
+  const steps = bulkSteps();
+  const singles = entries.filter((entry) => !addToBulkStep(core, steps, entry));
+  const results = await Promise.all([
+    ...Object.values(steps).map((step) => step.run(core)),
+    ...singles.map((e) => applyOne(core, e)),
+  ]);
   return results.flat().filter((f): f is BatchFailure => f !== null);
 }
 
