@@ -15,7 +15,7 @@
 // add one step; misses are rendered (statusShells.ts, in the second batch) and stored.
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
-import { collection } from '../db/mongo.ts';
+import { findByIds } from '../db/mongo.ts';
 import { accounts, type CachedAccount } from '../model/accounts.ts';
 import { defineDerivedView, definePickView, readThrough } from '../db/docCache.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
@@ -227,11 +227,7 @@ export async function loadStatusPage(
     readThrough(core, authorView, authorIds),
     roleIdsOf(core, authorIds),
     pageMarks ? withOriginals(pageMarks(conversationIds), originalMarks?.([]), quotedMarks?.([])) : null,
-    pollIds.length
-      ? collection(core.db, polls)
-          .find({ _id: { $in: pollIds } })
-          .toArray()
-      : [],
+    findByIds(core.db, polls, pollIds),
     // Authors' availability comes from authorDocs (below): the relations need no account query.
     opts.check === 'policy' ? relationsForPolicy(core, viewer, all) : null,
     // Quotes read the viewer's full relations to the authors they involve (a page's policy check

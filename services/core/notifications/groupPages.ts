@@ -17,7 +17,7 @@
 import type { Filter } from 'mongodb';
 import type { Core } from '../context.ts';
 import { parseId, type Id } from '../ids.ts';
-import { collection } from '../db/mongo.ts';
+import { collection, findByIds } from '../db/mongo.ts';
 import {
   GROUPABLE_TYPES,
   groupDocId,
@@ -269,15 +269,7 @@ async function present(
     ),
   );
   const wanted = page.flatMap((c, i) => ('single' in c || !facts[i] ? [] : [facts[i].mostRecentId]));
-  const docs = new Map<Id, NotificationDoc>(
-    wanted.length
-      ? (
-          await collection(core.db, notifications)
-            .find({ _id: { $in: wanted } })
-            .toArray()
-        ).map((n) => [n._id, n])
-      : [],
-  );
+  const docs = new Map<Id, NotificationDoc>((await findByIds(core.db, notifications, wanted)).map((n) => [n._id, n]));
   return page.flatMap((c, i) => {
     const f = facts[i];
     if (!f) return [];
