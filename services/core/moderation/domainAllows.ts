@@ -3,7 +3,7 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { nextSerialId } from '../ids.ts';
-import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { collection, insertOrTwin } from '../db/mongo.ts';
 import { orNotFound, validationFailed } from '../errors.ts';
 import { domainAllows, type DomainAllowDoc } from '../model/instanceDomainBlocks.ts';
 import { logAdminAction } from '../users/moderation.ts';
@@ -26,20 +26,14 @@ export async function createDomainAllow(
   const existing = await coll.findOne({ domain });
   if (existing) return existing;
   const now = new Date();
-  const allow: DomainAllowDoc = {
+  const doc: DomainAllowDoc = {
     _id: await nextSerialId(core.db, 'domain_allows'),
     domain,
     createdAt: now,
     updatedAt: now,
   };
-  try {
-    await coll.insertOne(allow);
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-    const raced = await coll.findOne({ domain });
-    if (raced) return raced;
-    throw err;
-  }
+  const allow = await insertOrTwin(coll, doc, { domain });
+  if (allow !== doc) return allow; // a concurrent call allowed it first
   invalidateDomainRules(core);
   await logDomainAllow(core, 'create', allow, actor);
   return allow;
