@@ -2,7 +2,8 @@
 // and react to published ones. Every visible change is streamed to signed-in users' `user` streams
 // as Mastodon's `announcement`, `announcement.reaction` and `announcement.delete` events.
 import type { Core } from '../context.ts';
-import { collection, findByIds, isDuplicateKeyError } from '../db/mongo.ts';
+import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { findInOrder } from '../db/findInOrder.ts';
 import { nextSerialId, type Id } from '../ids.ts';
 import { accounts, type AccountDoc, type CachedAccount } from '../model/accounts.ts';
 import {
@@ -305,7 +306,7 @@ export async function presentAnnouncements(
     .sort({ _id: 1 })
     .toArray();
   const emojiIds = [...new Set(rows.map((r) => r.customEmojiId).filter((e): e is Id => e !== null))];
-  const emojiDocs = await findByIds(core.db, customEmojis, emojiIds);
+  const emojiDocs = await findInOrder(collection(core.db, customEmojis), emojiIds);
   const emojiById = new Map(emojiDocs.map((e) => [e._id, presentEmoji(core, e, false)]));
   const byAnnouncement = new Map<Id, Map<string, ReactionEntity>>();
   for (const r of rows) {

@@ -55,18 +55,6 @@ export function collection<T extends Document>(db: Db, def: CollectionDef<T>): C
   return def.countWrites ? withWriteCount(db, coll) : coll;
 }
 
-/** The documents of `def` with these ids, in no particular order; no round trip when there are none. */
-export async function findByIds<T extends Document & { _id: bigint }>(
-  db: Db,
-  def: CollectionDef<T>,
-  ids: readonly bigint[],
-): Promise<T[]> {
-  if (ids.length === 0) return [];
-  return (await collection(db, def)
-    .find({ _id: { $in: ids } } as Filter<T>)
-    .toArray()) as T[];
-}
-
 export async function connectMongo(url: string): Promise<{ client: MongoClient; db: Db }> {
   const client = new MongoClient(url, {
     useBigInt64: true,

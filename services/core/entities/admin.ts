@@ -2,7 +2,8 @@
 // moderation facts), Admin::Report, and the user-facing Report; rendered in batches.
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
-import { collection, findByIds } from '../db/mongo.ts';
+import { collection } from '../db/mongo.ts';
+import { findInOrder } from '../db/findInOrder.ts';
 import { accounts, type AccountDoc, type CachedAccount } from '../model/accounts.ts';
 import { users, type UserDoc } from '../model/users.ts';
 import { statuses } from '../model/statuses.ts';
@@ -61,7 +62,7 @@ export async function presentAdminAccount(core: Core, doc: AccountDoc): Promise<
 }
 
 async function accountsById(core: Core, ids: Id[]): Promise<Map<bigint, AccountDoc>> {
-  const docs = await findByIds(core.db, accounts, [...new Set(ids)]);
+  const docs = await findInOrder(collection(core.db, accounts), [...new Set(ids)]);
   return new Map(docs.map((d) => [d._id, d]));
 }
 
@@ -81,7 +82,7 @@ export async function presentAdminReports(
   const admin = (id: Id | null) => (id === null ? null : (adminById.get(id) ?? null));
   return Promise.all(
     reports.map(async (r) => {
-      const statusDocs = await findByIds(core.db, statuses, r.statusIds);
+      const statusDocs = await findInOrder(collection(core.db, statuses), r.statusIds);
       const rules = await findRules(core, r.ruleIds, { includeDeleted: true });
       return {
         ...reportFields(r),
@@ -151,8 +152,8 @@ export async function notificationModerationRefs(
   const warningIds = docs.map((d) => d.warningId).filter((x): x is Id => x != null);
   if (reportIds.length === 0 && warningIds.length === 0) return out;
   const [reportDocs, warningDocs] = await Promise.all([
-    findByIds(core.db, reportsCollection, reportIds),
-    findByIds(core.db, accountWarnings, warningIds),
+    findInOrder(collection(core.db, reportsCollection), reportIds),
+    findInOrder(collection(core.db, accountWarnings), warningIds),
   ]);
   const byId = await accountsById(core, [
     ...reportDocs.map((r) => r.targetAccountId),

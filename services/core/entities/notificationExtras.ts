@@ -2,7 +2,8 @@
 // `moderation_warning` of `moderation_warning`, and (Mastodon 4.6) the `collection` of
 // `added_to_collection` and `collection_update`. A notification whose record is gone is not shown.
 import type { Core } from '../context.ts';
-import { findByIds } from '../db/mongo.ts';
+import { collection } from '../db/mongo.ts';
+import { findInOrder } from '../db/findInOrder.ts';
 import type { CachedAccount } from '../model/accounts.ts';
 import type { NotificationDoc } from '../model/notifications.ts';
 import { featuredCollections } from '../model/featuredCollections.ts';
@@ -18,7 +19,9 @@ export async function notificationExtras(
   const out = new Map<bigint, Record<string, unknown>>();
   const moderation = await notificationModerationRefs(core, docs);
   const collectionIds = [...new Set(docs.map((d) => d.collectionId).filter((c) => c != null))];
-  const docsById = new Map((await findByIds(core.db, featuredCollections, collectionIds)).map((c) => [c._id, c]));
+  const docsById = new Map(
+    (await findInOrder(collection(core.db, featuredCollections), collectionIds)).map((c) => [c._id, c]),
+  );
   const { collections } = await presentCollections(core, [...docsById.values()], viewer);
   const rendered = new Map(collections.map((c) => [BigInt(c.id), c]));
   for (const d of docs) {

@@ -15,7 +15,8 @@
 // add one step; misses are rendered (statusShells.ts, in the second batch) and stored.
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
-import { findByIds } from '../db/mongo.ts';
+import { collection } from '../db/mongo.ts';
+import { findInOrder } from '../db/findInOrder.ts';
 import { accounts, type CachedAccount } from '../model/accounts.ts';
 import { defineDerivedView, definePickView, readThrough } from '../db/docCache.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
@@ -227,7 +228,7 @@ export async function loadStatusPage(
     readThrough(core, authorView, authorIds),
     roleIdsOf(core, authorIds),
     pageMarks ? withOriginals(pageMarks(conversationIds), originalMarks?.([]), quotedMarks?.([])) : null,
-    findByIds(core.db, polls, pollIds),
+    findInOrder(collection(core.db, polls), pollIds),
     // Authors' availability comes from authorDocs (below): the relations need no account query.
     opts.check === 'policy' ? relationsForPolicy(core, viewer, all) : null,
     // Quotes read the viewer's full relations to the authors they involve (a page's policy check

@@ -17,7 +17,8 @@
 import type { Filter } from 'mongodb';
 import type { Core } from '../context.ts';
 import { parseId, type Id } from '../ids.ts';
-import { collection, findByIds } from '../db/mongo.ts';
+import { collection } from '../db/mongo.ts';
+import { findInOrder } from '../db/findInOrder.ts';
 import {
   GROUPABLE_TYPES,
   groupDocId,
@@ -269,7 +270,9 @@ async function present(
     ),
   );
   const wanted = page.flatMap((c, i) => ('single' in c || !facts[i] ? [] : [facts[i].mostRecentId]));
-  const docs = new Map<Id, NotificationDoc>((await findByIds(core.db, notifications, wanted)).map((n) => [n._id, n]));
+  const docs = new Map<Id, NotificationDoc>(
+    (await findInOrder(collection(core.db, notifications), wanted)).map((n) => [n._id, n]),
+  );
   return page.flatMap((c, i) => {
     const f = facts[i];
     if (!f) return [];

@@ -8,7 +8,8 @@
 // one read for most notifications.
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
-import { collection, findByIds } from '../db/mongo.ts';
+import { collection } from '../db/mongo.ts';
+import { findInOrder } from '../db/findInOrder.ts';
 import { accounts } from '../model/accounts.ts';
 import { follows } from '../model/follows.ts';
 import { statuses } from '../model/statuses.ts';
@@ -168,7 +169,7 @@ export async function policyDecisions(
       rs.filter((r) => !NON_FILTERABLE.includes(r.type) && r.accountId !== r.fromAccountId).map((r) => r.accountId),
     ),
   ];
-  const docs = await findByIds(core.db, notificationPolicies, recipients);
+  const docs = await findInOrder(collection(core.db, notificationPolicies), recipients);
   const policies = new Map<Id, EffectivePolicy>(
     docs.map(({ _id, updatedAt: _at, ...policy }) => [_id, { ...DEFAULT_POLICY, ...policy }]),
   );
