@@ -39,3 +39,20 @@ export async function recordedAmong<T extends AccountRecordDoc>(
     .toArray();
   return new Set(found.map((r) => (r as T)[field] as Id));
 }
+
+/** The `<account>:<value>` pairs of `accountIds` × `values` that have a record in `def`. */
+export async function recordedPairs<T extends AccountRecordDoc>(
+  db: Db,
+  def: CollectionDef<T>,
+  accountIds: readonly Id[],
+  field: keyof T & string,
+  values: readonly unknown[],
+): Promise<Set<string>> {
+  if (accountIds.length === 0 || values.length === 0) return new Set();
+  const found = await collection(db, def)
+    .find({ accountId: { $in: accountIds }, [field]: { $in: values } } as Filter<T>, {
+      projection: { accountId: 1, [field]: 1 },
+    })
+    .toArray();
+  return new Set(found.map((r) => `${r.accountId}:${String((r as T)[field])}`));
+}
