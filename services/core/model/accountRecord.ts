@@ -25,19 +25,19 @@ export function accountRecordIndexes(
   ];
 }
 
-/** Which of `ids` the account has a record of in `def` (the followed, the blocked, the featured...). */
-export async function recordedAmong<T extends AccountRecordDoc>(
+/** Which of `values` the account has a record of in `def` (the followed, the blocked, the featured...). */
+export async function recordedAmong<T extends AccountRecordDoc, F extends keyof T & string>(
   db: Db,
   def: CollectionDef<T>,
   accountId: Id,
-  field: keyof T & string,
-  ids: readonly Id[],
-): Promise<Set<Id>> {
-  if (ids.length === 0) return new Set();
+  field: F,
+  values: readonly T[F][],
+): Promise<Set<T[F]>> {
+  if (values.length === 0) return new Set();
   const found = await collection(db, def)
-    .find({ accountId, [field]: { $in: ids } } as Filter<T>, { projection: { [field]: 1 } })
+    .find({ accountId, [field]: { $in: values } } as Filter<T>, { projection: { [field]: 1 } })
     .toArray();
-  return new Set(found.map((r) => (r as T)[field] as Id));
+  return new Set(found.map((r) => (r as T)[field]));
 }
 
 /** The `<account>:<value>` pairs of `accountIds` × `values` that have a record in `def`. */
