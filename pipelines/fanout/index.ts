@@ -87,6 +87,30 @@ function fanOutStatusOfEvent(p: EventRecord<'StatusCreated'>): FanOutStatus {
   };
 }
 
+/** A deleted post or reblog leaves the feeds it reached and the streams that showed it. */
+async function removeDeleted(
+  core: Core,
+  p: { statusId: string; accountId: string; visibility: string; local: boolean },
+  reblogOfId: bigint | null,
+  mentionedAccountIds: bigint[],
+  tagNames: string[],
+): Promise<void> {
+  const statusId = id(p.statusId);
+  const accountId = id(p.accountId);
+  const reach = await removeStatusFromFeeds(core, { statusId, accountId, mentionedAccountIds, tagNames }, reblogOfId);
+  const visibility = p.visibility as Visibility;
+  const deleted = {
+    _id: statusId,
+    accountId,
+    visibility,
+    local: p.local,
+    reblogOfId,
+    inReplyToAccountId: null,
+    tagNames,
+  };
+  return broadcastDelete(core, deleted, reach);
+}
+
 export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}): Promise<Pipeline> {
   const options: PipelineOptions<FanOutEvent> & { handleEvent: EventHandler<FanOutEvent> } = {
     core,
@@ -148,50 +172,11 @@ export function runFanOutPipeline(core: Core, opts: FanOutPipelineOptions = {}):
         case 'StatusDeleted': {
           const p = event.payload;
           await invalidateRenderedStatuses(core, [id(p.statusId)]);
-          const reach = await removeStatusFromFeeds(
-            core,
-            {
-              statusId: id(p.statusId),
-              accountId: id(p.accountId),
-              mentionedAccountIds: p.mentionedAccountIds.map(id),
-              tagNames: p.tagNames,
-            },
-            null,
-          );
-          return broadcastDelete(
-            core,
-            {
-              _id: id(p.statusId),
-              accountId: id(p.accountId),
-              visibility: p.visibility as Visibility,
-              local: p.local,
-              reblogOfId: null,
-              inReplyToAccountId: null,
-              tagNames: p.tagNames,
-            },
-            reach,
-          );
+          return removeDeleted(core, p, null, p.mentionedAccountIds.map(id), p.tagNames);
         }
         case 'ReblogDeleted': {
           const p = event.payload;
-          const reach = await removeStatusFromFeeds(
-            core,
-            { statusId: id(p.statusId), accountId: id(p.accountId), mentionedAccountIds: [], tagNames: [] },
-            id(p.reblogOfId),
-          );
-          return broadcastDelete(
-            core,
-            {
-              _id: id(p.statusId),
-              accountId: id(p.accountId),
-              visibility: p.visibility as Visibility,
-              local: p.local,
-              reblogOfId: id(p.reblogOfId),
-              inReplyToAccountId: null,
-              tagNames: [],
-            },
-            reach,
-          );
+          return removeDeleted(core, p, id(p.reblogOfId), [], []);
         }
         case 'FollowCreated':
           if (event.payload.accountDomain !== null) return; // only local users have feeds here

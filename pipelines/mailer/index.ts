@@ -37,11 +37,7 @@ export async function runMailerPipeline(core: Core, opts: MailerPipelineOptions 
     },
   });
   return {
-    name: pipeline.name,
-    groupId: pipeline.groupId,
-    retryTopic: pipeline.retryTopic,
-    deadLetterTopic: pipeline.deadLetterTopic,
-    lag: () => pipeline.lag(),
+    ...pipeline,
     async stop() {
       await pipeline.stop();
       if (!given) transport.close();

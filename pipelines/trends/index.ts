@@ -157,11 +157,6 @@ export async function runTrendsPipeline(core: Core, opts: TrendsPipelineOptions 
   }
   return {
     ...pipeline,
-    name: pipeline.name,
-    groupId: pipeline.groupId,
-    retryTopic: pipeline.retryTopic,
-    deadLetterTopic: pipeline.deadLetterTopic,
-    lag: () => pipeline.lag(),
     async stop() {
       if (timer) clearInterval(timer);
       await running;

@@ -267,6 +267,19 @@ function translationConfig(env: Env): TranslationConfig | null {
 const DOMAIN = /^[a-z0-9.-]+(:\d{1,5})?$/i;
 
 /** Parses "127.0.0.1/32,::1/128,10.0.0.5" into normalised "address/prefix" entries. */
+/** A comma-separated list of host:port (Kafka brokers, Redis cluster nodes). */
+function hostPortList(env: Env, name: string, fallback: string): string[] {
+  const list = str(env, name, fallback)
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+  for (const n of list) {
+    if (!/^[^\s:]+:\d{1,5}$/.test(n))
+      throw new ConfigError(name, `must be a comma-separated list of host:port, got "${n}"`);
+  }
+  return list;
+}
+
 function cidrList(env: Env, name: string): string[] {
   const raw = optional(env, name);
   if (raw === null) return [];
@@ -303,22 +316,8 @@ export function loadConfig(env: Env = process.env): Config {
     nodeEnv === 'production' ? undefined : 'development-secret-key-base-not-for-production-use-0123456789abcdef',
   );
   if (secretKeyBase.length < 32) throw new ConfigError('SECRET_KEY_BASE', 'must be at least 32 characters long');
-  const brokers = str(env, 'KAFKA_BROKERS', '127.0.0.1:19092')
-    .split(',')
-    .map((b) => b.trim())
-    .filter(Boolean);
-  for (const b of brokers) {
-    if (!/^[^\s:]+:\d{1,5}$/.test(b))
-      throw new ConfigError('KAFKA_BROKERS', `must be a comma-separated list of host:port, got "${b}"`);
-  }
-  const redisClusterNodes = str(env, 'REDIS_CLUSTER_NODES', '')
-    .split(',')
-    .map((n) => n.trim())
-    .filter(Boolean);
-  for (const n of redisClusterNodes) {
-    if (!/^[^\s:]+:\d{1,5}$/.test(n))
-      throw new ConfigError('REDIS_CLUSTER_NODES', `must be a comma-separated list of host:port, got "${n}"`);
-  }
+  const brokers = hostPortList(env, 'KAFKA_BROKERS', '127.0.0.1:19092');
+  const redisClusterNodes = hostPortList(env, 'REDIS_CLUSTER_NODES', '');
   const streamingBase = optional(env, 'STREAMING_API_BASE_URL');
   if (streamingBase !== null) url(env, 'STREAMING_API_BASE_URL', streamingBase, ['ws', 'wss', 'http', 'https']);
   const prefix = str(env, 'KAFKA_TOPIC_PREFIX', 'fedi');

@@ -63,6 +63,12 @@ export type ApiError = DomainError;
 // ---- the catalogue ----
 
 export const notFound = (message = 'Record not found'): DomainError => new DomainError(404, message);
+
+/** The record a lookup found, or Mastodon's 404 when it found none. */
+export function orNotFound<T>(record: T | null | undefined): T {
+  if (record === null || record === undefined) throw notFound();
+  return record;
+}
 export const gone = (message: string): DomainError => new DomainError(410, message);
 export const forbidden = (message = 'This action is not allowed'): DomainError => new DomainError(403, message);
 export const outsideScopes = (): DomainError =>

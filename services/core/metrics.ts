@@ -12,37 +12,49 @@ export function collectProcessMetrics(): void {
   collectDefaultMetrics({ register: registry });
 }
 
-export const eventsProduced = new Counter({
-  name: 'events_produced_total',
-  help: 'Events published to Kafka, by topic and event type.',
-  labelNames: ['topic', 'type'] as const,
-  registers: [registry],
-});
+// Every metric lives on the process registry: these declare one there.
+export function counter<L extends string = never>(name: string, help: string, labelNames: readonly L[] = []) {
+  return new Counter<L>({ name, help, labelNames, registers: [registry] });
+}
 
-export const eventsConsumed = new Counter({
-  name: 'events_consumed_total',
-  help: 'Events consumed by a pipeline, by outcome (ok, skipped, retried, dead_lettered, duplicate).',
-  labelNames: ['pipeline', 'topic', 'type', 'outcome'] as const,
-  registers: [registry],
-});
+export function gauge<L extends string = never>(name: string, help: string, labelNames: readonly L[] = []) {
+  return new Gauge<L>({ name, help, labelNames, registers: [registry] });
+}
 
-export const eventHandlerSeconds = new Histogram({
-  name: 'event_handler_duration_seconds',
-  help: 'Time a pipeline spends handling one batch of events.',
-  labelNames: ['pipeline'] as const,
-  buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-  registers: [registry],
-});
+export function histogram<L extends string = never>(
+  name: string,
+  help: string,
+  buckets: number[],
+  labelNames: readonly L[] = [],
+) {
+  return new Histogram<L>({ name, help, buckets, labelNames, registers: [registry] });
+}
 
-export const consumerLag = new Gauge({
-  name: 'kafka_consumer_lag',
-  help: 'Messages between a consumer group committed offset and the end of the partition.',
-  labelNames: ['pipeline', 'topic', 'partition'] as const,
-  registers: [registry],
-});
+export const eventsProduced = counter('events_produced_total', 'Events published to Kafka, by topic and event type.', [
+  'topic',
+  'type',
+]);
 
-export const outboxRelayed = new Counter({
-  name: 'outbox_relayed_total',
-  help: 'Pending outbox events published by the relay after their writer did not publish them.',
-  registers: [registry],
-});
+export const eventsConsumed = counter(
+  'events_consumed_total',
+  'Events consumed by a pipeline, by outcome (ok, skipped, retried, dead_lettered, duplicate).',
+  ['pipeline', 'topic', 'type', 'outcome'],
+);
+
+export const eventHandlerSeconds = histogram(
+  'event_handler_duration_seconds',
+  'Time a pipeline spends handling one batch of events.',
+  [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  ['pipeline'],
+);
+
+export const consumerLag = gauge(
+  'kafka_consumer_lag',
+  'Messages between a consumer group committed offset and the end of the partition.',
+  ['pipeline', 'topic', 'partition'],
+);
+
+export const outboxRelayed = counter(
+  'outbox_relayed_total',
+  'Pending outbox events published by the relay after their writer did not publish them.',
+);

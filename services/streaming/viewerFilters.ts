@@ -10,8 +10,8 @@ import { blocks } from '../core/model/blocks.ts';
 import { mutes } from '../core/model/mutes.ts';
 import { accountDomainBlocks } from '../core/model/accountDomainBlocks.ts';
 import { users } from '../core/model/users.ts';
-import { filterKeywords, filterStatuses, filters } from '../core/model/filters.ts';
-import { keywordRegex, type ActiveFilter } from '../core/filters/match.ts';
+import { filters } from '../core/model/filters.ts';
+import { filtersWithEntries, type ActiveFilter } from '../core/filters/match.ts';
 
 export interface ViewerFilter {
   /** Account ids (strings, as payloads carry them) blocked either way or muted. */
@@ -69,24 +69,11 @@ export async function loadViewerFilters(
       .find({ accountId: { $in: ids }, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] })
       .toArray(),
   ]);
-  const filterIds = filterDocs.map((f) => f._id);
-  const [keywords, statusEntries] = filterIds.length
-    ? await Promise.all([
-        collection(core.db, filterKeywords)
-          .find({ filterId: { $in: filterIds } })
-          .toArray(),
-        collection(core.db, filterStatuses)
-          .find({ filterId: { $in: filterIds } })
-          .toArray(),
-      ])
-    : [[], []];
-  const keywordsOf = group(keywords, (k) => k.filterId);
-  const statusesOf = group(statusEntries, (s) => s.filterId);
+  const filtersBy = group(await filtersWithEntries(core, filterDocs), (f) => f.filter.accountId);
   const theirsBy = group(theirs, (b) => b.targetAccountId);
   const mineBy = group(mine, (b) => b.accountId);
   const mutedBy = group(muted, (m) => m.accountId);
   const domainsBy = group(domains, (d) => d.accountId);
-  const filtersBy = group(filterDocs, (f) => f.accountId);
   const userBy = new Map(userDocs.map((u) => [u.accountId, u]));
   for (const id of ids) {
     const languages = userBy.get(id)?.settings.chosenLanguages;
@@ -100,11 +87,7 @@ export async function loadViewerFilters(
       ]),
       blockedDomains: new Set((domainsBy.get(id) ?? []).map((d) => d.domain)),
       chosenLanguages: languages && languages.length > 0 ? languages : null,
-      filters: (filtersBy.get(id) ?? []).map((filter) => ({
-        filter,
-        keywords: (keywordsOf.get(filter._id) ?? []).map((k) => ({ keyword: k.keyword, regex: keywordRegex(k) })),
-        statusIds: new Set((statusesOf.get(filter._id) ?? []).map((s) => s.statusId)),
-      })),
+      filters: filtersBy.get(id) ?? [],
     });
   }
   return out;

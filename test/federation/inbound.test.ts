@@ -11,6 +11,7 @@ import { statuses } from '../../services/core/model/statuses.ts';
 import { follows } from '../../services/core/model/follows.ts';
 import { favourites } from '../../services/core/model/favourites.ts';
 import { postStatus } from '../../services/core/statuses/postStatus.ts';
+import { recordFollow } from '../../services/core/graph/relations.ts';
 import { digestHeader } from '../../services/core/activitypub/httpSignatures.ts';
 import { createDomainBlock } from '../../services/core/moderation/domainBlocks.ts';
 import { settles, startInstance, type Instance } from './support.ts';
@@ -397,6 +398,41 @@ describe('inbound ActivityPub', () => {
       },
       20_000,
       'block cut the follow',
+    );
+  });
+
+  it('Reject of our pending Follow drops the request; Reject of an accepted one ends the follow', async () => {
+    const erin = peer.addActor('erin');
+    const lookup = await ours.call('GET', `/api/v1/accounts/lookup?acct=erin@${peer.domain}`);
+    expect(lookup.status).toBe(200);
+    const relationship = async () =>
+      (await ours.call('GET', `/api/v1/accounts/relationships?id[]=${lookup.body.id}`, alice.token)).body[0];
+    const reject = () =>
+      peer.send(erin, inbox, {
+        '@context': 'https://www.w3.org/ns/activitystreams',
+        id: nextId(),
+        type: 'Reject',
+        actor: erin.uri,
+        object: { type: 'Follow', actor: aliceUri, object: erin.uri },
+      });
+    const follow = await ours.call('POST', `/api/v1/accounts/${lookup.body.id}/follow`, alice.token);
+    expect(follow.body).toMatchObject({ following: false, requested: true });
+    await reject();
+    await settles(
+      async () => expect(await relationship()).toMatchObject({ following: false, requested: false }),
+      20_000,
+      'request dropped after Reject',
+    );
+
+    // Accepted already (recorded directly): the Reject removes alice from erin's followers.
+    const e = (await collection(ours.core.db, accounts).findOne({ uri: erin.uri }))!;
+    await recordFollow(ours.core, alice.account._id, e._id);
+    expect(await relationship()).toMatchObject({ following: true });
+    await reject();
+    await settles(
+      async () => expect(await relationship()).toMatchObject({ following: false, requested: false }),
+      20_000,
+      'follow ended after Reject',
     );
   });
 

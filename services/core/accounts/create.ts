@@ -6,7 +6,7 @@ import type { NewEvent } from '../events/outbox.ts';
 import type { Id } from '../ids.ts';
 import { nextSerialId } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
-import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { accounts, blankProfile, type AccountDoc } from '../model/accounts.ts';
 import { users, type UserDoc } from '../model/users.ts';
 import { newSecret, hashSecret } from '../auth/tokens.ts';
 import { hashPassword } from '../users/passwords.ts';
@@ -80,14 +80,7 @@ export async function createLocalAccount(core: Core, input: NewLocalAccount): Pr
     username: input.username,
     usernameLower: input.username.toLowerCase(),
     domain: null,
-    displayName: '',
-    displayNameLower: '',
-    note: '',
-    noteSource: '',
-    fields: [],
-    fieldsSource: [],
-    avatar: null,
-    header: null,
+    ...blankProfile(),
     locked: input.locked ?? false,
     bot: false,
     group: false,

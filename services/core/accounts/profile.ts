@@ -28,6 +28,11 @@ export const FIELD_TEXT_MAX = 255;
 export const ATTRIBUTION_DOMAINS_MAX = 100;
 /** Mastodon's Account::Avatar/Header validation: MediaAttachment::MAX_DESCRIPTION_LENGTH. */
 export const IMAGE_DESCRIPTION_MAX = 1500;
+/** The images' descriptions: the change's key, Mastodon's label in messages, its attribute. */
+const IMAGE_DESCRIPTIONS = [
+  ['avatarDescription', 'Avatar description', 'avatar_description'],
+  ['headerDescription', 'Header description', 'header_description'],
+] as const;
 export const DEFAULT_PRIVACY_VALUES: readonly PostingPrivacy[] = ['public', 'unlisted', 'private'];
 
 export interface ProfileChanges {
@@ -112,10 +117,7 @@ export function validateProfile(changes: ProfileChanges): string[] {
     else if (!changes.attributionDomains.every(isDomainName))
       problems.push('Attribution domains is not a valid domain name');
   }
-  for (const [key, label] of [
-    ['avatarDescription', 'Avatar description'],
-    ['headerDescription', 'Header description'],
-  ] as const) {
+  for (const [key, label] of IMAGE_DESCRIPTIONS) {
     const text = changes[key];
     if (text !== undefined && graphemeLength(text) > IMAGE_DESCRIPTION_MAX)
       problems.push(`${label} is too long (maximum is ${IMAGE_DESCRIPTION_MAX} characters)`);
@@ -239,10 +241,7 @@ export async function updateProfile(
     });
     changed.push('fields');
   }
-  for (const [key, attr] of [
-    ['avatarDescription', 'avatar_description'],
-    ['headerDescription', 'header_description'],
-  ] as const) {
+  for (const [key, , attr] of IMAGE_DESCRIPTIONS) {
     const text = changes[key];
     if (text !== undefined) {
       set[key] = text.trim();

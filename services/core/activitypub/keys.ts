@@ -4,9 +4,9 @@
 // parsing a PEM costs more than the RSA signature itself.
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import type { Core } from '../context.ts';
-import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { collection } from '../db/mongo.ts';
 import { accounts, type AccountDoc } from '../model/accounts.ts';
-import { settings } from '../model/settings.ts';
+import { generatedOnce } from '../settings/settings.ts';
 import { generateActorKeyPair } from '../accounts/keys.ts';
 import { instanceActorUri, keyIdOf } from './uris.ts';
 
@@ -91,20 +91,7 @@ function isKeyPair(value: unknown): value is KeyPairPem {
 }
 
 async function loadInstanceKeys(core: Core): Promise<KeyPairPem> {
-  const coll = collection(core.db, settings);
-  const stored = await coll.findOne({ _id: INSTANCE_KEYS });
-  if (isKeyPair(stored?.value)) return stored.value;
-  const generated = await generateActorKeyPair();
-  try {
-    await coll.insertOne({ _id: INSTANCE_KEYS, value: { ...generated }, updatedAt: new Date() });
-    return generated;
-  } catch (err) {
-    // Another process generated them first: use theirs.
-    if (!isDuplicateKeyError(err)) throw err;
-    const winner = await coll.findOne({ _id: INSTANCE_KEYS });
-    if (!isKeyPair(winner?.value)) throw err;
-    return winner.value;
-  }
+  return generatedOnce(core.db, INSTANCE_KEYS, isKeyPair, generateActorKeyPair);
 }
 
 /** The instance actor's key pair (generated once per deployment). */

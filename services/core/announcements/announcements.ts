@@ -3,6 +3,7 @@
 // as Mastodon's `announcement`, `announcement.reaction` and `announcement.delete` events.
 import type { Core } from '../context.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { findInOrder } from '../db/findInOrder.ts';
 import { nextSerialId, type Id } from '../ids.ts';
 import { accounts, type AccountDoc, type CachedAccount } from '../model/accounts.ts';
 import {
@@ -305,11 +306,7 @@ export async function presentAnnouncements(
     .sort({ _id: 1 })
     .toArray();
   const emojiIds = [...new Set(rows.map((r) => r.customEmojiId).filter((e): e is Id => e !== null))];
-  const emojiDocs = emojiIds.length
-    ? await collection(core.db, customEmojis)
-        .find({ _id: { $in: emojiIds } })
-        .toArray()
-    : [];
+  const emojiDocs = await findInOrder(collection(core.db, customEmojis), emojiIds);
   const emojiById = new Map(emojiDocs.map((e) => [e._id, presentEmoji(core, e, false)]));
   const byAnnouncement = new Map<Id, Map<string, ReactionEntity>>();
   for (const r of rows) {

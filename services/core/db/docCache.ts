@@ -52,27 +52,30 @@ export interface DocView<T extends Document, R> {
   readonly _copy?: R;
 }
 
-function checkCached(def: CollectionDef<Document>): void {
+/**
+ * A view of `def` whose copy leaves the `fields` out (0) or holds only them (1). The collection must
+ * be declared with `cachedById` (otherwise its writes would not drop the copies).
+ */
+function projectedView<T extends Document, R>(
+  def: CollectionDef<T>,
+  name: string,
+  fields: readonly string[],
+  keep: 0 | 1,
+  extra: Pick<DocView<T, R>, 'shareParsed' | 'derive' | 'localTtlMs'>,
+): DocView<T, R> {
   if (!def.cachedById) throw new Error(`${def.name} is not declared cachedById`);
+  const projection = Object.fromEntries(fields.map((f) => [f, keep])) as Record<string, 0 | 1>;
+  return { collection: def, name, projection, ...extra };
 }
 
-/**
- * A cached view of `def`'s documents without the `omit` fields. The collection must be declared
- * with `cachedById` (otherwise its writes would not drop the copies).
- */
+/** A cached view of `def`'s documents without the `omit` fields. */
 export function defineDocView<T extends Document, K extends keyof T & string = never>(
   def: CollectionDef<T>,
   name: string,
   omit: readonly K[] = [],
   opts: { shareParsed?: boolean } = {},
 ): DocView<T, Omit<T, K>> {
-  checkCached(def as CollectionDef<Document>);
-  return {
-    collection: def,
-    name,
-    projection: Object.fromEntries(omit.map((f) => [f, 0])) as Record<string, 0>,
-    shareParsed: opts.shareParsed,
-  };
+  return projectedView(def, name, omit, 0, opts);
 }
 
 /** A cached view of `def`'s documents holding only the `pick` fields (and `_id`): small copies for hot reads. */
@@ -82,13 +85,7 @@ export function definePickView<T extends Document, K extends keyof T & string>(
   pick: readonly K[],
   opts: { shareParsed?: boolean } = {},
 ): DocView<T, Pick<T, K | '_id'>> {
-  checkCached(def as CollectionDef<Document>);
-  return {
-    collection: def,
-    name,
-    projection: Object.fromEntries(pick.map((f) => [f, 1])) as Record<string, 1>,
-    shareParsed: opts.shareParsed,
-  };
+  return projectedView(def, name, pick, 1, opts);
 }
 
 /**
@@ -103,14 +100,10 @@ export function defineDerivedView<T extends Document, R, K extends keyof T & str
   derive: (core: Core, docs: Omit<T, K>[]) => Promise<R[]>,
   opts: { localTtlMs?: number } = {},
 ): DocView<T, R> {
-  checkCached(def as CollectionDef<Document>);
-  return {
-    collection: def,
-    name,
-    projection: Object.fromEntries(omit.map((f) => [f, 0])) as Record<string, 0>,
+  return projectedView(def, name, omit, 0, {
     derive: derive as (core: Core, docs: T[]) => Promise<R[]>,
     localTtlMs: opts.localTtlMs,
-  };
+  });
 }
 
 const LOCAL_MAX = 20_000;

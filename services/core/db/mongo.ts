@@ -146,6 +146,19 @@ export async function insertOnce<T extends Document>(
   }
 }
 
+/** Inserts `doc`; when a unique index says it is there already, throws `taken()` instead. */
+export async function insertUnique<T extends Document>(
+  coll: Collection<T>,
+  doc: OptionalUnlessRequiredId<T>,
+  taken: () => Error,
+): Promise<void> {
+  try {
+    await coll.insertOne(doc);
+  } catch (err) {
+    throw isDuplicateKeyError(err) ? taken() : err;
+  }
+}
+
 /**
  * Inserts `doc` and answers it, or, when a concurrent writer stored its twin first (a duplicate
  * key), answers theirs: the document `twin` finds.

@@ -11,9 +11,8 @@ import { nextSerialId } from '../ids.ts';
 import { collection, insertOnce } from '../db/mongo.ts';
 import { customEmojis, type CustomEmojiDoc } from '../model/customEmojis.ts';
 import { domainPolicy } from '../moderation/domainBlocks.ts';
-import { FetchError, safeFetch } from '../activitypub/safeFetch.ts';
-import { hostOf } from '../activitypub/uris.ts';
 import { randomFileName, storageFor } from '../media/storage.ts';
+import { downloadRemoteFile } from '../media/remoteFile.ts';
 import { EMOJI_SIZE_LIMIT, SHORTCODE_RE } from './emojis.ts';
 import { statuses } from '../model/statuses.ts';
 import { invalidateRenderedStatuses } from '../statuses/renderCache.ts';
@@ -83,22 +82,15 @@ export async function cacheRemoteEmoji(core: Core, id: Id): Promise<CustomEmojiD
   const doc = await coll.findOne({ _id: id });
   const url = doc?.imageRemoteUrl ?? null;
   if (!doc || doc.domain === null || url === null || doc.imageKey !== '') return doc;
-  const host = hostOf(url);
-  if (host === null || (await domainPolicy(core, doc.domain)).rejectMedia) return doc;
-  let data: Buffer;
-  try {
-    const res = await safeFetch(core.config, url, {
-      maxBytes: EMOJI_SIZE_LIMIT,
-      timeoutMs: 15_000,
-      headers: { accept: 'image/*' },
-    });
-    if (res.status !== 200) return doc;
-    data = res.body;
-  } catch (err) {
-    if (!(err instanceof FetchError)) throw err;
-    core.logger.info({ emojiId: String(id), reason: err.reason }, 'remote emoji not cached');
-    return doc;
-  }
+  const data = await downloadRemoteFile(core, url, {
+    maxBytes: EMOJI_SIZE_LIMIT,
+    timeoutMs: 15_000,
+    accept: 'image/*',
+    domain: doc.domain,
+    what: 'remote emoji',
+    logFields: { emojiId: String(id) },
+  });
+  if (!data) return doc;
   const meta = await sharp(data, { animated: true, limitInputPixels: 4096 * 4096 })
     .metadata()
     .catch(() => null);

@@ -3,6 +3,7 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
+import { findInOrder } from '../db/findInOrder.ts';
 import { accounts, type AccountDoc, type CachedAccount } from '../model/accounts.ts';
 import { users, type UserDoc } from '../model/users.ts';
 import { statuses } from '../model/statuses.ts';
@@ -61,11 +62,7 @@ export async function presentAdminAccount(core: Core, doc: AccountDoc): Promise<
 }
 
 async function accountsById(core: Core, ids: Id[]): Promise<Map<bigint, AccountDoc>> {
-  const unique = [...new Set(ids)];
-  if (unique.length === 0) return new Map();
-  const docs = await collection(core.db, accounts)
-    .find({ _id: { $in: unique } })
-    .toArray();
+  const docs = await findInOrder(collection(core.db, accounts), [...new Set(ids)]);
   return new Map(docs.map((d) => [d._id, d]));
 }
 
@@ -85,20 +82,10 @@ export async function presentAdminReports(
   const admin = (id: Id | null) => (id === null ? null : (adminById.get(id) ?? null));
   return Promise.all(
     reports.map(async (r) => {
-      const statusDocs = r.statusIds.length
-        ? await collection(core.db, statuses)
-            .find({ _id: { $in: r.statusIds } })
-            .toArray()
-        : [];
+      const statusDocs = await findInOrder(collection(core.db, statuses), r.statusIds);
       const rules = await findRules(core, r.ruleIds, { includeDeleted: true });
       return {
-        id: String(r._id),
-        action_taken: r.actionTakenAt !== null,
-        action_taken_at: r.actionTakenAt?.toISOString() ?? null,
-        category: r.category,
-        comment: r.comment,
-        forwarded: r.forwarded,
-        created_at: r.createdAt.toISOString(),
+        ...reportFields(r),
         updated_at: r.updatedAt.toISOString(),
         account: admin(r.accountId),
         target_account: admin(r.targetAccountId),
@@ -111,13 +98,8 @@ export async function presentAdminReports(
   );
 }
 
-/** The user-facing Report entity. */
-export async function presentReport(
-  core: Core,
-  report: ReportDoc,
-  target: AccountDoc,
-): Promise<Record<string, unknown>> {
-  const [targetAccount] = await presentAccounts(core, [target]);
+/** What the user-facing Report and Admin::Report both say of a report. */
+function reportFields(report: ReportDoc): Record<string, unknown> {
   return {
     id: String(report._id),
     action_taken: report.actionTakenAt !== null,
@@ -126,6 +108,18 @@ export async function presentReport(
     comment: report.comment,
     forwarded: report.forwarded,
     created_at: report.createdAt.toISOString(),
+  };
+}
+
+/** The user-facing Report entity. */
+export async function presentReport(
+  core: Core,
+  report: ReportDoc,
+  target: AccountDoc,
+): Promise<Record<string, unknown>> {
+  const [targetAccount] = await presentAccounts(core, [target]);
+  return {
+    ...reportFields(report),
     status_ids: report.statusIds.length ? report.statusIds.map(String) : null,
     rule_ids: report.ruleIds.length ? report.ruleIds.map(String) : null,
     target_account: targetAccount as Account,
@@ -158,16 +152,8 @@ export async function notificationModerationRefs(
   const warningIds = docs.map((d) => d.warningId).filter((x): x is Id => x != null);
   if (reportIds.length === 0 && warningIds.length === 0) return out;
   const [reportDocs, warningDocs] = await Promise.all([
-    reportIds.length
-      ? collection(core.db, reportsCollection)
-          .find({ _id: { $in: reportIds } })
-          .toArray()
-      : Promise.resolve([]),
-    warningIds.length
-      ? collection(core.db, accountWarnings)
-          .find({ _id: { $in: warningIds } })
-          .toArray()
-      : Promise.resolve([]),
+    findInOrder(collection(core.db, reportsCollection), reportIds),
+    findInOrder(collection(core.db, accountWarnings), warningIds),
   ]);
   const byId = await accountsById(core, [
     ...reportDocs.map((r) => r.targetAccountId),

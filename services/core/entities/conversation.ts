@@ -3,6 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Core } from '../context.ts';
 import { collection } from '../db/mongo.ts';
+import { findInOrder } from '../db/findInOrder.ts';
 import { accounts, type CachedAccount } from '../model/accounts.ts';
 import { statuses } from '../model/statuses.ts';
 import type { AccountConversationDoc } from '../model/accountConversations.ts';
@@ -26,11 +27,7 @@ export async function presentConversations(
   if (docs.length === 0) return [];
   const accountIds = [...new Set(docs.flatMap((c) => c.participantAccountIds))];
   const [accountDocs, statusDocs] = await Promise.all([
-    accountIds.length
-      ? collection(core.db, accounts)
-          .find({ _id: { $in: accountIds } })
-          .toArray()
-      : Promise.resolve([]),
+    findInOrder(collection(core.db, accounts), accountIds),
     collection(core.db, statuses)
       .find({ _id: { $in: docs.map((c) => c.lastStatusId) }, deletedAt: null })
       .toArray(),

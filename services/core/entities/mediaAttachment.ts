@@ -1,16 +1,21 @@
 // MediaAttachment entity (entities reference §6). `url` is null while the upload is processing.
 import { Type, type Static } from '@sinclair/typebox';
 import type { Core } from '../context.ts';
-import type { MediaAttachmentDoc, MediaMeta } from '../model/media.ts';
+import type { ImageDimensions, MediaAttachmentDoc, MediaMeta } from '../model/media.ts';
 import { storageFor } from '../media/storage.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
-const Dimensions = Type.Object({
+/** An image's geometry, which Mastodon also repeats at the top level of a video's meta. */
+const Geometry = {
   width: Type.Optional(Type.Integer()),
   height: Type.Optional(Type.Integer()),
   size: Type.Optional(Type.String()),
   aspect: Type.Optional(Type.Number()),
+};
+
+const Dimensions = Type.Object({
+  ...Geometry,
   frame_rate: Type.Optional(Type.String()),
   duration: Type.Optional(Type.Number()),
   bitrate: Type.Optional(Type.Integer()),
@@ -23,10 +28,7 @@ export const MediaMetaEntity = Type.Object({
   length: Type.Optional(Type.String()),
   duration: Type.Optional(Type.Number()),
   fps: Type.Optional(Type.Integer()),
-  size: Type.Optional(Type.String()),
-  width: Type.Optional(Type.Integer()),
-  height: Type.Optional(Type.Integer()),
-  aspect: Type.Optional(Type.Number()),
+  ...Geometry,
   audio_encode: Type.Optional(Type.String()),
   audio_bitrate: Type.Optional(Type.String()),
   audio_channels: Type.Optional(Type.String()),
@@ -52,36 +54,29 @@ export const MediaAttachmentEntity = Type.Object({
 });
 export type MediaAttachmentEntity = Static<typeof MediaAttachmentEntity>;
 
+function geometry({ width, height, size, aspect }: ImageDimensions): ImageDimensions {
+  return { width, height, size, aspect };
+}
+
 function presentMeta(meta: MediaMeta | null): Static<typeof MediaMetaEntity> | null {
   if (!meta) return null;
   const out: Static<typeof MediaMetaEntity> = {};
   if (meta.original) {
     const o = meta.original;
     out.original = {
-      ...(o.width ? { width: o.width, height: o.height, size: o.size, aspect: o.aspect } : {}),
+      ...(o.width ? geometry(o) : {}),
       ...(o.frameRate !== undefined ? { frame_rate: o.frameRate } : {}),
       ...(o.duration !== undefined ? { duration: o.duration } : {}),
       ...(o.bitrate !== undefined ? { bitrate: o.bitrate } : {}),
     };
   }
-  if (meta.small)
-    out.small = {
-      width: meta.small.width,
-      height: meta.small.height,
-      size: meta.small.size,
-      aspect: meta.small.aspect,
-    };
+  if (meta.small) out.small = geometry(meta.small);
   if (meta.focus) out.focus = { x: meta.focus.x, y: meta.focus.y };
   if (meta.length !== undefined) out.length = meta.length;
   if (meta.duration !== undefined) out.duration = meta.duration;
   if (meta.fps !== undefined) out.fps = meta.fps;
   // Mastodon repeats the original's geometry at the top level for videos.
-  if (meta.fps !== undefined && meta.original?.width) {
-    out.width = meta.original.width;
-    out.height = meta.original.height;
-    out.size = meta.original.size;
-    out.aspect = meta.original.aspect;
-  }
+  if (meta.fps !== undefined && meta.original?.width) Object.assign(out, geometry(meta.original));
   if (meta.audioEncode !== undefined) out.audio_encode = meta.audioEncode;
   if (meta.audioBitrate !== undefined) out.audio_bitrate = meta.audioBitrate;
   if (meta.audioChannels !== undefined) out.audio_channels = meta.audioChannels;

@@ -3,6 +3,7 @@
 // `added_to_collection` and `collection_update`. A notification whose record is gone is not shown.
 import type { Core } from '../context.ts';
 import { collection } from '../db/mongo.ts';
+import { findInOrder } from '../db/findInOrder.ts';
 import type { CachedAccount } from '../model/accounts.ts';
 import type { NotificationDoc } from '../model/notifications.ts';
 import { featuredCollections } from '../model/featuredCollections.ts';
@@ -19,13 +20,7 @@ export async function notificationExtras(
   const moderation = await notificationModerationRefs(core, docs);
   const collectionIds = [...new Set(docs.map((d) => d.collectionId).filter((c) => c != null))];
   const docsById = new Map(
-    collectionIds.length
-      ? (
-          await collection(core.db, featuredCollections)
-            .find({ _id: { $in: collectionIds } })
-            .toArray()
-        ).map((c) => [c._id, c])
-      : [],
+    (await findInOrder(collection(core.db, featuredCollections), collectionIds)).map((c) => [c._id, c]),
   );
   const { collections } = await presentCollections(core, [...docsById.values()], viewer);
   const rendered = new Map(collections.map((c) => [BigInt(c.id), c]));

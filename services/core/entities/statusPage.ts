@@ -16,6 +16,7 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
+import { findInOrder } from '../db/findInOrder.ts';
 import { accounts, type CachedAccount } from '../model/accounts.ts';
 import { defineDerivedView, definePickView, readThrough } from '../db/docCache.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
@@ -197,30 +198,17 @@ export async function loadStatusPage(
   const originalIds = [
     ...new Set([...live.values()].map((l) => l.reblogOfId).filter((r): r is Id => r !== null && !live.has(r))),
   ];
-  let originalMarks: Awaited<ReturnType<typeof viewerMarks>> | null = null;
-  if (originalIds.length > 0) {
-    const [more, moreShells, marks] = await Promise.all([
-      liveOf(originalIds),
-      readShells(core, originalIds),
-      marksOf(originalIds),
-    ]);
+  // Statuses the page's statuses refer to join `live` and `shells`; their viewer's marks come back.
+  const addReferenced = async (ids: Id[]): Promise<Awaited<ReturnType<typeof viewerMarks>> | null> => {
+    if (ids.length === 0) return null;
+    const [more, moreShells, marks] = await Promise.all([liveOf(ids), readShells(core, ids), marksOf(ids)]);
     for (const l of more) live.set(l._id, l);
     for (const [k, v] of moreShells) shells.set(k, v);
-    originalMarks = marks;
-  }
+    return marks;
+  };
+  const originalMarks = await addReferenced(originalIds);
   // Quoted statuses: one more step, only for pages that quote something.
-  const quotedIds = quotedIdsOf(live.values()).filter((q) => !live.has(q));
-  let quotedMarks: Awaited<ReturnType<typeof viewerMarks>> | null = null;
-  if (quotedIds.length > 0) {
-    const [more, moreShells, marks] = await Promise.all([
-      liveOf(quotedIds),
-      readShells(core, quotedIds),
-      marksOf(quotedIds),
-    ]);
-    for (const l of more) live.set(l._id, l);
-    for (const [k, v] of moreShells) shells.set(k, v);
-    quotedMarks = marks;
-  }
+  const quotedMarks = await addReferenced(quotedIdsOf(live.values()).filter((q) => !live.has(q)));
 
   // Second batch: renderings that are missing or older than the last edit, the authors and their
   // roles, the viewer's flags, polls, and (for 'policy') the viewer's relations to the authors.
@@ -240,11 +228,7 @@ export async function loadStatusPage(
     readThrough(core, authorView, authorIds),
     roleIdsOf(core, authorIds),
     pageMarks ? withOriginals(pageMarks(conversationIds), originalMarks?.([]), quotedMarks?.([])) : null,
-    pollIds.length
-      ? collection(core.db, polls)
-          .find({ _id: { $in: pollIds } })
-          .toArray()
-      : [],
+    findInOrder(collection(core.db, polls), pollIds),
     // Authors' availability comes from authorDocs (below): the relations need no account query.
     opts.check === 'policy' ? relationsForPolicy(core, viewer, all) : null,
     // Quotes read the viewer's full relations to the authors they involve (a page's policy check

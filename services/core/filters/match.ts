@@ -38,6 +38,11 @@ export async function activeFilters(core: Core, accountId: Id, now = new Date())
   const fs = await collection(core.db, filters)
     .find({ accountId, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] })
     .toArray();
+  return filtersWithEntries(core, fs);
+}
+
+/** The filters with their keywords and status entries (of any accounts: one read for all). */
+export async function filtersWithEntries(core: Core, fs: FilterDoc[]): Promise<ActiveFilter[]> {
   if (fs.length === 0) return [];
   const ids = fs.map((f) => f._id);
   const [kws, sts] = await Promise.all([
@@ -48,11 +53,10 @@ export async function activeFilters(core: Core, accountId: Id, now = new Date())
       .find({ filterId: { $in: ids } })
       .toArray(),
   ]);
-  return fs.map((filter) => ({
-    filter,
-    keywords: kws.filter((k) => k.filterId === filter._id).map((k) => ({ keyword: k.keyword, regex: keywordRegex(k) })),
-    statusIds: new Set(sts.filter((s) => s.filterId === filter._id).map((s) => s.statusId)),
-  }));
+  const byFilter = new Map(fs.map((f) => [f._id, { filter: f, keywords: [], statusIds: new Set() } as ActiveFilter]));
+  for (const k of kws) byFilter.get(k.filterId)?.keywords.push({ keyword: k.keyword, regex: keywordRegex(k) });
+  for (const s of sts) byFilter.get(s.filterId)?.statusIds.add(s.statusId);
+  return [...byFilter.values()];
 }
 
 /** Plain text of rendered HTML: tags dropped, paragraphs and breaks as newlines, entities decoded. */

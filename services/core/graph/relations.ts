@@ -7,6 +7,7 @@ import { collection, insertOnce } from '../db/mongo.ts';
 import { follows } from '../model/follows.ts';
 import { blocks } from '../model/blocks.ts';
 import { mutes } from '../model/mutes.ts';
+import { recordedAmong } from '../model/accountRecord.ts';
 
 export async function isFollowing(core: Core, accountId: Id, targetAccountId: Id): Promise<boolean> {
   return (await collection(core.db, follows).countDocuments({ accountId, targetAccountId }, { limit: 1 })) > 0;
@@ -23,11 +24,7 @@ export async function isMuting(core: Core, accountId: Id, targetAccountId: Id, n
 
 /** Which of `targetIds` the account follows. */
 export async function followedAmong(core: Core, accountId: Id, targetIds: Id[]): Promise<Set<bigint>> {
-  if (targetIds.length === 0) return new Set();
-  const found = await collection(core.db, follows)
-    .find({ accountId, targetAccountId: { $in: targetIds } }, { projection: { targetAccountId: 1 } })
-    .toArray();
-  return new Set(found.map((f) => f.targetAccountId));
+  return recordedAmong(core.db, follows, accountId, 'targetAccountId', targetIds);
 }
 
 /** Which of `accountIds` block `targetAccountId`. */
@@ -41,11 +38,7 @@ export async function blockersAmong(core: Core, accountIds: Id[], targetAccountI
 
 /** Which of `targetIds` the account blocks. */
 export async function blockedAmong(core: Core, accountId: Id, targetIds: Id[]): Promise<Set<bigint>> {
-  if (targetIds.length === 0) return new Set();
-  const found = await collection(core.db, blocks)
-    .find({ accountId, targetAccountId: { $in: targetIds } }, { projection: { targetAccountId: 1 } })
-    .toArray();
-  return new Set(found.map((b) => b.targetAccountId));
+  return recordedAmong(core.db, blocks, accountId, 'targetAccountId', targetIds);
 }
 
 /** Inserts a follow if none exists (no events, no counters): the core of the follow operation. */

@@ -11,6 +11,7 @@ import { mutes, type MuteDoc } from '../model/mutes.ts';
 import { accountDomainBlocks } from '../model/accountDomainBlocks.ts';
 import { endorsements } from '../model/endorsements.ts';
 import { accountNotes } from '../model/accountNotes.ts';
+import { recordedAmong } from '../model/accountRecord.ts';
 
 export interface RelationshipFacts {
   id: Id;
@@ -38,44 +39,43 @@ export async function relationshipFacts(
   const mine = { accountId: me, targetAccountId: { $in: ids } };
   const theirs = { accountId: { $in: ids }, targetAccountId: me };
   const domains = [...new Set(targets.map((t) => t.domain).filter((d): d is string => d !== null))];
-  const [following, requested, followedBy, requestedBy, blocking, blockedBy, muting, domainBlocks, endorsed, notes] =
-    await Promise.all([
-      collection(core.db, follows).find(mine).toArray(),
-      collection(core.db, followRequests).find(mine).toArray(),
-      collection(core.db, follows)
-        .find(theirs, { projection: { accountId: 1 } })
-        .toArray(),
-      collection(core.db, followRequests)
-        .find(theirs, { projection: { accountId: 1 } })
-        .toArray(),
-      collection(core.db, blocks)
-        .find(mine, { projection: { targetAccountId: 1 } })
-        .toArray(),
-      collection(core.db, blocks)
-        .find(theirs, { projection: { accountId: 1 } })
-        .toArray(),
-      collection(core.db, mutes).find(mine).toArray(),
-      domains.length
-        ? collection(core.db, accountDomainBlocks)
-            .find({ accountId: me, domain: { $in: domains } })
-            .toArray()
-        : Promise.resolve([]),
-      collection(core.db, endorsements)
-        .find(mine, { projection: { targetAccountId: 1 } })
-        .toArray(),
-      collection(core.db, accountNotes).find(mine).toArray(),
-    ]);
+  const [
+    following,
+    requested,
+    followedBy,
+    requestedBy,
+    blockingSet,
+    blockedBy,
+    muting,
+    blockedDomains,
+    endorsedSet,
+    notes,
+  ] = await Promise.all([
+    collection(core.db, follows).find(mine).toArray(),
+    collection(core.db, followRequests).find(mine).toArray(),
+    collection(core.db, follows)
+      .find(theirs, { projection: { accountId: 1 } })
+      .toArray(),
+    collection(core.db, followRequests)
+      .find(theirs, { projection: { accountId: 1 } })
+      .toArray(),
+    recordedAmong(core.db, blocks, me, 'targetAccountId', ids),
+    collection(core.db, blocks)
+      .find(theirs, { projection: { accountId: 1 } })
+      .toArray(),
+    collection(core.db, mutes).find(mine).toArray(),
+    recordedAmong(core.db, accountDomainBlocks, me, 'domain', domains),
+    recordedAmong(core.db, endorsements, me, 'targetAccountId', ids),
+    collection(core.db, accountNotes).find(mine).toArray(),
+  ]);
   const byTarget = <T extends { targetAccountId: Id }>(list: T[]) => new Map(list.map((x) => [x.targetAccountId, x]));
   const bySource = (list: { accountId: Id }[]) => new Set(list.map((x) => x.accountId));
   const followingMap = byTarget(following);
   const requestedMap = byTarget(requested);
   const followedBySet = bySource(followedBy);
   const requestedBySet = bySource(requestedBy);
-  const blockingSet = new Set(blocking.map((b) => b.targetAccountId));
   const blockedBySet = bySource(blockedBy);
   const mutingMap = byTarget(muting.filter((m) => m.expiresAt === null || m.expiresAt > now));
-  const blockedDomains = new Set(domainBlocks.map((d) => d.domain));
-  const endorsedSet = new Set(endorsed.map((e) => e.targetAccountId));
   const notesMap = byTarget(notes);
   return targets.map((t) => ({
     id: t._id,

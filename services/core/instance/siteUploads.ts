@@ -27,13 +27,18 @@ async function blurhashOf(data: Buffer): Promise<string> {
   return encodeBlurhash(new Uint8ClampedArray(pixels), info.width, info.height, 4, 4);
 }
 
-export async function setThumbnail(core: Core, data: Buffer): Promise<StoredThumbnail> {
-  if (data.length > THUMBNAIL_SIZE_LIMIT) throw new ThumbnailError('Thumbnail is too big (10 MB at most)');
+/** Refuses an uploaded site image (`what`: Thumbnail, Icon) over 10 MB or not in a web format. */
+async function checkSiteImage(data: Buffer, what: string): Promise<void> {
+  if (data.length > THUMBNAIL_SIZE_LIMIT) throw new ThumbnailError(`${what} is too big (10 MB at most)`);
   const meta = await sharp(data)
     .metadata()
     .catch(() => null);
   if (!meta?.format || !['png', 'jpeg', 'gif', 'webp'].includes(meta.format))
-    throw new ThumbnailError('Thumbnail must be a PNG, JPEG, GIF or WebP image');
+    throw new ThumbnailError(`${what} must be a PNG, JPEG, GIF or WebP image`);
+}
+
+export async function setThumbnail(core: Core, data: Buffer): Promise<StoredThumbnail> {
+  await checkSiteImage(data, 'Thumbnail');
   const storage = storageFor(core);
   const version = async (w: number, h: number) => {
     const png = await sharp(data).resize(w, h, { fit: 'inside', withoutEnlargement: true }).png().toBuffer();
@@ -85,12 +90,7 @@ export const ICON_SIZES = [36, 48, 72, 96, 144, 192, 256, 384, 512] as const;
 
 /** Stores the app icon in every size; Instance.icon lists them. Returns the storage keys by size. */
 export async function setAppIcon(core: Core, data: Buffer): Promise<Record<string, string>> {
-  if (data.length > THUMBNAIL_SIZE_LIMIT) throw new ThumbnailError('Icon is too big (10 MB at most)');
-  const meta = await sharp(data)
-    .metadata()
-    .catch(() => null);
-  if (!meta?.format || !['png', 'jpeg', 'gif', 'webp'].includes(meta.format))
-    throw new ThumbnailError('Icon must be a PNG, JPEG, GIF or WebP image');
+  await checkSiteImage(data, 'Icon');
   const storage = storageFor(core);
   const keys: Record<string, string> = {};
   for (const size of ICON_SIZES) {

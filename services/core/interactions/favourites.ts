@@ -8,6 +8,7 @@ import type { AccountDoc } from '../model/accounts.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { favourites, type FavouriteDoc } from '../model/favourites.ts';
 import { bookmarks } from '../model/bookmarks.ts';
+import { recordedAmong } from '../model/accountRecord.ts';
 import { canFavourite } from '../statuses/visibility.ts';
 import { statusForbidden } from '../statuses/errors.ts';
 import type { NewEvent } from '../events/outbox.ts';
@@ -75,12 +76,7 @@ export async function unfavouriteStatus(core: Core, account: AccountDoc, status:
 }
 
 export async function hasFavourited(core: Core, account: AccountDoc, status: StatusDoc): Promise<boolean> {
-  return (
-    (await collection(core.db, favourites).countDocuments(
-      { accountId: account._id, statusId: status._id },
-      { limit: 1 },
-    )) > 0
-  );
+  return (await recordedAmong(core.db, favourites, account._id, 'statusId', [status._id])).has(status._id);
 }
 
 /**
@@ -106,10 +102,5 @@ export async function unbookmarkStatus(core: Core, account: AccountDoc, status: 
 }
 
 export async function hasBookmarked(core: Core, account: AccountDoc, status: StatusDoc): Promise<boolean> {
-  return (
-    (await collection(core.db, bookmarks).countDocuments(
-      { accountId: account._id, statusId: status._id },
-      { limit: 1 },
-    )) > 0
-  );
+  return (await recordedAmong(core.db, bookmarks, account._id, 'statusId', [status._id])).has(status._id);
 }

@@ -16,6 +16,7 @@ import { favourites } from '../model/favourites.ts';
 import { bookmarks } from '../model/bookmarks.ts';
 import { pins } from '../model/pins.ts';
 import { conversationMutes } from '../model/conversations.ts';
+import { recordedAmong } from '../model/accountRecord.ts';
 
 export interface ViewerState {
   favourited: Set<bigint>;
@@ -158,31 +159,20 @@ async function fill(core: Core, viewerId: Id): Promise<boolean> {
 
 /** The marks straight from MongoDB, five queries limited to the statuses asked about. */
 async function queryState(core: Core, viewerId: Id, ids: Id[], conversationIds: Id[]): Promise<ViewerState> {
-  const q = { accountId: viewerId, statusId: { $in: ids } };
-  const [favs, marks, reblogs, pinned, muted] = await Promise.all([
-    collection(core.db, favourites)
-      .find(q, { projection: { statusId: 1 } })
-      .toArray(),
-    collection(core.db, bookmarks)
-      .find(q, { projection: { statusId: 1 } })
-      .toArray(),
+  const [favourited, bookmarked, reblogs, pinned, mutedConversations] = await Promise.all([
+    recordedAmong(core.db, favourites, viewerId, 'statusId', ids),
+    recordedAmong(core.db, bookmarks, viewerId, 'statusId', ids),
     collection(core.db, statuses)
       .find({ uniqueKey: { $in: ids.map((id) => reblogUniqueKey(viewerId, id)) } }, { projection: { reblogOfId: 1 } })
       .toArray(),
-    collection(core.db, pins)
-      .find(q, { projection: { statusId: 1 } })
-      .toArray(),
-    conversationIds.length
-      ? collection(core.db, conversationMutes)
-          .find({ accountId: viewerId, conversationId: { $in: conversationIds } })
-          .toArray()
-      : Promise.resolve([]),
+    recordedAmong(core.db, pins, viewerId, 'statusId', ids),
+    recordedAmong(core.db, conversationMutes, viewerId, 'conversationId', conversationIds),
   ]);
   return {
-    favourited: new Set(favs.map((f) => f.statusId)),
-    bookmarked: new Set(marks.map((b) => b.statusId)),
+    favourited,
+    bookmarked,
     reblogged: new Set(reblogs.map((r) => r.reblogOfId as Id)),
-    pinned: new Set(pinned.map((p) => p.statusId)),
-    mutedConversations: new Set(muted.map((m) => m.conversationId)),
+    pinned,
+    mutedConversations,
   };
 }

@@ -87,6 +87,23 @@ function notificationMail(template: NotificationMailTemplate, v: Record<string, 
   };
 }
 
+/**
+ * A notice: its paragraphs and, when it points to a page, the page's address after them (a button
+ * in HTML, when there is an address).
+ */
+function noticeMail(
+  subject: string,
+  title: string,
+  lines: string[],
+  link?: { label: string; url: string | undefined },
+): RenderedMail {
+  return {
+    subject,
+    text: `${lines.join('\n\n')}\n${link ? `\n${link.url ?? ''}\n` : ''}`,
+    html: layout(title, lines, link?.url ? { label: link.label, url: link.url } : undefined),
+  };
+}
+
 export function renderMail(template: MailTemplate, v: Record<string, string>): RenderedMail {
   const instance = v.instance ?? 'Mastodon';
   switch (template) {
@@ -160,7 +177,7 @@ export function renderMail(template: MailTemplate, v: Record<string, string>): R
         `Hi ${v.username ?? ''}, the password for your account on ${instance} has been changed.`,
         'If you did not change your password, it is likely that someone has gained access to your account. Please change your password immediately or contact the server admin if you are locked out of your account.',
       ];
-      return { subject, text: `${lines.join('\n\n')}\n`, html: layout('Password changed', lines) };
+      return noticeMail(subject, 'Password changed', lines);
     }
     case 'email_changed': {
       const subject = `${instance}: E-mail changed`;
@@ -168,16 +185,12 @@ export function renderMail(template: MailTemplate, v: Record<string, string>): R
         `Hi ${v.username ?? ''}, the e-mail address for your account on ${instance} is being changed to ${v.email ?? ''}.`,
         'If you did not change your e-mail, it is likely that someone has gained access to your account. Please change your password immediately or contact the server admin if you are locked out of your account.',
       ];
-      return { subject, text: `${lines.join('\n\n')}\n`, html: layout('E-mail changed', lines) };
+      return noticeMail(subject, 'E-mail changed', lines);
     }
     case 'approved': {
       const subject = `${instance}: Your account has been approved`;
       const line = `Your account on ${instance} has been approved. You can now log in.`;
-      return {
-        subject,
-        text: `${line}\n\n${v.link ?? ''}\n`,
-        html: layout('Welcome aboard!', [line], v.link ? { label: 'Log in', url: v.link } : undefined),
-      };
+      return noticeMail(subject, 'Welcome aboard!', [line], { label: 'Log in', url: v.link });
     }
     case 'new_report': {
       // To staff who may manage reports (Mastodon's AdminMailer#new_report).
@@ -187,11 +200,7 @@ export function renderMail(template: MailTemplate, v: Record<string, string>): R
         `${v.reporter ?? 'Someone'} has reported ${v.target ?? 'an account'}.`,
         v.comment ? `Comment: ${v.comment}` : 'No comment was given.',
       ];
-      return {
-        subject,
-        text: `${lines.join('\n\n')}\n\n${v.link ?? ''}\n`,
-        html: layout('New report', lines, v.link ? { label: 'View report', url: v.link } : undefined),
-      };
+      return noticeMail(subject, 'New report', lines, { label: 'View report', url: v.link });
     }
     case 'new_pending_account': {
       // Mastodon's AdminMailer#new_pending_account.
@@ -203,21 +212,13 @@ export function renderMail(template: MailTemplate, v: Record<string, string>): R
         `E-mail: ${v.email ?? ''}`,
         v.reason ? `Reason: ${v.reason}` : 'No reason was given.',
       ];
-      return {
-        subject,
-        text: `${lines.join('\n\n')}\n\n${v.link ?? ''}\n`,
-        html: layout('New account up for review', lines, v.link ? { label: 'Review account', url: v.link } : undefined),
-      };
+      return noticeMail(subject, 'New account up for review', lines, { label: 'Review account', url: v.link });
     }
     case 'warning': {
       // To the owner of an account a moderator acted on (Mastodon's UserMailer#warning).
       const subject = v.subject ?? `A moderator of ${instance} has taken action on your account`;
       const lines = [v.summary ?? subject, v.text ? `Note from the moderators: ${v.text}` : ''].filter(Boolean);
-      return {
-        subject,
-        text: `${lines.join('\n\n')}\n`,
-        html: layout(subject, lines),
-      };
+      return noticeMail(subject, subject, lines);
     }
     case 'trends_review': {
       // Mastodon's AdminMailer#new_trends: what waits for review before it can trend.
@@ -226,11 +227,7 @@ export function renderMail(template: MailTemplate, v: Record<string, string>): R
         `Hi ${v.username ?? ''}, the following items need a review before they can be displayed publicly:`,
         v.items ?? '',
       ];
-      return {
-        subject,
-        text: `${lines.join('\n\n')}\n\n${v.link ?? ''}\n`,
-        html: layout('New trends up for review', lines, v.link ? { label: 'Review trends', url: v.link } : undefined),
-      };
+      return noticeMail(subject, 'New trends up for review', lines, { label: 'Review trends', url: v.link });
     }
   }
 }

@@ -9,13 +9,11 @@ import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { mediaAttachments, type MediaAttachmentDoc } from '../model/media.ts';
 import { LIMITS } from '../instance/limits.ts';
-import { domainPolicy } from '../moderation/domainBlocks.ts';
-import { FetchError, safeFetch } from '../activitypub/safeFetch.ts';
-import { hostOf } from '../activitypub/uris.ts';
 import { invalidateRenderedStatuses } from '../statuses/renderCache.ts';
 import { MediaRejectedError } from './errors.ts';
 import { processMedia } from './process.ts';
 import { storageFor } from './storage.ts';
+import { downloadRemoteFile } from './remoteFile.ts';
 
 const L = LIMITS.mediaAttachments;
 
@@ -33,25 +31,14 @@ export async function cacheRemoteAttachment(core: Core, id: Id): Promise<MediaAt
   const coll = collection(core.db, mediaAttachments);
   const doc = await coll.findOne({ _id: id });
   if (!doc || !doc.remoteUrl || !needsRedownload(doc) || doc.type === 'unknown') return doc;
-  const host = hostOf(doc.remoteUrl);
-  if (host === null || (await domainPolicy(core, host)).rejectMedia) return doc;
-  let data: Buffer;
-  try {
-    const res = await safeFetch(core.config, doc.remoteUrl, {
-      maxBytes: doc.type === 'image' ? L.imageSizeLimit : L.videoSizeLimit,
-      timeoutMs: 60_000,
-      headers: { accept: '*/*' },
-    });
-    if (res.status !== 200) {
-      core.logger.info({ mediaId: String(id), status: res.status }, 'remote media not cached: origin answered');
-      return doc;
-    }
-    data = res.body;
-  } catch (err) {
-    if (!(err instanceof FetchError)) throw err;
-    core.logger.info({ mediaId: String(id), reason: err.reason }, 'remote media not cached');
-    return doc;
-  }
+  const data = await downloadRemoteFile(core, doc.remoteUrl, {
+    maxBytes: doc.type === 'image' ? L.imageSizeLimit : L.videoSizeLimit,
+    timeoutMs: 60_000,
+    accept: '*/*',
+    what: 'remote media',
+    logFields: { mediaId: String(id) },
+  });
+  if (!data) return doc;
   const storage = storageFor(core);
   let processed;
   try {

@@ -8,10 +8,8 @@ import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { accounts, type AccountDoc, type StoredImage } from '../model/accounts.ts';
 import { follows } from '../model/follows.ts';
-import { domainPolicy } from '../moderation/domainBlocks.ts';
-import { FetchError, safeFetch } from '../activitypub/safeFetch.ts';
-import { hostOf } from '../activitypub/uris.ts';
 import { storageFor } from './storage.ts';
+import { downloadRemoteFile } from './remoteFile.ts';
 import {
   deleteProfileImage,
   PROFILE_IMAGE_MAX_BYTES,
@@ -47,22 +45,14 @@ export async function cacheRemoteProfileImage(
   const current = cachedProfileImage(account, kind);
   const url = remoteUrlOf(account, kind);
   if (current || url === null) return current;
-  const host = hostOf(url);
-  if (host === null || (await domainPolicy(core, host)).rejectMedia) return null;
-  let data: Buffer;
-  try {
-    const res = await safeFetch(core.config, url, {
-      maxBytes: PROFILE_IMAGE_MAX_BYTES,
-      timeoutMs: 30_000,
-      headers: { accept: 'image/*' },
-    });
-    if (res.status !== 200) return null;
-    data = res.body;
-  } catch (err) {
-    if (!(err instanceof FetchError)) throw err;
-    core.logger.info({ accountId: String(accountId), kind, reason: err.reason }, 'remote profile image not cached');
-    return null;
-  }
+  const data = await downloadRemoteFile(core, url, {
+    maxBytes: PROFILE_IMAGE_MAX_BYTES,
+    timeoutMs: 30_000,
+    accept: 'image/*',
+    what: 'remote profile image',
+    logFields: { accountId: String(accountId), kind },
+  });
+  if (!data) return null;
   let stored: StoredImage;
   try {
     stored = { ...(await storeProfileImage(core, accountId, kind, data)), remoteUrl: url };

@@ -1,16 +1,13 @@
 // Domains an account blocked for itself (GET/POST/DELETE /api/v1/domain_blocks).
-import type { Id } from '../ids.ts';
 import { defineCollection } from '../db/mongo.ts';
+import { accountRecordIndexes, type AccountRecordDoc } from './accountRecord.ts';
 
-export interface AccountDomainBlockDoc {
-  _id: Id;
-  accountId: Id;
+export interface AccountDomainBlockDoc extends AccountRecordDoc {
   /** Lower case, punycode, no trailing dot. */
   domain: string;
-  createdAt: Date;
 }
 
-export const accountDomainBlocks = defineCollection<AccountDomainBlockDoc>('account_domain_blocks', [
-  { key: { accountId: 1, domain: 1 }, name: 'account_domain', unique: true },
-  { key: { accountId: 1, _id: -1 }, name: 'account' },
-]);
+export const accountDomainBlocks = defineCollection<AccountDomainBlockDoc>(
+  'account_domain_blocks',
+  accountRecordIndexes('domain', { unique: 'account_domain', newestFirst: 'account' }),
+);

@@ -123,6 +123,23 @@ export interface AccountDoc {
 }
 
 /** Query fragment that leaves out accounts of unconfirmed or unapproved users. */
+type ProfileContent =
+  'displayName' | 'displayNameLower' | 'note' | 'noteSource' | 'fields' | 'fieldsSource' | 'avatar' | 'header';
+
+/** A profile with nothing in it: a new account's, and what a removal of the account's data leaves. */
+export function blankProfile(): Pick<AccountDoc, ProfileContent> {
+  return {
+    displayName: '',
+    displayNameLower: '',
+    note: '',
+    noteSource: '',
+    fields: [],
+    fieldsSource: [],
+    avatar: null,
+    header: null,
+  };
+}
+
 export const visibleAccountFilter = { pendingUser: { $ne: true } } as const;
 
 export const accounts = defineCollection<AccountDoc>(

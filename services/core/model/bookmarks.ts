@@ -1,15 +1,13 @@
 // Bookmarks: private to their owner; the serial id is the pagination cursor of /bookmarks.
 import type { Id } from '../ids.ts';
 import { defineCollection } from '../db/mongo.ts';
+import { accountRecordIndexes, type AccountRecordDoc } from './accountRecord.ts';
 
-export interface BookmarkDoc {
-  _id: Id;
-  accountId: Id;
+export interface BookmarkDoc extends AccountRecordDoc {
   statusId: Id;
-  createdAt: Date;
 }
 
-export const bookmarks = defineCollection<BookmarkDoc>('bookmarks', [
-  { key: { accountId: 1, statusId: 1 }, name: 'account_status', unique: true },
-  { key: { accountId: 1, _id: -1 }, name: 'account_id' },
-]);
+export const bookmarks = defineCollection<BookmarkDoc>(
+  'bookmarks',
+  accountRecordIndexes('statusId', { unique: 'account_status', newestFirst: 'account_id' }),
+);

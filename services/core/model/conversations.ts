@@ -2,6 +2,7 @@
 // may have none, which is why muting a conversation can fail validation.
 import type { Id } from '../ids.ts';
 import { defineCollection } from '../db/mongo.ts';
+import type { AccountRecordDoc } from './accountRecord.ts';
 
 export interface ConversationDoc {
   _id: Id;
@@ -13,11 +14,8 @@ export interface ConversationDoc {
 export const conversations = defineCollection<ConversationDoc>('conversations', [{ key: { uri: 1 }, name: 'uri' }]);
 
 /** A viewer muted notifications of a conversation. */
-export interface ConversationMuteDoc {
-  _id: Id;
-  accountId: Id;
+export interface ConversationMuteDoc extends AccountRecordDoc {
   conversationId: Id;
-  createdAt: Date;
 }
 
 export const conversationMutes = defineCollection<ConversationMuteDoc>('conversation_mutes', [

@@ -1,15 +1,13 @@
 // Hashtags featured on a profile (at most 10 per account).
 import type { Id } from '../ids.ts';
 import { defineCollection } from '../db/mongo.ts';
+import type { AccountRecordDoc } from './accountRecord.ts';
 
-export interface FeaturedTagDoc {
-  _id: Id;
-  accountId: Id;
+export interface FeaturedTagDoc extends AccountRecordDoc {
   tagId: Id;
   /** Display name of the tag. */
   name: string;
   nameNormalized: string;
-  createdAt: Date;
 }
 
 export const featuredTags = defineCollection<FeaturedTagDoc>('featured_tags', [

@@ -5,6 +5,7 @@
 // notifications per sender; permissions are the senders whose request was accepted.
 import type { Id } from '../ids.ts';
 import { defineCollection } from '../db/mongo.ts';
+import { accountRecordIndexes, type AccountRecordDoc } from './accountRecord.ts';
 
 export const POLICY_VALUES = ['accept', 'filter', 'drop'] as const;
 export type PolicyValue = (typeof POLICY_VALUES)[number];
@@ -30,27 +31,21 @@ export const DEFAULT_POLICY: Omit<NotificationPolicyDoc, '_id' | 'updatedAt'> = 
 
 export const notificationPolicies = defineCollection<NotificationPolicyDoc>('notification_policies');
 
-export interface NotificationRequestDoc {
-  _id: Id;
-  accountId: Id;
+export interface NotificationRequestDoc extends AccountRecordDoc {
   fromAccountId: Id;
   /** The newest filtered notification's status, if it had one. */
   lastStatusId: Id | null;
   notificationsCount: number;
-  createdAt: Date;
   updatedAt: Date;
 }
 
-export const notificationRequests = defineCollection<NotificationRequestDoc>('notification_requests', [
-  { key: { accountId: 1, fromAccountId: 1 }, name: 'account_from', unique: true },
-  { key: { accountId: 1, _id: -1 }, name: 'account_id' },
-]);
+export const notificationRequests = defineCollection<NotificationRequestDoc>(
+  'notification_requests',
+  accountRecordIndexes('fromAccountId', { unique: 'account_from', newestFirst: 'account_id' }),
+);
 
-export interface NotificationPermissionDoc {
-  _id: Id;
-  accountId: Id;
+export interface NotificationPermissionDoc extends AccountRecordDoc {
   fromAccountId: Id;
-  createdAt: Date;
 }
 
 export const notificationPermissions = defineCollection<NotificationPermissionDoc>('notification_permissions', [

@@ -1,12 +1,10 @@
 // Pinned statuses ("featured" collection of an account).
 import type { Id } from '../ids.ts';
 import { defineCollection } from '../db/mongo.ts';
+import type { AccountRecordDoc } from './accountRecord.ts';
 
-export interface PinDoc {
-  _id: Id;
-  accountId: Id;
+export interface PinDoc extends AccountRecordDoc {
   statusId: Id;
-  createdAt: Date;
 }
 
 export const pins = defineCollection<PinDoc>('status_pins', [

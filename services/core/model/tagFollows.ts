@@ -1,16 +1,13 @@
 // Hashtags an account follows (their statuses reach its home feed).
 import type { Id } from '../ids.ts';
 import { defineCollection } from '../db/mongo.ts';
+import { accountRecordIndexes, type AccountRecordDoc } from './accountRecord.ts';
 
-export interface TagFollowDoc {
-  _id: Id;
-  accountId: Id;
+export interface TagFollowDoc extends AccountRecordDoc {
   tagId: Id;
-  createdAt: Date;
 }
 
 export const tagFollows = defineCollection<TagFollowDoc>('tag_follows', [
-  { key: { accountId: 1, tagId: 1 }, name: 'account_tag', unique: true },
-  { key: { accountId: 1, _id: -1 }, name: 'account' },
+  ...accountRecordIndexes('tagId', { unique: 'account_tag', newestFirst: 'account' }),
   { key: { tagId: 1 }, name: 'tag' },
 ]);

@@ -12,7 +12,7 @@ import { users, type UserDoc } from '../model/users.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { canonicalEmailBlocks } from '../model/signUpBlocks.ts';
 import { accountWarnings, reports, type AccountWarningDoc, type WarningAction } from '../model/reports.ts';
-import { DomainError, forbidden, notFound, validationFailed } from '../errors.ts';
+import { DomainError, forbidden, notFound, orNotFound, validationFailed } from '../errors.ts';
 import type { NewEvent } from '../events/outbox.ts';
 import { mailRequestedEvent } from '../mail/request.ts';
 import { logAdminAction, setDisabled, type Actor } from '../users/moderation.ts';
@@ -38,19 +38,11 @@ export function moderatedAccount(target: AccountDoc, actor: Actor) {
 }
 
 export async function log(core: Core, action: string, target: AccountDoc, actor: Actor): Promise<void> {
-  await logAdminAction(core, {
-    accountId: actor,
-    action,
-    targetType: 'Account',
-    targetId: String(target._id),
-    humanIdentifier: acct(target),
-  });
+  await logAdminAction(core, actor, action, { type: 'Account', id: target._id, name: acct(target) });
 }
 
 export async function reload(core: Core, id: Id): Promise<AccountDoc> {
-  const account = await collection(core.db, accounts).findOne({ _id: id });
-  if (!account) throw notFound();
-  return account;
+  return orNotFound(await collection(core.db, accounts).findOne({ _id: id }));
 }
 
 export async function userOfAccount(core: Core, account: AccountDoc): Promise<UserDoc | null> {
@@ -124,32 +116,29 @@ export async function unsuspendAccount(core: Core, target: AccountDoc, actor: Ac
 // ---------------------------------------------------------------------------------------------
 // Silence and sensitive
 
-export async function setSilenced(
+/** Sets (keeping the first date) or clears a moderation mark of an account, logged as `action`. */
+async function setMark(
   core: Core,
   target: AccountDoc,
-  silenced: boolean,
+  mark: 'silencedAt' | 'sensitizedAt',
+  on: boolean,
+  action: string,
   actor: Actor,
 ): Promise<AccountDoc> {
   await collection(core.db, accounts).updateOne(
     { _id: target._id },
-    { $set: { silencedAt: silenced ? (target.silencedAt ?? new Date()) : null, updatedAt: new Date() } },
+    { $set: { [mark]: on ? (target[mark] ?? new Date()) : null, updatedAt: new Date() } },
   );
-  await log(core, silenced ? 'silence' : 'unsilence', target, actor);
+  await log(core, action, target, actor);
   return reload(core, target._id);
 }
 
-export async function setSensitized(
-  core: Core,
-  target: AccountDoc,
-  sensitized: boolean,
-  actor: Actor,
-): Promise<AccountDoc> {
-  await collection(core.db, accounts).updateOne(
-    { _id: target._id },
-    { $set: { sensitizedAt: sensitized ? (target.sensitizedAt ?? new Date()) : null, updatedAt: new Date() } },
-  );
-  await log(core, sensitized ? 'sensitive' : 'unsensitive', target, actor);
-  return reload(core, target._id);
+export function setSilenced(core: Core, target: AccountDoc, silenced: boolean, actor: Actor): Promise<AccountDoc> {
+  return setMark(core, target, 'silencedAt', silenced, silenced ? 'silence' : 'unsilence', actor);
+}
+
+export function setSensitized(core: Core, target: AccountDoc, sensitized: boolean, actor: Actor): Promise<AccountDoc> {
+  return setMark(core, target, 'sensitizedAt', sensitized, sensitized ? 'sensitive' : 'unsensitive', actor);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -316,13 +305,7 @@ export async function removeStatusesByModerator(
     if (!author) continue;
     for (const s of list) await deleteStatus(core, author, s._id);
     for (const s of list)
-      await logAdminAction(core, {
-        accountId: actor,
-        action: 'destroy',
-        targetType: 'Status',
-        targetId: String(s._id),
-        humanIdentifier: acct(author),
-      });
+      await logAdminAction(core, actor, 'destroy', { type: 'Status', id: s._id, name: acct(author) });
     strikes.push(
       await createStrike(
         core,

@@ -5,7 +5,7 @@ import { dropViewerFlags } from '../interactions/viewerFlags.ts';
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { accounts, blankProfile, type AccountDoc } from '../model/accounts.ts';
 import { users } from '../model/users.ts';
 import { statuses } from '../model/statuses.ts';
 import { follows } from '../model/follows.ts';
@@ -29,13 +29,7 @@ export async function rejectPendingUser(core: Core, target: AccountDoc, actor: A
   await collection(core.db, accessTokens).updateMany({ userId: user._id }, { $set: { revokedAt: new Date() } });
   await collection(core.db, users).deleteOne({ _id: user._id });
   await collection(core.db, accounts).deleteOne({ _id: target._id });
-  await logAdminAction(core, {
-    accountId: actor,
-    action: 'reject',
-    targetType: 'User',
-    targetId: String(user._id),
-    humanIdentifier: acct(target),
-  });
+  await logAdminAction(core, actor, 'reject', { type: 'User', id: user._id, name: acct(target) });
   return target;
 }
 
@@ -78,17 +72,7 @@ export async function deleteAccountData(core: Core, target: AccountDoc, actor: A
   await collection(core.db, accounts).updateOne(
     { _id: target._id },
     {
-      $set: {
-        displayName: '',
-        note: '',
-        noteSource: '',
-        fields: [],
-        fieldsSource: [],
-        avatar: null,
-        header: null,
-        statusesCount: 0,
-        updatedAt: now,
-      },
+      $set: { ...blankProfile(), statusesCount: 0, updatedAt: now },
     },
   );
   const deleted: NewEvent<'AccountDataDeleted'> = {

@@ -3,8 +3,8 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { nextSerialId } from '../ids.ts';
-import { collection, isDuplicateKeyError } from '../db/mongo.ts';
-import { notFound, validationFailed } from '../errors.ts';
+import { collection, insertOrTwin } from '../db/mongo.ts';
+import { orNotFound, validationFailed } from '../errors.ts';
 import { domainAllows, type DomainAllowDoc } from '../model/instanceDomainBlocks.ts';
 import { logAdminAction } from '../users/moderation.ts';
 import { invalidateDomainRules, normalizeDomain, type Actor } from './domainBlocks.ts';
@@ -26,44 +26,29 @@ export async function createDomainAllow(
   const existing = await coll.findOne({ domain });
   if (existing) return existing;
   const now = new Date();
-  const allow: DomainAllowDoc = {
+  const doc: DomainAllowDoc = {
     _id: await nextSerialId(core.db, 'domain_allows'),
     domain,
     createdAt: now,
     updatedAt: now,
   };
-  try {
-    await coll.insertOne(allow);
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
-    const raced = await coll.findOne({ domain });
-    if (raced) return raced;
-    throw err;
-  }
+  const allow = await insertOrTwin(coll, doc, { domain });
+  if (allow !== doc) return allow; // a concurrent call allowed it first
   invalidateDomainRules(core);
   await logDomainAllow(core, 'create', allow, actor);
   return allow;
 }
 
 async function logDomainAllow(core: Core, action: string, allow: DomainAllowDoc, actor: Actor): Promise<void> {
-  await logAdminAction(core, {
-    accountId: actor,
-    action,
-    targetType: 'DomainAllow',
-    targetId: String(allow._id),
-    humanIdentifier: allow.domain,
-  });
+  await logAdminAction(core, actor, action, { type: 'DomainAllow', id: allow._id, name: allow.domain });
 }
 
 export async function getDomainAllow(core: Core, id: Id): Promise<DomainAllowDoc> {
-  const allow = await collection(core.db, domainAllows).findOne({ _id: id });
-  if (!allow) throw notFound();
-  return allow;
+  return orNotFound(await collection(core.db, domainAllows).findOne({ _id: id }));
 }
 
 export async function deleteDomainAllow(core: Core, id: Id, actor: Actor = null): Promise<DomainAllowDoc> {
-  const allow = await collection(core.db, domainAllows).findOneAndDelete({ _id: id });
-  if (!allow) throw notFound();
+  const allow = orNotFound(await collection(core.db, domainAllows).findOneAndDelete({ _id: id }));
   invalidateDomainRules(core);
   await logDomainAllow(core, 'destroy', allow, actor);
   return allow;

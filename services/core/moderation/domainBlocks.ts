@@ -10,7 +10,7 @@ import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { nextSerialId } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
-import { DomainError, notFound, validationFailed, unprocessable } from '../errors.ts';
+import { DomainError, notFound, orNotFound, validationFailed, unprocessable } from '../errors.ts';
 import {
   instanceDomainBlocks,
   domainAllows,
@@ -290,14 +290,13 @@ export function onDomainBlockChange(hook: DomainBlockHook): void {
 }
 
 async function runHooks(core: Core, change: DomainBlockChange): Promise<void> {
-  await logAdminAction(core, {
-    accountId: change.actor,
-    action: { created: 'create', updated: 'update', deleted: 'destroy' }[change.kind],
-    targetType: 'DomainBlock',
-    targetId: String(change.block._id),
-    humanIdentifier: change.block.domain,
-    details: { severity: change.block.severity },
-  });
+  await logAdminAction(
+    core,
+    change.actor,
+    { created: 'create', updated: 'update', deleted: 'destroy' }[change.kind],
+    { type: 'DomainBlock', id: change.block._id, name: change.block.domain },
+    { severity: change.block.severity },
+  );
   // Loaded on use: the effects module builds on account actions, which build on this module.
   const { applyDomainBlockChange } = await import('./domainBlockEffects.ts');
   await applyDomainBlockChange(core, change);
@@ -351,8 +350,7 @@ export async function updateDomainBlock(
   input: Omit<DomainBlockInput, 'domain'>,
   actor: Actor,
 ): Promise<DomainBlockDoc> {
-  const previous = await collection(core.db, instanceDomainBlocks).findOne({ _id: id });
-  if (!previous) throw notFound();
+  const previous = orNotFound(await collection(core.db, instanceDomainBlocks).findOne({ _id: id }));
   const set: Partial<DomainBlockDoc> = { updatedAt: new Date() };
   const severity = checkSeverity(input.severity);
   if (severity !== undefined) set.severity = severity;
@@ -375,17 +373,14 @@ export async function updateDomainBlock(
 }
 
 export async function deleteDomainBlock(core: Core, id: Id, actor: Actor): Promise<DomainBlockDoc> {
-  const block = await collection(core.db, instanceDomainBlocks).findOneAndDelete({ _id: id });
-  if (!block) throw notFound();
+  const block = orNotFound(await collection(core.db, instanceDomainBlocks).findOneAndDelete({ _id: id }));
   invalidateDomainRules(core);
   await runHooks(core, { kind: 'deleted', block, previous: null, actor });
   return block;
 }
 
 export async function getDomainBlock(core: Core, id: Id): Promise<DomainBlockDoc> {
-  const block = await collection(core.db, instanceDomainBlocks).findOne({ _id: id });
-  if (!block) throw notFound();
-  return block;
+  return orNotFound(await collection(core.db, instanceDomainBlocks).findOne({ _id: id }));
 }
 
 /** The exact rule for a domain (not a parent's); for the command line's unblock. */

@@ -6,14 +6,14 @@ import { createHash } from 'node:crypto';
 import { promises as dns } from 'node:dns';
 import type { Core } from '../context.ts';
 import { nextSerialId, type Id } from '../ids.ts';
-import { collection, insertOnce, isDuplicateKeyError } from '../db/mongo.ts';
+import { collection, insertOnce, insertUnique } from '../db/mongo.ts';
 import {
   emailDomainBlocks,
   canonicalEmailBlocks,
   type EmailDomainBlockDoc,
   type CanonicalEmailBlockDoc,
 } from '../model/signUpBlocks.ts';
-import { notFound, validationFailed } from '../errors.ts';
+import { orNotFound, validationFailed } from '../errors.ts';
 import { domainVariants, normalizeDomain } from './domainBlocks.ts';
 import { logAdminAction, type Actor } from '../users/moderation.ts';
 
@@ -133,12 +133,7 @@ export async function createEmailDomainBlock(
     createdAt: now,
     updatedAt: now,
   };
-  try {
-    await coll.insertOne(block);
-  } catch (err) {
-    if (isDuplicateKeyError(err)) throw validationFailed('Domain has already been taken');
-    throw err;
-  }
+  await insertUnique(coll, block, () => validationFailed('Domain has already been taken'));
   // The domains of its mail servers are blocked with it (a sign-up through another domain served by
   // the same provider is caught too).
   for (const mx of await mxDomains(domain)) {
@@ -151,33 +146,18 @@ export async function createEmailDomainBlock(
       updatedAt: now,
     });
   }
-  await logAdminAction(core, {
-    accountId: actor,
-    action: 'create',
-    targetType: 'EmailDomainBlock',
-    targetId: String(block._id),
-    humanIdentifier: domain,
-  });
+  await logAdminAction(core, actor, 'create', { type: 'EmailDomainBlock', id: block._id, name: domain });
   return block;
 }
 
 export async function getEmailDomainBlock(core: Core, id: Id): Promise<EmailDomainBlockDoc> {
-  const block = await collection(core.db, emailDomainBlocks).findOne({ _id: id });
-  if (!block) throw notFound();
-  return block;
+  return orNotFound(await collection(core.db, emailDomainBlocks).findOne({ _id: id }));
 }
 
 export async function deleteEmailDomainBlock(core: Core, id: Id, actor: Actor): Promise<void> {
-  const block = await collection(core.db, emailDomainBlocks).findOneAndDelete({ _id: id });
-  if (!block) throw notFound();
+  const block = orNotFound(await collection(core.db, emailDomainBlocks).findOneAndDelete({ _id: id }));
   await collection(core.db, emailDomainBlocks).deleteMany({ parentId: block._id });
-  await logAdminAction(core, {
-    accountId: actor,
-    action: 'destroy',
-    targetType: 'EmailDomainBlock',
-    targetId: String(block._id),
-    humanIdentifier: block.domain,
-  });
+  await logAdminAction(core, actor, 'destroy', { type: 'EmailDomainBlock', id: block._id, name: block.domain });
 }
 
 export async function emailDomainBlockByDomain(core: Core, input: string): Promise<EmailDomainBlockDoc | null> {
@@ -214,37 +194,21 @@ export async function createCanonicalEmailBlock(
     createdAt: now,
     updatedAt: now,
   };
-  try {
-    await coll.insertOne(block);
-  } catch (err) {
-    if (isDuplicateKeyError(err)) throw validationFailed('Canonical email hash has already been taken');
-    throw err;
-  }
-  await logAdminAction(core, {
-    accountId: actor,
-    action: 'create',
-    targetType: 'CanonicalEmailBlock',
-    targetId: String(block._id),
-    humanIdentifier: hash,
-  });
+  await insertUnique(coll, block, () => validationFailed('Canonical email hash has already been taken'));
+  await logAdminAction(core, actor, 'create', { type: 'CanonicalEmailBlock', id: block._id, name: hash });
   return block;
 }
 
 export async function getCanonicalEmailBlock(core: Core, id: Id): Promise<CanonicalEmailBlockDoc> {
-  const block = await collection(core.db, canonicalEmailBlocks).findOne({ _id: id });
-  if (!block) throw notFound();
-  return block;
+  return orNotFound(await collection(core.db, canonicalEmailBlocks).findOne({ _id: id }));
 }
 
 export async function deleteCanonicalEmailBlock(core: Core, id: Id, actor: Actor): Promise<void> {
-  const block = await collection(core.db, canonicalEmailBlocks).findOneAndDelete({ _id: id });
-  if (!block) throw notFound();
-  await logAdminAction(core, {
-    accountId: actor,
-    action: 'destroy',
-    targetType: 'CanonicalEmailBlock',
-    targetId: String(block._id),
-    humanIdentifier: block.canonicalEmailHash,
+  const block = orNotFound(await collection(core.db, canonicalEmailBlocks).findOneAndDelete({ _id: id }));
+  await logAdminAction(core, actor, 'destroy', {
+    type: 'CanonicalEmailBlock',
+    id: block._id,
+    name: block.canonicalEmailHash,
   });
 }
 

@@ -4,9 +4,9 @@
 import { isIP } from 'node:net';
 import type { Core } from '../context.ts';
 import { nextSerialId, type Id } from '../ids.ts';
-import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { collection, insertUnique, isDuplicateKeyError } from '../db/mongo.ts';
 import { ipBlocks, IP_BLOCK_SEVERITIES, type IpBlockDoc, type IpBlockSeverity } from '../model/signUpBlocks.ts';
-import { notFound, validationFailed } from '../errors.ts';
+import { notFound, orNotFound, validationFailed } from '../errors.ts';
 import { logAdminAction, type Actor } from '../users/moderation.ts';
 import { TtlCache } from '../cache/ttlCache.ts';
 
@@ -210,14 +210,13 @@ function checkComment(value: string | undefined): string | undefined {
 }
 
 async function log(core: Core, action: string, block: IpBlockDoc, actor: Actor): Promise<void> {
-  await logAdminAction(core, {
-    accountId: actor,
+  await logAdminAction(
+    core,
+    actor,
     action,
-    targetType: 'IpBlock',
-    targetId: String(block._id),
-    humanIdentifier: block.ip,
-    details: { severity: block.severity },
-  });
+    { type: 'IpBlock', id: block._id, name: block.ip },
+    { severity: block.severity },
+  );
 }
 
 export async function createIpBlock(core: Core, input: IpBlockInput, actor: Actor): Promise<IpBlockDoc> {
@@ -237,12 +236,7 @@ export async function createIpBlock(core: Core, input: IpBlockInput, actor: Acto
   const coll = collection(core.db, ipBlocks);
   // An expired rule for the same range is replaced, as Mastodon purges expired rules.
   await coll.deleteOne({ ip, expiresAt: { $ne: null, $lte: now } });
-  try {
-    await coll.insertOne(block);
-  } catch (err) {
-    if (isDuplicateKeyError(err)) throw validationFailed('Ip has already been taken');
-    throw err;
-  }
+  await insertUnique(coll, block, () => validationFailed('Ip has already been taken'));
   invalidate(core);
   await log(core, 'create', block, actor);
   return block;
@@ -275,14 +269,11 @@ export async function updateIpBlock(core: Core, id: Id, input: IpBlockInput, act
 }
 
 export async function getIpBlock(core: Core, id: Id): Promise<IpBlockDoc> {
-  const block = await collection(core.db, ipBlocks).findOne({ _id: id });
-  if (!block) throw notFound();
-  return block;
+  return orNotFound(await collection(core.db, ipBlocks).findOne({ _id: id }));
 }
 
 export async function deleteIpBlock(core: Core, id: Id, actor: Actor): Promise<void> {
-  const block = await collection(core.db, ipBlocks).findOneAndDelete({ _id: id });
-  if (!block) throw notFound();
+  const block = orNotFound(await collection(core.db, ipBlocks).findOneAndDelete({ _id: id }));
   invalidate(core);
   await log(core, 'destroy', block, actor);
 }

@@ -8,7 +8,7 @@ import { collection } from '../db/mongo.ts';
 import { accounts, type AccountDoc } from '../model/accounts.ts';
 import { statuses } from '../model/statuses.ts';
 import { reports, REPORT_CATEGORIES, type ReportCategory, type ReportDoc } from '../model/reports.ts';
-import { notFound, validationFailed } from '../errors.ts';
+import { notFound, orNotFound, validationFailed } from '../errors.ts';
 import type { NewEvent } from '../events/outbox.ts';
 import { mailRequestedEvent } from '../mail/request.ts';
 import { wantsEmail } from '../users/notificationEmails.ts';
@@ -184,9 +184,7 @@ async function reportMails(
 }
 
 export async function getReport(core: Core, id: Id): Promise<ReportDoc> {
-  const report = await collection(core.db, reports).findOne({ _id: id });
-  if (!report) throw notFound();
-  return report;
+  return orNotFound(await collection(core.db, reports).findOne({ _id: id }));
 }
 
 async function changeReport(
@@ -202,13 +200,7 @@ async function changeReport(
     { returnDocument: 'after' },
   );
   if (!updated) throw notFound();
-  await logAdminAction(core, {
-    accountId: actor,
-    action,
-    targetType: 'Report',
-    targetId: String(report._id),
-    humanIdentifier: String(report._id),
-  });
+  await logAdminAction(core, actor, action, { type: 'Report', id: report._id, name: String(report._id) });
   return updated;
 }
 

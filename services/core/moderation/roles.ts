@@ -46,13 +46,7 @@ export async function createCustomRole(
   if (await collection(core.db, roles).findOne({ nameLower: name.toLowerCase() }))
     throw validationFailed('Name has already been taken');
   const role = await createRole(core, { ...input, name, position });
-  await logAdminAction(core, {
-    accountId: actor,
-    action: 'create',
-    targetType: 'UserRole',
-    targetId: String(role._id),
-    humanIdentifier: role.name,
-  });
+  await logAdminAction(core, actor, 'create', { type: 'UserRole', id: role._id, name: role.name });
   return role;
 }
 
@@ -83,13 +77,7 @@ export async function updateCustomRole(
   );
   if (!updated) throw notFound();
   forgetCachedRole(role._id);
-  await logAdminAction(core, {
-    accountId: actor,
-    action: 'update',
-    targetType: 'UserRole',
-    targetId: String(role._id),
-    humanIdentifier: role.name,
-  });
+  await logAdminAction(core, actor, 'update', { type: 'UserRole', id: role._id, name: role.name });
   return updated;
 }
 
@@ -99,13 +87,7 @@ export async function deleteCustomRole(core: Core, role: RoleDoc, grantor: RoleG
   assertCanGrant(grantor, role.permissions, role.position);
   await collection(core.db, users).updateMany({ roleId: role._id }, { $set: { roleId: null, updatedAt: new Date() } });
   await collection(core.db, roles).deleteOne({ _id: role._id });
-  await logAdminAction(core, {
-    accountId: actor,
-    action: 'destroy',
-    targetType: 'UserRole',
-    targetId: String(role._id),
-    humanIdentifier: role.name,
-  });
+  await logAdminAction(core, actor, 'destroy', { type: 'UserRole', id: role._id, name: role.name });
 }
 
 /**

@@ -18,6 +18,7 @@ import type { Filter } from 'mongodb';
 import type { Core } from '../context.ts';
 import { parseId, type Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
+import { findInOrder } from '../db/findInOrder.ts';
 import {
   GROUPABLE_TYPES,
   groupDocId,
@@ -270,13 +271,7 @@ async function present(
   );
   const wanted = page.flatMap((c, i) => ('single' in c || !facts[i] ? [] : [facts[i].mostRecentId]));
   const docs = new Map<Id, NotificationDoc>(
-    wanted.length
-      ? (
-          await collection(core.db, notifications)
-            .find({ _id: { $in: wanted } })
-            .toArray()
-        ).map((n) => [n._id, n])
-      : [],
+    (await findInOrder(collection(core.db, notifications), wanted)).map((n) => [n._id, n]),
   );
   return page.flatMap((c, i) => {
     const f = facts[i];

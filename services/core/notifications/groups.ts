@@ -94,6 +94,19 @@ function browsable(accountId: Id, groupKey: string) {
   return { accountId, groupKey, filtered: { $ne: true } };
 }
 
+/** A group's newest notifications (its sample) and its oldest one's id. */
+function groupEnds(core: Core, q: ReturnType<typeof browsable>) {
+  const coll = collection(core.db, notifications);
+  return Promise.all([
+    coll.find(q).sort({ _id: -1 }).limit(SAMPLE_ACCOUNTS_SIZE).toArray(),
+    coll
+      .find(q, { projection: { _id: 1 } })
+      .sort({ _id: 1 })
+      .limit(1)
+      .toArray(),
+  ]);
+}
+
 /**
  * Recomputes one group's summary from its notifications (reads the whole group: only for repairs
  * and bulk changes, never on the read path); deletes it when the group is empty.
@@ -102,15 +115,7 @@ export async function rebuildGroup(core: Core, accountId: Id, groupKey: string):
   const coll = collection(core.db, notifications);
   await coll.updateMany({ accountId, groupKey, grouping: true }, { $unset: { grouping: '' } });
   const q = browsable(accountId, groupKey);
-  const [recent, oldest, count] = await Promise.all([
-    coll.find(q).sort({ _id: -1 }).limit(SAMPLE_ACCOUNTS_SIZE).toArray(),
-    coll
-      .find(q, { projection: { _id: 1 } })
-      .sort({ _id: 1 })
-      .limit(1)
-      .toArray(),
-    coll.countDocuments(q),
-  ]);
+  const [[recent, oldest], count] = await Promise.all([groupEnds(core, q), coll.countDocuments(q)]);
   const _id = groupDocId(accountId, groupKey);
   const groups = collection(core.db, notificationGroups);
   if (recent.length === 0 || count === 0) {
@@ -153,16 +158,7 @@ export async function removeFromGroup(core: Core, doc: NotificationDoc): Promise
     return;
   }
   if (doc._id !== after.lastId && doc._id !== after.firstId && !after.samples.some((s) => s.id === doc._id)) return;
-  const coll = collection(core.db, notifications);
-  const q = browsable(doc.accountId, doc.groupKey);
-  const [recent, oldest] = await Promise.all([
-    coll.find(q).sort({ _id: -1 }).limit(SAMPLE_ACCOUNTS_SIZE).toArray(),
-    coll
-      .find(q, { projection: { _id: 1 } })
-      .sort({ _id: 1 })
-      .limit(1)
-      .toArray(),
-  ]);
+  const [recent, oldest] = await groupEnds(core, browsable(doc.accountId, doc.groupKey));
   if (recent.length === 0) {
     await groups.deleteOne({ _id });
     return;

@@ -15,6 +15,7 @@ import { mutes } from '../model/mutes.ts';
 import { accountDomainBlocks } from '../model/accountDomainBlocks.ts';
 import { conversationMutes } from '../model/conversations.ts';
 import { statuses } from '../model/statuses.ts';
+import { recordedPairs } from '../model/accountRecord.ts';
 import { policyDecisions } from './policy.ts';
 import { addToGroups, rebuildGroup } from './groups.ts';
 import { recordFilteredNotification } from './requests.ts';
@@ -75,18 +76,8 @@ async function suppressionFacts(core: Core, rs: readonly NotificationRequest[]):
         },
       )
       .toArray(),
-    collection(core.db, blocks)
-      .find(
-        { accountId: { $in: recipients }, targetAccountId: { $in: senders } },
-        { projection: { accountId: 1, targetAccountId: 1 } },
-      )
-      .toArray(),
-    collection(core.db, blocks)
-      .find(
-        { accountId: { $in: senders }, targetAccountId: { $in: recipients } },
-        { projection: { accountId: 1, targetAccountId: 1 } },
-      )
-      .toArray(),
+    recordedPairs(core.db, blocks, recipients, 'targetAccountId', senders),
+    recordedPairs(core.db, blocks, senders, 'targetAccountId', recipients),
     collection(core.db, mutes)
       .find({ accountId: { $in: recipients }, targetAccountId: { $in: senders }, hideNotifications: true })
       .toArray(),
@@ -98,7 +89,7 @@ async function suppressionFacts(core: Core, rs: readonly NotificationRequest[]):
   ]);
   const facts: SuppressionFacts = {
     accounts: new Map(accountDocs.map((a) => [a._id, a])),
-    blocks: new Set([...blocksOut, ...blocksIn].map((b) => pair(b.accountId, b.targetAccountId))),
+    blocks: new Set([...blocksOut, ...blocksIn]),
     hardMutes: new Set(),
     domainBlocks: new Set(),
     statuses: new Map(statusDocs.map((s) => [s._id, { conversationId: s.conversationId, deletedAt: s.deletedAt }])),
@@ -113,26 +104,10 @@ async function suppressionFacts(core: Core, rs: readonly NotificationRequest[]):
   const conversationIds = [
     ...new Set([...facts.statuses.values()].map((s) => s.conversationId).filter((c): c is Id => c !== null)),
   ];
-  const [domainBlockDocs, conversationMuteDocs] = await Promise.all([
-    domains.length
-      ? collection(core.db, accountDomainBlocks)
-          .find(
-            { accountId: { $in: recipients }, domain: { $in: domains } },
-            { projection: { accountId: 1, domain: 1 } },
-          )
-          .toArray()
-      : Promise.resolve([]),
-    conversationIds.length
-      ? collection(core.db, conversationMutes)
-          .find(
-            { accountId: { $in: recipients }, conversationId: { $in: conversationIds } },
-            { projection: { accountId: 1, conversationId: 1 } },
-          )
-          .toArray()
-      : Promise.resolve([]),
+  [facts.domainBlocks, facts.conversationMutes] = await Promise.all([
+    recordedPairs(core.db, accountDomainBlocks, recipients, 'domain', domains),
+    recordedPairs(core.db, conversationMutes, recipients, 'conversationId', conversationIds),
   ]);
-  for (const d of domainBlockDocs) facts.domainBlocks.add(pair(d.accountId, d.domain));
-  for (const c of conversationMuteDocs) facts.conversationMutes.add(pair(c.accountId, c.conversationId));
   return facts;
 }
 

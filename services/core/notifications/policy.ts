@@ -9,6 +9,7 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
+import { findInOrder } from '../db/findInOrder.ts';
 import { accounts } from '../model/accounts.ts';
 import { follows } from '../model/follows.ts';
 import { statuses } from '../model/statuses.ts';
@@ -168,11 +169,7 @@ export async function policyDecisions(
       rs.filter((r) => !NON_FILTERABLE.includes(r.type) && r.accountId !== r.fromAccountId).map((r) => r.accountId),
     ),
   ];
-  const docs = recipients.length
-    ? await collection(core.db, notificationPolicies)
-        .find({ _id: { $in: recipients } })
-        .toArray()
-    : [];
+  const docs = await findInOrder(collection(core.db, notificationPolicies), recipients);
   const policies = new Map<Id, EffectivePolicy>(
     docs.map(({ _id, updatedAt: _at, ...policy }) => [_id, { ...DEFAULT_POLICY, ...policy }]),
   );

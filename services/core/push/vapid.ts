@@ -5,8 +5,7 @@
 import webpush from 'web-push';
 import type { Db } from 'mongodb';
 import type { Config } from '../config.ts';
-import { collection, isDuplicateKeyError } from '../db/mongo.ts';
-import { settings } from '../model/settings.ts';
+import { generatedOnce } from '../settings/settings.ts';
 
 export interface VapidKeys {
   publicKey: string;
@@ -18,20 +17,7 @@ const KEY = 'vapid_keys';
 export async function ensureVapidKeys(db: Db, config: Config): Promise<VapidKeys> {
   const { publicKey, privateKey } = config.vapid;
   if (publicKey && privateKey) return { publicKey, privateKey };
-  const coll = collection(db, settings);
-  const stored = await coll.findOne({ _id: KEY });
-  if (isVapidKeys(stored?.value)) return stored.value;
-  const generated = webpush.generateVAPIDKeys();
-  try {
-    await coll.insertOne({ _id: KEY, value: { ...generated }, updatedAt: new Date() });
-    return generated;
-  } catch (err) {
-    // Another process generated them first: use theirs.
-    if (!isDuplicateKeyError(err)) throw err;
-    const winner = await coll.findOne({ _id: KEY });
-    if (!isVapidKeys(winner?.value)) throw err;
-    return winner.value;
-  }
+  return generatedOnce(db, KEY, isVapidKeys, () => webpush.generateVAPIDKeys());
 }
 
 function isVapidKeys(value: unknown): value is VapidKeys {

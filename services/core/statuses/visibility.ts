@@ -14,6 +14,7 @@ import { follows } from '../model/follows.ts';
 import { blocks } from '../model/blocks.ts';
 import { mutes } from '../model/mutes.ts';
 import { accountDomainBlocks } from '../model/accountDomainBlocks.ts';
+import { recordedPairs } from '../model/accountRecord.ts';
 import { recentResult } from '../db/recentResults.ts';
 
 /** What the policy needs to know about the viewer's relations to a set of authors. */
@@ -242,27 +243,15 @@ export async function canFavouriteEach(
   const viewers = [...new Set(pairs.map((p) => p.viewer._id))];
   const authors = [...new Set(pairs.map((p) => p.status.accountId))];
   const both = [...new Set([...viewers, ...authors])];
-  const [present, followRows, blockRows] = await Promise.all([
+  const [present, followSet, blockSet] = await Promise.all([
     collection(core.db, accounts)
       .find({ _id: { $in: authors } }, { projection: { _id: 1, suspendedAt: 1 } })
       .toArray(),
-    collection(core.db, follows)
-      .find(
-        { accountId: { $in: viewers }, targetAccountId: { $in: authors } },
-        { projection: { accountId: 1, targetAccountId: 1 } },
-      )
-      .toArray(),
-    collection(core.db, blocks)
-      .find(
-        { accountId: { $in: both }, targetAccountId: { $in: both } },
-        { projection: { accountId: 1, targetAccountId: 1 } },
-      )
-      .toArray(),
+    recordedPairs(core.db, follows, viewers, 'targetAccountId', authors),
+    recordedPairs(core.db, blocks, both, 'targetAccountId', both),
   ]);
   const available = new Set(present.filter((a) => !a.suspendedAt).map((a) => a._id));
   const key = (a: bigint, b: bigint) => `${a}:${b}`;
-  const followSet = new Set(followRows.map((f) => key(f.accountId, f.targetAccountId)));
-  const blockSet = new Set(blockRows.map((b) => key(b.accountId, b.targetAccountId)));
   return pairs.map(({ viewer, status }) => {
     const author = status.accountId;
     const other = author !== viewer._id;

@@ -4,6 +4,7 @@ import { nextSerialId, type Id } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
 import type { AccountDoc } from '../model/accounts.ts';
 import { featuredTags, type FeaturedTagDoc } from '../model/featuredTags.ts';
+import { recordedAmong } from '../model/accountRecord.ts';
 import type { Filter } from 'mongodb';
 import { statuses, type StatusDoc, type Visibility } from '../model/statuses.ts';
 import { findOrCreateTag } from '../statuses/entities.ts';
@@ -88,11 +89,7 @@ export async function featuresTag(core: Core, accountId: Id, tag: { _id: Id }): 
 
 /** Which of the tags the account features (the `featuring` of a page of Tag entities). */
 export async function featuredAmong(core: Core, accountId: Id, tagIds: Id[]): Promise<Set<Id>> {
-  if (tagIds.length === 0) return new Set();
-  const found = await collection(core.db, featuredTags)
-    .find({ accountId, tagId: { $in: tagIds } }, { projection: { tagId: 1 } })
-    .toArray();
-  return new Set(found.map((f) => f.tagId));
+  return recordedAmong(core.db, featuredTags, accountId, 'tagId', tagIds);
 }
 
 export interface FeaturedTagUsage {

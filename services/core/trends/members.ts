@@ -3,7 +3,7 @@
 import type { Core } from '../context.ts';
 import { collection } from '../db/mongo.ts';
 import { parseId } from '../ids.ts';
-import { notFound } from '../errors.ts';
+import { notFound, orNotFound } from '../errors.ts';
 import { tags } from '../model/tags.ts';
 import { statuses } from '../model/statuses.ts';
 import { previewCardProviders, previewCards } from '../model/previewCards.ts';
@@ -28,7 +28,6 @@ export async function trendMember(core: Core, kind: ReviewKind, raw: string): Pr
     if (!provider) throw notFound();
     return provider.domain;
   }
-  const card = await collection(core.db, previewCards).findOne({ _id: id });
-  if (!card) throw notFound();
+  orNotFound(await collection(core.db, previewCards).findOne({ _id: id }));
   return String(id);
 }

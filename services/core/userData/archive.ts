@@ -20,6 +20,7 @@ import { renderCreate } from '../activitypub/render/activities.ts';
 import { storageFor } from '../media/storage.ts';
 import { mailRequestedEvent } from '../mail/request.ts';
 import { randomBytes } from 'node:crypto';
+import { liveStatusUris, ownedPages } from './exports.ts';
 
 /** One archive per 7 days (the "once a week"), kept for 7 days. */
 export const ARCHIVE_INTERVAL_MS = 7 * 86_400_000;
@@ -124,24 +125,8 @@ export async function buildArchive(core: Core, account: AccountDoc): Promise<Buf
 
   const uris = async (coll: typeof favourites | typeof bookmarks): Promise<string[]> => {
     const out: string[] = [];
-    let before: Id | null = null;
-    for (;;) {
-      const page = await collection(core.db, coll as typeof favourites)
-        .find({ accountId: account._id, ...(before === null ? {} : { _id: { $lt: before } }) })
-        .sort({ _id: -1 })
-        .limit(PAGE)
-        .toArray();
-      if (page.length === 0) return out;
-      before = page[page.length - 1]._id;
-      const found = await collection(core.db, statuses)
-        .find({ _id: { $in: page.map((x) => x.statusId) }, deletedAt: null }, { projection: { _id: 1, uri: 1 } })
-        .toArray();
-      const byId = new Map(found.map((s) => [String(s._id), s.uri]));
-      for (const x of page) {
-        const uri = byId.get(String(x.statusId));
-        if (uri) out.push(uri);
-      }
-    }
+    for await (const page of ownedPages(core, coll, account._id)) out.push(...(await liveStatusUris(core, page)));
+    return out;
   };
   json('likes.json', orderedCollection('likes.json', await uris(favourites)));
   json('bookmarks.json', orderedCollection('bookmarks.json', await uris(bookmarks)));

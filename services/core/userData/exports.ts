@@ -46,7 +46,7 @@ async function* paged<T extends { _id: Id }>(
 const PAGE = 1000;
 
 /** An account's documents of one collection (follows, mutes, …), newest first, a page at a time. */
-function ownedPages<T extends { _id: Id; accountId: Id }>(
+export function ownedPages<T extends { _id: Id; accountId: Id }>(
   core: Core,
   def: CollectionDef<T>,
   accountId: Id,
@@ -104,17 +104,19 @@ async function domainBlocksCsv(core: Core, accountId: Id): Promise<string> {
   return out;
 }
 
+/** The ActivityPub ids of the records' statuses that are not deleted, in the records' order. */
+export async function liveStatusUris(core: Core, records: readonly { statusId: Id }[]): Promise<string[]> {
+  const found = await collection(core.db, statuses)
+    .find({ _id: { $in: records.map((x) => x.statusId) }, deletedAt: null }, { projection: { _id: 1, uri: 1 } })
+    .toArray();
+  const uris = new Map(found.map((s) => [s._id, s.uri]));
+  return records.map((x) => uris.get(x.statusId)).filter((u): u is string => u !== undefined);
+}
+
 async function bookmarksCsv(core: Core, accountId: Id): Promise<string> {
   let out = '';
   for await (const page of ownedPages(core, bookmarks, accountId)) {
-    const found = await collection(core.db, statuses)
-      .find({ _id: { $in: page.map((x) => x.statusId) }, deletedAt: null }, { projection: { _id: 1, uri: 1 } })
-      .toArray();
-    const uris = new Map(found.map((s) => [String(s._id), s.uri]));
-    for (const x of page) {
-      const uri = uris.get(String(x.statusId));
-      if (uri) out += csvLine([uri]);
-    }
+    for (const uri of await liveStatusUris(core, page)) out += csvLine([uri]);
   }
   return out;
 }

@@ -15,14 +15,25 @@ import { mailRequestedEvent } from '../mail/request.ts';
 /** The acting administrator's account id; null for the command line. */
 export type Actor = Id | null;
 
+/**
+ * Writes one entry of the admin action log: `actor` did `action` (Mastodon's action names) to the
+ * record `target` of Mastodon's class `type`, which people know as `name`.
+ */
 export async function logAdminAction(
   core: Core,
-  entry: Omit<AdminActionDoc, '_id' | 'createdAt' | 'details'> & { details?: AdminActionDoc['details'] },
+  actor: Actor,
+  action: string,
+  target: { type: AdminActionDoc['targetType']; id: Id; name: string },
+  details: AdminActionDoc['details'] = {},
 ): Promise<void> {
   await collection(core.db, adminActions).insertOne({
     _id: await nextSerialId(core.db, 'admin_action_logs'),
-    details: {},
-    ...entry,
+    accountId: actor,
+    action,
+    targetType: target.type,
+    targetId: String(target.id),
+    humanIdentifier: target.name,
+    details,
     createdAt: new Date(),
   });
 }
@@ -60,26 +71,14 @@ export async function approveUser(core: Core, user: UserDoc, actor: Actor): Prom
   });
   const updated = await reload(core, user._id);
   await syncPendingFlag(core, updated);
-  await logAdminAction(core, {
-    accountId: actor,
-    action: 'approve',
-    targetType: 'User',
-    targetId: String(user._id),
-    humanIdentifier: username,
-  });
+  await logAdminAction(core, actor, 'approve', { type: 'User', id: user._id, name: username });
   return updated;
 }
 
 export async function confirmUserByAdmin(core: Core, user: UserDoc, actor: Actor): Promise<UserDoc> {
   if (user.confirmedAt) return user;
   const updated = await confirmUser(core, user);
-  await logAdminAction(core, {
-    accountId: actor,
-    action: 'confirm',
-    targetType: 'User',
-    targetId: String(user._id),
-    humanIdentifier: await usernameOf(core, user),
-  });
+  await logAdminAction(core, actor, 'confirm', { type: 'User', id: user._id, name: await usernameOf(core, user) });
   return updated;
 }
 
@@ -89,25 +88,22 @@ export async function changeRole(core: Core, user: UserDoc, role: RoleDoc | null
     { $set: { roleId: role?._id ?? null, updatedAt: new Date() } },
   );
   await invalidateRenderedRole(core, user.accountId);
-  await logAdminAction(core, {
-    accountId: actor,
-    action: 'change_role',
-    targetType: 'User',
-    targetId: String(user._id),
-    humanIdentifier: await usernameOf(core, user),
-    details: { role: role?.name ?? null },
-  });
+  await logAdminAction(
+    core,
+    actor,
+    'change_role',
+    { type: 'User', id: user._id, name: await usernameOf(core, user) },
+    { role: role?.name ?? null },
+  );
   return reload(core, user._id);
 }
 
 export async function setDisabled(core: Core, user: UserDoc, disabled: boolean, actor: Actor): Promise<UserDoc> {
   await collection(core.db, users).updateOne({ _id: user._id }, { $set: { disabled, updatedAt: new Date() } });
-  await logAdminAction(core, {
-    accountId: actor,
-    action: disabled ? 'disable' : 'enable',
-    targetType: 'User',
-    targetId: String(user._id),
-    humanIdentifier: await usernameOf(core, user),
+  await logAdminAction(core, actor, disabled ? 'disable' : 'enable', {
+    type: 'User',
+    id: user._id,
+    name: await usernameOf(core, user),
   });
   return reload(core, user._id);
 }

@@ -16,7 +16,7 @@ import {
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { nextSerialId } from '../ids.ts';
-import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { collection, insertUnique } from '../db/mongo.ts';
 import type { UserDoc } from '../model/users.ts';
 import { webauthnCredentials, type WebauthnCredentialDoc } from '../model/webauthnCredentials.ts';
 import { twoFactorEnabled } from './twoFactor.ts';
@@ -107,12 +107,7 @@ export async function registerSecurityKey(
     transports: credential.transports ?? [],
     createdAt: new Date(),
   };
-  try {
-    await collection(core.db, webauthnCredentials).insertOne(doc);
-  } catch (err) {
-    if (isDuplicateKeyError(err)) throw new SecurityKeyError('nickname_taken');
-    throw err;
-  }
+  await insertUnique(collection(core.db, webauthnCredentials), doc, () => new SecurityKeyError('nickname_taken'));
   return doc;
 }
 

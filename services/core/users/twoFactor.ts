@@ -157,11 +157,5 @@ export async function disableTwoFactor(core: Core, userId: Id): Promise<void> {
 /** An administrator's reset (Mastodon's admin "Disable 2FA" and `tootctl accounts modify --disable-2fa`). */
 export async function resetTwoFactorByAdmin(core: Core, user: UserDoc, username: string, actor: Actor): Promise<void> {
   await disableTwoFactor(core, user._id);
-  await logAdminAction(core, {
-    accountId: actor,
-    action: 'disable_2fa_user',
-    targetType: 'User',
-    targetId: String(user._id),
-    humanIdentifier: username,
-  });
+  await logAdminAction(core, actor, 'disable_2fa_user', { type: 'User', id: user._id, name: username });
 }

@@ -4,6 +4,9 @@ import { testConfig } from '../../support/config.ts';
 import { createTestCore, closeTestCore } from '../../support/core.ts';
 import { createTestApp, startTestServer } from '../../support/fixtures.ts';
 import { ensureVapidKeys } from '../../../services/core/push/vapid.ts';
+import { generatedOnce } from '../../../services/core/settings/settings.ts';
+import { collection } from '../../../services/core/db/mongo.ts';
+import { settings } from '../../../services/core/model/settings.ts';
 
 it('generates a key pair once and shares it across processes of one database', async () => {
   const { core } = await createTestCore();
@@ -38,6 +41,22 @@ it('uses VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY when configured', async () => {
   try {
     expect(core.vapid).toEqual({ publicKey: 'configured-public', privateKey: 'configured-private' });
   } finally {
+    await closeTestCore(core);
+  }
+});
+
+it('a generated setting: of processes generating it at once, the first stored wins for all', async () => {
+  const { core } = await createTestCore();
+  try {
+    const isPair = (v: unknown): v is { n: string } => typeof (v as { n?: unknown } | null)?.n === 'string';
+    const results = await Promise.all(
+      ['a', 'b', 'c', 'd'].map((n) => generatedOnce(core.db, 'test_generated_once', isPair, () => ({ n }))),
+    );
+    const stored = await collection(core.db, settings).findOne({ _id: 'test_generated_once' });
+    expect(isPair(stored?.value)).toBe(true);
+    for (const r of results) expect(r).toEqual(stored?.value);
+  } finally {
+    await collection(core.db, settings).deleteOne({ _id: 'test_generated_once' });
     await closeTestCore(core);
   }
 });

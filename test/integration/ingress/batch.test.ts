@@ -11,7 +11,7 @@ import { favourites } from '../../../services/core/model/favourites.ts';
 import { statusEdits } from '../../../services/core/model/statusEdits.ts';
 import { follows } from '../../../services/core/model/follows.ts';
 import { followRequests } from '../../../services/core/model/followRequests.ts';
-import { recordFollow } from '../../../services/core/graph/relations.ts';
+import { recordBlock, recordFollow } from '../../../services/core/graph/relations.ts';
 import { postStatus } from '../../../services/core/statuses/postStatus.ts';
 import { processInboundBatch } from '../../../services/core/activitypub/ingress/batch.ts';
 import type { InboundDelivery } from '../../../services/core/activitypub/ingress/process.ts';
@@ -335,4 +335,15 @@ it('applies Follows, Undos of Follows and Deletes of a batch together, each once
   // The status deleted before its Create arrives stays away.
   expect(await processInboundBatch(core, [create(max, 'never')])).toEqual([]);
   expect(await noteOf(max, 'never')).toBeNull();
+});
+
+it('a batch of Likes favourites only where the author does not block the liker', async () => {
+  const welcome = await remoteActor('likes-ok.example', 'welcome');
+  const blocked = await remoteActor('likes-blocked.example', 'blocked');
+  const post = await postStatus(core, alice.account, { text: 'like me, or not' });
+  await recordBlock(core, alice.account._id, blocked._id);
+  expect(await processInboundBatch(core, [like(welcome, post, 'w1'), like(blocked, post, 'b1')])).toEqual([]);
+  const likers = await collection(core.db, favourites).find({ statusId: post._id }).toArray();
+  expect(likers.map((f) => f.accountId)).toEqual([welcome._id]);
+  expect((await statusOf(post))?.favouritesCount).toBe(1);
 });

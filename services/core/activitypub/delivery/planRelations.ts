@@ -16,6 +16,25 @@ export type RelationEvent =
   | 'BlockCreated'
   | 'BlockDeleted';
 
+/** The local sender and the remote recipient of an activity between two accounts; null when one is gone. */
+async function between(core: Core, localId: string, remoteId: string) {
+  const [actor, to] = await Promise.all([localAccount(core, localId), personalInboxOf(core, big(remoteId))]);
+  return actor && to ? { actor, to } : null;
+}
+
+/** The Reject of a remote account's Follow (`ref`: its request or follow) by the local account it followed. */
+async function rejectFollow(
+  core: Core,
+  p: { accountId: string; targetAccountId: string; uri: string | null },
+  ref: string,
+): Promise<DeliveryPlan[]> {
+  const ends = await between(core, p.targetAccountId, p.accountId);
+  if (!ends) return [];
+  const { actor, to } = ends;
+  const reject = renderReject(activityIds.reject(actor.uri, big(ref)), actor.uri, { id: p.uri, actor: to.account.uri });
+  return [plan(String(reject.id), reject, actor, personal(to))];
+}
+
 export async function planRelation(
   core: Core,
   type: RelationEvent,
@@ -25,11 +44,9 @@ export async function planRelation(
     case 'FollowRequestCreated': {
       const p = payload as EventRecord<'FollowRequestCreated'>;
       if (p.accountDomain !== null || p.targetDomain === null) return [];
-      const [actor, target] = await Promise.all([
-        localAccount(core, p.accountId),
-        personalInboxOf(core, big(p.targetAccountId)),
-      ]);
-      if (!actor || !target) return [];
+      const ends = await between(core, p.accountId, p.targetAccountId);
+      if (!ends) return [];
+      const { actor, to: target } = ends;
       const id = p.uri ?? activityIds.follow(actor.uri, big(p.requestId));
       return [plan(id, renderFollow(id, actor.uri, target.account.uri), actor, personal(target))];
     }
@@ -40,11 +57,9 @@ export async function planRelation(
       const p = payload as EventRecord<'FollowCreated'> & Partial<EventRecord<'FollowAccepted'>>;
       if (p.accountDomain === null || p.targetDomain !== null) return [];
       if (type === 'FollowCreated' && (payload as EventRecord<'FollowCreated'>).fromRequest) return [];
-      const [actor, follower] = await Promise.all([
-        localAccount(core, p.targetAccountId),
-        personalInboxOf(core, big(p.accountId)),
-      ]);
-      if (!actor || !follower) return [];
+      const ends = await between(core, p.targetAccountId, p.accountId);
+      if (!ends) return [];
+      const { actor, to: follower } = ends;
       const ref = type === 'FollowAccepted' ? big(p.requestId!) : big(p.followId);
       const accept = renderAccept(activityIds.accept(actor.uri, ref), actor.uri, {
         id: p.uri,
@@ -55,27 +70,16 @@ export async function planRelation(
     case 'FollowRejected': {
       const p = payload as EventRecord<'FollowRejected'>;
       if (p.accountDomain === null || p.targetDomain !== null) return [];
-      const [actor, follower] = await Promise.all([
-        localAccount(core, p.targetAccountId),
-        personalInboxOf(core, big(p.accountId)),
-      ]);
-      if (!actor || !follower) return [];
-      const reject = renderReject(activityIds.reject(actor.uri, big(p.requestId)), actor.uri, {
-        id: p.uri,
-        actor: follower.account.uri,
-      });
-      return [plan(String(reject.id), reject, actor, personal(follower))];
+      return rejectFollow(core, p, p.requestId);
     }
     case 'FollowDeleted': {
       const p = payload as EventRecord<'FollowDeleted'>;
       if (p.accountDomain === null && p.targetDomain !== null) {
         // A local account stops following (or withdraws its request, or blocks): Undo Follow.
         if (p.reason === 'REMOVED_FROM_FOLLOWERS') return [];
-        const [actor, target] = await Promise.all([
-          localAccount(core, p.accountId),
-          personalInboxOf(core, big(p.targetAccountId)),
-        ]);
-        if (!actor || !target) return [];
+        const ends = await between(core, p.accountId, p.targetAccountId);
+        if (!ends) return [];
+        const { actor, to: target } = ends;
         const followId = p.uri ?? activityIds.follow(actor.uri, big(p.followId));
         const follow = renderFollow(followId, actor.uri, target.account.uri);
         const undo = renderUndo(activityIds.undoFollow(actor.uri, big(p.followId)), actor.uri, follow);
@@ -84,16 +88,7 @@ export async function planRelation(
       if (p.accountDomain !== null && p.targetDomain === null) {
         // A local account removes a remote follower (or blocks it): Reject of its Follow.
         if (p.reason !== 'REMOVED_FROM_FOLLOWERS' && p.reason !== 'BLOCK') return [];
-        const [actor, follower] = await Promise.all([
-          localAccount(core, p.targetAccountId),
-          personalInboxOf(core, big(p.accountId)),
-        ]);
-        if (!actor || !follower) return [];
-        const reject = renderReject(activityIds.reject(actor.uri, big(p.followId)), actor.uri, {
-          id: p.uri,
-          actor: follower.account.uri,
-        });
-        return [plan(String(reject.id), reject, actor, personal(follower))];
+        return rejectFollow(core, p, p.followId);
       }
       return [];
     }
@@ -101,11 +96,9 @@ export async function planRelation(
     case 'BlockDeleted': {
       const p = payload as EventRecord<'BlockCreated'>;
       if (p.accountDomain !== null || p.targetDomain === null) return [];
-      const [actor, target] = await Promise.all([
-        localAccount(core, p.accountId),
-        personalInboxOf(core, big(p.targetAccountId)),
-      ]);
-      if (!actor || !target) return [];
+      const ends = await between(core, p.accountId, p.targetAccountId);
+      if (!ends) return [];
+      const { actor, to: target } = ends;
       const blockId = p.uri ?? activityIds.block(actor.uri, big(p.blockId));
       const block = renderBlock(blockId, actor.uri, target.account.uri);
       if (type === 'BlockCreated') return [plan(blockId, block, actor, personal(target))];

@@ -121,188 +121,83 @@ async function applyOne(core: Core, entry: Entry): Promise<BatchFailure | null> 
   }
 }
 
-/** Applies entries of distinct actors: bulk where a bulk path exists, the rest one by one. */
-async function applyRound(core: Core, entries: Entry[]): Promise<BatchFailure[]> {
-  const creates: Array<{ entry: Entry; status: NewRemoteStatus }> = [];
-  const likes: Array<{ entry: Entry; like: RemoteLike }> = [];
-  const announces: Array<{ entry: Entry; announce: RemoteAnnounce }> = [];
-  const edits: Array<{ entry: Entry; edit: RemoteEdit }> = [];
-  const undoLikes: Array<{ entry: Entry; undo: RemoteUndo }> = [];
-  const undoAnnounces: Array<{ entry: Entry; undo: RemoteUndo }> = [];
-  const followings: Array<{ entry: Entry; follow: RemoteFollow }> = [];
-  const unfollowings: Array<{ entry: Entry; follow: RemoteFollow }> = [];
-  const deletes: Array<{ entry: Entry; del: RemoteDelete }> = [];
-  const singles: Entry[] = [];
-  for (const entry of entries) {
-    const { activity, actor } = entry;
-    const one = activitiesOf(activity);
-    if (one.length !== 1 || one[0] !== activity || !admissible(actor, activity)) {
-      singles.push(entry);
-      continue;
-    }
-    if (activity.type === 'Create') {
+/**
+ * One bulk path of a round: it collects its entries with the item each hands to `apply`, then
+ * applies them together. `apply` may hand back the indexes of items not eligible after all.
+ */
+function bulkStep<T>(kind: string, apply: (core: Core, items: T[]) => Promise<number[] | void>) {
+  const entries: Entry[] = [];
+  const items: T[] = [];
+  return {
+    /** Takes the entry (always: true, so a candidate check can end with it). */
+    add(entry: Entry, item: T): true {
+      entries.push(entry);
+      items.push(item);
+      return true;
+    },
+    run: (core: Core) => bulk(core, kind, entries, () => apply(core, items)),
+  };
+}
+
+function bulkSteps() {
+  return {
+    creates: bulkStep<NewRemoteStatus>('Create', createRemoteStatuses),
+    likes: bulkStep<RemoteLike>('Like', favouriteRemoteLikes),
+    announces: bulkStep<RemoteAnnounce>('Announce', reblogRemoteAnnounces),
+    edits: bulkStep<RemoteEdit>('Update', editRemoteStatuses),
+    undoLikes: bulkStep<RemoteUndo>('Undo Like', undoRemoteLikes),
+    undoAnnounces: bulkStep<RemoteUndo>('Undo Announce', undoRemoteAnnounces),
+    followings: bulkStep<RemoteFollow>('Follow', followRemoteActors),
+    unfollowings: bulkStep<RemoteFollow>('Undo Follow', unfollowRemoteActors),
+    deletes: bulkStep<RemoteDelete>('Delete', deleteRemoteStatuses),
+  };
+}
+
+/** Puts the entry on its kind's bulk path; false when it has none (it is then applied alone). */
+function addToBulkStep(core: Core, steps: ReturnType<typeof bulkSteps>, entry: Entry): boolean {
+  const { activity, actor } = entry;
+  const one = activitiesOf(activity);
+  if (one.length !== 1 || one[0] !== activity || !admissible(actor, activity)) return false;
+  switch (activity.type) {
+    case 'Create': {
       const object = obj(activity.object);
       const objectId = idOf(activity.object);
-      if (object && objectId && bulkCreateCandidate(actor, object, objectId)) {
-        creates.push({
-          entry,
-          status: {
-            actor,
-            object: { ...object, id: objectId },
-            activity,
-            inboxAccountId: entry.inboxAccountId,
-          },
-        });
-        continue;
-      }
-    } else if (activity.type === 'Update') {
-      const object = bulkUpdateCandidate(actor, activity);
-      if (object) {
-        edits.push({ entry, edit: { actor, object } });
-        continue;
-      }
-    } else if (activity.type === 'Undo') {
-      const kind = bulkUndoKind(actor, activity);
-      if (kind) {
-        (kind === 'Like' ? undoLikes : undoAnnounces).push({ entry, undo: { actor, activity } });
-        continue;
-      }
-      if (bulkUndoFollowCandidate(core, actor, activity)) {
-        unfollowings.push({ entry, follow: { actor, activity } });
-        continue;
-      }
-    } else if (activity.type === 'Follow') {
-      if (bulkFollowCandidate(core, activity)) {
-        followings.push({ entry, follow: { actor, activity } });
-        continue;
-      }
-    } else if (activity.type === 'Delete') {
-      const uri = bulkDeleteCandidate(actor, activity);
-      if (uri) {
-        deletes.push({ entry, del: { actor, uri } });
-        continue;
-      }
-    } else if (activity.type === 'Announce') {
-      announces.push({ entry, announce: { actor, activity } });
-      continue;
-    } else if (activity.type === 'Like') {
-      const objectId = idOf(activity.object);
-      if (objectId) {
-        likes.push({ entry, like: { actor, objectUri: objectId } });
-        continue;
-      }
+      if (!object || !objectId || !bulkCreateCandidate(actor, object, objectId)) return false;
+      const status = { actor, object: { ...object, id: objectId }, activity, inboxAccountId: entry.inboxAccountId };
+      return steps.creates.add(entry, status);
     }
-    singles.push(entry);
+    case 'Update': {
+      const object = bulkUpdateCandidate(actor, activity);
+      return !!object && steps.edits.add(entry, { actor, object });
+    }
+    case 'Undo': {
+      const kind = bulkUndoKind(actor, activity);
+      if (kind) return (kind === 'Like' ? steps.undoLikes : steps.undoAnnounces).add(entry, { actor, activity });
+      return bulkUndoFollowCandidate(core, actor, activity) && steps.unfollowings.add(entry, { actor, activity });
+    }
+    case 'Follow':
+      return bulkFollowCandidate(core, activity) && steps.followings.add(entry, { actor, activity });
+    case 'Delete': {
+      const uri = bulkDeleteCandidate(actor, activity);
+      return !!uri && steps.deletes.add(entry, { actor, uri });
+    }
+    case 'Announce':
+      return steps.announces.add(entry, { actor, activity });
+    case 'Like': {
+      const objectUri = idOf(activity.object);
+      return !!objectUri && steps.likes.add(entry, { actor, objectUri });
+    }
+    default:
+      return false;
   }
+}
+
+/** Applies entries of distinct actors: bulk where a bulk path exists, the rest one by one. */
+async function applyRound(core: Core, entries: Entry[]): Promise<BatchFailure[]> {
+  const steps = bulkSteps();
+  const singles = entries.filter((entry) => !addToBulkStep(core, steps, entry));
   const results = await Promise.all([
-    bulk(
-      core,
-      creates,
-      async (items) => {
-        const rest = await createRemoteStatuses(
-          core,
-          items.map((c) => c.status),
-        );
-        return rest.map((i) => items[i]!.entry);
-      },
-      'Create',
-    ),
-    bulk(
-      core,
-      likes,
-      async (items) => {
-        await favouriteRemoteLikes(
-          core,
-          items.map((l) => l.like),
-        );
-        return [];
-      },
-      'Like',
-    ),
-    bulk(
-      core,
-      announces,
-      async (items) => {
-        const rest = await reblogRemoteAnnounces(
-          core,
-          items.map((a) => a.announce),
-        );
-        return rest.map((i) => items[i]!.entry);
-      },
-      'Announce',
-    ),
-    bulk(
-      core,
-      edits,
-      async (items) => {
-        await editRemoteStatuses(
-          core,
-          items.map((e) => e.edit),
-        );
-        return [];
-      },
-      'Update',
-    ),
-    bulk(
-      core,
-      undoLikes,
-      async (items) => {
-        await undoRemoteLikes(
-          core,
-          items.map((u) => u.undo),
-        );
-        return [];
-      },
-      'Undo Like',
-    ),
-    bulk(
-      core,
-      undoAnnounces,
-      async (items) => {
-        await undoRemoteAnnounces(
-          core,
-          items.map((u) => u.undo),
-        );
-        return [];
-      },
-      'Undo Announce',
-    ),
-    bulk(
-      core,
-      followings,
-      async (items) => {
-        const rest = await followRemoteActors(
-          core,
-          items.map((f) => f.follow),
-        );
-        return rest.map((i) => items[i]!.entry);
-      },
-      'Follow',
-    ),
-    bulk(
-      core,
-      unfollowings,
-      async (items) => {
-        await unfollowRemoteActors(
-          core,
-          items.map((f) => f.follow),
-        );
-        return [];
-      },
-      'Undo Follow',
-    ),
-    bulk(
-      core,
-      deletes,
-      async (items) => {
-        const rest = await deleteRemoteStatuses(
-          core,
-          items.map((d) => d.del),
-        );
-        return rest.map((i) => items[i]!.entry);
-      },
-      'Delete',
-    ),
+    ...Object.values(steps).map((step) => step.run(core)),
     ...singles.map((e) => applyOne(core, e)),
   ]);
   return results.flat().filter((f): f is BatchFailure => f !== null);
@@ -312,22 +207,22 @@ async function applyRound(core: Core, entries: Entry[]): Promise<BatchFailure[]>
  * Runs a bulk step; the entries it hands back (not eligible after all) and, when it fails as a
  * whole, all of its entries are applied one by one.
  */
-async function bulk<T extends { entry: Entry }>(
+async function bulk(
   core: Core,
-  items: T[],
-  run: (items: T[]) => Promise<Entry[]>,
   kind: string,
+  entries: Entry[],
+  run: () => Promise<number[] | void>,
 ): Promise<BatchFailure[]> {
-  if (items.length === 0) return [];
+  if (entries.length === 0) return [];
   let rest: Entry[];
   try {
-    rest = await run(items);
+    rest = ((await run()) ?? []).map((i) => entries[i]!);
   } catch (err) {
     core.logger.warn(
-      { err, kind, size: items.length },
+      { err, kind, size: entries.length },
       'ingress: bulk step failed; applying its activities one by one',
     );
-    rest = items.map((i) => i.entry);
+    rest = entries;
   }
   const out = await Promise.all(rest.map((e) => applyOne(core, e)));
   return out.filter((f): f is BatchFailure => f !== null);

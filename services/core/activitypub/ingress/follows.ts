@@ -143,16 +143,16 @@ async function ourFollower(ctx: Ctx, activity: JsonObject): Promise<AccountDoc |
   }
   return null;
 }
+/** Whether the local follower's request to the sending actor is still pending. */
+async function requestPending(ctx: Ctx, follower: AccountDoc): Promise<boolean> {
+  const filter = { accountId: follower._id, targetAccountId: ctx.actor._id };
+  return (await collection(ctx.core.db, followRequests).countDocuments(filter, { limit: 1 })) > 0;
+}
 export async function onAccept(ctx: Ctx, activity: JsonObject): Promise<void> {
   if (await onQuoteAccepted(ctx.core, ctx.actor, activity)) return;
   if (await onFeatureAccepted(ctx.core, ctx.actor, activity)) return;
   const follower = await ourFollower(ctx, activity);
-  if (!follower) return;
-  const pending = await collection(ctx.core.db, followRequests).findOne({
-    accountId: follower._id,
-    targetAccountId: ctx.actor._id,
-  });
-  if (!pending) return;
+  if (!follower || !(await requestPending(ctx, follower))) return;
   await authorizeFollowRequest(ctx.core, ctx.actor, follower).catch(() => undefined);
 }
 export async function onReject(ctx: Ctx, activity: JsonObject): Promise<void> {
@@ -160,11 +160,7 @@ export async function onReject(ctx: Ctx, activity: JsonObject): Promise<void> {
   if (await onFeatureRejected(ctx.core, ctx.actor, activity)) return;
   const follower = await ourFollower(ctx, activity);
   if (!follower) return;
-  const pending = await collection(ctx.core.db, followRequests).findOne({
-    accountId: follower._id,
-    targetAccountId: ctx.actor._id,
-  });
-  if (pending) {
+  if (await requestPending(ctx, follower)) {
     await rejectFollowRequest(ctx.core, ctx.actor, follower).catch(() => undefined);
     return;
   }
