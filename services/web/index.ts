@@ -32,7 +32,10 @@ export interface WebOptions {
   core: Core;
 }
 
-const STYLE = readFileSync(join(import.meta.dirname, 'style.css'), 'utf8');
+// The pages' one style sheet, kept in two files: the shared styles and the public pages'.
+const STYLE = ['style.css', 'public/style.css']
+  .map((file) => readFileSync(join(import.meta.dirname, file), 'utf8'))
+  .join('\n');
 
 // The one script of the pages (security keys need the browser's WebAuthn API; see csp.ts).
 const WEBAUTHN_JS = readFileSync(join(import.meta.dirname, 'webauthn.js'), 'utf8');

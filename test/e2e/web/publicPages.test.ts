@@ -164,6 +164,17 @@ describeWithBrowser('publicPages.test.ts')('public pages (Chromium and plain HTT
     await page.context().close();
   });
 
+  it("the profile page is laid out by the public pages' part of the one style sheet", async () => {
+    const css = await (await fetch(`${server.url}/web/style.css`)).text();
+    expect(css).toContain('prefers-color-scheme'); // the shared styles
+    expect(css).toContain('main.wide'); // the public pages' styles
+    const page = await newPage();
+    await page.goto(`${server.url}/@${alice.account.username}`);
+    // The public pages' rounded avatars (8px), which the shared styles do not give.
+    expect(await page.$eval('img.avatar', (m) => getComputedStyle(m).borderRadius)).toBe('8px');
+    await page.close();
+  });
+
   it('the profile shows header, bio, verified field, pinned post and posts; never private ones', async () => {
     const page = await newPage();
     const res = await page.goto(`${server.url}/@${alice.account.username}`);
