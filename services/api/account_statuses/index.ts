@@ -5,16 +5,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { presentStatusPageJson } from '../../core/entities/statusPageJson.ts';
 import type { AreaOptions } from '../areas.ts';
-import { collection } from '../../core/db/mongo.ts';
 import { statuses, type StatusDoc, type Visibility } from '../../core/model/statuses.ts';
-import { pins } from '../../core/model/pins.ts';
+import { pinnedStatusesPage } from '../../core/interactions/pins.ts';
 import { blockersOf, filterVisible, followedAmongKept } from '../../core/statuses/visibility.ts';
 import { accountStatusesFilter, PUBLIC_LISTED } from '../../core/statuses/accountStatuses.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import { StatusEntity } from '../../core/entities/status.ts';
 import { presentStatuses } from '../../core/entities/statusRender.ts';
 import { BoolLike, CursorFields } from '../params.ts';
-import { findPage, pageIdsOf, pageParams, setCursorPageLinks, setRecordPageLinks } from '../pagination.ts';
+import { pageIdsOf, pageParams, setCursorPageLinks, setRecordPageLinks } from '../pagination.ts';
 import { AccountIdParams, targetCachedAccount } from '../graphParams.ts';
 
 const Query = Type.Object(
@@ -59,16 +58,9 @@ const accountStatusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, 
 
       let found: StatusDoc[];
       if (railsBoolean(q.pinned)) {
-        const pinned = await findPage(collection(core.db, pins), { accountId: owner._id }, page);
-        const byId = new Map(
-          (
-            await collection(core.db, statuses)
-              .find({ ...filter, _id: { $in: pinned.map((p) => p.statusId) } })
-              .toArray()
-          ).map((s) => [s._id, s]),
-        );
-        found = pinned.map((p) => byId.get(p.statusId)).filter((s) => s !== undefined);
-        setRecordPageLinks(core, request, reply, pinned, page.limit, 'min_id');
+        const pinned = await pinnedStatusesPage(core, owner._id, filter, page);
+        found = pinned.statuses;
+        setRecordPageLinks(core, request, reply, pinned.pins, page.limit, 'min_id');
       } else {
         const ids = await pageIdsOf(core.db, statuses, filter, page);
         setCursorPageLinks(core, request, reply, ids, page.limit);

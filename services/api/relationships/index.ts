@@ -5,9 +5,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
 import { collection } from '../../core/db/mongo.ts';
 import { parseId } from '../../core/ids.ts';
-import { accounts } from '../../core/model/accounts.ts';
 import { endorsements } from '../../core/model/endorsements.ts';
-import { findVisibleAccounts } from '../../core/accounts/queries.ts';
+import { relationshipTargets } from '../../core/accounts/queries.ts';
 import { endorseAccount, unendorseAccount } from '../../core/graph/endorsements.ts';
 import { setAccountNote } from '../../core/graph/notes.ts';
 import { collectionsVisible } from '../../core/graph/collections.ts';
@@ -58,13 +57,7 @@ const relationshipsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
           40,
         );
         const withSuspended = railsBoolean(request.query.with_suspended) === true;
-        const found = withSuspended
-          ? await collection(core.db, accounts)
-              .find({ _id: { $in: ids }, pendingUser: { $ne: true } })
-              .toArray()
-          : (await findVisibleAccounts(core, ids)).filter((a) => !a.suspendedAt);
-        const byId = new Map(found.map((a) => [a._id, a]));
-        const ordered = ids.map((id) => byId.get(id)).filter((a) => a !== undefined);
+        const ordered = await relationshipTargets(core, ids, withSuspended);
         return presentRelationships(core, account, ordered);
       },
     );

@@ -32,6 +32,18 @@ export function findUnsuspendedAccounts(core: Core, ids: readonly Id[]): Promise
   return findInOrder(collection(core.db, accounts), ids, { suspendedAt: null });
 }
 
+/** The accounts of `ids` a relationship may be asked about, in order: visible, and not suspended unless asked. */
+export async function relationshipTargets(
+  core: Core,
+  ids: readonly Id[],
+  withSuspended: boolean,
+): Promise<AccountDoc[]> {
+  return findInOrder(collection(core.db, accounts), ids, {
+    ...visibleAccountFilter,
+    ...(withSuspended ? {} : { suspendedAt: null }),
+  });
+}
+
 /** Splits `user`, `@user`, `user@domain` or `@user@domain`; the local domain means local. */
 export function parseAcct(core: Core, acct: string): { username: string; domain: string | null } | null {
   const m = /^@?([^@\s]+)(?:@([^@\s]+))?$/.exec(acct.trim());

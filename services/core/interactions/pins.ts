@@ -4,8 +4,12 @@ import type { Core } from '../context.ts';
 import { nextSerialId } from '../ids.ts';
 import { collection, insertOnce } from '../db/mongo.ts';
 import type { AccountDoc } from '../model/accounts.ts';
-import type { StatusDoc } from '../model/statuses.ts';
-import { pins } from '../model/pins.ts';
+import type { Filter } from 'mongodb';
+import { statuses, type StatusDoc } from '../model/statuses.ts';
+import { pins, type PinDoc } from '../model/pins.ts';
+import type { Id } from '../ids.ts';
+import { findPage, type PageParams } from '../db/pages.ts';
+import { findInOrder } from '../db/findInOrder.ts';
 import { LIMITS } from '../instance/limits.ts';
 import { statusValidation } from '../statuses/errors.ts';
 import type { NewEvent } from '../events/outbox.ts';
@@ -47,4 +51,23 @@ export async function unpinStatus(core: Core, account: AccountDoc, status: Statu
     await coll.deleteOne({ accountId: account._id, statusId: status._id });
   });
   await dropViewerFlags(core, account._id);
+}
+
+/**
+ * A page of the account's pins (newest pin first) and their statuses that match `filter` (the
+ * account-statuses filters), in pin order.
+ */
+export async function pinnedStatusesPage(
+  core: Core,
+  accountId: Id,
+  filter: Filter<StatusDoc>,
+  page: PageParams,
+): Promise<{ pins: PinDoc[]; statuses: StatusDoc[] }> {
+  const pinned = await findPage(collection(core.db, pins), { accountId }, page);
+  const found = await findInOrder(
+    collection(core.db, statuses),
+    pinned.map((p) => p.statusId),
+    filter,
+  );
+  return { pins: pinned, statuses: found };
 }

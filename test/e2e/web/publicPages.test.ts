@@ -171,7 +171,13 @@ describeWithBrowser('publicPages.test.ts')('public pages (Chromium and plain HTT
     const page = await newPage();
     await page.goto(`${server.url}/@${alice.account.username}`);
     // The public pages' rounded avatars (8px), which the shared styles do not give.
-    expect(await page.$eval('img.avatar', (m) => getComputedStyle(m).borderRadius)).toBe('8px');
+    const radius = await page.$eval(
+      'img.avatar',
+      (m) =>
+        (globalThis as unknown as { getComputedStyle(e: unknown): { borderRadius: string } }).getComputedStyle(m)
+          .borderRadius,
+    );
+    expect(radius).toBe('8px');
     await page.close();
   });
 
