@@ -285,6 +285,12 @@ test('account statuses: followers-only posts for followers, filters, blocked cal
   expect(await ids(null, '?limit=1')).toEqual([reblog.body.id]);
   // A self-reply is kept by exclude_replies, as in Mastodon.
   expect(await ids(null, '?exclude_replies=true&exclude_reblogs=true')).toEqual([replyId, publicId]);
+  // Pinned: newest pin first, followers-only ones for followers only, paged by the pin.
+  for (const id of [publicId, privateId, replyId])
+    expect((await call('POST', `/api/v1/statuses/${id}/pin`, poster.token)).status).toBe(200);
+  expect(await ids(follower, '?pinned=true')).toEqual([replyId, privateId, publicId]);
+  expect(await ids(null, '?pinned=true')).toEqual([replyId, publicId]);
+  expect(await ids(follower, '?pinned=true&limit=1')).toEqual([replyId]);
   await call('POST', `/api/v1/accounts/${stranger.account._id}/block`, poster.token);
   expect(await ids(stranger)).toEqual([]);
   expect((await call('GET', '/api/v1/accounts/abc/statuses')).status).toBe(404);
