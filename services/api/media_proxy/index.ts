@@ -11,14 +11,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { mediaAttachments } from '../../core/model/media.ts';
-import { accounts } from '../../core/model/accounts.ts';
-import { customEmojis } from '../../core/model/customEmojis.ts';
-import { cacheRemoteEmoji } from '../../core/emojis/remoteEmojis.ts';
-import { cacheRemoteProfileImage, cachedProfileImage } from '../../core/media/remoteProfileImages.ts';
-import { findVisibleStatus } from '../../core/statuses/visibility.ts';
-import { cacheRemoteAttachment, needsRedownload } from '../../core/media/remoteCache.ts';
+import { proxiedAttachmentKey, proxiedEmojiKey, proxiedProfileImageKey } from '../../core/media/proxy.ts';
 import { storageFor } from '../../core/media/storage.ts';
 import { notFound } from '../errors.ts';
 import { mediaViewer } from './viewer.ts';
@@ -31,12 +24,12 @@ const Params = Type.Object({
 const mediaProxyArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
   const handler = async (request: FastifyRequest, id: string, style: string | undefined) => {
     if (!/^\d{1,19}$/.test(id) || (style !== undefined && style !== 'original' && style !== 'small')) throw notFound();
-    let doc = await collection(core.db, mediaAttachments).findOne({ _id: BigInt(id) });
-    if (!doc || doc.statusId === null) throw notFound();
-    if (!(await findVisibleStatus(core, await mediaViewer(core, request), doc.statusId))) throw notFound();
-    if (needsRedownload(doc)) doc = await cacheRemoteAttachment(core, doc._id);
-    const key = style === 'small' ? (doc?.files.small ?? doc?.files.original) : doc?.files.original;
-    if (!key) throw notFound();
+    const key = await proxiedAttachmentKey(
+      core,
+      await mediaViewer(core, request),
+      BigInt(id),
+      style === 'small' ? 'small' : 'original',
+    );
     return storageFor(core).url(key);
   };
   const config = { auth: { user: 'none' as const } };
@@ -59,12 +52,13 @@ const mediaProxyArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { cor
     async (request, reply) => {
       const m = /^(avatar|header)(_static)?$/.exec(request.params.kind);
       if (!m || !/^\d{1,19}$/.test(request.params.id)) throw notFound();
-      const account = await collection(core.db, accounts).findOne({ _id: BigInt(request.params.id) });
-      if (!account || account.domain === null || account.suspendedAt) throw notFound();
-      const kind = m[1] as 'avatar' | 'header';
-      const image = cachedProfileImage(account, kind) ?? (await cacheRemoteProfileImage(core, account._id, kind));
-      if (!image) throw notFound();
-      return reply.redirect(storageFor(core).url(m[2] ? image.staticPath : image.path), 302);
+      const key = await proxiedProfileImageKey(
+        core,
+        BigInt(request.params.id),
+        m[1] as 'avatar' | 'header',
+        m[2] !== undefined,
+      );
+      return reply.redirect(storageFor(core).url(key), 302);
     },
   );
 
@@ -81,11 +75,7 @@ const mediaProxyArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { cor
   );
   const emojiFile = async (id: string, still: boolean): Promise<string> => {
     if (!/^\d{1,19}$/.test(id)) throw notFound();
-    const known = await collection(core.db, customEmojis).findOne({ _id: BigInt(id) });
-    if (!known || known.domain === null || known.disabled) throw notFound();
-    const emoji = known.imageKey !== '' ? known : await cacheRemoteEmoji(core, known._id);
-    if (!emoji || emoji.imageKey === '') throw notFound();
-    return storageFor(core).url(still ? emoji.staticKey : emoji.imageKey);
+    return storageFor(core).url(await proxiedEmojiKey(core, BigInt(id), still));
   };
 };
 
