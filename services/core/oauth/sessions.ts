@@ -5,6 +5,9 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { newSecret, hashSecret } from '../auth/tokens.ts';
+import { collection } from '../db/mongo.ts';
+import { accounts, type CachedAccount } from '../model/accounts.ts';
+import { users } from '../model/users.ts';
 
 /** The name of the pages' session cookie (its value is the session id). */
 export const SESSION_COOKIE = '_session_id';
@@ -106,6 +109,18 @@ export async function webSessionUser(core: Core, id: string | undefined): Promis
   if (!id || id.length > 100) return null;
   const v = await core.redis.get(key(hashSecret(id)));
   return v && /^\d+$/.test(v) ? BigInt(v) : null;
+}
+
+/** The account signed in by a session whose user may use it (approved, not disabled), not suspended. */
+export async function webSessionAccount(core: Core, id: string | undefined): Promise<CachedAccount | null> {
+  const userId = await webSessionUser(core, id);
+  if (userId === null) return null;
+  const user = await collection(core.db, users).findOne({ _id: userId });
+  if (!user || user.disabled || !user.approved) return null;
+  return collection(core.db, accounts).findOne(
+    { _id: user.accountId, suspendedAt: null },
+    { projection: { privateKeyPem: 0 } },
+  );
 }
 
 export async function destroyWebSession(core: Core, id: string | undefined): Promise<void> {
