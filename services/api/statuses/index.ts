@@ -7,11 +7,9 @@ import { Type } from '@sinclair/typebox';
 import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
 import { parseId } from '../../core/ids.ts';
-import { collection } from '../../core/db/mongo.ts';
 import type { AccountDoc, CachedAccount } from '../../core/model/accounts.ts';
 import { findUnsuspendedAccounts } from '../../core/accounts/queries.ts';
-import { statuses, type StatusDoc } from '../../core/model/statuses.ts';
-import { favourites } from '../../core/model/favourites.ts';
+import type { StatusDoc } from '../../core/model/statuses.ts';
 import { postStatus, type PostStatusInput } from '../../core/statuses/postStatus.ts';
 import { statusHistory } from '../../core/statuses/editStatus.ts';
 import { statusContext } from '../../core/statuses/context.ts';
@@ -22,7 +20,15 @@ import {
   findScheduledStatus,
   scheduledParamsOf,
 } from '../../core/scheduledStatuses/scheduledStatuses.ts';
-import { findAuthor, findLiveStatus, findLiveStatuses, findStatus, hasMarked } from '../../core/statuses/reads.ts';
+import {
+  favouritesOfStatus,
+  findAuthor,
+  findLiveStatus,
+  findLiveStatuses,
+  findStatus,
+  hasMarked,
+  reblogsOfStatus,
+} from '../../core/statuses/reads.ts';
 import { presentScheduledStatus } from '../../core/entities/scheduledStatus.ts';
 import {
   favouriteStatus,
@@ -42,7 +48,7 @@ import { presentStatusJson } from '../../core/entities/statusPageJson.ts';
 import { StatusEditEntity, presentStatusEdits } from '../../core/entities/statusEdit.ts';
 import { StatusSourceEntity, presentStatusSource } from '../../core/entities/statusSource.ts';
 import { AccountEntity, presentAccounts } from '../../core/entities/account.ts';
-import { findPage, pageParams, setRecordPageLinks, type PageParams } from '../pagination.ts';
+import { pageParams, setRecordPageLinks, type PageParams } from '../pagination.ts';
 import { IdParams, PageQuery, PostStatusBody, ReblogBody, parseFlag } from './schemas.ts';
 import { idList, idParam, viewerOf, visibleStatusOr404 } from './helpers.ts';
 import { registerStatusChangeRoutes } from './changes.ts';
@@ -344,12 +350,8 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
         );
       },
     );
-  whoInteracted('/api/v1/statuses/:id/favourited_by', (status, p) =>
-    findPage(collection(core.db, favourites), { statusId: status._id }, p),
-  );
-  whoInteracted('/api/v1/statuses/:id/reblogged_by', (status, p) =>
-    findPage(collection(core.db, statuses), { reblogOfId: status._id, deletedAt: null }, p),
-  );
+  whoInteracted('/api/v1/statuses/:id/favourited_by', (status, p) => favouritesOfStatus(core, status._id, p));
+  whoInteracted('/api/v1/statuses/:id/reblogged_by', (status, p) => reblogsOfStatus(core, status._id, p));
 };
 
 export default statusesArea;

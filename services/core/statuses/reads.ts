@@ -6,7 +6,8 @@ import { collection } from '../db/mongo.ts';
 import { findInOrder } from '../db/findInOrder.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { accounts, type AccountDoc } from '../model/accounts.ts';
-import { favourites } from '../model/favourites.ts';
+import { favourites, type FavouriteDoc } from '../model/favourites.ts';
+import { findPage, type PageParams } from '../db/pages.ts';
 import { bookmarks } from '../model/bookmarks.ts';
 
 /** The status, deleted or not. */
@@ -37,4 +38,14 @@ export async function hasMarked(
 ): Promise<boolean> {
   const marks = kind === 'favourites' ? favourites : bookmarks;
   return (await collection(core.db, marks).countDocuments({ accountId, statusId })) > 0;
+}
+
+/** A page of the status's favourites (who favourited it), newest first. */
+export function favouritesOfStatus(core: Core, statusId: Id, p: PageParams): Promise<FavouriteDoc[]> {
+  return findPage(collection(core.db, favourites), { statusId }, p);
+}
+
+/** A page of the status's live reblogs (who reblogged it), newest first. */
+export function reblogsOfStatus(core: Core, statusId: Id, p: PageParams): Promise<StatusDoc[]> {
+  return findPage(collection(core.db, statuses), { reblogOfId: statusId, deletedAt: null }, p);
 }
