@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { localInfraEnv, localInfraSettings, type LocalInfraSettings, type ServerName } from './settings.ts';
 import { serverSpecs, type ServerSpec } from './servers.ts';
 import { ensureCacheDir, ensureDebianPackages, ensureKafka, ensureMongoServer } from './install.ts';
-import { isRunning, readPidFile, sleep, startDetached, stopStarted, withLock } from './processes.ts';
+import { diedStarting, isRunning, readPidFile, sleep, startDetached, stopStarted, withLock } from './processes.ts';
 
 export { localInfraSettings, localInfraEnv };
 export type { LocalInfraSettings };
@@ -72,7 +72,7 @@ async function start(s: LocalInfraSettings, spec: ServerSpec, say: Say): Promise
   const deadline = Date.now() + spec.startTimeoutS * 1000;
   for (;;) {
     if ((await spec.probe()) === 'ready') return say(`${spec.label} ready on ${s.host}:${spec.port}`);
-    if (!isRunning(started))
+    if (diedStarting(started))
       throw new Error(`${spec.label} exited during start-up; last lines of ${logFile}:\n${tail(logFile)}`);
     if (Date.now() > deadline) throw new Error(`${spec.label} not ready after ${spec.startTimeoutS}s; see ${logFile}`);
     await sleep(250);

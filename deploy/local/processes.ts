@@ -73,6 +73,15 @@ export function startDetached(opts: {
 }
 
 /**
+ * Whether a process started moments ago has died. Not `!isRunning`: between the fork and the
+ * child's chdir its cwd is still ours, not the one it was started in (a loaded machine made a
+ * starting MongoDB-wire server look "exited" that way); only the absence of the process counts.
+ */
+export function diedStarting(started: Started): boolean {
+  return !isRunning(started) && !hasLiveThreads(started.pid);
+}
+
+/**
  * Whether any thread of `pid` is still alive. Not the same as `isRunning`: a JVM's main thread
  * can exit before its other threads, after which /proc/<pid>/cwd no longer reads while the process
  * still holds its ports and data-directory lock (a Kafka "stopped" that way made the next start

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 import { probeRedis } from './probes.ts';
-import { isRunning, readPidFile, sleep, startDetached, stopStarted, withLock } from './processes.ts';
+import { diedStarting, isRunning, readPidFile, sleep, startDetached, stopStarted, withLock } from './processes.ts';
 
 type Say = (message: string) => void;
 
@@ -107,7 +107,7 @@ export async function startRedisCluster(opts: RedisClusterOptions): Promise<{ no
         async () => {
           if ((await probeRedis(host, port)) === 'ready') return true;
           const ours = readPidFile(runDir(dir), nodeName(port));
-          if (ours && !isRunning(ours))
+          if (ours && diedStarting(ours))
             throw new Error(`Redis Cluster node ${port} exited during start-up:\n${readClusterLogTail(dir, port)}`);
           return false;
         },

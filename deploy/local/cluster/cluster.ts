@@ -6,7 +6,16 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadEnvironment } from '../../../services/core/config.ts';
 import { ensureDebianPackages, ensureKafka, ensureMongoServer, ensureCacheDir } from '../install.ts';
-import { isRunning, readPidFile, sleep, startDetached, stopStarted, withLock, type Started } from '../processes.ts';
+import {
+  diedStarting,
+  isRunning,
+  readPidFile,
+  sleep,
+  startDetached,
+  stopStarted,
+  withLock,
+  type Started,
+} from '../processes.ts';
 import { probeMongo } from '../probes.ts';
 import { redisClusterNodesEnv, redisClusterStatus, startRedisCluster, stopRedisCluster } from '../redisCluster.ts';
 import { serverSpecs } from '../servers.ts';
@@ -63,7 +72,7 @@ async function waitUntil(
 }
 
 function exited(s: ClusterSettings, started: Started, name: string): string | null {
-  return isRunning(started)
+  return !diedStarting(started)
     ? null
     : `${name} exited during start-up; last lines of its log:\n${tail(join(s.logDir, `${name}.log`))}`;
 }

@@ -2,11 +2,18 @@
 // main thread before the others while shutting down: /proc/<pid>/cwd no longer reads then, yet the
 // process still holds its ports and data-directory lock. Simulated with Python: on SIGTERM the
 // main thread starts a "shutdown" thread and exits (pthread_exit); the process lives on for 1.5 s.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from '../../support/eventually.ts';
-import { hasLiveThreads, isRunning, readPidFile, startDetached, stopStarted } from '../../../deploy/local/processes.ts';
+import {
+  diedStarting,
+  hasLiveThreads,
+  isRunning,
+  readPidFile,
+  startDetached,
+  stopStarted,
+} from '../../../deploy/local/processes.ts';
 
 const SCRIPT = `
 import ctypes, signal, threading, time
@@ -71,4 +78,28 @@ test('a process that ignores SIGTERM is killed after the grace period, and waite
   await untilReady(join(dir, 'stubborn.log'));
   expect(await stopStarted(join(dir, 'run'), 'stubborn', 500)).toBe(true);
   expect(hasLiveThreads(started.pid)).toBe(false);
+});
+
+test('a starting process is not taken for dead; one that exits is', async () => {
+  const start = (name: string, code: string) =>
+    startDetached({
+      name,
+      command: 'python3',
+      args: ['-c', code],
+      runDir: join(dir, 'run'),
+      logFile: join(dir, `${name}.log`),
+      cwd: join(dir, name),
+    });
+  mkdirSync(join(dir, 'alive'));
+  mkdirSync(join(dir, 'brief'));
+  const alive = start('alive', 'import time\ntime.sleep(30)');
+  // From the first moment on (before, between fork and chdir, its cwd is still ours).
+  for (let i = 0; i < 20; i++) {
+    expect(diedStarting(alive)).toBe(false);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const brief = start('brief', 'raise SystemExit(3)');
+  await eventually(async () => diedStarting(brief), 10_000, 'the brief process gone');
+  expect(await stopStarted(join(dir, 'run'), 'alive', 5_000)).toBe(true);
+  expect(diedStarting(alive)).toBe(true);
 });
