@@ -193,7 +193,7 @@ export async function runPipeline<N extends EventName>(opts: PipelineOptions<N>)
     send = membership.send;
     return {
       name,
-      groupId: `${config.kafkaTopicPrefix}.${opts.shared.name}`,
+      groupId: opts.shared.groupId,
       retryTopic,
       deadLetterTopic,
       ...membership,

@@ -34,6 +34,8 @@ type Tuning = Pick<
 
 export interface SharedConsumer {
   readonly name: string;
+  /** `<prefix>.<name>`: the group its members report as theirs. */
+  readonly groupId: string;
   /** Adds a member; only before start(). */
   join(member: SharedMember): SharedMembership;
   /** Subscribes to every member's topics and waits for the group join. */
@@ -64,6 +66,7 @@ export function sharedConsumer(core: Core, name: string, tuning: Tuning): Shared
 
   return {
     name,
+    groupId: `${core.config.kafkaTopicPrefix}.${name}`,
     join(member) {
       if (consumer) throw new Error(`shared consumer ${name}: ${member.name} joined after start`);
       members.push(member);
