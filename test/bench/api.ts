@@ -123,6 +123,18 @@ const readCountsFile = async (file: string | null): Promise<Record<string, numbe
   return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>) : {};
 };
 const readCounts = () => readCountsFile(commandCounts);
+/**
+ * Redis's own count of the commands it ran, by command, and of the reads it made from client
+ * sockets (`total_reads_processed`: about one per flush a client sent, so the round trips).
+ */
+const redisCounts = async (c: Core): Promise<Record<string, number>> => {
+  const out: Record<string, number> = {};
+  for (const m of (await c.redis.info('commandstats')).matchAll(/^cmdstat_(\S+?):calls=(\d+)/gm))
+    out[m[1]!] = Number(m[2]);
+  const reads = /^total_reads_processed:(\d+)/m.exec(await c.redis.info('stats'));
+  if (reads) out['(socket reads)'] = Number(reads[1]);
+  return out;
+};
 const readRequests = () => readCountsFile(requestCounts);
 /** Counts per post between two readings, biggest first (those of at least 0.01). */
 const perPost = (before: Record<string, number>, after: Record<string, number>) => {
@@ -363,6 +375,7 @@ try {
     await posting.start();
     const commands0 = await readCounts();
     const requests0 = await readRequests();
+    const redis0 = await redisCounts(core);
     const cpu0 = await treeCpu();
     const post0 = await byProcess();
     const log0 = { ...logged };
@@ -396,6 +409,12 @@ try {
         notes.push(`MongoDB commands per post (background included): ${perPost(commands0, await readCounts())}`);
       if (requestCounts)
         notes.push(`Kafka requests per post (background included): ${perPost(requests0, await readRequests())}`);
+      const redis1 = await redisCounts(core);
+      const redisReads = ((redis1['(socket reads)'] ?? 0) - (redis0['(socket reads)'] ?? 0)) / STATUSES;
+      delete redis1['(socket reads)'];
+      notes.push(
+        `Redis commands per post (background included, ${redisReads.toFixed(2)} socket reads): ${perPost(redis0, redis1)}`,
+      );
       limit('posting, background included', post0, await byProcess(), STATUSES, 400);
       const post = stats(postSamples);
       const postRate = STATUSES / postSeconds;

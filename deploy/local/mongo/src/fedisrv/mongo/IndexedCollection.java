@@ -53,16 +53,24 @@ final class IndexedCollection extends H2Collection {
         Set<Object> seen = new HashSet<>();
         List<Document> matched = new ArrayList<>();
         int wanted = plan.ordered() && limit > 0 ? numberToSkip + limit : Integer.MAX_VALUE;
+        // A projected answer is a new document made of the stored one's values, which nothing changes
+        // in place (updates store copies, see above): only unprojected answers, which the update path
+        // edits, need a copy. Most reads project (the document cache's views, id and field lists).
+        boolean projected = fieldSelector != null && !fieldSelector.isEmpty();
         Iterator<Object> ids = plan.ids();
         while (ids.hasNext() && matched.size() < wanted) {
             Object id = ids.next();
             if (!seen.add(id)) continue;
             Document document = dataMap.get(id);
-            if (document != null && documentMatchesQuery(document, query)) matched.add(Copies.of(document));
+            if (document != null && documentMatchesQuery(document, query))
+                matched.add(projected ? document : Copies.of(document));
         }
-        Document sort = plan.ordered() ? null : orderBy;
-        return matchDocumentsFromStream(matched.stream(), query, sort, numberToSkip, limit, batchSize, fieldSelector);
+        // Matched above: the stream's own filter gets the empty query, which matches at once.
+        return matchDocumentsFromStream(MATCH_ALL, matched.stream(), numberToSkip, limit, batchSize,
+            plan.ordered() ? null : deriveComparator(orderBy), fieldSelector);
     }
+
+    private static final Document MATCH_ALL = new Document();
 
     @Override
     protected Document getDocument(Object position) {
@@ -75,8 +83,10 @@ final class IndexedCollection extends H2Collection {
                                          Document fieldSelector) {
         if (isNaturalDescending(orderBy)) return super.matchDocuments(query, orderBy, numberToSkip, limit, batchSize,
             fieldSelector);
-        // A scan: only the matching documents are copied.
-        return matchDocumentsFromStream(dataMap.values().stream().filter(d -> documentMatchesQuery(d, query))
-            .map(Copies::of), query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
+        // A scan: only the matching documents are copied (and only for an unprojected answer).
+        boolean projected = fieldSelector != null && !fieldSelector.isEmpty();
+        return matchDocumentsFromStream(MATCH_ALL, dataMap.values().stream().filter(d -> documentMatchesQuery(d, query))
+            .map(d -> projected ? d : Copies.of(d)), numberToSkip, limit, batchSize, deriveComparator(orderBy),
+            fieldSelector);
     }
 }
