@@ -37,6 +37,13 @@ export interface DocView<T extends Document, R> {
    */
   derive?: (core: Core, docs: T[]) => Promise<R[]>;
   /**
+   * Where a derived view's documents come from on a miss: this cached view of the same documents
+   * (read through, so one MongoDB query fills both) instead of MongoDB. Safe under the same
+   * generation check: the base copy read after this view's generations is at least as new, as a
+   * write drops every view of its document at once.
+   */
+  base?: DocView<T, unknown>;
+  /**
    * Also keep values in this process for so long: no Redis round trip at all. Writes made by this
    * process drop them at once; other processes' writes show when they expire.
    */
@@ -61,7 +68,7 @@ function projectedView<T extends Document, R>(
   name: string,
   fields: readonly string[],
   keep: 0 | 1,
-  extra: Pick<DocView<T, R>, 'shareParsed' | 'derive' | 'localTtlMs'>,
+  extra: Pick<DocView<T, R>, 'shareParsed' | 'derive' | 'localTtlMs' | 'base'>,
 ): DocView<T, R> {
   if (!def.cachedById) throw new Error(`${def.name} is not declared cachedById`);
   const projection = Object.fromEntries(fields.map((f) => [f, keep])) as Record<string, 0 | 1>;
@@ -86,6 +93,26 @@ export function definePickView<T extends Document, K extends keyof T & string>(
   opts: { shareParsed?: boolean } = {},
 ): DocView<T, Pick<T, K | '_id'>> {
   return projectedView(def, name, pick, 1, opts);
+}
+
+/**
+ * A cached value computed from each copy of `base` (a rendering of the documents another view
+ * holds), read through `base` on a miss: what is said of defineDerivedView holds.
+ */
+export function defineViewOf<T extends Document, B extends Document, R>(
+  base: DocView<T, B>,
+  name: string,
+  derive: (core: Core, docs: B[]) => Promise<R[]>,
+  opts: { localTtlMs?: number } = {},
+): DocView<T, R> {
+  return {
+    collection: base.collection,
+    name,
+    projection: base.projection,
+    derive: derive as unknown as (core: Core, docs: T[]) => Promise<R[]>,
+    localTtlMs: opts.localTtlMs,
+    base: base as DocView<T, unknown>,
+  };
 }
 
 /**
@@ -259,10 +286,12 @@ export async function readThrough<T extends Document, R>(
   }
   const generationOf = new Map(missing.map((id, i) => [id, generations[i]]));
   const projection = Object.keys(view.projection).length > 0 ? view.projection : undefined;
-  const found = await core.db
-    .collection<{ _id: bigint }>(name)
-    .find({ _id: { $in: missing } }, projection ? { projection } : {})
-    .toArray();
+  const found = view.base
+    ? ([...(await readThrough(core, view.base, missing)).values()] as { _id: bigint }[])
+    : await core.db
+        .collection<{ _id: bigint }>(name)
+        .find({ _id: { $in: missing } }, projection ? { projection } : {})
+        .toArray();
   const values: R[] = view.derive ? await view.derive(core, found as unknown as T[]) : (found as unknown as R[]);
   if (redis && found.length > 0) {
     const pipe = batch(redis);

@@ -17,8 +17,8 @@ import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { findInOrder } from '../db/findInOrder.ts';
-import { accounts, type CachedAccount } from '../model/accounts.ts';
-import { defineDerivedView, definePickView, readThrough } from '../db/docCache.ts';
+import { accountView, type CachedAccount } from '../model/accounts.ts';
+import { defineViewOf, definePickView, readThrough } from '../db/docCache.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { polls } from '../model/polls.ts';
 import { EVERYONE_ROLE, roleOfUser, type EffectiveRole } from '../roles/roles.ts';
@@ -69,10 +69,9 @@ export type Live = NonNullable<typeof liveView._copy>;
  * cached with the account document, whose every write drops them; custom emoji changes show once
  * the entry expires (minutes). Each process keeps them for a few seconds as well.
  */
-const authorView = defineDerivedView(
-  accounts,
+const authorView = defineViewOf(
+  accountView,
   'entity',
-  ['privateKeyPem'],
   (core, docs) =>
     Promise.all(
       docs.map(async (d) => ({

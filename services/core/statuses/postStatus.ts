@@ -4,8 +4,7 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts, accountView, type AccountDoc } from '../model/accounts.ts';
-import { readThrough } from '../db/docCache.ts';
+import { accounts, type AccountDoc } from '../model/accounts.ts';
 import { warmRenderedAuthors } from '../entities/statusPage.ts';
 import { users, type UserDoc } from '../model/users.ts';
 import {
@@ -285,10 +284,10 @@ function authorCountersOf(core: Core): Coalescer<StatusDoc> {
       const changes = authorStatusCountChanges(posts);
       await countOnce(collection(db, accounts), changes);
       // The write dropped the authors' cached copies, which the answer's rendering, the fan-out
-      // and the author's next request each read: refilled here for the whole group, two queries
-      // instead of a miss per post and reader.
+      // and the author's next request each read: refilled here for the whole group, one query
+      // (the rendered authors are read through the account copies) instead of a miss per post and reader.
       const ids = changes.map((ch) => ch._id);
-      await Promise.all([readThrough(core, accountView, ids), warmRenderedAuthors(core, ids)]).catch((err: unknown) =>
+      await warmRenderedAuthors(core, ids).catch((err: unknown) =>
         core.logger.debug({ err }, 'authors not refilled after their counters'),
       );
     });

@@ -6,7 +6,7 @@ import { createTestCore, closeTestCore } from '../../support/core.ts';
 import type { Core } from '../../../services/core/context.ts';
 import { createTestUser } from '../../support/fixtures.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
-import { defineDerivedView, readThrough } from '../../../services/core/db/docCache.ts';
+import { defineDerivedView, defineViewOf, readThrough } from '../../../services/core/db/docCache.ts';
 import { accounts, accountView } from '../../../services/core/model/accounts.ts';
 import { statuses } from '../../../services/core/model/statuses.ts';
 import { postStatus } from '../../../services/core/statuses/postStatus.ts';
@@ -54,6 +54,29 @@ test('a cached document and a derived value follow every kind of write', async (
   expect(await cachedName(account._id)).toBe('three');
   await coll.deleteOne({ uri: account.uri });
   expect((await readThrough(t.core, accountView, [account._id])).has(account._id)).toBe(false);
+});
+
+const nameOfCopy = defineViewOf(accountView, 'test-name-of-copy', async (_core, docs) =>
+  docs.map((d) => ({ name: d.displayName })),
+);
+
+test('a view over another cached view fills both from one MongoDB read, and a write drops both', async () => {
+  const { account } = await createTestUser(t.core);
+  const id = account._id;
+  const raw = t.core.db.collection<{ _id: bigint; displayName: string }>('accounts');
+  await collection(t.core.db, accounts).updateOne({ _id: id }, { $set: { displayName: 'first' } });
+  expect((await readThrough(t.core, nameOfCopy, [id])).get(id)?.name).toBe('first');
+  // Both copies are in Redis now: a write that bypasses the wrapper is seen by neither.
+  await raw.updateOne({ _id: id }, { $set: { displayName: 'bypassed' } });
+  expect((await readThrough(t.core, accountView, [id])).get(id)?.displayName).toBe('first');
+  expect((await readThrough(t.core, nameOfCopy, [id])).get(id)?.name).toBe('first');
+  // A write through collection() drops both; the derived view reads the base again (MongoDB, once).
+  await collection(t.core.db, accounts).updateOne({ _id: id }, { $set: { displayName: 'second' } });
+  expect((await readThrough(t.core, nameOfCopy, [id])).get(id)?.name).toBe('second');
+  await raw.updateOne({ _id: id }, { $set: { displayName: 'bypassed again' } });
+  expect((await readThrough(t.core, accountView, [id])).get(id)?.displayName).toBe('second');
+  // An unknown id is absent from both.
+  expect((await readThrough(t.core, nameOfCopy, [id + 1_000_000n])).size).toBe(0);
 });
 
 test('secrets stay out of the cached copy', async () => {
