@@ -36,9 +36,7 @@ import { findVisibleAccounts } from '../../core/accounts/queries.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { BoolLike, IdParams } from '../params.ts';
 import { AccountIdParams, targetAccount } from '../graphParams.ts';
-
-const READ = { scopes: ['read', 'read:collections'], user: 'optional' as const };
-const WRITE = { scopes: ['write', 'write:collections'], user: 'required' as const };
+import { READ_COLLECTIONS_PUBLIC as READ, WRITE_COLLECTIONS as WRITE } from '../scopes.ts';
 
 const Text = Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()]);
 const CollectionBody = Type.Object(
