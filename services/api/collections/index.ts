@@ -211,7 +211,7 @@ const collectionsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { co
       const owner = await targetAccount(core, request.params.id);
       const viewer = request.auth?.account ?? null;
       return listing(core, request, reply, request.query, (offset, limit) =>
-        collectionsOf(core, owner._id, viewer, offset, limit),
+        collectionsOf(core, { accountId: owner._id, viewer, offset, limit }),
       );
     },
   );
@@ -226,7 +226,7 @@ const collectionsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { co
       const featured = await targetAccount(core, request.params.id);
       const viewer = request.auth?.account ?? null;
       return listing(core, request, reply, request.query, (offset, limit) =>
-        collectionsFeaturing(core, featured._id, viewer, offset, limit),
+        collectionsFeaturing(core, { accountId: featured._id, viewer, offset, limit }),
       );
     },
   );
