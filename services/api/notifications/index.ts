@@ -231,13 +231,12 @@ const notificationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
       const { account } = requireUser(request);
       const q = request.query as Record<string, unknown>;
       return {
-        count: await unreadGroupCount(
-          core,
-          account._id,
-          filterOf(request.query),
-          groupedTypes(request.query.grouped_types),
-          countLimit(q.limit),
-        ),
+        count: await unreadGroupCount(core, {
+          accountId: account._id,
+          filter: filterOf(request.query),
+          grouped: groupedTypes(request.query.grouped_types),
+          limit: countLimit(q.limit),
+        }),
       };
     },
   );
