@@ -149,9 +149,8 @@ export interface ListResource<T = Id> {
    * (`.../:id/:action`), written out.
    */
   paths: { list: string; remove?: string; action?: string };
+  /** The page's template; its title is the message `admin.<template>.title`. */
   template: string;
-  /** The page title's message key; `admin.<template>.title` unless given. */
-  title?: string;
   /** What the page shows besides the error (`request`: the one being answered, e.g. for filters in its query). */
   load(request: FastifyRequest): Promise<Record<string, unknown>>;
   create(request: FastifyRequest, me: Staff): Promise<unknown>;
@@ -183,7 +182,7 @@ export function listResource<T = Id>(
   permission: Permission,
   r: ListResource<T>,
 ): ListPage {
-  const title = r.title ?? `admin.${r.template}.title`;
+  const title = `admin.${r.template}.title`;
   const listPage: ListPage = async (reply, me, error = null, extra = {}) =>
     kit.view(reply, me, r.template, title, { ...(await r.load(reply.request)), ...extra, error }, error ? 422 : 200);
 
