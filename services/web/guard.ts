@@ -1,6 +1,6 @@
 // Pages behind a log-in: the signed-in user and account, or a redirect to the log-in form (that
 // returns here), or the page saying why this login may not be used.
-import type { FastifyReply, FastifyRequest, RouteGenericInterface } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteGenericInterface } from 'fastify';
 import type { Core } from '../core/context.ts';
 import type { UserDoc } from '../core/model/users.ts';
 import { collection } from '../core/db/mongo.ts';
@@ -63,4 +63,20 @@ export function asSignedIn<G extends RouteGenericInterface = RouteGenericInterfa
     const signedIn = await requireSignedIn(core, request, reply, returnTo, opts);
     return signedIn ? run(request, reply, signedIn) : reply;
   };
+}
+
+type SignedInHandler = (request: FastifyRequest, reply: FastifyReply, signedIn: SignedIn) => Promise<unknown>;
+
+/**
+ * A page behind the log-in whose form posts back to it, at its literal `path`: GET shows the page,
+ * POST (CSRF-checked) submits the form; signing in returns to the page.
+ */
+export function signedInForm(
+  app: FastifyInstance,
+  core: Core,
+  path: string,
+  page: { show: SignedInHandler; submit: SignedInHandler },
+): void {
+  app.get(path, asSignedIn(core, path, page.show));
+  app.post(path, { preHandler: app.csrfProtection }, asSignedIn(core, path, page.submit));
 }

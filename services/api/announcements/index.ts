@@ -15,6 +15,7 @@ import {
 import { requireUser } from '../plugins/auth.ts';
 import { BoolLike, Empty, IdParams, idParam } from '../params.ts';
 import { CustomEmojiEntity } from '../../core/entities/account.ts';
+import { WRITE_ACCOUNTS as DISMISS, WRITE_FAVOURITES as REACT } from '../scopes.ts';
 
 const ReactionEntity = Type.Object({
   name: Type.String(),
@@ -44,8 +45,6 @@ const AnnouncementEntity = Type.Object({
 
 /** Mastodon asks for a user and no particular scope to list them. */
 const LIST = { user: 'required' as const };
-const DISMISS = { scopes: ['write', 'write:accounts'], user: 'required' as const };
-const REACT = { scopes: ['write', 'write:favourites'], user: 'required' as const };
 
 const ReactionParams = Type.Object({ id: Type.String({ maxLength: 30 }), name: Type.String({ maxLength: 200 }) });
 

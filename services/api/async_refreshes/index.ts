@@ -6,8 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
 import { findAsyncRefresh } from '../../core/activitypub/replies/asyncRefresh.ts';
 import { ApiError } from '../errors.ts';
-
-const READ = { scopes: ['read'], user: 'required' as const };
+import { READ } from '../scopes.ts';
 
 const AsyncRefreshEntity = Type.Object({
   async_refresh: Type.Object({

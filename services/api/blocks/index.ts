@@ -6,9 +6,7 @@ import { blocks } from '../../core/model/blocks.ts';
 import { blockAccount, unblockAccount } from '../../core/graph/block.ts';
 import { AccountEntity } from '../../core/entities/account.ts';
 import { AccountPageQuery, accountActionRoute, ownRecordsHandler } from '../graphParams.ts';
-
-const WRITE = { scopes: ['write', 'write:blocks', 'follow'], user: 'required' as const };
-const READ = { scopes: ['read', 'read:blocks', 'follow'], user: 'required' as const };
+import { WRITE_BLOCKS as WRITE, READ_BLOCKS as READ } from '../scopes.ts';
 
 const blocksArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
   accountActionRoute(app, core, '/api/v1/accounts/:id/block', WRITE, blockAccount);

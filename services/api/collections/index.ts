@@ -36,9 +36,7 @@ import { findVisibleAccounts } from '../../core/accounts/queries.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { BoolLike, IdParams } from '../params.ts';
 import { AccountIdParams, targetAccount } from '../graphParams.ts';
-
-const READ = { scopes: ['read', 'read:collections'], user: 'optional' as const };
-const WRITE = { scopes: ['write', 'write:collections'], user: 'required' as const };
+import { READ_COLLECTIONS_PUBLIC as READ, WRITE_COLLECTIONS as WRITE } from '../scopes.ts';
 
 const Text = Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()]);
 const CollectionBody = Type.Object(
@@ -213,7 +211,7 @@ const collectionsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { co
       const owner = await targetAccount(core, request.params.id);
       const viewer = request.auth?.account ?? null;
       return listing(core, request, reply, request.query, (offset, limit) =>
-        collectionsOf(core, owner._id, viewer, offset, limit),
+        collectionsOf(core, { accountId: owner._id, viewer, offset, limit }),
       );
     },
   );
@@ -228,7 +226,7 @@ const collectionsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { co
       const featured = await targetAccount(core, request.params.id);
       const viewer = request.auth?.account ?? null;
       return listing(core, request, reply, request.query, (offset, limit) =>
-        collectionsFeaturing(core, featured._id, viewer, offset, limit),
+        collectionsFeaturing(core, { accountId: featured._id, viewer, offset, limit }),
       );
     },
   );

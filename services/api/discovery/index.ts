@@ -12,8 +12,7 @@ import { requireUser } from '../plugins/auth.ts';
 import { AccountEntity, presentAccounts } from '../../core/entities/account.ts';
 import { BoolLike } from '../params.ts';
 import { notFound } from '../errors.ts';
-
-const READ = { scopes: ['read', 'read:accounts'], user: 'required' as const };
+import { READ_ACCOUNTS as READ } from '../scopes.ts';
 
 const LimitQuery = Type.Object(
   { limit: Type.Optional(Type.String({ maxLength: 30 })), offset: Type.Optional(Type.String({ maxLength: 30 })) },

@@ -9,9 +9,7 @@ import { requireUser } from '../plugins/auth.ts';
 import { findPage, setRecordPageLinks } from '../pagination.ts';
 import { missingParam } from '../errors.ts';
 import { AccountPageQuery, accountPage } from '../graphParams.ts';
-
-const WRITE = { scopes: ['write', 'write:blocks', 'follow'], user: 'required' as const };
-const READ = { scopes: ['read', 'read:blocks', 'follow'], user: 'required' as const };
+import { WRITE_BLOCKS as WRITE, READ_BLOCKS as READ } from '../scopes.ts';
 
 const DomainBody = Type.Object(
   { domain: Type.Optional(Type.String({ maxLength: 300 })) },

@@ -20,6 +20,7 @@ import { requireUser } from '../plugins/auth.ts';
 import { presentTag, TagEntity } from '../../core/entities/tag.ts';
 import { missingParam } from '../errors.ts';
 import { AccountIdParams, targetAccount } from '../graphParams.ts';
+import { READ_ACCOUNTS as READ, WRITE_ACCOUNTS as WRITE } from '../scopes.ts';
 
 const FeaturedTagEntity = Type.Object({
   id: Type.String(),
@@ -50,8 +51,6 @@ async function presentFeaturedTags(
 }
 
 const featuredTagsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
-  const READ = { scopes: ['read', 'read:accounts'], user: 'required' as const };
-  const WRITE = { scopes: ['write', 'write:accounts'], user: 'required' as const };
   const own = (account: AccountDoc) => ownFeaturedTags(core, account._id);
 
   app.get(

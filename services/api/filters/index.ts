@@ -53,9 +53,8 @@ import {
   presentV1Filter,
 } from '../../core/entities/filter.ts';
 import { Empty, IdParams } from '../params.ts';
+import { READ_FILTERS as READ, WRITE_FILTERS as WRITE } from '../scopes.ts';
 
-const READ = { scopes: ['read', 'read:filters'], user: 'required' as const };
-const WRITE = { scopes: ['write', 'write:filters'], user: 'required' as const };
 const AnyBody = Type.Optional(Type.Object({}, { additionalProperties: true }));
 
 type Body = Record<string, unknown> | undefined;

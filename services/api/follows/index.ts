@@ -29,10 +29,7 @@ import {
   recordAccountsPage,
   targetAccount,
 } from '../graphParams.ts';
-
-const WRITE = { scopes: ['write', 'write:follows', 'follow'], user: 'required' as const };
-const READ_FOLLOWS = { scopes: ['read', 'read:follows', 'follow'], user: 'required' as const };
-const READ_ACCOUNTS = { scopes: ['read', 'read:accounts'], user: 'optional' as const };
+import { WRITE_FOLLOWS as WRITE, READ_FOLLOWS, READ_ACCOUNTS_PUBLIC } from '../scopes.ts';
 
 const FollowBody = Type.Object(
   {
@@ -124,7 +121,7 @@ const followsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
           querystring: AccountPageQuery,
           response: { 200: Type.Array(AccountEntity) },
         },
-        config: { auth: READ_ACCOUNTS },
+        config: { auth: READ_ACCOUNTS_PUBLIC },
       },
       async (request, reply) => {
         const viewer = request.auth?.account ?? null;

@@ -22,9 +22,7 @@ import { AccountEntity, presentAccounts } from '../../core/entities/account.ts';
 import { BoolLike, IdParams } from '../params.ts';
 import { pageParams } from '../pagination.ts';
 import { AccountIdParams, AccountPageQuery, accountsOfRecords, targetAccount } from '../graphParams.ts';
-
-const READ = { scopes: ['read', 'read:lists'], user: 'required' as const };
-const WRITE = { scopes: ['write', 'write:lists'], user: 'required' as const };
+import { READ_LISTS as READ, WRITE_LISTS as WRITE } from '../scopes.ts';
 
 const ListEntity = Type.Object({
   id: Type.String(),

@@ -6,9 +6,8 @@ import type { AreaOptions } from '../areas.ts';
 import type { MarkerDoc, MarkerTimeline } from '../../core/model/markers.ts';
 import { markersOf, saveMarker } from '../../core/markers/markers.ts';
 import { requireUser } from '../plugins/auth.ts';
+import { READ_STATUSES as READ, WRITE_STATUSES as WRITE } from '../scopes.ts';
 
-const READ = { scopes: ['read', 'read:statuses'], user: 'required' as const };
-const WRITE = { scopes: ['write', 'write:statuses'], user: 'required' as const };
 const TIMELINES: readonly MarkerTimeline[] = ['home', 'notifications'];
 
 const MarkerEntity = Type.Object({ last_read_id: Type.String(), version: Type.Integer(), updated_at: Type.String() });

@@ -21,9 +21,7 @@ import {
   accountsOfRecords,
   actOnAccount,
 } from '../graphParams.ts';
-
-const WRITE = { scopes: ['write', 'write:mutes', 'follow'], user: 'required' as const };
-const READ = { scopes: ['read', 'read:mutes', 'follow'], user: 'required' as const };
+import { WRITE_MUTES as WRITE, READ_MUTES as READ } from '../scopes.ts';
 
 const MuteBody = Type.Object(
   {

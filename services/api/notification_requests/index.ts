@@ -31,9 +31,7 @@ import { StatusEntity, type Status } from '../../core/entities/status.ts';
 import { presentStatuses } from '../../core/entities/statusRender.ts';
 import { pageParams, setRecordPageLinks } from '../pagination.ts';
 import { CursorQuery, Empty, IdParams } from '../params.ts';
-
-const READ = { scopes: ['read', 'read:notifications'], user: 'required' as const };
-const WRITE = { scopes: ['write', 'write:notifications'], user: 'required' as const };
+import { READ_NOTIFICATIONS as READ, WRITE_NOTIFICATIONS as WRITE } from '../scopes.ts';
 
 const Str = Type.String({ maxLength: 100 });
 const Loose = Type.Optional(Type.Object({}, { additionalProperties: true }));

@@ -31,9 +31,7 @@ import { NotificationEntity, presentNotifications, renderRefs } from '../../core
 import { notificationExtras } from '../../core/entities/notificationExtras.ts';
 import { pageParams, setLinkHeader, setRecordPageLinks } from '../pagination.ts';
 import { CursorFields, Empty, IdParams } from '../params.ts';
-
-const READ = { scopes: ['read', 'read:notifications'], user: 'required' as const };
-const WRITE = { scopes: ['write', 'write:notifications'], user: 'required' as const };
+import { READ_NOTIFICATIONS as READ, WRITE_NOTIFICATIONS as WRITE } from '../scopes.ts';
 
 const Str = Type.String({ maxLength: 100 });
 const StrList = Type.Union([Type.Array(Str, { maxItems: 100 }), Str]);
@@ -233,13 +231,12 @@ const notificationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
       const { account } = requireUser(request);
       const q = request.query as Record<string, unknown>;
       return {
-        count: await unreadGroupCount(
-          core,
-          account._id,
-          filterOf(request.query),
-          groupedTypes(request.query.grouped_types),
-          countLimit(q.limit),
-        ),
+        count: await unreadGroupCount(core, {
+          accountId: account._id,
+          filter: filterOf(request.query),
+          grouped: groupedTypes(request.query.grouped_types),
+          limit: countLimit(q.limit),
+        }),
       };
     },
   );

@@ -14,8 +14,7 @@ import {
 } from '../../core/push/subscriptions.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { ApiError, notFound } from '../errors.ts';
-
-const PUSH = { scopes: ['push'], user: 'required' as const };
+import { PUSH } from '../scopes.ts';
 
 const Loose = Type.Object({}, { additionalProperties: true });
 const Body = Type.Optional(

@@ -24,11 +24,7 @@ import {
   recordAccountsPage,
   targetAccount,
 } from '../graphParams.ts';
-
-const READ_FOLLOWS = { scopes: ['read', 'read:follows', 'follow'], user: 'required' as const };
-const WRITE_ACCOUNTS = { scopes: ['write', 'write:accounts'], user: 'required' as const };
-const READ_ACCOUNTS_USER = { scopes: ['read', 'read:accounts'], user: 'required' as const };
-const READ_ACCOUNTS = { scopes: ['read', 'read:accounts'], user: 'optional' as const };
+import { READ_FOLLOWS, WRITE_ACCOUNTS, READ_ACCOUNTS, READ_ACCOUNTS_PUBLIC } from '../scopes.ts';
 
 const IdsQuery = Type.Object(
   {
@@ -93,7 +89,7 @@ const relationshipsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
     '/api/v1/endorsements',
     {
       schema: { querystring: AccountPageQuery, response: { 200: Type.Array(AccountEntity) } },
-      config: { auth: READ_ACCOUNTS_USER },
+      config: { auth: READ_ACCOUNTS },
     },
     ownRecordsHandler(core, endorsements, 'accountId', (r) => r.targetAccountId),
   );
@@ -102,7 +98,7 @@ const relationshipsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
     '/api/v1/accounts/:id/endorsements',
     {
       schema: { params: AccountIdParams, querystring: AccountPageQuery, response: { 200: Type.Array(AccountEntity) } },
-      config: { auth: READ_ACCOUNTS },
+      config: { auth: READ_ACCOUNTS_PUBLIC },
     },
     async (request, reply) => {
       const owner = await targetAccount(core, request.params.id);

@@ -17,8 +17,8 @@ import { BoolLike } from '../params.ts';
 import { EditStatusBody, IdParams, InteractionPolicyBody, parseFlag } from './schemas.ts';
 import { idList, idParam, visibleStatusOr404 } from './helpers.ts';
 import { pollOf, quotePolicyOf } from './inputs.ts';
+import { WRITE_STATUSES as WRITE } from '../scopes.ts';
 
-const WRITE = { scopes: ['write', 'write:statuses'], user: 'required' as const };
 const DeleteQuery = Type.Object({ delete_media: Type.Optional(BoolLike) });
 
 export function registerStatusChangeRoutes(fastify: FastifyInstance, core: Core): void {

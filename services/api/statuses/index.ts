@@ -55,13 +55,14 @@ import { registerStatusChangeRoutes } from './changes.ts';
 import { registerQuoteRoutes } from './quoteRoutes.ts';
 import { pollOf, quotePolicyOf, visibilityOf } from './inputs.ts';
 import { QUOTED_STATUS_NOT_FOUND, quotableStatus } from '../../core/quotes/quotes.ts';
-
-const READ = { scopes: ['read', 'read:statuses'], user: 'optional' as const };
-const WRITE = { scopes: ['write', 'write:statuses'], user: 'required' as const };
-const FAVOURITES = { scopes: ['write', 'write:favourites'], user: 'required' as const };
-const BOOKMARKS = { scopes: ['write', 'write:bookmarks'], user: 'required' as const };
-const PINS = { scopes: ['write', 'write:accounts'], user: 'required' as const };
-const MUTES = { scopes: ['write', 'write:mutes', 'follow'], user: 'required' as const };
+import {
+  READ_STATUSES_PUBLIC as READ,
+  WRITE_STATUSES as WRITE,
+  WRITE_FAVOURITES as FAVOURITES,
+  WRITE_BOOKMARKS as BOOKMARKS,
+  WRITE_ACCOUNTS as PINS,
+  WRITE_MUTES as MUTES,
+} from '../scopes.ts';
 
 export function postInputOf(body: PostStatusBody): PostStatusInput {
   const inReplyToId = body.in_reply_to_id ? parseId(body.in_reply_to_id) : null;

@@ -14,9 +14,7 @@ import { ApiError } from '../errors.ts';
 import { findPage, pageParams, setRecordPageLinks } from '../pagination.ts';
 import { IdParams, PageQuery, QuoteParams } from './schemas.ts';
 import { idParam, viewerOf, visibleStatusOr404 } from './helpers.ts';
-
-const READ = { scopes: ['read', 'read:statuses'], user: 'optional' as const };
-const WRITE = { scopes: ['write', 'write:statuses'], user: 'required' as const };
+import { READ_STATUSES_PUBLIC as READ, WRITE_STATUSES as WRITE } from '../scopes.ts';
 
 export function registerQuoteRoutes(fastify: FastifyInstance, core: Core): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

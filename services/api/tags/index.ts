@@ -20,10 +20,9 @@ import { presentTagsWithHistory } from '../../core/entities/tagHistory.ts';
 import { setRecordPageLinks } from '../pagination.ts';
 import { notFound } from '../errors.ts';
 import { AccountPageQuery, accountPage } from '../graphParams.ts';
+import { WRITE_FOLLOWS as WRITE, WRITE_ACCOUNTS as FEATURE } from '../scopes.ts';
 
 const TagParams = Type.Object({ id: Type.String({ maxLength: 1000 }) });
-const WRITE = { scopes: ['write', 'write:follows', 'follow'], user: 'required' as const };
-const FEATURE = { scopes: ['write', 'write:accounts'], user: 'required' as const };
 
 /** A valid hashtag name from the path (Fastify has already percent-decoded it). */
 function tagName(raw: string): string {

@@ -27,6 +27,7 @@ import type { PageOptions } from '../../core/entities/statusPage.ts';
 import { presentStatusPageJson } from '../../core/entities/statusPageJson.ts';
 import { BoolLike, CursorFields, CursorQuery } from '../params.ts';
 import { pageIdsOf, pageParams, setCursorPageLinks, type PageParams } from '../pagination.ts';
+import { READ_STATUSES as READ, READ_STATUSES_PUBLIC as PUBLIC } from '../scopes.ts';
 
 const Scope = {
   local: Type.Optional(BoolLike),
@@ -36,8 +37,6 @@ const Scope = {
 const TagList = Type.Optional(
   Type.Union([Type.Array(Type.String({ maxLength: 300 }), { maxItems: 10 }), Type.String({ maxLength: 300 })]),
 );
-const READ = { scopes: ['read', 'read:statuses'], user: 'required' as const };
-const PUBLIC = { scopes: ['read', 'read:statuses'], user: 'optional' as const };
 
 function page(query: unknown): PageParams {
   return pageParams(query, { defaultLimit: 20, maxLimit: 40 });

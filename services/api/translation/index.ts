@@ -9,8 +9,7 @@ import { parseId } from '../../core/ids.ts';
 import { translateStatus } from '../../core/translation/translate.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { notFound } from '../errors.ts';
-
-const READ = { scopes: ['read', 'read:statuses'], user: 'required' as const };
+import { READ_STATUSES as READ } from '../scopes.ts';
 
 const TranslationEntity = Type.Object({
   content: Type.String(),

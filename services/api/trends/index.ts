@@ -11,8 +11,7 @@ import { StatusEntity } from '../../core/entities/status.ts';
 import { TrendsLinkEntity } from '../../core/entities/previewCard.ts';
 import { presentTrendingLinks, presentTrendingStatuses, presentTrendingTags } from './present.ts';
 import { OffsetPageQuery, offsetPageHandler, type OffsetPage } from './offsetPage.ts';
-
-const PUBLIC = { scopes: ['read'], user: 'optional' as const };
+import { READ_PUBLIC as PUBLIC } from '../scopes.ts';
 
 function languagesOf(request: FastifyRequest): string[] {
   const locale = request.auth?.user?.locale;

@@ -1,8 +1,10 @@
 // Cursor pages of a collection as Mastodon pages its lists (reference conventions §7): `max_id`
 // (older than), `since_id` (newest above), `min_id` (immediately above), `limit`, newest first.
 // Parsing the parameters and writing the Link header are the API's (api/pagination.ts).
-import type { Collection, Document, Filter } from 'mongodb';
+import type { Collection, Db, Document, Filter } from 'mongodb';
 import type { Id } from '../ids.ts';
+import { findInOrder } from './findInOrder.ts';
+import { collection, type CollectionDef } from './mongo.ts';
 
 export interface PageParams {
   maxId: Id | null;
@@ -38,4 +40,22 @@ export async function findPage<T extends Document>(
     .sort({ [field]: -1 })
     .limit(p.limit)
     .toArray()) as T[];
+}
+
+/**
+ * A page of records (pins, tag follows, ...) under `filter`, and the documents they point at
+ * (`target`) in the records' order, those not matching `targetFilter` left out. The records are
+ * what the page's Link header cursors on.
+ */
+export async function findRecordPage<R extends Document, T extends Document & { _id: Id }>(
+  db: Db,
+  records: CollectionDef<R>,
+  filter: Filter<R>,
+  page: PageParams,
+  targets: CollectionDef<T>,
+  target: (record: R) => Id,
+  targetFilter: Filter<T> = {},
+): Promise<{ records: R[]; targets: T[] }> {
+  const found = await findPage(collection(db, records), filter, page);
+  return { records: found, targets: await findInOrder(collection(db, targets), found.map(target), targetFilter) };
 }

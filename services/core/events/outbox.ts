@@ -24,6 +24,11 @@ export interface Verification {
   expect: 'exists' | 'absent';
 }
 
+/** The verification of a write that creates (`created`) or deletes what `filter` matches in `collection`. */
+export function writeVerification(collection: string, filter: Document, created: boolean): Verification {
+  return { collection, filter, expect: created ? 'exists' : 'absent' };
+}
+
 export interface NewEvent<N extends EventName = EventName> {
   type: N;
   /** Kafka message key: events with one key stay in order (e.g. a status's author id). */

@@ -289,13 +289,18 @@ export async function visibleItems(
   return out;
 }
 
+/** A page of the collections of, or featuring, an account (`accountId`) as `viewer` may see them. */
+export interface CollectionsPage {
+  accountId: Id;
+  viewer: Pick<AccountDoc, '_id'> | null;
+  offset: number;
+  limit: number;
+}
+
 /** An account's collections, newest first: all for the curator, the discoverable ones for others. */
 export async function collectionsOf(
   core: Core,
-  accountId: Id,
-  viewer: Pick<AccountDoc, '_id'> | null,
-  offset: number,
-  limit: number,
+  { accountId, viewer, offset, limit }: CollectionsPage,
 ): Promise<FeaturedCollectionDoc[]> {
   const filter = viewer?._id === accountId ? { accountId } : { accountId, discoverable: true };
   return collection(core.db, featuredCollections).find(filter).sort({ _id: -1 }).skip(offset).limit(limit).toArray();
@@ -304,10 +309,7 @@ export async function collectionsOf(
 /** The collections (of others, discoverable, or the viewer's own) where the account is featured. */
 export async function collectionsFeaturing(
   core: Core,
-  accountId: Id,
-  viewer: Pick<AccountDoc, '_id'> | null,
-  offset: number,
-  limit: number,
+  { accountId, viewer, offset, limit }: CollectionsPage,
 ): Promise<FeaturedCollectionDoc[]> {
   const ids = (
     await collection(core.db, collectionItems)

@@ -146,15 +146,21 @@ export async function featuredCollectionDocument(core: Core, accountId: Id, id: 
   return withContext(COLLECTION_CONTEXT, await renderFeaturedCollectionObject(core, doc, owner));
 }
 
+/** The accepted item `itemId` of the curator, or featuring the account, as `side` says (404 otherwise). */
+async function acceptedItem(
+  core: Core,
+  itemId: Id,
+  side: { curatorId: Id } | { accountId: Id },
+): Promise<CollectionItemDoc> {
+  const item = await collection(core.db, collectionItems).findOne({ _id: itemId, state: 'accepted', ...side });
+  if (!item) throw notFound();
+  return item;
+}
+
 /** GET /ap/users/:account_id/collection_items/:id: one accepted FeaturedItem of a local collection. */
 export async function collectionItemDocument(core: Core, accountId: Id, itemId: Id): Promise<JsonLd> {
   const owner = await localAccountById(core, accountId);
-  const item = await collection(core.db, collectionItems).findOne({
-    _id: itemId,
-    curatorId: owner._id,
-    state: 'accepted',
-  });
-  if (!item) throw notFound();
+  const item = await acceptedItem(core, itemId, { curatorId: owner._id });
   const doc = await localCollection(core, owner._id, item.collectionId);
   const featured = await collection(core.db, accounts).findOne({ _id: item.accountId, suspendedAt: null });
   if (!featured) throw notFound();
@@ -164,13 +170,9 @@ export async function collectionItemDocument(core: Core, accountId: Id, itemId: 
 /** GET /ap/users/:account_id/feature_authorizations/:id: the stamp of an accepted item featuring the account. */
 export async function featureAuthorizationDocument(core: Core, accountId: Id, itemId: Id): Promise<JsonLd> {
   const featured = await localAccountById(core, accountId);
-  const item = await collection(core.db, collectionItems).findOne({
-    _id: itemId,
-    accountId: featured._id,
-    state: 'accepted',
-  });
-  const doc = item ? await collection(core.db, featuredCollections).findOne({ _id: item.collectionId }) : null;
-  if (!item || !doc) throw notFound();
+  const item = await acceptedItem(core, itemId, { accountId: featured._id });
+  const doc = await collection(core.db, featuredCollections).findOne({ _id: item.collectionId });
+  if (!doc) throw notFound();
   return withContext(
     COLLECTION_CONTEXT,
     renderFeatureAuthorization(core, featured, item._id, collectionUriOf(core, doc)),

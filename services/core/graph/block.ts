@@ -5,7 +5,7 @@ import { collection, insertOnce } from '../db/mongo.ts';
 import type { AccountDoc } from '../model/accounts.ts';
 import { blocks, type BlockDoc } from '../model/blocks.ts';
 import { forbidden } from '../errors.ts';
-import type { NewEvent } from '../events/outbox.ts';
+import { writeVerification, type NewEvent } from '../events/outbox.ts';
 import { endFollow, endFollowRequest } from './unfollow.ts';
 import { graphPair } from './events.ts';
 
@@ -19,11 +19,7 @@ function blockEvent(
     type,
     key: String(account._id),
     payload: { blockId: String(block._id), ...graphPair(account, target), uri: block.uri },
-    verify: {
-      collection: blocks.name,
-      filter: { _id: block._id },
-      expect: type === 'BlockCreated' ? 'exists' : 'absent',
-    },
+    verify: writeVerification(blocks.name, { _id: block._id }, type === 'BlockCreated'),
   };
 }
 

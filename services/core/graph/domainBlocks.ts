@@ -9,7 +9,7 @@ import { accountDomainBlocks } from '../model/accountDomainBlocks.ts';
 import { follows } from '../model/follows.ts';
 import { accounts } from '../model/accounts.ts';
 import { validationFailed } from '../errors.ts';
-import type { NewEvent } from '../events/outbox.ts';
+import { writeVerification, type NewEvent } from '../events/outbox.ts';
 import { endFollow } from './unfollow.ts';
 
 /** Lower case, punycode, no trailing dot; a URL or `user@domain` gives its host. null if invalid. */
@@ -40,11 +40,7 @@ function domainEvent(
     type,
     key: String(accountId),
     payload: { accountId: String(accountId), domain },
-    verify: {
-      collection: accountDomainBlocks.name,
-      filter: { _id: id },
-      expect: type === 'DomainBlockCreated' ? 'exists' : 'absent',
-    },
+    verify: writeVerification(accountDomainBlocks.name, { _id: id }, type === 'DomainBlockCreated'),
   };
 }
 

@@ -8,22 +8,17 @@ import type { Filter } from 'mongodb';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { pins, type PinDoc } from '../model/pins.ts';
 import type { Id } from '../ids.ts';
-import { findPage, type PageParams } from '../db/pages.ts';
-import { findInOrder } from '../db/findInOrder.ts';
+import { findRecordPage, type PageParams } from '../db/pages.ts';
 import { LIMITS } from '../instance/limits.ts';
 import { statusValidation } from '../statuses/errors.ts';
-import type { NewEvent } from '../events/outbox.ts';
+import { writeVerification, type NewEvent } from '../events/outbox.ts';
 
 function pinEvent(type: 'StatusPinned' | 'StatusUnpinned', account: AccountDoc, status: StatusDoc): NewEvent {
   return {
     type,
     key: String(account._id),
     payload: { accountId: String(account._id), statusId: String(status._id), statusUri: status.uri },
-    verify: {
-      collection: 'status_pins',
-      filter: { accountId: account._id, statusId: status._id },
-      expect: type === 'StatusPinned' ? 'exists' : 'absent',
-    },
+    verify: writeVerification('status_pins', { accountId: account._id, statusId: status._id }, type === 'StatusPinned'),
   };
 }
 
@@ -63,11 +58,6 @@ export async function pinnedStatusesPage(
   filter: Filter<StatusDoc>,
   page: PageParams,
 ): Promise<{ pins: PinDoc[]; statuses: StatusDoc[] }> {
-  const pinned = await findPage(collection(core.db, pins), { accountId }, page);
-  const found = await findInOrder(
-    collection(core.db, statuses),
-    pinned.map((p) => p.statusId),
-    filter,
-  );
-  return { pins: pinned, statuses: found };
+  const found = await findRecordPage(core.db, pins, { accountId }, page, statuses, (pin) => pin.statusId, filter);
+  return { pins: found.records, statuses: found.targets };
 }

@@ -36,6 +36,7 @@ import {
   notificationsMarker,
   scanGroupPage,
   scanUnreadGroupCount,
+  type UnreadGroupsQuery,
   truthy,
   typeList,
   type GroupPageParams,
@@ -359,14 +360,9 @@ export function groupMembersQuery(accountId: Id, groupKey: string): Filter<Notif
 }
 
 /** Groups with a notification newer than the notifications marker, counted up to `limit`. */
-export async function unreadGroupCount(
-  core: Core,
-  accountId: Id,
-  f: NotificationFilter,
-  grouped: readonly string[],
-  limit: number,
-): Promise<number> {
-  if (!summariesAnswer(f)) return scanUnreadGroupCount(core, accountId, f, grouped, limit);
+export async function unreadGroupCount(core: Core, query: UnreadGroupsQuery): Promise<number> {
+  const { accountId, filter: f, grouped, limit } = query;
+  if (!summariesAnswer(f)) return scanUnreadGroupCount(core, query);
   const marker = await notificationsMarker(core, accountId);
   const plan = typePlan(f, grouped);
   const counts = await Promise.all([

@@ -197,13 +197,18 @@ export async function scanGroupPage(
   return out;
 }
 
+/** Whose unread notification groups to count, of which types, which types group, and up to how many. */
+export interface UnreadGroupsQuery {
+  accountId: Id;
+  filter: NotificationFilter;
+  grouped: readonly string[];
+  limit: number;
+}
+
 /** Distinct groups newer than the marker, counted up to `limit`. */
 export async function scanUnreadGroupCount(
   core: Core,
-  accountId: Id,
-  f: NotificationFilter,
-  grouped: readonly string[],
-  limit: number,
+  { accountId, filter: f, grouped, limit }: UnreadGroupsQuery,
 ): Promise<number> {
   const marker = await notificationsMarker(core, accountId);
   const q = { ...notificationQuery(accountId, f), _id: { $gt: marker } } as Filter<NotificationDoc>;

@@ -6,21 +6,16 @@ import type { AccountDoc, CachedAccount } from '../model/accounts.ts';
 import { tags, type TagDoc } from '../model/tags.ts';
 import type { Id } from '../ids.ts';
 import { tagFollows, type TagFollowDoc } from '../model/tagFollows.ts';
-import { findPage, type PageParams } from '../db/pages.ts';
-import { findInOrder } from '../db/findInOrder.ts';
+import { findRecordPage, type PageParams } from '../db/pages.ts';
 import { normalizeTagName } from '../text/extract.ts';
-import type { NewEvent } from '../events/outbox.ts';
+import { writeVerification, type NewEvent } from '../events/outbox.ts';
 
 function tagEvent(type: 'TagFollowed' | 'TagUnfollowed', account: AccountDoc, tag: TagDoc): NewEvent {
   return {
     type,
     key: String(account._id),
     payload: { accountId: String(account._id), tagId: String(tag._id), tagName: tag.nameNormalized },
-    verify: {
-      collection: tagFollows.name,
-      filter: { accountId: account._id, tagId: tag._id },
-      expect: type === 'TagFollowed' ? 'exists' : 'absent',
-    },
+    verify: writeVerification(tagFollows.name, { accountId: account._id, tagId: tag._id }, type === 'TagFollowed'),
   };
 }
 
@@ -66,10 +61,6 @@ export async function followedTagsPage(
   accountId: Id,
   page: PageParams,
 ): Promise<{ records: TagFollowDoc[]; tags: TagDoc[] }> {
-  const records = await findPage(collection(core.db, tagFollows), { accountId }, page);
-  const found = await findInOrder(
-    collection(core.db, tags),
-    records.map((r) => r.tagId),
-  );
-  return { records, tags: found };
+  const found = await findRecordPage(core.db, tagFollows, { accountId }, page, tags, (follow) => follow.tagId);
+  return { records: found.records, tags: found.targets };
 }

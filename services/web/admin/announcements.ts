@@ -13,11 +13,9 @@ import { formCheckbox } from '../forms.ts';
 
 const announcementPages: AdminArea = (app, kit) => {
   const { core, field } = kit;
-  listResource(app, kit, {
-    permission: 'manage_announcements',
+  listResource(app, kit, 'manage_announcements', {
     paths: { list: '/admin/announcements', action: '/admin/announcements/:id/:action' },
     template: 'announcements',
-    title: 'admin.announcements.title',
     load: async () => ({ announcements: (await listAllAnnouncements(core)).reverse(), limit: ANNOUNCEMENT_TEXT_LIMIT }),
     create: (request) =>
       createAnnouncement(core, {

@@ -15,11 +15,9 @@ const EXPIRIES = [0, 86_400, 1_209_600, 2_419_200, 15_778_476, 31_556_952];
 const blockPages: AdminArea = (app, kit) => {
   const { core, field } = kit;
 
-  listResource(app, kit, {
-    permission: 'manage_blocks',
+  listResource(app, kit, 'manage_blocks', {
     paths: { list: '/admin/email_domain_blocks', remove: '/admin/email_domain_blocks/:id/delete' },
     template: 'email_domain_blocks',
-    title: 'admin.email_domain_blocks.title',
     load: async () => ({
       // The MX variants recorded with a block are not listed on their own (parentId set).
       blocks: await collection(core.db, emailDomainBlocks)
@@ -37,11 +35,9 @@ const blockPages: AdminArea = (app, kit) => {
     remove: (id, me) => deleteEmailDomainBlock(core, id, me.account._id),
   });
 
-  listResource(app, kit, {
-    permission: 'manage_blocks',
+  listResource(app, kit, 'manage_blocks', {
     paths: { list: '/admin/ip_blocks', remove: '/admin/ip_blocks/:id/delete' },
     template: 'ip_blocks',
-    title: 'admin.ip_blocks.title',
     load: async () => ({
       blocks: await collection(core.db, ipBlocks).find({}).sort({ ip: 1 }).limit(LISTED).toArray(),
       expiries: EXPIRIES,

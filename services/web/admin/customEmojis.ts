@@ -33,11 +33,9 @@ const customEmojiPages: AdminArea = (app, kit) => {
     return { emojis, imported: null, remote, domain };
   }
 
-  const listPage = listResource<CustomEmojiDoc>(app, kit, {
-    permission: 'manage_custom_emojis',
+  const listPage = listResource<CustomEmojiDoc>(app, kit, 'manage_custom_emojis', {
     paths: { list: '/admin/custom_emojis', action: '/admin/custom_emojis/:id/:action' },
     template: 'custom_emojis',
-    title: 'admin.custom_emojis.title',
     load: (request: FastifyRequest) => {
       const domain = queryField(request, 'by_domain', 253);
       return emojiList(queryField(request, 'remote', 5) === '1' || domain !== '', domain);

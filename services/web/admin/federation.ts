@@ -54,11 +54,9 @@ const federationPages: AdminArea = (app, kit) => {
     obfuscate: formCheckbox(request, 'obfuscate'),
   });
 
-  listResource(app, kit, {
-    permission: 'manage_federation',
+  listResource(app, kit, 'manage_federation', {
     paths: { list: '/admin/domain_blocks', remove: '/admin/domain_blocks/:id/delete' },
     template: 'domain_blocks',
-    title: 'admin.domain_blocks.title',
     load: async () => ({
       blocks: await collection(core.db, instanceDomainBlocks).find({}).sort({ domain: 1 }).limit(LISTED).toArray(),
     }),
@@ -99,11 +97,9 @@ const federationPages: AdminArea = (app, kit) => {
 
   // ---- domain allows ----
 
-  listResource(app, kit, {
-    permission: 'manage_federation',
+  listResource(app, kit, 'manage_federation', {
     paths: { list: '/admin/domain_allows', remove: '/admin/domain_allows/:id/delete' },
     template: 'domain_allows',
-    title: 'admin.domain_allows.title',
     load: async () => ({
       allows: await collection(core.db, domainAllows).find({}).sort({ domain: 1 }).limit(LISTED).toArray(),
       limited: core.config.limitedFederationMode,

@@ -144,14 +144,13 @@ export type AdminArea = (app: FastifyInstance, kit: AdminKit) => void;
  * rules, roles) or to run one of its actions (announcements, custom emojis).
  */
 export interface ListResource<T = Id> {
-  permission: Permission;
   /**
    * The list's path (GET shows it, POST adds), the removal's (`.../:id/delete`) and the actions'
    * (`.../:id/:action`), written out.
    */
   paths: { list: string; remove?: string; action?: string };
+  /** The page's template; its title is the message `admin.<template>.title`. */
   template: string;
-  title: string;
   /** What the page shows besides the error (`request`: the one being answered, e.g. for filters in its query). */
   load(request: FastifyRequest): Promise<Record<string, unknown>>;
   create(request: FastifyRequest, me: Staff): Promise<unknown>;
@@ -177,19 +176,25 @@ export type ListPage = (
  * the core's message (422), an unknown entry or action is 404. Returns the list page, for an
  * area's other routes.
  */
-export function listResource<T = Id>(app: FastifyInstance, kit: AdminKit, r: ListResource<T>): ListPage {
+export function listResource<T = Id>(
+  app: FastifyInstance,
+  kit: AdminKit,
+  permission: Permission,
+  r: ListResource<T>,
+): ListPage {
+  const title = `admin.${r.template}.title`;
   const listPage: ListPage = async (reply, me, error = null, extra = {}) =>
-    kit.view(reply, me, r.template, r.title, { ...(await r.load(reply.request)), ...extra, error }, error ? 422 : 200);
+    kit.view(reply, me, r.template, title, { ...(await r.load(reply.request)), ...extra, error }, error ? 422 : 200);
 
   app.get(
     r.paths.list,
-    kit.asStaff(r.permission, (_request, reply, me) => listPage(reply, me)),
+    kit.asStaff(permission, (_request, reply, me) => listPage(reply, me)),
   );
 
   app.post(
     r.paths.list,
     { preHandler: app.csrfProtection },
-    kit.asStaff(r.permission, async (request, reply, me) => {
+    kit.asStaff(permission, async (request, reply, me) => {
       const error = await kit.attempt(() => r.create(request, me));
       if (error) return listPage(reply, me, error);
       return reply.redirect(r.paths.list, 303);
@@ -204,7 +209,7 @@ export function listResource<T = Id>(app: FastifyInstance, kit: AdminKit, r: Lis
     app.post<{ Params: { id: string; action?: string } }>(
       path,
       { preHandler: app.csrfProtection },
-      kit.asStaff<{ Params: { id: string; action?: string } }>(r.permission, async (request, reply, me) => {
+      kit.asStaff<{ Params: { id: string; action?: string } }>(permission, async (request, reply, me) => {
         const id = kit.idParam(request);
         const run = pick(request.params.action);
         const entry = id === null || !run ? null : await find(id);

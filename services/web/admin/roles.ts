@@ -32,11 +32,9 @@ const rolePages: AdminArea = (app, kit) => {
     return { position, permissions: permissionMask(names) };
   }
 
-  const rolesPage = listResource(app, kit, {
-    permission: 'manage_roles',
+  const rolesPage = listResource(app, kit, 'manage_roles', {
     paths: { list: '/admin/roles', remove: '/admin/roles/:id/delete' },
     template: 'roles',
-    title: 'admin.roles.title',
     load: async () => {
       await ensureBuiltInRoles(core);
       const list = await collection(core.db, roles).find({}).sort({ position: -1 }).toArray();

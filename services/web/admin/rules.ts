@@ -6,11 +6,9 @@ import { notFound, validationFailed } from '../../core/errors.ts';
 
 const rulePages: AdminArea = (app, kit) => {
   const { core, field } = kit;
-  listResource(app, kit, {
-    permission: 'manage_rules',
+  listResource(app, kit, 'manage_rules', {
     paths: { list: '/admin/rules', remove: '/admin/rules/:id/delete' },
     template: 'rules',
-    title: 'admin.rules.title',
     load: async () => ({ rules: await listRules(core) }),
     create: async (request) => {
       const priority = Number(field(request, 'priority') || '0');

@@ -16,7 +16,7 @@ import { formPage, type FormOutcome } from '../view.ts';
 import { formatDate } from '../format.ts';
 import { sessionId } from '../session.ts';
 import { formField } from '../forms.ts';
-import { asSignedIn } from '../guard.ts';
+import { asSignedIn, signedInForm } from '../guard.ts';
 import { describeUserAgent } from '../userAgent.ts';
 
 const t = translator('en');
@@ -57,17 +57,9 @@ const accountEditPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
     );
   }
 
-  app.get(
-    '/auth/edit',
-    asSignedIn(core, '/auth/edit', (request, reply, signedIn) =>
-      editPage(request, reply, signedIn.user, signedIn.account.username),
-    ),
-  );
-
-  app.post(
-    '/auth/edit',
-    form,
-    asSignedIn(core, '/auth/edit', async (request, reply, signedIn) => {
+  signedInForm(app, core, '/auth/edit', {
+    show: (request, reply, signedIn) => editPage(request, reply, signedIn.user, signedIn.account.username),
+    submit: async (request, reply, signedIn) => {
       const { user, account } = signedIn;
       const current = formField(request, 'current_password', 1000);
       const problemText = (err: CredentialError): string =>
@@ -97,8 +89,8 @@ const accountEditPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
           });
         throw err;
       }
-    }),
-  );
+    },
+  });
 
   // --- sessions (listed on the account page) ---------------------------------------------------
 

@@ -23,7 +23,7 @@ import { formField } from '../forms.ts';
 import { translator } from '../i18n.ts';
 import { formPage, page } from '../view.ts';
 import { formatDate } from '../format.ts';
-import { asSignedIn, requireSignedIn } from '../guard.ts';
+import { asSignedIn, signedInForm, requireSignedIn } from '../guard.ts';
 import { notFoundPage } from '../pages.ts';
 
 const t = translator('en');
@@ -94,18 +94,10 @@ const dataPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     );
   }
 
-  app.get(
-    '/settings/export',
-    asSignedIn(core, '/settings/export', (request, reply, signedIn) =>
-      exportPage(reply, signedIn.user, signedIn.account),
-    ),
-  );
-
-  // Asks for an archive (Mastodon's POST /settings/export); built in the background.
-  app.post(
-    '/settings/export',
-    { preHandler: app.csrfProtection },
-    asSignedIn(core, '/settings/export', async (request, reply, signedIn) => {
+  signedInForm(app, core, '/settings/export', {
+    show: (request, reply, signedIn) => exportPage(reply, signedIn.user, signedIn.account),
+    // Asks for an archive (Mastodon's POST /settings/export); built in the background.
+    submit: async (request, reply, signedIn) => {
       const requested = await requestArchive(core, signedIn.user);
       if (!requested.ok)
         return exportPage(reply, signedIn.user, signedIn.account, {
@@ -113,8 +105,8 @@ const dataPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
           error: t('data_settings.archive.too_soon', { date: formatDate(requested.nextAllowedAt) }),
         });
       return exportPage(reply, signedIn.user, signedIn.account, { notice: t('data_settings.archive.requested') });
-    }),
-  );
+    },
+  });
 
   app.get<{ Params: { id: string } }>(
     '/backups/:id/download',
@@ -191,15 +183,9 @@ const dataPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     );
   }
 
-  app.get(
-    '/settings/imports',
-    asSignedIn(core, '/settings/imports', (request, reply, signedIn) => importsPage(reply, signedIn.account)),
-  );
-
-  app.post(
-    '/settings/imports',
-    { preHandler: app.csrfProtection },
-    asSignedIn(core, '/settings/imports', async (request, reply, signedIn) => {
+  signedInForm(app, core, '/settings/imports', {
+    show: (request, reply, signedIn) => importsPage(reply, signedIn.account),
+    submit: async (request, reply, signedIn) => {
       const type = formField(request, 'type', 30);
       const mode = formField(request, 'mode', 20);
       const upload = request.uploads.data;
@@ -218,8 +204,8 @@ const dataPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
         if (err instanceof ImportFileError) return again(t(`data_settings.imports.errors.${err.key}`, err.vars));
         throw err;
       }
-    }),
-  );
+    },
+  });
 
   async function signedInImport(request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) {
     const signedIn = await requireSignedIn(core, request, reply, '/settings/imports');

@@ -19,7 +19,7 @@ import { formField } from '../forms.ts';
 import { translator } from '../i18n.ts';
 import { formPage, type FormOutcome } from '../view.ts';
 import { formatDate } from '../format.ts';
-import { asSignedIn, type SignedIn } from '../guard.ts';
+import { asSignedIn, signedInForm, type SignedIn } from '../guard.ts';
 import { messagePage } from '../pages.ts';
 import { endSession } from '../session.ts';
 
@@ -58,8 +58,8 @@ const movingPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     );
 
   /**
-   * A form naming an account (`acct`) whose core operation may refuse with a MigrationError:
-   * done, the page shows the operation's notice; refused, the error at its field (422).
+   * A page whose form names an account (`acct`) and whose core operation may refuse with a
+   * MigrationError: done, the page shows the operation's notice; refused, the error at its field (422).
    */
   function accountForm(
     path: '/settings/aliases' | '/settings/migration',
@@ -70,10 +70,9 @@ const movingPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
       request: FastifyRequest,
     ) => Promise<{ account: AccountDoc; notice: string }>,
   ): void {
-    app.post(
-      path,
-      { preHandler: app.csrfProtection },
-      asSignedIn(core, path, async (request, reply, signedIn) => {
+    signedInForm(app, core, path, {
+      show: (request, reply, signedIn) => render(reply, signedIn.account),
+      submit: async (request, reply, signedIn) => {
         const acct = formField(request, 'acct', 500);
         try {
           const done = await run(signedIn, acct, request);
@@ -83,8 +82,8 @@ const movingPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
             return render(reply, signedIn.account, { status: 422, errors: errorsOf(err), acct });
           throw err;
         }
-      }),
-    );
+      },
+    });
   }
 
   // --- aliases --------------------------------------------------------------------------------
@@ -97,11 +96,6 @@ const movingPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     const view = { template: 'moving/aliases', title: 'data_settings.aliases.title', data: { aliases } };
     return movingPage(reply, account, view, outcome);
   };
-
-  app.get(
-    '/settings/aliases',
-    asSignedIn(core, '/settings/aliases', (request, reply, signedIn) => aliasesPage(reply, signedIn.account)),
-  );
 
   accountForm('/settings/aliases', aliasesPage, async ({ account }, acct) => ({
     account: await addAlias(core, account, acct),
@@ -140,11 +134,6 @@ const movingPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     );
   };
 
-  app.get(
-    '/settings/migration',
-    asSignedIn(core, '/settings/migration', (request, reply, signedIn) => migrationPage(reply, signedIn.account)),
-  );
-
   accountForm('/settings/migration', migrationPage, async ({ account, user }, acct, request) => ({
     account: await moveAccount(core, account, user, { acct, password: formField(request, 'current_password', 200) }),
     notice: t('data_settings.migrations.moved', { acct: acct.trim().replace(/^@/, '') }),
@@ -155,16 +144,10 @@ const movingPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
   const deletePage = (reply: FastifyReply, account: AccountDoc, outcome: FormOutcome = {}) =>
     movingPage(reply, account, { template: 'moving/delete', title: 'data_settings.deletes.title' }, outcome);
 
-  app.get(
-    '/settings/delete',
-    asSignedIn(core, '/settings/delete', (request, reply, signedIn) => deletePage(reply, signedIn.account)),
-  );
-
-  // DELETE in Mastodon; the form posts it.
-  app.post(
-    '/settings/delete',
-    { preHandler: app.csrfProtection },
-    asSignedIn(core, '/settings/delete', async (request, reply, signedIn) => {
+  signedInForm(app, core, '/settings/delete', {
+    show: (request, reply, signedIn) => deletePage(reply, signedIn.account),
+    // DELETE in Mastodon; the form posts it.
+    submit: async (request, reply, signedIn) => {
       const deleted = await requestAccountDeletion(
         core,
         signedIn.user,
@@ -182,8 +165,8 @@ const movingPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
         lines: ['data_settings.deletes.success_msg'],
         translate: true,
       });
-    }),
-  );
+    },
+  });
 };
 
 export default movingPages;

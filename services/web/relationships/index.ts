@@ -15,7 +15,7 @@ import { translator } from '../i18n.ts';
 import { formPage, type FormOutcome } from '../view.ts';
 import { formatDate } from '../format.ts';
 import { formField, formList, queryField } from '../forms.ts';
-import { asSignedIn, requireSignedIn } from '../guard.ts';
+import { asSignedIn, signedInForm, requireSignedIn } from '../guard.ts';
 
 const t = translator('en');
 
@@ -153,15 +153,9 @@ const relationshipPages: FastifyPluginAsync<WebOptions> = async (app, { core }) 
     });
   }
 
-  app.get(
-    '/domain_blocks',
-    asSignedIn(core, '/domain_blocks', (request, reply, user) => domainsPage(request, reply, user.account)),
-  );
-
-  app.post(
-    '/domain_blocks',
-    form,
-    asSignedIn(core, '/domain_blocks', async (request, reply, user) => {
+  signedInForm(app, core, '/domain_blocks', {
+    show: (request, reply, user) => domainsPage(request, reply, user.account),
+    submit: async (request, reply, user) => {
       const domain = formField(request, 'domain', 300).trim();
       const unblock = formField(request, 'action', 20) === 'unblock';
       try {
@@ -174,8 +168,8 @@ const relationshipPages: FastifyPluginAsync<WebOptions> = async (app, { core }) 
       return domainsPage(request, reply, user.account, {
         notice: t(unblock ? 'relationships.domain_unblocked' : 'relationships.domain_blocked', { domain }),
       });
-    }),
-  );
+    },
+  });
 
   // --- followed hashtags ----------------------------------------------------------------------
 
@@ -191,20 +185,14 @@ const relationshipPages: FastifyPluginAsync<WebOptions> = async (app, { core }) 
     });
   }
 
-  app.get(
-    '/followed_tags',
-    asSignedIn(core, '/followed_tags', (request, reply, user) => tagsPage(request, reply, user.account)),
-  );
-
-  app.post(
-    '/followed_tags',
-    form,
-    asSignedIn(core, '/followed_tags', async (request, reply, user) => {
+  signedInForm(app, core, '/followed_tags', {
+    show: (request, reply, user) => tagsPage(request, reply, user.account),
+    submit: async (request, reply, user) => {
       const tag = await unfollowTagById(core, user.account, parseId(formField(request, 'tag_id', 30)));
       if (!tag) return tagsPage(request, reply, user.account, { status: 404, error: t('errors.not_found') });
       return tagsPage(request, reply, user.account, { notice: t('relationships.tag_unfollowed', { name: tag.name }) });
-    }),
-  );
+    },
+  });
 };
 
 export default relationshipPages;

@@ -18,7 +18,7 @@ import { translator } from '../i18n.ts';
 import { page } from '../view.ts';
 import { formatDate } from '../format.ts';
 import { formField } from '../forms.ts';
-import { asSignedIn } from '../guard.ts';
+import { asSignedIn, signedInForm } from '../guard.ts';
 
 const t = translator('en');
 const PATH = '/settings/featured_tags';
@@ -63,15 +63,9 @@ const featuredTagPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
     });
   }
 
-  app.get(
-    PATH,
-    asSignedIn(core, PATH, (request, reply, signedIn) => featuredPage(reply, signedIn.account)),
-  );
-
-  app.post(
-    PATH,
-    { preHandler: app.csrfProtection },
-    asSignedIn(core, PATH, async (request, reply, signedIn) => {
+  signedInForm(app, core, PATH, {
+    show: (request, reply, signedIn) => featuredPage(reply, signedIn.account),
+    submit: async (request, reply, signedIn) => {
       const name = formField(request, 'name', 300);
       try {
         const tag = await featureTag(core, signedIn.account, name);
@@ -81,8 +75,8 @@ const featuredTagPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
           return featuredPage(reply, signedIn.account, { status: err.statusCode, error: err.message, name });
         throw err;
       }
-    }),
-  );
+    },
+  });
 
   // DELETE in Mastodon; a form without JavaScript posts it, as Rails forms do with `_method=delete`.
   app.post<{ Params: { id: string } }>(

@@ -16,7 +16,7 @@ import { findAppById } from '../../core/oauth/apps.ts';
 import { translator } from '../i18n.ts';
 import { page } from '../view.ts';
 import { formatDate } from '../format.ts';
-import { asSignedIn } from '../guard.ts';
+import { asSignedIn, signedInForm } from '../guard.ts';
 
 const t = translator('en');
 
@@ -103,15 +103,9 @@ const settingsPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     });
   }
 
-  app.get(
-    '/settings/profile',
-    asSignedIn(core, '/settings/profile', (request, reply, signedIn) => profilePage(reply, signedIn.account)),
-  );
-
-  app.post(
-    '/settings/profile',
-    { preHandler: app.csrfProtection },
-    asSignedIn(core, '/settings/profile', async (request, reply, signedIn) => {
+  signedInForm(app, core, '/settings/profile', {
+    show: (request, reply, signedIn) => profilePage(reply, signedIn.account),
+    submit: async (request, reply, signedIn) => {
       const { account, user } = signedIn;
       const fields = Array.from({ length: FIELDS_MAX }, (_, i) => ({
         name: formField(request, `field_name_${i}`, 1000),
@@ -136,8 +130,8 @@ const settingsPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
           return profilePage(reply, account, { status: 422, error: err.message });
         throw err;
       }
-    }),
-  );
+    },
+  });
 
   // --- authorized apps ------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ import { POLICY_VALUES } from '../../core/model/notificationPolicies.ts';
 import { formCheckbox, formField, formList } from '../forms.ts';
 import { translator } from '../i18n.ts';
 import { formPage, type FormOutcome } from '../view.ts';
-import { asSignedIn } from '../guard.ts';
+import { signedInForm } from '../guard.ts';
 import { updateNotificationEmails } from '../../core/users/notificationEmails.ts';
 import { emailChoices, submittedEmailChoices } from './notificationEmails.ts';
 
@@ -45,17 +45,9 @@ const preferencesPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
     return formPage(reply, view, outcome);
   }
 
-  app.get(
-    '/settings/preferences',
-    asSignedIn(core, '/settings/preferences', (request, reply, signedIn) =>
-      preferencesPage(reply, signedIn.user, signedIn.account.username),
-    ),
-  );
-
-  app.post(
-    '/settings/preferences',
-    { preHandler: app.csrfProtection },
-    asSignedIn(core, '/settings/preferences', async (request, reply, signedIn) => {
+  signedInForm(app, core, '/settings/preferences', {
+    show: (request, reply, signedIn) => preferencesPage(reply, signedIn.user, signedIn.account.username),
+    submit: async (request, reply, signedIn) => {
       const { account, user } = signedIn;
       const privacy = formField(request, 'default_privacy', 20);
       const language = formField(request, 'default_language', 10);
@@ -79,8 +71,8 @@ const preferencesPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
           return preferencesPage(reply, user, account.username, { status: 422, error: err.message });
         throw err;
       }
-    }),
-  );
+    },
+  });
 
   // --- notifications --------------------------------------------------------------------------
 
@@ -109,17 +101,10 @@ const preferencesPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
     return formPage(reply, { ...view, signedInAs: username }, outcome);
   }
 
-  app.get(
-    '/settings/preferences/notifications',
-    asSignedIn(core, '/settings/preferences/notifications', (request, reply, signedIn) =>
+  signedInForm(app, core, '/settings/preferences/notifications', {
+    show: (request, reply, signedIn) =>
       notificationsPage(reply, signedIn.account._id, signedIn.account.username, signedIn.user),
-    ),
-  );
-
-  app.post(
-    '/settings/preferences/notifications',
-    { preHandler: app.csrfProtection },
-    asSignedIn(core, '/settings/preferences/notifications', async (request, reply, signedIn) => {
+    submit: async (request, reply, signedIn) => {
       const { account, user } = signedIn;
       const changes = Object.fromEntries(POLICY_FIELDS.map((f) => [f, formField(request, f, 20)]));
       if (Object.values(changes).some((v) => !(POLICY_VALUES as readonly string[]).includes(v)))
@@ -133,8 +118,8 @@ const preferencesPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
       return notificationsPage(reply, account._id, account.username, updated ?? user, {
         notice: t('preferences.saved'),
       });
-    }),
-  );
+    },
+  });
 };
 
 export default preferencesPages;
