@@ -20,16 +20,31 @@ export interface RouteRow {
   file: string;
 }
 
-/** The file under services/ whose code registered the route (the first frame outside Fastify). */
-function declaringFile(stack: string | undefined): string {
+const sources = new Map<string, string>();
+const sourceOf = (file: string): string => {
+  let text = sources.get(file);
+  if (text === undefined) sources.set(file, (text = readFileSync(join(ROOT, file), 'utf8')));
+  return text;
+};
+
+/**
+ * The file under services/ whose code registered the route: the outermost frame outside Fastify
+ * whose file writes the path literally (so a shared registration helper such as signedInForm or
+ * listResource is passed over for the area that names the path), else the innermost frame.
+ */
+function declaringFile(stack: string | undefined, path: string): string {
+  const files: string[] = [];
   for (const line of (stack ?? '').split('\n').slice(1)) {
     const m = /\(?(?:file:\/\/)?([^()\s]+\.ts):\d+:\d+\)?$/.exec(line.trim());
     if (!m) continue;
     const file = relative(ROOT, m[1]);
-    if (file.startsWith('services/') && file !== 'services/api/app.ts' && !file.startsWith('services/api/plugins/'))
-      return file;
+    if (file.startsWith('services/') && !file.startsWith('services/api/plugins/')) files.push(file);
   }
-  return '';
+  // The app's own routes (/health) are its; elsewhere app.ts only runs the areas' plugins.
+  const app = files.indexOf('services/api/app.ts');
+  if (app >= 0 && files.length > 1) files.splice(app, 1);
+  const named = (f: string) => [`'${path}'`, `"${path}"`, `\`${path}\``].some((q) => sourceOf(f).includes(q));
+  return files.findLast(named) ?? files[0] ?? '';
 }
 
 function describeAuth(config: unknown): string {
@@ -48,7 +63,7 @@ export async function collectRoutes(build: () => Promise<FastifyInstance>): Prom
   const onInit = (message: unknown) => {
     const { fastify } = message as { fastify: FastifyInstance };
     fastify.addHook('onRoute', (route: RouteOptions) => {
-      const file = declaringFile(new Error().stack);
+      const file = declaringFile(new Error().stack, route.url);
       for (const method of [route.method].flat()) {
         if (method === 'HEAD' || method === 'OPTIONS') continue;
         rows.push({

@@ -21,7 +21,6 @@ import { formField } from '../forms.ts';
 import { asSignedIn, signedInForm } from '../guard.ts';
 
 const t = translator('en');
-const PATH = '/settings/featured_tags';
 
 const featuredTagPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
   async function featuredPage(
@@ -63,7 +62,7 @@ const featuredTagPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
     });
   }
 
-  signedInForm(app, core, PATH, {
+  signedInForm(app, core, '/settings/featured_tags', {
     show: (request, reply, signedIn) => featuredPage(reply, signedIn.account),
     submit: async (request, reply, signedIn) => {
       const name = formField(request, 'name', 300);
@@ -80,9 +79,9 @@ const featuredTagPages: FastifyPluginAsync<WebOptions> = async (app, { core }) =
 
   // DELETE in Mastodon; a form without JavaScript posts it, as Rails forms do with `_method=delete`.
   app.post<{ Params: { id: string } }>(
-    `${PATH}/:id`,
+    '/settings/featured_tags/:id',
     { preHandler: app.csrfProtection },
-    asSignedIn(core, PATH, async (request, reply, signedIn) => {
+    asSignedIn(core, '/settings/featured_tags', async (request, reply, signedIn) => {
       try {
         await unfeatureTag(core, signedIn.account, parseId(request.params.id));
       } catch (err) {
