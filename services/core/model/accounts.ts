@@ -2,7 +2,7 @@
 // addresses from day one. Counts are denormalised and maintained by the operations that change them.
 import type { Id } from '../ids.ts';
 import { defineCollection } from '../db/mongo.ts';
-import { defineDocView } from '../db/docCache.ts';
+import { defineDocView } from '../db/docViews.ts';
 
 export interface ProfileField {
   name: string;

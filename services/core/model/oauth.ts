@@ -2,7 +2,7 @@
 // a database leak does not leak working tokens.
 import type { Id } from '../ids.ts';
 import { defineCollection } from '../db/mongo.ts';
-import { defineDocView } from '../db/docCache.ts';
+import { defineDocView } from '../db/docViews.ts';
 
 export interface AppDoc {
   _id: Id;

@@ -1,7 +1,7 @@
 // Users: the local log-in behind a local account.
 import type { Id } from '../ids.ts';
 import { defineCollection } from '../db/mongo.ts';
-import { defineDocView } from '../db/docCache.ts';
+import { defineDocView } from '../db/docViews.ts';
 
 export type PostingPrivacy = 'public' | 'unlisted' | 'private' | 'direct';
 
