@@ -16,6 +16,7 @@ import { fanOutToFollowerSlice } from '../../services/core/feeds/followerSlices.
 import { collection } from '../../services/core/db/mongo.ts';
 import { accounts } from '../../services/core/model/accounts.ts';
 import { statuses, type StatusDoc } from '../../services/core/model/statuses.ts';
+import { newStatuses } from '../../services/core/statuses/recentlyPosted.ts';
 import { rememberFollowerPages } from '../../services/core/feeds/followersAhead.ts';
 import { dropFeed, feedKey } from '../../services/core/feeds/feeds.ts';
 import {
@@ -242,9 +243,7 @@ async function readStatusesAhead(core: Core, events: readonly PipelineEvent<FanO
   const created = events.filter((e) => e.type === 'StatusCreated');
   if (created.length < 2) return;
   const ids = created.map((e) => id((e.payload as EventRecord<'StatusCreated'>).statusId));
-  const docs = await collection(core.db, statuses)
-    .find({ _id: { $in: ids } })
-    .toArray();
+  const docs = await newStatuses(core, ids);
   const byId = new Map(docs.map((d) => [d._id, d]));
   created.forEach((e, i) => statusesAhead.set(e, byId.get(ids[i]!) ?? null));
 }

@@ -7,6 +7,7 @@ import type { Core } from '../../services/core/context.ts';
 import { batch } from '../../services/core/db/redis.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { statuses, type StatusDoc } from '../../services/core/model/statuses.ts';
+import { newStatuses } from '../../services/core/statuses/recentlyPosted.ts';
 import { fetchCard, firstLink } from '../../services/core/previews/fetchCard.ts';
 import { attachCard, cardOfStatus, upsertCard } from '../../services/core/previews/cards.ts';
 import { recordUse } from '../../services/core/trends/counters.ts';
@@ -69,10 +70,7 @@ export function runLinkPreviewsPipeline(core: Core, opts: LinkPreviewsPipelineOp
       }
       for (const accountId of profiles) await verifyAccountLinks(core, accountId);
       if (ids.length === 0) return;
-      const docs = await collection(core.db, statuses)
-        .find({ _id: { $in: [...new Set(ids)] } })
-        .toArray();
-      for (const doc of docs) await previewStatusDoc(core, doc);
+      for (const doc of await newStatuses(core, ids)) await previewStatusDoc(core, doc);
     },
   });
 }

@@ -6,7 +6,8 @@
 import type { Core } from '../../services/core/context.ts';
 import { batch } from '../../services/core/db/redis.ts';
 import { collection } from '../../services/core/db/mongo.ts';
-import { accounts } from '../../services/core/model/accounts.ts';
+import { accountView } from '../../services/core/model/accounts.ts';
+import { readThrough } from '../../services/core/db/docCache.ts';
 import { statuses, type StatusDoc } from '../../services/core/model/statuses.ts';
 import { statusCards } from '../../services/core/model/previewCards.ts';
 import { recordUse, type TrendUse } from '../../services/core/trends/counters.ts';
@@ -66,19 +67,15 @@ export async function usesOf(core: Core, events: readonly PipelineEvent<TrendEve
     : [];
   const originalById = new Map(originals.map((s) => [s._id, s]));
   for (const s of originals) accountIds.add(s.accountId);
-  const [authorDocs, cards] = await Promise.all([
-    accountIds.size
-      ? collection(core.db, accounts)
-          .find({ _id: { $in: [...accountIds] } }, { projection: { discoverable: 1, silencedAt: 1 } })
-          .toArray()
-      : [],
+  const [authorById, cards] = await Promise.all([
+    // Through the document cache: new posts' authors were just refilled after their counters.
+    readThrough(core, accountView, [...accountIds]),
     originalIds.size
       ? collection(core.db, statusCards)
           .find({ _id: { $in: [...originalIds] } })
           .toArray()
       : [],
   ]);
-  const authorById = new Map(authorDocs.map((a) => [a._id, a]));
   const cardOf = new Map(cards.map((c) => [c._id, c.cardId]));
 
   const uses: TrendUse[] = [];

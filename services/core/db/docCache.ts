@@ -39,6 +39,15 @@ function localOf(db: Db, collection: string, view: string, ttlMs: number): TtlCa
   return cache;
 }
 
+/**
+ * A process-local layer of copies of `collection`'s documents by id, kept for `ttlMs`, which every
+ * write through this process to one of them drops, as it drops the views' local copies; other
+ * processes' writes show once a copy expires.
+ */
+export function processCopies<V>(db: Db, collection: string, name: string, ttlMs: number): TtlCache<bigint, V> {
+  return localOf(db, collection, `process:${name}`, ttlMs) as TtlCache<bigint, V>;
+}
+
 /** Per database, collection and view: id → the bytes last read and their parse (shareParsed). */
 const parsed = new WeakMap<Db, Map<string, Map<bigint, { bytes: Buffer; value: unknown }>>>();
 

@@ -3,8 +3,10 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { accounts, type AccountDoc } from '../model/accounts.ts';
+import { accounts, accountView, type AccountDoc } from '../model/accounts.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
+import { newStatuses } from '../statuses/recentlyPosted.ts';
+import { readThrough } from '../db/docCache.ts';
 import { indexStatus, indexStatusInto, publiclySearchable, unindexStatus } from './statusIndex.ts';
 import { batch } from '../db/redis.ts';
 
@@ -40,19 +42,14 @@ export async function indexPost(core: Core, statusId: Id): Promise<void> {
  */
 export async function indexPosts(core: Core, statusIds: readonly Id[]): Promise<void> {
   if (statusIds.length === 0) return;
-  const docs = (
-    await collection(core.db, statuses)
-      .find({ _id: { $in: [...new Set(statusIds)] } })
-      .toArray()
-  ).filter((s) => !s.deletedAt && s.reblogOfId === null);
+  const docs = (await newStatuses(core, statusIds)).filter((s) => !s.deletedAt && s.reblogOfId === null);
   if (docs.length === 0) return;
-  const people = await collection(core.db, accounts)
-    .find(
-      { _id: { $in: [...new Set(docs.flatMap((s) => [s.accountId, ...s.mentionedAccountIds]))] } },
-      { projection: { _id: 1, indexable: 1, domain: 1 } },
-    )
-    .toArray();
-  const byId = new Map(people.map((a) => [a._id, a]));
+  // Through the document cache: the authors were just refilled after their posts' counters.
+  const byId = await readThrough(
+    core,
+    accountView,
+    docs.flatMap((s) => [s.accountId, ...s.mentionedAccountIds]),
+  );
   const pipe = batch(core.redis);
   for (const status of docs) {
     const by = byId.get(status.accountId);

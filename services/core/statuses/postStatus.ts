@@ -32,6 +32,7 @@ import { unprocessable } from '../errors.ts';
 import { presentAccounts } from '../entities/account.ts';
 import { Coalescer } from '../events/coalesce.ts';
 import { BatchedInsert } from '../db/batchedInsert.ts';
+import { keepPosted } from './recentlyPosted.ts';
 import { countOnce } from '../db/countOnce.ts';
 import { authorStatusCountChanges, countedParentOf } from './statusCounts.ts';
 
@@ -213,6 +214,7 @@ async function createStatus(
     if (poll) status.pollId = await createStatusPoll(core, id, author._id, poll);
     if (media.length > 0) await attachMedia(core, media, id);
     await statusInsertsOf(core).insertOne(status);
+    keepPosted(core, status);
   });
   await countNewStatus(core, status);
   if (quote?.state === 'accepted') await countQuote(core, quote.quotedStatusId, 1);
