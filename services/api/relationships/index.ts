@@ -3,7 +3,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
-import { collection } from '../../core/db/mongo.ts';
 import { parseId } from '../../core/ids.ts';
 import { endorsements } from '../../core/model/endorsements.ts';
 import { relationshipTargets } from '../../core/accounts/queries.ts';
@@ -111,7 +110,7 @@ const relationshipsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
         core,
         request,
         reply,
-        collection(core.db, endorsements),
+        endorsements,
         { accountId: owner._id },
         (r) => r.targetAccountId,
       );

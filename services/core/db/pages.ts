@@ -1,8 +1,10 @@
 // Cursor pages of a collection as Mastodon pages its lists (reference conventions §7): `max_id`
 // (older than), `since_id` (newest above), `min_id` (immediately above), `limit`, newest first.
 // Parsing the parameters and writing the Link header are the API's (api/pagination.ts).
-import type { Collection, Document, Filter } from 'mongodb';
+import type { Collection, Db, Document, Filter } from 'mongodb';
 import type { Id } from '../ids.ts';
+import { collection, type CollectionDef } from './mongo.ts';
+import { recentResult } from './recentResults.ts';
 
 export interface PageParams {
   maxId: Id | null;
@@ -39,3 +41,34 @@ export async function findPage<T extends Document>(
     .limit(p.limit)
     .toArray()) as T[];
 }
+
+/** One page of `def`'s documents under `filter`, newest first (findPage on its collection). */
+export function findPageIn<T extends Document>(
+  db: Db,
+  def: CollectionDef<T>,
+  filter: Filter<T>,
+  p: PageParams,
+  field = '_id',
+): Promise<T[]> {
+  return findPage(collection(db, def) as Collection<T>, filter, p, field);
+}
+
+/**
+ * The `_id`s of a page of `def`'s documents matching `filter`, newest first. The newest page (no
+ * cursor), which clients poll, is kept in this process for NEWEST_PAGE_TTL_MS: a write through this
+ * process shows at once, another process's within that time (db/recentResults.ts).
+ */
+export async function pageIdsOf<T extends { _id: Id }>(
+  db: Db,
+  def: CollectionDef<T>,
+  filter: Filter<T>,
+  p: PageParams,
+): Promise<Id[]> {
+  const load = async () =>
+    (await findPage(collection(db, def) as Collection<T>, filter, p, '_id', { _id: 1 })).map((d) => d._id);
+  if (p.maxId !== null || p.minId !== null || p.sinceId !== null) return load();
+  const key = `newest:${def.name}:${p.limit}:${JSON.stringify(filter, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`;
+  return recentResult(db, key, [def], NEWEST_PAGE_TTL_MS, load);
+}
+
+const NEWEST_PAGE_TTL_MS = 1000;

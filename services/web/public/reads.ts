@@ -19,7 +19,8 @@ import { accountStatusesFilter, PUBLIC_LISTED } from '../../core/statuses/accoun
 import { domainPolicy } from '../../core/moderation/domainBlocks.ts';
 import { feedOrigin, getFeedAccess } from '../../core/settings/feedAccess.ts';
 import { normalizeTagName } from '../../core/text/extract.ts';
-import { pageIdsOf, pageParams, type PageParams } from '../../api/pagination.ts';
+import { pageParams, type PageParams } from '../../api/pagination.ts';
+import { pageIdsOf } from '../../core/db/pages.ts';
 
 /** Statuses per page, as Mastodon's public pages. */
 export const PAGE_SIZE = 20;
