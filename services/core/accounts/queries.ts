@@ -7,6 +7,13 @@ import { findInOrder } from '../db/findInOrder.ts';
 import { accounts, accountView, visibleAccountFilter, type AccountDoc, type CachedAccount } from '../model/accounts.ts';
 import { readThrough } from '../db/docCache.ts';
 
+/** The account `account` has moved to; null when it has not moved. */
+export async function movedToAccount(core: Core, account: AccountDoc): Promise<AccountDoc | null> {
+  return account.movedToAccountId === null
+    ? null
+    : collection(core.db, accounts).findOne({ _id: account.movedToAccountId });
+}
+
 export async function findVisibleAccount(core: Core, id: Id): Promise<AccountDoc | null> {
   return collection(core.db, accounts).findOne({ _id: id, ...visibleAccountFilter });
 }

@@ -54,6 +54,15 @@ export function favouritesOfStatus(core: Core, statusId: Id, p: PageParams): Pro
   return findPage(collection(core.db, favourites), { statusId }, p);
 }
 
+/** A page of the live statuses that quote the status with its author's approval, newest first. */
+export function quotesOfStatus(core: Core, statusId: Id, p: PageParams): Promise<StatusDoc[]> {
+  return findPage(
+    collection(core.db, statuses),
+    { 'quote.quotedStatusId': statusId, 'quote.state': 'accepted', deletedAt: null },
+    p,
+  );
+}
+
 /** A page of the status's live reblogs (who reblogged it), newest first. */
 export function reblogsOfStatus(core: Core, statusId: Id, p: PageParams): Promise<StatusDoc[]> {
   return findPage(collection(core.db, statuses), { reblogOfId: statusId, deletedAt: null }, p);
