@@ -71,3 +71,9 @@ export async function pinnedStatusesPage(
   );
   return { pins: pinned, statuses: found };
 }
+
+/** The ids of the account's `limit` most recently pinned statuses, most recent first. */
+export async function recentlyPinnedIds(core: Core, accountId: Id, limit: number): Promise<Id[]> {
+  const pinned = await collection(core.db, pins).find({ accountId }).sort({ _id: -1 }).limit(limit).toArray();
+  return pinned.map((p) => p.statusId);
+}
