@@ -2,8 +2,7 @@
 // send to the approval queue) and IP rules (sign-ups need approval, sign-ups blocked, no access),
 // each created and removed through the same core operations as the API.
 import { listResource, type AdminArea } from './kit.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { emailDomainBlocks, ipBlocks } from '../../core/model/signUpBlocks.ts';
+import { listedEmailDomainBlocks, listedIpBlocks } from '../../core/moderation/adminLists.ts';
 import { createEmailDomainBlock, deleteEmailDomainBlock } from '../../core/moderation/emailBlocks.ts';
 import { createIpBlock, deleteIpBlock } from '../../core/moderation/ipBlocks.ts';
 import { formCheckbox } from '../forms.ts';
@@ -22,11 +21,7 @@ const blockPages: AdminArea = (app, kit) => {
     title: 'admin.email_domain_blocks.title',
     load: async () => ({
       // The MX variants recorded with a block are not listed on their own (parentId set).
-      blocks: await collection(core.db, emailDomainBlocks)
-        .find({ parentId: null })
-        .sort({ domain: 1 })
-        .limit(LISTED)
-        .toArray(),
+      blocks: await listedEmailDomainBlocks(core, LISTED),
     }),
     create: (request, me) =>
       createEmailDomainBlock(
@@ -43,7 +38,7 @@ const blockPages: AdminArea = (app, kit) => {
     template: 'ip_blocks',
     title: 'admin.ip_blocks.title',
     load: async () => ({
-      blocks: await collection(core.db, ipBlocks).find({}).sort({ ip: 1 }).limit(LISTED).toArray(),
+      blocks: await listedIpBlocks(core, LISTED),
       expiries: EXPIRIES,
     }),
     create: (request, me) => {
