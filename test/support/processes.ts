@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import type { Config } from '../../services/core/config.ts';
 import type { StartedMessage } from '../../services/main.ts';
 
-export const projectRoot = join(__dirname, '..', '..');
+export const projectRoot = join(import.meta.dirname, '..', '..');
 /** The project's Node 24 (the system node may be older). */
 export const nodeBin = join(projectRoot, 'node_modules/.bin/node');
 const execFileAsync = promisify(execFile);
