@@ -116,9 +116,7 @@ export function adminRecordRoutes<T extends Document & { _id: Id }, R>(
       schema: { querystring: PageQuery },
       config: read,
       handler: async (request: FastifyRequest, reply: FastifyReply): Promise<R[]> =>
-        (await listPage(core, request, reply, def, filter, prevParam)).map((doc) =>
-          records.render(doc),
-        ),
+        (await listPage(core, request, reply, def, filter, prevParam)).map((doc) => records.render(doc)),
     },
     /** The record by its id, rendered. */
     show: {

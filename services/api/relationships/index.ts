@@ -106,14 +106,7 @@ const relationshipsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
     async (request, reply) => {
       const owner = await targetAccount(core, request.params.id);
       if (!(await collectionsVisible(core, owner, request.auth?.account ?? null))) return [];
-      return recordAccountsPage(
-        core,
-        request,
-        reply,
-        endorsements,
-        { accountId: owner._id },
-        (r) => r.targetAccountId,
-      );
+      return recordAccountsPage(core, request, reply, endorsements, { accountId: owner._id }, (r) => r.targetAccountId);
     },
   );
 };

@@ -27,7 +27,14 @@ export function registerMarkedStatusesRoute(
       const p = pageParams(request.query, { defaultLimit: 20, maxLimit: 40 });
       const page = await marksOfAccount(core, opts.marks, account._id, p);
       setRecordPageLinks(core, request, reply, page, p.limit, 'min_id');
-      return presentStatuses(core, await findLiveStatuses(core, page.map((m) => m.statusId)), account);
+      return presentStatuses(
+        core,
+        await findLiveStatuses(
+          core,
+          page.map((m) => m.statusId),
+        ),
+        account,
+      );
     },
   );
 }
