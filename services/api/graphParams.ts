@@ -3,7 +3,7 @@
 import { CursorQuery, IdParams as AccountIdParams } from './params.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyInstance } from 'fastify';
-import type { Collection, Filter } from 'mongodb';
+import type { Filter } from 'mongodb';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Core } from '../core/context.ts';
 import { parseId, type Id } from '../core/ids.ts';
@@ -12,8 +12,9 @@ import { findVisibleAccount, findVisibleAccounts, findVisibleCachedAccount } fro
 import { notFound } from './errors.ts';
 import { requireUser, type AuthRequirement } from './plugins/auth.ts';
 import { presentRelationship, RelationshipEntity, type Relationship } from '../core/entities/relationship.ts';
-import { collection, type CollectionDef } from '../core/db/mongo.ts';
-import { findPage, pageParams, type PageParams, setRecordPageLinks } from './pagination.ts';
+import type { CollectionDef } from '../core/db/mongo.ts';
+import { findPageIn } from '../core/db/pages.ts';
+import { pageParams, type PageParams, setRecordPageLinks } from './pagination.ts';
 import { presentAccounts, type Account } from '../core/entities/account.ts';
 
 /** `:id` of an account. */
@@ -102,19 +103,19 @@ export async function actOnAccount(
 
 /**
  * An account list paginated by its records (blocks, follows, requests, endorsements): the page of
- * `filter` in `coll`, the Link header, and the accounts the records point at, minus `hide` of them.
+ * `filter` in `def`, the Link header, and the accounts the records point at, minus `hide` of them.
  */
 export async function recordAccountsPage<R extends { _id: Id }>(
   core: Core,
   request: FastifyRequest,
   reply: FastifyReply,
-  coll: Collection<R>,
+  def: CollectionDef<R>,
   filter: Filter<R>,
   accountIdOf: (record: R) => Id,
   hide: (ids: Id[]) => Promise<Set<bigint>> = async () => new Set(),
 ): Promise<Account[]> {
   const page = accountPage(request.query);
-  const records = (await findPage(coll, filter, page)) as R[];
+  const records = await findPageIn(core.db, def, filter, page);
   const rows = await accountsOfRecords(
     core,
     request,
@@ -144,6 +145,6 @@ export function ownRecordsHandler<R extends { _id: Id }>(
   return async (request: FastifyRequest, reply: FastifyReply): Promise<Account[]> => {
     const { account } = requireUser(request);
     const filter = { [ownerField]: account._id } as Filter<R>;
-    return recordAccountsPage(core, request, reply, collection(core.db, def), filter, accountIdOf);
+    return recordAccountsPage(core, request, reply, def, filter, accountIdOf);
   };
 }

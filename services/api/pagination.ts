@@ -3,9 +3,6 @@
 // header with `next` (older, omitted when the page came back short) and `prev` (newer), omitted
 // entirely when the page is empty.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Collection, Db, Filter } from 'mongodb';
-import { collection, type CollectionDef } from '../core/db/mongo.ts';
-import { recentResult } from '../core/db/recentResults.ts';
 import type { Core } from '../core/context.ts';
 import { parseId, type Id } from '../core/ids.ts';
 import { findPage, type PageParams } from '../core/db/pages.ts';
@@ -23,26 +20,6 @@ export function pageParams(query: unknown, opts: { defaultLimit: number; maxLimi
   }
   return { maxId: parseId(q.max_id), sinceId: parseId(q.since_id), minId: parseId(q.min_id), limit };
 }
-
-/**
- * The `_id`s of a page of `def`'s documents matching `filter`, newest first. The newest page (no
- * cursor), which clients poll, is kept in this process for NEWEST_PAGE_TTL_MS: a write through this
- * process shows at once, another process's within that time (db/recentResults.ts).
- */
-export async function pageIdsOf<T extends { _id: Id }>(
-  db: Db,
-  def: CollectionDef<T>,
-  filter: Filter<T>,
-  p: PageParams,
-): Promise<Id[]> {
-  const load = async () =>
-    (await findPage(collection(db, def) as Collection<T>, filter, p, '_id', { _id: 1 })).map((d) => d._id);
-  if (p.maxId !== null || p.minId !== null || p.sinceId !== null) return load();
-  const key = `newest:${def.name}:${p.limit}:${JSON.stringify(filter, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`;
-  return recentResult(db, key, [def], NEWEST_PAGE_TTL_MS, load);
-}
-
-const NEWEST_PAGE_TTL_MS = 1000;
 
 export interface LinkInfo {
   /** Cursor of the oldest item of the page (for `next`). */

@@ -3,8 +3,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteGenericInterface } from 'fastify';
 import type { Core } from '../core/context.ts';
 import type { UserDoc } from '../core/model/users.ts';
-import { collection } from '../core/db/mongo.ts';
-import { accounts, type AccountDoc } from '../core/model/accounts.ts';
+import type { AccountDoc } from '../core/model/accounts.ts';
+import { findAccount } from '../core/accounts/queries.ts';
 import { loginRefusal } from '../core/users/login.ts';
 import { translator } from './i18n.ts';
 import { sessionUser } from './session.ts';
@@ -27,7 +27,7 @@ export async function requireSignedIn(
   opts: { twoFactorSetup?: boolean } = {},
 ): Promise<SignedIn | null> {
   const user = await sessionUser(core, request);
-  const account = user ? await collection(core.db, accounts).findOne({ _id: user.accountId }) : null;
+  const account = user ? await findAccount(core, user.accountId) : null;
   if (!user || !account) {
     reply.redirect(`/auth/sign_in?return_to=${encodeURIComponent(returnTo)}`, 303);
     return null;

@@ -2,8 +2,8 @@
 // when LOCAL_HTTPS), the user id behind it in Redis (core/oauth/sessions.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Core } from '../core/context.ts';
-import { collection } from '../core/db/mongo.ts';
-import { users, type UserDoc } from '../core/model/users.ts';
+import type { UserDoc } from '../core/model/users.ts';
+import { findUser } from '../core/users/queries.ts';
 import {
   createWebSession,
   destroyWebSession,
@@ -29,7 +29,7 @@ export async function sessionUser(core: Core, request: FastifyRequest): Promise<
   const userId = await webSessionUser(core, sessionId(request));
   if (userId === null) return null;
   await touchWebSession(core, sessionId(request), client(request));
-  return collection(core.db, users).findOne({ _id: userId });
+  return findUser(core, userId);
 }
 
 /** A fresh session id at every log-in (no session fixation). */

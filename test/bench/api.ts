@@ -30,11 +30,12 @@ import { createCore, type Core } from '../../services/core/context.ts';
 import { createKafkaEventSink } from '../../services/core/events/kafkaSink.ts';
 import { createLogger } from '../../services/core/logger.ts';
 import { createTestUser } from '../support/fixtures.ts';
+import { unusedPort } from '../support/processes.ts';
 import { nextSerialIds } from '../../services/core/ids.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { follows } from '../../services/core/model/follows.ts';
 import { accounts } from '../../services/core/model/accounts.ts';
-import { cpuAccount, freePort, ms, printTable, printTargets, processCpuSeconds, stats, type Target } from './lib.ts';
+import { cpuAccount, ms, printTable, printTargets, processCpuSeconds, stats, type Target } from './lib.ts';
 
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const USERS = 100;
@@ -52,15 +53,16 @@ const measured = (phase: (typeof PHASES)[number]) => chosen.includes(phase);
 const root = join(import.meta.dirname, '..', '..');
 const varDir = join(root, 'var', 'bench-api');
 
-// ---- the servers, as `npm start` has them
+// ---- the servers, as `npm start` has them: on ports chosen first (--ports=BASE fixes them), since
+// deploy/local starts Redis and Kafka on the ports it is given (neither reports a port it chose).
 const portBase = option('ports') ? Number(option('ports')) : null;
-const port = async (offset: number) => (portBase === null ? freePort() : portBase + offset);
+const port = async (offset: number) => (portBase === null ? unusedPort() : portBase + offset);
 const redisPort = await port(0);
 const kafkaPort = await port(1);
 const ports = {
   REDIS_PORT: String(redisPort),
   KAFKA_PORT: String(kafkaPort),
-  KAFKA_CONTROLLER_PORT: String(portBase === null ? await freePort() : portBase + 2),
+  KAFKA_CONTROLLER_PORT: String(await port(2)),
   MONGO_PORT: String(await port(3)),
 };
 const apiPort = await port(4);

@@ -2,21 +2,9 @@
 // server processes a benchmark runs.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir, readFile, readlink } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Config } from '../../services/core/config.ts';
 import type { StartedMessage } from '../../services/main.ts';
-
-/** A TCP port nothing listens on right now (bound, then released). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 const root = join(import.meta.dirname, '..', '..');
 

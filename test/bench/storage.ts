@@ -18,12 +18,13 @@ import { favourites, type FavouriteDoc } from '../../services/core/model/favouri
 import { follows, type FollowDoc } from '../../services/core/model/follows.ts';
 import { statuses, type StatusDoc } from '../../services/core/model/statuses.ts';
 import { statusContext } from '../../services/core/statuses/context.ts';
-import { ensureFerretdb, ensureMongoServer, ferretdbBinary } from '../../deploy/local/install.ts';
+import { ensureFerretdb, ferretdbBinary } from '../../deploy/local/install.ts';
 import { localInfraSettings } from '../../deploy/local/infra.ts';
-import { serverSpecs } from '../../deploy/local/servers.ts';
 import { probeMongo } from '../../deploy/local/probes.ts';
-import { freePort, ms, printTable, printTargets, random, timeEach, type Stats, type Target } from './lib.ts';
+import { ms, printTable, printTargets, random, timeEach, type Stats, type Target } from './lib.ts';
 import { accountDoc, statusDoc, statusId, T0 } from './dataSet.ts';
+import { ownMongoServer } from '../support/mongoServer.ts';
+import { unusedPort } from '../support/processes.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const benchDir = join(root, 'var', 'bench', 'storage');
@@ -72,38 +73,55 @@ function rssMb(pid: number | undefined): number | null {
   }
 }
 
-/** A server process of ours: started, killed with SIGKILL and restarted on the same data. */
-async function ownServer(
-  label: string,
-  command: () => { command: string; args: string[] },
-  port: number,
-  dataPath: string,
-): Promise<Server> {
-  let child: ChildProcess;
+/** A server process of ours, to start, kill (SIGKILL) and start again on the same port and data. */
+interface OwnProcess {
+  readonly port: number;
+  readonly pid: number | undefined;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** FerretDB on a port chosen first (`unusedPort`): its `--listen-addr` takes a port, it reports none. */
+function spawned(label: string, command: () => { command: string; args: string[] }, port: number): OwnProcess {
+  let child: ChildProcess | null = null;
+  return {
+    port,
+    get pid() {
+      return child?.pid;
+    },
+    async start() {
+      const { command: cmd, args } = command();
+      child = spawn(cmd, args, { stdio: 'ignore' });
+      await waitReady(port, child, label);
+    },
+    async stop() {
+      const running = child;
+      if (!running || running.exitCode !== null) return;
+      const exited = new Promise((r) => running.once('exit', r));
+      running.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** A server process of ours as a candidate: started, killed with SIGKILL and restarted on the same data. */
+async function ownServer(server: OwnProcess, dataPath: string): Promise<Server> {
   const start = async () => {
-    const { command: cmd, args } = command();
-    child = spawn(cmd, args, { stdio: 'ignore' });
     const t0 = Date.now();
-    await waitReady(port, child, label);
+    await server.start();
     return Date.now() - t0;
   };
   await start();
-  const stopChild = async () => {
-    if (child.exitCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGKILL');
-    await exited;
-  };
   return {
-    url: `mongodb://127.0.0.1:${port}/bench`,
-    cpuSeconds: () => cpuSeconds(child.pid),
+    url: `mongodb://127.0.0.1:${server.port}/bench`,
+    cpuSeconds: () => cpuSeconds(server.pid),
     killAndRestart: async () => {
-      await stopChild();
+      await server.stop();
       return start();
     },
-    rssMb: () => rssMb(child.pid),
+    rssMb: () => rssMb(server.pid),
     dataBytes: () => du(dataPath),
-    stop: stopChild,
+    stop: () => server.stop(),
   };
 }
 
@@ -150,15 +168,12 @@ async function startCandidate(name: string): Promise<Server> {
   const dir = join(benchDir, name);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const port = await freePort();
   if (name === 'embedded') {
-    const settings = { ...localInfraSettings(root), varDir: dir };
-    settings.ports = { ...settings.ports, mongo: port };
-    ensureMongoServer(settings, (m) => console.log(`  ${m}`));
-    const spec = serverSpecs(settings).mongo;
-    return ownServer('embedded server', () => spec.prepare(), port, join(dir, 'mongo', 'data.mv'));
+    // It binds port 0 and reports the port it got; a restart binds that one again.
+    return ownServer(ownMongoServer(dir), join(dir, 'mongo', 'data.mv'));
   }
   if (name === 'ferretdb') {
+    const port = await unusedPort();
     const settings = localInfraSettings(root);
     ensureFerretdb(settings, (m) => console.log(m));
     mkdirSync(join(dir, 'data'), { recursive: true });
@@ -171,7 +186,10 @@ async function startCandidate(name: string): Promise<Server> {
       '--telemetry=disable',
       '--log-level=warn',
     ];
-    return ownServer('FerretDB', () => ({ command: ferretdbBinary(settings), args }), port, join(dir, 'data'));
+    return ownServer(
+      spawned('FerretDB', () => ({ command: ferretdbBinary(settings), args }), port),
+      join(dir, 'data'),
+    );
   }
   if (name === 'url') {
     const url = process.env.MONGO_BENCH_URL;

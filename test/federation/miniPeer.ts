@@ -2,9 +2,9 @@
 // the test puts up, records what reaches its inbox, and signs what it sends, with options to
 // break the signature on purpose (forged key, stale Date, wrong Digest, no signature).
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { signRequest } from '../../services/core/activitypub/httpSignatures.ts';
-import { freePort } from '../support/processes.ts';
 
 export interface PeerActor {
   username: string;
@@ -57,9 +57,6 @@ function keyPair() {
 }
 
 export async function startMiniPeer(): Promise<MiniPeer> {
-  const port = await freePort();
-  const domain = `localhost:${port}`;
-  const url = `http://${domain}`;
   const actors = new Map<string, PeerActor>();
   const inbox: Received[] = [];
   const documents = new Map<string, { body: unknown; contentType?: string; status?: number }>();
@@ -107,7 +104,10 @@ export async function startMiniPeer(): Promise<MiniPeer> {
       json(404, { error: 'not found' });
     });
   });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  // Port 0: the kernel's choice; the handler reads `domain` and `url` only once requests come.
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const domain = `localhost:${(server.address() as AddressInfo).port}`;
+  const url = `http://${domain}`;
 
   return {
     url,

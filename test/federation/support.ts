@@ -13,7 +13,7 @@ import { runDeliveryPipeline } from '../../pipelines/delivery/index.ts';
 import { testConfig } from '../support/config.ts';
 import { closeTestCore, createTestCore } from '../support/core.ts';
 import { consumerTuning } from '../support/kafka.ts';
-import { freePort } from '../support/processes.ts';
+import { bindServer } from '../support/listening.ts';
 import { client, type JsonClient } from '../support/http.ts';
 
 export const LOOPBACK_FEDERATION = {
@@ -41,15 +41,20 @@ export interface InstanceOptions {
 }
 
 export async function startInstance(opts: InstanceOptions = {}): Promise<Instance> {
-  const port = await freePort();
+  const bound = await bindServer();
+  const { port } = bound;
   const domain = `localhost:${port}`;
   const { core, published } = await createTestCore(
     testConfig({ ...LOOPBACK_FEDERATION, LOCAL_DOMAIN: domain, PORT: String(port), ...(opts.env ?? {}) }),
-  );
+  ).catch(async (err: unknown) => {
+    await bound.close();
+    throw err;
+  });
   const running: RunningPipeline[] = [];
   let api: Api | null = null;
   const close = async () => {
     await api?.close();
+    await bound.close();
     for (const p of running) await p.stop().catch(() => undefined);
     await closeTestCore(core);
   };
@@ -62,7 +67,7 @@ export async function startInstance(opts: InstanceOptions = {}): Promise<Instanc
       if (factory) running.push(await factory(core));
     }
     api = await buildApi(core);
-    await api.listen({ host: '127.0.0.1', port });
+    await bound.serve(api);
   } catch (err) {
     await close();
     throw err;

@@ -1,5 +1,5 @@
 // A whole instance of this server for federation tests: its own database, Redis namespace and
-// topics, an API listening on a port chosen first, so that LOCAL_DOMAIN (127.0.0.1:PORT) and the
+// topics, an API served on a port bound first (listening.ts), so that LOCAL_DOMAIN (127.0.0.1:PORT) and the
 // ids it writes (http://127.0.0.1:PORT/users/...) are where it really answers; loopback is allowed
 // for its fetches and deliveries (ALLOWED_PRIVATE_ADDRESSES, FEDERATION_ALLOW_HTTP).
 import type { Core } from '../../services/core/context.ts';
@@ -7,7 +7,7 @@ import { buildApi } from '../../services/api/app.ts';
 import { testConfig } from './config.ts';
 import { closeTestCore, createTestCore } from './core.ts';
 import { client, type JsonClient } from './http.ts';
-import { freePort } from './processes.ts';
+import { bindServer } from './listening.ts';
 
 export interface TestInstance {
   core: Core;
@@ -18,8 +18,8 @@ export interface TestInstance {
 }
 
 export async function startInstance(overrides: Record<string, string> = {}): Promise<TestInstance> {
-  const port = await freePort();
-  const domain = `127.0.0.1:${port}`;
+  const bound = await bindServer();
+  const domain = `127.0.0.1:${bound.port}`;
   const { core } = await createTestCore(
     testConfig({
       LOCAL_DOMAIN: domain,
@@ -28,11 +28,15 @@ export async function startInstance(overrides: Record<string, string> = {}): Pro
       ALLOWED_PRIVATE_ADDRESSES: '127.0.0.1/32',
       ...overrides,
     }),
-  );
+  ).catch(async (err: unknown) => {
+    await bound.close();
+    throw err;
+  });
   const app = await buildApi(core);
   try {
-    await app.listen({ host: '127.0.0.1', port });
+    await bound.serve(app);
   } catch (err) {
+    await bound.close();
     await closeTestCore(core);
     throw err;
   }

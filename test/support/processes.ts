@@ -7,20 +7,22 @@ import { promisify } from 'node:util';
 import type { Config } from '../../services/core/config.ts';
 import type { StartedMessage } from '../../services/main.ts';
 
-export const projectRoot = join(__dirname, '..', '..');
+export const projectRoot = join(import.meta.dirname, '..', '..');
 /** The project's Node 24 (the system node may be older). */
 export const nodeBin = join(projectRoot, 'node_modules/.bin/node');
 const execFileAsync = promisify(execFile);
 
 /**
- * A TCP port nothing listens on right now (bound, then released), for a server that cannot report
- * the port it bound (third-party servers, a port a test must know before the server starts); the
- * server processes of this project bind port 0 instead and report theirs (startMain).
+ * A TCP port nothing listens on right now (bound, then released), only where no server can report
+ * the port it bound: Redis cluster nodes (`port 0` turns Redis's TCP listener off, and a node's
+ * cluster bus port is derived from its port) and a Kafka broker address where nothing answers
+ * (readiness). Every other server a test starts binds port 0 and reports the port it got
+ * (startMain, reportedPort, test/support/listening.ts).
  * Chosen below the kernel's ephemeral range (32768 and up here): a port from `listen(0)` comes
  * from that range, and one of the many outgoing connections of tests running alongside (to Kafka,
  * MongoDB, Redis) could take it before the server binds it.
  */
-export async function freePort(): Promise<number> {
+export async function unusedPort(): Promise<number> {
   for (;;) {
     const port = 10_000 + Math.floor(Math.random() * 22_000);
     const free = await new Promise<boolean>((resolve) => {
@@ -60,7 +62,13 @@ export interface ChildRun {
  * `ipc`: with a channel for the messages the child sends (process.send).
  */
 export function startNode(script: string, args: string[], env: Record<string, string>, ipc = false): ChildRun {
-  const child = spawn(nodeBin, ['--disable-warning=TimeoutNegativeWarning', join(projectRoot, script), ...args], {
+  const nodeArgs = ['--disable-warning=TimeoutNegativeWarning', join(projectRoot, script), ...args];
+  return startProcess(nodeBin, nodeArgs, env, ipc);
+}
+
+/** Starts `command ...args` in the project root, its output kept; `env` adds to process.env. */
+export function startProcess(command: string, args: string[], env: Record<string, string> = {}, ipc = false): ChildRun {
+  const child = spawn(command, args, {
     cwd: projectRoot,
     env: { ...process.env, ...env },
     stdio: ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
@@ -104,6 +112,31 @@ export function logged(run: ChildRun, text: string): Promise<void> {
     run.child.stdout?.on('data', check);
     check();
   });
+}
+
+/**
+ * The port a child bound (it was given port 0) and printed: the first number `line` captures in
+ * its output. Rejects (with its output) when the child exits first.
+ */
+export function reportedPort(run: ChildRun, line: RegExp): Promise<number> {
+  const port = new Promise<number>((resolve) => {
+    const check = () => {
+      const m = line.exec(run.output());
+      if (!m) return;
+      run.child.stdout?.off('data', check);
+      run.child.stderr?.off('data', check);
+      resolve(Number(m[1]));
+    };
+    run.child.stdout?.on('data', check);
+    run.child.stderr?.on('data', check);
+    check();
+  });
+  return Promise.race([
+    port,
+    run.exit.then(({ code }) =>
+      Promise.reject(new Error(`exited with ${code} before reporting its port:\n${run.output()}`)),
+    ),
+  ]);
 }
 
 /**

@@ -13,7 +13,8 @@ import { railsBoolean } from '../../core/railsParams.ts';
 import { StatusEntity } from '../../core/entities/status.ts';
 import { presentStatuses } from '../../core/entities/statusRender.ts';
 import { BoolLike, CursorFields } from '../params.ts';
-import { pageIdsOf, pageParams, setCursorPageLinks, setRecordPageLinks } from '../pagination.ts';
+import { pageParams, setCursorPageLinks, setRecordPageLinks } from '../pagination.ts';
+import { pageIdsOf } from '../../core/db/pages.ts';
 import { AccountIdParams, targetCachedAccount } from '../graphParams.ts';
 
 const Query = Type.Object(

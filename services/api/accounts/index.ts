@@ -4,14 +4,18 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
-import { collection } from '../../core/db/mongo.ts';
 import { parseId, type Id } from '../../core/ids.ts';
 import type { FastifyRequest } from 'fastify';
 import { withViewerFeatureApproval, withViewerFeatureApprovalOne } from '../../core/entities/accountViewer.ts';
-import { accounts, type AccountDoc } from '../../core/model/accounts.ts';
+import type { AccountDoc } from '../../core/model/accounts.ts';
 import { signUp } from '../../core/accounts/registration.ts';
 import { updateProfile, removeProfileImage } from '../../core/accounts/profile.ts';
-import { findAccountByAcct, findVisibleAccount, findVisibleAccounts } from '../../core/accounts/queries.ts';
+import {
+  findAccountByAcct,
+  findVisibleAccount,
+  findVisibleAccounts,
+  movedToAccount,
+} from '../../core/accounts/queries.ts';
 import { resolveAccountByAcct } from '../../core/activitypub/resolve.ts';
 import { tokenEntity } from '../../core/oauth/tokens.ts';
 import { followRequestsCount } from '../../core/graph/followRequests.ts';
@@ -190,9 +194,7 @@ const accountsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
       const id = parseId(request.params.id);
       const account = id === null ? null : await findVisibleAccount(core, id);
       if (!account) throw notFound();
-      const moved = account.movedToAccountId
-        ? await collection(core.db, accounts).findOne({ _id: account.movedToAccountId })
-        : null;
+      const moved = await movedToAccount(core, account);
       return withViewerFeatureApprovalOne(core, await presentAccount(core, account, { moved }), viewerIdOf(request));
     },
   );

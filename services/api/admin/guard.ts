@@ -2,13 +2,14 @@
 // route's permission (Mastodon's policies), else 403; ids, pages and the acting moderator.
 import { Type, type Static, type TObject } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Collection, Document } from 'mongodb';
+import type { Document } from 'mongodb';
 import type { Core } from '../../core/context.ts';
 import type { Id } from '../../core/ids.ts';
 import type { Permission } from '../../core/roles/permissions.ts';
-import { collection, type CollectionDef } from '../../core/db/mongo.ts';
+import type { CollectionDef } from '../../core/db/mongo.ts';
+import { findPageIn } from '../../core/db/pages.ts';
 import { requirePermission, type UserAuth } from '../plugins/auth.ts';
-import { findPage, pageParams, type PageParams, setRecordPageLinks } from '../pagination.ts';
+import { pageParams, type PageParams, setRecordPageLinks } from '../pagination.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -69,12 +70,12 @@ export async function listPage<T extends Document & { _id: Id }>(
   core: Core,
   request: FastifyRequest,
   reply: FastifyReply,
-  coll: Collection<T>,
+  def: CollectionDef<T>,
   filter: object,
   prevParam: 'min_id' | 'since_id',
 ): Promise<T[]> {
   const page = adminPage(request.query);
-  const docs = await findPage(coll, filter, page);
+  const docs = await findPageIn(core.db, def, filter, page);
   setRecordPageLinks(core, request, reply, docs, page.limit, prevParam);
   return docs;
 }
@@ -115,9 +116,7 @@ export function adminRecordRoutes<T extends Document & { _id: Id }, R>(
       schema: { querystring: PageQuery },
       config: read,
       handler: async (request: FastifyRequest, reply: FastifyReply): Promise<R[]> =>
-        (await listPage(core, request, reply, collection(core.db, def), filter, prevParam)).map((doc) =>
-          records.render(doc),
-        ),
+        (await listPage(core, request, reply, def, filter, prevParam)).map((doc) => records.render(doc)),
     },
     /** The record by its id, rendered. */
     show: {

@@ -5,7 +5,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Filter } from 'mongodb';
 import type { AreaOptions } from '../areas.ts';
 import { parseId, type Id } from '../../core/ids.ts';
-import { collection } from '../../core/db/mongo.ts';
 import { reports, type ReportDoc } from '../../core/model/reports.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import { assignReport, getReport, reopenReport, resolveReport, updateReport } from '../../core/moderation/reports.ts';
@@ -67,7 +66,7 @@ const adminReportsRoutes: FastifyPluginAsyncTypebox<AreaOptions> = async (app, {
       const id = parseId(raw);
       filter[field] = id ?? -1n;
     }
-    const docs = await listPage(core, request, reply, collection(core.db, reports), filter, 'since_id');
+    const docs = await listPage(core, request, reply, reports, filter, 'since_id');
     return presentAdminReports(core, docs, moderator(request).account);
   });
 

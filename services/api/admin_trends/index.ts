@@ -5,12 +5,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
-import { collection } from '../../core/db/mongo.ts';
 import { parseId } from '../../core/ids.ts';
 import { rankedForReview, rankedPublishers, type PublisherReview, type RankedItem } from '../../core/trends/queries.ts';
-import { previewCardProviders } from '../../core/model/previewCards.ts';
 import { reviewsOf, reviewTrend } from '../../core/trends/review.ts';
-import { trendMember } from '../../core/trends/members.ts';
+import { findPublisher, trendMember } from '../../core/trends/members.ts';
 import { requirePermission, type UserAuth } from '../plugins/auth.ts';
 import { moderator } from '../admin/guard.ts';
 import type { TrendKind } from '../../core/model/trends.ts';
@@ -127,7 +125,7 @@ const adminTrendsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { co
   const reviewPublisher = (state: Review) => async (request: IdRequest) => {
     const { account } = await requirePermission(request, 'manage_taxonomies');
     const id = parseId(request.params.id);
-    const provider = id === null ? null : await collection(core.db, previewCardProviders).findOne({ _id: id });
+    const provider = id === null ? null : await findPublisher(core, id);
     if (!provider) throw notFound();
     await reviewTrend(core, 'publisher', provider.domain, state, account._id);
     const review = (await reviewsOf(core, 'publisher', [provider.domain])).get(provider.domain);

@@ -7,8 +7,7 @@ import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
 import type { AccountDoc } from '../../core/model/accounts.ts';
 import type { AnnualReportDoc } from '../../core/model/annualReports.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { statuses } from '../../core/model/statuses.ts';
+import { findLiveStatuses } from '../../core/statuses/reads.ts';
 import { availableReports, markReportRead, reportState, requestReport } from '../../core/annualReports/reports.ts';
 import { presentAccounts } from '../../core/entities/account.ts';
 import { presentStatuses } from '../../core/entities/statusRender.ts';
@@ -27,11 +26,7 @@ async function wrapped(core: Core, docs: AnnualReportDoc[], viewer: AccountDoc) 
   const ids = [
     ...new Set(docs.flatMap((d) => Object.values(d.data?.top_statuses ?? {}).filter((v): v is string => v !== null))),
   ].map((id) => BigInt(id));
-  const found = ids.length
-    ? await collection(core.db, statuses)
-        .find({ _id: { $in: ids }, deletedAt: null })
-        .toArray()
-    : [];
+  const found = await findLiveStatuses(core, ids);
   return {
     annual_reports: docs.map((d) => ({
       year: d.year,

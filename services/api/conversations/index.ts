@@ -6,18 +6,18 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { AreaOptions } from '../areas.ts';
 import { parseId } from '../../core/ids.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { accountConversations, type AccountConversationDoc } from '../../core/model/accountConversations.ts';
+import type { AccountConversationDoc } from '../../core/model/accountConversations.ts';
 import {
   deleteConversation,
   markConversationRead,
   setConversationUnread,
+  conversationsPage,
   ownConversation,
 } from '../../core/conversations/accountConversations.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { notFound } from '../errors.ts';
 import { ConversationEntity, presentConversations } from '../../core/entities/conversation.ts';
-import { findPage, pageParams, setCursorPageLinks } from '../pagination.ts';
+import { pageParams, setCursorPageLinks } from '../pagination.ts';
 import { CursorQuery, Empty, IdParams } from '../params.ts';
 
 const READ = { scopes: ['read', 'read:statuses'], user: 'required' as const };
@@ -30,12 +30,7 @@ const conversationsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
     async (request, reply) => {
       const { account } = requireUser(request);
       const p = pageParams(request.query, { defaultLimit: 20, maxLimit: 40 });
-      const page = await findPage(
-        collection(core.db, accountConversations),
-        { accountId: account._id },
-        p,
-        'lastStatusId',
-      );
+      const page = await conversationsPage(core, account._id, p);
       setCursorPageLinks(
         core,
         request,

@@ -2,11 +2,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { accountDomainBlocks } from '../../core/model/accountDomainBlocks.ts';
-import { blockDomain, unblockDomain } from '../../core/graph/domainBlocks.ts';
+import { blockDomain, domainBlocksPage, unblockDomain } from '../../core/graph/domainBlocks.ts';
 import { requireUser } from '../plugins/auth.ts';
-import { findPage, setRecordPageLinks } from '../pagination.ts';
+import { setRecordPageLinks } from '../pagination.ts';
 import { missingParam } from '../errors.ts';
 import { AccountPageQuery, accountPage } from '../graphParams.ts';
 import { WRITE_BLOCKS as WRITE, READ_BLOCKS as READ } from '../scopes.ts';
@@ -23,7 +21,7 @@ const domainBlocksArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { c
     async (request, reply) => {
       const { account } = requireUser(request);
       const page = pageOf(request.query);
-      const records = await findPage(collection(core.db, accountDomainBlocks), { accountId: account._id }, page);
+      const records = await domainBlocksPage(core, account._id, page);
       setRecordPageLinks(core, request, reply, records, page.limit);
       return records.map((r) => r.domain);
     },

@@ -4,8 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { users } from '../../core/model/users.ts';
+import { userIdByEmail } from '../../core/accounts/create.ts';
 import { resendConfirmation } from '../../core/users/confirmation.ts';
 import { isValidEmail, taken, invalid } from '../../core/accounts/validation.ts';
 import { requireUser } from '../plugins/auth.ts';
@@ -35,11 +34,8 @@ const emailsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core })
       const email = request.body.email?.trim() || undefined;
       if (email !== undefined) {
         if (!isValidEmail(email)) throw validationFailed(`Email ${invalid().description}`, { email: [invalid()] });
-        const owner = await collection(core.db, users).findOne(
-          { emailLower: email.toLowerCase() },
-          { projection: { _id: 1 } },
-        );
-        if (owner && owner._id !== user._id)
+        const owner = await userIdByEmail(core, email);
+        if (owner !== null && owner !== user._id)
           throw validationFailed(`Email ${taken().description}`, { email: [taken()] });
       }
       await resendConfirmation(core, user, account, email);

@@ -4,11 +4,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
 import type { Core } from '../../core/context.ts';
-import { collection } from '../../core/db/mongo.ts';
 import { parseId } from '../../core/ids.ts';
 import type { AccountDoc } from '../../core/model/accounts.ts';
 import type { FeaturedTagDoc } from '../../core/model/featuredTags.ts';
-import { tags } from '../../core/model/tags.ts';
+import { tagsByNames } from '../../core/tags/byNames.ts';
 import {
   featureTag,
   featuredTagSuggestions,
@@ -98,14 +97,7 @@ const featuredTagsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { c
     async (request) => {
       const { account } = requireUser(request);
       const names = await featuredTagSuggestions(core, account);
-      const found = await collection(core.db, tags)
-        .find({ nameNormalized: { $in: names } })
-        .toArray();
-      const byName = new Map(found.map((t) => [t.nameNormalized, t]));
-      return names
-        .map((n) => byName.get(n))
-        .filter((t) => t !== undefined)
-        .map((t) => presentTag(core.config, t));
+      return (await tagsByNames(core, names)).map((t) => presentTag(core.config, t));
     },
   );
 

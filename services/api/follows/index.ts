@@ -3,7 +3,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
-import { collection } from '../../core/db/mongo.ts';
 import { parseId } from '../../core/ids.ts';
 import { follows } from '../../core/model/follows.ts';
 import { followRequests } from '../../core/model/followRequests.ts';
@@ -131,7 +130,7 @@ const followsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }
           core,
           request,
           reply,
-          collection(core.db, follows),
+          follows,
           { [ownField]: owner._id },
           (r) => r[otherField],
           (ids) => hiddenFrom(core, viewer, ids),

@@ -11,9 +11,7 @@ import { instancePeers } from '../../core/instance/peers.ts';
 import { instanceActivity } from '../../core/instance/activity.ts';
 import { KNOWN_LANGUAGES } from '../../core/instance/languages.ts';
 import { translationLanguages } from '../../core/translation/translate.ts';
-import { emojiUri, listCustomEmojis } from '../../core/emojis/emojis.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { customEmojis } from '../../core/model/customEmojis.ts';
+import { emojiUri, findEnabledLocalEmoji, listCustomEmojis } from '../../core/emojis/emojis.ts';
 import { parseId } from '../../core/ids.ts';
 import { storageFor } from '../../core/media/storage.ts';
 import { renderEmoji } from '../../core/activitypub/render/actor.ts';
@@ -181,10 +179,7 @@ const instanceArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     { ...open, schema: { params: Type.Object({ id: Type.String({ maxLength: 30 }) }) } },
     async (request, reply) => {
       const id = parseId(request.params.id);
-      const doc =
-        id === null
-          ? null
-          : await collection(core.db, customEmojis).findOne({ _id: id, domain: null, disabled: false });
+      const doc = id === null ? null : await findEnabledLocalEmoji(core, id);
       if (!doc) throw notFound();
       reply.type('application/activity+json; charset=utf-8');
       return JSON.stringify(

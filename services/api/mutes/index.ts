@@ -3,16 +3,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { mutes } from '../../core/model/mutes.ts';
-import { muteAccount, unmuteAccount } from '../../core/graph/mute.ts';
+import { muteAccount, mutesPage, unmuteAccount } from '../../core/graph/mute.ts';
 import { railsBoolean } from '../../core/railsParams.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { AccountEntity, presentAccounts } from '../../core/entities/account.ts';
 import { RelationshipEntity } from '../../core/entities/relationship.ts';
 import { BoolLike } from '../params.ts';
 import { validationFailed } from '../errors.ts';
-import { findPage } from '../pagination.ts';
 import {
   AccountIdParams,
   AccountPageQuery,
@@ -72,10 +69,7 @@ const mutesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
     async (request, reply) => {
       const { account } = requireUser(request);
       const page = accountPage(request.query);
-      const now = new Date();
-      const records = (await findPage(collection(core.db, mutes), { accountId: account._id }, page)).filter(
-        (m) => m.expiresAt === null || m.expiresAt > now,
-      );
+      const records = await mutesPage(core, account._id, page);
       const rows = await accountsOfRecords(core, request, reply, records, (r) => r.targetAccountId, page);
       const presented = await presentAccounts(
         core,

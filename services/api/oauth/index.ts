@@ -4,14 +4,11 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
-import { collection } from '../../core/db/mongo.ts';
 import { SCOPES_SUPPORTED } from '../../core/auth/scopes.ts';
 import { findAppByClientId, clientSecretMatches } from '../../core/oauth/apps.ts';
-import { revokeAccessToken } from '../../core/oauth/tokens.ts';
+import { appIdOfToken, revokeAccessToken } from '../../core/oauth/tokens.ts';
 import { localBase } from '../../core/accounts/urls.ts';
 import { presentAccount } from '../../core/entities/account.ts';
-import { hashSecret } from '../../core/auth/tokens.ts';
-import { accessTokens } from '../../core/model/oauth.ts';
 import { createTokenEndpoint } from './tokenEndpoint.ts';
 
 const oauthArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) => {
@@ -48,11 +45,8 @@ const oauthArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core }) 
           'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
       });
     }
-    const doc = await collection(core.db, accessTokens).findOne(
-      { tokenHash: hashSecret(token) },
-      { projection: { appId: 1 } },
-    );
-    if (doc && doc.appId !== client._id) {
+    const appId = await appIdOfToken(core, token);
+    if (appId !== null && appId !== client._id) {
       return reply
         .code(403)
         .send({ error: 'unauthorized_client', error_description: 'You are not authorized to revoke this token' });

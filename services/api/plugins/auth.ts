@@ -16,8 +16,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Core } from '../../core/context.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { accessTokens } from '../../core/model/oauth.ts';
+import { touchAccessToken } from '../../core/oauth/tokens.ts';
 import type { UserDoc } from '../../core/model/users.ts';
 import type { AccountDoc } from '../../core/model/accounts.ts';
 import { resolveToken, type AuthContext } from '../../core/auth/resolveToken.ts';
@@ -142,10 +141,7 @@ export default fp(
       request.auth = auth;
       // Last use is bookkeeping (hourly resolution): it must not slow or fail the request.
       const last = auth.token.lastUsedAt?.getTime() ?? 0;
-      if (Date.now() - last > 3_600_000)
-        void collection(opts.core.db, accessTokens)
-          .updateOne({ _id: auth.token._id }, { $set: { lastUsedAt: new Date() } })
-          .catch(() => undefined);
+      if (Date.now() - last > 3_600_000) void touchAccessToken(opts.core, auth.token._id).catch(() => undefined);
     });
   },
   { name: 'auth' },

@@ -3,7 +3,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AreaOptions } from '../areas.ts';
-import { collection } from '../../core/db/mongo.ts';
 import { parseId } from '../../core/ids.ts';
 import { endorsements } from '../../core/model/endorsements.ts';
 import { relationshipTargets } from '../../core/accounts/queries.ts';
@@ -103,14 +102,7 @@ const relationshipsArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { 
     async (request, reply) => {
       const owner = await targetAccount(core, request.params.id);
       if (!(await collectionsVisible(core, owner, request.auth?.account ?? null))) return [];
-      return recordAccountsPage(
-        core,
-        request,
-        reply,
-        collection(core.db, endorsements),
-        { accountId: owner._id },
-        (r) => r.targetAccountId,
-      );
+      return recordAccountsPage(core, request, reply, endorsements, { accountId: owner._id }, (r) => r.targetAccountId);
     },
   );
 };

@@ -4,25 +4,17 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Core } from '../../core/context.ts';
-import type { Id } from '../../core/ids.ts';
-import { collection, type CollectionDef } from '../../core/db/mongo.ts';
-import { statuses } from '../../core/model/statuses.ts';
+import { findLiveStatuses, marksOfAccount, type MarkKind } from '../../core/statuses/reads.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { StatusEntity } from '../../core/entities/status.ts';
 import { presentStatuses } from '../../core/entities/statusRender.ts';
-import { findPage, pageParams, setRecordPageLinks } from '../pagination.ts';
+import { pageParams, setRecordPageLinks } from '../pagination.ts';
 import { PageQuery } from './schemas.ts';
-
-interface MarkDoc {
-  _id: Id;
-  accountId: Id;
-  statusId: Id;
-}
 
 export function registerMarkedStatusesRoute(
   app: FastifyInstance,
   core: Core,
-  opts: { path: string; marks: CollectionDef<MarkDoc>; scopes: string[] },
+  opts: { path: string; marks: MarkKind; scopes: string[] },
 ): void {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     opts.path,
@@ -33,15 +25,14 @@ export function registerMarkedStatusesRoute(
     async (request, reply) => {
       const { account } = requireUser(request);
       const p = pageParams(request.query, { defaultLimit: 20, maxLimit: 40 });
-      const page = await findPage(collection(core.db, opts.marks), { accountId: account._id }, p);
+      const page = await marksOfAccount(core, opts.marks, account._id, p);
       setRecordPageLinks(core, request, reply, page, p.limit, 'min_id');
-      const found = await collection(core.db, statuses)
-        .find({ _id: { $in: page.map((m) => m.statusId) }, deletedAt: null })
-        .toArray();
-      const byId = new Map(found.map((s) => [s._id, s]));
       return presentStatuses(
         core,
-        page.map((m) => byId.get(m.statusId)).filter((s) => s !== undefined),
+        await findLiveStatuses(
+          core,
+          page.map((m) => m.statusId),
+        ),
         account,
       );
     },

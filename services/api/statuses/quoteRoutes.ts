@@ -3,15 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Core } from '../../core/context.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { statuses } from '../../core/model/statuses.ts';
+import { quotesOfStatus } from '../../core/statuses/reads.ts';
 import { filterVisible } from '../../core/statuses/visibility.ts';
 import { revokeQuote } from '../../core/quotes/quotes.ts';
 import { StatusEntity } from '../../core/entities/status.ts';
 import { presentStatus, presentStatuses } from '../../core/entities/statusRender.ts';
 import { requireUser } from '../plugins/auth.ts';
 import { ApiError } from '../errors.ts';
-import { findPage, pageParams, setRecordPageLinks } from '../pagination.ts';
+import { pageParams, setRecordPageLinks } from '../pagination.ts';
 import { IdParams, PageQuery, QuoteParams } from './schemas.ts';
 import { idParam, viewerOf, visibleStatusOr404 } from './helpers.ts';
 import { READ_STATUSES_PUBLIC as READ, WRITE_STATUSES as WRITE } from '../scopes.ts';
@@ -30,11 +29,7 @@ export function registerQuoteRoutes(fastify: FastifyInstance, core: Core): void 
       // Mastodon 4.5 shows who quoted a post to its author only.
       if (!viewer || viewer._id !== status.accountId) throw new ApiError(403, 'This action is not allowed');
       const p = pageParams(request.query, { defaultLimit: 20, maxLimit: 40 });
-      const page = await findPage(
-        collection(core.db, statuses),
-        { 'quote.quotedStatusId': status._id, 'quote.state': 'accepted', deletedAt: null },
-        p,
-      );
+      const page = await quotesOfStatus(core, status._id, p);
       setRecordPageLinks(core, request, reply, page, p.limit);
       return presentStatuses(core, await filterVisible(core, viewer, page), viewer);
     },

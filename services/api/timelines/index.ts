@@ -26,7 +26,8 @@ import { StatusEntity } from '../../core/entities/status.ts';
 import type { PageOptions } from '../../core/entities/statusPage.ts';
 import { presentStatusPageJson } from '../../core/entities/statusPageJson.ts';
 import { BoolLike, CursorFields, CursorQuery } from '../params.ts';
-import { pageIdsOf, pageParams, setCursorPageLinks, type PageParams } from '../pagination.ts';
+import { pageParams, setCursorPageLinks, type PageParams } from '../pagination.ts';
+import { pageIdsOf } from '../../core/db/pages.ts';
 import { READ_STATUSES as READ, READ_STATUSES_PUBLIC as PUBLIC } from '../scopes.ts';
 
 const Scope = {

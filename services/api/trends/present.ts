@@ -1,10 +1,10 @@
 // Rendering ranked trend items: hashtags (Tag with history), statuses and links (Trends::Link).
 import type { Core } from '../../core/context.ts';
-import { collection } from '../../core/db/mongo.ts';
 import type { CachedAccount } from '../../core/model/accounts.ts';
 import type { StatusDoc } from '../../core/model/statuses.ts';
 import { findLiveStatuses } from '../../core/statuses/reads.ts';
-import { tags, type TagDoc } from '../../core/model/tags.ts';
+import type { TagDoc } from '../../core/model/tags.ts';
+import { tagsByNames } from '../../core/tags/byNames.ts';
 import type { RankedItem } from '../../core/trends/queries.ts';
 import { histories } from '../../core/trends/counters.ts';
 import { cardsById } from '../../core/previews/cards.ts';
@@ -17,12 +17,11 @@ import { presentStatuses } from '../../core/entities/statusRender.ts';
 import { presentHistory, presentPreviewCard, type TrendsLink } from '../../core/entities/previewCard.ts';
 import type { Tag } from '../../core/entities/tag.ts';
 
-export async function tagsOf(core: Core, items: readonly RankedItem[]): Promise<TagDoc[]> {
-  const docs = await collection(core.db, tags)
-    .find({ nameNormalized: { $in: items.map((i) => i.item) } })
-    .toArray();
-  const byName = new Map(docs.map((d) => [d.nameNormalized, d]));
-  return items.map((i) => byName.get(i.item)).filter((t): t is TagDoc => t !== undefined);
+export function tagsOf(core: Core, items: readonly RankedItem[]): Promise<TagDoc[]> {
+  return tagsByNames(
+    core,
+    items.map((i) => i.item),
+  );
 }
 
 export async function presentTrendingTags(core: Core, items: readonly RankedItem[]): Promise<Tag[]> {

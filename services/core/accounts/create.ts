@@ -46,12 +46,20 @@ export async function findLocalAccountByUsername(core: Core, username: string): 
   return collection(core.db, accounts).findOne({ usernameLower: username.toLowerCase(), domain: null });
 }
 
+/** The id of the user whose e-mail address is `email` (case-insensitive); null when none is. */
+export async function userIdByEmail(core: Core, email: string): Promise<Id | null> {
+  const user = await collection(core.db, users).findOne(
+    { emailLower: email.toLowerCase() },
+    { projection: { _id: 1 } },
+  );
+  return user?._id ?? null;
+}
+
 /** `taken` problems of a username and an e-mail address. */
 export async function uniquenessProblems(core: Core, username: string, email: string): Promise<FieldProblems> {
   const out: FieldProblems = {};
   if (await findLocalAccountByUsername(core, username)) out.username = [taken()];
-  if (await collection(core.db, users).findOne({ emailLower: email.toLowerCase() }, { projection: { _id: 1 } }))
-    out.email = [taken()];
+  if ((await userIdByEmail(core, email)) !== null) out.email = [taken()];
   return out;
 }
 

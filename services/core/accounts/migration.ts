@@ -14,7 +14,7 @@ import { accountMigrations, type AccountMigrationDoc } from '../model/accountMig
 import type { NewEvent } from '../events/outbox.ts';
 import { resolveAccountByAcct } from '../activitypub/resolve.ts';
 import { resolveActor } from '../activitypub/actors.ts';
-import { parseAcct } from './queries.ts';
+import { movedToAccount, parseAcct } from './queries.ts';
 import { verifyPassword } from '../users/passwords.ts';
 import { followAccount } from '../graph/follow.ts';
 import { endFollow } from '../graph/unfollow.ts';
@@ -112,7 +112,7 @@ export async function migrationHistory(
 ): Promise<{ past: AccountMigrationDoc[]; movedTo: AccountDoc | null }> {
   const [past, movedTo] = await Promise.all([
     collection(core.db, accountMigrations).find({ accountId: account._id }).sort({ _id: -1 }).limit(limit).toArray(),
-    account.movedToAccountId === null ? null : collection(core.db, accounts).findOne({ _id: account.movedToAccountId }),
+    movedToAccount(core, account),
   ]);
   return { past, movedTo };
 }

@@ -7,6 +7,39 @@ import { findInOrder } from '../db/findInOrder.ts';
 import { accounts, accountView, visibleAccountFilter, type AccountDoc, type CachedAccount } from '../model/accounts.ts';
 import { readThrough } from '../db/docCache.ts';
 
+/** The account, whatever its state; null when there is none. */
+export function findAccount(core: Core, id: Id): Promise<AccountDoc | null> {
+  return collection(core.db, accounts).findOne({ _id: id });
+}
+
+/** The usernames of the accounts of `ids` (those that exist). */
+export async function usernamesOf(core: Core, ids: readonly Id[]): Promise<Map<Id, string>> {
+  const found = await collection(core.db, accounts)
+    .find({ _id: { $in: [...ids] } }, { projection: { username: 1 } })
+    .toArray();
+  return new Map(found.map((a) => [a._id, a.username]));
+}
+
+/** The visible account (see visibleAccountFilter) named `username` (case-insensitive) on `domain` (null: local). */
+export function findVisibleAccountByName(
+  core: Core,
+  username: string,
+  domain: string | null,
+): Promise<AccountDoc | null> {
+  return collection(core.db, accounts).findOne({
+    usernameLower: username.toLowerCase(),
+    domain,
+    ...visibleAccountFilter,
+  });
+}
+
+/** The account `account` has moved to; null when it has not moved. */
+export async function movedToAccount(core: Core, account: AccountDoc): Promise<AccountDoc | null> {
+  return account.movedToAccountId === null
+    ? null
+    : collection(core.db, accounts).findOne({ _id: account.movedToAccountId });
+}
+
 export async function findVisibleAccount(core: Core, id: Id): Promise<AccountDoc | null> {
   return collection(core.db, accounts).findOne({ _id: id, ...visibleAccountFilter });
 }

@@ -7,6 +7,7 @@
 import type { Core } from '../context.ts';
 import { nextSerialId, type Id } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { findPageIn, type PageParams } from '../db/pages.ts';
 import { accountConversations, type AccountConversationDoc } from '../model/accountConversations.ts';
 
 export interface DirectStatus {
@@ -85,6 +86,11 @@ export async function removeStatusFromConversations(core: Core, statusId: Id): P
       await coll.updateOne({ _id: c._id }, { $pull: { statusIds: statusId }, $set: { lastStatusId: last } });
     }
   }
+}
+
+/** A page of the account's conversations, the latest status first (cursor on it). */
+export function conversationsPage(core: Core, accountId: Id, p: PageParams): Promise<AccountConversationDoc[]> {
+  return findPageIn(core.db, accountConversations, { accountId }, p, 'lastStatusId');
 }
 
 export function ownConversation(core: Core, accountId: Id, id: Id | null): Promise<AccountConversationDoc | null> {

@@ -5,6 +5,7 @@ import type { Collection, Db, Document, Filter } from 'mongodb';
 import type { Id } from '../ids.ts';
 import { findInOrder } from './findInOrder.ts';
 import { collection, type CollectionDef } from './mongo.ts';
+import { recentResult } from './recentResults.ts';
 
 export interface PageParams {
   maxId: Id | null;
@@ -59,3 +60,34 @@ export async function findRecordPage<R extends Document, T extends Document & { 
   const found = await findPage(collection(db, records), filter, page);
   return { records: found, targets: await findInOrder(collection(db, targets), found.map(target), targetFilter) };
 }
+
+/** One page of `def`'s documents under `filter`, newest first (findPage on its collection). */
+export function findPageIn<T extends Document>(
+  db: Db,
+  def: CollectionDef<T>,
+  filter: Filter<T>,
+  p: PageParams,
+  field = '_id',
+): Promise<T[]> {
+  return findPage(collection(db, def) as Collection<T>, filter, p, field);
+}
+
+/**
+ * The `_id`s of a page of `def`'s documents matching `filter`, newest first. The newest page (no
+ * cursor), which clients poll, is kept in this process for NEWEST_PAGE_TTL_MS: a write through this
+ * process shows at once, another process's within that time (db/recentResults.ts).
+ */
+export async function pageIdsOf<T extends { _id: Id }>(
+  db: Db,
+  def: CollectionDef<T>,
+  filter: Filter<T>,
+  p: PageParams,
+): Promise<Id[]> {
+  const load = async () =>
+    (await findPage(collection(db, def) as Collection<T>, filter, p, '_id', { _id: 1 })).map((d) => d._id);
+  if (p.maxId !== null || p.minId !== null || p.sinceId !== null) return load();
+  const key = `newest:${def.name}:${p.limit}:${JSON.stringify(filter, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`;
+  return recentResult(db, key, [def], NEWEST_PAGE_TTL_MS, load);
+}
+
+const NEWEST_PAGE_TTL_MS = 1000;

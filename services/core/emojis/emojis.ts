@@ -102,6 +102,11 @@ export async function findLocalEmojiById(core: Core, id: Id): Promise<CustomEmoj
   return collection(core.db, customEmojis).findOne({ _id: id, domain: null });
 }
 
+/** The local emoji unless it is disabled (what /emojis/:id serves). */
+export async function findEnabledLocalEmoji(core: Core, id: Id): Promise<CustomEmojiDoc | null> {
+  return collection(core.db, customEmojis).findOne({ _id: id, domain: null, disabled: false });
+}
+
 function checkCategory(category: string | null | undefined): void {
   if (category && [...category].length > CATEGORY_LIMIT)
     throw new EmojiError(`Category is too long (maximum is ${CATEGORY_LIMIT} characters)`);

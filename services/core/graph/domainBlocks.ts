@@ -2,10 +2,11 @@
 // and followers from that domain go away for this account.
 import { domainToASCII } from 'node:url';
 import type { Core } from '../context.ts';
-import { nextSerialId } from '../ids.ts';
+import { nextSerialId, type Id } from '../ids.ts';
+import { findPageIn, type PageParams } from '../db/pages.ts';
 import { collection, insertOnce } from '../db/mongo.ts';
 import type { AccountDoc } from '../model/accounts.ts';
-import { accountDomainBlocks } from '../model/accountDomainBlocks.ts';
+import { accountDomainBlocks, type AccountDomainBlockDoc } from '../model/accountDomainBlocks.ts';
 import { follows } from '../model/follows.ts';
 import { accounts } from '../model/accounts.ts';
 import { validationFailed } from '../errors.ts';
@@ -77,4 +78,9 @@ export async function unblockDomain(core: Core, account: AccountDoc, input: stri
   await core.outbox.write([domainEvent('DomainBlockDeleted', account._id, domain, block._id)], () =>
     collection(core.db, accountDomainBlocks).deleteOne({ _id: block._id }),
   );
+}
+
+/** A page of the domains the account blocks (its records), newest first. */
+export function domainBlocksPage(core: Core, accountId: Id, p: PageParams): Promise<AccountDomainBlockDoc[]> {
+  return findPageIn(core.db, accountDomainBlocks, { accountId }, p);
 }

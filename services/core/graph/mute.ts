@@ -1,7 +1,8 @@
 // Muting (Mastodon's MuteService): hides the account's statuses, and with `notifications` its
 // notifications too; `duration` seconds (0 = forever) sets an expiry that the scheduler enforces.
 import type { Core } from '../context.ts';
-import { nextSerialId } from '../ids.ts';
+import { nextSerialId, type Id } from '../ids.ts';
+import { findPageIn, type PageParams } from '../db/pages.ts';
 import { collection, insertOnce } from '../db/mongo.ts';
 import type { AccountDoc } from '../model/accounts.ts';
 import { mutes, type MuteDoc } from '../model/mutes.ts';
@@ -95,4 +96,9 @@ export async function endExpiredMutes(core: Core, now = new Date(), batch = 500)
     });
   }
   return ended;
+}
+
+/** A page of the account's mutes, newest first, those that have expired by `now` left out. */
+export async function mutesPage(core: Core, accountId: Id, p: PageParams, now = new Date()): Promise<MuteDoc[]> {
+  return (await findPageIn(core.db, mutes, { accountId }, p)).filter((m) => m.expiresAt === null || m.expiresAt > now);
 }

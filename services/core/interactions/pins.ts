@@ -61,3 +61,9 @@ export async function pinnedStatusesPage(
   const found = await findRecordPage(core.db, pins, { accountId }, page, statuses, (pin) => pin.statusId, filter);
   return { pins: found.records, statuses: found.targets };
 }
+
+/** The ids of the account's `limit` most recently pinned statuses, most recent first. */
+export async function recentlyPinnedIds(core: Core, accountId: Id, limit: number): Promise<Id[]> {
+  const pinned = await collection(core.db, pins).find({ accountId }).sort({ _id: -1 }).limit(limit).toArray();
+  return pinned.map((p) => p.statusId);
+}

@@ -13,6 +13,11 @@ import { DEFAULT_PERMISSIONS } from '../roles/permissions.ts';
 import { escapeRegex } from '../text/escapeRegex.ts';
 import { parseCidr, parseIp } from './ipBlocks.ts';
 
+/** How many accounts wait for their sign-up to be approved. */
+export function countPendingAccounts(core: Core): Promise<number> {
+  return collection(core.db, accounts).countDocuments({ pendingUser: true });
+}
+
 export interface AccountFilterInput {
   origin?: 'local' | 'remote';
   status?: 'active' | 'pending' | 'disabled' | 'silenced' | 'suspended' | 'sensitized';

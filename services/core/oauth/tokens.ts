@@ -64,6 +64,20 @@ export async function revokeAccessToken(core: Core, appId: Id, token: string): P
   return res.modifiedCount > 0;
 }
 
+/** The app a token (live or revoked) was issued to; null when no such token exists. */
+export async function appIdOfToken(core: Core, token: string): Promise<Id | null> {
+  const doc = await collection(core.db, accessTokens).findOne(
+    { tokenHash: hashSecret(token) },
+    { projection: { appId: 1 } },
+  );
+  return doc?.appId ?? null;
+}
+
+/** Records that the token was used just now. */
+export async function touchAccessToken(core: Core, tokenId: Id): Promise<void> {
+  await collection(core.db, accessTokens).updateOne({ _id: tokenId }, { $set: { lastUsedAt: new Date() } });
+}
+
 /** Revokes every token of a user (e.g. when the login is disabled), or only those of one app. */
 export async function revokeUserTokens(core: Core, userId: Id, appId?: Id): Promise<void> {
   const filter = appId === undefined ? { userId, revokedAt: null } : { userId, appId, revokedAt: null };

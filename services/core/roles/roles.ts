@@ -60,6 +60,20 @@ export async function ensureBuiltInRoles(core: Core): Promise<void> {
   }
 }
 
+/** A role by id; null when there is none. */
+export function findRole(core: Core, id: Id): Promise<RoleDoc | null> {
+  return collection(core.db, roles).findOne({ _id: id });
+}
+
+/** Every role, built-in ones included, by position (lowest first, or highest with 'descending'). */
+export async function listRoles(core: Core, order: 'ascending' | 'descending'): Promise<RoleDoc[]> {
+  await ensureBuiltInRoles(core);
+  return collection(core.db, roles)
+    .find({})
+    .sort({ position: order === 'ascending' ? 1 : -1 })
+    .toArray();
+}
+
 /** A role by name (case-insensitive), built-in ones included; null when there is none. */
 export async function findRoleByName(core: Core, name: string): Promise<RoleDoc | null> {
   await ensureBuiltInRoles(core);

@@ -2,12 +2,17 @@
 // name it by: a tag's normalised name, a status id, a preview card id, a publisher's domain.
 import type { Core } from '../context.ts';
 import { collection } from '../db/mongo.ts';
-import { parseId } from '../ids.ts';
+import { parseId, type Id } from '../ids.ts';
 import { notFound, orNotFound } from '../errors.ts';
 import { tags } from '../model/tags.ts';
 import { statuses } from '../model/statuses.ts';
-import { previewCardProviders, previewCards } from '../model/previewCards.ts';
+import { previewCardProviders, previewCards, type PreviewCardProviderDoc } from '../model/previewCards.ts';
 import type { ReviewKind } from '../model/trends.ts';
+
+/** The publisher (a preview card provider) by its id. */
+export function findPublisher(core: Core, id: Id): Promise<PreviewCardProviderDoc | null> {
+  return collection(core.db, previewCardProviders).findOne({ _id: id });
+}
 
 /** The member behind `raw` (an id); 404 when there is none. */
 export async function trendMember(core: Core, kind: ReviewKind, raw: string): Promise<string> {
@@ -24,7 +29,7 @@ export async function trendMember(core: Core, kind: ReviewKind, raw: string): Pr
     return String(id);
   }
   if (kind === 'publisher') {
-    const provider = await collection(core.db, previewCardProviders).findOne({ _id: id });
+    const provider = await findPublisher(core, id);
     if (!provider) throw notFound();
     return provider.domain;
   }

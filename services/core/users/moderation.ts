@@ -4,6 +4,7 @@ import { invalidateRenderedRole } from '../statuses/renderCache.ts';
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { nextSerialId } from '../ids.ts';
+import { findPageIn, type PageParams } from '../db/pages.ts';
 import { collection } from '../db/mongo.ts';
 import { users, type UserDoc } from '../model/users.ts';
 import { accounts } from '../model/accounts.ts';
@@ -11,6 +12,11 @@ import { adminActions, type AdminActionDoc } from '../model/adminActions.ts';
 import type { RoleDoc } from '../model/roles.ts';
 import { syncPendingFlag, confirmUser } from './confirmation.ts';
 import { mailRequestedEvent } from '../mail/request.ts';
+
+/** A page of the admin action log, newest first; only the entries of `actor` when one is given. */
+export function adminActionsPage(core: Core, actor: Id | null, p: PageParams): Promise<AdminActionDoc[]> {
+  return findPageIn(core.db, adminActions, actor === null ? {} : { accountId: actor }, p);
+}
 
 /** The acting administrator's account id; null for the command line. */
 export type Actor = Id | null;

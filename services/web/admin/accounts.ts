@@ -4,12 +4,11 @@
 // two-factor reset (manage_user_access), and sign-ups approved or rejected in bulk.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AdminArea, Staff } from './kit.ts';
-import { accounts, type AccountDoc } from '../../core/model/accounts.ts';
-import { roles } from '../../core/model/roles.ts';
-import { collection } from '../../core/db/mongo.ts';
+import type { AccountDoc } from '../../core/model/accounts.ts';
+import { findAccount } from '../../core/accounts/queries.ts';
 import { parseId, type Id } from '../../core/ids.ts';
 import { hasPermission } from '../../core/roles/permissions.ts';
-import { ensureBuiltInRoles } from '../../core/roles/roles.ts';
+import { findRole, listRoles } from '../../core/roles/roles.ts';
 import {
   performAccountAction,
   setSilenced,
@@ -32,8 +31,7 @@ const BATCH_LIMIT = 200;
 
 const accountPages: AdminArea = (app, { core, asStaff, view, attempt, field }) => {
   async function allRoles() {
-    await ensureBuiltInRoles(core);
-    return collection(core.db, roles).find({}).sort({ position: 1 }).toArray();
+    return listRoles(core, 'ascending');
   }
 
   app.get<{ Querystring: Record<string, string | undefined> }>(
@@ -56,7 +54,7 @@ const accountPages: AdminArea = (app, { core, asStaff, view, attempt, field }) =
 
   async function accountOf(raw: unknown): Promise<AccountDoc | null> {
     const id = parseId(raw);
-    return id === null ? null : collection(core.db, accounts).findOne({ _id: id });
+    return id === null ? null : findAccount(core, id);
   }
 
   async function accountPage(reply: FastifyReply, me: Staff, target: AccountDoc, error: string | null = null) {
@@ -122,7 +120,7 @@ const accountPages: AdminArea = (app, { core, asStaff, view, attempt, field }) =
     unsuspend: (t, me) => unsuspendAccount(core, t, me.account._id),
     role: async (t, me, request) => {
       const raw = field(request, 'role_id');
-      const role = raw === '' ? null : await collection(core.db, roles).findOne({ _id: parseId(raw) ?? -1n });
+      const role = raw === '' ? null : await findRole(core, parseId(raw) ?? -1n);
       if (raw !== '' && !role) throw new ApiError(422, 'Role not found');
       return assignRole(core, await loginOf(t), role, me.role, me.account._id);
     },
@@ -159,7 +157,7 @@ const accountPages: AdminArea = (app, { core, asStaff, view, attempt, field }) =
       const ids = (Array.isArray(raw) ? raw : [raw]).map((v) => parseId(v)).filter((v): v is Id => v !== null);
       const which = field(request, 'batch') === 'reject' ? 'reject' : 'approve';
       for (const id of ids.slice(0, BATCH_LIMIT)) {
-        const target = await collection(core.db, accounts).findOne({ _id: id });
+        const target = await findAccount(core, id);
         if (target) await attempt(() => actions[which](target, me, request));
       }
       return reply.redirect('/admin/accounts?status=pending', 303);

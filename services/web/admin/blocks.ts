@@ -2,8 +2,7 @@
 // send to the approval queue) and IP rules (sign-ups need approval, sign-ups blocked, no access),
 // each created and removed through the same core operations as the API.
 import { listResource, type AdminArea } from './kit.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { emailDomainBlocks, ipBlocks } from '../../core/model/signUpBlocks.ts';
+import { listedEmailDomainBlocks, listedIpBlocks } from '../../core/moderation/adminLists.ts';
 import { createEmailDomainBlock, deleteEmailDomainBlock } from '../../core/moderation/emailBlocks.ts';
 import { createIpBlock, deleteIpBlock } from '../../core/moderation/ipBlocks.ts';
 import { formCheckbox } from '../forms.ts';
@@ -20,11 +19,7 @@ const blockPages: AdminArea = (app, kit) => {
     template: 'email_domain_blocks',
     load: async () => ({
       // The MX variants recorded with a block are not listed on their own (parentId set).
-      blocks: await collection(core.db, emailDomainBlocks)
-        .find({ parentId: null })
-        .sort({ domain: 1 })
-        .limit(LISTED)
-        .toArray(),
+      blocks: await listedEmailDomainBlocks(core, LISTED),
     }),
     create: (request, me) =>
       createEmailDomainBlock(
@@ -39,7 +34,7 @@ const blockPages: AdminArea = (app, kit) => {
     paths: { list: '/admin/ip_blocks', remove: '/admin/ip_blocks/:id/delete' },
     template: 'ip_blocks',
     load: async () => ({
-      blocks: await collection(core.db, ipBlocks).find({}).sort({ ip: 1 }).limit(LISTED).toArray(),
+      blocks: await listedIpBlocks(core, LISTED),
       expiries: EXPIRIES,
     }),
     create: (request, me) => {

@@ -1,9 +1,8 @@
 // /admin: the measures the admin API computes (POST /api/v1/admin/measures), as server-rendered
 // bar charts for a chosen period, with the open reports and pending sign-ups.
 import type { AdminArea } from './kit.ts';
-import { accounts } from '../../core/model/accounts.ts';
-import { reports } from '../../core/model/reports.ts';
-import { collection } from '../../core/db/mongo.ts';
+import { countOpenReports } from '../../core/moderation/reportLists.ts';
+import { countPendingAccounts } from '../../core/moderation/accountSearch.ts';
 import { computeMeasures } from '../../core/moderation/dashboard.ts';
 
 const CHARTED = ['new_users', 'active_users', 'interactions', 'opened_reports', 'resolved_reports'];
@@ -18,8 +17,8 @@ const dashboardPage: AdminArea = (app, { core, asStaff, view }) => {
       const end = new Date(Math.floor(Date.now() / DAY) * DAY + DAY);
       const start = new Date(end.getTime() - days * DAY);
       const [open, pending, measures] = await Promise.all([
-        collection(core.db, reports).countDocuments({ actionTakenAt: null }),
-        collection(core.db, accounts).countDocuments({ pendingUser: true }),
+        countOpenReports(core),
+        countPendingAccounts(core),
         computeMeasures(core, CHARTED, { start, end }, {}),
       ]);
       // One bar per day, scaled to the period's highest value.

@@ -4,8 +4,8 @@
 // domain) and domain allows (limited federation mode).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { listResource, type AdminArea, type Staff } from './kit.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { domainAllows, instanceDomainBlocks, type DomainBlockDoc } from '../../core/model/instanceDomainBlocks.ts';
+import type { DomainBlockDoc } from '../../core/model/instanceDomainBlocks.ts';
+import { listedDomainAllows, listedDomainBlocks } from '../../core/moderation/adminLists.ts';
 import {
   createDomainBlock,
   deleteDomainBlock,
@@ -58,7 +58,7 @@ const federationPages: AdminArea = (app, kit) => {
     paths: { list: '/admin/domain_blocks', remove: '/admin/domain_blocks/:id/delete' },
     template: 'domain_blocks',
     load: async () => ({
-      blocks: await collection(core.db, instanceDomainBlocks).find({}).sort({ domain: 1 }).limit(LISTED).toArray(),
+      blocks: await listedDomainBlocks(core, LISTED),
     }),
     create: (request, me) =>
       createDomainBlock(core, { domain: field(request, 'domain'), ...blockInput(request) }, me.account._id),
@@ -101,7 +101,7 @@ const federationPages: AdminArea = (app, kit) => {
     paths: { list: '/admin/domain_allows', remove: '/admin/domain_allows/:id/delete' },
     template: 'domain_allows',
     load: async () => ({
-      allows: await collection(core.db, domainAllows).find({}).sort({ domain: 1 }).limit(LISTED).toArray(),
+      allows: await listedDomainAllows(core, LISTED),
       limited: core.config.limitedFederationMode,
     }),
     create: (request, me) => createDomainAllow(core, field(request, 'domain'), me.account._id),

@@ -2,16 +2,15 @@
 // report's page with assign, resolve/reopen and the actions with the strike text, as the admin API.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AdminArea, Staff } from './kit.ts';
-import { accounts } from '../../core/model/accounts.ts';
-import { reports, type ReportDoc } from '../../core/model/reports.ts';
-import { collection } from '../../core/db/mongo.ts';
+import type { ReportDoc } from '../../core/model/reports.ts';
+import { findAccount } from '../../core/accounts/queries.ts';
+import { reportsPage } from '../../core/moderation/reportLists.ts';
 import { assignReport, getReport, reopenReport, resolveReport } from '../../core/moderation/reports.ts';
 import { performAccountAction, removeStatusesByModerator } from '../../core/moderation/accountActions.ts';
 import { assertOutranks } from '../../core/moderation/outranks.ts';
 import { presentAdminReports } from '../../core/entities/admin.ts';
 import { ApiError } from '../../core/errors.ts';
 import { adminPage } from '../../api/admin/guard.ts';
-import { findPage } from '../../api/pagination.ts';
 import { formCheckbox } from '../forms.ts';
 
 const reportPages: AdminArea = (app, { core, asStaff, view, attempt, field, idParam }) => {
@@ -20,16 +19,12 @@ const reportPages: AdminArea = (app, { core, asStaff, view, attempt, field, idPa
     asStaff('manage_reports', async (request, reply, me) => {
       const q = request.query;
       const resolved = q.resolved === '1';
-      const filter: Record<string, unknown> = { actionTakenAt: resolved ? { $ne: null } : null };
-      if (q.assigned === 'me') filter.assignedAccountId = me.account._id;
       const domain = q.by_target_domain?.trim().toLowerCase();
-      if (domain) {
-        const ids = await collection(core.db, accounts)
-          .find({ domain }, { projection: { _id: 1 } })
-          .toArray();
-        filter.targetAccountId = { $in: ids.map((a) => a._id) };
-      }
-      const docs = await findPage(collection(core.db, reports), filter, adminPage({ limit: '50', max_id: q.max_id }));
+      const docs = await reportsPage(
+        core,
+        { resolved, assignedTo: q.assigned === 'me' ? me.account._id : null, targetDomain: domain || null },
+        adminPage({ limit: '50', max_id: q.max_id }),
+      );
       const list = await presentAdminReports(core, docs, me.account);
       return view(reply, me, 'reports', 'admin.reports.title', {
         reports: list,
@@ -74,7 +69,7 @@ const reportPages: AdminArea = (app, { core, asStaff, view, attempt, field, idPa
     reopen: (r, me) => reopenReport(core, r, me.account._id),
     // warn, mark sensitive, freeze, limit, suspend: a strike with the moderator's text, as the API.
     action: async (r, me, request) => {
-      const target = await collection(core.db, accounts).findOne({ _id: r.targetAccountId });
+      const target = await findAccount(core, r.targetAccountId);
       if (!target) throw new ApiError(404, 'Record not found');
       await assertOutranks(core, me.user, target);
       const type = field(request, 'type');

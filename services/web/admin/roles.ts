@@ -3,11 +3,10 @@
 // which only let a staff member grant what they hold, below their own rank.
 import type { FastifyRequest } from 'fastify';
 import { listResource, type AdminArea } from './kit.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { roles, type RoleDoc } from '../../core/model/roles.ts';
-import { users } from '../../core/model/users.ts';
+import type { RoleDoc } from '../../core/model/roles.ts';
+import { countUsersWithRole } from '../../core/users/queries.ts';
 import { PERMISSION_FLAGS, permissionMask, type Permission } from '../../core/roles/permissions.ts';
-import { ensureBuiltInRoles } from '../../core/roles/roles.ts';
+import { findRole, listRoles } from '../../core/roles/roles.ts';
 import { createCustomRole, deleteCustomRole, permissionNames, updateCustomRole } from '../../core/moderation/roles.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 
@@ -18,7 +17,7 @@ const rolePages: AdminArea = (app, kit) => {
 
   async function roleOf(request: FastifyRequest): Promise<RoleDoc | null> {
     const id = idParam(request);
-    return id === null ? null : collection(core.db, roles).findOne({ _id: id });
+    return id === null ? null : findRole(core, id);
   }
 
   function formInput(request: FastifyRequest) {
@@ -36,9 +35,8 @@ const rolePages: AdminArea = (app, kit) => {
     paths: { list: '/admin/roles', remove: '/admin/roles/:id/delete' },
     template: 'roles',
     load: async () => {
-      await ensureBuiltInRoles(core);
-      const list = await collection(core.db, roles).find({}).sort({ position: -1 }).toArray();
-      const counts = await Promise.all(list.map((r) => collection(core.db, users).countDocuments({ roleId: r._id })));
+      const list = await listRoles(core, 'descending');
+      const counts = await Promise.all(list.map((r) => countUsersWithRole(core, r._id)));
       return {
         roles: list.map((r, i) => ({
           ...r,
@@ -52,7 +50,7 @@ const rolePages: AdminArea = (app, kit) => {
     create: (request, me) =>
       createCustomRole(core, { name: field(request, 'name', 200), ...formInput(request) }, me.role, me.account._id),
     remove: async (id, me) => {
-      const role = await collection(core.db, roles).findOne({ _id: id });
+      const role = await findRole(core, id);
       if (!role) throw notFound();
       return deleteCustomRole(core, role, me.role, me.account._id);
     },

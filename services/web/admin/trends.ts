@@ -4,8 +4,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AdminArea } from './kit.ts';
 import type { ReviewKind, TrendKind } from '../../core/model/trends.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { previewCards } from '../../core/model/previewCards.ts';
+import { cardsById } from '../../core/previews/cards.ts';
 import { rankedForReview, rankedPublishers } from '../../core/trends/queries.ts';
 import { reviewTrend } from '../../core/trends/review.ts';
 import { trendMember } from '../../core/trends/members.ts';
@@ -54,10 +53,11 @@ const trendPages: AdminArea = (app, { core, asStaff, view, attempt }) => {
       return (await statusesOf(core, ranked)).map((s) =>
         row(String(s._id), String(s._id), (s.spoilerText || s.text).slice(0, 200), s.url ?? s.uri),
       );
-    const cards = await collection(core.db, previewCards)
-      .find({ _id: { $in: ranked.map((r) => BigInt(r.item)) } })
-      .toArray();
-    return cards.map((c) => row(String(c._id), String(c._id), c.title || c.url, c.url));
+    const cards = await cardsById(
+      core,
+      ranked.map((r) => BigInt(r.item)),
+    );
+    return [...cards.values()].map((c) => row(String(c._id), String(c._id), c.title || c.url, c.url));
   }
 
   const kindOf = (request: FastifyRequest) => KINDS[(request.params as { kind: string }).kind] ?? null;

@@ -5,9 +5,8 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebOptions } from '../index.ts';
 import { translator } from '../i18n.ts';
 import type { UserDoc } from '../../core/model/users.ts';
-import { users } from '../../core/model/users.ts';
+import { findUser } from '../../core/users/queries.ts';
 import type { Id } from '../../core/ids.ts';
-import { collection } from '../../core/db/mongo.ts';
 import { hashSecret } from '../../core/auth/tokens.ts';
 import { RATE_LIMITS, throttleableIp } from '../../core/rateLimit.ts';
 import { logIn, loginRefusal } from '../../core/users/login.ts';
@@ -84,7 +83,7 @@ const signInPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     if (secondStep) {
       if (!attempt)
         return signInPage(reply, core, { status: 401, returnTo: DEFAULT_RETURN, error: t('two_factor.expired') });
-      const user = await collection(core.db, users).findOne({ _id: attempt.userId });
+      const user = await findUser(core, attempt.userId);
       const passed =
         user !== null &&
         (credential

@@ -4,8 +4,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebOptions } from '../index.ts';
 import { translator } from '../i18n.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { accounts } from '../../core/model/accounts.ts';
+import { findAccount } from '../../core/accounts/queries.ts';
 import { RATE_LIMITS } from '../../core/rateLimit.ts';
 import { registerUser, RegistrationsClosedError } from '../../core/accounts/registration.ts';
 import { AccountValidationError } from '../../core/accounts/create.ts';
@@ -145,10 +144,7 @@ const signUpPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     const client = user.createdByAppId !== null ? await findAppById(core, user.createdByAppId) : null;
     const target = client ? browserRedirectUri(client) : null;
     if (target) return reply.redirect(target, 302);
-    const account = await collection(core.db, accounts).findOne(
-      { _id: user.accountId },
-      { projection: { username: 1 } },
-    );
+    const account = await findAccount(core, user.accountId);
     const lines = [t('auth.confirmation.confirmed', { username: account?.username ?? '' })];
     if (!user.approved) lines.push(t('auth.confirmation.pending'));
     return messagePage(reply, core, {

@@ -4,8 +4,7 @@
 // revoke and userinfo endpoints stay in services/api/oauth.
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { WebOptions } from '../index.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { accounts } from '../../core/model/accounts.ts';
+import { findAccount } from '../../core/accounts/queries.ts';
 import { DANGEROUS_SCOPES } from '../../core/auth/scopes.ts';
 import { OOB_REDIRECT_URI } from '../../core/oauth/apps.ts';
 import { createAuthorizationCode } from '../../core/oauth/codes.ts';
@@ -82,7 +81,7 @@ const oauthPages: FastifyPluginAsync<WebOptions> = async (app, { core }) => {
     if (refusal) return cannotAuthorize(reply, refusal, lang);
     // A role that requires two-factor authentication: set it up first (Mastodon's require_functional!).
     if (await twoFactorSetupRequired(core, user)) return reply.redirect(TWO_FACTOR_METHODS, 303);
-    const account = await collection(core.db, accounts).findOne({ _id: user.accountId });
+    const account = await findAccount(core, user.accountId);
     const t = translator(lang);
     const item = (scope: string) => ({ scope, description: describeScope(t, scope) });
     const website = check.app.website && /^https?:\/\//i.test(check.app.website) ? check.app.website : null;

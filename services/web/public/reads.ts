@@ -5,11 +5,10 @@
 // its own: each read is a core operation with the visitor (viewer null).
 import type { Core } from '../../core/context.ts';
 import { parseId, type Id } from '../../core/ids.ts';
-import { collection } from '../../core/db/mongo.ts';
-import { accounts, visibleAccountFilter, type AccountDoc } from '../../core/model/accounts.ts';
+import type { AccountDoc } from '../../core/model/accounts.ts';
 import { statuses, type StatusDoc } from '../../core/model/statuses.ts';
-import { pins } from '../../core/model/pins.ts';
-import { parseAcct } from '../../core/accounts/queries.ts';
+import { recentlyPinnedIds } from '../../core/interactions/pins.ts';
+import { findVisibleAccount, findVisibleAccountByName, parseAcct } from '../../core/accounts/queries.ts';
 import { presentAccount, type Account } from '../../core/entities/account.ts';
 import type { Status } from '../../core/entities/status.ts';
 import { presentStatusPage } from '../../core/entities/statusRender.ts';
@@ -19,7 +18,8 @@ import { accountStatusesFilter, PUBLIC_LISTED } from '../../core/statuses/accoun
 import { domainPolicy } from '../../core/moderation/domainBlocks.ts';
 import { feedOrigin, getFeedAccess } from '../../core/settings/feedAccess.ts';
 import { normalizeTagName } from '../../core/text/extract.ts';
-import { pageIdsOf, pageParams, type PageParams } from '../../api/pagination.ts';
+import { pageParams, type PageParams } from '../../api/pagination.ts';
+import { pageIdsOf } from '../../core/db/pages.ts';
 
 /** Statuses per page, as Mastodon's public pages. */
 export const PAGE_SIZE = 20;
@@ -39,21 +39,14 @@ export function pageOf(query: unknown): PageParams {
 export async function publicAccount(core: Core, acct: string): Promise<AccountDoc | null> {
   const parsed = parseAcct(core, acct);
   if (!parsed) return null;
-  const found = await collection(core.db, accounts).findOne({
-    usernameLower: parsed.username.toLowerCase(),
-    domain: parsed.domain,
-    ...visibleAccountFilter,
-  });
+  const found = await findVisibleAccountByName(core, parsed.username, parsed.domain);
   if (!found) return null;
   if (found.domain !== null && (await domainPolicy(core, found.domain)).rejected) return null;
   return found;
 }
 
 export async function presentPublicAccount(core: Core, doc: AccountDoc): Promise<Account> {
-  const moved =
-    doc.movedToAccountId !== null
-      ? await collection(core.db, accounts).findOne({ _id: doc.movedToAccountId, ...visibleAccountFilter })
-      : null;
+  const moved = doc.movedToAccountId !== null ? await findVisibleAccount(core, doc.movedToAccountId) : null;
   return presentAccount(core, doc, { moved });
 }
 
@@ -82,11 +75,7 @@ export async function profileStatuses(
 
 /** The profile's pinned statuses the visitor may see, most recently pinned first. */
 export async function pinnedStatuses(core: Core, owner: AccountDoc): Promise<Status[]> {
-  const pinned = await collection(core.db, pins).find({ accountId: owner._id }).sort({ _id: -1 }).limit(5).toArray();
-  return visibleStatuses(
-    core,
-    pinned.map((p) => p.statusId),
-  );
+  return visibleStatuses(core, await recentlyPinnedIds(core, owner._id, 5));
 }
 
 /** The account's public statuses without replies and boosts: the RSS feed's items. */

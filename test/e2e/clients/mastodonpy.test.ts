@@ -11,12 +11,12 @@ import { promisify } from 'node:util';
 import type { Core } from '../../../services/core/context.ts';
 import type { Pipeline } from '../../../pipelines/runtime/index.ts';
 import { runMediaPipeline } from '../../../pipelines/media/index.ts';
-import { closeTestCore, createTestCore } from '../../support/core.ts';
-import { createTestUser, type TestServer } from '../../support/fixtures.ts';
+import { createTestUser } from '../../support/fixtures.ts';
 import { png, shortVideo } from '../../support/mediaFiles.ts';
 import { consumerTuning } from '../../support/kafka.ts';
 import { describeWithTool } from '../../support/requiredTool.ts';
-import { canImport, pythonWithClients, selfAddressedConfig, startSelfAddressedServer } from './pythonClients.ts';
+import { canImport, pythonWithClients } from './pythonClients.ts';
+import { startInstance, type TestInstance } from '../../support/instance.ts';
 
 const run = promisify(execFile);
 const python = pythonWithClients();
@@ -40,21 +40,20 @@ interface Step {
 
 describeWithClient('Mastodon.py', () => {
   let core: Core;
-  let server: TestServer;
+  let server: TestInstance;
   let pipeline: Pipeline;
   let dir: string;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'mastodonpy-'));
-    ({ core } = await createTestCore(await selfAddressedConfig({ MEDIA_DIR: join(dir, 'media') })));
-    server = await startSelfAddressedServer(core);
+    server = await startInstance({ MEDIA_DIR: join(dir, 'media') });
+    core = server.core;
     pipeline = await runMediaPipeline(core, consumerTuning);
   });
 
   afterAll(async () => {
     await pipeline?.stop();
     await server?.close();
-    if (core) await closeTestCore(core);
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 

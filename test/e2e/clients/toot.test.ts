@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Core } from '../../../services/core/context.ts';
-import { closeTestCore, createTestCore } from '../../support/core.ts';
-import { createTestUser, type TestServer, type TestUser } from '../../support/fixtures.ts';
+import { createTestUser, type TestUser } from '../../support/fixtures.ts';
 import { png } from '../../support/mediaFiles.ts';
 import { describeWithTool } from '../../support/requiredTool.ts';
-import { pythonWithClients, selfAddressedConfig, startSelfAddressedServer } from './pythonClients.ts';
+import { pythonWithClients } from './pythonClients.ts';
+import { startInstance, type TestInstance } from '../../support/instance.ts';
 
 const run = promisify(execFile);
 const toot = join(dirname(pythonWithClients()), 'toot');
@@ -31,7 +31,7 @@ type Json = any;
 
 describeWithClient('toot', () => {
   let core: Core;
-  let server: TestServer;
+  let server: TestInstance;
   let dir: string;
   let alice: TestUser;
 
@@ -54,8 +54,8 @@ describeWithClient('toot', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'toot-'));
-    ({ core } = await createTestCore(await selfAddressedConfig({ MEDIA_DIR: join(dir, 'media') })));
-    server = await startSelfAddressedServer(core);
+    server = await startInstance({ MEDIA_DIR: join(dir, 'media') });
+    core = server.core;
     alice = await createTestUser(core, { username: 'alice' });
     // What `toot login` would have saved.
     const instance = core.config.localDomain;
@@ -70,7 +70,6 @@ describeWithClient('toot', () => {
 
   afterAll(async () => {
     await server?.close();
-    if (core) await closeTestCore(core);
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 

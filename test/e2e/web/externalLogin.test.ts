@@ -14,7 +14,8 @@ import { buildApi, type Api } from '../../../services/api/app.ts';
 import { testConfig } from '../../support/config.ts';
 import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestUser } from '../../support/fixtures.ts';
-import { freePort, killChild, logged, startNode, type ChildRun } from '../../support/processes.ts';
+import { killChild, reportedPort, startNode, type ChildRun } from '../../support/processes.ts';
+import { bindServer, type BoundServer } from '../../support/listening.ts';
 import { authorizeUrl, Browser as HttpBrowser, hiddenFields, registerApp } from '../accounts/browser.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { accounts } from '../../../services/core/model/accounts.ts';
@@ -40,9 +41,10 @@ describeWithBrowser('externalLogin.test.ts')('external log-in through OpenID Con
   let browser: Browser;
   let plain: Instance;
   let only: Instance;
+  const bound: BoundServer[] = [];
 
-  async function instance(port: number, clientId: string, extra: Record<string, string>): Promise<Instance> {
-    const url = `http://127.0.0.1:${port}`;
+  async function instance(at: BoundServer, clientId: string, extra: Record<string, string>): Promise<Instance> {
+    const url = `http://127.0.0.1:${at.port}`;
     const { core } = await createTestCore(
       testConfig({
         LOG_LEVEL: 'error',
@@ -59,7 +61,7 @@ describeWithBrowser('externalLogin.test.ts')('external log-in through OpenID Con
       }),
     );
     const api = await buildApi(core);
-    await api.listen({ host: '127.0.0.1', port });
+    await at.serve(api);
     return { core, api, url };
   }
 
@@ -93,23 +95,21 @@ describeWithBrowser('externalLogin.test.ts')('external log-in through OpenID Con
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    const [idpPort, plainPort, onlyPort] = [await freePort(), await freePort(), await freePort()];
-    issuer = `http://127.0.0.1:${idpPort}`;
+    // Our two instances' ports first (the provider registers their redirect URIs), then the
+    // provider's (their configuration names its issuer).
+    bound.push(await bindServer(), await bindServer());
+    const [plainAt, onlyAt] = bound as [BoundServer, BoundServer];
     idp = startNode(
       'test/e2e/web/oidcProvider/server.ts',
       [
-        String(idpPort),
-        `http://127.0.0.1:${plainPort}/auth/auth/openid_connect/callback`,
-        `http://127.0.0.1:${onlyPort}/auth/auth/openid_connect/callback`,
+        `http://127.0.0.1:${plainAt.port}/auth/auth/openid_connect/callback`,
+        `http://127.0.0.1:${onlyAt.port}/auth/auth/openid_connect/callback`,
       ],
       {},
     );
-    await Promise.race([
-      logged(idp, 'oidc provider ready'),
-      idp.exit.then(() => Promise.reject(new Error(`provider exited:\n${idp.output()}`))),
-    ]);
-    plain = await instance(plainPort, 'fedisrv', {});
-    only = await instance(onlyPort, 'fedisrv1', {
+    issuer = `http://127.0.0.1:${await reportedPort(idp, /oidc provider ready http:\/\/127\.0\.0\.1:(\d+)/)}`;
+    plain = await instance(plainAt, 'fedisrv', {});
+    only = await instance(onlyAt, 'fedisrv1', {
       OMNIAUTH_ONLY: 'true',
       OIDC_SECURITY_ASSUME_EMAIL_IS_VERIFIED: 'true',
     });
@@ -122,6 +122,7 @@ describeWithBrowser('externalLogin.test.ts')('external log-in through OpenID Con
       await i?.api.close();
       if (i) await closeTestCore(i.core);
     }
+    for (const b of bound) await b.close();
     if (idp) await killChild(idp);
   });
 

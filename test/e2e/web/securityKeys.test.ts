@@ -11,7 +11,7 @@ import { buildApi, type Api } from '../../../services/api/app.ts';
 import { testConfig } from '../../support/config.ts';
 import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestUser } from '../../support/fixtures.ts';
-import { freePort } from '../../support/processes.ts';
+import { bindServer } from '../../support/listening.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { webauthnCredentials } from '../../../services/core/model/webauthnCredentials.ts';
 
@@ -46,11 +46,11 @@ describeWithBrowser('securityKeys.test.ts')('security keys (WebAuthn) in Chromiu
   }
 
   beforeAll(async () => {
-    const port = await freePort();
-    base = `http://localhost:${port}`;
-    ({ core } = await createTestCore(testConfig({ LOG_LEVEL: 'error', LOCAL_DOMAIN: `localhost:${port}` })));
+    const at = await bindServer();
+    base = `http://localhost:${at.port}`;
+    ({ core } = await createTestCore(testConfig({ LOG_LEVEL: 'error', LOCAL_DOMAIN: `localhost:${at.port}` })));
     api = await buildApi(core);
-    await api.listen({ host: '127.0.0.1', port });
+    await at.serve(api);
     browser = await launchChromium();
   }, 120_000);
 

@@ -1,6 +1,6 @@
 // Starting the Fedify peer (server.ts) as a child process and driving it through its /_test/
 // control requests. `stop()` ends the child.
-import { freePort, killChild, logged, startNode } from '../../support/processes.ts';
+import { killChild, reportedPort, startNode } from '../../support/processes.ts';
 
 export interface FedifyPeer {
   /** http://localhost:<port> */
@@ -14,13 +14,10 @@ export interface FedifyPeer {
 }
 
 export async function startFedifyPeer(): Promise<FedifyPeer> {
-  const port = await freePort();
-  const peer = startNode('test/federation/fedifyPeer/server.ts', [String(port)], {});
+  const peer = startNode('test/federation/fedifyPeer/server.ts', [], {});
+  let port: number;
   try {
-    await Promise.race([
-      logged(peer, 'fedify peer ready'),
-      peer.exit.then(() => Promise.reject(new Error(`fedify peer exited:\n${peer.output()}`))),
-    ]);
+    port = await reportedPort(peer, /fedify peer ready on port (\d+)/);
   } catch (err) {
     await killChild(peer);
     throw err;

@@ -1,10 +1,11 @@
 // An independent ActivityPub server for federation tests, built on @fedify/fedify (its own JSON-LD
 // processing, WebFinger, and HTTP signatures: RFC 9421 first, draft-cavage after a 401). Run as a
-// child process (`node test/federation/fedifyPeer/server.ts <port>`), because Fedify is ESM-only
+// child process (`node test/federation/fedifyPeer/server.ts`; it binds port 0 and prints the port), because Fedify is ESM-only
 // at heart. Besides ActivityPub it answers a few control requests under /_test/ so a test can make
 // it look us up and send activities, and read what reached its inbox. Its people (carol, and those a
 // test adds with /_test/person) accept every Follow, as an unlocked account on a real server does.
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createFederation, generateCryptoKeyPair, MemoryKvStore } from '@fedify/fedify';
 import {
   Accept,
@@ -27,7 +28,11 @@ import {
   Undo,
 } from '@fedify/vocab';
 
-const port = Number(process.argv[2]);
+// Bound first (port 0: the kernel's choice), served once everything below is set up: the origin
+// names the port.
+const server = http.createServer();
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const { port } = server.address() as AddressInfo;
 const url = `http://localhost:${port}`;
 const federation = createFederation<void>({ kv: new MemoryKvStore(), allowPrivateAddress: true, origin: url });
 const keys = await generateCryptoKeyPair('RSASSA-PKCS1-v1_5');
@@ -343,7 +348,7 @@ async function control(path: string, input: Record<string, string>): Promise<unk
   throw new Error(`unknown control ${path}`);
 }
 
-const server = http.createServer((req, res) => {
+server.on('request', (req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
@@ -379,5 +384,5 @@ const server = http.createServer((req, res) => {
       });
   });
 });
-server.listen(port, '127.0.0.1', () => console.log('fedify peer ready'));
+console.log(`fedify peer ready on port ${port}`);
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -1,5 +1,5 @@
 // A running pipeline outlives a restart of its MongoDB: a MongoDB-wire server of this test's own
-// (a free port, a temporary store) is stopped while the delivery pipeline works and
+// (a port it bound, a temporary store) is stopped while the delivery pipeline works and
 // started again; the process's liveness check fails while MongoDB is out of reach for longer than
 // MONGO_LIVENESS_SECONDS (so an orchestrator would restart it). Once MongoDB is back, either the
 // same process answers its checks again, or (the MongoDB driver sometimes stops monitoring after
@@ -7,10 +7,7 @@
 // liveness keeps failing and, as the orchestrator would, a new process takes its place. Either
 // way what was in flight and what is posted next is delivered; what must never happen is a
 // process that neither works nor fails its liveness check.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runDeliveryPipeline } from '../../../pipelines/delivery/index.ts';
@@ -18,62 +15,28 @@ import { createReadinessChecks } from '../../../services/api/health/readiness.ts
 import { liveness } from '../../../services/core/db/mongoContact.ts';
 import { createFollow } from '../../../services/core/graph/follow.ts';
 import type { AccountDoc } from '../../../services/core/model/accounts.ts';
-import { mongoClassesDir } from '../../../deploy/local/install.ts';
-import { probeMongo } from '../../../deploy/local/probes.ts';
-import { serverSpecs } from '../../../deploy/local/servers.ts';
-import { localInfraSettings } from '../../../deploy/local/settings.ts';
 import { startTestApi, type TestApi } from '../../support/api.ts';
 import { eventually } from '../../support/core.ts';
 import { createTestUser } from '../../support/fixtures.ts';
 import { consumerTuning } from '../../support/kafka.ts';
 import { startInboxSink, type InboxSink } from '../../support/inboxSink.ts';
 import { createRemoteAccount, keysFrom } from '../../support/remoteAccounts.ts';
+import { ownMongoServer, type OwnMongoServer } from '../../support/mongoServer.ts';
 
 jest.setTimeout(240_000);
 
-const root = join(import.meta.dirname, '..', '..', '..');
 let dir: string;
-let port: number;
-let mongo: ChildProcess | null = null;
+let mongo: OwnMongoServer | null = null;
 let api: TestApi | null = null;
 let sink: InboxSink | null = null;
 let pipeline: { stop(): Promise<void> } | null = null;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port: p } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return p;
-}
-
-async function startMongo(): Promise<void> {
-  const settings = localInfraSettings(root, { ...process.env, MONGO_PORT: String(port) });
-  const { command, args } = serverSpecs({ ...settings, varDir: dir }).mongo.prepare();
-  mongo = spawn(command, args, { stdio: 'ignore' });
-  await eventually(async () => (await probeMongo('127.0.0.1', port)) === 'ready', 120_000, 'the MongoDB-wire server');
-}
-
-async function stopMongo(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-  const child = mongo;
-  mongo = null;
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill(signal);
-  await exited;
-}
-
-// The embedded server is built by `npm run infra:install` (deploy/local); CI always has it.
-const built = existsSync(mongoClassesDir(localInfraSettings(root, process.env)));
-const maybe = built ? test : test.skip;
-
 beforeAll(async () => {
-  if (!built) return;
   dir = await mkdtemp(join(tmpdir(), 'fedisrv-mongo-restart-'));
-  port = await freePort();
-  await startMongo();
+  mongo = ownMongoServer(dir);
+  await mongo.start();
   api = await startTestApi({
-    MONGO_URL: `mongodb://127.0.0.1:${port}/restart`,
+    MONGO_URL: `mongodb://127.0.0.1:${mongo.port}/restart`,
     MONGO_LIVENESS_SECONDS: '3',
     FEDERATION_ALLOW_HTTP: 'true',
     ALLOWED_PRIVATE_ADDRESSES: '127.0.0.1/32',
@@ -91,14 +54,14 @@ afterAll(async () => {
   // A process left stuck cannot drop what the new one already dropped.
   await stuck?.api.core.close().catch(() => undefined);
   await stuck?.api.server.close().catch(() => undefined);
-  await stopMongo();
+  await mongo?.stop();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 const settings = { partitions: 2 };
 const worker = { sessionTimeout: 6_000, heartbeatInterval: 500, maxWaitTimeInMs: 100 };
 
-maybe('after MongoDB restarts under it, the pipeline delivers again or its liveness fails', async () => {
+test('after MongoDB restarts under it, the pipeline delivers again or its liveness fails', async () => {
   const { core } = api!;
   const alice = await createTestUser(core);
   const bob = await createRemoteAccount(core, sink!.url, 'bob', { domain: 'a.example' });
@@ -117,11 +80,11 @@ maybe('after MongoDB restarts under it, the pipeline delivers again or its liven
   // Work in flight when MongoDB dies: a few posts whose deliveries are being planned and sent.
   for (let i = 0; i < 3; i++) expect(await post(`in flight ${i}`)).toBe(200);
   // As the chaos run restarts it (and an operator would): SIGTERM, the server stores what it has.
-  await stopMongo('SIGTERM');
+  await mongo!.stop('SIGTERM');
   await eventually(async () => liveness(core.mongoContact).status === 503, 30_000, 'liveness failing');
   expect(liveness(core.mongoContact).body).toMatch(/^MongoDB unreachable for \d+ s$/);
 
-  await startMongo();
+  await mongo!.start();
   const recovered = await eventually(async () => liveness(core.mongoContact).status === 200, 45_000, 'liveness back')
     .then(() => true)
     .catch(() => false);

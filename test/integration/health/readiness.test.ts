@@ -3,7 +3,7 @@
 import type { Core } from '../../../services/core/context.ts';
 import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { startTestServer, type TestServer } from '../../support/fixtures.ts';
-import { freePort } from '../../support/processes.ts';
+import { unusedPort } from '../../support/processes.ts';
 
 describe('GET /health/ready and /metrics', () => {
   const cores: Core[] = [];
@@ -37,7 +37,7 @@ describe('GET /health/ready and /metrics', () => {
   });
 
   it('answers 503 and names Kafka when the broker is unreachable', async () => {
-    const get = await api([`127.0.0.1:${await freePort()}`]);
+    const get = await api([`127.0.0.1:${await unusedPort()}`]);
     const res = await get('/health/ready');
     expect(res.status).toBe(503);
     expect(await res.json()).toMatchObject({
@@ -51,7 +51,7 @@ describe('GET /health/ready and /metrics', () => {
   it('stays ready when the first of several brokers is down (the next check starts from another)', async () => {
     const { core } = await createTestCore();
     cores.push(core);
-    const get = await api([`127.0.0.1:${await freePort()}`, ...core.config.kafkaBrokers]);
+    const get = await api([`127.0.0.1:${await unusedPort()}`, ...core.config.kafkaBrokers]);
     // The first check may find the dead broker first; from then on the checks start from the live one.
     await get('/health/ready');
     for (let i = 0; i < 3; i++) {

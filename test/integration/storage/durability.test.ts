@@ -1,52 +1,28 @@
 // The embedded MongoDB-wire server (deploy/local) keeps every acknowledged write through a kill -9,
 // with its secondary indexes: a server of its own is started here on a temporary data file.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
-import { ensureMongoServer } from '../../../deploy/local/install.ts';
-import { localInfraSettings } from '../../../deploy/local/settings.ts';
-import { serverSpecs } from '../../../deploy/local/servers.ts';
-import { probeMongo } from '../../../deploy/local/probes.ts';
 import { eventually } from '../../support/core.ts';
-import { freePort, projectRoot } from '../../support/processes.ts';
+import { ownMongoServer, type OwnMongoServer } from '../../support/mongoServer.ts';
 
 let dir: string;
-let port: number;
-let server: ChildProcess | null = null;
-
-async function startServer(): Promise<void> {
-  const settings = { ...localInfraSettings(projectRoot), varDir: dir };
-  settings.ports = { ...settings.ports, mongo: port };
-  ensureMongoServer(settings, () => undefined);
-  const { command, args } = serverSpecs(settings).mongo.prepare();
-  const child = spawn(command, args, { stdio: 'ignore' });
-  server = child;
-  await eventually(async () => (await probeMongo('127.0.0.1', port)) === 'ready', 60_000, 'the server to answer');
-}
-
-async function killServer(): Promise<void> {
-  const child = server;
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await exited;
-}
+let server: OwnMongoServer;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'fedisrv-mongo-'));
-  port = await freePort();
-  await startServer();
+  server = ownMongoServer(dir);
+  await server.start();
 }, 120_000);
 
 afterAll(async () => {
-  await killServer();
+  await server?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
 test('acknowledged writes and index entries survive kill -9 of the server', async () => {
-  const url = `mongodb://127.0.0.1:${port}/durable?directConnection=true`;
+  const url = `mongodb://127.0.0.1:${server.port}/durable?directConnection=true`;
   let client = new MongoClient(url, { useBigInt64: true });
   const coll = () => client.db().collection<{ _id: bigint; accountId: bigint; n: number }>('statuses');
   await coll().createIndex({ accountId: 1, _id: -1 }, { name: 'account' });
@@ -56,10 +32,10 @@ test('acknowledged writes and index entries survive kill -9 of the server', asyn
   await Promise.all(Array.from({ length: 50 }, () => coll().updateOne({ _id: 1n }, { $inc: { n: 1 } })));
   await coll().deleteOne({ _id: 2n });
   await coll().insertOne({ _id: 1000n, accountId: 7n, n: 1 }); // acknowledged, then the kill
-  await killServer();
+  await server.stop();
   await client.close();
 
-  await startServer();
+  await server.start();
   client = new MongoClient(url, { useBigInt64: true });
   try {
     expect(await coll().countDocuments({})).toBe(100);
@@ -75,7 +51,7 @@ test('acknowledged writes and index entries survive kill -9 of the server', asyn
 }, 120_000);
 
 test('every write acknowledged while many are in flight survives a kill -9 in their midst', async () => {
-  const url = `mongodb://127.0.0.1:${port}/busy?directConnection=true`;
+  const url = `mongodb://127.0.0.1:${server.port}/busy?directConnection=true`;
   let client = new MongoClient(url, { useBigInt64: true, maxPoolSize: 16 });
   const coll = () => client.db().collection<{ _id: bigint; writer: number }>('posts');
   const acked: bigint[] = [];
@@ -95,13 +71,13 @@ test('every write acknowledged while many are in flight survives a kill -9 in th
     }
   });
   await eventually(async () => acked.length >= 2000, 60_000, '2,000 acknowledged inserts');
-  await killServer();
+  await server.stop();
   stop = true;
   await Promise.all(writers);
   const answered = [...acked];
   await client.close();
 
-  await startServer();
+  await server.start();
   client = new MongoClient(url, { useBigInt64: true });
   try {
     const stored = new Set(

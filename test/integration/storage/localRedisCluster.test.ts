@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import net from 'node:net';
 import { redisClusterStatus, startRedisCluster, stopRedisCluster } from '../../../deploy/local/redisCluster.ts';
 import { connectRedis } from '../../../services/core/db/redis.ts';
-import { freePort } from '../../support/processes.ts';
+import { unusedPort } from '../../support/processes.ts';
 
 const BUS_OFFSET = 100;
 const dir = mkdtempSync(join(tmpdir(), 'redis-cluster-'));
@@ -22,9 +22,10 @@ function free(port: number): Promise<boolean> {
 }
 
 beforeAll(async () => {
-  // Six ports whose cluster bus ports (BUS_OFFSET above) are free too.
+  // Six ports whose cluster bus ports (BUS_OFFSET above) are free too. Chosen here, not bound by
+  // the nodes: Redis's `port 0` turns its TCP listener off, and a cluster node needs one.
   while (ports.length < 6) {
-    const p = await freePort();
+    const p = await unusedPort();
     if (!ports.includes(p) && !ports.includes(p + BUS_OFFSET) && (await free(p + BUS_OFFSET))) ports.push(p);
   }
 });

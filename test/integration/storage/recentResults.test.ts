@@ -13,7 +13,7 @@ import { postStatus } from '../../../services/core/statuses/postStatus.ts';
 import { deleteStatus } from '../../../services/core/statuses/deleteStatus.ts';
 import { blockersOf } from '../../../services/core/statuses/visibility.ts';
 import { recordBlock } from '../../../services/core/graph/relations.ts';
-import { pageIdsOf } from '../../../services/api/pagination.ts';
+import { pageIdsOf } from '../../../services/core/db/pages.ts';
 
 let t: { core: Core };
 beforeAll(async () => {

@@ -1,14 +1,18 @@
 // A real OpenID provider for the external log-in tests: the certified `oidc-provider` package with
 // its development log-in and consent pages (any login name, any password), run as a child process
-// (`node test/e2e/web/oidcProvider/server.ts <port> <redirect_uri>...`) because it is ESM-only. One
+// (`node test/e2e/web/oidcProvider/server.ts <redirect_uri>...`) because it is ESM-only; it binds
+// port 0 and prints its issuer. One
 // confidential client `fedisrv` (secret `fedisrv-secret`) per redirect URI given, PKCE required.
 // People: the login name typed picks the claims below; any other name gets a sub and nothing else.
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Provider, { type Account, type ClientMetadata } from 'oidc-provider';
 
-const port = Number(process.argv[2]);
-const redirectUris = process.argv.slice(3);
-const issuer = `http://127.0.0.1:${port}`;
+const redirectUris = process.argv.slice(2);
+// Bound first (the issuer names the port), served once the provider exists.
+const server = http.createServer();
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 const PEOPLE: Record<string, Record<string, unknown>> = {
   dana: { preferred_username: 'dana', name: 'Dana Scully', email: 'dana@idp.test', email_verified: true },
@@ -57,6 +61,5 @@ const provider = new Provider(issuer, {
 // Plain http on 127.0.0.1 is fine for a test provider.
 provider.proxy = false;
 
-http.createServer(provider.callback()).listen(port, '127.0.0.1', () => {
-  process.stdout.write(`oidc provider ready ${issuer}\n`);
-});
+server.on('request', provider.callback());
+process.stdout.write(`oidc provider ready ${issuer}\n`);

@@ -12,7 +12,8 @@ import de.bwaldvogel.mongo.MongoVersion;
  * The embedded MongoDB-wire server of `npm start` and the tests: mongo-java-server's protocol, query
  * and update engine on an H2 MVStore file, with this project's secondary indexes and query planner.
  *
- * Usage: EmbeddedMongoServer <host> <port> <data file> [cache MB]
+ * Usage: EmbeddedMongoServer <host> <port> <data file> [cache MB]; port 0 binds a port the system
+ * chooses, printed on the first line of standard output.
  */
 public final class EmbeddedMongoServer {
     private EmbeddedMongoServer() {
@@ -60,7 +61,9 @@ public final class EmbeddedMongoServer {
         });
         MongoServer server = new MongoServer(backend);
         server.bind(host, port);
-        System.out.println("embedded MongoDB-wire server listening on " + host + ":" + port + " (" + file + ")");
+        // The port it got: with port 0 the system chose it, and whoever started the server reads it here.
+        System.out.println("embedded MongoDB-wire server listening on " + host + ":" + server.getLocalAddress().getPort()
+            + " (" + file + ")");
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.shutdownNow();
             backend.commitIfChanged();
