@@ -40,6 +40,7 @@ import type { EventRecord } from '../../schemas/index.ts';
 import { broadcastDelete, broadcastUpdate, renderUpdate, type RenderedUpdate } from './broadcast.ts';
 import { feedsHolding } from '../../services/core/feeds/reach.ts';
 import { traceStage } from '../../services/core/streaming/latencyTrace.ts';
+import { Coalescer } from '../../services/core/events/coalesce.ts';
 import { invalidateRenderedStatuses } from '../../services/core/statuses/renderCache.ts';
 
 export const TYPES = [
@@ -250,16 +251,26 @@ async function readStatusesAhead(core: Core, events: readonly PipelineEvent<FanO
 
 /**
  * The handler of one event, run over a fetched batch after the author-side reads of its new
- * statuses were made together (rememberAuthorSides); each event still fails and retries alone.
+ * statuses were made together (rememberAuthorSides), with those of the batches of other partitions
+ * handled at the same time; each event still fails and retries alone.
  */
 function withAuthorSidesAhead(core: Core, handleEvent: EventHandler<FanOutEvent>): BatchHandler<FanOutEvent> {
+  // The partition batches of one fetch are handled side by side: their reads ahead go together.
+  const readsAhead = new Coalescer<PipelineEvent<FanOutEvent>>(
+    async (events) => {
+      const created = events.flatMap((e) => (e.type === 'StatusCreated' ? [fanOutStatusOfEvent(e.payload)] : []));
+      await Promise.all([
+        rememberAuthorSides(core, created),
+        rememberFollowerPages(core, created),
+        readStatusesAhead(core, events),
+      ]);
+    },
+    { sameTurn: true },
+  );
   return async (events, ctx) => {
-    const created = events.flatMap((e) => (e.type === 'StatusCreated' ? [fanOutStatusOfEvent(e.payload)] : []));
-    await Promise.all([
-      rememberAuthorSides(core, created),
-      rememberFollowerPages(core, created),
-      readStatusesAhead(core, events),
-    ]).catch((err: unknown) => core.logger.debug({ err }, 'fan-out: author sides not read ahead'));
+    await readsAhead
+      .add([...events])
+      .catch((err: unknown) => core.logger.debug({ err }, 'fan-out: author sides not read ahead'));
     const failed: Array<{ event: PipelineEvent<FanOutEvent>; error: unknown }> = [];
     for (const event of events) {
       try {

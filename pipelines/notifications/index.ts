@@ -23,6 +23,7 @@ import {
   removeStatusNotifications,
 } from '../../services/core/notifications/remove.ts';
 import { notifyAndTell } from '../../services/core/notifications/tell.ts';
+import { sharedRead } from '../../services/core/events/coalesce.ts';
 import { runPipeline, type Pipeline, type PipelineOptions } from '../runtime/index.ts';
 import type { PipelineContext, PipelineEvent } from '../runtime/types.ts';
 import { handleModerationEvent, MODERATION_TYPES } from './moderation.ts';
@@ -108,28 +109,29 @@ async function* notifyingFollowers(core: Core, authorId: Id): AsyncGenerator<Id>
 
 /**
  * The notify-followers of the authors of a batch's new statuses, in one read (most authors have
- * none): what notifyingFollowers would give each.
+ * none) shared with the batches of other partitions handled at the same time: what
+ * notifyingFollowers would give each.
  */
-async function notifyingFollowersOf(
+function notifyingFollowersReader(
   core: Core,
-  events: readonly PipelineEvent<NotificationEvent>[],
-): Promise<Map<string, Id[]>> {
-  const authors = [...new Set(events.flatMap((e) => (e.type === 'StatusCreated' ? [id(e.payload.accountId)] : [])))];
-  const out = new Map<string, Id[]>(authors.map((a) => [String(a), []]));
-  if (authors.length === 0) return out;
-  const rows = await collection(core.db, follows)
-    .find({ targetAccountId: { $in: authors }, notify: true }, { projection: { accountId: 1, targetAccountId: 1 } })
-    .toArray();
-  for (const f of rows) out.get(String(f.targetAccountId))?.push(f.accountId);
-  return out;
+): (events: readonly PipelineEvent<NotificationEvent>[]) => Promise<Map<Id, Id[]>> {
+  const read = sharedRead(async (authors: Id[]) => {
+    const out = new Map<Id, Id[]>(authors.map((a) => [a, []]));
+    const rows = await collection(core.db, follows)
+      .find({ targetAccountId: { $in: authors }, notify: true }, { projection: { accountId: 1, targetAccountId: 1 } })
+      .toArray();
+    for (const f of rows) out.get(f.targetAccountId)?.push(f.accountId);
+    return out;
+  });
+  return (events) => read(events.flatMap((e) => (e.type === 'StatusCreated' ? [id(e.payload.accountId)] : [])));
 }
 
 /** Events that need handling of their own (status, poll and moderation events). */
 async function handleEvent(
   event: PipelineEvent<NotificationEvent>,
   ctx: PipelineContext,
-  /** Authors' notify-followers read for the whole batch (notifyingFollowersOf). */
-  notifying?: Map<string, Id[]>,
+  /** Authors' notify-followers read for the whole batch (notifyingFollowersReader). */
+  notifying?: Map<Id, Id[]>,
 ): Promise<void> {
   const { core } = ctx;
   switch (event.type) {
@@ -166,7 +168,7 @@ async function handleEvent(
       if (p.visibility === 'direct') return;
       if (p.inReplyToAccountId !== null && p.inReplyToAccountId !== p.accountId) return;
       let chunk: NotificationRequest[] = [];
-      const known = notifying?.get(p.accountId);
+      const known = notifying?.get(id(p.accountId));
       for await (const follower of known ?? notifyingFollowers(core, author)) {
         chunk.push({ type: 'status', accountId: follower, fromAccountId: author, statusId });
         if (chunk.length >= CHUNK) {
@@ -301,6 +303,7 @@ async function handleEvent(
 }
 
 export function runNotificationsPipeline(core: Core, opts: NotificationsPipelineOptions = {}): Promise<Pipeline> {
+  const notifyingFollowersOf = notifyingFollowersReader(core);
   return runPipeline({
     core,
     name: 'notifications',
@@ -320,7 +323,7 @@ export function runNotificationsPipeline(core: Core, opts: NotificationsPipeline
         run = [];
         await ctx.heartbeat();
       };
-      const notifying = await notifyingFollowersOf(core, events);
+      const notifying = await notifyingFollowersOf(events);
       for (const event of events) {
         const r = singleRequest(event);
         if (r === undefined) {

@@ -186,12 +186,11 @@ export async function readThrough<T extends Document, R>(
     });
   }
   const generationOf = new Map(missing.map((id, i) => [id, generations[i]]));
-  const projection = Object.keys(view.projection).length > 0 ? view.projection : undefined;
   const found = view.base
     ? ([...(await readThrough(core, view.base, missing)).values()] as { _id: bigint }[])
     : await core.db
         .collection<{ _id: bigint }>(name)
-        .find({ _id: { $in: missing } }, projection ? { projection } : {})
+        .find({ _id: { $in: missing } }, Object.keys(view.projection).length > 0 ? { projection: view.projection } : {})
         .toArray();
   const values: R[] = view.derive ? await view.derive(core, found as unknown as T[]) : (found as unknown as R[]);
   if (redis && found.length > 0) {

@@ -87,6 +87,7 @@ export function defineViewOf<T extends Document, B extends Document, R>(
   return {
     collection: base.collection,
     name,
+    // Informative only: a miss reads `base`, whose own projection applies.
     projection: base.projection,
     derive: derive as unknown as (core: Core, docs: T[]) => Promise<R[]>,
     localTtlMs: opts.localTtlMs,

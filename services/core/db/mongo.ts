@@ -96,7 +96,8 @@ function countCommands(client: MongoClient, file: string): void {
     const key = `${e.commandName} ${typeof coll === 'string' ? coll : ''}`.trim();
     counts[key] = (counts[key] ?? 0) + 1;
   });
-  setInterval(() => writeFileSync(file, JSON.stringify(counts)), 1000).unref();
+  const timer = setInterval(() => writeFileSync(file, JSON.stringify(counts)), 1000).unref();
+  client.once('topologyClosed', () => clearInterval(timer));
 }
 
 /**

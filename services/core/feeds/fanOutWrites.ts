@@ -4,7 +4,7 @@ import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { listMembers, lists } from '../model/lists.ts';
-import { tags } from '../model/tags.ts';
+import { tagsByNames } from '../tags/byNames.ts';
 import { tagFollows } from '../model/tagFollows.ts';
 import { addToFeed, feedKey, insertIntoFeeds } from './feeds.ts';
 import { activeKey, feedTtlSeconds } from './activity.ts';
@@ -75,11 +75,7 @@ export async function fanOutToLists(core: Core, s: FanOutStatus, authorDomain: s
 /** The accounts that follow one of these hashtags (normalized names). */
 export async function tagFollowerIds(core: Core, tagNames: string[]): Promise<Id[]> {
   if (tagNames.length === 0) return [];
-  const tagIds = (
-    await collection(core.db, tags)
-      .find({ nameNormalized: { $in: tagNames } }, { projection: { _id: 1 } })
-      .toArray()
-  ).map((t) => t._id);
+  const tagIds = (await tagsByNames(core, tagNames)).map((t) => t._id);
   if (tagIds.length === 0) return [];
   const followed = await collection(core.db, tagFollows)
     .find({ tagId: { $in: tagIds } }, { projection: { accountId: 1 } })

@@ -10,6 +10,7 @@ import { accounts } from '../model/accounts.ts';
 import { listMembers, lists } from '../model/lists.ts';
 import { statuses, type Visibility } from '../model/statuses.ts';
 import { hiddenFrom } from '../graph/collections.ts';
+import { isBlocking, isMuting } from '../graph/relations.ts';
 import {
   addToFeed,
   feedExists,
@@ -37,11 +38,20 @@ async function recentOf(core: Core, authorIds: Id[], visibility: Visibility[], l
     .toArray();
 }
 
-/** A new follow's statuses go to the home feed unless the author sits in one of the follower's exclusive lists. */
+/**
+ * A new follow's statuses go to the home feed unless the author sits in one of the follower's
+ * exclusive lists, or one of them mutes or blocks the other.
+ */
 export async function mergeIntoHomeFeed(core: Core, accountId: Id, authorId: Id): Promise<void> {
-  const memberships = await collection(core.db, listMembers)
-    .find({ ownerId: accountId, accountId: authorId })
-    .toArray();
+  // Mastodon's merge_into_home filters as the fan-out does: nothing of an author the owner mutes
+  // or blocks, or who blocks the owner (the follow's event can come after a mute made since).
+  const [memberships, muting, blocking, blocked] = await Promise.all([
+    collection(core.db, listMembers).find({ ownerId: accountId, accountId: authorId }).toArray(),
+    isMuting(core, accountId, authorId),
+    isBlocking(core, accountId, authorId),
+    isBlocking(core, authorId, accountId),
+  ]);
+  if (muting || blocking || blocked) return;
   if (memberships.length > 0) {
     const exclusive = await collection(core.db, lists).countDocuments(
       { _id: { $in: memberships.map((m) => m.listId) }, exclusive: true },

@@ -25,20 +25,10 @@ async function author(core: Core, status: StatusDoc): Promise<Pick<AccountDoc, '
   );
 }
 
-/** A new or edited post: into the public scope when it qualifies, and its local author's and local mentioned accounts' scopes. */
-export async function indexPost(core: Core, statusId: Id): Promise<void> {
-  const status = await collection(core.db, statuses).findOne({ _id: statusId });
-  if (!status || status.deletedAt || status.reblogOfId !== null) return;
-  const by = await author(core, status);
-  if (!by) return;
-  const mentioned = await localAccountIds(core, status.mentionedAccountIds);
-  const scopes = by.domain === null ? [by._id, ...mentioned] : mentioned;
-  await indexStatus(core.redis, status, { isPublic: publiclySearchable(status, by), accounts: scopes });
-}
-
 /**
- * indexPost for many statuses (a consumer's batch): one read of the statuses, one of their authors
- * and mentioned accounts, one Redis round trip.
+ * New or edited posts (a consumer's batch) into the public scope when they qualify, and into their
+ * local authors' and local mentioned accounts' scopes: one read of the statuses (none for those
+ * this process just posted), one of their authors and mentioned accounts, one Redis round trip.
  */
 export async function indexPosts(core: Core, statusIds: readonly Id[]): Promise<void> {
   if (statusIds.length === 0) return;

@@ -7,6 +7,7 @@ import { nextSerialId } from '../ids.ts';
 import { collection, insertOrTwin } from '../db/mongo.ts';
 import { accounts, type AccountDoc } from '../model/accounts.ts';
 import { tags, type TagDoc } from '../model/tags.ts';
+import { tagsByNames } from '../tags/byNames.ts';
 import type { StatusMention, StatusTag } from '../model/statuses.ts';
 import { extractEntities, normalizeTagName } from '../text/extract.ts';
 import { formatStatusHtml } from '../text/formatStatus.ts';
@@ -67,7 +68,7 @@ async function resolveMentionedAccounts(core: Core, text: string): Promise<Map<s
 export async function findOrCreateTag(core: Core, name: string): Promise<TagDoc> {
   const coll = collection(core.db, tags);
   const nameNormalized = normalizeTagName(name);
-  const existing = await coll.findOne({ nameNormalized });
+  const [existing] = await tagsByNames(core, [nameNormalized]);
   if (existing) return existing;
   const now = new Date();
   const doc: TagDoc = {

@@ -1,4 +1,4 @@
-import { Coalescer } from '../../../services/core/events/coalesce.ts';
+import { Coalescer, sharedRead } from '../../../services/core/events/coalesce.ts';
 
 /** A send whose calls stay open until the test lets them finish. */
 function gatedSend() {
@@ -74,5 +74,47 @@ describe('Coalescer', () => {
     expect(sent).toEqual([[1, 2, 3], [4]]);
     gates[1]!.resolve();
     await fourth;
+  });
+
+  it('with sameTurn, sends what callers started in the same turn together', async () => {
+    const { sent, gates, send } = gatedSend();
+    const c = new Coalescer(send, { sameTurn: true });
+    const together = [c.add([1]), Promise.resolve().then(() => c.add([2])), c.add([3])];
+    expect(sent).toEqual([]); // waits for the rest of the turn
+    await tick();
+    expect(sent).toEqual([[1, 3, 2]]);
+    gates[0]!.resolve();
+    await Promise.all(together);
+    const next = c.add([4]);
+    await tick();
+    expect(sent).toEqual([[1, 3, 2], [4]]);
+    gates[1]!.resolve();
+    await next;
+  });
+});
+
+describe('sharedRead', () => {
+  it('reads the keys of callers that arrive together once, and gives each the answer', async () => {
+    const reads: number[][] = [];
+    const read = sharedRead(async (keys: number[]) => {
+      reads.push(keys);
+      return new Map(keys.map((k) => [k, k * 10]));
+    });
+    const [a, b, none] = await Promise.all([read([1, 2]), read([2, 3]), read([])]);
+    expect(reads).toEqual([[1, 2, 3]]);
+    expect(a.get(1)).toBe(10);
+    expect(b.get(3)).toBe(30);
+    expect(none.size).toBe(0);
+  });
+
+  it('fails the callers of a failed read, and reads again for the next', async () => {
+    let fail = true;
+    const read = sharedRead(async (keys: number[]) => {
+      if (fail) throw new Error('down');
+      return new Map(keys.map((k) => [k, k]));
+    });
+    await expect(Promise.all([read([1]), read([2])])).rejects.toThrow('down');
+    fail = false;
+    await expect(read([5])).resolves.toEqual(new Map([[5, 5]]));
   });
 });

@@ -53,10 +53,7 @@ final class IndexedCollection extends H2Collection {
         Set<Object> seen = new HashSet<>();
         List<Document> matched = new ArrayList<>();
         int wanted = plan.ordered() && limit > 0 ? numberToSkip + limit : Integer.MAX_VALUE;
-        // A projected answer is a new document made of the stored one's values, which nothing changes
-        // in place (updates store copies, see above): only unprojected answers, which the update path
-        // edits, need a copy. Most reads project (the document cache's views, id and field lists).
-        boolean projected = fieldSelector != null && !fieldSelector.isEmpty();
+        boolean projected = isProjection(fieldSelector);
         Iterator<Object> ids = plan.ids();
         while (ids.hasNext() && matched.size() < wanted) {
             Object id = ids.next();
@@ -72,6 +69,15 @@ final class IndexedCollection extends H2Collection {
 
     private static final Document MATCH_ALL = new Document();
 
+    /**
+     * A projected answer is a new document made of the stored one's values, which nothing changes in
+     * place (updates store copies, see above): only unprojected answers, which the update path edits,
+     * need a copy. Most reads project (the document cache's views, id and field lists).
+     */
+    private static boolean isProjection(Document fieldSelector) {
+        return fieldSelector != null && !fieldSelector.isEmpty();
+    }
+
     @Override
     protected Document getDocument(Object position) {
         Document document = dataMap.get(position);
@@ -84,7 +90,7 @@ final class IndexedCollection extends H2Collection {
         if (isNaturalDescending(orderBy)) return super.matchDocuments(query, orderBy, numberToSkip, limit, batchSize,
             fieldSelector);
         // A scan: only the matching documents are copied (and only for an unprojected answer).
-        boolean projected = fieldSelector != null && !fieldSelector.isEmpty();
+        boolean projected = isProjection(fieldSelector);
         return matchDocumentsFromStream(MATCH_ALL, dataMap.values().stream().filter(d -> documentMatchesQuery(d, query))
             .map(d -> projected ? d : Copies.of(d)), numberToSkip, limit, batchSize, deriveComparator(orderBy),
             fieldSelector);
