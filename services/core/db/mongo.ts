@@ -24,6 +24,11 @@ export interface CollectionDef<T extends Document> {
   cachedById?: boolean;
   /** Writes are counted, so that results kept in this process see them (recentResults.ts). */
   countWrites?: boolean;
+  /**
+   * Inserts may carry their events' outbox records in the document (`outbox`, events/outbox.ts
+   * writeCarried): the relay looks for them here, by the `outbox_lease` index this adds.
+   */
+  carriesOutbox?: boolean;
   /** Phantom: the document type of the collection. */
   readonly _doc?: T;
 }
@@ -34,19 +39,28 @@ const registry = new Map<string, CollectionDef<Document>>();
 export function defineCollection<T extends Document>(
   name: string,
   indexes: IndexDescription[] = [],
-  opts: { cachedById?: boolean; countWrites?: boolean } = {},
+  opts: { cachedById?: boolean; countWrites?: boolean; carriesOutbox?: boolean } = {},
 ): CollectionDef<T> {
   // Names make ensureIndexes idempotent (it skips existing indexes by name).
   const unnamed = indexes.find((i) => !i.name);
   if (unnamed) throw new Error(`index on ${name} ${JSON.stringify(unnamed.key)} needs a name`);
   const def: CollectionDef<T> = {
     name,
-    indexes,
+    // Sparse: only documents whose events are not published yet are in it.
+    indexes: opts.carriesOutbox
+      ? [...indexes, { key: { 'outbox.leaseUntil': 1 }, name: 'outbox_lease', sparse: true }]
+      : indexes,
     cachedById: opts.cachedById ?? false,
     countWrites: opts.countWrites ?? false,
+    carriesOutbox: opts.carriesOutbox ?? false,
   };
   registry.set(name, def as CollectionDef<Document>);
   return def;
+}
+
+/** The collections whose inserts may carry outbox records (the relay's second place to look). */
+export function outboxCarriers(): CollectionDef<Document>[] {
+  return [...registry.values()].filter((d) => d.carriesOutbox);
 }
 
 export function collection<T extends Document>(db: Db, def: CollectionDef<T>): Collection<T> {

@@ -11,7 +11,7 @@ import { BSON } from 'mongodb';
 import type { Db, Document } from 'mongodb';
 const { EJSON } = BSON;
 import type { Logger } from '../logger.ts';
-import { defineCollection, collection } from '../db/mongo.ts';
+import { defineCollection, collection, outboxCarriers, type CollectionDef } from '../db/mongo.ts';
 import type { EventName, EventPayload } from '../../../schemas/index.ts';
 import { eventCodec } from '../../../schemas/codec.ts';
 import { traceStage, tracingStages } from '../streaming/latencyTrace.ts';
@@ -65,6 +65,17 @@ interface OutboxDoc {
 
 const outboxCollection = defineCollection<OutboxDoc>('outbox', [{ key: { leaseUntil: 1 }, name: 'lease' }]);
 
+/**
+ * The outbox records an insert carries in its own document (writeCarried): they land with it, in
+ * one command and one commit, and are unset once published. Until then the relay finds them by
+ * `outbox.leaseUntil` in the collections declared `carriesOutbox`.
+ */
+export interface CarriedOutbox {
+  leaseUntil: Date;
+  attempts: number;
+  records: Array<Pick<OutboxDoc, '_id' | 'type' | 'key' | 'occurredAt' | 'payload'>>;
+}
+
 /** How long published records wait to be removed together (the relay's grace is far longer). */
 const REMOVAL_LINGER_MS = 50;
 
@@ -91,6 +102,8 @@ export class Outbox {
   private readonly recording: Coalescer<OutboxDoc>;
   private readonly publishing: Coalescer<OutboxEvent>;
   private readonly removing: Coalescer<string>;
+  /** Per carrying collection: the unsetting of published carried records, shared like `removing`. */
+  private readonly unsetting = new Map<string, Coalescer<unknown>>();
   /** Removals not yet done (awaited by flush()). */
   private removals = new Set<Promise<void>>();
 
@@ -124,16 +137,7 @@ export class Outbox {
    */
   async write<T>(events: NewEvent[], apply: (eventIds: string[]) => Promise<T>): Promise<T> {
     const now = new Date();
-    const records: OutboxEvent[] = events.map((e) => ({
-      eventId: eventId(),
-      type: e.type,
-      key: e.key,
-      occurredAt: now,
-      payload: e.payload as unknown as Record<string, unknown>,
-    }));
-    // A payload its schema rejects fails here, before anything is written, rather than in the relay.
-    for (const r of records)
-      eventCodec().encode(r.type, { ...r.payload, eventId: r.eventId, occurredAt: r.occurredAt });
+    const records = this.recordsOf(events, now);
     if (records.length > 0) {
       await this.recording.add(
         records.map((r, i) => ({
@@ -150,7 +154,73 @@ export class Outbox {
     }
     const result = await apply(records.map((r) => r.eventId));
     if (tracingStages) traceStatuses(records, 'written');
-    if (records.length > 0) await this.publishNow(records);
+    if (records.length > 0 && (await this.published(records)))
+      this.removeLater(
+        records,
+        this.removing,
+        records.map((r) => r.eventId),
+      );
+    if (tracingStages) traceStatuses(records, 'produced');
+    return result;
+  }
+
+  /** The events' records, each checked against its schema (a payload it rejects fails here, before anything is written). */
+  private recordsOf(events: Array<Omit<NewEvent, 'verify'>>, now: Date): OutboxEvent[] {
+    const records: OutboxEvent[] = events.map((e) => ({
+      eventId: eventId(),
+      type: e.type,
+      key: e.key,
+      occurredAt: now,
+      payload: e.payload as unknown as Record<string, unknown>,
+    }));
+    for (const r of records)
+      eventCodec().encode(r.type, { ...r.payload, eventId: r.eventId, occurredAt: r.occurredAt });
+    return records;
+  }
+
+  private unsettingOf(name: string): Coalescer<unknown> {
+    let c = this.unsetting.get(name);
+    if (!c) {
+      // The raw collection: the unset changes no field a cached view holds, so nothing is dropped.
+      c = new Coalescer(
+        async (ids) => {
+          await this.db.collection(name).updateMany({ _id: { $in: ids } } as Document, { $unset: { outbox: '' } });
+        },
+        { lingerMs: REMOVAL_LINGER_MS },
+      );
+      this.unsetting.set(name, c);
+    }
+    return c;
+  }
+
+  /**
+   * write() for events whose write is the insert of one document into a collection declared
+   * `carriesOutbox`: `insert` stores the records in the document's `outbox` field, so no outbox
+   * record of their own is written first, and none is left by an insert that failed. Published,
+   * they are unset from the document (lingering, shared, not waited for).
+   */
+  async writeCarried<T>(
+    events: Array<Omit<NewEvent, 'verify'>>,
+    carrier: CollectionDef<Document>,
+    docId: unknown,
+    insert: (outbox: CarriedOutbox) => Promise<T>,
+  ): Promise<T> {
+    if (!carrier.carriesOutbox) throw new Error(`${carrier.name} is not declared carriesOutbox`);
+    const now = new Date();
+    const records = this.recordsOf(events, now);
+    const result = await insert({
+      leaseUntil: new Date(now.getTime() + this.graceMs),
+      attempts: 0,
+      records: records.map((r) => ({
+        _id: r.eventId,
+        type: r.type,
+        key: r.key,
+        occurredAt: r.occurredAt,
+        payload: JSON.stringify(r.payload),
+      })),
+    });
+    if (tracingStages) traceStatuses(records, 'written');
+    if (await this.published(records)) this.removeLater(records, this.unsettingOf(carrier.name), [docId]);
     if (tracingStages) traceStatuses(records, 'produced');
     return result;
   }
@@ -174,19 +244,27 @@ export class Outbox {
     );
   }
 
-  private async publishNow(records: OutboxEvent[]): Promise<void> {
+  /** Publishes written events now; false when that failed and the relay will, once their lease runs out. */
+  private async published(records: OutboxEvent[]): Promise<boolean> {
     try {
       await this.publishing.add(records);
+      return true;
     } catch (err) {
-      // The write is done; the relay publishes these once their lease runs out.
       this.logger.warn({ err, eventIds: records.map((r) => r.eventId) }, 'event publish deferred to the outbox relay');
-      return;
+      return false;
     }
-    // The caller does not wait for the removal: a record left behind (a crash, a failed delete)
-    // is published once more by the relay, which consumers dedup by eventId.
-    const ids = records.map((r) => r.eventId);
-    const removal = this.removing.add(ids).catch((err: unknown) => {
-      this.logger.warn({ err, eventIds: ids }, 'published outbox records not removed; the relay will');
+  }
+
+  /**
+   * Removes published records without the caller waiting: a record left behind (a crash, a failed
+   * delete) is published once more by the relay, which consumers dedup by eventId.
+   */
+  private removeLater<K>(records: OutboxEvent[], removing: Coalescer<K>, keys: K[]): void {
+    const removal = removing.add(keys).catch((err: unknown) => {
+      this.logger.warn(
+        { err, eventIds: records.map((r) => r.eventId) },
+        'published outbox records not removed; the relay will',
+      );
     });
     this.removals.add(removal);
     void removal.finally(() => this.removals.delete(removal));
@@ -231,6 +309,41 @@ export class Outbox {
       }
       await coll.deleteOne({ _id: claimed._id });
       published++;
+    }
+    for (const carrier of outboxCarriers()) published += await this.relayCarried(carrier.name, limit - published);
+    return published;
+  }
+
+  /** relayPending for the records carried by documents of `name` (writeCarried): their inserts happened. */
+  private async relayCarried(name: string, limit: number): Promise<number> {
+    // The raw collection, as for the unset: the lease is no field a cached view holds.
+    const coll = this.db.collection<{ _id: unknown; outbox?: CarriedOutbox }>(name);
+    let published = 0;
+    while (published < limit) {
+      const now = new Date();
+      const claimed = await coll.findOneAndUpdate(
+        { 'outbox.leaseUntil': { $lte: now } },
+        { $set: { 'outbox.leaseUntil': new Date(now.getTime() + this.graceMs) }, $inc: { 'outbox.attempts': 1 } },
+        { sort: { 'outbox.leaseUntil': 1 }, projection: { outbox: 1 }, returnDocument: 'after' },
+      );
+      if (!claimed?.outbox) break;
+      const records = claimed.outbox.records;
+      try {
+        await this.sink.publish(
+          records.map((r) => ({
+            eventId: r._id,
+            type: r.type as EventName,
+            key: r.key,
+            occurredAt: r.occurredAt,
+            payload: JSON.parse(r.payload) as Record<string, unknown>,
+          })),
+        );
+      } catch (err) {
+        this.logger.warn({ err, eventIds: records.map((r) => r._id) }, 'outbox relay: publish failed, will retry');
+        break;
+      }
+      await coll.updateOne({ _id: claimed._id }, { $unset: { outbox: '' } });
+      published += records.length;
     }
     return published;
   }

@@ -30,14 +30,16 @@ export async function rememberFollowerPages(core: Core, batch: readonly FanOutSt
   });
   if (small.length === 0) return;
   const expected = small.reduce((n, a) => n + authors.get(a)!.followersCount, 0) + SLACK;
+  // Unsorted: the limit only tells whether all came back (then the order does not matter), and
+  // each author's page is sorted here; a server sort over several authors' ranges cost more.
   const rows = await collection(core.db, follows)
     .find({ targetAccountId: { $in: small } }, { projection: { _id: 1, accountId: 1, targetAccountId: 1 } })
-    .sort({ _id: -1 })
     .limit(expected + 1)
     .toArray();
   if (rows.length > expected) return;
   const byAuthor = new Map<bigint, Array<{ _id: Id; accountId: Id }>>(small.map((a) => [a, []]));
   for (const r of rows) byAuthor.get(r.targetAccountId)?.push({ _id: r._id, accountId: r.accountId });
+  for (const page of byAuthor.values()) page.sort((a, b) => (a._id > b._id ? -1 : a._id < b._id ? 1 : 0));
   for (const s of plain) {
     const page = byAuthor.get(s.accountId);
     if (page && page.length <= FAN_OUT_PAGE) void remembered(core, followerPageKey(s.statusId), async () => page);

@@ -17,6 +17,9 @@ export const follows = defineCollection<FollowDoc>(
   [
     ...accountRecordIndexes('targetAccountId', { unique: 'account_target', newestFirst: 'account' }),
     { key: { targetAccountId: 1, _id: -1 }, name: 'target' },
+    // The followers who asked to be notified of an account's posts (a few), asked of every post:
+    // without it every follower record of the authors was read and matched.
+    { key: { targetAccountId: 1, notify: 1 }, name: 'target_notify' },
   ],
   // Counted: whom a viewer follows is kept in the process for a moment (statuses/visibility.ts).
   { countWrites: true },

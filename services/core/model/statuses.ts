@@ -3,6 +3,7 @@
 // and consumers can still read what was removed.
 import type { Id } from '../ids.ts';
 import { defineCollection } from '../db/mongo.ts';
+import type { CarriedOutbox } from '../events/outbox.ts';
 
 export type Visibility = 'public' | 'unlisted' | 'private' | 'direct';
 export const VISIBILITIES: readonly Visibility[] = ['public', 'unlisted', 'private', 'direct'];
@@ -108,6 +109,8 @@ export interface StatusDoc {
   /** Remote statuses: when their replies were last crawled (Mastodon's fetched_replies_at). */
   fetchedRepliesAt?: Date | null;
   deletedAt: Date | null;
+  /** The events of its insert until they are published (events/outbox.ts writeCarried). */
+  outbox?: CarriedOutbox;
 }
 
 export const statuses = defineCollection<StatusDoc>(
@@ -127,7 +130,7 @@ export const statuses = defineCollection<StatusDoc>(
     // A remote Delete may name a quote approval (FEP-044f): asked for every Delete received.
     { key: { 'quote.approvalUri': 1 }, name: 'quote_approval', sparse: true },
   ],
-  { cachedById: true },
+  { cachedById: true, carriesOutbox: true },
 );
 
 export function postUniqueKey(id: Id): string {

@@ -3,9 +3,9 @@
 import type { Core } from '../../../services/core/context.ts';
 import type { OutboxEvent } from '../../../services/core/events/outbox.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
-import { statuses } from '../../../services/core/model/statuses.ts';
+import { statuses, type StatusDoc } from '../../../services/core/model/statuses.ts';
 import { postStatus } from '../../../services/core/statuses/postStatus.ts';
-import { statusDeletedEvent, statusUpdatedEvent } from '../../../services/core/statuses/events.ts';
+import { statusCreatedEvent, statusDeletedEvent, statusUpdatedEvent } from '../../../services/core/statuses/events.ts';
 import { closeTestCore, createTestCore, eventually } from '../../support/core.ts';
 import { createTestUser } from '../../support/fixtures.ts';
 
@@ -80,4 +80,58 @@ it('publishes an edit and a delete whose write landed, and drops those whose wri
   ).rejects.toThrow(Crash);
   expect(await relayAll()).toBe(1);
   expect(published.some((e) => e.type === 'StatusDeleted' && e.payload.statusId === String(status._id))).toBe(true);
+});
+
+it('carries a post’s events in its document: unset once published, relayed from there after a crash', async () => {
+  const { account } = await createTestUser(core);
+  const status = await postStatus(core, account, { text: 'carried' });
+  expect(published.some((e) => e.type === 'StatusCreated' && e.payload.statusId === String(status._id))).toBe(true);
+  await eventually(
+    async () => !(await core.db.collection<StatusDoc>(statuses.name).findOne({ _id: status._id }))?.outbox,
+    10_000,
+    'the published events to be unset from the status',
+  );
+
+  // A crash after the insert, before the publish: the document holds the events; the relay
+  // publishes them once their lease runs out, and unsets them.
+  const crashed = { ...status, _id: await core.statusIds.next() };
+  crashed.uniqueKey = `s:${crashed._id}`;
+  crashed.uri = `${status.uri}-crashed`;
+  await expect(
+    core.outbox.writeCarried(
+      [statusCreatedEvent(crashed, { hasPoll: false })],
+      statuses,
+      crashed._id,
+      async (outbox) => {
+        await core.db.collection<StatusDoc>(statuses.name).insertOne({ ...crashed, outbox });
+        throw new Crash();
+      },
+    ),
+  ).rejects.toThrow(Crash);
+  // An insert that failed leaves nothing to relay.
+  await expect(
+    core.outbox.writeCarried(
+      [statusCreatedEvent({ ...crashed, _id: crashed._id + 1n }, { hasPoll: false })],
+      statuses,
+      0n,
+      async () => {
+        throw new Crash();
+      },
+    ),
+  ).rejects.toThrow(Crash);
+  expect(published.some((e) => e.payload.statusId === String(crashed._id))).toBe(false);
+
+  let relayed = 0;
+  await eventually(
+    async () => (relayed += await core.outbox.relayPending()) > 0,
+    10_000,
+    'the carried events to be relayed',
+  );
+  expect(relayed).toBe(1);
+  expect(published.filter((e) => e.payload.statusId === String(crashed._id)).map((e) => e.type)).toEqual([
+    'StatusCreated',
+  ]);
+  expect(published.some((e) => e.payload.statusId === String(crashed._id + 1n))).toBe(false);
+  expect((await core.db.collection<StatusDoc>(statuses.name).findOne({ _id: crashed._id }))?.outbox).toBeUndefined();
+  expect(await core.outbox.relayPending()).toBe(0);
 });
