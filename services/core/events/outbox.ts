@@ -76,6 +76,17 @@ export interface CarriedOutbox {
   records: Array<Pick<OutboxDoc, '_id' | 'type' | 'key' | 'occurredAt' | 'payload'>>;
 }
 
+/** The event of a stored record (an outbox document's or a carried one), for the relay to publish. */
+function fromStored(r: Pick<OutboxDoc, '_id' | 'type' | 'key' | 'occurredAt' | 'payload'>): OutboxEvent {
+  return {
+    eventId: r._id,
+    type: r.type as EventName,
+    key: r.key,
+    occurredAt: r.occurredAt,
+    payload: JSON.parse(r.payload) as Record<string, unknown>,
+  };
+}
+
 /** How long published records wait to be removed together (the relay's grace is far longer). */
 const REMOVAL_LINGER_MS = 50;
 
@@ -294,15 +305,7 @@ export class Outbox {
         continue;
       }
       try {
-        await this.sink.publish([
-          {
-            eventId: claimed._id,
-            type: claimed.type as EventName,
-            key: claimed.key,
-            occurredAt: claimed.occurredAt,
-            payload: JSON.parse(claimed.payload) as Record<string, unknown>,
-          },
-        ]);
+        await this.sink.publish([fromStored(claimed)]);
       } catch (err) {
         this.logger.warn({ err, eventId: claimed._id }, 'outbox relay: publish failed, will retry');
         break;
@@ -329,15 +332,7 @@ export class Outbox {
       if (!claimed?.outbox) break;
       const records = claimed.outbox.records;
       try {
-        await this.sink.publish(
-          records.map((r) => ({
-            eventId: r._id,
-            type: r.type as EventName,
-            key: r.key,
-            occurredAt: r.occurredAt,
-            payload: JSON.parse(r.payload) as Record<string, unknown>,
-          })),
-        );
+        await this.sink.publish(records.map(fromStored));
       } catch (err) {
         this.logger.warn({ err, eventIds: records.map((r) => r._id) }, 'outbox relay: publish failed, will retry');
         break;
