@@ -4,7 +4,10 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
 
 import org.h2.mvstore.WriteBuffer;
 import org.h2.mvstore.type.BasicDataType;
@@ -33,6 +36,26 @@ final class BsonDataTypes {
         } finally {
             bytes.release();
         }
+    }
+
+    /** A document's BSON bytes, to keep: index keys are written again with every change to their page. */
+    private static byte[] encode(Document document) {
+        ByteBuf bytes = Unpooled.buffer(64);
+        try {
+            BsonEncoder.encodeDocument(document, bytes);
+            byte[] encoded = new byte[bytes.readableBytes()];
+            bytes.readBytes(encoded);
+            return encoded;
+        } finally {
+            bytes.release();
+        }
+    }
+
+    /** The next BSON document's bytes, copied out of the page being read. */
+    private static byte[] readStored(ByteBuffer buffer) {
+        byte[] bytes = new byte[buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN).getInt()];
+        buffer.get(bytes);
+        return bytes;
     }
 
     private static Document readBson(ByteBuffer buffer) {
@@ -78,17 +101,21 @@ final class BsonDataTypes {
 
         @Override
         public int getMemory(IndexEntry entry) {
-            return 48 + 40 * entry.values.length;
+            return 64 + 60 * entry.values.length; // with its stored bytes
         }
 
         @Override
         public void write(WriteBuffer buffer, IndexEntry entry) {
-            writeBson(buffer, new Document("v", Arrays.asList(entry.values)));
+            if (entry.stored == null) entry.stored = encode(new Document("v", Arrays.asList(entry.values)));
+            buffer.put(entry.stored);
         }
 
         @Override
         public IndexEntry read(ByteBuffer buffer) {
-            return new IndexEntry(valuesOf(readBson(buffer)).toArray());
+            byte[] bytes = readStored(buffer);
+            IndexEntry entry = new IndexEntry(valuesOf(BsonDecoder.decodeBson(Unpooled.wrappedBuffer(bytes))).toArray());
+            entry.stored = bytes;
+            return entry;
         }
 
         @Override
@@ -108,19 +135,34 @@ final class BsonDataTypes {
 
         @Override
         public int getMemory(KeyValue keyValue) {
-            return 48 + 40 * keyValue.size();
+            return 112 + 60 * keyValue.size(); // with its stored bytes and their map entry
         }
+
+        /**
+         * Keys as stored, once written or read (as IndexEntry.stored; KeyValue is final, so kept
+         * beside it, for as long as the key is in memory). Keyed by equality, which for KeyValue is
+         * its values' equality: equal keys have the same encoding.
+         */
+        private final Map<KeyValue, byte[]> stored = Collections.synchronizedMap(new WeakHashMap<>());
 
         @Override
         public void write(WriteBuffer buffer, KeyValue keyValue) {
-            List<Object> values = new ArrayList<>(keyValue.size());
-            for (Object v : keyValue) values.add(SecondaryIndex.storable(v));
-            writeBson(buffer, new Document("v", values));
+            byte[] bytes = stored.get(keyValue);
+            if (bytes == null) {
+                List<Object> values = new ArrayList<>(keyValue.size());
+                for (Object v : keyValue) values.add(SecondaryIndex.storable(v));
+                bytes = encode(new Document("v", values));
+                stored.put(keyValue, bytes);
+            }
+            buffer.put(bytes);
         }
 
         @Override
         public KeyValue read(ByteBuffer buffer) {
-            return new KeyValue(valuesOf(readBson(buffer)));
+            byte[] bytes = readStored(buffer);
+            KeyValue keyValue = new KeyValue(valuesOf(BsonDecoder.decodeBson(Unpooled.wrappedBuffer(bytes))));
+            stored.put(keyValue, bytes);
+            return keyValue;
         }
 
         @Override

@@ -22,6 +22,13 @@ final class IndexEntry implements Serializable, Comparable<IndexEntry> {
 
     final Object[] values;
 
+    /**
+     * The entry as stored (BsonDataTypes.IndexEntryType), once written or read: a commit rewrites every
+     * page it touched whole (copy-on-write), so an entry is written again with each change to its page,
+     * and encoding it anew each time was most of the commits' CPU.
+     */
+    transient byte[] stored;
+
     IndexEntry(Object[] values) {
         this.values = values;
     }
