@@ -1,4 +1,4 @@
-// `npm run bench -- api [--ports=N] [--seconds=20] [--keep] [--phases=LIST] [--posting-only]`: the API's write path and single-object
+// `npm run bench -- api [--ports=N] [--seconds=20] [--keep] [--phases=LIST] [--posting-only] [--warmup=N]`: the API's write path and single-object
 // reads against `npm start` as a user gets it: its own Redis, Kafka and MongoDB-wire server with the
 // default settings (started under var/bench-api, stopped at the end; --ports=N puts them and the
 // server on N..N+5, default free ports) and one `services/main.ts all` process with package.json's
@@ -11,6 +11,8 @@
 // have expired by then, so its first seconds read MongoDB (a fresh run's figures are the ones to quote).
 // `--keep --posting-only` on a kept data set posts 4,000 more statuses on it instead (no setup).
 // --quick-setup writes the follows straight to MongoDB (no events; see writeFollows).
+// --warmup=N posts N statuses, not measured, before the measured 4,000 (a long-running server's
+// steady state: the JVMs' and V8's optimising compilers do their work on them).
 // --phases=posting,statuses,public,account,home (default: all) measures only those: the data set is
 // posted either way, but without `posting` its figures and targets are left out (e.g.
 // `--phases=public,account` for the read phases alone).
@@ -179,6 +181,9 @@ async function request(method: string, path: string, token: string, body?: unkno
  * without it (through the API, as a user makes them).
  */
 const quickSetup = process.argv.includes('--quick-setup');
+/** --warmup=N: N statuses posted (not measured) before the measured 4,000. */
+const warmup = Number(option('warmup') ?? 0);
+if (!Number.isInteger(warmup) || warmup < 0) throw new Error('--warmup: a number of statuses');
 async function writeFollows(c: Core, all: BenchUser[], targetOf: (i: number) => BenchUser): Promise<void> {
   const n = all.length * FOLLOWING;
   const ids = await nextSerialIds(c.db, 'follows', n);
@@ -372,6 +377,23 @@ try {
     await untilIdle(admin);
   }
   if (!kept || postAgain) {
+    const postOne = async (i: number) => {
+      const u = users[i % USERS]!;
+      const text = i % 10 === 0 ? `Benchmark post ${i} about #fedibench` : `Benchmark post ${i} with a few more words`;
+      const s = await request('POST', '/api/v1/statuses', u.token, { status: text, visibility: 'public' });
+      statusIds.push(String(s.id));
+    };
+    if (warmup > 0) {
+      // Posts before the measured ones, not counted: the JVMs' and V8's compilers do their work on
+      // them (a long-running server's steady state), and the measured posts follow them.
+      const tWarm = performance.now();
+      const cpuWarm = await treeCpu();
+      await concurrently(warmup, POST_CONCURRENCY, (i) => postOne(STATUSES + i));
+      await untilIdle(admin);
+      console.log(
+        `warm-up: ${warmup} statuses posted in ${((performance.now() - tWarm) / 1000).toFixed(1)} s, ${ms((((await treeCpu()) - cpuWarm) / warmup) * 1000)} ms of the tree's CPU per post (background included)`,
+      );
+    }
     // ---- posting: 4,000 statuses round-robin over the users, 16 at a time
     const posting = account();
     await posting.start();
@@ -383,12 +405,7 @@ try {
     const log0 = { ...logged };
     const t0 = performance.now();
     const t0Mono = process.hrtime.bigint();
-    const postSamples = await concurrently(STATUSES, POST_CONCURRENCY, async (i) => {
-      const u = users[i % USERS]!;
-      const text = i % 10 === 0 ? `Benchmark post ${i} about #fedibench` : `Benchmark post ${i} with a few more words`;
-      const s = await request('POST', '/api/v1/statuses', u.token, { status: text, visibility: 'public' });
-      statusIds.push(String(s.id));
-    });
+    const postSamples = await concurrently(STATUSES, POST_CONCURRENCY, postOne);
     const postSeconds = (performance.now() - t0) / 1000;
     // The monotonic clock (which CPU profiles' timestamps use): the posting window within a profile.
     console.log(`posting window (monotonic µs): ${t0Mono / 1000n}-${process.hrtime.bigint() / 1000n}`);
