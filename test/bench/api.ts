@@ -265,7 +265,8 @@ async function rssKb(pid: number): Promise<{ rss: number; peak: number }> {
 }
 
 /** The heaviest functions (self time) of the newest CPU profile in `dir`. */
-function profileSummary(dir: string, top = 15): string[] {
+/** The server's heaviest functions by self time, within `window` (monotonic µs) when given. */
+function profileSummary(dir: string, window: [bigint, bigint] | null, top = 15): string[] {
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.cpuprofile'))
     .map((f) => join(dir, f));
@@ -274,11 +275,16 @@ function profileSummary(dir: string, top = 15): string[] {
   const p = JSON.parse(readFileSync(newest, 'utf8')) as {
     nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
     samples: number[];
+    startTime: number;
+    timeDeltas: number[];
   };
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const self = new Map<string, number>();
   let busy = 0;
-  for (const id of p.samples) {
+  let at = p.startTime;
+  for (const [i, id] of p.samples.entries()) {
+    at += p.timeDeltas[i] ?? 0;
+    if (window && (at < Number(window[0]) || at > Number(window[1]))) continue;
     const f = byId.get(id)!.callFrame;
     if (f.functionName === '(idle)') continue;
     busy++;
@@ -291,6 +297,8 @@ function profileSummary(dir: string, top = 15): string[] {
     .map(([k, n]) => `${((100 * n) / busy).toFixed(1)}% ${k}`);
 }
 
+/** When the measured posts were made (monotonic µs, the clock of CPU profiles' timestamps). */
+let postingWindow: [bigint, bigint] | null = null;
 const rows: string[][] = [];
 const targets: Target[] = [];
 const notes: string[] = [];
@@ -408,7 +416,8 @@ try {
     const postSamples = await concurrently(STATUSES, POST_CONCURRENCY, postOne);
     const postSeconds = (performance.now() - t0) / 1000;
     // The monotonic clock (which CPU profiles' timestamps use): the posting window within a profile.
-    console.log(`posting window (monotonic µs): ${t0Mono / 1000n}-${process.hrtime.bigint() / 1000n}`);
+    postingWindow = [t0Mono / 1000n, process.hrtime.bigint() / 1000n];
+    console.log(`posting window (monotonic µs): ${postingWindow[0]}-${postingWindow[1]}`);
     if (!measured('posting')) {
       console.log(`${STATUSES} statuses posted in ${postSeconds.toFixed(1)} s (posting not measured: --phases)`);
       await untilIdle(admin);
@@ -588,8 +597,10 @@ try {
   await stopLocalInfra(settings, say);
 }
 if (profileDir && existsSync(profileDir)) {
-  console.log("\n  the server's heaviest functions (self time, share of its busy time, whole run):");
-  for (const line of profileSummary(profileDir)) console.log(`    ${line}`);
+  console.log(
+    `\n  the server's heaviest functions (self time, share of its busy time, ${postingWindow ? 'while posting' : 'whole run'}):`,
+  );
+  for (const line of profileSummary(profileDir, postingWindow)) console.log(`    ${line}`);
 }
 printTargets('api', targets);
 process.exit(0);
