@@ -73,11 +73,18 @@ const outboxCollection = defineCollection<OutboxDoc>('outbox', [{ key: { leaseUn
 export interface CarriedOutbox {
   leaseUntil: Date;
   attempts: number;
-  records: Array<Pick<OutboxDoc, '_id' | 'type' | 'key' | 'occurredAt' | 'payload'>>;
+  records: StoredRecord[];
+}
+
+type StoredRecord = Pick<OutboxDoc, '_id' | 'type' | 'key' | 'occurredAt' | 'payload'>;
+
+/** An event as stored (in an outbox document or carried by the inserted one); fromStored undoes it. */
+function toStored(r: OutboxEvent): StoredRecord {
+  return { _id: r.eventId, type: r.type, key: r.key, occurredAt: r.occurredAt, payload: JSON.stringify(r.payload) };
 }
 
 /** The event of a stored record (an outbox document's or a carried one), for the relay to publish. */
-function fromStored(r: Pick<OutboxDoc, '_id' | 'type' | 'key' | 'occurredAt' | 'payload'>): OutboxEvent {
+function fromStored(r: StoredRecord): OutboxEvent {
   return {
     eventId: r._id,
     type: r.type as EventName,
@@ -152,11 +159,7 @@ export class Outbox {
     if (records.length > 0) {
       await this.recording.add(
         records.map((r, i) => ({
-          _id: r.eventId,
-          type: r.type,
-          key: r.key,
-          occurredAt: r.occurredAt,
-          payload: JSON.stringify(r.payload),
+          ...toStored(r),
           verify: EJSON.stringify(events[i].verify, { relaxed: false }),
           leaseUntil: new Date(now.getTime() + this.graceMs),
           attempts: 0,
@@ -222,13 +225,7 @@ export class Outbox {
     const result = await insert({
       leaseUntil: new Date(now.getTime() + this.graceMs),
       attempts: 0,
-      records: records.map((r) => ({
-        _id: r.eventId,
-        type: r.type,
-        key: r.key,
-        occurredAt: r.occurredAt,
-        payload: JSON.stringify(r.payload),
-      })),
+      records: records.map(toStored),
     });
     if (tracingStages) traceStatuses(records, 'written');
     if (await this.published(records)) this.removeLater(records, this.unsettingOf(carrier.name), [docId]);

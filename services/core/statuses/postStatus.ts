@@ -210,7 +210,7 @@ async function createStatus(
 
   // A quote of a remote post asks its author's server for approval (FEP-044f QuoteRequest).
   const requests = quote?.state === 'pending' && quoted ? await quoteRequestEvents(core, author, status, quoted) : [];
-  // The events ride in the status document (ADR 0015): one insert, no outbox record of their own.
+  // The events ride in the status document (ADR 0016): one insert, no outbox record of their own.
   const events = [statusCreatedEvent(status, { hasPoll: poll !== null }), ...requests];
   await core.outbox.writeCarried(events, statuses, id, async (outbox) => {
     if (poll) status.pollId = await createStatusPoll(core, id, author._id, poll);

@@ -58,6 +58,11 @@ final class BsonDataTypes {
         return bytes;
     }
 
+    /** The values of an index key from its stored bytes (`{v: [...]}`). */
+    private static List<Object> decodeValues(byte[] stored) {
+        return valuesOf(BsonDecoder.decodeBson(Unpooled.wrappedBuffer(stored)));
+    }
+
     private static Document readBson(ByteBuffer buffer) {
         int length = buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN).getInt();
         ByteBuffer slice = buffer.slice();
@@ -113,7 +118,7 @@ final class BsonDataTypes {
         @Override
         public IndexEntry read(ByteBuffer buffer) {
             byte[] bytes = readStored(buffer);
-            IndexEntry entry = new IndexEntry(valuesOf(BsonDecoder.decodeBson(Unpooled.wrappedBuffer(bytes))).toArray());
+            IndexEntry entry = new IndexEntry(decodeValues(bytes).toArray());
             entry.stored = bytes;
             return entry;
         }
@@ -160,7 +165,7 @@ final class BsonDataTypes {
         @Override
         public KeyValue read(ByteBuffer buffer) {
             byte[] bytes = readStored(buffer);
-            KeyValue keyValue = new KeyValue(valuesOf(BsonDecoder.decodeBson(Unpooled.wrappedBuffer(bytes))));
+            KeyValue keyValue = new KeyValue(decodeValues(bytes));
             stored.put(keyValue, bytes);
             return keyValue;
         }
