@@ -8,8 +8,10 @@
 FROM node:24-trixie-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-# The postinstall step (uWebSockets.js compatibility) runs during npm ci.
+# The postinstall step (uWebSockets.js compatibility, then patch-package's fixes in patches/)
+# runs during npm ci.
 COPY scripts/uws-compat.ts scripts/elf-verneed.ts scripts/
+COPY patches ./patches
 RUN npm ci --omit=dev --no-audit --no-fund \
   && npm cache clean --force
 
@@ -38,5 +40,5 @@ EXPOSE 3000 4000
 # Whichever role runs: its readiness on PORT (api, pipeline) or STREAMING_PORT (streaming).
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "deploy/docker/healthcheck.ts"]
-ENTRYPOINT ["tini", "--", "node", "--max-semi-space-size=64", "--disable-warning=TimeoutNegativeWarning", "services/main.ts"]
+ENTRYPOINT ["tini", "--", "node", "--max-semi-space-size=64", "services/main.ts"]
 CMD ["all"]

@@ -81,8 +81,6 @@ const jest = spawnSync(
       ...infraEnv,
       ...namedServers,
       ...process.env,
-      // kafkajs 2.2.4 schedules a negative timeout on Node 24; the warning is noise.
-      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --disable-warning=TimeoutNegativeWarning`.trim(),
     },
   },
 );

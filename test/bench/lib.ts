@@ -29,7 +29,6 @@ export async function startRole(
   const child = spawn(
     process.execPath,
     [
-      '--disable-warning=TimeoutNegativeWarning',
       ...nodeArgs,
       // For a look inside, e.g. BENCH_ROLE_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'.
       ...(process.env.BENCH_ROLE_NODE_ARGS?.split(' ').filter(Boolean) ?? []),

@@ -26,11 +26,11 @@ const publicUrl = `http://127.0.0.1:${base}`;
 
 function cli(command: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      ['--disable-warning=TimeoutNegativeWarning', join(root, 'deploy/local/cluster/cli.ts'), command],
-      { cwd: root, env: { ...process.env, ...clusterEnv }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = spawn(process.execPath, [join(root, 'deploy/local/cluster/cli.ts'), command], {
+      cwd: root,
+      env: { ...process.env, ...clusterEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));

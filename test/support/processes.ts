@@ -62,7 +62,7 @@ export interface ChildRun {
  * `ipc`: with a channel for the messages the child sends (process.send).
  */
 export function startNode(script: string, args: string[], env: Record<string, string>, ipc = false): ChildRun {
-  const nodeArgs = ['--disable-warning=TimeoutNegativeWarning', join(projectRoot, script), ...args];
+  const nodeArgs = [join(projectRoot, script), ...args];
   return startProcess(nodeBin, nodeArgs, env, ipc);
 }
 

@@ -143,7 +143,7 @@ export async function startCluster(s: ClusterSettings, say: Say): Promise<void> 
     delete env.REDIS_URL;
     const main = join(s.root, 'services/main.ts');
     const node = process.execPath;
-    const nodeArgs = ['--disable-warning=TimeoutNegativeWarning', main];
+    const nodeArgs = [main];
     const startRole = (p: RoleProcess) =>
       ensureProcess(s, p.name, node, [...nodeArgs, ...p.args], say, {
         ...env,
