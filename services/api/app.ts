@@ -10,13 +10,16 @@ import authPlugin from './plugins/auth.ts';
 import { DomainError } from './errors.ts';
 import { registerAreas } from './areas.ts';
 import { liveness } from '../core/db/mongoContact.ts';
+import { requestLineLogger } from '../core/logger.ts';
 
 export type Api = FastifyInstance;
 
 export async function buildApi(core: Core): Promise<FastifyInstance> {
   // Routes use the TypeBox type provider: their input types come from their schemas.
+  const log = core.logger.child({ role: 'api' });
+  const requestLines = requestLineLogger(log);
   const app = Fastify({
-    loggerInstance: core.logger.child({ role: 'api' }) as FastifyBaseLogger,
+    loggerInstance: log as FastifyBaseLogger,
     trustProxy: core.config.trustedProxies,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -34,8 +37,8 @@ export async function buildApi(core: Core): Promise<FastifyInstance> {
     request.log.debug({ req: request }, 'incoming request');
   });
   app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      { req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
+    requestLines.info(
+      { reqId: request.id, req: request, res: { statusCode: reply.statusCode }, responseTime: reply.elapsedTime },
       'request completed',
     );
   });

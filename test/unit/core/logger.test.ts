@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger, redactUrl } from '../../../services/core/logger.ts';
+import { createLogger, redactUrl, requestLineLogger } from '../../../services/core/logger.ts';
 
 describe('redactUrl', () => {
   it('hides the values of secret query parameters and keeps the rest', () => {
@@ -14,22 +14,49 @@ describe('redactUrl', () => {
   });
 });
 
+function captured(): { sink: Writable; text: () => string } {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  return { sink, text: () => lines.join('') };
+}
+
 describe('createLogger', () => {
   it('serialises requests without their secrets', () => {
-    const lines: string[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        lines.push(chunk.toString());
-        done();
-      },
-    });
+    const { sink, text } = captured();
     const logger = createLogger('info', 'test', sink);
     logger.info(
       { req: { method: 'GET', url: '/x?access_token=SECRET', headers: { authorization: 'Bearer SECRET' } } },
       'hi',
     );
-    const out = lines.join('');
+    const out = text();
     expect(out).toContain('/x?access_token=[redacted]');
+    expect(out).not.toContain('SECRET');
+  });
+});
+
+describe('requestLineLogger', () => {
+  it('writes the request line without secrets, and leaves the other lines redacted', () => {
+    const { sink, text } = captured();
+    const logger = createLogger('info', 'test', sink);
+    const lines = requestLineLogger(logger);
+    lines.info(
+      {
+        reqId: 'r1',
+        req: { method: 'GET', url: '/x?access_token=SECRET', headers: { authorization: 'Bearer SECRET' } },
+        res: { statusCode: 200 },
+      },
+      'request completed',
+    );
+    logger.info({ body: { password: 'SECRET' } }, 'other');
+    const out = text();
+    expect(out).toContain('"reqId":"r1"');
+    expect(out).toContain('/x?access_token=[redacted]');
+    expect(out).toContain('"password":"[redacted]"');
     expect(out).not.toContain('SECRET');
   });
 });
