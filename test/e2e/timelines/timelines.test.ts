@@ -53,24 +53,16 @@ async function post(user: TestUser, body: Record<string, unknown>): Promise<stri
 }
 
 /** Waits until the fan-out has handled `marker` (a status the author's home feed gets). */
-async function fannedOut(author: TestUser, marker: string): Promise<void> {
-  await eventually(
-    async () => (await core.redis.zscore(feedKey('home', author.account._id), marker)) !== null,
-    20_000,
-    `fan-out of ${marker}`,
-  );
-}
-
 /**
- * Waits until an active follower's feed has the status. The author's own feed is written beside
- * the followers' (fanOut.ts), so it does not tell that they are done; the followers of a small
- * account are written in one script, so an active one's feed does.
+ * Waits until `reader`'s home feed has the status. The author's own feed is written beside the
+ * followers' (fanOut.ts), so it tells only about itself; the followers of a small account are
+ * written in one script, so an active follower's feed tells that they all are done.
  */
-async function fannedOutTo(witness: TestUser, marker: string): Promise<void> {
+async function fannedOut(reader: TestUser, marker: string): Promise<void> {
   await eventually(
-    async () => (await core.redis.zscore(feedKey('home', witness.account._id), marker)) !== null,
+    async () => (await core.redis.zscore(feedKey('home', reader.account._id), marker)) !== null,
     20_000,
-    `fan-out of ${marker} to the followers`,
+    `fan-out of ${marker} to ${reader.account.username}`,
   );
 }
 
@@ -98,7 +90,7 @@ test('the home feed gets what Mastodon would insert, and nothing else', async ()
   const reblog = (await call('POST', `/api/v1/statuses/${friendPost}/reblog`, author.token)).body.id;
   const marker = await post(author, { status: 'last one' });
   await fannedOut(author, marker);
-  await fannedOutTo(follower!, marker);
+  await fannedOut(follower!, marker);
 
   expect(await home(follower!)).toEqual([marker, reblog, privateOne, hello]);
   expect(await home(noReblogs!)).toEqual([marker, privateOne, hello]);
@@ -154,20 +146,20 @@ test('a user away longer than the active window gets no fan-out; coming back reb
   await call('POST', `/api/v1/accounts/${author.account._id}/follow`, away.token);
   await call('POST', `/api/v1/accounts/${author.account._id}/follow`, witness.token);
   const before = await post(author, { status: 'while you were here' });
-  await fannedOutTo(witness, before);
+  await fannedOut(witness, before);
   expect(await core.redis.zscore(feedKey('home', away.account._id), before)).not.toBeNull();
 
   // The window passes: the marker expires, and the fan-out leaves the feed alone.
   await core.redis.del(activeKey(away.account._id));
   const during = await post(author, { status: 'while you were away' });
-  await fannedOutTo(witness, during);
+  await fannedOut(witness, during);
   expect(await core.redis.zscore(feedKey('home', away.account._id), during)).toBeNull();
 
   // Back: the first read rebuilds the feed from MongoDB, and the fan-out feeds it again.
   expect(await home(away)).toEqual([during, before]);
   expect(await core.redis.get(activeKey(away.account._id))).toBe('ok');
   const after = await post(author, { status: 'welcome back' });
-  await fannedOutTo(witness, after);
+  await fannedOut(witness, after);
   expect(await core.redis.zscore(feedKey('home', away.account._id), after)).not.toBeNull();
 });
 
@@ -180,13 +172,13 @@ test('a returning user’s API use marks the feed for a rebuild, which merges wh
   await core.redis.del(activeKey(back.account._id));
   const missed = await post(author, { status: 'missed' });
   // Done for the followers before the marker comes back (else the fan-out may write it after).
-  await fannedOutTo(witness, missed);
+  await fannedOut(witness, missed);
   forgetActivityRefreshes();
   // Any API use records the activity: the marker comes back as "stale", so the fan-out writes again.
   expect((await call('GET', '/api/v1/accounts/verify_credentials', back.token)).status).toBe(200);
   expect(await core.redis.get(activeKey(back.account._id))).toBe('stale');
   const fresh = await post(author, { status: 'fresh' });
-  await fannedOutTo(witness, fresh);
+  await fannedOut(witness, fresh);
   expect(await core.redis.zscore(feedKey('home', back.account._id), fresh)).not.toBeNull();
   expect(await core.redis.zscore(feedKey('home', back.account._id), missed)).toBeNull();
   // The read sees the stale marker and merges the rebuild into what the fan-out wrote.
