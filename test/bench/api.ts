@@ -140,10 +140,10 @@ const redisCounts = async (c: Core): Promise<Record<string, number>> => {
   return out;
 };
 const readRequests = () => readCountsFile(requestCounts);
-/** Counts per post between two readings, biggest first (those of at least 0.01). */
-const perPost = (before: Record<string, number>, after: Record<string, number>) => {
+/** Counts per operation (a post by default) between two readings, biggest first (those of at least 0.01). */
+const perPost = (before: Record<string, number>, after: Record<string, number>, ops = STATUSES) => {
   const per = Object.entries(after)
-    .map(([k, n]) => [k, (n - (before[k] ?? 0)) / STATUSES] as const)
+    .map(([k, n]) => [k, (n - (before[k] ?? 0)) / ops] as const)
     .filter(([, n]) => n >= 0.01)
     .sort((a, b) => b[1] - a[1]);
   return `${per.reduce((a, [, n]) => a + n, 0).toFixed(2)}: ${per.map(([k, n]) => `${k} ${n.toFixed(2)}`).join(', ')}`;
@@ -299,6 +299,9 @@ function profileSummary(dir: string, window: [bigint, bigint] | null, top = 15):
 
 /** When the measured posts were made (monotonic µs, the clock of CPU profiles' timestamps). */
 let postingWindow: [bigint, bigint] | null = null;
+/** Each measured phase's window on that clock, for the profile's summary per phase. */
+const windows: { phase: string; window: [bigint, bigint] }[] = [];
+const monotonicUs = () => process.hrtime.bigint() / 1000n;
 const rows: string[][] = [];
 const targets: Target[] = [];
 const notes: string[] = [];
@@ -423,6 +426,7 @@ try {
       await untilIdle(admin);
     }
     if (measured('posting')) {
+      windows.push({ phase: 'posting', window: postingWindow });
       const cpuWhilePosting = (await treeCpu()) - cpu0;
       const whilePosting = await posting.stop(postSeconds);
       const postLog = { bytes: logged.bytes - log0.bytes, lines: logged.lines - log0.lines };
@@ -520,6 +524,9 @@ try {
     const c0 = await treeCpu();
     const p0 = await byProcess();
     const l0 = { ...logged };
+    const commandsBefore = await readCounts();
+    const redisBefore = await redisCounts(core);
+    const readFrom = monotonicUs();
     const result = await autocannon({
       url: base,
       connections: READ_CONCURRENCY,
@@ -535,8 +542,16 @@ try {
         },
       ],
     });
+    windows.push({ phase: phase.name, window: [readFrom, monotonicUs()] });
     const used = await reading.stop(seconds);
     const count = result.requests.total;
+    if (commandCounts)
+      notes.push(`${phase.name}: MongoDB commands per request ${perPost(commandsBefore, await readCounts(), count)}`);
+    const redisAfter = await redisCounts(core);
+    const redisReads = ((redisAfter['(socket reads)'] ?? 0) - (redisBefore['(socket reads)'] ?? 0)) / count;
+    notes.push(
+      `${phase.name}: Redis commands per request (${redisReads.toFixed(2)} socket reads): ${perPost(redisBefore, redisAfter, count)}`,
+    );
     if (result.non2xx > 0 || result.errors > 0 || result.timeouts > 0)
       throw new Error(`${phase.name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
     const rate = count / seconds;
@@ -597,10 +612,12 @@ try {
   await stopLocalInfra(settings, say);
 }
 if (profileDir && existsSync(profileDir)) {
-  console.log(
-    `\n  the server's heaviest functions (self time, share of its busy time, ${postingWindow ? 'while posting' : 'whole run'}):`,
-  );
-  for (const line of profileSummary(profileDir, postingWindow)) console.log(`    ${line}`);
+  for (const { phase, window } of windows.length > 0 ? windows : [{ phase: 'whole run', window: null }]) {
+    console.log(
+      `\n  the server's heaviest functions (self time, share of its busy time), ${phase}${window ? ` (monotonic µs ${window[0]}-${window[1]})` : ''}:`,
+    );
+    for (const line of profileSummary(profileDir, window)) console.log(`    ${line}`);
+  }
 }
 printTargets('api', targets);
 process.exit(0);
