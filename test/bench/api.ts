@@ -297,8 +297,6 @@ function profileSummary(dir: string, window: [bigint, bigint] | null, top = 15):
     .map(([k, n]) => `${((100 * n) / busy).toFixed(1)}% ${k}`);
 }
 
-/** When the measured posts were made (monotonic µs, the clock of CPU profiles' timestamps). */
-let postingWindow: [bigint, bigint] | null = null;
 /** Each measured phase's window on that clock, for the profile's summary per phase. */
 const windows: { phase: string; window: [bigint, bigint] }[] = [];
 const monotonicUs = () => process.hrtime.bigint() / 1000n;
@@ -419,7 +417,8 @@ try {
     const postSamples = await concurrently(STATUSES, POST_CONCURRENCY, postOne);
     const postSeconds = (performance.now() - t0) / 1000;
     // The monotonic clock (which CPU profiles' timestamps use): the posting window within a profile.
-    postingWindow = [t0Mono / 1000n, process.hrtime.bigint() / 1000n];
+    // When the posts were made (monotonic µs, the clock of CPU profiles' timestamps).
+    const postingWindow: [bigint, bigint] = [t0Mono / 1000n, process.hrtime.bigint() / 1000n];
     console.log(`posting window (monotonic µs): ${postingWindow[0]}-${postingWindow[1]}`);
     if (!measured('posting')) {
       console.log(`${STATUSES} statuses posted in ${postSeconds.toFixed(1)} s (posting not measured: --phases)`);
