@@ -43,7 +43,7 @@ const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name
 const USERS = 100;
 const FOLLOWING = 50;
 const STATUSES = 4000;
-const POST_CONCURRENCY = 16;
+const POST_CONCURRENCY = Number(process.env.BENCH_POST_CONCURRENCY ?? 16);
 const READ_CONCURRENCY = 32;
 const seconds = Number(option('seconds') ?? 20);
 const PHASES = ['posting', 'statuses', 'public', 'account', 'home'] as const;

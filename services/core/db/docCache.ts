@@ -175,33 +175,14 @@ export async function readThrough<T extends Document, R>(
   }
   if (missing.length === 0) return out;
   // The generations before the read: a write after this point keeps what we read out of the cache.
-  let generations: string[] = [];
-  if (redis) {
-    const pipe = batch(redis);
-    for (const id of missing) pipe.get(generationKey(name, id));
-    const replies = await pipe.exec().catch(() => null);
-    generations = missing.map((_, i) => {
-      const [err, value] = replies?.[i] ?? [new Error('no reply'), null];
-      return err ? '\u0000' : ((value as string | null) ?? ''); // unreadable: never matches, no fill
-    });
-  }
-  const generationOf = new Map(missing.map((id, i) => [id, generations[i]]));
+  const generationOf = redis ? await generationsOf(redis, name, missing) : new Map<bigint, string>();
   const found = view.base
     ? ([...(await readThrough(core, view.base, missing)).values()] as { _id: bigint }[])
-    : await core.db
-        .collection<{ _id: bigint }>(name)
-        .find({ _id: { $in: missing } }, Object.keys(view.projection).length > 0 ? { projection: view.projection } : {})
-        .toArray();
+    : await findForView(core, view, missing);
   const values: R[] = view.derive ? await view.derive(core, found as unknown as T[]) : (found as unknown as R[]);
   if (redis && found.length > 0) {
     const pipe = batch(redis);
-    found.forEach((doc, i) => {
-      const id = doc._id;
-      const value = view.derive ? JSON.stringify(values[i]) : Buffer.from(BSON.serialize(doc));
-      const generation = generationOf.get(id);
-      if (generation === undefined) return;
-      pipe.eval(FILL, 2, docKey(name, id), generationKey(name, id), view.name, value, ENTRY_TTL_SECONDS, generation);
-    });
+    fillAll(pipe, view, found, values, generationOf);
     await pipe.exec().catch(() => undefined);
   }
   found.forEach((doc, i) => {
@@ -209,6 +190,96 @@ export async function readThrough<T extends Document, R>(
     if (view.derive) keepLocally(doc._id, values[i] as R);
   });
   return out;
+}
+
+/**
+ * Fills `view`, and the views it is derived from, with the documents of `ids` that a write of this
+ * process has just dropped: readThrough would first ask Redis for each view's copy, known to be
+ * gone, then MongoDB; this reads their generations, makes one MongoDB query and fills every view
+ * in one pipeline. The same generation check keeps a copy read before a later write out.
+ */
+export async function refill<T extends Document, R>(
+  core: Core,
+  view: DocView<T, R>,
+  ids: readonly bigint[],
+): Promise<void> {
+  const redis = redisOf.get(core.db) as CacheRedis | undefined;
+  const unique = [...new Set(ids)];
+  if (!redis || unique.length === 0) {
+    await readThrough(core, view, unique);
+    return;
+  }
+  // The stored documents' view first, then each view derived from the one before.
+  const chain: DocView<T, unknown>[] = [];
+  for (let v: DocView<T, unknown> | undefined = view; v; v = v.base) chain.unshift(v);
+  const name = view.collection.name;
+  const generationOf = await generationsOf(redis, name, unique);
+  const docs = await findForView(core, chain[0]!, unique);
+  if (docs.length === 0) return;
+  const pipe = batch(redis);
+  const now = Date.now();
+  let values: unknown[] = docs;
+  for (const v of chain) {
+    if (v.derive) values = await v.derive(core, values as T[]);
+    fillAll(pipe, v, docs, values, generationOf);
+    if (v.derive && v.localTtlMs) {
+      const local = localOf(core.db, name, v.name, v.localTtlMs);
+      docs.forEach((doc, i) => local.set(doc._id, values[i], now));
+    }
+  }
+  await pipe.exec().catch(() => undefined);
+}
+
+/** The generations of the documents of `ids` ('\u0000' where unreadable: never matches, no fill). */
+async function generationsOf(redis: Redis, name: string, ids: readonly bigint[]): Promise<Map<bigint, string>> {
+  const pipe = batch(redis);
+  for (const id of ids) pipe.get(generationKey(name, id));
+  const replies = await pipe.exec().catch(() => null);
+  return new Map(
+    ids.map((id, i) => {
+      const [err, value] = replies?.[i] ?? [new Error('no reply'), null];
+      return [id, err ? '\u0000' : ((value as string | null) ?? '')];
+    }),
+  );
+}
+
+/** The documents of `ids` as `view` projects them, from MongoDB. */
+function findForView<T extends Document>(
+  core: Core,
+  view: DocView<T, unknown>,
+  ids: readonly bigint[],
+): Promise<{ _id: bigint }[]> {
+  const projection = Object.keys(view.projection).length > 0 ? { projection: view.projection } : {};
+  return core.db
+    .collection<{ _id: bigint }>(view.collection.name)
+    .find({ _id: { $in: [...ids] } }, projection)
+    .toArray();
+}
+
+/** Queues the fill of `view`'s copy of each of `docs` (its value at the same index), generation checked. */
+function fillAll<T extends Document>(
+  pipe: ReturnType<typeof batch>,
+  view: DocView<T, unknown>,
+  docs: readonly { _id: bigint }[],
+  values: readonly unknown[],
+  generationOf: ReadonlyMap<bigint, string>,
+): void {
+  const name = view.collection.name;
+  docs.forEach((doc, i) => {
+    const generation = generationOf.get(doc._id);
+    if (generation === undefined) return;
+    const value = view.derive ? JSON.stringify(values[i]) : Buffer.from(BSON.serialize(doc));
+    pipe.eval(
+      FILL,
+      2,
+      docKey(name, doc._id),
+      generationKey(name, doc._id),
+      view.name,
+      value,
+      ENTRY_TTL_SECONDS,
+      generation,
+    );
+  });
 }
 
 /** Drops the cached copies of `ids` and keeps reads that began before out of the cache. */

@@ -19,7 +19,7 @@ import { collection } from '../db/mongo.ts';
 import { findInOrder } from '../db/findInOrder.ts';
 import { accountView, type CachedAccount } from '../model/accounts.ts';
 import { defineViewOf, definePickView } from '../db/docViews.ts';
-import { readThrough } from '../db/docCache.ts';
+import { readThrough, refill } from '../db/docCache.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { polls } from '../model/polls.ts';
 import { EVERYONE_ROLE, roleOfUser, type EffectiveRole } from '../roles/roles.ts';
@@ -88,11 +88,11 @@ const authorView = defineViewOf(
 );
 
 /**
- * Reads the rendered authors of `accountIds` through the cache, filling it: a writer whose change
- * dropped them (a post's counters) refills them for the readers that follow, in one query.
+ * Refills the rendered authors of `accountIds` and their account copies, which a write of this
+ * process just dropped (a post's counters), for the readers that follow: one MongoDB query.
  */
 export async function warmRenderedAuthors(core: Core, accountIds: Id[]): Promise<void> {
-  await readThrough(core, authorView, accountIds);
+  await refill(core, authorView, accountIds);
 }
 
 const NO_FILTERS_TTL_SECONDS = 60;

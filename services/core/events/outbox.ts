@@ -211,13 +211,16 @@ export class Outbox {
    * write() for events whose write is the insert of one document into a collection declared
    * `carriesOutbox`: `insert` stores the records in the document's `outbox` field, so no outbox
    * record of their own is written first, and none is left by an insert that failed. Published,
-   * they are unset from the document (lingering, shared, not waited for).
+   * they are unset from the document (lingering, shared, not waited for). `alongside`: what follows
+   * the insert and needs nothing of the publish (the post's counters), done while it is under way:
+   * the caller waits for the longer of the two instead of both in turn.
    */
   async writeCarried<T>(
     events: Array<Omit<NewEvent, 'verify'>>,
     carrier: CollectionDef<Document>,
     docId: unknown,
     insert: (outbox: CarriedOutbox) => Promise<T>,
+    alongside?: (inserted: T) => Promise<void>,
   ): Promise<T> {
     if (!carrier.carriesOutbox) throw new Error(`${carrier.name} is not declared carriesOutbox`);
     const now = new Date();
@@ -228,8 +231,17 @@ export class Outbox {
       records: records.map(toStored),
     });
     if (tracingStages) traceStatuses(records, 'written');
-    if (await this.published(records)) this.removeLater(records, this.unsettingOf(carrier.name), [docId]);
-    if (tracingStages) traceStatuses(records, 'produced');
+    // `published` never rejects (a failed send is left to the relay): waited for even when
+    // `alongside` fails, so that nothing of this write is still under way when the caller hears.
+    const publishing = this.published(records).then((ok) => {
+      if (ok) this.removeLater(records, this.unsettingOf(carrier.name), [docId]);
+      if (tracingStages) traceStatuses(records, 'produced');
+    });
+    try {
+      await alongside?.(result);
+    } finally {
+      await publishing;
+    }
     return result;
   }
 

@@ -212,13 +212,40 @@ async function createStatus(
   const requests = quote?.state === 'pending' && quoted ? await quoteRequestEvents(core, author, status, quoted) : [];
   // The events ride in the status document (ADR 0016): one insert, no outbox record of their own.
   const events = [statusCreatedEvent(status, { hasPoll: poll !== null }), ...requests];
-  await core.outbox.writeCarried(events, statuses, id, async (outbox) => {
-    if (poll) status.pollId = await createStatusPoll(core, id, author._id, poll);
-    if (media.length > 0) await attachMedia(core, media, id);
-    await statusInsertsOf(core).insertOne({ ...status, outbox });
-    keepPosted(core, status);
-  });
-  await countNewStatus(core, status);
+  // The author's counters are written beside the insert, not after it (ADR 0018): each waits for
+  // a group commit, and the counters after the insert were the longest wait of a post's answer.
+  // An insert that fails takes its count back.
+  const counting = countAuthor(core, status);
+  const counted = counting.then(
+    () => true,
+    () => false,
+  );
+  let inserted = false;
+  try {
+    await core.outbox.writeCarried(
+      events,
+      statuses,
+      id,
+      async (outbox) => {
+        if (poll) status.pollId = await createStatusPoll(core, id, author._id, poll);
+        if (media.length > 0) await attachMedia(core, media, id);
+        await statusInsertsOf(core).insertOne({ ...status, outbox });
+        inserted = true;
+        keepPosted(core, status);
+      },
+      // While the events are published: the count (awaited, so the answer shows it) and the reply's.
+      async () => {
+        await counting;
+        await countReply(core, status);
+      },
+    );
+  } catch (err) {
+    if (!inserted && (await counted))
+      await uncountAuthor(core, status).catch((undo: unknown) =>
+        core.logger.error({ err: undo, statusId: String(id) }, 'count of a post that was not stored not taken back'),
+      );
+    throw err;
+  }
   if (quote?.state === 'accepted') await countQuote(core, quote.quotedStatusId, 1);
   return status;
 }
@@ -302,7 +329,24 @@ function authorCountersOf(core: Core): Coalescer<StatusDoc> {
 
 /** Denormalised counters (Mastodon: direct messages do not count; replies count on public threads). */
 export async function countNewStatus(core: Core, status: StatusDoc): Promise<void> {
-  if (status.visibility !== 'direct') await authorCountersOf(core).add([status]);
+  await countAuthor(core, status);
+  await countReply(core, status);
+}
+
+/** The author's `statuses_count` and `last_status_at`, shared with concurrent posts. */
+function countAuthor(core: Core, status: StatusDoc): Promise<void> {
+  return status.visibility === 'direct' ? Promise.resolve() : authorCountersOf(core).add([status]);
+}
+
+/** Takes back countAuthor for a post whose insert failed (marked as a deletion of its id would be). */
+async function uncountAuthor(core: Core, status: StatusDoc): Promise<void> {
+  await countOnce(collection(core.db, accounts), [
+    { _id: status.accountId, inc: { statusesCount: -1 }, mark: `s-${status._id}` },
+  ]);
+}
+
+/** The replied-to status's `replies_count`. */
+async function countReply(core: Core, status: StatusDoc): Promise<void> {
   const parentId = countedParentOf(status);
   if (parentId !== null)
     await collection(core.db, statuses).updateOne({ _id: parentId }, { $inc: { repliesCount: 1 } });

@@ -6,7 +6,7 @@ import { createTestCore, closeTestCore } from '../../support/core.ts';
 import type { Core } from '../../../services/core/context.ts';
 import { createTestUser } from '../../support/fixtures.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
-import { readThrough } from '../../../services/core/db/docCache.ts';
+import { readThrough, refill } from '../../../services/core/db/docCache.ts';
 import { defineDerivedView, defineViewOf } from '../../../services/core/db/docViews.ts';
 import { accounts, accountView } from '../../../services/core/model/accounts.ts';
 import { statuses } from '../../../services/core/model/statuses.ts';
@@ -78,6 +78,21 @@ test('a view over another cached view fills both from one MongoDB read, and a wr
   expect((await readThrough(t.core, accountView, [id])).get(id)?.displayName).toBe('second');
   // An unknown id is absent from both.
   expect((await readThrough(t.core, nameOfCopy, [id + 1_000_000n])).size).toBe(0);
+});
+
+test('a refill after a write fills a view and the view it is made from', async () => {
+  const { account } = await createTestUser(t.core);
+  const id = account._id;
+  const raw = t.core.db.collection<{ _id: bigint; displayName: string }>('accounts');
+  await collection(t.core.db, accounts).updateOne({ _id: id }, { $set: { displayName: 'refilled' } });
+  await refill(t.core, nameOfCopy, [id, id, id + 1_000_000n]);
+  // Both copies are in Redis: a write that bypasses the wrapper is seen by neither.
+  await raw.updateOne({ _id: id }, { $set: { displayName: 'bypassed' } });
+  expect((await readThrough(t.core, accountView, [id])).get(id)?.displayName).toBe('refilled');
+  expect((await readThrough(t.core, nameOfCopy, [id])).get(id)?.name).toBe('refilled');
+  // A write through collection() still drops what the refill stored.
+  await collection(t.core.db, accounts).updateOne({ _id: id }, { $set: { displayName: 'written' } });
+  expect((await readThrough(t.core, nameOfCopy, [id])).get(id)?.name).toBe('written');
 });
 
 test('secrets stay out of the cached copy', async () => {
