@@ -27,14 +27,18 @@ export interface LocalInfraSettings {
   redisCluster: { dir: string; ports: number[]; busPortOffset: number };
 }
 
-// The heap free ratios keep each heap close to its live data (HotSpot's defaults, 40 and 70 %,
-// kept 25-60 MB more committed for the two JVMs at the end of `npm run bench -- api`, with no
-// measurable difference in their CPU: docs/benchmarks.md).
+// The heap free ratios keep Kafka's heap close to its live data (HotSpot's defaults, 40 and 70 %,
+// kept 10-25 MB more committed at the end of `npm run bench -- api`, with no measurable difference
+// in its CPU: docs/benchmarks.md).
 const COMPACT_HEAP = '-XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30';
 /** Kafka's JVM: C1 only, for a fast start (drop -XX:TieredStopAtLevel=1 for long benchmark runs). */
 export const KAFKA_JVM_DEFAULTS = `-Xms32m -Xmx192m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 ${COMPACT_HEAP}`;
-export const MONGO_JVM_DEFAULTS = `-Xms32m -Xmx320m -XX:+UseSerialGC ${COMPACT_HEAP}`;
-export const MONGO_CACHE_MB_DEFAULT = 64;
+// Not the compact ratios: the MongoDB-wire server's old generation fills with the pages its commits
+// replace, and kept tight it was collected in full about 70 times a posting run (40-100 ms
+// stop-the-world pauses, every request in flight waiting); a 32 MB page cache keeps its RSS where
+// the compact heap had it (docs/benchmarks.md).
+export const MONGO_JVM_DEFAULTS = '-Xms32m -Xmx320m -XX:+UseSerialGC';
+export const MONGO_CACHE_MB_DEFAULT = 32;
 
 type Env = Record<string, string | undefined>;
 
