@@ -17,8 +17,11 @@
 // posted either way, but without `posting` its figures and targets are left out (e.g.
 // `--phases=public,account` for the read phases alone).
 // BENCH_ROLE_NODE_ARGS='--cpu-prof --cpu-prof-dir=DIR': the server writes a CPU profile on exit,
-// BENCH_MONGO_COMMANDS=1 / BENCH_KAFKA_REQUESTS=1: the MongoDB commands / Kafka requests per post, by kind.
-// whose heaviest functions are printed.
+// whose heaviest functions are printed for each measured phase.
+// BENCH_MONGO_COMMANDS=1 / BENCH_KAFKA_REQUESTS=1: the MongoDB commands / Kafka requests per post
+// (and MongoDB commands per read request), by kind; Redis's are always printed.
+// BENCH_POST_CONCURRENCY=N: post at concurrency N instead of the issue's 16 (to see the latency
+// of a post alone, N=1).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync, readdirSync, rmSync, mkdirSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
