@@ -240,7 +240,8 @@ async function createStatus(
       },
     );
   } catch (err) {
-    if (!inserted && (await counted))
+    // A direct post is not counted (countAuthor), so there is nothing to take back.
+    if (!inserted && status.visibility !== 'direct' && (await counted))
       await uncountAuthor(core, status).catch((undo: unknown) =>
         core.logger.error({ err: undo, statusId: String(id) }, 'count of a post that was not stored not taken back'),
       );
