@@ -5,7 +5,9 @@
 // start flags and default log level. 100 users each following 50 others (through the API), 4,000
 // statuses posted round-robin at concurrency 16, then 20-second read phases at concurrency 32 with a
 // random user's token per request. CPU is counted for the whole process tree (Node, both JVMs,
-// Redis), a post's until every consumer group's lag is 0 again; RSS of the tree at the end.
+// Redis), a post's until every consumer group's lag is 0 again; RSS of the tree at the end. Both
+// JVMs log their collections (var/bench-api/log/*-gc.log); the pauses while posting are printed
+// with what limits each phase, and so is whether the API process's one thread bound a read phase.
 // --keep keeps the servers' data and the data set's users and statuses; a later --keep run reuses
 // them (no setup, no posting) and measures the read phases only; the caches' entries (minutes)
 // have expired by then, so its first seconds read MongoDB (a fresh run's figures are the ones to quote).
@@ -40,7 +42,7 @@ import { nextSerialIds } from '../../services/core/ids.ts';
 import { collection } from '../../services/core/db/mongo.ts';
 import { follows } from '../../services/core/model/follows.ts';
 import { accounts } from '../../services/core/model/accounts.ts';
-import { cpuAccount, ms, printTable, printTargets, processCpuSeconds, stats, type Target } from './lib.ts';
+import { cpuAccount, jvmPauses, ms, printTable, printTargets, processCpuSeconds, stats, type Target } from './lib.ts';
 
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const USERS = 100;
@@ -76,8 +78,13 @@ const streamingPort = await port(5);
 const tuning = Object.fromEntries(
   ['KAFKA_JVM_OPTS', 'MONGO_JVM_OPTS', 'MONGO_CACHE_MB'].flatMap((k) => (process.env[k] ? [[k, process.env[k]]] : [])),
 );
+const infraDefaults = localInfraSettings(root, { ...tuning, ...ports });
+/** The JVMs' collection pauses, logged (at no cost worth measuring) to say what a post waited for. */
+const gcLog = (server: string) => join(varDir, 'log', `${server}-gc.log`);
 const settings = {
-  ...localInfraSettings(root, { ...tuning, ...ports }),
+  ...infraDefaults,
+  kafkaJvmOptions: [...infraDefaults.kafkaJvmOptions, `-Xlog:gc:file=${gcLog('kafka')}:time`],
+  mongoJvmOptions: [...infraDefaults.mongoJvmOptions, `-Xlog:gc:file=${gcLog('mongo')}:time`],
   varDir,
   runDir: join(varDir, 'run'),
   logDir: join(varDir, 'log'),
@@ -339,7 +346,9 @@ try {
     );
   /**
    * What limits a phase, measured: each process's CPU per operation and the cores the whole tree
-   * would need at the target rate (this machine has 2, shared with the load generator).
+   * would need at the target rate (this machine has 2, shared with the load generator). Given the
+   * phase's length, also whether the API process's one JavaScript thread was the bound: busy 90 %
+   * of the time or more, it serves no more than 1 / (its CPU per operation).
    */
   const limit = (
     phase: string,
@@ -347,11 +356,18 @@ try {
     after: Record<string, number>,
     ops: number,
     rate: number,
+    wallSeconds?: number,
   ) => {
     const parts = Object.keys(tree).map((n) => `${n} ${ms(((after[n]! - before[n]!) / ops) * 1000)}`);
     const total = Object.keys(tree).reduce((sum, n) => sum + after[n]! - before[n]!, 0) / ops;
+    const apiCores = wallSeconds ? (after.API! - before.API!) / wallSeconds : 0;
+    const bound =
+      apiCores >= 0.9
+        ? `; the API process was busy ${apiCores.toFixed(2)} of a core: its one thread is the bound, ` +
+          `${Math.round(ops / (after.API! - before.API!))}/s at its CPU per request`
+        : '';
     limits.push(
-      `${phase}: CPU ms/op ${parts.join(', ')}; at ${rate}/s the tree alone needs ${(total * rate).toFixed(1)} cores`,
+      `${phase}: CPU ms/op ${parts.join(', ')}; at ${rate}/s the tree alone needs ${(total * rate).toFixed(1)} cores${bound}`,
     );
   };
 
@@ -417,9 +433,10 @@ try {
     const log0 = { ...logged };
     const t0 = performance.now();
     const t0Mono = process.hrtime.bigint();
+    const t0Wall = Date.now();
     const postSamples = await concurrently(STATUSES, POST_CONCURRENCY, postOne);
     const postSeconds = (performance.now() - t0) / 1000;
-    // The monotonic clock (which CPU profiles' timestamps use): the posting window within a profile.
+    const t1Wall = Date.now();
     // When the posts were made (monotonic µs, the clock of CPU profiles' timestamps).
     const postingWindow: [bigint, bigint] = [t0Mono / 1000n, process.hrtime.bigint() / 1000n];
     console.log(`posting window (monotonic µs): ${postingWindow[0]}-${postingWindow[1]}`);
@@ -450,6 +467,17 @@ try {
         `Redis commands per post (background included, ${redisReads.toFixed(2)} socket reads): ${perPost(redis0, redis1)}`,
       );
       limit('posting, background included', post0, await byProcess(), STATUSES, 400);
+      for (const [name, server] of [
+        ['MongoDB-wire', 'mongo'],
+        ['Kafka', 'kafka'],
+      ] as const) {
+        const paused = await jvmPauses(gcLog(server), t0Wall, t1Wall);
+        limits.push(
+          `posting latency: the ${name} JVM stopped ${paused.count} times while posting, ${ms(paused.totalMs)} ms in all ` +
+            `(${paused.full.length} full collection${paused.full.length === 1 ? '' : 's'}${paused.full.length ? `, the longest ${ms(Math.max(...paused.full))} ms` : ''}); ` +
+            `a request waiting on it waits through them`,
+        );
+      }
       const post = stats(postSamples);
       const postRate = STATUSES / postSeconds;
       rows.push([
@@ -558,7 +586,7 @@ try {
       throw new Error(`${phase.name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
     const rate = count / seconds;
     const cpu = ((await treeCpu()) - c0) / count;
-    limit(phase.name, p0, await byProcess(), count, phase.rate);
+    limit(phase.name, p0, await byProcess(), count, phase.rate, seconds);
     rows.push([
       `${phase.name}, c${READ_CONCURRENCY}`,
       String(Math.round(rate)),

@@ -277,3 +277,31 @@ export async function pidListening(port: number): Promise<number | null> {
   }
   return null;
 }
+
+export interface JvmPauses {
+  count: number;
+  totalMs: number;
+  /** The full collections' pauses, ms. */
+  full: number[];
+}
+
+/**
+ * The collection pauses a JVM logged (`-Xlog:gc:file=FILE:time`) between two wall-clock times (ms
+ * since the epoch): every request waiting on that JVM waits through them.
+ */
+export async function jvmPauses(file: string, fromMs: number, toMs: number): Promise<JvmPauses> {
+  const paused: JvmPauses = { count: 0, totalMs: 0, full: [] };
+  const text = await readFile(file, 'utf8').catch(() => '');
+  for (const line of text.split('\n')) {
+    // [2026-11-29T09:09:05.250+0000] GC(2) Pause Full (Allocation Failure) 5M->5M(31M) 9.035ms
+    const m = /^\[(\S+?)([+-]\d\d)(\d\d)\] GC\(\d+\) Pause (\w+).* ([\d.]+)ms$/.exec(line);
+    if (!m) continue;
+    const at = Date.parse(`${m[1]}${m[2]}:${m[3]}`);
+    if (at < fromMs || at > toMs) continue;
+    const pause = Number(m[5]);
+    paused.count++;
+    paused.totalMs += pause;
+    if (m[4] === 'Full') paused.full.push(pause);
+  }
+  return paused;
+}
