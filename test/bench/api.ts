@@ -439,7 +439,10 @@ try {
     const t1Wall = Date.now();
     // When the posts were made (monotonic µs, the clock of CPU profiles' timestamps).
     const postingWindow: [bigint, bigint] = [t0Mono / 1000n, process.hrtime.bigint() / 1000n];
-    console.log(`posting window (monotonic µs): ${postingWindow[0]}-${postingWindow[1]}`);
+    console.log(
+      `posting window (monotonic µs): ${postingWindow[0]}-${postingWindow[1]}; ` +
+        `wall clock ${new Date(t0Wall).toISOString()} to ${new Date(t1Wall).toISOString()}`,
+    );
     if (!measured('posting')) {
       console.log(`${STATUSES} statuses posted in ${postSeconds.toFixed(1)} s (posting not measured: --phases)`);
       await untilIdle(admin);
@@ -473,7 +476,7 @@ try {
       ] as const) {
         const paused = await jvmPauses(gcLog(server), t0Wall, t1Wall);
         limits.push(
-          `posting latency: the ${name} JVM stopped ${paused.count} times while posting, ${ms(paused.totalMs)} ms in all ` +
+          `posting latency: the ${name} JVM stopped ${paused.count} time${paused.count === 1 ? '' : 's'} while posting, ${ms(paused.totalMs)} ms in all ` +
             `(${paused.full.length} full collection${paused.full.length === 1 ? '' : 's'}${paused.full.length ? `, the longest ${ms(Math.max(...paused.full))} ms` : ''}); ` +
             `a request waiting on it waits through them`,
         );
