@@ -475,6 +475,10 @@ try {
         ['Kafka', 'kafka'],
       ] as const) {
         const paused = await jvmPauses(gcLog(server), t0Wall, t1Wall);
+        if (!paused) {
+          limits.push(`posting latency: the ${name} JVM's pauses unknown (no ${gcLog(server)})`);
+          continue;
+        }
         limits.push(
           `posting latency: the ${name} JVM stopped ${paused.count} time${paused.count === 1 ? '' : 's'} while posting, ${ms(paused.totalMs)} ms in all ` +
             `(${paused.full.length} full collection${paused.full.length === 1 ? '' : 's'}${paused.full.length ? `, the longest ${ms(Math.max(...paused.full))} ms` : ''}); ` +

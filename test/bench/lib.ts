@@ -287,11 +287,13 @@ export interface JvmPauses {
 
 /**
  * The collection pauses a JVM logged (`-Xlog:gc:file=FILE:time`) between two wall-clock times (ms
- * since the epoch): every request waiting on that JVM waits through them.
+ * since the epoch): every request waiting on that JVM waits through them. null when there is no
+ * such log (not "no pauses").
  */
-export async function jvmPauses(file: string, fromMs: number, toMs: number): Promise<JvmPauses> {
+export async function jvmPauses(file: string, fromMs: number, toMs: number): Promise<JvmPauses | null> {
   const paused: JvmPauses = { count: 0, totalMs: 0, full: [] };
-  const text = await readFile(file, 'utf8').catch(() => '');
+  const text = await readFile(file, 'utf8').catch(() => null);
+  if (text === null) return null;
   for (const line of text.split('\n')) {
     // [2026-11-29T09:09:05.250+0000] GC(2) Pause Full (Allocation Failure) 5M->5M(31M) 9.035ms
     const m = /^\[(\S+?)([+-]\d\d)(\d\d)\] GC\(\d+\) Pause (\w+).* ([\d.]+)ms$/.exec(line);
