@@ -1,6 +1,7 @@
 // Shared by the benchmarks: timing, percentiles, the result table and the target lines, and the
 // server processes a benchmark runs.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../../services/core/config.ts';
@@ -306,4 +307,46 @@ export async function jvmPauses(file: string, fromMs: number, toMs: number): Pro
     if (m[4] === 'Full') paused.full.push(pause);
   }
   return paused;
+}
+
+/**
+ * The machine's speed at this moment: milliseconds for a fixed single-threaded workload of the
+ * kinds the server spends its CPU on (JSON, SHA-256, Map lookups by bigint, string building),
+ * the median of five runs. The same code measured 30-50 % apart on this shared machine at different
+ * hours; a benchmark's figures are comparable only beside this one (lower is faster).
+ */
+export function machineReference(): { medianMs: number; minMs: number } {
+  const status = {
+    id: '115000000000000001',
+    created_at: '2026-11-29T12:00:00.000Z',
+    content: `<p>${'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(8)}</p>`,
+    tags: [{ name: 'bench', url: 'https://example.test/tags/bench' }],
+    account: { id: '1', username: 'alice', note: '<p>note</p>', followers_count: 50 },
+  };
+  const map = new Map<bigint, number>();
+  for (let i = 0n; i < 20_000n; i++) map.set(115000000000000000n + i * 7n, Number(i));
+  const once = (): number => {
+    const start = process.hrtime.bigint();
+    let sink = 0;
+    for (let i = 0; i < 40_000; i++) {
+      const text = JSON.stringify({ ...status, id: String(i) });
+      sink += (JSON.parse(text) as { content: string }).content.length;
+      sink += createHash('sha256').update(text).digest()[0]!;
+      for (let k = 0; k < 20; k++) sink += map.get(115000000000000000n + BigInt((i * 20 + k) % 20_000) * 7n) ?? 0;
+      sink += [text.slice(0, 40), String(i), text.slice(-40)].join('').length;
+    }
+    if (sink < 0) throw new Error('unreachable');
+    return Number(process.hrtime.bigint() - start) / 1e6;
+  };
+  once(); // warm the optimising compiler
+  const runs = Array.from({ length: 5 }, once).sort((a, b) => a - b);
+  return { medianMs: runs[2]!, minMs: runs[0]! };
+}
+
+/** The reference as the benchmarks print it. */
+export function printMachineReference(when: string): void {
+  const { medianMs, minMs } = machineReference();
+  console.log(
+    `machine reference ${when}: ${medianMs.toFixed(0)} ms (min ${minMs.toFixed(0)}; a fixed one-thread workload, lower is faster)`,
+  );
 }

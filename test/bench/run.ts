@@ -7,6 +7,7 @@ import { join } from 'node:path';
 
 const { ensureLocalInfra, localInfraSettings } = await import('../../deploy/local/infra.ts');
 const { loadEnvironment } = await import('../../services/core/config.ts');
+const { printMachineReference } = await import('./lib.ts');
 
 const root = join(import.meta.dirname, '..', '..');
 const all = readdirSync(import.meta.dirname)
@@ -25,10 +26,13 @@ const infraEnv = await ensureLocalInfra(localInfraSettings(root, loadEnvironment
 let failed = false;
 for (const bench of name ? [name] : all) {
   console.log(`\n== ${bench}`);
+  // Before and after: the machine's speed changes by the hour (lib.ts, machineReference).
+  printMachineReference('before');
   const r = spawnSync(process.execPath, [join(import.meta.dirname, `${bench}.ts`), ...(name ? args : [])], {
     stdio: 'inherit',
     env: { ...infraEnv, ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
   });
+  printMachineReference('after');
   if (r.status !== 0) failed = true;
 }
 process.exit(failed ? 1 : 0);
