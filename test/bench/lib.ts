@@ -1,7 +1,7 @@
 // Shared by the benchmarks: timing, percentiles, the result table and the target lines, and the
 // server processes a benchmark runs.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../../services/core/config.ts';
@@ -310,43 +310,80 @@ export async function jvmPauses(file: string, fromMs: number, toMs: number): Pro
 }
 
 /**
- * The machine's speed at this moment: milliseconds for a fixed single-threaded workload of the
- * kinds the server spends its CPU on (JSON, SHA-256, Map lookups by bigint, string building),
- * the median of five runs. The same code measured 30-50 % apart on this shared machine at different
- * hours; a benchmark's figures are comparable only beside this one (lower is faster).
+ * The machine's speed, measured: a fixed workload of the kinds the server spends its CPU on (JSON,
+ * SHA-256, Map lookups by bigint, string building), timed by its own thread's CPU time in a worker
+ * thread (the benchmark's own thread is left alone), before and after each benchmark. The same code
+ * measured 30-50 % apart on this shared machine on different days; the reference says how much of
+ * that was the machine. In ms of CPU per 40,000 rounds (lower is faster). Sampling it during a phase
+ * (short chunks every 250-600 ms) read 400-730 ms on an idle machine: too noisy to use.
  */
-export function machineReference(): { medianMs: number; minMs: number } {
-  const status = {
-    id: '115000000000000001',
-    created_at: '2026-11-29T12:00:00.000Z',
-    content: `<p>${'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(8)}</p>`,
-    tags: [{ name: 'bench', url: 'https://example.test/tags/bench' }],
-    account: { id: '1', username: 'alice', note: '<p>note</p>', followers_count: 50 },
+const REFERENCE_WORKER = `
+const { parentPort } = require('node:worker_threads');
+const { createHash } = require('node:crypto');
+const status = {
+  id: '115000000000000001',
+  created_at: '2026-11-29T12:00:00.000Z',
+  content: '<p>' + 'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(8) + '</p>',
+  tags: [{ name: 'bench', url: 'https://example.test/tags/bench' }],
+  account: { id: '1', username: 'alice', note: '<p>note</p>', followers_count: 50 },
+};
+const map = new Map();
+for (let i = 0n; i < 20000n; i++) map.set(115000000000000000n + i * 7n, Number(i));
+let sink = 0;
+function rounds(n) {
+  for (let i = 0; i < n; i++) {
+    const text = JSON.stringify({ ...status, id: String(i) });
+    sink += JSON.parse(text).content.length;
+    sink += createHash('sha256').update(text).digest()[0];
+    for (let k = 0; k < 20; k++) sink += map.get(115000000000000000n + BigInt((i * 20 + k) % 20000) * 7n) ?? 0;
+    sink += [text.slice(0, 40), String(i), text.slice(-40)].join('').length;
+  }
+}
+// CPU ms of 40,000 rounds.
+function timed() {
+  const before = process.threadCpuUsage();
+  rounds(40000);
+  const used = process.threadCpuUsage(before);
+  return (used.user + used.system) / 1000;
+}
+parentPort.on('message', (m) => {
+  if (m === 'once') {
+    timed(); // the optimising compiler's turn
+    parentPort.postMessage(Array.from({ length: 5 }, timed));
+  }
+  if (sink < 0) throw new Error('unreachable');
+});
+`;
+
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+
+function referenceWorker(): { ask(message: 'once'): Promise<number[]>; end(): Promise<number> } {
+  const worker = new Worker(REFERENCE_WORKER, { eval: true });
+  worker.unref();
+  return {
+    ask: (message) =>
+      new Promise<number[]>((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+        worker.postMessage(message);
+      }),
+    end: () => worker.terminate(),
   };
-  const map = new Map<bigint, number>();
-  for (let i = 0n; i < 20_000n; i++) map.set(115000000000000000n + i * 7n, Number(i));
-  const once = (): number => {
-    const start = process.hrtime.bigint();
-    let sink = 0;
-    for (let i = 0; i < 40_000; i++) {
-      const text = JSON.stringify({ ...status, id: String(i) });
-      sink += (JSON.parse(text) as { content: string }).content.length;
-      sink += createHash('sha256').update(text).digest()[0]!;
-      for (let k = 0; k < 20; k++) sink += map.get(115000000000000000n + BigInt((i * 20 + k) % 20_000) * 7n) ?? 0;
-      sink += [text.slice(0, 40), String(i), text.slice(-40)].join('').length;
-    }
-    if (sink < 0) throw new Error('unreachable');
-    return Number(process.hrtime.bigint() - start) / 1e6;
-  };
-  once(); // warm the optimising compiler
-  const runs = Array.from({ length: 5 }, once).sort((a, b) => a - b);
-  return { medianMs: runs[2]!, minMs: runs[0]! };
 }
 
-/** The reference as the benchmarks print it. */
-export function printMachineReference(when: string): void {
-  const { medianMs, minMs } = machineReference();
+/** The reference on a machine otherwise as it is now: the median of five 40,000-round runs. */
+export async function machineReference(): Promise<number> {
+  const worker = referenceWorker();
+  try {
+    return median(await worker.ask('once'));
+  } finally {
+    await worker.end();
+  }
+}
+
+/** The reference as the benchmarks print it around each benchmark. */
+export async function printMachineReference(when: string): Promise<void> {
   console.log(
-    `machine reference ${when}: ${medianMs.toFixed(0)} ms (min ${minMs.toFixed(0)}; a fixed one-thread workload, lower is faster)`,
+    `machine reference ${when}: ${(await machineReference()).toFixed(0)} ms (a fixed workload's CPU time; lower is faster)`,
   );
 }

@@ -27,12 +27,12 @@ let failed = false;
 for (const bench of name ? [name] : all) {
   console.log(`\n== ${bench}`);
   // Before and after: the machine's speed changes by the hour (lib.ts, machineReference).
-  printMachineReference('before');
+  await printMachineReference('before');
   const r = spawnSync(process.execPath, [join(import.meta.dirname, `${bench}.ts`), ...(name ? args : [])], {
     stdio: 'inherit',
     env: { ...infraEnv, ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
   });
-  printMachineReference('after');
+  await printMachineReference('after');
   if (r.status !== 0) failed = true;
 }
 process.exit(failed ? 1 : 0);
