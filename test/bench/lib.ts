@@ -279,6 +279,45 @@ export async function pidListening(port: number): Promise<number | null> {
   return null;
 }
 
+/** A stop-the-world pause of one runtime, at a wall-clock time (ms since the epoch). */
+export interface Pause {
+  atMs: number;
+  ms: number;
+  /** The collection, e.g. `Full`, `Young`, `mark-compact`, `scavenge`. */
+  kind: string;
+}
+
+/**
+ * The collection pauses a JVM logged (`-Xlog:gc:file=FILE:time`) between two wall-clock times:
+ * every request waiting on that JVM waits through them. null when there is no such log (not "no
+ * pauses").
+ */
+export async function jvmPauseList(file: string, fromMs: number, toMs: number): Promise<Pause[] | null> {
+  const text = await readFile(file, 'utf8').catch(() => null);
+  if (text === null) return null;
+  const out: Pause[] = [];
+  for (const line of text.split('\n')) {
+    // [2026-11-29T09:09:05.250+0000] GC(2) Pause Full (Allocation Failure) 5M->5M(31M) 9.035ms
+    const m = /^\[(\S+?)([+-]\d\d)(\d\d)\] GC\(\d+\) Pause (\w+).* ([\d.]+)ms$/.exec(line);
+    if (!m) continue;
+    const at = Date.parse(`${m[1]}${m[2]}:${m[3]}`);
+    if (at >= fromMs && at <= toMs) out.push({ atMs: at, ms: Number(m[5]), kind: m[4]! });
+  }
+  return out;
+}
+
+/** The main-thread collection pauses a Node process logged through nodeGcLog.ts; null without a log. */
+export async function nodePauseList(file: string, fromMs: number, toMs: number): Promise<Pause[] | null> {
+  const text = await readFile(file, 'utf8').catch(() => null);
+  if (text === null) return null;
+  return text
+    .split('\n')
+    .map((line) => line.split(' '))
+    .filter((f) => f.length === 3)
+    .map(([at, pause, kind]) => ({ atMs: Number(at), ms: Number(pause), kind: kind! }))
+    .filter((p) => p.atMs >= fromMs && p.atMs <= toMs);
+}
+
 export interface JvmPauses {
   count: number;
   totalMs: number;
@@ -286,27 +325,64 @@ export interface JvmPauses {
   full: number[];
 }
 
-/**
- * The collection pauses a JVM logged (`-Xlog:gc:file=FILE:time`) between two wall-clock times (ms
- * since the epoch): every request waiting on that JVM waits through them. null when there is no
- * such log (not "no pauses").
- */
+/** jvmPauseList summed up: how often, how long in all, and the full collections. */
 export async function jvmPauses(file: string, fromMs: number, toMs: number): Promise<JvmPauses | null> {
-  const paused: JvmPauses = { count: 0, totalMs: 0, full: [] };
-  const text = await readFile(file, 'utf8').catch(() => null);
-  if (text === null) return null;
-  for (const line of text.split('\n')) {
-    // [2026-11-29T09:09:05.250+0000] GC(2) Pause Full (Allocation Failure) 5M->5M(31M) 9.035ms
-    const m = /^\[(\S+?)([+-]\d\d)(\d\d)\] GC\(\d+\) Pause (\w+).* ([\d.]+)ms$/.exec(line);
-    if (!m) continue;
-    const at = Date.parse(`${m[1]}${m[2]}:${m[3]}`);
-    if (at < fromMs || at > toMs) continue;
-    const pause = Number(m[5]);
-    paused.count++;
-    paused.totalMs += pause;
-    if (m[4] === 'Full') paused.full.push(pause);
+  const list = await jvmPauseList(file, fromMs, toMs);
+  if (!list) return null;
+  return {
+    count: list.length,
+    totalMs: list.reduce((sum, p) => sum + p.ms, 0),
+    full: list.filter((p) => p.kind === 'Full').map((p) => p.ms),
+  };
+}
+
+/** A request's wall-clock window (ms since the epoch). */
+export interface Timed {
+  startMs: number;
+  endMs: number;
+}
+
+export interface SlowBursts {
+  /** Requests slower than the threshold. */
+  slow: number;
+  /** Groups of them in flight together (overlapping windows). */
+  bursts: number;
+  /** Per cause (`<runtime> <collection>`, or `none`): the bursts whose longest pause was it, and their requests. */
+  byCause: Map<string, { bursts: number; requests: number }>;
+}
+
+/**
+ * Where a slow tail comes from: the requests slower than `overMs`, grouped into bursts of requests
+ * in flight together, each burst put down to the longest pause of any runtime (`pauses`, by
+ * name) that fell inside its window, or to `none` when no pause of at least `minPauseMs` did.
+ */
+export function slowBursts(
+  requests: readonly Timed[],
+  overMs: number,
+  pauses: Record<string, readonly Pause[]>,
+  minPauseMs = 5,
+): SlowBursts {
+  const slow = requests.filter((r) => r.endMs - r.startMs > overMs).sort((a, b) => a.startMs - b.startMs);
+  const groups: Array<{ from: number; to: number; requests: number }> = [];
+  for (const r of slow) {
+    const last = groups.at(-1);
+    if (last && r.startMs <= last.to) {
+      last.to = Math.max(last.to, r.endMs);
+      last.requests++;
+    } else groups.push({ from: r.startMs, to: r.endMs, requests: 1 });
   }
-  return paused;
+  const all = Object.entries(pauses).flatMap(([runtime, list]) => list.map((p) => ({ ...p, runtime })));
+  const byCause = new Map<string, { bursts: number; requests: number }>();
+  for (const g of groups) {
+    const inside = all.filter((p) => p.ms >= minPauseMs && p.atMs + p.ms >= g.from && p.atMs <= g.to);
+    const longest = inside.sort((a, b) => b.ms - a.ms)[0];
+    const cause = longest ? `${longest.runtime} ${longest.kind}` : 'none';
+    const c = byCause.get(cause) ?? { bursts: 0, requests: 0 };
+    c.bursts++;
+    c.requests += g.requests;
+    byCause.set(cause, c);
+  }
+  return { slow: slow.length, bursts: groups.length, byCause };
 }
 
 /**

@@ -11,8 +11,9 @@ const { printMachineReference } = await import('./lib.ts');
 
 const root = join(import.meta.dirname, '..', '..');
 const all = readdirSync(import.meta.dirname)
-  // The rest are shared modules: helpers, the data set, the timelines benchmark's load worker.
-  .filter((f) => f.endsWith('.ts') && !['run.ts', 'lib.ts', 'dataSet.ts', 'openLoop.ts'].includes(f))
+  // The rest are shared modules: helpers, the data set, the timelines benchmark's load worker, the
+  // api benchmark's GC log preloaded into its server.
+  .filter((f) => f.endsWith('.ts') && !['run.ts', 'lib.ts', 'dataSet.ts', 'openLoop.ts', 'nodeGcLog.ts'].includes(f))
   .map((f) => f.replace(/\.ts$/, ''))
   .sort();
 const [name, ...args] = process.argv.slice(2);

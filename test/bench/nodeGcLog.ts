@@ -1,0 +1,27 @@
+// Preloaded into the server by the api benchmark (`--import`): appends each garbage-collection
+// pause of the process's main thread to BENCH_NODE_GC_LOG as `<epoch ms> <pause ms> <kind>`, so
+// that slow requests can be laid beside the pauses they waited through (lib.ts, slowBursts). A
+// benchmark's instrument only: the server itself never loads it.
+import { appendFileSync } from 'node:fs';
+import { PerformanceObserver, constants, performance } from 'node:perf_hooks';
+
+const file = process.env.BENCH_NODE_GC_LOG;
+const kinds: Record<number, string> = {
+  [constants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge',
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: 'mark-compact',
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak-callbacks',
+};
+
+if (file) {
+  new PerformanceObserver((list) => {
+    const lines = list
+      .getEntries()
+      .filter((e) => e.duration >= 1)
+      .map((e) => {
+        const kind = ((e as { detail?: { kind?: number } }).detail?.kind ?? 0) as number;
+        return `${Math.round(performance.timeOrigin + e.startTime)} ${e.duration.toFixed(1)} ${kinds[kind] ?? kind}\n`;
+      });
+    if (lines.length > 0) appendFileSync(file, lines.join(''));
+  }).observe({ entryTypes: ['gc'] });
+}
