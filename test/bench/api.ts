@@ -56,6 +56,7 @@ import {
   type Target,
   type Timed,
 } from './lib.ts';
+import { logGcPauses } from './nodeGcLog.ts';
 
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const USERS = 100;
@@ -96,8 +97,9 @@ const tuning = Object.fromEntries(
 const infraDefaults = localInfraSettings(root, { ...tuning, ...ports });
 /** The JVMs' collection pauses, logged (at no cost worth measuring) to say what a post waited for. */
 const gcLog = (server: string) => join(varDir, 'log', `${server}-gc.log`);
-/** The API process's own pauses, logged by the preloaded nodeGcLog.ts. */
+/** The API process's own pauses, logged by the preloaded nodeGcLog.ts, and this process's. */
 const apiGcLog = join(varDir, 'log', 'api-gc.log');
+const loadGcLog = join(varDir, 'log', 'load-generator-gc.log');
 const settings = {
   ...infraDefaults,
   kafkaJvmOptions: [...infraDefaults.kafkaJvmOptions, `-Xlog:gc:file=${gcLog('kafka')}:time`],
@@ -143,6 +145,8 @@ for (const k of ['LOG_LEVEL', 'NODE_ENV', 'REDIS_NAMESPACE', 'KAFKA_TOPIC_PREFIX
 if (process.env.BENCH_API_LOG_LEVEL) serverEnv.LOG_LEVEL = process.env.BENCH_API_LOG_LEVEL;
 Object.assign(serverEnv, { PORT: String(apiPort), STREAMING_PORT: String(streamingPort), BENCH_NODE_GC_LOG: apiGcLog });
 rmSync(apiGcLog, { force: true });
+rmSync(loadGcLog, { force: true });
+logGcPauses(loadGcLog);
 // The server's MongoDB commands, counted (a look at round trips per post; off unless asked).
 const commandCounts = process.env.BENCH_MONGO_COMMANDS ? join(varDir, 'mongo-commands.json') : null;
 if (commandCounts) serverEnv.MONGO_COMMAND_COUNTS = commandCounts;
@@ -257,23 +261,41 @@ async function concurrently(n: number, concurrency: number, op: (i: number) => P
 
 /**
  * What the posts slower than the p99 target waited through: bursts of posts in flight together,
- * each put down to the longest pause of the API process, the MongoDB-wire or the Kafka JVM inside it.
+ * each put down to the longest pause inside it of the API process, the MongoDB-wire or the Kafka
+ * JVM, or of this process (a pause here delays the answers it measures).
  */
+/**
+ * Pauses this long or longer count in a burst: shorter ones (the MongoDB-wire JVM's young
+ * collections, several a second) fall inside nearly any window and cannot make a 40 ms post slower
+ * than 100 ms alone.
+ */
+const SIGNIFICANT_PAUSE_MS = 15;
+
 async function postingTail(posts: readonly Timed[], fromMs: number, toMs: number): Promise<string | null> {
-  const [api, mongo, kafka] = await Promise.all([
+  const [api, load, mongo, kafka] = await Promise.all([
     nodePauseList(apiGcLog, fromMs, toMs),
+    nodePauseList(loadGcLog, fromMs, toMs),
     jvmPauseList(gcLog('mongo'), fromMs, toMs),
     jvmPauseList(gcLog('kafka'), fromMs, toMs),
   ]);
-  if (!api || !mongo || !kafka) return null;
-  const tail = slowBursts(posts, POST_P99_TARGET_MS, { API: api, 'MongoDB-wire': mongo, Kafka: kafka });
+  if (!api || !load || !mongo || !kafka) return null;
+  const tail = slowBursts(
+    posts,
+    POST_P99_TARGET_MS,
+    { API: api, 'load generator': load, 'MongoDB-wire': mongo, Kafka: kafka },
+    SIGNIFICANT_PAUSE_MS,
+  );
   if (tail.slow === 0) return null;
   const causes = [...tail.byCause.entries()]
     .sort((a, b) => b[1].requests - a[1].requests)
-    .map(([cause, c]) => `${cause === 'none' ? 'no pause of 5 ms or more' : cause} ${c.bursts} (${c.requests} posts)`);
+    .map(
+      ([cause, c]) =>
+        `${cause === 'none' ? `no pause of ${SIGNIFICANT_PAUSE_MS} ms or more` : cause} ${c.bursts} (${c.requests} posts)`,
+    );
   return (
     `posting p99: ${tail.slow} posts over ${POST_P99_TARGET_MS} ms (p99 is the ${Math.ceil(posts.length / 100)}th slowest), ` +
-    `in ${tail.bursts} bursts of posts in flight together; the longest pause inside each burst: ${causes.join(', ')}`
+    `in ${tail.bursts} bursts of posts in flight together; the longest pause inside each burst: ${causes.join(', ')} ` +
+    `(a window as long, anywhere in the posting, holds such a pause ${Math.round(tail.byChance * 100)} % of the time)`
   );
 }
 

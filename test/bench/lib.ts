@@ -349,6 +349,11 @@ export interface SlowBursts {
   bursts: number;
   /** Per cause (`<runtime> <collection>`, or `none`): the bursts whose longest pause was it, and their requests. */
   byCause: Map<string, { bursts: number; requests: number }>;
+  /**
+   * The share of windows as long as the bursts, laid at 50 even places over the requests' span,
+   * that hold a pause too: how often a pause would be found in a burst by chance.
+   */
+  byChance: number;
 }
 
 /**
@@ -371,10 +376,13 @@ export function slowBursts(
       last.requests++;
     } else groups.push({ from: r.startMs, to: r.endMs, requests: 1 });
   }
-  const all = Object.entries(pauses).flatMap(([runtime, list]) => list.map((p) => ({ ...p, runtime })));
+  const all = Object.entries(pauses)
+    .flatMap(([runtime, list]) => list.map((p) => ({ ...p, runtime })))
+    .filter((p) => p.ms >= minPauseMs);
+  const within = (from: number, to: number) => all.filter((p) => p.atMs + p.ms >= from && p.atMs <= to);
   const byCause = new Map<string, { bursts: number; requests: number }>();
   for (const g of groups) {
-    const inside = all.filter((p) => p.ms >= minPauseMs && p.atMs + p.ms >= g.from && p.atMs <= g.to);
+    const inside = within(g.from, g.to);
     const longest = inside.sort((a, b) => b.ms - a.ms)[0];
     const cause = longest ? `${longest.runtime} ${longest.kind}` : 'none';
     const c = byCause.get(cause) ?? { bursts: 0, requests: 0 };
@@ -382,7 +390,19 @@ export function slowBursts(
     c.requests += g.requests;
     byCause.set(cause, c);
   }
-  return { slow: slow.length, bursts: groups.length, byCause };
+  const spanFrom = Math.min(...requests.map((r) => r.startMs));
+  const spanTo = Math.max(...requests.map((r) => r.endMs));
+  let tried = 0;
+  let found = 0;
+  for (const g of groups) {
+    const length = g.to - g.from;
+    for (let k = 0; k < 50; k++) {
+      const from = spanFrom + ((spanTo - spanFrom - length) * k) / 49;
+      tried++;
+      if (within(from, from + length).length > 0) found++;
+    }
+  }
+  return { slow: slow.length, bursts: groups.length, byCause, byChance: tried === 0 ? 0 : found / tried };
 }
 
 /**

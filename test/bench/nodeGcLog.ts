@@ -1,11 +1,11 @@
-// Preloaded into the server by the api benchmark (`--import`): appends each garbage-collection
-// pause of the process's main thread to BENCH_NODE_GC_LOG as `<epoch ms> <pause ms> <kind>`, so
-// that slow requests can be laid beside the pauses they waited through (lib.ts, slowBursts). A
-// benchmark's instrument only: the server itself never loads it.
+// The main thread's garbage-collection pauses of a Node process, appended to a file as
+// `<epoch ms> <pause ms> <kind>`, so that slow requests can be laid beside the pauses they waited
+// through (lib.ts, slowBursts). The api benchmark preloads this module into its server
+// (`--import`, the file named by BENCH_NODE_GC_LOG) and calls logGcPauses for its own load
+// generator. A benchmark's instrument only: the server itself never loads it.
 import { appendFileSync } from 'node:fs';
 import { PerformanceObserver, constants, performance } from 'node:perf_hooks';
 
-const file = process.env.BENCH_NODE_GC_LOG;
 const kinds: Record<number, string> = {
   [constants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge',
   [constants.NODE_PERFORMANCE_GC_MAJOR]: 'mark-compact',
@@ -13,7 +13,8 @@ const kinds: Record<number, string> = {
   [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak-callbacks',
 };
 
-if (file) {
+/** Appends this process's collection pauses of 1 ms or more to `file` from now on. */
+export function logGcPauses(file: string): void {
   new PerformanceObserver((list) => {
     const lines = list
       .getEntries()
@@ -25,3 +26,5 @@ if (file) {
     if (lines.length > 0) appendFileSync(file, lines.join(''));
   }).observe({ entryTypes: ['gc'] });
 }
+
+if (process.env.BENCH_NODE_GC_LOG) logGcPauses(process.env.BENCH_NODE_GC_LOG);

@@ -40,8 +40,16 @@ describe('slowBursts (the api benchmark: what the slow posts waited through)', (
     });
   });
 
+  it('says how often a window as long as a burst holds a pause anyway', () => {
+    // One 150 ms burst in a 10 s span with one 60 ms pause: 1 of the 50 windows holds it.
+    const requests = [post(0, 10), post(5000, 150), post(9990, 10)];
+    const result = slowBursts(requests, 100, { API: [pause(2000, 60, 'mark-compact')] });
+    expect(result.byChance).toBeCloseTo(1 / 50);
+    expect(slowBursts(requests, 100, { API: [] }).byChance).toBe(0);
+  });
+
   it('finds nothing when no request is slower than the threshold', () => {
     const result = slowBursts([post(0, 99), post(10, 100)], 100, { API: [pause(50, 30, 'mark-compact')] });
-    expect(result).toEqual({ slow: 0, bursts: 0, byCause: new Map() });
+    expect(result).toEqual({ slow: 0, bursts: 0, byCause: new Map(), byChance: 0 });
   });
 });
