@@ -306,16 +306,31 @@ export async function jvmPauseList(file: string, fromMs: number, toMs: number): 
   return out;
 }
 
-/** The main-thread collection pauses a Node process logged through nodeGcLog.ts; null without a log. */
+/**
+ * The main-thread pauses a Node process logged through nodeGcLog.ts; null without a log. An
+ * event-loop stall counts only for what its collections do not explain (a collection inside it
+ * is a pause of its own).
+ */
 export async function nodePauseList(file: string, fromMs: number, toMs: number): Promise<Pause[] | null> {
   const text = await readFile(file, 'utf8').catch(() => null);
   if (text === null) return null;
-  return text
+  const all = text
     .split('\n')
     .map((line) => line.split(' '))
     .filter((f) => f.length === 3)
     .map(([at, pause, kind]) => ({ atMs: Number(at), ms: Number(pause), kind: kind! }))
     .filter((p) => p.atMs >= fromMs && p.atMs <= toMs);
+  const collections = all.filter((p) => p.kind !== 'event-loop');
+  const stalls = all
+    .filter((p) => p.kind === 'event-loop')
+    .map((p) => {
+      const collected = collections
+        .filter((c) => c.atMs < p.atMs + p.ms && c.atMs + c.ms > p.atMs)
+        .reduce((sum, c) => sum + c.ms, 0);
+      return { ...p, ms: p.ms - collected };
+    })
+    .filter((p) => p.ms >= 1);
+  return [...collections, ...stalls];
 }
 
 export interface JvmPauses {
