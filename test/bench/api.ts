@@ -45,7 +45,6 @@ import { accounts } from '../../services/core/model/accounts.ts';
 import {
   cpuAccount,
   jvmPauseList,
-  jvmPauses,
   ms,
   nodePauseList,
   printTable,
@@ -53,10 +52,12 @@ import {
   processCpuSeconds,
   slowBursts,
   stats,
+  summarisePauses,
+  type Pause,
   type Target,
   type Timed,
 } from './lib.ts';
-import { logGcPauses } from './nodeGcLog.ts';
+import { logPauses } from './nodeGcLog.ts';
 
 const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const USERS = 100;
@@ -146,7 +147,7 @@ if (process.env.BENCH_API_LOG_LEVEL) serverEnv.LOG_LEVEL = process.env.BENCH_API
 Object.assign(serverEnv, { PORT: String(apiPort), STREAMING_PORT: String(streamingPort), BENCH_NODE_GC_LOG: apiGcLog });
 rmSync(apiGcLog, { force: true });
 rmSync(loadGcLog, { force: true });
-logGcPauses(loadGcLog);
+logPauses(loadGcLog);
 // The server's MongoDB commands, counted (a look at round trips per post; off unless asked).
 const commandCounts = process.env.BENCH_MONGO_COMMANDS ? join(varDir, 'mongo-commands.json') : null;
 if (commandCounts) serverEnv.MONGO_COMMAND_COUNTS = commandCounts;
@@ -260,29 +261,33 @@ async function concurrently(n: number, concurrency: number, op: (i: number) => P
 }
 
 /**
- * What the posts slower than the p99 target waited through: bursts of posts in flight together,
- * each put down to the longest pause inside it of the API process, the MongoDB-wire or the Kafka
- * JVM, or of this process (a pause here delays the answers it measures).
- */
-/**
  * Pauses this long or longer count in a burst: shorter ones (the MongoDB-wire JVM's young
  * collections, several a second) fall inside nearly any window and cannot make a 40 ms post slower
  * than 100 ms alone.
  */
 const SIGNIFICANT_PAUSE_MS = 15;
 
-async function postingTail(posts: readonly Timed[], fromMs: number, toMs: number): Promise<string | null> {
-  const [api, load, mongo, kafka] = await Promise.all([
+/**
+ * What the posts slower than the p99 target waited through: bursts of posts in flight together,
+ * each put down to the longest pause inside it of the API process, the MongoDB-wire or the Kafka
+ * JVM (their pauses read by the caller), or of this process (a pause here delays the answers it
+ * measures).
+ */
+async function postingTail(
+  posts: readonly Timed[],
+  fromMs: number,
+  toMs: number,
+  jvms: { 'MongoDB-wire': Pause[]; Kafka: Pause[] },
+): Promise<string | null> {
+  const [api, load] = await Promise.all([
     nodePauseList(apiGcLog, fromMs, toMs),
     nodePauseList(loadGcLog, fromMs, toMs),
-    jvmPauseList(gcLog('mongo'), fromMs, toMs),
-    jvmPauseList(gcLog('kafka'), fromMs, toMs),
   ]);
-  if (!api || !load || !mongo || !kafka) return null;
+  if (!api || !load) return null;
   const tail = slowBursts(
     posts,
     POST_P99_TARGET_MS,
-    { API: api, 'load generator': load, 'MongoDB-wire': mongo, Kafka: kafka },
+    { API: api, 'load generator': load, ...jvms },
     SIGNIFICANT_PAUSE_MS,
   );
   if (tail.slow === 0) return null;
@@ -536,22 +541,28 @@ try {
         `Redis commands per post (background included, ${redisReads.toFixed(2)} socket reads): ${perPost(redis0, redis1)}`,
       );
       limit('posting, background included', post0, await byProcess(), STATUSES, 400);
+      // Each JVM's log read once: summed up here, laid beside the slow posts in postingTail.
+      const jvms: { 'MongoDB-wire': Pause[]; Kafka: Pause[] } = { 'MongoDB-wire': [], Kafka: [] };
+      let jvmLogs = true;
       for (const [name, server] of [
         ['MongoDB-wire', 'mongo'],
         ['Kafka', 'kafka'],
       ] as const) {
-        const paused = await jvmPauses(gcLog(server), t0Wall, t1Wall);
-        if (!paused) {
+        const list = await jvmPauseList(gcLog(server), t0Wall, t1Wall);
+        if (!list) {
+          jvmLogs = false;
           limits.push(`posting latency: the ${name} JVM's pauses unknown (no ${gcLog(server)})`);
           continue;
         }
+        jvms[name] = list;
+        const paused = summarisePauses(list);
         limits.push(
           `posting latency: the ${name} JVM stopped ${paused.count} time${paused.count === 1 ? '' : 's'} while posting, ${ms(paused.totalMs)} ms in all ` +
             `(${paused.full.length} full collection${paused.full.length === 1 ? '' : 's'}${paused.full.length ? `, the longest ${ms(Math.max(...paused.full))} ms` : ''}); ` +
             `a request waiting on it waits through them`,
         );
       }
-      const tail = await postingTail(postSamples, t0Wall, t1Wall);
+      const tail = jvmLogs ? await postingTail(postSamples, t0Wall, t1Wall, jvms) : null;
       if (tail) limits.push(tail);
       const post = stats(postSamples.map((p) => p.endMs - p.startMs));
       const postRate = STATUSES / postSeconds;

@@ -1,6 +1,7 @@
 // Shared by the benchmarks: timing, percentiles, the result table and the target lines, and the
 // server processes a benchmark runs.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -333,17 +334,15 @@ export async function nodePauseList(file: string, fromMs: number, toMs: number):
   return [...collections, ...stalls];
 }
 
-export interface JvmPauses {
+export interface PauseSummary {
   count: number;
   totalMs: number;
   /** The full collections' pauses, ms. */
   full: number[];
 }
 
-/** jvmPauseList summed up: how often, how long in all, and the full collections. */
-export async function jvmPauses(file: string, fromMs: number, toMs: number): Promise<JvmPauses | null> {
-  const list = await jvmPauseList(file, fromMs, toMs);
-  if (!list) return null;
+/** A JVM's pauses summed up: how often, how long in all, and the full collections. */
+export function summarisePauses(list: readonly Pause[]): PauseSummary {
   return {
     count: list.length,
     totalMs: list.reduce((sum, p) => sum + p.ms, 0),
@@ -457,38 +456,19 @@ function timed() {
   const used = process.threadCpuUsage(before);
   return (used.user + used.system) / 1000;
 }
-parentPort.on('message', (m) => {
-  if (m === 'once') {
-    timed(); // the optimising compiler's turn
-    parentPort.postMessage(Array.from({ length: 5 }, timed));
-  }
-  if (sink < 0) throw new Error('unreachable');
-});
+timed(); // the optimising compiler's turn
+parentPort.postMessage(Array.from({ length: 5 }, timed));
+if (sink < 0) throw new Error('unreachable');
 `;
-
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
-
-function referenceWorker(): { ask(message: 'once'): Promise<number[]>; end(): Promise<number> } {
-  const worker = new Worker(REFERENCE_WORKER, { eval: true });
-  worker.unref();
-  return {
-    ask: (message) =>
-      new Promise<number[]>((resolve, reject) => {
-        worker.once('message', resolve);
-        worker.once('error', reject);
-        worker.postMessage(message);
-      }),
-    end: () => worker.terminate(),
-  };
-}
 
 /** The reference on a machine otherwise as it is now: the median of five 40,000-round runs. */
 export async function machineReference(): Promise<number> {
-  const worker = referenceWorker();
+  const worker = new Worker(REFERENCE_WORKER, { eval: true });
   try {
-    return median(await worker.ask('once'));
+    const [runs] = (await once(worker, 'message')) as [number[]];
+    return stats(runs).p50;
   } finally {
-    await worker.end();
+    await worker.terminate();
   }
 }
 

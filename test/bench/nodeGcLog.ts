@@ -1,7 +1,7 @@
 // The main thread's garbage-collection pauses and event-loop stalls of a Node process, appended
 // to a file as `<epoch ms> <pause ms> <kind>`, so that slow requests can be laid beside the pauses they waited
 // through (lib.ts, slowBursts). The api benchmark preloads this module into its server
-// (`--import`, the file named by BENCH_NODE_GC_LOG) and calls logGcPauses for its own load
+// (`--import`, the file named by BENCH_NODE_GC_LOG) and calls logPauses for its own load
 // generator. A benchmark's instrument only: the server itself never loads it.
 import { appendFileSync } from 'node:fs';
 import { PerformanceObserver, constants, performance } from 'node:perf_hooks';
@@ -21,7 +21,7 @@ const STALL_MS = 15;
  * its event loop stalled otherwise (`event-loop`: a long synchronous task, or the process not
  * given a core on a busy machine), found by a 10 ms timer's lateness.
  */
-export function logGcPauses(file: string): void {
+export function logPauses(file: string): void {
   let expected = performance.now() + 10;
   setInterval(() => {
     const now = performance.now();
@@ -42,4 +42,4 @@ export function logGcPauses(file: string): void {
   }).observe({ entryTypes: ['gc'] });
 }
 
-if (process.env.BENCH_NODE_GC_LOG) logGcPauses(process.env.BENCH_NODE_GC_LOG);
+if (process.env.BENCH_NODE_GC_LOG) logPauses(process.env.BENCH_NODE_GC_LOG);
