@@ -3,7 +3,7 @@
 // counter per millisecond, so any number of API processes get unique ids without talking to each other.
 // Every other resource takes a serial id from a MongoDB counter document.
 import type { Db } from 'mongodb';
-import type { Redis } from './db/redis.ts';
+import { incrementExpiring, type Redis } from './db/redis.ts';
 import { defineCollection, collection, isDuplicateKeyError } from './db/mongo.ts';
 
 export type Id = bigint;
@@ -32,7 +32,7 @@ export class StatusIdGenerator {
     for (;;) {
       const ms = at.getTime();
       const key = `ids:status:${ms}`;
-      const [[, seq]] = (await this.redis.multi().incr(key).pexpire(key, 10_000).exec()) as [[Error | null, number]];
+      const seq = await incrementExpiring(this.redis, key, 10_000);
       if (seq <= 0xffff) return (BigInt(ms) << 16n) | BigInt(seq - 1);
       // 65,536 ids in one millisecond: move to the next one.
       at = new Date(ms + 1);

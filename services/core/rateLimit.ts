@@ -1,7 +1,7 @@
 // Fixed-window rate limits in Redis, as Mastodon counts them (windows aligned to epoch multiples of
 // the period). Used for request throttles (sign-up per IP, media uploads per user) and for
 // application limits (statuses per account). The API turns a Verdict into X-RateLimit-* headers.
-import type { Redis } from './db/redis.ts';
+import { incrementExpiring, type Redis } from './db/redis.ts';
 
 export interface RateLimitRule {
   /** Name of the throttle, part of the Redis key (e.g. 'signup', 'statuses'). */
@@ -23,11 +23,7 @@ export async function hitRateLimit(redis: Redis, rule: RateLimitRule, subject: s
   const periodMs = rule.periodSeconds * 1000;
   const windowStart = Math.floor(Date.now() / periodMs) * periodMs;
   const key = `ratelimit:${rule.family}:${subject}:${windowStart}`;
-  const [[, count]] = (await redis
-    .multi()
-    .incr(key)
-    .pexpire(key, periodMs + 1000)
-    .exec()) as [[Error | null, number]];
+  const count = await incrementExpiring(redis, key, periodMs + 1000);
   return {
     allowed: count <= rule.limit,
     limit: rule.limit,

@@ -171,3 +171,13 @@ export function batch(redis: Redis): ChainableCommander {
   });
   return proxy;
 }
+
+/**
+ * INCR of a counter that expires `ttlMs` after its creation. Two plain commands, sent in one write:
+ * SET NX gives a new counter its expiry before the INCR, so none is left without one; a MULTI
+ * cost the API two more commands and a pipeline object per call.
+ */
+export async function incrementExpiring(redis: Redis, key: string, ttlMs: number): Promise<number> {
+  const [, seq] = await Promise.all([redis.set(key, 0, 'PX', ttlMs, 'NX'), redis.incr(key)]);
+  return seq;
+}

@@ -65,12 +65,20 @@ const LANGUAGE = /^([a-z]{2,3})(-[a-z0-9]{2,8})?$/i;
 /** An ISO 639 code as Mastodon keeps it (`en`, `zh-TW`); null for anything else. */
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
 
+// Asked on every post (DisplayNames is slow); at most 26³ two- and three-letter codes.
+const knownLanguages = new Map<string, boolean>();
+function isLanguage(code: string): boolean {
+  let known = knownLanguages.get(code);
+  if (known === undefined) knownLanguages.set(code, (known = languageNames.of(code) !== undefined));
+  return known;
+}
+
 /** An ISO 639 language code (with optional region) that exists, normalised; null otherwise. */
 export function normaliseLanguage(value: string | null | undefined): string | null {
   const m = value ? LANGUAGE.exec(value.trim()) : null;
   if (!m) return null;
   // Unknown codes ("xx") fall back to the user's language like Mastodon's locale cascade.
-  if (languageNames.of(m[1].toLowerCase()) === undefined) return null;
+  if (!isLanguage(m[1].toLowerCase())) return null;
   return m[1].toLowerCase() + (m[2] ? `-${m[2].slice(1).toUpperCase()}` : '');
 }
 

@@ -17,7 +17,11 @@ function countableText(text: string): string {
   return out + text.slice(pos);
 }
 
+// Printable ASCII, tabs and newlines: one grapheme per character but for CR LF, which is one.
+const PLAIN_ASCII = /^[\t\n\r\x20-\x7e]*$/;
+
 export function graphemeLength(text: string): number {
+  if (PLAIN_ASCII.test(text)) return text.length - (text.includes('\r\n') ? text.split('\r\n').length - 1 : 0);
   let n = 0;
   for (const _ of segmenter.segment(text)) n++;
   return n;

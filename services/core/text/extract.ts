@@ -2,6 +2,7 @@
 // http(s) scheme (through linkifyjs), `@user` / `@user@domain` mentions and `#hashtags`.
 // Mentions and hashtags inside a URL are part of the URL.
 import { find as findLinks } from 'linkifyjs';
+import { TtlCache } from '../cache/ttlCache.ts';
 
 export type TextEntity =
   | { kind: 'url'; start: number; end: number; url: string }
@@ -18,8 +19,26 @@ const URL_SCHEME = /^https?:\/\//i;
 
 export const MAX_HASHTAG_LENGTH = 256;
 
-export function extractEntities(text: string): TextEntity[] {
-  const urls: TextEntity[] = findLinks(text)
+// One post's text is extracted by its length check, its mention lookup, its formatter and its tag
+// list (and again by the link-preview pipeline): the result is kept for a moment, frozen.
+const recent = new TtlCache<string, readonly TextEntity[]>(10_000, 256);
+const MEMO_MAX_LENGTH = 5_000;
+
+export function extractEntities(text: string): readonly TextEntity[] {
+  if (text.length > MEMO_MAX_LENGTH) return extract(text);
+  const now = Date.now();
+  const kept = recent.get(text, now);
+  if (kept) return kept;
+  const found = Object.freeze(extract(text).map((e) => Object.freeze(e)));
+  recent.set(text, found, now);
+  return found;
+}
+
+// Only links with a scheme count: a text without one needs no linkify scan (most posts).
+const HAS_SCHEME = /https?:\/\//i;
+
+function extract(text: string): TextEntity[] {
+  const urls: TextEntity[] = (HAS_SCHEME.test(text) ? findLinks(text) : [])
     .filter((l) => l.type === 'url' && URL_SCHEME.test(l.value))
     .map((l) => ({ kind: 'url', start: l.start, end: l.end, url: l.value }));
   const insideUrl = (start: number, end: number) => urls.some((u) => start < u.end && end > u.start);

@@ -1,7 +1,7 @@
 // connectRedis corks each socket for the rest of the event-loop turn (services/core/db/redis.ts):
 // the commands of one turn must arrive in order and answer each their own, and a connection that
 // Redis drops must work again on its new socket.
-import { connectRedis, type Redis } from '../../../services/core/db/redis.ts';
+import { connectRedis, incrementExpiring, type Redis } from '../../../services/core/db/redis.ts';
 
 const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6390';
 const namespace = `redisconn_${process.pid}_${Date.now()}`;
@@ -52,4 +52,15 @@ test('a connection Redis drops works again on its new socket', async () => {
   expect(await redis.client('ID')).not.toBe(id);
   const [a, b] = await Promise.all([redis.set('after', '2'), redis.get('before')]);
   expect([a, b]).toEqual(['OK', '1']);
+});
+
+test('incrementExpiring counts from 1 and gives a new counter its expiry, which later calls keep', async () => {
+  expect(await Promise.all([1, 2, 3].map(() => incrementExpiring(redis, 'counted', 60_000)))).toEqual([1, 2, 3]);
+  const ttl = await redis.pttl('counted');
+  expect(ttl).toBeGreaterThan(55_000);
+  expect(ttl).toBeLessThanOrEqual(60_000);
+  // A later call neither resets the count nor pushes the expiry out.
+  await redis.pexpire('counted', 30_000);
+  expect(await incrementExpiring(redis, 'counted', 60_000)).toBe(4);
+  expect(await redis.pttl('counted')).toBeLessThanOrEqual(30_000);
 });

@@ -16,29 +16,13 @@ describe('status id layout', () => {
   });
 });
 
-/** A stand-in for the Redis MULTI INCR/PEXPIRE the generator sends. */
+/** A stand-in for the Redis SET NX and INCR the generator sends. */
 function fakeRedis(counts: Map<string, number>): Redis {
   return {
-    multi() {
-      let key = '';
-      const chain = {
-        incr(k: string) {
-          key = k;
-          return chain;
-        },
-        pexpire() {
-          return chain;
-        },
-        async exec() {
-          const n = (counts.get(key) ?? 0) + 1;
-          counts.set(key, n);
-          return [
-            [null, n],
-            [null, 1],
-          ];
-        },
-      };
-      return chain;
+    async set(k: string) {
+      if (counts.has(k)) return null;
+      counts.set(k, 0);
+      return 'OK';
     },
     async incr(k: string) {
       const n = (counts.get(k) ?? 0) + 1;

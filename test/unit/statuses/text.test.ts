@@ -1,7 +1,7 @@
 // Text processing: entity extraction, Mastodon-style HTML and character counting.
 import { extractEntities, normalizeTagName } from '../../../services/core/text/extract.ts';
 import { formatStatusHtml, linkHtml } from '../../../services/core/text/formatStatus.ts';
-import { countStatusCharacters } from '../../../services/core/text/countCharacters.ts';
+import { countStatusCharacters, graphemeLength } from '../../../services/core/text/countCharacters.ts';
 
 const opts = {
   baseUrl: 'https://host',
@@ -50,6 +50,12 @@ describe('extractEntities', () => {
     expect(kinds).toEqual(['@a', '@b@x.org', '#tag', 'https://e.com/#notatag/@nouser']);
   });
 
+  it('gives the same text the same frozen entities, which a caller cannot change', () => {
+    const first = extractEntities('hi @a #t');
+    expect(extractEntities('hi @a #t')).toBe(first);
+    expect(Object.isFrozen(first) && first.every((e) => Object.isFrozen(e))).toBe(true);
+  });
+
   it('normalises tag names', () => {
     expect(normalizeTagName('CafÉ')).toBe('cafe');
     expect(normalizeTagName('ＴＡＧ')).toBe('tag');
@@ -64,5 +70,11 @@ describe('countStatusCharacters', () => {
 
   it('counts grapheme clusters and the content warning', () => {
     expect(countStatusCharacters('👩‍👩‍👧‍👦🇫🇷', 'cw')).toBe(4);
+  });
+
+  it('counts plain ASCII as the segmenter does: CR LF is one grapheme', () => {
+    const segments = (t: string) => [...new Intl.Segmenter(undefined, { granularity: 'grapheme' }).segment(t)].length;
+    for (const t of ['plain text', 'a\r\nb\r\n\r\nc', 'a\rb\nc\td', '', '\r\n', 'caf\u00e9 \u0301x'])
+      expect(graphemeLength(t)).toBe(segments(t));
   });
 });
