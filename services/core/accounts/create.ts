@@ -107,6 +107,8 @@ export async function createLocalAccount(core: Core, input: NewLocalAccount): Pr
     memorial: false,
     movedToAccountId: null,
     pendingUser: !confirmed || !approved,
+    // Nobody blocks, mutes or lists an account before it exists (feeds/fanOutFilters.ts).
+    fanOutFilters: false,
     createdAt: now,
     updatedAt: now,
   };

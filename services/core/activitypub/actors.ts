@@ -248,6 +248,8 @@ export async function upsertRemoteActor(
     statusesCount: 0,
     lastStatusAt: null,
     pendingUser: false,
+    // Nobody blocks, mutes or lists an account before it exists (feeds/fanOutFilters.ts).
+    fanOutFilters: false,
     createdAt: published ?? new Date(),
   };
   try {

@@ -9,6 +9,8 @@ import { mutes } from '../model/mutes.ts';
 import { listMembers, lists } from '../model/lists.ts';
 import type { StatusDoc, Visibility } from '../model/statuses.ts';
 import { TtlCache, cachePerOwner } from '../cache/ttlCache.ts';
+import { readThrough } from '../db/docCache.ts';
+import { accountView } from '../model/accounts.ts';
 
 export interface FanOutStatus {
   statusId: Id;
@@ -69,6 +71,12 @@ export function remembered<T>(core: Core, key: string, load: () => Promise<T>): 
   return value;
 }
 
+/** The author-side answers of a status whose author nobody blocks, mutes or lists (fanOutFilters.ts). */
+export function rememberNoAuthorSide(core: Core, s: FanOutStatus): void {
+  for (const name of AUTHOR_SIDES) void remembered(core, `${s.statusId}:${name}`, async () => []);
+}
+const AUTHOR_SIDES = ['blocking', 'muting', 'memberships'];
+
 /** The lists that hold the author, read once per status (exclusive owners and list feeds both need them). */
 export function authorMemberships(core: Core, s: FanOutStatus): Promise<Array<{ listId: Id }>> {
   return remembered(core, `${s.statusId}:memberships`, () =>
@@ -85,7 +93,15 @@ export function authorMemberships(core: Core, s: FanOutStatus): Promise<Array<{ 
  * (BY_TARGET_LIMIT) is left for the status to read as before.
  */
 export async function rememberAuthorSides(core: Core, batch: readonly FanOutStatus[]): Promise<void> {
-  const plain = batch.filter((s) => s.reblogOfId === null && s.visibility !== 'direct');
+  let plain = batch.filter((s) => s.reblogOfId === null && s.visibility !== 'direct');
+  if (plain.length === 0) return;
+  // Authors known to be in nobody's blocks, mutes or lists need no read (fanOutFilters.ts).
+  const known = await readThrough(core, accountView, [...new Set(plain.map((s) => s.accountId))]);
+  plain = plain.filter((s) => {
+    if (known.get(s.accountId)?.fanOutFilters !== false) return true;
+    rememberNoAuthorSide(core, s);
+    return false;
+  });
   if (plain.length < 2) return;
   const authors = [...new Set(plain.map((s) => s.accountId))];
   const byTarget = (name: string) =>

@@ -11,7 +11,8 @@ import type { Id } from '../ids.ts';
 import { accountView } from '../model/accounts.ts';
 import { readThrough } from '../db/docCache.ts';
 import { admitted } from './admitted.ts';
-import type { FanOutStatus } from './authorSide.ts';
+import { rememberNoAuthorSide, type FanOutStatus } from './authorSide.ts';
+import { mayBeFiltered } from './fanOutFilters.ts';
 import { fanOutToLists, fanOutToTagFollowers, insertHome, type Announce, type FanOutResult } from './fanOutWrites.ts';
 import { fanOutToFollowerSlice } from './followerSlices.ts';
 
@@ -25,6 +26,9 @@ export async function fanOutStatus(
   // From the document cache the request's token check filled (one Redis read, not MongoDB).
   const author = (await readThrough(core, accountView, [s.accountId])).get(s.accountId);
   if (!author) return { home: [], lists: [] };
+  // An author nobody blocks, mutes or lists: the filters need not ask who (ADR 0020). A reblog's
+  // original author is asked about as before.
+  if (s.reblogOfAccountId === null && !(await mayBeFiltered(core, author))) rememberNoAuthorSide(core, s);
   const insert = async (recipients: Id[]) =>
     insertHome(core, s, await admitted(core, s, recipients, author.domain), announce);
 

@@ -2,6 +2,7 @@
 import type { Core } from '../context.ts';
 import { nextSerialId } from '../ids.ts';
 import { collection, insertOnce } from '../db/mongo.ts';
+import { markFanOutFilters } from '../feeds/fanOutFilters.ts';
 import type { AccountDoc } from '../model/accounts.ts';
 import { blocks, type BlockDoc } from '../model/blocks.ts';
 import { forbidden } from '../errors.ts';
@@ -38,6 +39,7 @@ export async function blockAccount(core: Core, account: AccountDoc, target: Acco
     uri: account.domain === null ? `${account.uri}#blocks/${id}` : null,
     createdAt: new Date(),
   };
+  await markFanOutFilters(core, [target._id]);
   await core.outbox.write([blockEvent('BlockCreated', block, account, target)], async () => {
     await insertOnce(collection(core.db, blocks), block);
   });

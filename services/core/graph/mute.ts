@@ -4,6 +4,7 @@ import type { Core } from '../context.ts';
 import { nextSerialId, type Id } from '../ids.ts';
 import { findPageIn, type PageParams } from '../db/pages.ts';
 import { collection, insertOnce } from '../db/mongo.ts';
+import { markFanOutFilters } from '../feeds/fanOutFilters.ts';
 import type { AccountDoc } from '../model/accounts.ts';
 import { mutes, type MuteDoc } from '../model/mutes.ts';
 import { forbidden } from '../errors.ts';
@@ -64,6 +65,7 @@ export async function muteAccount(
     expiresAt,
     createdAt: new Date(),
   };
+  await markFanOutFilters(core, [target._id]);
   await core.outbox.write([muteCreated(mute, account, target)], async () => {
     await insertOnce(coll, mute);
   });

@@ -1,6 +1,7 @@
 // Read side of the social graph, as the visibility rules need it. Writes (follow, block, mute
 // APIs) belong to their own operations; `recordFollow` is the bare write those and tests share.
 import type { Core } from '../context.ts';
+import { markFanOutFilters } from '../feeds/fanOutFilters.ts';
 import type { Id } from '../ids.ts';
 import { nextSerialId } from '../ids.ts';
 import { collection, insertOnce } from '../db/mongo.ts';
@@ -62,6 +63,7 @@ export async function recordFollow(
 
 /** Inserts a block if none exists (no events): the core of the block operation. */
 export async function recordBlock(core: Core, accountId: Id, targetAccountId: Id): Promise<void> {
+  await markFanOutFilters(core, [targetAccountId]);
   await insertOnce(collection(core.db, blocks), {
     _id: await nextSerialId(core.db, 'blocks'),
     accountId,

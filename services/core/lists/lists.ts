@@ -3,6 +3,7 @@
 import type { Core } from '../context.ts';
 import { nextSerialId, type Id } from '../ids.ts';
 import { collection, isDuplicateKeyError } from '../db/mongo.ts';
+import { markFanOutFilters } from '../feeds/fanOutFilters.ts';
 import type { AccountDoc, CachedAccount } from '../model/accounts.ts';
 import { follows } from '../model/follows.ts';
 import { listMembers, lists, REPLIES_POLICIES, type ListDoc, type RepliesPolicy } from '../model/lists.ts';
@@ -144,6 +145,7 @@ export async function addListMembers(core: Core, list: ListDoc, accountIds: Id[]
       createdAt: new Date(),
     })),
   );
+  await markFanOutFilters(core, fresh);
   await core.outbox.write([membersChanged(list, fresh, true, fresh[0] as Id)], async () => {
     await collection(core.db, listMembers)
       .insertMany(docs, { ordered: false })

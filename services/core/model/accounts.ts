@@ -88,6 +88,12 @@ export interface AccountDoc {
   statusesCount: number;
   /** The marks of the latest counter changes, so that a retried one counts once (db/countOnce.ts). */
   countMarks?: string[];
+  /**
+   * Whether anyone may block, mute or list this account, so that the fan-out of its posts must read
+   * who (feeds/fanOutFilters.ts): set before the first such record is written, never unset; absent
+   * for accounts from before the field, learnt on their first post.
+   */
+  fanOutFilters?: boolean;
   lastStatusAt: Date | null;
   suspendedAt: Date | null;
   silencedAt: Date | null;

@@ -11,6 +11,7 @@ import { batch } from '../../../services/core/db/redis.ts';
 import { createKafka } from '../../../services/core/events/kafka.ts';
 import { createLogger } from '../../../services/core/logger.ts';
 import { markActive } from '../../../services/core/feeds/activity.ts';
+import { markFanOutFilters } from '../../../services/core/feeds/fanOutFilters.ts';
 import { feedKey } from '../../../services/core/feeds/feeds.ts';
 import { accounts } from '../../../services/core/model/accounts.ts';
 import { follows } from '../../../services/core/model/follows.ts';
@@ -106,6 +107,8 @@ it('handling the same events again announces nothing twice', async () => {
     exclusive: false,
     createdAt: new Date(),
   });
+  // Written straight to MongoDB, so flagged as addListMembers would (ADR 0020).
+  await markFanOutFilters(core, [author.account._id]);
   await collection(core.db, listMembers).insertOne({
     _id: listId,
     listId,
