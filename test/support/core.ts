@@ -1,6 +1,9 @@
 // A Core for tests on the real servers: its own database, Redis namespace and Kafka topics (see
 // config.ts), the real Kafka event sink, and a record of what it published so tests can assert on
 // events without consuming them. `closeTestCore` removes all three and disconnects.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Config } from '../../services/core/config.ts';
 import { createCore, type Core } from '../../services/core/context.ts';
 import { createLogger } from '../../services/core/logger.ts';
@@ -37,6 +40,30 @@ export async function createTestCore(
   };
   const core = await createCore(config, { sink, logger, outboxGraceMs: opts.outboxGraceMs ?? 200 });
   return { core, published };
+}
+
+/**
+ * A test core whose MongoDB client reports its commands (`core.mongo.on('commandStarted', ...)`),
+ * for tests that count them: db/mongo.ts asks for the reports only when MONGO_COMMAND_COUNTS names
+ * a file, set here for this core alone. `close` closes the core and removes the file.
+ */
+export async function createCommandReportingCore(
+  config: Config = testConfig(),
+): Promise<{ core: Core; close: () => Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'mongo-commands-'));
+  process.env.MONGO_COMMAND_COUNTS = join(dir, 'counts.json');
+  try {
+    const { core } = await createTestCore(config);
+    return {
+      core,
+      close: async () => {
+        await closeTestCore(core);
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } finally {
+    delete process.env.MONGO_COMMAND_COUNTS; // for this core only, not the next one
+  }
 }
 
 /** Deletes the keys of a Redis namespace (rate limits, idempotency records, dedup claims, ...). */

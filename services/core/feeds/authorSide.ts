@@ -94,14 +94,11 @@ export function authorMemberships(core: Core, s: FanOutStatus): Promise<Array<{ 
  */
 export async function rememberAuthorSides(core: Core, batch: readonly FanOutStatus[]): Promise<void> {
   let plain = batch.filter((s) => s.reblogOfId === null && s.visibility !== 'direct');
-  if (plain.length === 0) return;
-  // Authors known to be in nobody's blocks, mutes or lists need no read (fanOutFilters.ts).
+  if (plain.length < 2) return;
+  // Authors known to be in nobody's blocks, mutes or lists are left out: each status's fan-out
+  // answers for them without a read (fanOutStatus, fanOutFilters.ts).
   const known = await readThrough(core, accountView, [...new Set(plain.map((s) => s.accountId))]);
-  plain = plain.filter((s) => {
-    if (known.get(s.accountId)?.fanOutFilters !== false) return true;
-    rememberNoAuthorSide(core, s);
-    return false;
-  });
+  plain = plain.filter((s) => known.get(s.accountId)?.fanOutFilters !== false);
   if (plain.length < 2) return;
   const authors = [...new Set(plain.map((s) => s.accountId))];
   const byTarget = (name: string) =>

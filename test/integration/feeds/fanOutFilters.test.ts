@@ -2,9 +2,6 @@
 // every new account starts with, set by the first block, mute or list membership about it (before
 // the record), and learnt once for accounts from before the flag. A post of a flagged author is
 // still kept from whoever mutes them.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { CommandStartedEvent } from 'mongodb';
 import type { Core } from '../../../services/core/context.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
@@ -21,29 +18,22 @@ import { feedIds, feedKey } from '../../../services/core/feeds/feeds.ts';
 import { postStatus } from '../../../services/core/statuses/postStatus.ts';
 import { runFanOutPipeline } from '../../../pipelines/fanout/index.ts';
 import type { Pipeline } from '../../../pipelines/runtime/index.ts';
-import { closeTestCore, createTestCore, eventually } from '../../support/core.ts';
+import { createCommandReportingCore, eventually } from '../../support/core.ts';
 import { createTestUser } from '../../support/fixtures.ts';
 import { caughtUp, consumerTuning } from '../../support/kafka.ts';
 
-const countsDir = mkdtempSync(join(tmpdir(), 'fan-out-filters-'));
 let core: Core;
+let close: () => Promise<void>;
 let pipeline: Pipeline | undefined;
 
 beforeAll(async () => {
-  // The MongoDB client reports its commands only when asked (db/mongo.ts).
-  process.env.MONGO_COMMAND_COUNTS = join(countsDir, 'counts.json');
-  try {
-    ({ core } = await createTestCore());
-  } finally {
-    delete process.env.MONGO_COMMAND_COUNTS;
-  }
+  ({ core, close } = await createCommandReportingCore());
   pipeline = await runFanOutPipeline(core, consumerTuning);
 });
 
 afterAll(async () => {
   await pipeline?.stop();
-  await closeTestCore(core);
-  rmSync(countsDir, { recursive: true, force: true });
+  await close();
 });
 
 const flagOf = async (id: bigint) => (await collection(core.db, accounts).findOne({ _id: id }))?.fanOutFilters;

@@ -3,9 +3,6 @@
 // read of who mutes their authors, not one per partition; and each post still reaches exactly the
 // feeds its own author's side allows (a muted author's post stays out of the muter's home feed, an
 // exclusive list's member's post goes to the list instead).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { CommandStartedEvent } from 'mongodb';
 import type { Core } from '../../../services/core/context.ts';
 import type { AccountDoc } from '../../../services/core/model/accounts.ts';
@@ -17,32 +14,25 @@ import { feedIds, feedKey } from '../../../services/core/feeds/feeds.ts';
 import { postStatus } from '../../../services/core/statuses/postStatus.ts';
 import { runFanOutPipeline } from '../../../pipelines/fanout/index.ts';
 import type { Pipeline } from '../../../pipelines/runtime/index.ts';
-import { closeTestCore, createTestCore, eventually } from '../../support/core.ts';
+import { createCommandReportingCore, eventually } from '../../support/core.ts';
 import { createTestUser } from '../../support/fixtures.ts';
 import { consumerTuning, readTopic } from '../../support/kafka.ts';
 import { testConfig } from '../../support/config.ts';
 
 const AUTHORS = 12;
-// The MongoDB client reports its commands only when asked (db/mongo.ts); this test listens to them.
-const countsDir = mkdtempSync(join(tmpdir(), 'reads-ahead-'));
 
 let core: Core;
+let close: () => Promise<void>;
 let pipeline: Pipeline | undefined;
 
 beforeAll(async () => {
   // As many partitions as the fan-out handles at once (the default; tests otherwise run with two).
-  process.env.MONGO_COMMAND_COUNTS = join(countsDir, 'counts.json');
-  try {
-    ({ core } = await createTestCore(testConfig({ KAFKA_PARTITIONS: '4' })));
-  } finally {
-    delete process.env.MONGO_COMMAND_COUNTS; // for this core only, not the next test file's
-  }
+  ({ core, close } = await createCommandReportingCore(testConfig({ KAFKA_PARTITIONS: '4' })));
 });
 
 afterAll(async () => {
   await pipeline?.stop();
-  await closeTestCore(core);
-  rmSync(countsDir, { recursive: true, force: true });
+  await close();
 });
 
 test('one read of the authors’ mutes for the batches of many partitions, each post where its author’s side allows', async () => {
