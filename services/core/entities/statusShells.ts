@@ -8,7 +8,13 @@ import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { users } from '../model/users.ts';
-import { localRenderingsOf, localRoleIdsOf, renderedRoleKey, renderedStatusKey } from '../statuses/renderCache.ts';
+import {
+  localRenderingsOf,
+  localRoleIdsOf,
+  renderDropCount,
+  renderedRoleKey,
+  renderedStatusKey,
+} from '../statuses/renderCache.ts';
 import type { NestedStatus } from './status.ts';
 import { accountView } from '../model/accounts.ts';
 import { readThrough } from '../db/docCache.ts';
@@ -64,12 +70,15 @@ export async function readShells(core: Core, ids: Id[]): Promise<Map<bigint, Cac
     else want.push(id);
   }
   if (want.length === 0) return out;
+  const drops = renderDropCount(core.db);
   const raw = await mgetAcrossSlots(core.redis, want.map(shellKey));
+  // A drop while Redis answered may concern what it answered: used once, not kept.
+  const keep = renderDropCount(core.db) === drops;
   raw.forEach((r, i) => {
     if (!r) return;
     const shell = JSON.parse(r) as CachedShell;
     out.set(want[i], shell);
-    local.set(want[i], shell, now);
+    if (keep) local.set(want[i], shell, now);
   });
   return out;
 }
@@ -151,6 +160,7 @@ export async function renderMisses(
 ): Promise<Map<bigint, CachedShell>> {
   const out = new Map<bigint, CachedShell>();
   if (ids.length === 0) return out;
+  const drops = renderDropCount(core.db);
   const toRead = ids.filter((id) => !known.has(id));
   const docs = [
     ...ids.map((id) => known.get(id)).filter((d): d is StatusDoc => d !== undefined),
@@ -161,19 +171,26 @@ export async function renderMisses(
           .toArray()),
   ];
   const rendered = await renderShells(core, docs, justPosted);
+  const entries = docs.map((d, i): CachedShell => ({
+    v: version(d),
+    r: d.reblogOfId === null ? null : String(d.reblogOfId),
+    s: rendered[i],
+  }));
   const pipe = batch(core.redis);
   docs.forEach((d, i) => {
-    const entry: CachedShell = {
-      v: version(d),
-      r: d.reblogOfId === null ? null : String(d.reblogOfId),
-      s: rendered[i],
-    };
-    out.set(d._id, entry);
-    localRenderingsOf(core.db).set(d._id, entry);
+    out.set(d._id, entries[i]);
     // NX: a tombstone (renderCache.ts) means the status changed while this render read it.
-    pipe.set(shellKey(d._id), JSON.stringify(entry), 'EX', SHELL_TTL_SECONDS, 'NX');
+    pipe.set(shellKey(d._id), JSON.stringify(entries[i]), 'EX', SHELL_TTL_SECONDS, 'NX');
   });
-  await pipe.exec();
+  const stored = (await pipe.exec()) ?? [];
+  // This process keeps only what Redis took, and only if nothing was dropped here meanwhile
+  // (the drop's tombstone may not have reached Redis yet).
+  if (renderDropCount(core.db) === drops) {
+    const local = localRenderingsOf(core.db);
+    docs.forEach((d, i) => {
+      if (stored[i]?.[1] === 'OK') local.set(d._id, entries[i]);
+    });
+  }
   return out;
 }
 /**

@@ -28,6 +28,14 @@ export function localRenderingsOf(db: object): TtlCache<bigint, unknown> {
   return local;
 }
 
+/**
+ * Counts this process's drops (per database). A reader keeps what it read or rendered only if no
+ * drop happened since it began: a render that read an emoji or status before the change, ending
+ * after the drop, would otherwise keep the old rendering here for LOCAL_RENDER_TTL_MS.
+ */
+const dropCounts = new WeakMap<object, number>();
+export const renderDropCount = (db: object): number => dropCounts.get(db) ?? 0;
+
 /** The role ids behind rendered authors this process read (statusPage.ts), as long as renderings. */
 export const localRoleIdsOf = cachePerOwner(() => new TtlCache<bigint, Id | null>(LOCAL_RENDER_TTL_MS, LOCAL_MAX));
 
@@ -41,9 +49,10 @@ export const RENDER_TOMBSTONE_SECONDS = 5;
 
 /** Drops cached renderings of statuses (edits, deletes, changes to their media). */
 export async function invalidateRenderedStatuses(core: Core, ids: Id[]): Promise<void> {
+  if (ids.length === 0) return;
+  dropCounts.set(core.db, renderDropCount(core.db) + 1);
   const local = localRenderingsOf(core.db);
   for (const id of ids) local.delete(id);
-  if (ids.length === 0) return;
   const tombstones = batch(core.redis);
   for (const id of ids) tombstones.set(renderedStatusKey(id), '', 'EX', RENDER_TOMBSTONE_SECONDS);
   await tombstones.exec();
