@@ -24,7 +24,24 @@ declare module 'fastify' {
 const QS = { arrayLimit: 1000, depth: 8, parameterLimit: 2000, allowDots: false } as const;
 
 export function parseQueryString(s: string): Record<string, unknown> {
-  return qs.parse(indexRailsHashArrays(s), QS) as Record<string, unknown>;
+  return plainPairs(s) ?? (qs.parse(indexRailsHashArrays(s), QS) as Record<string, unknown>);
+}
+
+/** `key=value&...` with nothing to decode, nest or repeat: what most GET requests carry. */
+const PLAIN_PAIRS = /^[\w-]+=[\w.~-]*(?:&[\w-]+=[\w.~-]*)*$/;
+
+/** What qs makes of a plain query string, without qs (which took 2 % of a timeline request); else null. */
+function plainPairs(s: string): Record<string, string> | null {
+  if (s.length > 512 || !PLAIN_PAIRS.test(s)) return null;
+  const out: Record<string, string> = {};
+  for (const pair of s.split('&')) {
+    const eq = pair.indexOf('=');
+    const key = pair.slice(0, eq);
+    // A repeated key makes an array, and qs leaves out Object.prototype's names.
+    if (Object.hasOwn(out, key) || key in Object.prototype) return null;
+    out[key] = pair.slice(eq + 1);
+  }
+  return out;
 }
 
 function decodeKey(raw: string): string {

@@ -2,7 +2,8 @@
 // the text must be exactly JSON.stringify of the objects presentStatusPage makes, for every kind
 // of status and viewer (reblogs, polls, own and pinned statuses, muted conversations, filters,
 // role badges, quote posts in every state, quote policies), with caches cold and warm; and single
-// statuses, rendered as pages of one, follow Mastodon's rule for a reblog's flags.
+// statuses, rendered as pages of one, follow Mastodon's rule for a reblog's flags. Texts outside
+// ASCII, in the cached pieces and in those written per request, check the UTF-8 the page is sent as.
 import type { Core } from '../../../services/core/context.ts';
 import { parseId, type Id } from '../../../services/core/ids.ts';
 import type { PageOptions } from '../../../services/core/entities/statusPage.ts';
@@ -40,7 +41,7 @@ beforeAll(async () => {
   filtering = await createTestUser(core, { username: 'jsonfilter' });
   await recordFollow(core, viewer.account._id, author.account._id);
   const plain = await post(author, { status: 'hello "world" \u2028 <b>é</b> #tag @jsonviewer' });
-  await post(author, { status: 'a poll', poll: { options: ['yes', 'no'], expires_in: 3600 } });
+  await post(author, { status: 'a poll', poll: { options: ['yes ✓', 'no 🙅'], expires_in: 3600 } });
   await post(author, { status: 'careful', spoiler_text: 'spoiler words' });
   const own = await post(viewer, { status: 'my own words' });
   await post(viewer, { status: 'unlisted own', visibility: 'unlisted' });
@@ -52,7 +53,7 @@ beforeAll(async () => {
     expect((await call('POST', `/api/v1/statuses/${plain}/${action}`, viewer.token)).status).toBe(200);
   expect((await call('POST', `/api/v1/statuses/${own}/pin`, viewer.token)).status).toBe(200);
   const filter = await call('POST', '/api/v2/filters', filtering.token, {
-    title: 'words',
+    title: 'wörds',
     context: ['home', 'public'],
     filter_action: 'warn',
     keywords_attributes: [{ keyword: 'words' }, { keyword: 'hello' }],
@@ -96,18 +97,18 @@ it.each(cases)('spliced JSON equals the stringified page for %s', async (_name, 
   // Twice: the first from cold caches (renderings made now), the second from the cached copies.
   for (let round = 0; round < 2; round++) {
     const expected = JSON.stringify(await presentStatusPage(core, ids, account, opts));
-    const spliced = await presentStatusPageJson(core, ids, account, opts);
+    const spliced = (await presentStatusPageJson(core, ids, account, opts)).toString();
     expect(spliced).toBe(expected);
     expect((JSON.parse(spliced) as unknown[]).length).toBeGreaterThan(0);
   }
 });
 
 it('an empty page is []', async () => {
-  expect(await presentStatusPageJson(core, [], viewer.account, { check: 'feed' })).toBe('[]');
+  expect((await presentStatusPageJson(core, [], viewer.account, { check: 'feed' })).toString()).toBe('[]');
 });
 
 it('the page covers what the comparison is meant to cover', async () => {
-  const seen = await presentStatusPageJson(core, ids, viewer.account, { check: 'feed' });
+  const seen = (await presentStatusPageJson(core, ids, viewer.account, { check: 'feed' })).toString();
   for (const part of [
     '"reblog":{',
     '"poll":{',
@@ -124,7 +125,7 @@ it('the page covers what the comparison is meant to cover', async () => {
     expect(seen).toContain(part);
   // The nested quoted status carries its own quote as a ShallowQuote.
   expect(seen).toMatch(/"quote":\{"state":"accepted","quoted_status_id":"\d+"\}/);
-  const filtered = await presentStatusPageJson(core, ids, filtering.account, { check: 'policy' });
+  const filtered = (await presentStatusPageJson(core, ids, filtering.account, { check: 'policy' })).toString();
   expect(filtered).toContain('"filtered":[{');
 });
 
@@ -132,7 +133,7 @@ it("a reblog on its own shows its original's flags, in a list its own (Mastodon'
   const [doc] = await collection(core.db, statuses).find({ _id: reblogId }).toArray();
   const single = await presentStatus(core, doc, viewer.account);
   expect([single.favourited, single.bookmarked, single.reblogged]).toEqual([true, true, true]);
-  expect(JSON.parse((await presentStatusJson(core, reblogId, viewer.account)) as string)).toEqual(single);
+  expect(JSON.parse(String(await presentStatusJson(core, reblogId, viewer.account)))).toEqual(single);
   const [listed] = await presentStatusPage(core, [reblogId], viewer.account, { check: 'feed' });
   expect([listed.favourited, listed.bookmarked, listed.reblogged]).toEqual([false, false, false]);
   expect(listed.reblog?.favourited).toBe(true);
