@@ -5,8 +5,6 @@
 // statusPage.ts) and reused by every request until then; only the counts, poll and the viewer's
 // flags are written per request. Building and stringifying 20 statuses with their accounts was
 // most of a timeline request's garbage, which kept the API's young-generation collector busy.
-// The cached pieces are kept as UTF-8 bytes and the page is sent as a Buffer: encoding the page's
-// text (and measuring it for Content-Length) on every send was a tenth of a timeline request.
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import type { CachedAccount } from '../model/accounts.ts';
@@ -36,69 +34,35 @@ const LAID_OVER = new Set([
 ]);
 
 /**
- * A page's JSON as bytes: the cached pieces as they are, the text written per request joined into
- * one string between two of them (encoded once, when the page is put together).
- */
-class JsonBytes {
-  private readonly chunks: (string | Buffer)[] = [];
-  private run: string[] = [];
-
-  text(...pieces: string[]): void {
-    for (const p of pieces) this.run.push(p);
-  }
-
-  bytes(b: Buffer): void {
-    this.endRun();
-    this.chunks.push(b);
-  }
-
-  toBuffer(): Buffer {
-    this.endRun();
-    let size = 0;
-    for (const c of this.chunks) size += typeof c === 'string' ? Buffer.byteLength(c) : c.length;
-    const out = Buffer.allocUnsafe(size);
-    let at = 0;
-    for (const c of this.chunks) at += typeof c === 'string' ? out.write(c, at) : c.copy(out, at);
-    return out;
-  }
-
-  private endRun(): void {
-    if (this.run.length === 0) return;
-    this.chunks.push(this.run.join(''));
-    this.run = [];
-  }
-}
-
-/**
  * The shell's JSON without `reblog` and the closing brace, or null when it cannot be spliced (its
  * `reblog` is not its last field, where the object spread would keep it, or it holds a laid-over
  * field). Per cached copy: a WeakMap, so it goes with the copy.
  */
-const shellBytesOf = new WeakMap<CachedShell, Buffer | null>();
+const shellTexts = new WeakMap<CachedShell, string | null>();
 
-function shellBytes(entry: CachedShell): Buffer | null {
-  let bytes = shellBytesOf.get(entry);
-  if (bytes !== undefined) return bytes;
+function shellText(entry: CachedShell): string | null {
+  let text = shellTexts.get(entry);
+  if (text !== undefined) return text;
   const keys = Object.keys(entry.s);
-  bytes = null;
+  text = null;
   if (keys.length > 1 && keys.at(-1) === 'reblog' && !keys.some((k) => LAID_OVER.has(k))) {
     const { reblog: _reblog, ...rest } = entry.s;
-    bytes = Buffer.from(JSON.stringify(rest).slice(0, -1));
+    text = JSON.stringify(rest).slice(0, -1);
   }
-  shellBytesOf.set(entry, bytes);
-  return bytes;
+  shellTexts.set(entry, text);
+  return text;
 }
 
 /** Each author entity's JSON, per role laid over it (remote authors: `null`, the entity as is). */
-const accountBytesOf = new WeakMap<Account, Map<EffectiveRole | null, Buffer>>();
+const accountTexts = new WeakMap<Account, Map<EffectiveRole | null, string>>();
 
-function accountBytes(page: LoadedPage, accountId: Id): Buffer {
+function accountText(page: LoadedPage, accountId: Id): string {
   const a = page.authors.get(accountId) as { entity: Account; role: EffectiveRole | null };
-  let byRole = accountBytesOf.get(a.entity);
-  if (!byRole) accountBytesOf.set(a.entity, (byRole = new Map()));
+  let byRole = accountTexts.get(a.entity);
+  if (!byRole) accountTexts.set(a.entity, (byRole = new Map()));
   let text = byRole.get(a.role);
   if (text === undefined) {
-    text = Buffer.from(JSON.stringify(authorEntity(page, accountId)));
+    text = JSON.stringify(authorEntity(page, accountId));
     // Roles are few and cached objects; a bound keeps a role object renewed every minute or so
     // from growing the map while the entity lives.
     if (byRole.size >= 8) byRole.clear();
@@ -128,14 +92,14 @@ function count(n: number): string {
 
 /**
  * Pushes the fields after `reblog`, as renderStatus orders them, and the closing brace. Pieces go
- * into the page's runs and are joined once: concatenating them here would make a rope of
+ * into the page's one array and are joined once: concatenating them here would make a rope of
  * intermediate strings per status.
  */
-function pushTail(parts: JsonBytes, page: LoadedPage, l: Live, nested: boolean): void {
+function pushTail(parts: string[], page: LoadedPage, l: Live, nested: boolean): void {
   const poll = l.pollId === null ? null : (page.polls.get(l.pollId) ?? null);
-  parts.text(',"account":');
-  parts.bytes(accountBytes(page, l.accountId));
-  parts.text(
+  parts.push(
+    ',"account":',
+    accountText(page, l.accountId),
     ',"reblogs_count":',
     count(l.reblogsCount),
     ',"favourites_count":',
@@ -148,7 +112,7 @@ function pushTail(parts: JsonBytes, page: LoadedPage, l: Live, nested: boolean):
   // Quote posts: most statuses quote nothing and carry the same approval for a viewer.
   const quote = quoteOf(page, l);
   const original = l.reblogOfId === null ? null : (page.live?.get(l.reblogOfId) ?? null);
-  parts.text(
+  parts.push(
     ',"quote":',
     quote === null ? 'null' : JSON.stringify(quote),
     ',"quotes_count":',
@@ -158,7 +122,7 @@ function pushTail(parts: JsonBytes, page: LoadedPage, l: Live, nested: boolean):
   );
   const own = viewerFields(page, l, nested);
   if (own) {
-    parts.text(
+    parts.push(
       own.favourited ? ',"favourited":true' : ',"favourited":false',
       own.reblogged ? ',"reblogged":true' : ',"reblogged":false',
       own.muted ? ',"muted":true' : ',"muted":false',
@@ -166,47 +130,44 @@ function pushTail(parts: JsonBytes, page: LoadedPage, l: Live, nested: boolean):
       ',"filtered":',
       own.filtered.length === 0 ? '[]' : JSON.stringify(own.filtered),
     );
-    if (own.pinned !== undefined) parts.text(own.pinned ? ',"pinned":true' : ',"pinned":false');
+    if (own.pinned !== undefined) parts.push(own.pinned ? ',"pinned":true' : ',"pinned":false');
   }
-  parts.text('}');
+  parts.push('}');
 }
 
 /** Pushes one status with its reblogged original, as JSON. */
-function pushItem(parts: JsonBytes, page: LoadedPage, status: Live, original: Live | null): void {
-  const head = shellBytes(page.shells.get(status._id) as CachedShell);
-  const inner = original === null ? undefined : shellBytes(page.shells.get(original._id) as CachedShell);
+function pushItem(parts: string[], page: LoadedPage, status: Live, original: Live | null): void {
+  const head = shellText(page.shells.get(status._id) as CachedShell);
+  const inner = original === null ? '' : shellText(page.shells.get(original._id) as CachedShell);
   if (head === null || inner === null) {
     // Not spliceable: the object, as presentStatusPage makes it.
-    parts.text(JSON.stringify(renderItem(page, { status, original })));
+    parts.push(JSON.stringify(renderItem(page, { status, original })));
     return;
   }
-  parts.bytes(head);
-  parts.text(',"reblog":');
-  if (original === null || inner === undefined) parts.text('null');
+  parts.push(head, ',"reblog":');
+  if (original === null) parts.push('null');
   else {
-    parts.bytes(inner);
-    parts.text(',"reblog":null');
+    parts.push(inner, ',"reblog":null');
     pushTail(parts, page, original, true);
   }
   pushTail(parts, page, status, false);
 }
 
-/** JSON.stringify(await presentStatusPage(core, ids, viewer, opts)) as UTF-8, built from cached pieces. */
+/** JSON.stringify(await presentStatusPage(core, ids, viewer, opts)), built from cached pieces. */
 export async function presentStatusPageJson(
   core: Core,
   ids: Id[],
   viewer: CachedAccount | null,
   opts: PageOptions,
-): Promise<Buffer> {
+): Promise<string> {
   const page = await loadStatusPage(core, ids, viewer, opts);
-  const parts = new JsonBytes();
-  parts.text('[');
+  const parts: string[] = ['['];
   page.items.forEach(({ status, original }, i) => {
-    if (i > 0) parts.text(',');
+    if (i > 0) parts.push(',');
     pushItem(parts, page, status, original);
   });
-  parts.text(']');
-  return parts.toBuffer();
+  parts.push(']');
+  return parts.join('');
 }
 
 /**
@@ -219,12 +180,14 @@ export async function presentStatusJson(
   id: Id,
   viewer: CachedAccount | null,
   opts: PageOptions = { check: 'policy' },
-): Promise<Buffer | null> {
+): Promise<string | null> {
   const page = await loadStatusPage(core, [id], viewer, opts);
   const item = page.items[0];
   if (!item) return null;
-  const parts = new JsonBytes();
-  if (item.original === null) pushItem(parts, page, item.status, null);
-  else parts.text(JSON.stringify(renderItem(page, item, true)));
-  return parts.toBuffer();
+  if (item.original === null) {
+    const parts: string[] = [];
+    pushItem(parts, page, item.status, null);
+    return parts.join('');
+  }
+  return JSON.stringify(renderItem(page, item, true));
 }
