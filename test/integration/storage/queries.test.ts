@@ -112,6 +112,29 @@ test('equality, $in, ranges and sorts on indexed fields match a full scan', asyn
   expect(total).toBeGreaterThan(500);
 });
 
+test('a filter of _id values alone is answered from the primary map; any other condition is still checked', async () => {
+  const all = await plain.find({}).sort({ _id: 1 }).toArray();
+  const [a, b, c] = [all[10], all[20], all[30]];
+  const found = async (filter: Document) =>
+    ids(await indexed.find(filter).sort({ _id: 1 }).toArray()).concat(
+      ids(
+        await indexed
+          .find(filter, { projection: { score: 1 } })
+          .sort({ _id: 1 })
+          .toArray(),
+      ),
+    );
+  const twice = (docs: Doc[]) => [...ids(docs), ...ids(docs)];
+  expect(await found({ _id: a._id })).toEqual(twice([a]));
+  expect(await found({ _id: { $eq: b._id } })).toEqual(twice([b]));
+  expect(await found({ _id: { $in: [c._id, a._id, 1n] } })).toEqual(twice([a, c]));
+  expect(await found({ _id: { $in: [a._id, b._id, c._id], $ne: b._id } })).toEqual(twice([a, c]));
+  expect(await found({ _id: a._id, score: a.score + 1 })).toEqual([]);
+  expect(await found({ _id: { $in: [a._id, b._id] }, accountId: b.accountId })).toEqual(
+    twice([a, b].filter((d) => d.accountId === b.accountId)),
+  );
+});
+
 test('projected reads racing updates of the same document never see half an update', async () => {
   const race = db.collection<{ _id: bigint; a: number; b: number; pad: string[] }>('race');
   await race.insertOne({ _id: 1n, a: 0, b: 0, pad: ['x'] });

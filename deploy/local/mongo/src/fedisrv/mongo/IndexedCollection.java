@@ -59,7 +59,7 @@ final class IndexedCollection extends H2Collection {
             Object id = ids.next();
             if (!seen.add(id)) continue;
             Document document = dataMap.get(id);
-            if (document != null && documentMatchesQuery(document, query))
+            if (document != null && (plan.exact() || documentMatchesQuery(document, query)))
                 matched.add(projected ? document : Copies.of(document));
         }
         // Matched above: the stream's own filter gets the empty query, which matches at once.

@@ -21,7 +21,9 @@ import de.bwaldvogel.mongo.bson.Document;
  * Chooses how to find a query's documents: a secondary index walked over the key ranges the filter
  * pins down (equality, $in, ranges on a prefix of its fields), or the primary map for _id filters.
  * When the walk order equals the requested sort, the caller can stop after skip + limit matches.
- * Every candidate is still matched against the whole filter, so a plan only has to yield a superset.
+ * Every candidate is still matched against the whole filter, so a plan only has to yield a superset,
+ * unless the plan is exact: a filter of nothing but `_id` values names exactly the documents stored
+ * under them (most reads of the document cache), which need no second look.
  */
 final class QueryPlanner {
     /** Ranges of one field that a filter allows; points are equality values, sorted. */
@@ -40,6 +42,11 @@ final class QueryPlanner {
         Iterator<Object> ids();
 
         boolean ordered();
+
+        /** Every document it yields matches the filter. */
+        default boolean exact() {
+            return false;
+        }
     }
 
     private static final int MAX_RANGES = 1000;
@@ -63,9 +70,26 @@ final class QueryPlanner {
         }
         Candidate byId = candidate(List.of(idField), bounds, sort);
         if (byId != null && byId.score >= bestScore && byId.score > 0) {
-            best = primaryPlan(primary, byId);
+            best = primaryPlan(primary, byId, query.size() == 1 && onlyEquality(query.get(idField))
+                && exactPoints(bounds.get(idField)));
         }
         return best;
+    }
+
+    /** A value, or an operator document of `$eq` or `$in` alone (no other operator to check). */
+    private static boolean onlyEquality(Object condition) {
+        if (!(condition instanceof Document d) || !hasOperator(d)) return true;
+        return d.size() == 1 && (d.containsKey("$eq") || d.containsKey("$in"));
+    }
+
+    /** Values whose equality the stored key decides alone (not null, which also matches a missing field). */
+    private static boolean exactPoints(Bounds b) {
+        if (b == null || !b.isPoints()) return false;
+        for (Object p : b.points()) {
+            if (!(p instanceof Number || p instanceof String || p instanceof Boolean || p instanceof java.util.Date
+                || p instanceof de.bwaldvogel.mongo.bson.ObjectId)) return false;
+        }
+        return true;
     }
 
     // ---- filter analysis ----
@@ -302,7 +326,7 @@ final class QueryPlanner {
         for (int k = from; k < array.length; k++) array[k] = value;
     }
 
-    private static Plan primaryPlan(MVMap<Object, ?> primary, Candidate c) {
+    private static Plan primaryPlan(MVMap<Object, ?> primary, Candidate c, boolean exact) {
         Bounds b = c.prefix().isEmpty() ? new Bounds(null, IndexEntry.LOW, true, IndexEntry.HIGH, true) : c.prefix().get(0);
         boolean reverse = c.reverse();
         if (b.isPoints()) {
@@ -312,7 +336,7 @@ final class QueryPlanner {
                 if (stored != null) ids.add(stored);
             }
             if (reverse) java.util.Collections.reverse(ids);
-            return new SimplePlan(ids.iterator(), c.ordered());
+            return new SimplePlan(ids.iterator(), c.ordered(), exact);
         }
         Object start = reverse ? b.high() : b.low();
         Iterator<Object> keys = reverse
@@ -357,7 +381,7 @@ final class QueryPlanner {
                 return key;
             }
         };
-        return new SimplePlan(bounded, c.ordered());
+        return new SimplePlan(bounded, c.ordered(), false);
     }
 
     /** The primary map is keyed by the stored _id object; an equal number may be stored as another type. */
@@ -376,7 +400,7 @@ final class QueryPlanner {
         return null;
     }
 
-    private record SimplePlan(Iterator<Object> iterator, boolean ordered) implements Plan {
+    private record SimplePlan(Iterator<Object> iterator, boolean ordered, boolean exact) implements Plan {
         @Override
         public Iterator<Object> ids() {
             return iterator;
