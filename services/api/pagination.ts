@@ -39,11 +39,9 @@ export function linkHeader(core: Core, request: FastifyRequest, info: LinkInfo):
   const base = new URLSearchParams(qs);
   for (const k of ['max_id', 'min_id', 'since_id']) base.delete(k);
   base.set('limit', String(info.limit));
-  const link = (param: string, id: Id) => {
-    const params = new URLSearchParams(base);
-    params.set(param, String(id));
-    return `<${core.config.baseUrl}${path}?${params.toString()}>`;
-  };
+  // The cursor goes last, as URLSearchParams#set appends a name it does not hold.
+  const prefix = `<${core.config.baseUrl}${path}?${base.toString()}&`;
+  const link = (param: string, id: Id) => `${prefix}${param}=${id}>`;
   const parts: string[] = [];
   if (info.count >= info.limit) parts.push(`${link('max_id', info.oldest)}; rel="next"`);
   parts.push(`${link(info.prevParam ?? 'min_id', info.newest)}; rel="prev"`);
