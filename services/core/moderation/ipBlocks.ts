@@ -148,10 +148,13 @@ async function rules(core: Core) {
 export async function ipSeverities(core: Core, address: string | null | undefined): Promise<Set<IpBlockSeverity>> {
   const out = new Set<IpBlockSeverity>();
   if (!address) return out;
+  // Most instances have no rules: every request asks, so the address is parsed only when needed.
+  const all = await rules(core);
+  if (all.length === 0) return out;
   const ip = parseIp(address);
   if (!ip) return out;
   const now = Date.now();
-  for (const r of await rules(core)) {
+  for (const r of all) {
     if (r.doc.expiresAt && r.doc.expiresAt.getTime() <= now) continue;
     if (rangeContains(r.range, ip)) out.add(r.doc.severity);
   }
