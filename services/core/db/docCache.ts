@@ -116,11 +116,6 @@ export function installDocCache(db: Db, redis: Redis): void {
   redisOf.set(db, redis);
 }
 
-/** Whether `db`'s cached collections get the document cache yet (createCore installs it). */
-export function docCacheInstalled(db: Db): boolean {
-  return redisOf.has(db);
-}
-
 /**
  * The documents of `ids` as `view` shows them, from Redis where cached, else from MongoDB (and
  * then cached). Unknown ids are absent from the map.

@@ -5,7 +5,7 @@
 // (deploy/local/mongo) both have are used: no transactions, change streams, $text, TTL or partial
 // indexes, no aggregation operators newer than MongoDB 4.4.
 import { writeFileSync } from 'node:fs';
-import { docCacheInstalled, withDocCache } from './docCache.ts';
+import { withDocCache } from './docCache.ts';
 import { withWriteCount } from './recentResults.ts';
 import {
   MongoClient,
@@ -63,19 +63,16 @@ export function outboxCarriers(): CollectionDef<Document>[] {
   return [...registry.values()].filter((d) => d.carriesOutbox);
 }
 
-/** Per database: each collection's handle, made once (the driver builds a new one, options resolved, per call). */
+/** Per database: the driver's handle of each collection, made once (the driver resolves its options anew per call). */
 const handles = new WeakMap<Db, Map<string, Collection<Document>>>();
 
 export function collection<T extends Document>(db: Db, def: CollectionDef<T>): Collection<T> {
   let byName = handles.get(db);
   if (!byName) handles.set(db, (byName = new Map()));
-  const hit = byName.get(def.name);
-  if (hit) return hit as unknown as Collection<T>;
-  const coll = db.collection<T>(def.name);
-  const handle = def.cachedById ? withDocCache(db, coll) : def.countWrites ? withWriteCount(db, coll) : coll;
-  // Before createCore installs the document cache, a cached collection is handed out without it.
-  if (!def.cachedById || docCacheInstalled(db)) byName.set(def.name, handle as unknown as Collection<Document>);
-  return handle;
+  let coll = byName.get(def.name) as Collection<T> | undefined;
+  if (!coll) byName.set(def.name, (coll = db.collection<T>(def.name)) as unknown as Collection<Document>);
+  if (def.cachedById) return withDocCache(db, coll);
+  return def.countWrites ? withWriteCount(db, coll) : coll;
 }
 
 export async function connectMongo(url: string): Promise<{ client: MongoClient; db: Db }> {
