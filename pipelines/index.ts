@@ -37,7 +37,11 @@ export interface SharedConsumers {
 
 export function sharedConsumers(core: Core): SharedConsumers {
   return {
-    prompt: sharedConsumer(core, 'all-prompt', { partitionsConsumedConcurrently: 4 }),
+    // At most 1 s: a rebalance of the group waits for the fetch in flight, and fan-out waits for it.
+    prompt: sharedConsumer(core, 'all-prompt', {
+      partitionsConsumedConcurrently: 4,
+      maxWaitTimeInMs: Math.min(1_000, core.config.kafkaFetchWaitMs),
+    }),
     background: sharedConsumer(core, 'all-background', BACKGROUND_FETCH),
   };
 }

@@ -328,7 +328,7 @@ export async function runDeliveryWorker(core: Core, opts: DeliveryWorkerOptions)
     partitions: settings.partitions,
     sessionTimeout: opts.sessionTimeout ?? 60_000,
     heartbeatInterval: opts.heartbeatInterval,
-    maxWaitTimeInMs: opts.maxWaitTimeInMs ?? 500,
+    maxWaitTimeInMs: opts.maxWaitTimeInMs,
     maxBytesPerPartition: 4 * 1024 * 1024,
     partitionsConsumedConcurrently: settings.partitions,
     eachBatch,

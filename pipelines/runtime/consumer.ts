@@ -15,7 +15,7 @@ import { createKafka, topicName } from '../../services/core/events/kafka.ts';
 import { ensureTopicsWith, whileTopicsSettle } from '../../services/core/events/topics.ts';
 import { eventsProduced } from '../../services/core/metrics.ts';
 import type { Admin } from 'kafkajs';
-import { measureLag } from './lag.ts';
+import { gaugeLag, measureLag } from './lag.ts';
 import { Partitions } from './partitions.ts';
 
 /** Messages for one topic. */
@@ -49,6 +49,7 @@ export interface ConsumerOptions {
   fromBeginning?: boolean;
   sessionTimeout?: number;
   heartbeatInterval?: number;
+  /** Default: KAFKA_FETCH_WAIT_MS (config.kafkaFetchWaitMs). */
   maxWaitTimeInMs?: number;
   /** The broker answers a fetch once it has this many bytes or maxWaitTimeInMs passed (default 1: at once). */
   minBytes?: number;
@@ -160,7 +161,7 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
     allowAutoTopicCreation: false,
     sessionTimeout: opts.sessionTimeout ?? 30_000,
     heartbeatInterval: opts.heartbeatInterval ?? 3_000,
-    maxWaitTimeInMs: opts.maxWaitTimeInMs ?? 1_000,
+    maxWaitTimeInMs: opts.maxWaitTimeInMs ?? config.kafkaFetchWaitMs,
     minBytes: opts.minBytes ?? 1,
     ...(opts.maxBytesPerPartition ? { maxBytesPerPartition: opts.maxBytesPerPartition } : {}),
   });
@@ -216,14 +217,20 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
   const lagOf = (label: string, topics: readonly string[]) => measureLag(admin, label, groupId, [...topics]);
   const lag = () => lagOf(name, opts.topics);
   const lagInterval = opts.lagIntervalMs ?? 15_000;
-  const lagTimer =
+  const stopGauge =
     lagInterval > 0
-      ? setInterval(
-          () => lag().catch((err: unknown) => logger.debug({ err }, 'consumer lag not measured')),
+      ? gaugeLag(
+          {
+            admin,
+            cluster: config.kafkaBrokers.join(','),
+            pipeline: name,
+            groupId,
+            topics: opts.topics,
+            onError: (err: unknown) => logger.debug({ err }, 'consumer lag not measured'),
+          },
           lagInterval,
         )
       : undefined;
-  lagTimer?.unref();
 
   let stopped: Promise<void> | undefined;
   return {
@@ -234,7 +241,7 @@ export async function startConsumer(opts: ConsumerOptions): Promise<Consumer> {
     lagOf,
     stop() {
       stopped ??= (async () => {
-        clearInterval(lagTimer);
+        stopGauge?.();
         paused.clear();
         // Waits for the batch in flight, commits what it resolved and leaves the group.
         await consumer.disconnect();

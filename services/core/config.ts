@@ -47,6 +47,12 @@ export interface Config {
   kafkaBrokers: string[];
   kafkaTopicPrefix: string;
   kafkaPartitions: number;
+  /**
+   * How long a consumer's fetch waits on the broker while there is nothing to read (a fetch is
+   * answered as soon as there is). Longer is fewer idle round trips; stopping a consumer and a
+   * rebalance of its group wait for the fetch in flight.
+   */
+  kafkaFetchWaitMs: number;
   smtp: {
     /**
      * SMTP_SERVER was given. Without it nothing can be delivered (127.0.0.1:25 is tried for the
@@ -343,6 +349,7 @@ export function loadConfig(env: Env = process.env): Config {
     kafkaBrokers: brokers,
     kafkaTopicPrefix: prefix,
     kafkaPartitions: int(env, 'KAFKA_PARTITIONS', 4, 1, 1024),
+    kafkaFetchWaitMs: int(env, 'KAFKA_FETCH_WAIT_MS', 5000, 100, 30_000),
     smtp: {
       configured: (env.SMTP_SERVER ?? '').trim() !== '',
       server: str(env, 'SMTP_SERVER', '127.0.0.1'),

@@ -20,6 +20,8 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     KAFKA_TOPIC_PREFIX: name,
     REDIS_NAMESPACE: name,
     KAFKA_PARTITIONS: '2',
+    // Test files stop their consumers often, and a stop waits for the fetch in flight.
+    KAFKA_FETCH_WAIT_MS: '1000',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     ...overrides,
   });

@@ -45,6 +45,7 @@ export function serverEnv(config: Config, extra: Record<string, string> = {}): R
     KAFKA_BROKERS: config.kafkaBrokers.join(','),
     KAFKA_TOPIC_PREFIX: config.kafkaTopicPrefix,
     KAFKA_PARTITIONS: String(config.kafkaPartitions),
+    KAFKA_FETCH_WAIT_MS: String(config.kafkaFetchWaitMs),
     LOG_LEVEL: config.logLevel,
     ...extra,
   };
