@@ -63,6 +63,8 @@ const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name
 const USERS = 100;
 const FOLLOWING = 50;
 const STATUSES = 4000;
+/** Seconds the tree is measured before posting, its consumers idle. */
+const REST_SECONDS = 5;
 const POST_CONCURRENCY = Number(process.env.BENCH_POST_CONCURRENCY ?? 16);
 const READ_CONCURRENCY = 32;
 /** Issue 24's posting p99 (ms). */
@@ -493,6 +495,19 @@ try {
         `warm-up: ${warmup} statuses posted in ${((performance.now() - tWarm) / 1000).toFixed(1)} s, ${ms((((await treeCpu()) - cpuWarm) / warmup) * 1000)} ms of the tree's CPU per post (background included)`,
       );
     }
+    // The tree for a few seconds before posting, its consumers idle: what every second of the
+    // posting run costs whatever is posted (idle fetches, the broker's and scheduler's timers, and
+    // what the setup's writes still cost, such as the MongoDB-wire store compacting them).
+    let rest: { cores: Record<string, number>; total: number } | null = null;
+    if (measured('posting')) {
+      const r0 = await byProcess();
+      const tRest = performance.now();
+      await new Promise((r) => setTimeout(r, REST_SECONDS * 1000));
+      const r1 = await byProcess();
+      const seconds = (performance.now() - tRest) / 1000;
+      const cores = Object.fromEntries(Object.keys(tree).map((n) => [n, (r1[n]! - r0[n]!) / seconds]));
+      rest = { cores, total: Object.values(cores).reduce((a, b) => a + b, 0) };
+    }
     // ---- posting: 4,000 statuses round-robin over the users, 16 at a time
     const posting = account();
     await posting.start();
@@ -576,6 +591,14 @@ try {
       ]);
       notes.push(`posting: ${whilePosting}`);
       notes.push(`after posting, until the consumers were idle (${idleSeconds.toFixed(1)} s): ${background}`);
+      if (rest) {
+        const parts = Object.entries(rest.cores).map(([n, c]) => `${n} ${c.toFixed(3)}`);
+        const perPost = (rest.total * (postSeconds + idleSeconds) * 1000) / STATUSES;
+        notes.push(
+          `the tree in the ${REST_SECONDS} s before posting, consumers idle: ${rest.total.toFixed(3)} of a core (${parts.join(', ')}); ` +
+            `at that rate over the posting run and its drain, ${ms(perPost)} ms of each post's CPU`,
+        );
+      }
       targets.push(
         {
           what: 'posting throughput, c16',
