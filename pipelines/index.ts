@@ -37,7 +37,7 @@ export interface SharedConsumers {
 
 export function sharedConsumers(core: Core): SharedConsumers {
   return {
-    // At most 1 s: a rebalance of the group waits for the fetch in flight, and fan-out waits for it.
+    // At most 1 s: a rebalance of the group (which holds up fan-out) waits for the fetch in flight.
     prompt: sharedConsumer(core, 'all-prompt', {
       partitionsConsumedConcurrently: 4,
       maxWaitTimeInMs: Math.min(1_000, core.config.kafkaFetchWaitMs),

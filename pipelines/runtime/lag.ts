@@ -46,8 +46,9 @@ export interface GaugedGroup {
 
 /**
  * The groups this process gauges, by interval: one round per interval measures them all, reading
- * each topic's end offsets once. A timer per group read them once per group: most of an idle
- * `all` process's Kafka requests (about 8 a second of 14, with a dozen groups on the same topics).
+ * each topic's end offsets once. A timer per group read them once per group (an idle `all`
+ * process's gauges made 8.1 Kafka requests a second; 7.0 shared, most groups' retry topics being
+ * their own).
  */
 const rounds = new Map<number, { groups: Set<GaugedGroup>; timer: NodeJS.Timeout }>();
 
