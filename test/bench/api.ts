@@ -22,6 +22,9 @@
 // whose heaviest functions are printed for each measured phase.
 // BENCH_MONGO_COMMANDS=1 / BENCH_KAFKA_REQUESTS=1: the MongoDB commands / Kafka requests per post
 // (and MongoDB commands per read request), by kind; Redis's are always printed.
+// BENCH_POST_STAGES=1: the server traces each post's stages (TRACE_STAGES=1), and the limits say
+// how long a post waited between them (p50/p90/p99), from its arrival to its answer's rendering; the
+// trace lines are left out of the log's count, not out of the CPU.
 // BENCH_POST_CONCURRENCY=N: post at concurrency N instead of the issue's 16 (to see the latency
 // of a post alone, N=1).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -54,6 +57,7 @@ import {
   stats,
   summarisePauses,
   type Pause,
+  type StageTrace,
   type Target,
   type Timed,
 } from './lib.ts';
@@ -150,6 +154,11 @@ Object.assign(serverEnv, { PORT: String(apiPort), STREAMING_PORT: String(streami
 rmSync(apiGcLog, { force: true });
 rmSync(loadGcLog, { force: true });
 logPauses(loadGcLog);
+// Each post's stages, traced by the server (off unless asked: the trace costs CPU).
+const postStages = process.env.BENCH_POST_STAGES === '1';
+if (postStages) serverEnv.TRACE_STAGES = '1';
+/** Status id → stage → epoch ms, from the server's trace lines. */
+const stagesOf = new Map<string, Record<string, number>>();
 // The server's MongoDB commands, counted (a look at round trips per post; off unless asked).
 const commandCounts = process.env.BENCH_MONGO_COMMANDS ? join(varDir, 'mongo-commands.json') : null;
 if (commandCounts) serverEnv.MONGO_COMMAND_COUNTS = commandCounts;
@@ -380,6 +389,47 @@ function profileSummary(dir: string, window: [bigint, bigint] | null, top = 15):
     .map(([k, n]) => `${((100 * n) / busy).toFixed(1)}% ${k}`);
 }
 
+/**
+ * How long the posts waited between their stages (BENCH_POST_STAGES=1): p50/p90/p99 ms over the
+ * posts that passed every one. The answer waits for the insert, the author's counters and the
+ * events' publication, which run side by side after the id; `produced`/`counted` are measured
+ * from the id, and the answer from the later of the two.
+ */
+function postStagesLine(): string {
+  const spans: [string, (s: Record<string, number>) => number][] = [
+    ['arrival to postStatus (auth, rate limit, body)', (s) => s['post.started']! - s['post.arrived']!],
+    ['text and id', (s) => s['post.id']! - s['post.started']!],
+    ['id to inserted', (s) => s['post.inserted']! - s['post.id']!],
+    ['id to events produced', (s) => s.produced! - s['post.id']!],
+    ['id to author counted', (s) => s['post.counted']! - s['post.id']!],
+    ['the later of those to returned', (s) => s['post.returned']! - Math.max(s.produced!, s['post.counted']!)],
+    ['answer rendered', (s) => s['post.rendered']! - s['post.returned']!],
+    ['arrival to answer rendered', (s) => s['post.rendered']! - s['post.arrived']!],
+  ];
+  const needed = [
+    'post.arrived',
+    'post.started',
+    'post.id',
+    'post.inserted',
+    'produced',
+    'post.counted',
+    'post.returned',
+    'post.rendered',
+  ];
+  const posts = [...stagesOf.values()].filter((s) => needed.every((k) => s[k] !== undefined));
+  if (posts.length === 0) return 'posting stages: no post traced all its stages';
+  const at = (xs: number[], q: number) => xs[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+  const parts = spans.map(([name, span]) => {
+    const xs = posts.map(span).sort((a, b) => a - b);
+    return `${name} ${ms(at(xs, 0.5))}/${ms(at(xs, 0.9))}/${ms(at(xs, 0.99))}`;
+  });
+  const counterLast = posts.filter((s) => s['post.counted']! >= s.produced!).length;
+  return (
+    `posting stages, p50/p90/p99 ms over ${posts.length} posts (BENCH_POST_STAGES): ${parts.join('; ')}; ` +
+    `the author's counters were the last wait of ${Math.round((100 * counterLast) / posts.length)} % of the posts`
+  );
+}
+
 /** Each measured phase's window on that clock, for the profile's summary per phase. */
 const windows: { phase: string; window: [bigint, bigint] }[] = [];
 const monotonicUs = () => process.hrtime.bigint() / 1000n;
@@ -391,10 +441,33 @@ let admin: ReturnType<Kafka['admin']> | null = null;
 try {
   const logFile = createWriteStream(join(settings.logDir, 'server.log'));
   server = spawn(process.execPath, serverArgs, { cwd: root, env: serverEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let partial = '';
   server.stdout!.on('data', (d: Buffer) => {
-    logged.bytes += d.length;
-    for (const c of d) if (c === 10) logged.lines++;
     logFile.write(d);
+    if (!postStages) {
+      logged.bytes += d.length;
+      for (const c of d) if (c === 10) logged.lines++;
+      return;
+    }
+    const lines = (partial + d.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      if (!line.startsWith('trace ')) {
+        logged.bytes += Buffer.byteLength(line) + 1;
+        logged.lines++;
+        continue;
+      }
+      // The server's log and its trace lines share stdout: a long write of one can split a line of the other.
+      let t: StageTrace;
+      try {
+        t = JSON.parse(line.slice(6)) as StageTrace;
+      } catch {
+        continue;
+      }
+      let stages = stagesOf.get(t.id);
+      if (!stages) stagesOf.set(t.id, (stages = {}));
+      stages[t.stage] = t.at;
+    }
   });
   server.stderr!.pipe(logFile);
   for (let i = 0; ; i++) {
@@ -582,6 +655,7 @@ try {
       }
       const tail = jvmLogs ? await postingTail(postSamples, t0Wall, t1Wall, jvms) : null;
       if (tail) limits.push(tail);
+      if (postStages) limits.push(postStagesLine());
       const post = stats(postSamples.map((p) => p.endMs - p.startMs));
       const postRate = STATUSES / postSeconds;
       rows.push([

@@ -55,6 +55,7 @@ import { registerStatusChangeRoutes } from './changes.ts';
 import { registerQuoteRoutes } from './quoteRoutes.ts';
 import { pollOf, quotePolicyOf, visibilityOf } from './inputs.ts';
 import { QUOTED_STATUS_NOT_FOUND, quotableStatus } from '../../core/quotes/quotes.ts';
+import { epochMs, traceStage, tracingStages } from '../../core/streaming/latencyTrace.ts';
 import {
   READ_STATUSES_PUBLIC as READ,
   WRITE_STATUSES as WRITE,
@@ -117,6 +118,8 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
     '/api/v1/statuses',
     { config: { auth: WRITE }, schema: { body: PostStatusBody } },
     async (request, reply) => {
+      // For the api benchmark's stages of a post (TRACE_STAGES=1): when the request arrived.
+      const arrived = tracingStages ? epochMs() - reply.elapsedTime : 0;
       const { account, user, app: oauthApp } = requireUser(request);
       const body = request.body;
       await enforceRateLimit(core, reply, RATE_LIMITS.statuses, String(account._id));
@@ -130,6 +133,7 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
       const create = async (): Promise<IdempotentResult> => {
         if (!scheduledAt) {
           posted = await postStatus(core, account, input, { applicationId: oauthApp._id, user });
+          traceStage(posted._id, 'post.arrived', arrived);
           return { kind: 'status', id: posted._id };
         }
         // Mastodon checks the quoted post when the post is scheduled, and again when it is published.
@@ -161,6 +165,7 @@ const statusesArea: FastifyPluginAsyncTypebox<AreaOptions> = async (app, { core 
           docs: [made],
           justPosted: true,
         });
+        traceStage(made._id, 'post.rendered');
         if (json !== null) return (reply as FastifyReply).type('application/json; charset=utf-8').send(json);
       }
       const doc = await findStatus(core, result.id);

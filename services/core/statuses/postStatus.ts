@@ -35,6 +35,7 @@ import { BatchedInsert } from '../db/batchedInsert.ts';
 import { keepPosted } from './recentlyPosted.ts';
 import { countOnce } from '../db/countOnce.ts';
 import { authorStatusCountChanges, countedParentOf } from './statusCounts.ts';
+import { epochMs, traceStage, tracingStages } from '../streaming/latencyTrace.ts';
 
 export interface PostStatusInput {
   text?: string | null;
@@ -111,6 +112,7 @@ async function createStatus(
   input: PostStatusInput,
   opts: PostStatusOptions,
 ): Promise<StatusDoc> {
+  const started = tracingStages ? epochMs() : 0;
   const text = input.text ?? '';
   const spoilerText = (input.spoilerText ?? '').trim();
   const mediaIds = input.mediaIds ?? [];
@@ -160,6 +162,10 @@ async function createStatus(
   if (input.allowedMentions) await safeguardMentions(core, processed.mentions, input.allowedMentions);
 
   const id = await core.statusIds.next();
+  if (tracingStages) {
+    traceStage(id, 'post.started', started);
+    traceStage(id, 'post.id');
+  }
   const now = new Date();
   const quote = quoted
     ? newQuote(
@@ -238,12 +244,14 @@ async function createStatus(
         if (poll) status.pollId = await createStatusPoll(core, id, author._id, poll);
         if (media.length > 0) await attachMedia(core, media, id);
         await statusInsertsOf(core).insertOne({ ...status, outbox });
+        traceStage(id, 'post.inserted');
         inserted = true;
         keepPosted(core, status);
       },
       // While the events are published: the count (awaited, so the answer shows it) and the reply's.
       async () => {
         await counting;
+        traceStage(id, 'post.counted');
         await countReply(core, status);
       },
     );
@@ -256,6 +264,7 @@ async function createStatus(
     throw err;
   }
   if (quote?.state === 'accepted') await countQuote(core, quote.quotedStatusId, 1);
+  traceStage(id, 'post.returned');
   return status;
 }
 
