@@ -7,6 +7,7 @@ import { postStatus } from '../../../services/core/statuses/postStatus.ts';
 import type { StatusIdGenerator } from '../../../services/core/ids.ts';
 import { closeTestCore, createTestCore } from '../../support/core.ts';
 import { createTestUser } from '../../support/fixtures.ts';
+import { startTestApi, type TestApi } from '../../support/api.ts';
 
 let core: Core;
 
@@ -48,4 +49,31 @@ it('counts a stored post once and takes back the count of a post whose insert fa
   // Counting goes on as before.
   await Promise.all([postStatus(core, account, { text: 'two' }), postStatus(core, account, { text: 'three' })]);
   expect((await countsOf(account._id)).statuses).toBe(3);
+});
+
+describe('the answer to POST /api/v1/statuses', () => {
+  let api: TestApi;
+
+  beforeAll(async () => {
+    api = await startTestApi();
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('shows the author with the post counted, as a read right after it does; a direct post does not count', async () => {
+    const author = await createTestUser(api.core);
+    const first = await api.call('POST', '/api/v1/statuses', author.token, { status: 'one' });
+    expect(first.status).toBe(200);
+    expect(first.body.account).toMatchObject({ statuses_count: 1, last_status_at: first.body.created_at.slice(0, 10) });
+    const second = await api.call('POST', '/api/v1/statuses', author.token, { status: 'two' });
+    expect(second.body.account.statuses_count).toBe(2);
+    const direct = await api.call('POST', '/api/v1/statuses', author.token, { status: 'psst', visibility: 'direct' });
+    expect(direct.status).toBe(200);
+    expect(direct.body.account.statuses_count).toBe(2);
+
+    expect((await api.call('GET', '/api/v1/accounts/verify_credentials', author.token)).body.statuses_count).toBe(2);
+    const shown = await api.call('GET', `/api/v1/statuses/${first.body.id}`, author.token);
+    expect(shown.body.account.statuses_count).toBe(2);
+  });
 });
