@@ -50,6 +50,7 @@ import {
   jvmPauseList,
   ms,
   nodePauseList,
+  onTraceLines,
   printTable,
   printTargets,
   processCpuSeconds,
@@ -57,7 +58,6 @@ import {
   stats,
   summarisePauses,
   type Pause,
-  type StageTrace,
   type Target,
   type Timed,
 } from './lib.ts';
@@ -418,10 +418,9 @@ function postStagesLine(): string {
   ];
   const posts = [...stagesOf.values()].filter((s) => needed.every((k) => s[k] !== undefined));
   if (posts.length === 0) return 'posting stages: no post traced all its stages';
-  const at = (xs: number[], q: number) => xs[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
   const parts = spans.map(([name, span]) => {
-    const xs = posts.map(span).sort((a, b) => a - b);
-    return `${name} ${ms(at(xs, 0.5))}/${ms(at(xs, 0.9))}/${ms(at(xs, 0.99))}`;
+    const { p50, p90, p99 } = stats(posts.map(span));
+    return `${name} ${ms(p50)}/${ms(p90)}/${ms(p99)}`;
   });
   const counterLast = posts.filter((s) => s['post.counted']! >= s.produced!).length;
   return (
@@ -441,34 +440,26 @@ let admin: ReturnType<Kafka['admin']> | null = null;
 try {
   const logFile = createWriteStream(join(settings.logDir, 'server.log'));
   server = spawn(process.execPath, serverArgs, { cwd: root, env: serverEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-  let partial = '';
   server.stdout!.on('data', (d: Buffer) => {
     logFile.write(d);
-    if (!postStages) {
-      logged.bytes += d.length;
-      for (const c of d) if (c === 10) logged.lines++;
-      return;
-    }
-    const lines = (partial + d.toString()).split('\n');
-    partial = lines.pop() ?? '';
-    for (const line of lines) {
-      if (!line.startsWith('trace ')) {
+    if (postStages) return;
+    logged.bytes += d.length;
+    for (const c of d) if (c === 10) logged.lines++;
+  });
+  // With BENCH_POST_STAGES the trace lines are kept apart, and only the log's lines counted.
+  if (postStages)
+    onTraceLines(
+      server,
+      (t) => {
+        let stages = stagesOf.get(t.id);
+        if (!stages) stagesOf.set(t.id, (stages = {}));
+        stages[t.stage] = t.at;
+      },
+      (line) => {
         logged.bytes += Buffer.byteLength(line) + 1;
         logged.lines++;
-        continue;
-      }
-      // The server's log and its trace lines share stdout: a long write of one can split a line of the other.
-      let t: StageTrace;
-      try {
-        t = JSON.parse(line.slice(6)) as StageTrace;
-      } catch {
-        continue;
-      }
-      let stages = stagesOf.get(t.id);
-      if (!stages) stagesOf.set(t.id, (stages = {}));
-      stages[t.stage] = t.at;
-    }
-  });
+      },
+    );
   server.stderr!.pipe(logFile);
   for (let i = 0; ; i++) {
     if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode}; see ${settings.logDir}`);

@@ -80,20 +80,40 @@ export interface StageTrace {
   at: number;
 }
 
-/** Calls `onTrace` for every trace line `child` prints. */
-export function onTraceLines(child: ChildProcess, onTrace: (t: StageTrace) => void): void {
+/**
+ * Calls `onTrace` for every trace line `child` prints, and `onOther` for each of its other lines. A
+ * trace line another write split in the middle (a process's log shares its stdout) is skipped.
+ */
+export function onTraceLines(
+  child: ChildProcess,
+  onTrace: (t: StageTrace) => void,
+  onOther?: (line: string) => void,
+): void {
   let buffered = '';
   child.stdout?.on('data', (d: Buffer) => {
     buffered += d.toString();
     const lines = buffered.split('\n');
     buffered = lines.pop() ?? '';
-    for (const line of lines) if (line.startsWith('trace ')) onTrace(JSON.parse(line.slice(6)) as StageTrace);
+    for (const line of lines) {
+      if (!line.startsWith('trace ')) {
+        onOther?.(line);
+        continue;
+      }
+      let trace: StageTrace;
+      try {
+        trace = JSON.parse(line.slice(6)) as StageTrace;
+      } catch {
+        continue;
+      }
+      onTrace(trace);
+    }
   });
 }
 
 export interface Stats {
   n: number;
   p50: number;
+  p90: number;
   p99: number;
   max: number;
 }
@@ -101,7 +121,7 @@ export interface Stats {
 export function stats(samplesMs: number[]): Stats {
   const sorted = [...samplesMs].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-  return { n: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] ?? NaN };
+  return { n: sorted.length, p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted[sorted.length - 1] ?? NaN };
 }
 
 /** Runs `op` `warmup` times unmeasured, then `n` times one after the other; milliseconds per call. */
