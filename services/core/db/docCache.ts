@@ -13,12 +13,13 @@
 // the write's drop, while the first read after the write refills at once (a fixed tombstone kept a
 // document written every few seconds, an author's account while they post, out of the cache for
 // good; ADR 0009). Entries expire after a few minutes, which bounds the staleness of anything that
-// still slipped through (a failed Redis call).
+// still slipped through (a failed Redis call). One write a request waits on replaces the copies
+// instead, under the same generation check (writeThrough, ADR 0021).
 import { BSON, type Collection, type Db, type Document, type Filter } from 'mongodb';
 import { batch, slotsApart, type Redis } from '../db/redis.ts';
 import type { Core } from '../context.ts';
 import type { DocView } from './docViews.ts';
-import { countingWrite, isFilteredWrite, isWriteMethod, withWriteCount } from './recentResults.ts';
+import { countWrite, countingWrite, isFilteredWrite, isWriteMethod, withWriteCount } from './recentResults.ts';
 import { TtlCache } from '../cache/ttlCache.ts';
 
 const ENTRY_TTL_SECONDS = 300;
@@ -100,6 +101,19 @@ return out`;
 
 const FILL = `if (redis.call('GET', KEYS[2]) or '') ~= ARGV[4] then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+return 1`;
+
+// writeThrough's replacement of a document's copies (KEYS: its hash, its generation; ARGV: the
+// generation read before the find, the generation's and the copies' lifetimes, then view and
+// value pairs): dropped and the generation bumped in any case; the new copies set only if no
+// other write bumped the generation since it was read.
+const REPLACE = `local fresh = (redis.call('GET', KEYS[2]) or '') == ARGV[1]
+redis.call('DEL', KEYS[1])
+redis.call('INCR', KEYS[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+if not fresh or #ARGV < 5 then return 0 end
+for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 return 1`;
 
@@ -193,40 +207,75 @@ export async function readThrough<T extends Document, R>(
 }
 
 /**
- * Fills `view`, and the views it is derived from, with the documents of `ids` that a write of this
- * process has just dropped: readThrough would first ask Redis for each view's copy, known to be
- * gone, then MongoDB; this reads their generations, makes one MongoDB query and fills every view
- * in one pipeline. The same generation check keeps a copy read before a later write out.
+ * Makes `write` (handed the collection without the cache's drops) to the documents of `ids` and
+ * puts their new copies in `view`, and the views it is derived from, in place of the old ones:
+ * readers see the old copy until the new one is there, never a miss. The usual path, a write that
+ * drops the copies and a read that refills them, is six round trips in a row (write, drop, read the
+ * generations, find, fill); this is three, the generations read beside the write. It is as safe:
+ * a copy is replaced only if no other write dropped it since its generation was read (before the
+ * find, so the find sees every write before that), and the replacement bumps the generation, so
+ * a reader that read the document before the write cannot put its old copy back. A copy that
+ * cannot be replaced is dropped. For writes a request waits on (a post's author counters).
  */
-export async function refill<T extends Document, R>(
+export async function writeThrough<T extends Document, R>(
   core: Core,
   view: DocView<T, R>,
   ids: readonly bigint[],
+  write: (raw: Collection<T>) => Promise<unknown>,
 ): Promise<void> {
-  const redis = redisOf.get(core.db) as CacheRedis | undefined;
+  const name = view.collection.name;
+  const raw = core.db.collection<T>(name);
+  const redis = redisOf.get(core.db);
   const unique = [...new Set(ids)];
-  if (!redis || unique.length === 0) {
-    await readThrough(core, view, unique);
+  if (!redis) {
+    await write(raw).finally(() => countWrite(core.db, name));
     return;
   }
-  // The stored documents' view first, then each view derived from the one before.
+  let generationOf: Map<bigint, string>;
+  try {
+    [, generationOf] = await Promise.all([write(raw), generationsOf(redis, name, unique)]);
+  } catch (err) {
+    // Part of a failed write may have been made: its copies go as any write's do.
+    await drop(core.db, redis, name, unique);
+    throw err;
+  } finally {
+    countWrite(core.db, name);
+  }
+  dropLocal(core.db, name, unique);
   const chain: DocView<T, unknown>[] = [];
   for (let v: DocView<T, unknown> | undefined = view; v; v = v.base) chain.unshift(v);
-  const name = view.collection.name;
-  const generationOf = await generationsOf(redis, name, unique);
-  const docs = await findForView(core, chain[0]!, unique);
-  if (docs.length === 0) return;
-  const pipe = batch(redis);
+  const docs = await findForView(core, chain[0]!, unique).catch(() => [] as { _id: bigint }[]);
+  const fields = new Map<bigint, (string | Buffer)[]>(unique.map((id) => [id, []]));
   const now = Date.now();
-  let values: unknown[] = docs;
-  for (const v of chain) {
-    if (v.derive) values = await v.derive(core, values as T[]);
-    fillAll(pipe, v, docs, values, generationOf);
-    if (v.derive && v.localTtlMs) {
-      const local = localOf(core.db, name, v.name, v.localTtlMs);
-      docs.forEach((doc, i) => local.set(doc._id, values[i], now));
+  try {
+    let values: unknown[] = docs;
+    for (const v of chain) {
+      if (v.derive) values = await v.derive(core, values as T[]);
+      docs.forEach((doc, i) => fields.get(doc._id)?.push(v.name, cachedValue(v, doc, values[i])));
+      if (v.derive && v.localTtlMs) {
+        const local = localOf(core.db, name, v.name, v.localTtlMs);
+        docs.forEach((doc, i) => local.set(doc._id, values[i], now));
+      }
     }
+  } catch (err) {
+    core.logger.debug({ err, collection: name }, 'copies not rendered after a write: dropped');
+    for (const f of fields.values()) f.length = 0;
   }
+  const pipe = batch(redis);
+  for (const [id, f] of fields) {
+    // A document the find did not return (deleted, or the find failed) is dropped.
+    pipe.eval(
+      REPLACE,
+      2,
+      docKey(name, id),
+      generationKey(name, id),
+      generationOf.get(id) ?? '\u0000',
+      GENERATION_TTL_MS,
+      ENTRY_TTL_SECONDS,
+      ...f,
+    );
+  }
+  // A failed replacement leaves the old copies until they expire, as a failed drop does.
   await pipe.exec().catch(() => undefined);
 }
 
@@ -268,7 +317,7 @@ function fillAll<T extends Document>(
   docs.forEach((doc, i) => {
     const generation = generationOf.get(doc._id);
     if (generation === undefined) return;
-    const value = view.derive ? JSON.stringify(values[i]) : Buffer.from(BSON.serialize(doc));
+    const value = cachedValue(view, doc, values[i]);
     pipe.eval(
       FILL,
       2,
@@ -282,10 +331,20 @@ function fillAll<T extends Document>(
   });
 }
 
-/** Drops the cached copies of `ids` and keeps reads that began before out of the cache. */
-async function drop(db: Db, redis: Redis, collection: string, ids: readonly unknown[]): Promise<void> {
+/** What `view` stores of `doc` in Redis: its derived value as JSON, or the projected document as BSON. */
+function cachedValue<T extends Document>(view: DocView<T, unknown>, doc: object, value: unknown): string | Buffer {
+  return view.derive ? JSON.stringify(value) : Buffer.from(BSON.serialize(doc));
+}
+
+/** Drops this process's own copies of `ids`. */
+function dropLocal(db: Db, collection: string, ids: readonly unknown[]): void {
   for (const local of locals.get(db)?.get(collection)?.values() ?? [])
     for (const id of ids) if (typeof id === 'bigint') local.delete(id);
+}
+
+/** Drops the cached copies of `ids` and keeps reads that began before out of the cache. */
+async function drop(db: Db, redis: Redis, collection: string, ids: readonly unknown[]): Promise<void> {
+  dropLocal(db, collection, ids);
   const pipe = batch(redis);
   for (const id of ids) {
     if (typeof id !== 'bigint') continue;

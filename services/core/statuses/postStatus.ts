@@ -5,7 +5,7 @@ import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { accounts, type AccountDoc } from '../model/accounts.ts';
-import { warmRenderedAuthors } from '../entities/statusPage.ts';
+import { writeAuthorsThrough } from '../entities/statusPage.ts';
 import { users, type UserDoc } from '../model/users.ts';
 import {
   statuses,
@@ -326,18 +326,16 @@ const authorCounters = new WeakMap<object, Coalescer<StatusDoc>>();
 function authorCountersOf(core: Core): Coalescer<StatusDoc> {
   let c = authorCounters.get(core.db);
   if (!c) {
-    const db = core.db;
     c = new Coalescer(async (posts) => {
       // The statuses are written: a MongoDB restart must not leave their authors' counts behind,
-      // nor count them twice (each account's change is marked by its newest status).
+      // nor count them twice (each account's change is marked by its newest status). The authors'
+      // cached copies, which the answer's rendering, the fan-out and the author's next request
+      // each read, are replaced for the whole group, not dropped (ADR 0021).
       const changes = authorStatusCountChanges(posts);
-      await countOnce(collection(db, accounts), changes);
-      // The write dropped the authors' cached copies, which the answer's rendering, the fan-out
-      // and the author's next request each read: refilled here for the whole group, one query
-      // (the rendered authors are read through the account copies) instead of a miss per post and reader.
-      const ids = changes.map((ch) => ch._id);
-      await warmRenderedAuthors(core, ids).catch((err: unknown) =>
-        core.logger.debug({ err }, 'authors not refilled after their counters'),
+      await writeAuthorsThrough(
+        core,
+        changes.map((ch) => ch._id),
+        (raw) => countOnce(raw, changes),
       );
     });
     authorCounters.set(core.db, c);

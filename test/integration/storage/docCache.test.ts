@@ -6,7 +6,7 @@ import { createTestCore, closeTestCore } from '../../support/core.ts';
 import type { Core } from '../../../services/core/context.ts';
 import { createTestUser } from '../../support/fixtures.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
-import { readThrough, refill } from '../../../services/core/db/docCache.ts';
+import { readThrough, writeThrough } from '../../../services/core/db/docCache.ts';
 import { defineDerivedView, defineViewOf } from '../../../services/core/db/docViews.ts';
 import { accounts, accountView } from '../../../services/core/model/accounts.ts';
 import { statuses } from '../../../services/core/model/statuses.ts';
@@ -80,19 +80,64 @@ test('a view over another cached view fills both from one MongoDB read, and a wr
   expect((await readThrough(t.core, nameOfCopy, [id + 1_000_000n])).size).toBe(0);
 });
 
-test('a refill after a write fills a view and the view it is made from', async () => {
+type NamedDoc = { _id: bigint; displayName: string };
+
+test('a write through the cache replaces a view and the view it is made from', async () => {
   const { account } = await createTestUser(t.core);
   const id = account._id;
-  const raw = t.core.db.collection<{ _id: bigint; displayName: string }>('accounts');
-  await collection(t.core.db, accounts).updateOne({ _id: id }, { $set: { displayName: 'refilled' } });
-  await refill(t.core, nameOfCopy, [id, id, id + 1_000_000n]);
-  // Both copies are in Redis: a write that bypasses the wrapper is seen by neither.
+  const raw = t.core.db.collection<NamedDoc>('accounts');
+  expect((await readThrough(t.core, nameOfCopy, [id])).get(id)?.name).toBe(account.displayName);
+  await writeThrough(t.core, nameOfCopy, [id, id, id + 1_000_000n], (coll) =>
+    coll.updateOne({ _id: id }, { $set: { displayName: 'through' } }),
+  );
+  // Both copies were replaced in Redis: a write that bypasses the wrapper is seen by neither.
   await raw.updateOne({ _id: id }, { $set: { displayName: 'bypassed' } });
-  expect((await readThrough(t.core, accountView, [id])).get(id)?.displayName).toBe('refilled');
-  expect((await readThrough(t.core, nameOfCopy, [id])).get(id)?.name).toBe('refilled');
-  // A write through collection() still drops what the refill stored.
+  expect((await readThrough(t.core, accountView, [id])).get(id)?.displayName).toBe('through');
+  expect((await readThrough(t.core, nameOfCopy, [id])).get(id)?.name).toBe('through');
+  // A write through collection() still drops what the write through stored.
   await collection(t.core.db, accounts).updateOne({ _id: id }, { $set: { displayName: 'written' } });
   expect((await readThrough(t.core, nameOfCopy, [id])).get(id)?.name).toBe('written');
+});
+
+test('a write through the cache keeps out a fill that read before it, and drops what another write changed meanwhile', async () => {
+  const { account } = await createTestUser(t.core);
+  const id = account._id;
+  const key = `doc:accounts:{${id}}`;
+  const generation = (await t.core.redis.get(`${key}:g`)) ?? '';
+  await writeThrough(t.core, nameOfCopy, [id], (coll) => coll.updateOne({ _id: id }, { $set: { displayName: 'new' } }));
+  // A reader that noted the generation before the write cannot store what it read then.
+  const staleFill = await t.core.redis.eval(
+    `if (redis.call('GET', KEYS[2]) or '') ~= ARGV[2] then return 0 end redis.call('HSET', KEYS[1], 'test-name', ARGV[1]) return 1`,
+    2,
+    key,
+    `${key}:g`,
+    JSON.stringify({ name: account.displayName }),
+    generation,
+  );
+  expect(staleFill).toBe(0);
+  expect(await cachedName(id)).toBe('new');
+  // Another write, dropping the copies after the generation was read (same connection, so in order):
+  // the write through drops them too rather than storing a copy it cannot vouch for.
+  await writeThrough(t.core, nameOfCopy, [id], async (coll) => {
+    await coll.updateOne({ _id: id }, { $set: { displayName: 'mine' } });
+    await collection(t.core.db, accounts).updateOne({ _id: id }, { $set: { displayName: 'theirs' } });
+  });
+  expect(await t.core.redis.exists(key)).toBe(0);
+  expect((await readThrough(t.core, nameOfCopy, [id])).get(id)?.name).toBe('theirs');
+});
+
+test('a write through the cache that fails drops the copies and fails', async () => {
+  const { account } = await createTestUser(t.core);
+  const id = account._id;
+  expect((await readThrough(t.core, nameOfCopy, [id])).get(id)?.name).toBe(account.displayName);
+  await expect(
+    writeThrough(t.core, nameOfCopy, [id], async (coll) => {
+      await coll.updateOne({ _id: id }, { $set: { displayName: 'half' } });
+      throw new Error('second half failed');
+    }),
+  ).rejects.toThrow('second half failed');
+  expect(await t.core.redis.exists(`doc:accounts:{${id}}`)).toBe(0);
+  expect((await readThrough(t.core, nameOfCopy, [id])).get(id)?.name).toBe('half');
 });
 
 test('secrets stay out of the cached copy', async () => {
