@@ -189,7 +189,8 @@ export async function readThrough<T extends Document, R>(
   }
   if (missing.length === 0) return out;
   // The generations before the read: a write after this point keeps what we read out of the cache.
-  const generationOf = redis ? await generationsOf(redis, name, missing) : new Map<bigint, string>();
+  const generationOf = new Map<bigint, string>();
+  if (redis) for (const [id, g] of await generationsOf(redis, name, missing)) generationOf.set(id, g.generation);
   const found = view.base
     ? ([...(await readThrough(core, view.base, missing)).values()] as { _id: bigint }[])
     : await findForView(core, view, missing);
@@ -206,34 +207,53 @@ export async function readThrough<T extends Document, R>(
   return out;
 }
 
+/** A write to cached documents whose new copies replace the old (writeThrough). */
+export interface CacheWrite<T extends Document> {
+  /**
+   * Makes the write, on the collection without the cache's drops; resolves true when it changed
+   * every document exactly as `apply` says.
+   */
+  write: (raw: Collection<T>) => Promise<boolean>;
+  /**
+   * A document after the write from its cached copy (the stored view's) taken beside it, or null
+   * when the copy cannot be shown to be from before the write: that document is then read again.
+   */
+  apply?: (copy: T) => T | null;
+}
+
 /**
- * Makes `write` (handed the collection without the cache's drops) to the documents of `ids` and
- * puts their new copies in `view`, and the views it is derived from, in place of the old ones:
- * readers see the old copy until the new one is there, never a miss. The usual path, a write that
- * drops the copies and a read that refills them, is six round trips in a row (write, drop, read the
- * generations, find, fill); this is three, the generations read beside the write. It is as safe:
- * a copy is replaced only if no other write dropped it since its generation was read (before the
- * find, so the find sees every write before that), and the replacement bumps the generation, so
- * a reader that read the document before the write cannot put its old copy back. A copy that
- * cannot be replaced is dropped. For writes a request waits on (a post's author counters).
+ * Makes a write to the documents of `ids` and puts their new copies in `view`, and the views it is
+ * derived from, in place of the old ones: readers see the old copy until the new one is there,
+ * never a miss. The usual path, a write that drops the copies and a read that refills them, is six
+ * round trips in a row (write, drop, read the generations, find, fill); this is three, the
+ * generations read beside the write, or two when `apply` makes the new documents from the cached
+ * copies read with them. It is as safe: a copy is replaced only if no other write dropped it since
+ * its generation was read (before the find, or with the copy `apply` started from), and the
+ * replacement bumps the generation, so a reader that read the document before the write cannot
+ * put its old copy back. A copy that cannot be replaced is dropped. ADR 0021.
  */
 export async function writeThrough<T extends Document, R>(
   core: Core,
   view: DocView<T, R>,
   ids: readonly bigint[],
-  write: (raw: Collection<T>) => Promise<unknown>,
+  change: CacheWrite<T>,
 ): Promise<void> {
   const name = view.collection.name;
   const raw = core.db.collection<T>(name);
   const redis = redisOf.get(core.db);
   const unique = [...new Set(ids)];
   if (!redis) {
-    await write(raw).finally(() => countWrite(core.db, name));
+    await change.write(raw).finally(() => countWrite(core.db, name));
     return;
   }
-  let generationOf: Map<bigint, string>;
+  const chain: DocView<T, unknown>[] = [];
+  for (let v: DocView<T, unknown> | undefined = view; v; v = v.base) chain.unshift(v);
+  const stored = chain[0]!;
+  const copyView = change.apply && !stored.derive ? stored.name : null;
+  let applied: boolean;
+  let before: Map<bigint, { generation: string; copy: Buffer | null }>;
   try {
-    [, generationOf] = await Promise.all([write(raw), generationsOf(redis, name, unique)]);
+    [applied, before] = await Promise.all([change.write(raw), generationsOf(redis, name, unique, copyView)]);
   } catch (err) {
     // Part of a failed write may have been made: its copies go as any write's do.
     await drop(core.db, redis, name, unique);
@@ -242,9 +262,15 @@ export async function writeThrough<T extends Document, R>(
     countWrite(core.db, name);
   }
   dropLocal(core.db, name, unique);
-  const chain: DocView<T, unknown>[] = [];
-  for (let v: DocView<T, unknown> | undefined = view; v; v = v.base) chain.unshift(v);
-  const docs = await findForView(core, chain[0]!, unique).catch(() => [] as { _id: bigint }[]);
+  const docs: { _id: bigint }[] = [];
+  const unknown: bigint[] = [];
+  for (const id of unique) {
+    const copy = applied && change.apply ? before.get(id)?.copy : null;
+    const after = copy ? change.apply!(BSON.deserialize(copy, { useBigInt64: true }) as T) : null;
+    if (after) docs.push(after as unknown as { _id: bigint });
+    else unknown.push(id);
+  }
+  if (unknown.length > 0) docs.push(...(await findForView(core, stored, unknown).catch(() => [])));
   const fields = new Map<bigint, (string | Buffer)[]>(unique.map((id) => [id, []]));
   const now = Date.now();
   try {
@@ -269,7 +295,7 @@ export async function writeThrough<T extends Document, R>(
       2,
       docKey(name, id),
       generationKey(name, id),
-      generationOf.get(id) ?? '\u0000',
+      before.get(id)?.generation ?? '\u0000',
       GENERATION_TTL_MS,
       ENTRY_TTL_SECONDS,
       ...f,
@@ -279,15 +305,34 @@ export async function writeThrough<T extends Document, R>(
   await pipe.exec().catch(() => undefined);
 }
 
-/** The generations of the documents of `ids` ('\u0000' where unreadable: never matches, no fill). */
-async function generationsOf(redis: Redis, name: string, ids: readonly bigint[]): Promise<Map<bigint, string>> {
+/**
+ * The generations of the documents of `ids` ('\u0000' where unreadable: never matches, no fill),
+ * and with `copyView` each one's copy in that view, read after its generation.
+ */
+async function generationsOf(
+  redis: Redis,
+  name: string,
+  ids: readonly bigint[],
+  copyView: string | null = null,
+): Promise<Map<bigint, { generation: string; copy: Buffer | null }>> {
   const pipe = batch(redis);
-  for (const id of ids) pipe.get(generationKey(name, id));
+  for (const id of ids) {
+    pipe.get(generationKey(name, id));
+    if (copyView) pipe.hgetBuffer(docKey(name, id), copyView);
+  }
   const replies = await pipe.exec().catch(() => null);
+  const step = copyView ? 2 : 1;
   return new Map(
     ids.map((id, i) => {
-      const [err, value] = replies?.[i] ?? [new Error('no reply'), null];
-      return [id, err ? '\u0000' : ((value as string | null) ?? '')];
+      const [err, value] = replies?.[i * step] ?? [new Error('no reply'), null];
+      const [copyErr, copy] = copyView ? (replies?.[i * step + 1] ?? [new Error('no reply'), null]) : [null, null];
+      return [
+        id,
+        {
+          generation: err ? '\u0000' : ((value as string | null) ?? ''),
+          copy: !err && !copyErr && Buffer.isBuffer(copy) && copy.length > 0 ? copy : null,
+        },
+      ];
     }),
   );
 }

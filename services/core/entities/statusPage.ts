@@ -13,14 +13,13 @@
 // (this process's copies, else Redis), conversation mutes (only for a viewer who has some), polls
 // when present, and for 'policy' pages the viewer's relations to the authors. Reblogged originals
 // add one step; misses are rendered (statusShells.ts, in the second batch) and stored.
-import type { Collection } from 'mongodb';
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
 import { findInOrder } from '../db/findInOrder.ts';
 import { accountView, type AccountDoc, type CachedAccount } from '../model/accounts.ts';
 import { defineViewOf, definePickView } from '../db/docViews.ts';
-import { readThrough, writeThrough } from '../db/docCache.ts';
+import { readThrough, writeThrough, type CacheWrite } from '../db/docCache.ts';
 import { statuses, type StatusDoc } from '../model/statuses.ts';
 import { polls } from '../model/polls.ts';
 import { EVERYONE_ROLE, roleOfUser, type EffectiveRole } from '../roles/roles.ts';
@@ -89,15 +88,11 @@ const authorView = defineViewOf(
 );
 
 /**
- * Makes `write` to the accounts of `accountIds` (a post's counters) and replaces their rendered
+ * Makes a write to the accounts of `accountIds` (a post's counters) and replaces their rendered
  * authors and account copies with the new ones, for the readers that follow (docCache writeThrough).
  */
-export async function writeAuthorsThrough(
-  core: Core,
-  accountIds: Id[],
-  write: (raw: Collection<AccountDoc>) => Promise<unknown>,
-): Promise<void> {
-  await writeThrough(core, authorView, accountIds, write);
+export async function writeAuthorsThrough(core: Core, accountIds: Id[], change: CacheWrite<AccountDoc>): Promise<void> {
+  await writeThrough(core, authorView, accountIds, change);
 }
 
 const NO_FILTERS_TTL_SECONDS = 60;

@@ -110,7 +110,7 @@ export async function insertReblog(core: Core, r: NewReblog): Promise<StatusDoc 
     if (!inserted) return;
     await collection(core.db, statuses).updateOne({ _id: original._id }, { $inc: { reblogsCount: 1 } });
     await countOnce(collection(core.db, accounts), [
-      { _id: account._id, inc: { statusesCount: 1 }, set: { lastStatusAt: r.createdAt }, mark: `s+${reblog._id}` },
+      { _id: account._id, inc: { statusesCount: 1 }, max: { lastStatusAt: r.createdAt }, mark: `s+${reblog._id}` },
     ]);
   });
   if (inserted) await dropViewerFlags(core, account._id);

@@ -33,7 +33,7 @@ import { presentAccounts } from '../entities/account.ts';
 import { Coalescer } from '../events/coalesce.ts';
 import { BatchedInsert } from '../db/batchedInsert.ts';
 import { keepPosted } from './recentlyPosted.ts';
-import { countOnce } from '../db/countOnce.ts';
+import { countedCopy, countOnce } from '../db/countOnce.ts';
 import { authorStatusCountChanges, countedParentOf } from './statusCounts.ts';
 import { epochMs, traceStage, tracingStages } from '../streaming/latencyTrace.ts';
 
@@ -332,11 +332,12 @@ function authorCountersOf(core: Core): Coalescer<StatusDoc> {
       // cached copies, which the answer's rendering, the fan-out and the author's next request
       // each read, are replaced for the whole group, not dropped (ADR 0021).
       const changes = authorStatusCountChanges(posts);
-      await writeAuthorsThrough(
-        core,
-        changes.map((ch) => ch._id),
-        (raw) => countOnce(raw, changes),
-      );
+      const byAccount = new Map(changes.map((ch) => [ch._id, ch]));
+      await writeAuthorsThrough(core, [...byAccount.keys()], {
+        write: (raw) => countOnce(raw, changes),
+        // The new copies from the cached ones, when those are from before the count: no find.
+        apply: (copy) => countedCopy(byAccount.get(copy._id)!, copy),
+      });
     });
     authorCounters.set(core.db, c);
   }

@@ -27,7 +27,7 @@ export function authorStatusCountChanges(
   return [...byAccount].map(([_id, { n, at, last }]) => ({
     _id,
     inc: { statusesCount: n },
-    set: { lastStatusAt: at },
+    max: { lastStatusAt: at },
     mark: `s+${last}`,
   }));
 }

@@ -26,8 +26,9 @@ afterAll(async () => {
 
 test('a change sent twice counts once; other marks count each; only the latest marks are kept', async () => {
   await coll.insertOne({ _id: 1n, n: 0 });
-  await countOnce(coll, [{ _id: 1n, inc: { n: 1 }, set: { at: 'first' }, mark: 's+10' }]);
-  await countOnce(coll, [{ _id: 1n, inc: { n: 1 }, set: { at: 'again' }, mark: 's+10' }]);
+  // True: every document changed, so the caller knows what they became (countedCopy).
+  expect(await countOnce(coll, [{ _id: 1n, inc: { n: 1 }, set: { at: 'first' }, mark: 's+10' }])).toBe(true);
+  expect(await countOnce(coll, [{ _id: 1n, inc: { n: 1 }, set: { at: 'again' }, mark: 's+10' }])).toBe(false);
   expect(await coll.findOne({ _id: 1n })).toMatchObject({ n: 1, at: 'first' });
   await countOnce(
     coll,
@@ -38,6 +39,13 @@ test('a change sent twice counts once; other marks count each; only the latest m
   expect(doc?.n).toBe(1 + COUNT_MARKS_KEPT + 5 - 1);
   expect(doc?.countMarks).toHaveLength(COUNT_MARKS_KEPT);
   expect(doc?.countMarks?.at(-1)).toBe('s-10');
+});
+
+test('a raised field only goes up: an older cause counted later does not move it back', async () => {
+  await coll.insertOne({ _id: 4n, n: 0 });
+  await countOnce(coll, [{ _id: 4n, inc: { n: 1 }, max: { at: '2026-11-30T10' }, mark: 's+31' }]);
+  await countOnce(coll, [{ _id: 4n, inc: { n: 1 }, max: { at: '2026-11-30T09' }, mark: 's+30' }]);
+  expect(await coll.findOne({ _id: 4n })).toMatchObject({ n: 2, at: '2026-11-30T10' });
 });
 
 test('a write applied whose answer was lost is sent again and counts once', async () => {

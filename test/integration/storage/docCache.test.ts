@@ -8,7 +8,8 @@ import { createTestUser } from '../../support/fixtures.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { readThrough, writeThrough } from '../../../services/core/db/docCache.ts';
 import { defineDerivedView, defineViewOf } from '../../../services/core/db/docViews.ts';
-import { accounts, accountView } from '../../../services/core/model/accounts.ts';
+import type { Collection } from 'mongodb';
+import { accounts, accountView, type AccountDoc } from '../../../services/core/model/accounts.ts';
 import { statuses } from '../../../services/core/model/statuses.ts';
 import { postStatus } from '../../../services/core/statuses/postStatus.ts';
 import { favouriteStatus, unfavouriteStatus, bookmarkStatus } from '../../../services/core/interactions/favourites.ts';
@@ -87,9 +88,9 @@ test('a write through the cache replaces a view and the view it is made from', a
   const id = account._id;
   const raw = t.core.db.collection<NamedDoc>('accounts');
   expect((await readThrough(t.core, nameOfCopy, [id])).get(id)?.name).toBe(account.displayName);
-  await writeThrough(t.core, nameOfCopy, [id, id, id + 1_000_000n], (coll) =>
-    coll.updateOne({ _id: id }, { $set: { displayName: 'through' } }),
-  );
+  await writeThrough(t.core, nameOfCopy, [id, id, id + 1_000_000n], {
+    write: async (coll) => (await coll.updateOne({ _id: id }, { $set: { displayName: 'through' } })).acknowledged,
+  });
   // Both copies were replaced in Redis: a write that bypasses the wrapper is seen by neither.
   await raw.updateOne({ _id: id }, { $set: { displayName: 'bypassed' } });
   expect((await readThrough(t.core, accountView, [id])).get(id)?.displayName).toBe('through');
@@ -104,7 +105,9 @@ test('a write through the cache keeps out a fill that read before it, and drops 
   const id = account._id;
   const key = `doc:accounts:{${id}}`;
   const generation = (await t.core.redis.get(`${key}:g`)) ?? '';
-  await writeThrough(t.core, nameOfCopy, [id], (coll) => coll.updateOne({ _id: id }, { $set: { displayName: 'new' } }));
+  await writeThrough(t.core, nameOfCopy, [id], {
+    write: async (coll) => (await coll.updateOne({ _id: id }, { $set: { displayName: 'new' } })).acknowledged,
+  });
   // A reader that noted the generation before the write cannot store what it read then.
   const staleFill = await t.core.redis.eval(
     `if (redis.call('GET', KEYS[2]) or '') ~= ARGV[2] then return 0 end redis.call('HSET', KEYS[1], 'test-name', ARGV[1]) return 1`,
@@ -118,9 +121,14 @@ test('a write through the cache keeps out a fill that read before it, and drops 
   expect(await cachedName(id)).toBe('new');
   // Another write, dropping the copies after the generation was read (same connection, so in order):
   // the write through drops them too rather than storing a copy it cannot vouch for.
-  await writeThrough(t.core, nameOfCopy, [id], async (coll) => {
-    await coll.updateOne({ _id: id }, { $set: { displayName: 'mine' } });
-    await collection(t.core.db, accounts).updateOne({ _id: id }, { $set: { displayName: 'theirs' } });
+  await writeThrough(t.core, nameOfCopy, [id], {
+    write: async (coll) => {
+      await coll.updateOne({ _id: id }, { $set: { displayName: 'mine' } });
+      await collection(t.core.db, accounts).updateOne({ _id: id }, { $set: { displayName: 'theirs' } });
+      return true;
+    },
+    // Even a copy made from the one read beside the write is not stored.
+    apply: (copy) => ({ ...copy, displayName: 'mine' }),
   });
   expect(await t.core.redis.exists(key)).toBe(0);
   expect((await readThrough(t.core, nameOfCopy, [id])).get(id)?.name).toBe('theirs');
@@ -131,13 +139,43 @@ test('a write through the cache that fails drops the copies and fails', async ()
   const id = account._id;
   expect((await readThrough(t.core, nameOfCopy, [id])).get(id)?.name).toBe(account.displayName);
   await expect(
-    writeThrough(t.core, nameOfCopy, [id], async (coll) => {
-      await coll.updateOne({ _id: id }, { $set: { displayName: 'half' } });
-      throw new Error('second half failed');
+    writeThrough(t.core, nameOfCopy, [id], {
+      write: async (coll) => {
+        await coll.updateOne({ _id: id }, { $set: { displayName: 'half' } });
+        throw new Error('second half failed');
+      },
     }),
   ).rejects.toThrow('second half failed');
   expect(await t.core.redis.exists(`doc:accounts:{${id}}`)).toBe(0);
   expect((await readThrough(t.core, nameOfCopy, [id])).get(id)?.name).toBe('half');
+});
+
+test('a write through the cache makes the new copies from the cached ones when it can, else reads them', async () => {
+  const one = await createTestUser(t.core);
+  const other = await createTestUser(t.core);
+  const ids = [one.account._id, other.account._id];
+  const raw = t.core.db.collection<NamedDoc>('accounts');
+  // Only the first account has a cached copy; the apply marks what it made from the copy.
+  await readThrough(t.core, accountView, [ids[0]!]);
+  const rename = (applied: boolean, name: string, fromCopy: string | null) => ({
+    write: async (coll: Collection<AccountDoc>) => {
+      await coll.updateMany({ _id: { $in: ids } }, { $set: { displayName: name } });
+      return applied;
+    },
+    apply: (copy: AccountDoc) => (fromCopy === null ? null : { ...copy, displayName: fromCopy }),
+  });
+  const names = async () => {
+    // Bypassing the wrapper: only what the write through stored is seen.
+    await raw.updateMany({ _id: { $in: ids } }, { $set: { displayName: 'bypassed' } });
+    return ids.map(async (id) => (await readThrough(t.core, nameOfCopy, [id])).get(id)?.name);
+  };
+  await writeThrough(t.core, nameOfCopy, ids, rename(true, 'written', 'from the copy'));
+  expect(await Promise.all(await names())).toEqual(['from the copy', 'written']);
+  // A write that did not change every document as said, or a copy the apply refuses: read again.
+  await writeThrough(t.core, nameOfCopy, ids, rename(false, 'second', 'from the copy'));
+  expect(await Promise.all(await names())).toEqual(['second', 'second']);
+  await writeThrough(t.core, nameOfCopy, ids, rename(true, 'third', null));
+  expect(await Promise.all(await names())).toEqual(['third', 'third']);
 });
 
 test('secrets stay out of the cached copy', async () => {

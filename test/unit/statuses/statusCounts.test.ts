@@ -14,8 +14,8 @@ test('one change per author: the number of its statuses, its latest time, marked
     { _id: 15n, accountId: 3n, createdAt: at(2), visibility: 'direct' },
   ]);
   expect(changes).toEqual([
-    { _id: 1n, inc: { statusesCount: 2 }, set: { lastStatusAt: at(5) }, mark: 's+13' },
-    { _id: 2n, inc: { statusesCount: 1 }, set: { lastStatusAt: at(1) }, mark: 's+12' },
+    { _id: 1n, inc: { statusesCount: 2 }, max: { lastStatusAt: at(5) }, mark: 's+13' },
+    { _id: 2n, inc: { statusesCount: 1 }, max: { lastStatusAt: at(1) }, mark: 's+12' },
   ]);
 });
 
