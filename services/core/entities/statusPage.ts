@@ -185,10 +185,18 @@ export async function loadStatusPage(
   const known = new Map<bigint, StatusDoc>((opts.docs ?? []).map((d) => [d._id, d]));
   const liveOf = async (want: Id[]) => [...(await readThrough(core, liveView, want)).values()];
   const marksOf = (want: Id[]) => (viewer ? viewerMarks(core, viewer._id, want) : null);
+  // A status this request just made has no cached rendering yet: rendered beside the first batch.
+  const early = opts.justPosted ? ids.filter((id) => known.has(id)) : [];
+  const renderingEarly = early.length > 0 ? renderMisses(core, early, known, true) : null;
+  // Awaited in the second batch; a first batch that fails first must not leave it unhandled.
+  renderingEarly?.catch(() => undefined);
   // First batch: the cached renderings and live fields of the page, the viewer's filters and
   // marks (their conversation mutes wait for the conversations: the second batch).
   const [shells, pageLive, active, pageMarks] = await Promise.all([
-    readShells(core, ids),
+    readShells(
+      core,
+      ids.filter((id) => !early.includes(id)),
+    ),
     liveOf(ids.filter((id) => !known.has(id))),
     viewer ? viewerFilters(core, viewer._id) : [],
     marksOf(ids),
@@ -215,7 +223,7 @@ export async function loadStatusPage(
   // 'none' renders the deleted statuses it was given, and the originals they reblog, too.
   const shown = opts.check === 'none' ? new Set(ids.flatMap((id) => [id, live.get(id)?.reblogOfId ?? id])) : null;
   const all = [...live.values()].filter((l) => !l.deletedAt || shown?.has(l._id));
-  const stale = all.filter((l) => shells.get(l._id)?.v !== version(l)).map((l) => l._id);
+  const stale = all.filter((l) => !early.includes(l._id) && shells.get(l._id)?.v !== version(l)).map((l) => l._id);
   const authorIds = [...new Set(all.map((l) => l.accountId))];
   // Only a page's own statuses show `muted` (not the originals they reblog).
   const conversationIds = ids.map((id) => live.get(id)?.conversationId ?? null).filter((c): c is Id => c !== null);
@@ -224,7 +232,9 @@ export async function loadStatusPage(
   // policy naming followers): those of a 'policy' page cover them; others read them only then.
   const quoteRelationIds = quoteRelationAuthors(live, viewer);
   const [rendered, authorDocs, roleIds, state, pollDocs, relations, quoteRelations] = await Promise.all([
-    renderMisses(core, stale, known, opts.justPosted === true && stale.every((id) => known.has(id))),
+    renderingEarly
+      ? Promise.all([renderingEarly, renderMisses(core, stale, known)]).then(([a, b]) => new Map([...a, ...b]))
+      : renderMisses(core, stale, known),
     readThrough(core, authorView, authorIds),
     roleIdsOf(core, authorIds),
     pageMarks ? withOriginals(pageMarks(conversationIds), originalMarks?.([]), quotedMarks?.([])) : null,

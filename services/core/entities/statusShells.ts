@@ -182,15 +182,20 @@ export async function renderMisses(
     // NX: a tombstone (renderCache.ts) means the status changed while this render read it.
     pipe.set(shellKey(d._id), JSON.stringify(entries[i]), 'EX', SHELL_TTL_SECONDS, 'NX');
   });
-  const stored = (await pipe.exec()) ?? [];
-  // This process keeps only what Redis took, and only if nothing was dropped here meanwhile
-  // (the drop's tombstone may not have reached Redis yet).
-  if (renderDropCount(core.db) === drops) {
+  const storing = pipe.exec().then((stored) => {
+    // This process keeps only what Redis took, and only if nothing was dropped here meanwhile
+    // (the drop's tombstone may not have reached Redis yet).
+    if (renderDropCount(core.db) !== drops) return;
     const local = localRenderingsOf(core.db);
     docs.forEach((d, i) => {
-      if (stored[i]?.[1] === 'OK') local.set(d._id, entries[i]);
+      if (stored?.[i]?.[1] === 'OK') local.set(d._id, entries[i]);
     });
-  }
+  });
+  // A post's answer does not wait for its rendering to be stored: a reader that misses it renders
+  // it again (the same bytes; the first SET wins).
+  if (justPosted)
+    void storing.catch((err: unknown) => core.logger.debug({ err }, 'rendering of a new post not cached'));
+  else await storing;
   return out;
 }
 /**
