@@ -185,7 +185,7 @@ export async function loadStatusPage(
   const known = new Map<bigint, StatusDoc>((opts.docs ?? []).map((d) => [d._id, d]));
   const liveOf = async (want: Id[]) => [...(await readThrough(core, liveView, want)).values()];
   const marksOf = (want: Id[]) => (viewer ? viewerMarks(core, viewer._id, want) : null);
-  // A status this request just made has no cached rendering yet: rendered beside the first batch.
+  // A status this request just made has no cached rendering yet: rendered beside the first batch (ADR 0022).
   const early = opts.justPosted ? ids.filter((id) => known.has(id)) : [];
   const renderingEarly = early.length > 0 ? renderMisses(core, early, known, true) : null;
   // Awaited in the second batch; a first batch that fails first must not leave it unhandled.

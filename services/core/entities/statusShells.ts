@@ -192,7 +192,7 @@ export async function renderMisses(
     });
   });
   // A post's answer does not wait for its rendering to be stored: a reader that misses it renders
-  // it again (the same bytes; the first SET wins).
+  // it again (the same bytes; the first SET wins; ADR 0022).
   if (justPosted)
     void storing.catch((err: unknown) => core.logger.debug({ err }, 'rendering of a new post not cached'));
   else await storing;
