@@ -189,8 +189,7 @@ export async function readThrough<T extends Document, R>(
   }
   if (missing.length === 0) return out;
   // The generations before the read: a write after this point keeps what we read out of the cache.
-  const generationOf = new Map<bigint, string>();
-  if (redis) for (const [id, g] of await generationsOf(redis, name, missing)) generationOf.set(id, g.generation);
+  const generationOf = redis ? await generationsOf(redis, name, missing) : new Map<bigint, Generation>();
   const found = view.base
     ? ([...(await readThrough(core, view.base, missing)).values()] as { _id: bigint }[])
     : await findForView(core, view, missing);
@@ -251,7 +250,7 @@ export async function writeThrough<T extends Document, R>(
   const stored = chain[0]!;
   const copyView = change.apply && !stored.derive ? stored.name : null;
   let applied: boolean;
-  let before: Map<bigint, { generation: string; copy: Buffer | null }>;
+  let before: Map<bigint, Generation>;
   try {
     [applied, before] = await Promise.all([change.write(raw), generationsOf(redis, name, unique, copyView)]);
   } catch (err) {
@@ -305,6 +304,12 @@ export async function writeThrough<T extends Document, R>(
   await pipe.exec().catch(() => undefined);
 }
 
+/** A document's generation as read ('\u0000' where unreadable), and its copy when asked for. */
+interface Generation {
+  generation: string;
+  copy: Buffer | null;
+}
+
 /**
  * The generations of the documents of `ids` ('\u0000' where unreadable: never matches, no fill),
  * and with `copyView` each one's copy in that view, read after its generation.
@@ -314,7 +319,7 @@ async function generationsOf(
   name: string,
   ids: readonly bigint[],
   copyView: string | null = null,
-): Promise<Map<bigint, { generation: string; copy: Buffer | null }>> {
+): Promise<Map<bigint, Generation>> {
   const pipe = batch(redis);
   for (const id of ids) {
     pipe.get(generationKey(name, id));
@@ -356,11 +361,11 @@ function fillAll<T extends Document>(
   view: DocView<T, unknown>,
   docs: readonly { _id: bigint }[],
   values: readonly unknown[],
-  generationOf: ReadonlyMap<bigint, string>,
+  generationOf: ReadonlyMap<bigint, Generation>,
 ): void {
   const name = view.collection.name;
   docs.forEach((doc, i) => {
-    const generation = generationOf.get(doc._id);
+    const generation = generationOf.get(doc._id)?.generation;
     if (generation === undefined) return;
     const value = cachedValue(view, doc, values[i]);
     pipe.eval(

@@ -186,8 +186,8 @@ export async function loadStatusPage(
   const liveOf = async (want: Id[]) => [...(await readThrough(core, liveView, want)).values()];
   const marksOf = (want: Id[]) => (viewer ? viewerMarks(core, viewer._id, want) : null);
   // A status this request just made has no cached rendering yet: rendered beside the first batch (ADR 0022).
-  const early = opts.justPosted ? ids.filter((id) => known.has(id)) : [];
-  const renderingEarly = early.length > 0 ? renderMisses(core, early, known, true) : null;
+  const early = new Set(opts.justPosted ? ids.filter((id) => known.has(id)) : []);
+  const renderingEarly = early.size > 0 ? renderMisses(core, [...early], known, true) : null;
   // Awaited in the second batch; a first batch that fails first must not leave it unhandled.
   renderingEarly?.catch(() => undefined);
   // First batch: the cached renderings and live fields of the page, the viewer's filters and
@@ -195,7 +195,7 @@ export async function loadStatusPage(
   const [shells, pageLive, active, pageMarks] = await Promise.all([
     readShells(
       core,
-      ids.filter((id) => !early.includes(id)),
+      ids.filter((id) => !early.has(id)),
     ),
     liveOf(ids.filter((id) => !known.has(id))),
     viewer ? viewerFilters(core, viewer._id) : [],
@@ -223,7 +223,7 @@ export async function loadStatusPage(
   // 'none' renders the deleted statuses it was given, and the originals they reblog, too.
   const shown = opts.check === 'none' ? new Set(ids.flatMap((id) => [id, live.get(id)?.reblogOfId ?? id])) : null;
   const all = [...live.values()].filter((l) => !l.deletedAt || shown?.has(l._id));
-  const stale = all.filter((l) => !early.includes(l._id) && shells.get(l._id)?.v !== version(l)).map((l) => l._id);
+  const stale = all.filter((l) => !early.has(l._id) && shells.get(l._id)?.v !== version(l)).map((l) => l._id);
   const authorIds = [...new Set(all.map((l) => l.accountId))];
   // Only a page's own statuses show `muted` (not the originals they reblog).
   const conversationIds = ids.map((id) => live.get(id)?.conversationId ?? null).filter((c): c is Id => c !== null);
