@@ -45,21 +45,32 @@ async function recentOf(core: Core, authorIds: Id[], visibility: Visibility[], l
 export async function mergeIntoHomeFeed(core: Core, accountId: Id, authorId: Id): Promise<void> {
   // Mastodon's merge_into_home filters as the fan-out does: nothing of an author the owner mutes
   // or blocks, or who blocks the owner (the follow's event can come after a mute made since).
-  const [memberships, muting, blocking, blocked] = await Promise.all([
-    collection(core.db, listMembers).find({ ownerId: accountId, accountId: authorId }).toArray(),
+  const [listed, muting, blocking, blocked] = await Promise.all([
+    inExclusiveLists(core, accountId, [authorId]),
     isMuting(core, accountId, authorId),
     isBlocking(core, accountId, authorId),
     isBlocking(core, authorId, accountId),
   ]);
-  if (muting || blocking || blocked) return;
-  if (memberships.length > 0) {
-    const exclusive = await collection(core.db, lists).countDocuments(
-      { _id: { $in: memberships.map((m) => m.listId) }, exclusive: true },
-      { limit: 1 },
-    );
-    if (exclusive > 0) return;
-  }
+  if (muting || blocking || blocked || listed.size > 0) return;
   await mergeIntoFeed(core, feedKey('home', accountId), authorId);
+}
+
+/**
+ * Those of `authorIds` in one of `ownerId`'s exclusive lists: their statuses go to the list, not
+ * the home feed (Mastodon's `exclusive_list_users` crutch).
+ */
+async function inExclusiveLists(core: Core, ownerId: Id, authorIds: Id[]): Promise<Set<Id>> {
+  const exclusive = await collection(core.db, lists)
+    .find({ accountId: ownerId, exclusive: true }, { projection: { _id: 1 } })
+    .toArray();
+  if (exclusive.length === 0 || authorIds.length === 0) return new Set();
+  const members = await collection(core.db, listMembers)
+    .find(
+      { listId: { $in: exclusive.map((l) => l._id) }, accountId: { $in: authorIds } },
+      { projection: { accountId: 1 } },
+    )
+    .toArray();
+  return new Set(members.map((m) => m.accountId));
 }
 
 export async function mergeIntoFeed(core: Core, key: string, authorId: Id): Promise<void> {
@@ -163,18 +174,19 @@ export async function removeStatusFromFeeds(
 
 /**
  * Rebuilds a missing home feed: the newest statuses of the account and the accounts it follows,
- * without those of accounts it blocks or mutes, and without reblogs from follows that hide them.
+ * without those of accounts it blocks or mutes or keeps in an exclusive list, and without reblogs
+ * from follows that hide them.
  */
 export async function regenerateHomeFeed(core: Core, accountId: Id): Promise<void> {
   const followed = await collection(core.db, follows)
     .find({ accountId }, { projection: { targetAccountId: 1, showReblogs: 1 } })
     .toArray();
-  const hidden = await hiddenFrom(
-    core,
-    { _id: accountId },
-    followed.map((f) => f.targetAccountId),
-  );
-  const authors = [accountId, ...followed.map((f) => f.targetAccountId).filter((id) => !hidden.has(id))];
+  const targets = followed.map((f) => f.targetAccountId);
+  const [hidden, listed] = await Promise.all([
+    hiddenFrom(core, { _id: accountId }, targets),
+    inExclusiveLists(core, accountId, targets),
+  ]);
+  const authors = [accountId, ...targets.filter((id) => !hidden.has(id) && !listed.has(id))];
   const noReblogs = new Set(followed.filter((f) => !f.showReblogs).map((f) => f.targetAccountId));
   const recent = await collection(core.db, statuses)
     .find(
