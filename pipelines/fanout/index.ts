@@ -17,7 +17,7 @@ import { collection } from '../../services/core/db/mongo.ts';
 import { accounts } from '../../services/core/model/accounts.ts';
 import { statuses, type StatusDoc } from '../../services/core/model/statuses.ts';
 import { newStatuses } from '../../services/core/statuses/recentlyPosted.ts';
-import { rememberFollowerPages } from '../../services/core/feeds/followersAhead.ts';
+import { rememberFollowerLists } from '../../services/core/feeds/followerLists.ts';
 import { dropFeed, feedKey } from '../../services/core/feeds/feeds.ts';
 import {
   mergeIntoFeed,
@@ -261,7 +261,7 @@ function withAuthorSidesAhead(core: Core, handleEvent: EventHandler<FanOutEvent>
       const created = events.flatMap((e) => (e.type === 'StatusCreated' ? [fanOutStatusOfEvent(e.payload)] : []));
       await Promise.all([
         rememberAuthorSides(core, created),
-        rememberFollowerPages(core, created),
+        rememberFollowerLists(core, created),
         readStatusesAhead(core, events),
       ]);
     },

@@ -125,6 +125,11 @@ type CacheRedis = Redis & {
 /** The Redis connection of each database whose writes drop cached copies (installed by createCore). */
 const redisOf = new WeakMap<Db, Redis>();
 
+/** The Redis connection whose cached copies `db`'s writes drop (installDocCache), if any. */
+export function cacheRedisOf(db: Db): Redis | undefined {
+  return redisOf.get(db);
+}
+
 export function installDocCache(db: Db, redis: Redis): void {
   redis.defineCommand('docCacheRead', { lua: READ });
   redisOf.set(db, redis);

@@ -7,6 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { withDocCache } from './docCache.ts';
 import { withWriteCount } from './recentResults.ts';
+import { withGroupDrops } from './groupCache.ts';
 import {
   MongoClient,
   type Db,
@@ -22,6 +23,11 @@ export interface CollectionDef<T extends Document> {
   indexes: IndexDescription[];
   /** Documents are cached by `_id` in Redis (docCache.ts), so every write drops the copies it touches. */
   cachedById?: boolean;
+  /**
+   * What is derived from the documents sharing a value of this field is cached in Redis
+   * (groupCache.ts), so every write drops the entries of the values it touches (and is counted).
+   */
+  cachedBy?: string;
   /** Writes are counted, so that results kept in this process see them (recentResults.ts). */
   countWrites?: boolean;
   /**
@@ -39,7 +45,7 @@ const registry = new Map<string, CollectionDef<Document>>();
 export function defineCollection<T extends Document>(
   name: string,
   indexes: IndexDescription[] = [],
-  opts: { cachedById?: boolean; countWrites?: boolean; carriesOutbox?: boolean } = {},
+  opts: { cachedById?: boolean; cachedBy?: string; countWrites?: boolean; carriesOutbox?: boolean } = {},
 ): CollectionDef<T> {
   // Names make ensureIndexes idempotent (it skips existing indexes by name).
   const unnamed = indexes.find((i) => !i.name);
@@ -51,6 +57,7 @@ export function defineCollection<T extends Document>(
       ? [...indexes, { key: { 'outbox.leaseUntil': 1 }, name: 'outbox_lease', sparse: true }]
       : indexes,
     cachedById: opts.cachedById ?? false,
+    cachedBy: opts.cachedBy,
     countWrites: opts.countWrites ?? false,
     carriesOutbox: opts.carriesOutbox ?? false,
   };
@@ -72,6 +79,7 @@ export function collection<T extends Document>(db: Db, def: CollectionDef<T>): C
   let coll = byName.get(def.name) as Collection<T> | undefined;
   if (!coll) byName.set(def.name, (coll = db.collection<T>(def.name)) as unknown as Collection<Document>);
   if (def.cachedById) return withDocCache(db, coll);
+  if (def.cachedBy) return withGroupDrops(db, coll, def.cachedBy);
   return def.countWrites ? withWriteCount(db, coll) : coll;
 }
 

@@ -38,7 +38,7 @@ export function fanOutStatusOf(doc: StatusDoc): FanOutStatus {
 }
 
 /** Where `remembered` keeps a status's first follower page (read ahead for a batch). */
-export const followerPageKey = (statusId: Id) => `${statusId}:followerPage`;
+export const followerListKey = (statusId: Id) => `${statusId}:followerList`;
 
 /**
  * Relations to the author are read from the author's side (indexed by target, usually few: who

@@ -6,12 +6,10 @@ import { collection } from '../db/mongo.ts';
 import { follows } from '../model/follows.ts';
 import { statuses } from '../model/statuses.ts';
 import { traceStage } from '../streaming/latencyTrace.ts';
-import { exclusiveListOwners, followerPageKey, remembered, type FanOutStatus } from './authorSide.ts';
+import { exclusiveListOwners, followerListKey, remembered, type FanOutStatus } from './authorSide.ts';
+import { FAN_OUT_PAGE, followerLists } from './followerLists.ts';
 import { admitted } from './admitted.ts';
 import { insertHome, type Announce } from './fanOutWrites.ts';
-
-/** Follower pages: a big account's fan-out reads and writes in slices of this many. */
-export const FAN_OUT_PAGE = 1000;
 
 export interface FollowerSlice {
   /** Highest follow id in the slice (inclusive). */
@@ -137,15 +135,23 @@ export async function fanOutToFollowerSlice(
     targetAccountId: s.accountId,
     _id: upTo !== null ? { $lte: upTo, $gt: after } : { $gt: after },
   });
+  if (range === null) {
+    // Most accounts' followers are one list, kept in Redis (followerLists.ts), maybe read with the
+    // consumer batch already; null: more than a page, read and cut below.
+    const author = { _id: s.accountId, domain: authorDomain, followersCount };
+    const list = await remembered(core, followerListKey(s.statusId), async () => {
+      const lists = await followerLists(core, [author]);
+      // Not `??`: null (more than a page) must stay null.
+      return lists.has(s.accountId) ? lists.get(s.accountId)! : [];
+    });
+    if (list !== null) return fanOutToFollowers(core, s, list, authorDomain, announce);
+  }
   const floor = range?.after ?? 0n;
-  const readPage = () =>
-    collection(core.db, follows)
-      .find(inRange(floor, range?.upTo ?? null), { projection: { _id: 1, accountId: 1 } })
-      .sort({ _id: -1 })
-      .limit(SLICING_PAGE + 1)
-      .toArray();
-  // A small account's whole first page may have been read with its consumer batch (followersAhead.ts).
-  const page = range === null ? await remembered(core, followerPageKey(s.statusId), readPage) : await readPage();
+  const page = await collection(core.db, follows)
+    .find(inRange(floor, range?.upTo ?? null), { projection: { _id: 1, accountId: 1 } })
+    .sort({ _id: -1 })
+    .limit(SLICING_PAGE + 1)
+    .toArray();
   if (page.length <= FAN_OUT_PAGE)
     return fanOutToFollowers(
       core,

@@ -22,5 +22,7 @@ export const follows = defineCollection<FollowDoc>(
     { key: { targetAccountId: 1, notify: 1 }, name: 'target_notify' },
   ],
   // Counted: whom a viewer follows is kept in the process for a moment (statuses/visibility.ts).
-  { countWrites: true },
+  // Cached by target: an account's followers are kept in Redis for its posts' fan-out
+  // (feeds/followerLists.ts), and every write drops the targets' entries.
+  { countWrites: true, cachedBy: 'targetAccountId' },
 );
