@@ -68,8 +68,29 @@ export function parseScopes(value: string | undefined | null): string[] {
   return list.length === 0 ? ['read'] : [...new Set(list)];
 }
 
+/**
+ * The expansions made so far, by the granted list itself (a token's cached copy is shared between
+ * requests) and by its text: every API request checks its token's scopes, and a token has few.
+ */
+const expandedLists = new WeakMap<readonly string[], ReadonlySet<string>>();
+const expandedTexts = new Map<string, ReadonlySet<string>>();
+
 /** Every scope a granted set implies, including itself. */
-export function expandScopes(granted: readonly string[]): Set<string> {
+export function expandScopes(granted: readonly string[]): ReadonlySet<string> {
+  let out = expandedLists.get(granted);
+  if (out) return out;
+  const text = granted.join(' ');
+  out = expandedTexts.get(text);
+  if (!out) {
+    // Scope sets are few (apps ask for the same ones); a bound keeps odd ones from growing it.
+    if (expandedTexts.size >= 1000) expandedTexts.clear();
+    expandedTexts.set(text, (out = expansionOf(granted)));
+  }
+  if (Object.isFrozen(granted)) expandedLists.set(granted, out);
+  return out;
+}
+
+function expansionOf(granted: readonly string[]): ReadonlySet<string> {
   const out = new Set<string>();
   for (const g of granted) {
     out.add(g);

@@ -37,6 +37,17 @@ describe('scopes', () => {
     expect(scopesWithin(['admin:write'], ['read', 'write'])).toBe(false);
   });
 
+  it('answers the same for a granted list seen before, by identity or by text', () => {
+    const shared = Object.freeze(['read', 'follow']);
+    for (let i = 0; i < 2; i++) {
+      expect(scopesAllow(shared, ['write:follows'])).toBe(true);
+      expect(scopesAllow(shared, ['write:statuses'])).toBe(false);
+      expect(scopesAllow(['read', 'follow'], ['write:statuses'])).toBe(false);
+      expect(scopesAllow(['read', 'follow', 'write'], ['write:statuses'])).toBe(true);
+      expect(scopesAllow(['follow', 'read'], ['read:lists'])).toBe(true);
+    }
+  });
+
   it('marks admin scopes as dangerous', () => {
     expect(DANGEROUS_SCOPES.has('admin:write:accounts')).toBe(true);
     expect(DANGEROUS_SCOPES.has('write')).toBe(false);
