@@ -80,6 +80,25 @@ export async function readGroups<V>(
   return out;
 }
 
+/**
+ * A list of ids, or null (a list too long to keep, say), as stored: a flag byte (1: null) and the
+ * ids as 64-bit integers.
+ */
+export const idListCodec = {
+  encode(list: readonly bigint[] | null): Buffer {
+    if (list === null) return Buffer.from([1]);
+    const out = Buffer.alloc(1 + 8 * list.length);
+    list.forEach((id, i) => out.writeBigInt64LE(id, 1 + 8 * i));
+    return out;
+  },
+  decode(b: Buffer): bigint[] | null {
+    if (b[0] === 1) return null;
+    const out: bigint[] = [];
+    for (let at = 1; at + 8 <= b.length; at += 8) out.push(b.readBigInt64LE(at));
+    return out;
+  },
+};
+
 /** Drops the entries of `values` and keeps reads that began before out of the cache. */
 async function dropGroups(redis: Redis, name: string, values: Iterable<unknown>): Promise<void> {
   const pipe = batch(redis);

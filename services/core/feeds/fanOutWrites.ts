@@ -6,6 +6,7 @@ import { collection } from '../db/mongo.ts';
 import { listMembers, lists } from '../model/lists.ts';
 import { tagsByNames } from '../tags/byNames.ts';
 import { tagFollows } from '../model/tagFollows.ts';
+import { idListCodec, readGroups, type CachedGroup } from '../db/groupCache.ts';
 import { addToFeed, feedKey, insertIntoFeeds } from './feeds.ts';
 import { activeKey, feedTtlSeconds } from './activity.ts';
 import { traceStage } from '../streaming/latencyTrace.ts';
@@ -72,15 +73,29 @@ export async function fanOutToLists(core: Core, s: FanOutStatus, authorDomain: s
   return reached;
 }
 
+/** A hashtag's followers: tag follows by tag, kept in Redis (db/groupCache.ts, ADR 0023). */
+const TAG_FOLLOWERS: CachedGroup = { collection: tagFollows.name, field: 'tagId' };
+
 /** The accounts that follow one of these hashtags (normalized names). */
 export async function tagFollowerIds(core: Core, tagNames: string[]): Promise<Id[]> {
   if (tagNames.length === 0) return [];
   const tagIds = (await tagsByNames(core, tagNames)).map((t) => t._id);
   if (tagIds.length === 0) return [];
-  const followed = await collection(core.db, tagFollows)
-    .find({ tagId: { $in: tagIds } }, { projection: { accountId: 1 } })
-    .toArray();
-  return [...new Set(followed.map((f) => f.accountId))];
+  const lists = await readGroups(
+    core,
+    TAG_FOLLOWERS,
+    tagIds,
+    async (missing) => {
+      const out = new Map<Id, Id[] | null>(missing.map((t) => [t, []]));
+      const rows = await collection(core.db, tagFollows)
+        .find({ tagId: { $in: missing } }, { projection: { _id: 0, accountId: 1, tagId: 1 } })
+        .toArray();
+      for (const r of rows) out.get(r.tagId)?.push(r.accountId);
+      return out;
+    },
+    idListCodec,
+  );
+  return [...new Set([...lists.values()].flatMap((l) => l ?? []))];
 }
 
 export async function fanOutToTagFollowers(

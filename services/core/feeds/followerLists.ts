@@ -7,7 +7,7 @@
 import type { Core } from '../context.ts';
 import type { Id } from '../ids.ts';
 import { collection } from '../db/mongo.ts';
-import { readGroups, type CachedGroup } from '../db/groupCache.ts';
+import { idListCodec, readGroups, type CachedGroup } from '../db/groupCache.ts';
 import { readThrough } from '../db/docCache.ts';
 import { accountView, type CachedAccount } from '../model/accounts.ts';
 import { follows } from '../model/follows.ts';
@@ -29,22 +29,6 @@ const SLACK = 100;
 
 type Author = Pick<CachedAccount, '_id' | 'domain' | 'followersCount'>;
 
-// Stored as a flag byte (1: more than FAN_OUT_PAGE) and the follower ids as 64-bit integers.
-const codec = {
-  encode(list: FollowerList): Buffer {
-    if (list === null) return Buffer.from([1]);
-    const out = Buffer.alloc(1 + 8 * list.length);
-    list.forEach((id, i) => out.writeBigInt64LE(id, 1 + 8 * i));
-    return out;
-  },
-  decode(b: Buffer): FollowerList {
-    if (b[0] === 1) return null;
-    const out: Id[] = [];
-    for (let at = 1; at + 8 <= b.length; at += 8) out.push(b.readBigInt64LE(at));
-    return out;
-  },
-};
-
 /** Each author's followers (those of `authors` with none are given an empty list). */
 export function followerLists(core: Core, authors: readonly Author[]): Promise<Map<Id, FollowerList>> {
   const byId = new Map(authors.map((a) => [a._id, a]));
@@ -57,7 +41,7 @@ export function followerLists(core: Core, authors: readonly Author[]): Promise<M
         core,
         missing.map((id) => byId.get(id)!),
       ),
-    codec,
+    idListCodec,
   );
 }
 

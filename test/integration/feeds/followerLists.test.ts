@@ -2,7 +2,8 @@
 // db/groupCache.ts): the lists match the follow records, writes through `collection()` drop the
 // entries they touch (insert, delete by id, delete by a filter without the target), a read that
 // raced a write does not put its old answer back, a big account's entry says "read in slices",
-// and a consumer batch's statuses get their authors' lists.
+// and a consumer batch's statuses get their authors' lists. A hashtag's followers are kept the
+// same way (feeds/fanOutWrites.ts tagFollowerIds).
 import { createTestCore, closeTestCore } from '../../support/core.ts';
 import type { Core } from '../../../services/core/context.ts';
 import { createTestUser } from '../../support/fixtures.ts';
@@ -19,6 +20,10 @@ import {
   rememberFollowerLists,
 } from '../../../services/core/feeds/followerLists.ts';
 import { readGroups } from '../../../services/core/db/groupCache.ts';
+import { tagFollowerIds } from '../../../services/core/feeds/fanOutWrites.ts';
+import { followTag, unfollowTag } from '../../../services/core/tags/tagFollows.ts';
+import { tags, type TagDoc } from '../../../services/core/model/tags.ts';
+import { tagFollows } from '../../../services/core/model/tagFollows.ts';
 
 let core: Core;
 beforeAll(async () => {
@@ -145,4 +150,29 @@ test('each status of a consumer batch gets its author’s list; a direct message
     expect(sorted(ahead)).toEqual(s.accountId === ann._id ? sorted([f1._id, f2._id, f3._id]) : [f3._id]);
   }
   await expect(remembered(core, followerListKey(direct.statusId), notReadAhead)).rejects.toThrow('not read ahead');
+});
+
+test('a hashtag’s followers: follows and unfollows through collection() show at once', async () => {
+  const name = `cached${Date.now()}`;
+  const tag: TagDoc = {
+    _id: await core.statusIds.next(),
+    name,
+    nameNormalized: name,
+    createdAt: new Date(),
+    updatedAt: new Date(),
+  };
+  await collection(core.db, tags).insertOne(tag);
+  const [ann, ben] = await Promise.all([account(), account()]);
+  expect(await tagFollowerIds(core, [name])).toEqual([]);
+  // Cached: a record written past the wrapper is not seen until a write through it drops the entry.
+  await core.db
+    .collection<{ _id: bigint; accountId: bigint; tagId: bigint; createdAt: Date }>(tagFollows.name)
+    .insertOne({ _id: await core.statusIds.next(), accountId: ben._id, tagId: tag._id, createdAt: new Date() });
+  expect(await tagFollowerIds(core, [name])).toEqual([]);
+  await followTag(core, ann, tag);
+  expect(sorted(await tagFollowerIds(core, [name]))).toEqual(sorted([ann._id, ben._id]));
+  await unfollowTag(core, ann, tag);
+  expect(await tagFollowerIds(core, [name])).toEqual([ben._id]);
+  await collection(core.db, tagFollows).deleteMany({ accountId: ben._id });
+  expect(await tagFollowerIds(core, [name])).toEqual([]);
 });
