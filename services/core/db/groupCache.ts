@@ -139,12 +139,16 @@ interface BulkOp {
   deleteMany?: { filter: Filter<Document> };
 }
 
-/** The values an update or replacement sets the field to (a document moved to another group). */
+/**
+ * The values an update or replacement sets the field to: a document moved to another group, or
+ * inserted by an upsert whose filter does not name it.
+ */
 function setValues(update: Document | undefined, field: string): unknown[] {
   if (!update) return [];
-  const set = (update.$set ?? (Object.keys(update).some((k) => k.startsWith('$')) ? undefined : update)) as
-    Document | undefined;
-  return namedValues(set, field) ?? [];
+  if (!Object.keys(update).some((k) => k.startsWith('$'))) return namedValues(update, field) ?? [];
+  const set = update.$set as Document | undefined;
+  const onInsert = update.$setOnInsert as Document | undefined;
+  return [...(namedValues(set, field) ?? []), ...(namedValues(onInsert, field) ?? [])];
 }
 
 /** The values of `field` the write `method(...args)` is about to touch. */

@@ -78,6 +78,25 @@ test('the lists match the follow records, and every write through collection() d
   await collection(core.db, follows).deleteMany({ accountId: f3._id });
   expect(await listOf(ann)).toEqual(sorted([f2._id, f4._id]));
   expect(await listOf(ben)).toEqual([]);
+
+  // An upsert whose filter does not name the target: the one it inserts with is dropped.
+  const f5 = await account();
+  await collection(core.db, follows).updateOne(
+    { uri: `https://example.test/follows/${f5._id}` },
+    {
+      $setOnInsert: {
+        _id: await core.statusIds.next(),
+        accountId: f5._id,
+        targetAccountId: ben._id,
+        showReblogs: true,
+        notify: false,
+        languages: null,
+        createdAt: new Date(),
+      },
+    },
+    { upsert: true },
+  );
+  expect(await listOf(ben)).toEqual([f5._id]);
 });
 
 test('a read that raced a write does not store what it read before the write', async () => {
