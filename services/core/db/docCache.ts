@@ -19,7 +19,15 @@ import { BSON, type Collection, type Db, type Document, type Filter } from 'mong
 import { batch, slotsApart, type Redis } from '../db/redis.ts';
 import type { Core } from '../context.ts';
 import type { DocView } from './docViews.ts';
-import { countWrite, countingWrite, isFilteredWrite, isWriteMethod, withWriteCount } from './recentResults.ts';
+import {
+  countWrite,
+  countingWrite,
+  isFilteredWrite,
+  isWriteMethod,
+  namedValues,
+  withWriteCount,
+  type BulkOp,
+} from './recentResults.ts';
 import { TtlCache } from '../cache/ttlCache.ts';
 
 const ENTRY_TTL_SECONDS = 300;
@@ -411,28 +419,10 @@ async function drop(db: Db, redis: Redis, collection: string, ids: readonly unkn
   if (pipe.length > 0) await pipe.exec().catch(() => undefined);
 }
 
-/** The `_id`s a filter is limited to, or null when it is not limited by `_id` equality or `$in`. */
-function idsOf(filter: Filter<Document> | undefined): unknown[] | null {
-  const id: unknown = filter?._id;
-  if (id === undefined || id === null) return null;
-  if (typeof id === 'bigint') return [id];
-  if (typeof id === 'object' && Object.keys(id).length === 1 && Array.isArray((id as { $in?: unknown }).$in))
-    return (id as { $in: unknown[] }).$in;
-  return null;
-}
-
-interface BulkOp {
-  updateOne?: { filter: Filter<Document> };
-  updateMany?: { filter: Filter<Document> };
-  replaceOne?: { filter: Filter<Document> };
-  deleteOne?: { filter: Filter<Document> };
-  deleteMany?: { filter: Filter<Document> };
-}
-
 async function touchedIds(coll: Collection<Document>, filters: Filter<Document>[]): Promise<unknown[]> {
   const ids: unknown[] = [];
   for (const f of filters) {
-    const direct = idsOf(f);
+    const direct = namedValues(f, '_id');
     if (direct) ids.push(...direct);
     else ids.push(...(await coll.find(f, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
   }

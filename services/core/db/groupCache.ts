@@ -15,7 +15,7 @@ import type { Collection, Db, Document, Filter } from 'mongodb';
 import type { Core } from '../context.ts';
 import { batch, type Redis } from './redis.ts';
 import { cacheRedisOf } from './docCache.ts';
-import { countingWrite, isFilteredWrite, isWriteMethod } from './recentResults.ts';
+import { countingWrite, isFilteredWrite, isWriteMethod, namedValues, type BulkOp } from './recentResults.ts';
 
 const ENTRY_TTL_SECONDS = 300;
 /** A generation outlives any read under way (a reader that finds none compares with ''). */
@@ -112,31 +112,12 @@ async function dropGroups(redis: Redis, name: string, values: Iterable<unknown>)
   if (pipe.length > 0) await pipe.exec().catch(() => undefined);
 }
 
-/** The values of `field` a filter or a document names (equality or `$in`), or null when it names none. */
-function namedValues(doc: Filter<Document> | Document | undefined, field: string): unknown[] | null {
-  const v: unknown = doc?.[field];
-  if (v === undefined || v === null) return null;
-  if (typeof v === 'bigint') return [v];
-  if (typeof v === 'object' && Object.keys(v).length === 1 && Array.isArray((v as { $in?: unknown }).$in))
-    return (v as { $in: unknown[] }).$in;
-  return null;
-}
-
 /** The values of `field` a write's filter touches: named in it, or read from the matching documents. */
 async function touchedValues(coll: Collection<Document>, field: string, filter: Filter<Document>): Promise<unknown[]> {
   const named = namedValues(filter, field);
   if (named) return named;
   const docs = await coll.find(filter, { projection: { _id: 0, [field]: 1 } }).toArray();
   return docs.map((d) => d[field] as unknown);
-}
-
-interface BulkOp {
-  insertOne?: { document: Document };
-  updateOne?: { filter: Filter<Document>; update: Document };
-  updateMany?: { filter: Filter<Document>; update: Document };
-  replaceOne?: { filter: Filter<Document>; replacement: Document };
-  deleteOne?: { filter: Filter<Document> };
-  deleteMany?: { filter: Filter<Document> };
 }
 
 /**

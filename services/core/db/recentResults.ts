@@ -4,7 +4,7 @@
 // since it was read (every write through `collection()` to a collection declared `countWrites` or
 // `cachedById` counts, db/mongo.ts): this process's own writes show at once, other processes'
 // within the time to live, as with the document cache's process-local copies.
-import type { Db, Document } from 'mongodb';
+import type { Db, Document, Filter } from 'mongodb';
 import { TtlCache, cachePerOwner } from '../cache/ttlCache.ts';
 
 /** Per database: collection name → writes made through this process so far. */
@@ -34,6 +34,26 @@ const FILTERED_WRITES = new Set([
 ]);
 
 const WRITES = new Set(['insertOne', 'insertMany', ...FILTERED_WRITES, 'bulkWrite']);
+
+/** The values of `field` a filter or a document names (equality or `$in`), or null when it names none. */
+export function namedValues(doc: Filter<Document> | Document | undefined, field: string): unknown[] | null {
+  const v: unknown = doc?.[field];
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'bigint') return [v];
+  if (typeof v === 'object' && Object.keys(v).length === 1 && Array.isArray((v as { $in?: unknown }).$in))
+    return (v as { $in: unknown[] }).$in;
+  return null;
+}
+
+/** A bulkWrite's operations, as the caches read them. */
+export interface BulkOp {
+  insertOne?: { document: Document };
+  updateOne?: { filter: Filter<Document>; update: Document };
+  updateMany?: { filter: Filter<Document>; update: Document };
+  replaceOne?: { filter: Filter<Document>; replacement: Document };
+  deleteOne?: { filter: Filter<Document> };
+  deleteMany?: { filter: Filter<Document> };
+}
 
 export function isFilteredWrite(name: string): boolean {
   return FILTERED_WRITES.has(name);
