@@ -49,6 +49,17 @@ function localOf(db: Db, collection: string, view: string, ttlMs: number): TtlCa
 }
 
 /**
+ * Per database and collection: how often this process dropped local copies. A reader keeps what it
+ * read in the local layer only if no drop came while it read: a copy read before a write of this
+ * process, answered after the write's drop, must not be kept over it (read-your-writes in one process).
+ */
+const localDrops = new WeakMap<Db, Map<string, number>>();
+
+function localDropCount(db: Db, collection: string): number {
+  return localDrops.get(db)?.get(collection) ?? 0;
+}
+
+/**
  * A process-local layer of copies of `collection`'s documents by id, kept for `ttlMs`, which every
  * write through this process to one of them drops, as it drops the views' local copies; other
  * processes' writes show once a copy expires.
@@ -168,7 +179,10 @@ export async function readThrough<T extends Document, R>(
     });
     if (unique.length === 0) return out;
   }
-  const keepLocally = (id: bigint, value: R) => local?.set(id, value, now);
+  const drops = local ? localDropCount(core.db, name) : 0;
+  const keepLocally = (id: bigint, value: R) => {
+    if (local && localDropCount(core.db, name) === drops) local.set(id, value, now);
+  };
   let missing = unique;
   if (redis) {
     const keys = unique.map((id) => docKey(name, id));
@@ -195,8 +209,11 @@ export async function readThrough<T extends Document, R>(
       const shared = view.shareParsed ? parsedOf(core.db, name, view.name) : null;
       unique.forEach((id, i) => {
         const r = replies?.[i];
-        if (r && r.length > 0) out.set(id, parseCopy<R>(r, id, shared));
-        else missing.push(id);
+        if (!r || r.length === 0) return void missing.push(id);
+        const value = parseCopy<R>(r, id, shared);
+        out.set(id, value);
+        // Kept copies are handed to every reader: frozen (shared parses already are).
+        if (local) keepLocally(id, shared ? value : deepFreeze(value));
       });
     }
   }
@@ -214,7 +231,7 @@ export async function readThrough<T extends Document, R>(
   }
   found.forEach((doc, i) => {
     out.set(doc._id, values[i] as R);
-    if (view.derive) keepLocally(doc._id, values[i] as R);
+    if (local) keepLocally(doc._id, (view.derive ? values[i] : deepFreeze(values[i])) as R);
   });
   return out;
 }
@@ -401,6 +418,9 @@ function cachedValue<T extends Document>(view: DocView<T, unknown>, doc: object,
 
 /** Drops this process's own copies of `ids`. */
 function dropLocal(db: Db, collection: string, ids: readonly unknown[]): void {
+  let counts = localDrops.get(db);
+  if (!counts) localDrops.set(db, (counts = new Map()));
+  counts.set(collection, (counts.get(collection) ?? 0) + 1);
   for (const local of locals.get(db)?.get(collection)?.values() ?? [])
     for (const id of ids) if (typeof id === 'bigint') local.delete(id);
 }

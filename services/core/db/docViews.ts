@@ -24,7 +24,8 @@ export interface DocView<T extends Document, R> {
   base?: DocView<T, unknown>;
   /**
    * Also keep values in this process for so long: no Redis round trip at all. Writes made by this
-   * process drop them at once; other processes' writes show when they expire.
+   * process drop them at once (and keep a read that began before out of the layer); other
+   * processes' writes show when they expire.
    */
   localTtlMs?: number;
   /**
@@ -69,7 +70,7 @@ export function definePickView<T extends Document, K extends keyof T & string>(
   def: CollectionDef<T>,
   name: string,
   pick: readonly K[],
-  opts: { shareParsed?: boolean } = {},
+  opts: { shareParsed?: boolean; localTtlMs?: number } = {},
 ): DocView<T, Pick<T, K | '_id'>> {
   return projectedView(def, name, pick, 1, opts);
 }

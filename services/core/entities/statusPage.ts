@@ -38,8 +38,11 @@ import { type CachedShell, readShells, version, renderMisses, roleIdsOf } from '
 
 /**
  * The fields that change without an edit, read on every render: from the document cache
- * (db/docCache.ts), whose copies every write to the status drops.
+ * (db/docCache.ts), whose copies every write to the status drops. This process keeps them for a
+ * second too (its own writes drop them at once; another process's counts and deletes show within
+ * that second, as its newest pages do: db/pages.ts).
  */
+const LIVE_LOCAL_TTL_MS = 1000;
 const liveView = definePickView(
   statuses,
   'live',
@@ -61,7 +64,7 @@ const liveView = definePickView(
     'quoteApprovalPolicy',
   ],
   // Read for every status of every page; the same bytes are parsed once (docCache.ts).
-  { shareParsed: true },
+  { shareParsed: true, localTtlMs: LIVE_LOCAL_TTL_MS },
 );
 export type Live = NonNullable<typeof liveView._copy>;
 

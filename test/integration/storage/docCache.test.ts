@@ -7,7 +7,7 @@ import type { Core } from '../../../services/core/context.ts';
 import { createTestUser } from '../../support/fixtures.ts';
 import { collection } from '../../../services/core/db/mongo.ts';
 import { readThrough, writeThrough } from '../../../services/core/db/docCache.ts';
-import { defineDerivedView, defineViewOf } from '../../../services/core/db/docViews.ts';
+import { defineDerivedView, definePickView, defineViewOf } from '../../../services/core/db/docViews.ts';
 import type { Collection } from 'mongodb';
 import { accounts, accountView, type AccountDoc } from '../../../services/core/model/accounts.ts';
 import { statuses } from '../../../services/core/model/statuses.ts';
@@ -213,6 +213,50 @@ test('a fill racing a write does not bring the old copy back', async () => {
   const now = (await t.core.redis.get(`doc:accounts:{${account._id}}:g`)) ?? '';
   expect(now).not.toBe(generation);
   expect(await fill(now, 'after')).toBe(1);
+});
+
+// The same Redis copies, read with and without a process-local layer.
+const namesInRedis = definePickView(accounts, 'test-local-name', ['displayName']);
+const namesKept = definePickView(accounts, 'test-local-name', ['displayName'], { localTtlMs: 60_000 });
+
+test('a process-local layer serves frozen copies without Redis, and a write of this process drops them', async () => {
+  const { account } = await createTestUser(t.core);
+  const id = account._id;
+  const name = async () => (await readThrough(t.core, namesKept, [id])).get(id)?.displayName;
+  await collection(t.core.db, accounts).updateOne({ _id: id }, { $set: { displayName: 'first' } });
+  expect(await name()).toBe('first');
+  // Gone from Redis and changed behind the cache's back: the process's copy still answers.
+  await t.core.redis.del(`doc:accounts:{${id}}`);
+  await t.core.db
+    .collection<{ _id: bigint; displayName: string }>('accounts')
+    .updateOne({ _id: id }, { $set: { displayName: 'bypassed' } });
+  expect(await name()).toBe('first');
+  expect(Object.isFrozen((await readThrough(t.core, namesKept, [id])).get(id))).toBe(true);
+  await collection(t.core.db, accounts).updateOne({ _id: id }, { $set: { displayName: 'second' } });
+  expect(await name()).toBe('second');
+});
+
+test('a read that began before a write of this process does not keep its old copy in the local layer', async () => {
+  const { account } = await createTestUser(t.core);
+  const id = account._id;
+  const key = `doc:accounts:{${id}}`;
+  await collection(t.core.db, accounts).updateOne({ _id: id }, { $set: { displayName: 'old' } });
+  // Redis holds the old copy; this process's layer does not (read without it).
+  expect((await readThrough(t.core, namesInRedis, [id])).get(id)?.displayName).toBe('old');
+  // Redis busy for 300 ms (a script on the key's node): the read below waits for its answer
+  // while the write (MongoDB, then the drops) goes ahead; the old copy comes back after the drop.
+  const busy = t.core.redis.eval(
+    `local s = redis.call('TIME') local e = s[1] * 1000000 + s[2] + 300000
+     repeat local n = redis.call('TIME') until n[1] * 1000000 + n[2] >= e return 1`,
+    1,
+    key,
+  );
+  const read = readThrough(t.core, namesKept, [id]);
+  const write = collection(t.core.db, accounts).updateOne({ _id: id }, { $set: { displayName: 'new' } });
+  const [, raced] = await Promise.all([busy, read, write]);
+  expect(raced.get(id)?.displayName).toBe('old');
+  // Nothing read before the write is kept: the next read sees the write.
+  expect((await readThrough(t.core, namesKept, [id])).get(id)?.displayName).toBe('new');
 });
 
 test("the viewer's flags follow favourites, bookmarks, boosts and pins", async () => {
