@@ -10,10 +10,10 @@ import type { Id } from '../ids.ts';
 import type { CachedAccount } from '../model/accounts.ts';
 import type { EffectiveRole } from '../roles/roles.ts';
 import type { Account } from './account.ts';
-import type { QuoteApproval } from '../quotes/policy.ts';
+import { quoteApprovalFor, type QuoteDecision } from '../quotes/policy.ts';
 import { loadStatusPage, type Live, type LoadedPage, type PageOptions } from './statusPage.ts';
 import { type CachedShell } from './statusShells.ts';
-import { authorEntity, quoteApprovalOf, quoteOf, renderItem, viewerFields } from './statusRender.ts';
+import { authorEntity, quoteDecisionOf, quoteOf, renderItem, viewerFields } from './statusRender.ts';
 
 /** Fields renderStatus lays over the shell; a shell holding one of them is rendered as an object. */
 const LAID_OVER = new Set([
@@ -72,13 +72,15 @@ function accountText(page: LoadedPage, accountId: Id): string {
 }
 
 /** `quote_approval` as JSON, by policy and decision: the few combinations a page has, serialised once. */
-const approvalTexts = new Map<string, string>();
+const approvalTexts = new Map<number, string>();
+const DECISIONS: readonly QuoteDecision[] = ['automatic', 'manual', 'unknown', 'denied'];
 
-function approvalText(approval: QuoteApproval, policy: number): string {
-  const key = `${policy}:${approval.current_user}`;
+function approvalText(policy: number, decision: QuoteDecision): string {
+  // A number key: no string built per status.
+  const key = policy * 4 + DECISIONS.indexOf(decision);
   let text = approvalTexts.get(key);
   if (text === undefined) {
-    text = JSON.stringify(approval);
+    text = JSON.stringify(quoteApprovalFor(policy, decision));
     if (approvalTexts.size >= 256) approvalTexts.clear();
     approvalTexts.set(key, text);
   }
@@ -118,7 +120,7 @@ function pushTail(parts: string[], page: LoadedPage, l: Live, nested: boolean): 
     ',"quotes_count":',
     count(l.reblogOfId === null ? (l.quotesCount ?? 0) : 0),
     ',"quote_approval":',
-    approvalText(quoteApprovalOf(page, l, original), (original ?? l).quoteApprovalPolicy ?? 0),
+    approvalText((original ?? l).quoteApprovalPolicy ?? 0, quoteDecisionOf(page, l, original)),
   );
   const own = viewerFields(page, l, nested);
   if (own) {

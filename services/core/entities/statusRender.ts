@@ -11,7 +11,7 @@ import { matchFilters } from '../filters/match.ts';
 import { roleBadges, type Account } from './account.ts';
 import { presentFilterResults } from './filter.ts';
 import { type NestedStatus, type Status } from './status.ts';
-import { presentQuoteApproval, type QuoteApproval } from '../quotes/policy.ts';
+import { quoteApprovalFor, quoteDecision, type QuoteApproval, type QuoteDecision } from '../quotes/policy.ts';
 import { shallowQuote, shownQuoteState, showsQuotedStatus } from './quote.ts';
 import type { Quote, QuotedStatus } from './status.ts';
 import { loadStatusPage, type Live, type LoadedPage, type PageOptions } from './statusPage.ts';
@@ -35,8 +35,12 @@ export function quoteOf(page: LoadedPage, l: Live): Quote | null {
 }
 /** A status's `quote_approval` for the page's viewer (a reblog wrapper: its original's). */
 export function quoteApprovalOf(page: LoadedPage, l: Live, original: Live | null): QuoteApproval {
+  return quoteApprovalFor((original ?? l).quoteApprovalPolicy ?? 0, quoteDecisionOf(page, l, original));
+}
+/** The page viewer's quote decision on a status (a reblog wrapper: its original's). */
+export function quoteDecisionOf(page: LoadedPage, l: Live, original: Live | null): QuoteDecision {
   const proper = original ?? l;
-  return presentQuoteApproval(proper, page.viewer?._id ?? null, {
+  return quoteDecision(proper, page.viewer?._id ?? null, {
     follows: page.quoteRelations?.following.has(proper.accountId),
   });
 }

@@ -93,12 +93,12 @@ export function presentQuoteApproval(
   viewerId: Id | null,
   relation: { follows?: boolean } = {},
 ): QuoteApproval {
-  const policy = status.quoteApprovalPolicy ?? 0;
-  return {
-    automatic: policyKeys(policy, 'automatic'),
-    manual: policyKeys(policy, 'manual'),
-    current_user: quoteDecision(status, viewerId, relation),
-  };
+  return quoteApprovalFor(status.quoteApprovalPolicy ?? 0, quoteDecision(status, viewerId, relation));
+}
+
+/** `quote_approval` for a stored policy and the viewer's decision under it. */
+export function quoteApprovalFor(policy: number, decision: QuoteDecision): QuoteApproval {
+  return { automatic: policyKeys(policy, 'automatic'), manual: policyKeys(policy, 'manual'), current_user: decision };
 }
 
 /**
