@@ -31,8 +31,8 @@ export interface DocView<T extends Document, R> {
   /**
    * BSON views read on every request (a page's live fields): keep the last parsed copy of each
    * document with its bytes, and hand the same (frozen) object out again while Redis returns the
-   * same bytes. Still one Redis read per request, so nothing is staler; only the parse, which
-   * bson 7 does with much garbage for small documents, is saved.
+   * same bytes. Alone it keeps one Redis read per request, so nothing is staler; only the parse,
+   * which bson 7 does with much garbage for small documents, is saved.
    */
   shareParsed?: boolean;
   /** Phantom: the type of a cached copy. */
