@@ -465,7 +465,7 @@ export function withDocCache<T extends Document>(db: Db, coll: Collection<T>): C
       const value: unknown = Reflect.get(target, prop, receiver);
       if (typeof prop !== 'string' || typeof value !== 'function') return value;
       const method = isWriteMethod(prop)
-        ? countingWrite(db, target.collectionName, value as (...args: unknown[]) => Promise<unknown>, target)
+        ? countingWrite(db, target.collectionName, prop, value as (...args: unknown[]) => Promise<unknown>, target)
         : (value as (...args: unknown[]) => Promise<unknown>);
       if (isFilteredWrite(prop)) {
         return async (...args: unknown[]) => {

@@ -177,6 +177,7 @@ export function withGroupDrops<T extends Document>(db: Db, coll: Collection<T>, 
       const method = countingWrite(
         db,
         target.collectionName,
+        prop,
         value as (...args: unknown[]) => Promise<unknown>,
         target,
       );

@@ -2,8 +2,9 @@
 // first page of the public timelines, who blocks a viewer. An entry serves while it is younger
 // than its time to live AND no write to the collections it depends on went through this process
 // since it was read (every write through `collection()` to a collection declared `countWrites` or
-// `cachedById` counts, db/mongo.ts): this process's own writes show at once, other processes'
-// within the time to live, as with the document cache's process-local copies.
+// `cachedById` counts, db/mongo.ts, but one that only `$inc`s counters): this process's own writes
+// show at once, other processes' within the time to live, as with the document cache's
+// process-local copies.
 import type { Db, Document, Filter } from 'mongodb';
 import { TtlCache, cachePerOwner } from '../cache/ttlCache.ts';
 
@@ -63,10 +64,37 @@ export function isWriteMethod(name: string): boolean {
   return WRITES.has(name);
 }
 
-/** `method` of a collection, counting the write once it has been made (or failed). */
+/** Whether an update document only moves counters (`$inc` alone, not a pipeline). */
+function incOnly(update: unknown): boolean {
+  if (!update || typeof update !== 'object' || Array.isArray(update)) return false;
+  const keys = Object.keys(update);
+  return keys.length === 1 && keys[0] === '$inc';
+}
+
+/**
+ * Whether write `name` with `args` only moves counters. No result kept here is chosen by a
+ * counter (pages and memoised queries filter on ids, visibility, deletion, authors, tags), so such
+ * a write leaves them be: every favourite or boost of a status would otherwise drop every newest
+ * page of `statuses`, and under write load those pages would be read from MongoDB every time.
+ */
+function countersOnly(name: string, args: unknown[]): boolean {
+  if (name === 'updateOne' || name === 'updateMany') return incOnly(args[1]);
+  if (name !== 'bulkWrite' || !Array.isArray(args[0]) || args[0].length === 0) return false;
+  return (args[0] as BulkOp[]).every((op) => {
+    const keys = Object.keys(op);
+    const update = op.updateOne ?? op.updateMany;
+    return keys.length === 1 && update !== undefined && incOnly(update.update);
+  });
+}
+
+/**
+ * `method` (write `name`) of a collection, counting the write once it has been made (or failed),
+ * unless it only moves counters (countersOnly).
+ */
 export function countingWrite(
   db: Db,
   collection: string,
+  name: string,
   method: (...args: unknown[]) => Promise<unknown>,
   target: unknown,
 ): (...args: unknown[]) => Promise<unknown> {
@@ -74,7 +102,7 @@ export function countingWrite(
     try {
       return await method.apply(target, args);
     } finally {
-      countWrite(db, collection);
+      if (!countersOnly(name, args)) countWrite(db, collection);
     }
   };
 }
@@ -92,7 +120,7 @@ export function withWriteCount<C extends { collectionName: string }>(db: Db, col
       const value: unknown = Reflect.get(target, prop, receiver);
       if (typeof prop !== 'string' || typeof value !== 'function') return value;
       const method = value as (...args: unknown[]) => Promise<unknown>;
-      return isWriteMethod(prop) ? countingWrite(db, target.collectionName, method, target) : method.bind(target);
+      return isWriteMethod(prop) ? countingWrite(db, target.collectionName, prop, method, target) : method.bind(target);
     },
   });
   byName.set(coll.collectionName, proxy);

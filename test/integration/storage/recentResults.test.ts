@@ -10,6 +10,7 @@ import { recentResult } from '../../../services/core/db/recentResults.ts';
 import { blocks } from '../../../services/core/model/blocks.ts';
 import { statuses } from '../../../services/core/model/statuses.ts';
 import { postStatus } from '../../../services/core/statuses/postStatus.ts';
+import { favouriteStatus } from '../../../services/core/interactions/favourites.ts';
 import { deleteStatus } from '../../../services/core/statuses/deleteStatus.ts';
 import { blockersOf } from '../../../services/core/statuses/visibility.ts';
 import { recordBlock } from '../../../services/core/graph/relations.ts';
@@ -54,4 +55,37 @@ test("a viewer's blockers and the newest public page follow blocks and posts at 
   expect(await pageIdsOf(t.core.db, statuses, filter, page)).toEqual([second._id, first._id]);
   await deleteStatus(t.core, author.account, second._id);
   expect(await pageIdsOf(t.core.db, statuses, filter, page)).toEqual([first._id]);
+});
+
+test('a write that only moves counters keeps the kept pages; any other write to the collection drops them', async () => {
+  const author = await createTestUser(t.core);
+  const fan = await createTestUser(t.core);
+  const posted = await postStatus(t.core, author.account, { text: 'counted' });
+  let loads = 0;
+  const get = () => recentResult(t.core.db, `test:counters:${posted._id}`, [statuses], 60_000, async () => ++loads);
+  expect(await get()).toBe(1);
+  // A favourite ($inc of the status's count), a bulk write of counters, and an update of counters alone.
+  await favouriteStatus(t.core, fan.account, posted);
+  await collection(t.core.db, statuses).bulkWrite([
+    { updateOne: { filter: { _id: posted._id }, update: { $inc: { reblogsCount: 1 } } } },
+  ]);
+  await collection(t.core.db, statuses).updateMany(
+    { _id: posted._id },
+    { $inc: { repliesCount: 1, reblogsCount: -1 } },
+  );
+  expect(await get()).toBe(1);
+  // The count itself is not kept here: the status shows it at once.
+  const doc = await collection(t.core.db, statuses).findOne({ _id: posted._id });
+  expect(doc?.favouritesCount).toBe(1);
+  // $inc beside anything else counts, as does a bulk write with one such operation.
+  await collection(t.core.db, statuses).updateOne(
+    { _id: posted._id },
+    { $inc: { repliesCount: -1 }, $set: { sensitive: false } },
+  );
+  expect(await get()).toBe(2);
+  await collection(t.core.db, statuses).bulkWrite([
+    { updateOne: { filter: { _id: posted._id }, update: { $inc: { reblogsCount: 1 } } } },
+    { updateOne: { filter: { _id: posted._id }, update: { $set: { sensitive: false } } } },
+  ]);
+  expect(await get()).toBe(3);
 });
