@@ -8,8 +8,19 @@ import type { FeaturePolicyKey } from '../model/accounts.ts';
 import { featureApprovalsFor } from '../featuredCollections/featurePolicy.ts';
 import type { Account } from './account.ts';
 
-/** What the policy needs, read back from a rendered entity (remote: `acct` names a domain). */
+/**
+ * What the policy needs, read back from a rendered entity (remote: `acct` names a domain); once
+ * per cached entity (every page reads it for each of its authors).
+ */
+const policyFields = new WeakMap<Account, ReturnType<typeof readPolicyFields>>();
+
 function policyFieldsOf(a: Account) {
+  let fields = policyFields.get(a);
+  if (fields === undefined) policyFields.set(a, (fields = readPolicyFields(a)));
+  return fields;
+}
+
+function readPolicyFields(a: Account) {
   const remote = a.acct.includes('@');
   return {
     _id: BigInt(a.id),
@@ -32,8 +43,9 @@ export async function withViewerFeatureApproval<T extends Account>(
   viewerId: Id | null,
 ): Promise<T[]> {
   if (viewerId === null) return [...list];
-  const outcome = await featureApprovalsFor(core, list.map(policyFieldsOf), viewerId);
-  return list.map((a) => withOutcome(a, outcome.get(BigInt(a.id)) ?? 'denied'));
+  const fields = list.map(policyFieldsOf);
+  const outcome = await featureApprovalsFor(core, fields, viewerId);
+  return list.map((a, i) => withOutcome(a, outcome.get(fields[i]._id) ?? 'denied'));
 }
 
 /**

@@ -1,10 +1,12 @@
 // The viewer's own marks on statuses (favourited, reblogged, bookmarked, pinned, conversation
 // muted), which every rendered page of statuses needs: five MongoDB queries per page, or one Redis
-// SMISMEMBER against a set per viewer that holds them all (`flags:<accountId>`, members
-// `f<statusId>`, `r…`, `b…`, `p…`, `m<conversationId>`, `M` when there is any `m…`, and `:` once it
-// is complete).
+// HMGET against a hash per viewer that holds them all (`flags:{<accountId>}`): a field per marked
+// status, its value the marks' letters (`f` favourited, `r` reblogged, `b` bookmarked, `p`
+// pinned), `m<conversationId>` per muted conversation, `M` when there is any `m…`, and `:` once it
+// is complete. A page of 20 asks for 22 fields (a set with a member per mark took 82 arguments,
+// each encoded and answered one by one).
 //
-// The set is filled from MongoDB on a miss and dropped by every change to those marks
+// The hash is filled from MongoDB on a miss and dropped by every change to those marks
 // (dropViewerFlags, called by the interaction operations after their write); a drop leaves a short
 // tombstone that a concurrent fill respects, so a fill that read MongoDB before the change cannot
 // put the old marks back. Viewers with very many marks are not cached (the queries serve them).
@@ -30,23 +32,25 @@ export interface ViewerState {
 const MAX_CACHED_PER_KIND = 5000;
 const TTL_SECONDS = 3600;
 const TOMBSTONE_MS = 5000;
-/** The member saying the set is complete (sets of the layout before `M` had `.`: they count as missing). */
+/** The field saying the hash is complete. */
 const COMPLETE = ':';
-/** The member saying the viewer has muted some conversation. */
+/** The field saying the viewer has muted some conversation. */
 const SOME_MUTES = 'M';
 
-// The account id is a Redis Cluster hash tag: the set, its tombstone and its "too big" mark share
-// a slot (a drop is one MULTI, a fill one script over two of them). Renamed from `flags:<id>`
-// (the old sets are no longer read and expire with their TTL).
+// The account id is a Redis Cluster hash tag: the hash, its tombstone and its "too big" mark share
+// a slot (a drop is one MULTI, a fill one script over two of them). The key held a set before
+// (one member per mark): a reader meeting one gets a type error, counts it as a miss, and the
+// fill replaces it; a process of that version does the same with a hash, and both drop the key.
 const setKey = (accountId: Id) => `flags:{${accountId}}`;
 const tombKey = (accountId: Id) => `flags:{${accountId}}:t`;
 const bigKey = (accountId: Id) => `flags:{${accountId}}:big`;
 
-// KEYS: set, tombstone; ARGV: ttl, members... (SADD in chunks: Lua's stack limits unpack).
+// KEYS: hash, tombstone; ARGV: ttl, field, value, field, value... (HSET in chunks of an even
+// size, so pairs stay whole: Lua's stack limits unpack).
 const FILL = `if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 redis.call('DEL', KEYS[1])
 for i = 2, #ARGV, 1000 do
-  redis.call('SADD', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
+  redis.call('HSET', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
 end
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 return 1`;
@@ -71,28 +75,32 @@ export async function viewerMarks(
   viewerId: Id,
   statusIds: Id[],
 ): Promise<(conversationIds: Id[]) => Promise<ViewerState>> {
-  const members = [COMPLETE, SOME_MUTES];
-  for (const id of statusIds) members.push(`f${id}`, `r${id}`, `b${id}`, `p${id}`);
-  const hits = await core.redis.smismember(setKey(viewerId), ...members).catch(() => null);
-  if (hits && hits[0] === 1) {
+  const fields = [COMPLETE, SOME_MUTES];
+  for (const id of statusIds) fields.push(String(id));
+  const hits = await core.redis.hmget(setKey(viewerId), ...fields).catch(() => null);
+  if (hits && hits[0] !== null) {
     const state = emptyState();
     statusIds.forEach((id, i) => {
-      if (hits[2 + 4 * i]) state.favourited.add(id);
-      if (hits[3 + 4 * i]) state.reblogged.add(id);
-      if (hits[4 + 4 * i]) state.bookmarked.add(id);
-      if (hits[5 + 4 * i]) state.pinned.add(id);
+      const marks = hits[2 + i];
+      if (marks === null) return;
+      if (marks.includes('f')) state.favourited.add(id);
+      if (marks.includes('r')) state.reblogged.add(id);
+      if (marks.includes('b')) state.bookmarked.add(id);
+      if (marks.includes('p')) state.pinned.add(id);
     });
-    if (hits[1] !== 1) return async () => state;
+    if (hits[1] === null) return async () => state;
     return async (conversationIds) => {
       if (conversationIds.length === 0) return state;
-      const muted = await core.redis.smismember(setKey(viewerId), ...conversationIds.map((c) => `m${c}`));
-      conversationIds.forEach((id, i) => {
-        if (muted[i]) state.mutedConversations.add(id);
-      });
+      const muted = await core.redis.hmget(setKey(viewerId), ...conversationIds.map((c) => `m${c}`)).catch(() => null);
+      // Gone since (a drop, or a process of the older layout refilled it): MongoDB answers.
+      const mutes = muted
+        ? new Set(conversationIds.filter((_c, i) => muted[i] !== null))
+        : await recordedAmong(core.db, conversationMutes, viewerId, 'conversationId', conversationIds);
+      for (const id of mutes) state.mutedConversations.add(id);
       return state;
     };
   }
-  // Asked only on a miss: a page that finds the set costs one command.
+  // Asked only on a miss: a page that finds the hash costs one command.
   const big = await core.redis.exists(bigKey(viewerId)).catch(() => 1);
   if (big !== 1 && (await fill(core, viewerId))) return viewerMarks(core, viewerId, statusIds);
   return (conversationIds) => queryState(core, viewerId, statusIds, conversationIds);
@@ -144,15 +152,22 @@ async function fill(core: Core, viewerId: Id): Promise<boolean> {
     await core.redis.set(bigKey(viewerId), '1', 'EX', TTL_SECONDS).catch(() => undefined);
     return false;
   }
-  const members = [COMPLETE];
-  if (muted.length > 0) members.push(SOME_MUTES);
-  for (const f of favs) members.push(`f${f.statusId}`);
-  for (const r of reblogs) if (r.reblogOfId !== null) members.push(`r${r.reblogOfId}`);
-  for (const b of marks) members.push(`b${b.statusId}`);
-  for (const p of pinned) members.push(`p${p.statusId}`);
-  for (const m of muted) members.push(`m${m.conversationId}`);
+  // Each marked status's letters, in the order the reader looks for them.
+  const letters = new Map<string, string>();
+  const mark = (id: Id, letter: string) => {
+    const key = String(id);
+    letters.set(key, (letters.get(key) ?? '') + letter);
+  };
+  for (const f of favs) mark(f.statusId, 'f');
+  for (const r of reblogs) if (r.reblogOfId !== null) mark(r.reblogOfId, 'r');
+  for (const b of marks) mark(b.statusId, 'b');
+  for (const p of pinned) mark(p.statusId, 'p');
+  const pairs = [COMPLETE, '1'];
+  if (muted.length > 0) pairs.push(SOME_MUTES, '1');
+  for (const [id, l] of letters) pairs.push(id, l);
+  for (const m of muted) pairs.push(`m${m.conversationId}`, '1');
   const filled = await core.redis
-    .eval(FILL, 2, setKey(viewerId), tombKey(viewerId), TTL_SECONDS, ...members)
+    .eval(FILL, 2, setKey(viewerId), tombKey(viewerId), TTL_SECONDS, ...pairs)
     .catch(() => 0);
   return filled === 1;
 }

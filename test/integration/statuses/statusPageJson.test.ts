@@ -128,11 +128,23 @@ it('the page covers what the comparison is meant to cover', async () => {
   expect(filtered).toContain('"filtered":[{');
 });
 
+it('a single status is its page of one, non-ASCII text included', async () => {
+  for (const id of ids.slice(1)) {
+    const page = JSON.stringify(await presentStatusPage(core, [id], viewer.account, { check: 'policy' }));
+    const single = await presentStatusJson(core, id, viewer.account);
+    if (page === '[]') expect(single).toBeNull();
+    // A reblog on its own shows its original's flags (the next test).
+    else if ((JSON.parse(page) as { reblog: unknown }[])[0].reblog === null) expect(`[${String(single)}]`).toBe(page);
+  }
+  const plain = await presentStatusPageJson(core, ids, viewer.account, { check: 'feed' });
+  for (const text of ['\u2028', '&lt;b&gt;é', 'yes ✓', 'no 🙅']) expect(plain).toContain(text);
+});
+
 it("a reblog on its own shows its original's flags, in a list its own (Mastodon's status.proper)", async () => {
   const [doc] = await collection(core.db, statuses).find({ _id: reblogId }).toArray();
   const single = await presentStatus(core, doc, viewer.account);
   expect([single.favourited, single.bookmarked, single.reblogged]).toEqual([true, true, true]);
-  expect(JSON.parse((await presentStatusJson(core, reblogId, viewer.account)) as string)).toEqual(single);
+  expect(JSON.parse(String(await presentStatusJson(core, reblogId, viewer.account)))).toEqual(single);
   const [listed] = await presentStatusPage(core, [reblogId], viewer.account, { check: 'feed' });
   expect([listed.favourited, listed.bookmarked, listed.reblogged]).toEqual([false, false, false]);
   expect(listed.reblog?.favourited).toBe(true);

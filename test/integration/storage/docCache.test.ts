@@ -267,13 +267,15 @@ test("the viewer's flags follow favourites, bookmarks, boosts and pins", async (
   const doc = async (id: bigint) => (await collection(t.core.db, statuses).findOne({ _id: id }))!;
   const state = () => viewerState(t.core, alice.account._id, [post._id, own._id], []);
   expect(await state()).toMatchObject({ favourited: new Set(), reblogged: new Set(), pinned: new Set() });
-  expect(await t.core.redis.sismember(`flags:{${alice.account._id}}`, ':')).toBe(1); // now cached
+  expect(await t.core.redis.hexists(`flags:{${alice.account._id}}`, ':')).toBe(1); // now cached
 
   await favouriteStatus(t.core, alice.account, await doc(post._id));
   await bookmarkStatus(t.core, alice.account, await doc(post._id));
   await t.core.redis.del(`flags:{${alice.account._id}}:t`);
   expect((await state()).favourited).toEqual(new Set([post._id]));
   expect((await state()).bookmarked).toEqual(new Set([post._id]));
+  // One field per marked status, holding its marks' letters.
+  expect(await t.core.redis.hget(`flags:{${alice.account._id}}`, String(post._id))).toBe('fb');
 
   await reblogStatus(t.core, alice.account, await doc(post._id), null);
   await pinStatus(t.core, alice.account, await doc(own._id));
@@ -293,7 +295,23 @@ test("the viewer's flags follow favourites, bookmarks, boosts and pins", async (
   });
 });
 
-test("conversation mutes come from the viewer's flag set, asked only of a viewer who has some", async () => {
+test("a viewer's flags left as a set by the older layout are read from MongoDB and replaced", async () => {
+  const alice = await createTestUser(t.core);
+  const bob = await createTestUser(t.core);
+  const post = await postStatus(t.core, bob.account, { text: 'old layout', visibility: 'public' });
+  const doc = (await collection(t.core.db, statuses).findOne({ _id: post._id }))!;
+  await favouriteStatus(t.core, alice.account, doc);
+  const key = `flags:{${alice.account._id}}`;
+  await t.core.redis.del(`${key}:t`);
+  // What a process of the older layout fills: a member per mark (here a stale one: no favourite).
+  await t.core.redis.sadd(key, ':', `b${post._id}`);
+  const state = await viewerState(t.core, alice.account._id, [post._id], []);
+  expect(state).toMatchObject({ favourited: new Set([post._id]), bookmarked: new Set() });
+  expect(await t.core.redis.type(key)).toBe('hash');
+  expect(await t.core.redis.hget(key, String(post._id))).toBe('f');
+});
+
+test("conversation mutes come from the viewer's flags hash, asked only of a viewer who has some", async () => {
   const alice = await createTestUser(t.core);
   const bob = await createTestUser(t.core);
   const post = await postStatus(t.core, bob.account, { text: 'a thread', visibility: 'public' });
@@ -302,16 +320,16 @@ test("conversation mutes come from the viewer's flag set, asked only of a viewer
   const muted = async () =>
     (await (await viewerMarks(t.core, alice.account._id, [post._id]))([conversation])).mutedConversations;
   expect(await muted()).toEqual(new Set());
-  expect(await t.core.redis.sismember(`flags:{${alice.account._id}}`, 'M')).toBe(0);
+  expect(await t.core.redis.hexists(`flags:{${alice.account._id}}`, 'M')).toBe(0);
 
   await muteConversation(t.core, alice.account, doc);
   await t.core.redis.del(`flags:{${alice.account._id}}:t`);
   expect(await muted()).toEqual(new Set([conversation]));
-  expect(await t.core.redis.sismember(`flags:{${alice.account._id}}`, 'M')).toBe(1); // refilled with the mark
-  expect(await muted()).toEqual(new Set([conversation])); // from the cached set
+  expect(await t.core.redis.hexists(`flags:{${alice.account._id}}`, 'M')).toBe(1); // refilled with the mark
+  expect(await muted()).toEqual(new Set([conversation])); // from the cached hash
 
   await unmuteConversation(t.core, alice.account, doc);
   await t.core.redis.del(`flags:{${alice.account._id}}:t`);
   expect(await muted()).toEqual(new Set());
-  expect(await t.core.redis.sismember(`flags:{${alice.account._id}}`, 'M')).toBe(0);
+  expect(await t.core.redis.hexists(`flags:{${alice.account._id}}`, 'M')).toBe(0);
 });
