@@ -6,7 +6,7 @@
 // indexes, no aggregation operators newer than MongoDB 4.4.
 import { writeFileSync } from 'node:fs';
 import { withDocCache } from './docCache.ts';
-import { withWriteCount } from './recentResults.ts';
+import { scopeInserts, withWriteCount } from './recentResults.ts';
 import { withGroupDrops } from './groupCache.ts';
 import {
   MongoClient,
@@ -31,6 +31,11 @@ export interface CollectionDef<T extends Document> {
   /** Writes are counted, so that results kept in this process see them (recentResults.ts). */
   countWrites?: boolean;
   /**
+   * Inserts are counted per value of this field as well (recentResults.ts scopeInserts): a kept
+   * result read with a filter naming values of it outlives inserts of other values.
+   */
+  insertsScopedBy?: string;
+  /**
    * Inserts may carry their events' outbox records in the document (`outbox`, events/outbox.ts
    * writeCarried): the relay looks for them here, by the `outbox_lease` index this adds.
    */
@@ -45,7 +50,13 @@ const registry = new Map<string, CollectionDef<Document>>();
 export function defineCollection<T extends Document>(
   name: string,
   indexes: IndexDescription[] = [],
-  opts: { cachedById?: boolean; cachedBy?: string; countWrites?: boolean; carriesOutbox?: boolean } = {},
+  opts: {
+    cachedById?: boolean;
+    cachedBy?: string;
+    countWrites?: boolean;
+    insertsScopedBy?: string;
+    carriesOutbox?: boolean;
+  } = {},
 ): CollectionDef<T> {
   // Names make ensureIndexes idempotent (it skips existing indexes by name).
   const unnamed = indexes.find((i) => !i.name);
@@ -59,8 +70,10 @@ export function defineCollection<T extends Document>(
     cachedById: opts.cachedById ?? false,
     cachedBy: opts.cachedBy,
     countWrites: opts.countWrites ?? false,
+    insertsScopedBy: opts.insertsScopedBy,
     carriesOutbox: opts.carriesOutbox ?? false,
   };
+  if (opts.insertsScopedBy !== undefined) scopeInserts(name, opts.insertsScopedBy);
   registry.set(name, def as CollectionDef<Document>);
   return def;
 }

@@ -87,7 +87,8 @@ export async function pageIdsOf<T extends { _id: Id }>(
     (await findPage(collection(db, def) as Collection<T>, filter, p, '_id', { _id: 1 })).map((d) => d._id);
   if (p.maxId !== null || p.minId !== null || p.sinceId !== null) return load();
   const key = `newest:${def.name}:${p.limit}:${JSON.stringify(filter, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`;
-  return recentResult(db, key, [def], NEWEST_PAGE_TTL_MS, load);
+  // With its filter: a page of one author's statuses is kept through others' posts.
+  return recentResult(db, key, [{ name: def.name, filter: filter as Filter<Document> }], NEWEST_PAGE_TTL_MS, load);
 }
 
 const NEWEST_PAGE_TTL_MS = 1000;

@@ -130,7 +130,8 @@ export const statuses = defineCollection<StatusDoc>(
     // A remote Delete may name a quote approval (FEP-044f): asked for every Delete received.
     { key: { 'quote.approvalUri': 1 }, name: 'quote_approval', sparse: true },
   ],
-  { cachedById: true, carriesOutbox: true },
+  // A post drops the newest pages of its author's statuses kept in the process, not every account's.
+  { cachedById: true, insertsScopedBy: 'accountId', carriesOutbox: true },
 );
 
 export function postUniqueKey(id: Id): string {

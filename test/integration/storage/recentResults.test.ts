@@ -89,3 +89,68 @@ test('a write that only moves counters keeps the kept pages; any other write to 
   ]);
   expect(await get()).toBe(3);
 });
+
+test("a post drops its author's kept pages and those of no author, not other authors' pages", async () => {
+  const [alice, bob, carol] = [
+    await createTestUser(t.core),
+    await createTestUser(t.core),
+    await createTestUser(t.core),
+  ];
+  const loads = new Map<string, number>();
+  const get = (key: string, filter: Record<string, unknown>) =>
+    recentResult(
+      t.core.db,
+      `test:scoped:${alice.account._id}:${key}`,
+      [{ name: statuses.name, filter }],
+      60_000,
+      async () => {
+        loads.set(key, (loads.get(key) ?? 0) + 1);
+        return loads.get(key);
+      },
+    );
+  const all = () =>
+    Promise.all([
+      get('alice', { accountId: alice.account._id, deletedAt: null }),
+      get('bob', { accountId: bob.account._id, deletedAt: null }),
+      get('alice or carol', { accountId: { $in: [alice.account._id, carol.account._id] } }),
+      get('public', { visibility: 'public', deletedAt: null }),
+      get('not bob', { accountId: { $ne: bob.account._id } }),
+    ]);
+  expect(await all()).toEqual([1, 1, 1, 1, 1]);
+  await postStatus(t.core, bob.account, { text: 'by bob' });
+  expect(await all()).toEqual([1, 2, 1, 2, 2]);
+  await postStatus(t.core, carol.account, { text: 'by carol' });
+  expect(await all()).toEqual([1, 2, 2, 3, 3]);
+  const mine = await postStatus(t.core, alice.account, { text: 'by alice' });
+  expect(await all()).toEqual([2, 2, 3, 4, 4]);
+  // Any other write (a deletion sets deletedAt) counts for every kept result.
+  await deleteStatus(t.core, alice.account, mine._id);
+  expect(await all()).toEqual([3, 3, 4, 5, 5]);
+
+  // A post racing the load of its author's page leaves nothing kept; another author's does.
+  let n = 0;
+  const racing = (author: typeof alice) =>
+    recentResult(
+      t.core.db,
+      `test:scoped:race:${alice.account._id}`,
+      [{ name: statuses.name, filter: { accountId: alice.account._id } }],
+      60_000,
+      async () => {
+        n++;
+        await postStatus(t.core, author.account, { text: 'racing' });
+        return n;
+      },
+    );
+  expect(await racing(alice)).toBe(1);
+  expect(await racing(bob)).toBe(2);
+  expect(await racing(bob)).toBe(2);
+
+  // Through pageIdsOf: alice's newest page is still right after bob's post, and shows her next one.
+  const page = { limit: 20, maxId: null, minId: null, sinceId: null };
+  const filter = { accountId: alice.account._id, deletedAt: null };
+  const before = await pageIdsOf(t.core.db, statuses, filter, page);
+  await postStatus(t.core, bob.account, { text: 'bob again' });
+  expect(await pageIdsOf(t.core.db, statuses, filter, page)).toEqual(before);
+  const next = await postStatus(t.core, alice.account, { text: 'alice again' });
+  expect(await pageIdsOf(t.core.db, statuses, filter, page)).toEqual([next._id, ...before]);
+});
