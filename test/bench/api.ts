@@ -833,7 +833,7 @@ try {
       throw new Error(`${phase.name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
     const rate = count / seconds;
     const cpu = ((await treeCpu()) - c0) / count;
-    limit(phase.name, p0, await byProcess(), count, phase.target?.rate ?? rate, seconds);
+    limit(phase.name, p0, await byProcess(), count, phase.target?.rate ?? Math.round(rate), seconds);
     rows.push([
       `${phase.name}, c${READ_CONCURRENCY}`,
       String(Math.round(rate)),
