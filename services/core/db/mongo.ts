@@ -31,11 +31,6 @@ export interface CollectionDef<T extends Document> {
   /** Writes are counted, so that results kept in this process see them (recentResults.ts). */
   countWrites?: boolean;
   /**
-   * Inserts are counted per value of this field as well (recentResults.ts scopeInserts): a kept
-   * result read with a filter naming values of it outlives inserts of other values.
-   */
-  insertsScopedBy?: string;
-  /**
    * Inserts may carry their events' outbox records in the document (`outbox`, events/outbox.ts
    * writeCarried): the relay looks for them here, by the `outbox_lease` index this adds.
    */
@@ -54,6 +49,10 @@ export function defineCollection<T extends Document>(
     cachedById?: boolean;
     cachedBy?: string;
     countWrites?: boolean;
+    /**
+     * Inserts are counted per value of this field as well (recentResults.ts scopeInserts): a kept
+     * result read with a filter naming values of it outlives inserts of other values.
+     */
     insertsScopedBy?: string;
     carriesOutbox?: boolean;
   } = {},
@@ -70,7 +69,6 @@ export function defineCollection<T extends Document>(
     cachedById: opts.cachedById ?? false,
     cachedBy: opts.cachedBy,
     countWrites: opts.countWrites ?? false,
-    insertsScopedBy: opts.insertsScopedBy,
     carriesOutbox: opts.carriesOutbox ?? false,
   };
   if (opts.insertsScopedBy !== undefined) scopeInserts(name, opts.insertsScopedBy);

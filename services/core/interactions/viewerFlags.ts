@@ -41,7 +41,7 @@ const SOME_MUTES = 'M';
 // a slot (a drop is one MULTI, a fill one script over two of them). The key held a set before
 // (one member per mark): a reader meeting one gets a type error, counts it as a miss, and the
 // fill replaces it; a process of that version does the same with a hash, and both drop the key.
-const setKey = (accountId: Id) => `flags:{${accountId}}`;
+const marksKey = (accountId: Id) => `flags:{${accountId}}`;
 const tombKey = (accountId: Id) => `flags:{${accountId}}:t`;
 const bigKey = (accountId: Id) => `flags:{${accountId}}:big`;
 
@@ -77,7 +77,7 @@ export async function viewerMarks(
 ): Promise<(conversationIds: Id[]) => Promise<ViewerState>> {
   const fields = [COMPLETE, SOME_MUTES];
   for (const id of statusIds) fields.push(String(id));
-  const hits = await core.redis.hmget(setKey(viewerId), ...fields).catch(() => null);
+  const hits = await core.redis.hmget(marksKey(viewerId), ...fields).catch(() => null);
   if (hits && hits[0] !== null) {
     const state = emptyState();
     statusIds.forEach((id, i) => {
@@ -91,8 +91,10 @@ export async function viewerMarks(
     if (hits[1] === null) return async () => state;
     return async (conversationIds) => {
       if (conversationIds.length === 0) return state;
-      const muted = await core.redis.hmget(setKey(viewerId), ...conversationIds.map((c) => `m${c}`)).catch(() => null);
-      // Gone since (a drop, or a process of the older layout refilled it): MongoDB answers.
+      const muted = await core.redis
+        .hmget(marksKey(viewerId), ...conversationIds.map((c) => `m${c}`))
+        .catch(() => null);
+      // A type error (a process of the older layout refilled the key as a set): MongoDB answers.
       const mutes = muted
         ? new Set(conversationIds.filter((_c, i) => muted[i] !== null))
         : await recordedAmong(core.db, conversationMutes, viewerId, 'conversationId', conversationIds);
@@ -111,7 +113,7 @@ export async function dropViewerFlags(core: Core, accountId: Id): Promise<void> 
   await core.redis
     .multi()
     .set(tombKey(accountId), '1', 'PX', TOMBSTONE_MS)
-    .del(setKey(accountId), bigKey(accountId))
+    .del(marksKey(accountId), bigKey(accountId))
     .exec()
     .catch(() => undefined);
 }
@@ -167,7 +169,7 @@ async function fill(core: Core, viewerId: Id): Promise<boolean> {
   for (const [id, l] of letters) pairs.push(id, l);
   for (const m of muted) pairs.push(`m${m.conversationId}`, '1');
   const filled = await core.redis
-    .eval(FILL, 2, setKey(viewerId), tombKey(viewerId), TTL_SECONDS, ...pairs)
+    .eval(FILL, 2, marksKey(viewerId), tombKey(viewerId), TTL_SECONDS, ...pairs)
     .catch(() => 0);
   return filled === 1;
 }
