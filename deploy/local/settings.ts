@@ -35,10 +35,10 @@ const COMPACT_HEAP = '-XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30';
 export const KAFKA_JVM_DEFAULTS = `-Xms32m -Xmx192m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 ${COMPACT_HEAP}`;
 // The MongoDB-wire server's old generation fills with the pages its commits replace: with a small
 // young generation and Kafka's compact ratios it was collected in full about 70 times a posting
-// run (40-100 ms stop-the-world pauses, every request in flight waiting). A fixed 64 MB young generation with
-// roomy survivor spaces and a 16 MB page cache: most replaced pages die young, so a posting run has
-// about one full collection instead of 2-3 and fewer young ones; the old generation's free-ratio
-// bounds keep the RSS where it was (docs/benchmarks.md, 2026-11-30 evening).
+// run (40-100 ms stop-the-world pauses, every request in flight waiting). A fixed 64 MB young
+// generation with roomy survivor spaces and a 16 MB page cache: most replaced pages die young, so a
+// posting run has about one full collection instead of 2-3 and fewer young ones; the old
+// generation's free-ratio bounds keep the RSS where it was (docs/benchmarks.md, 2026-11-30 evening).
 export const MONGO_JVM_DEFAULTS =
   '-Xms96m -Xmx320m -XX:+UseSerialGC -XX:NewSize=64m -XX:MaxNewSize=64m -XX:SurvivorRatio=4 -XX:MinHeapFreeRatio=20 -XX:MaxHeapFreeRatio=40';
 export const MONGO_CACHE_MB_DEFAULT = 16;
