@@ -135,12 +135,19 @@ describe('moving accounts with a Fedify peer', () => {
     );
     const erin = await ours.call('GET', `/api/v1/accounts/${erinId}`, watcher.token);
     expect(erin.body.moved).toMatchObject({ acct: `frank@${peer.domain}` });
-    // The peer saw watcher's Follow of frank and the Undo of the follow of erin.
-    const seen = await received();
-    expect(seen).toContainEqual(
-      expect.objectContaining({ type: 'Follow', actor: `${ours.url}/users/watcher`, object: frankUri }),
+    // The peer gets watcher's Follow of frank and the Undo of the follow of erin: two deliveries,
+    // each after the relationship changed here, so waited for rather than read once.
+    await settles(
+      async () => {
+        const seen = await received();
+        expect(seen).toContainEqual(
+          expect.objectContaining({ type: 'Follow', actor: `${ours.url}/users/watcher`, object: frankUri }),
+        );
+        expect(seen).toContainEqual(expect.objectContaining({ type: 'Undo', actor: `${ours.url}/users/watcher` }));
+      },
+      40_000,
+      'the Follow of frank and the Undo of erin at the Fedify peer',
     );
-    expect(seen).toContainEqual(expect.objectContaining({ type: 'Undo', actor: `${ours.url}/users/watcher` }));
     // The unbacked Move was read (its target fetched and found without the alias) and ignored.
     const strangerDoc = await settles(
       async () => {
