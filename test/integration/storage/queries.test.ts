@@ -164,6 +164,65 @@ test('_id lookups: single, $in (also with numbers of another type) and missing i
   expect(await small.countDocuments({ _id: { $in: [1n, 3n] } })).toBe(2);
 });
 
+test('a unique index whose every field the filter pins is looked up by key, answering as a scan does', async () => {
+  interface Pair extends Document {
+    _id: bigint;
+    ownerId: bigint;
+    targetId?: bigint | number | null;
+    flag: boolean;
+  }
+  const keyed = db.collection<Pair>('pairs_keyed');
+  const scanned = db.collection<Pair>('pairs_scanned');
+  // As follows are indexed: one record per (owner, target), and the owner's records newest first.
+  await keyed.createIndexes([
+    { key: { ownerId: 1, targetId: 1 }, name: 'owner_target', unique: true },
+    { key: { ownerId: 1, _id: -1 }, name: 'owner' },
+  ]);
+  const pairs: Pair[] = [];
+  for (let owner = 1n; owner <= 3n; owner++)
+    for (let target = 1; target <= 200; target += Number(owner))
+      pairs.push({
+        _id: owner * 1000n + BigInt(target),
+        ownerId: owner,
+        targetId: BigInt(target),
+        flag: target % 2 === 0,
+      });
+  pairs.push({ _id: 9001n, ownerId: 1n, targetId: 500 as number, flag: true }); // stored as int32
+  pairs[0] = { ...pairs[0]!, targetId: 700 as number };
+  pairs.push({ _id: 9002n, ownerId: 2n, targetId: null, flag: false });
+  pairs.push({ _id: 9003n, ownerId: 3n, flag: false }); // no target at all
+  await keyed.insertMany(pairs.map((d) => ({ ...d })));
+  await scanned.insertMany(pairs.map((d) => ({ ...d })));
+  const agree = async (filter: Document, sort?: Document, limit = 0) => {
+    const run = (c: typeof keyed) => {
+      let cursor = c.find(filter);
+      if (sort) cursor = cursor.sort(sort);
+      return cursor.limit(limit).toArray();
+    };
+    const [a, b] = await Promise.all([run(keyed), run(scanned)]);
+    const order = (docs: Pair[]) => (sort ? docs : [...docs].sort((x, y) => (x._id < y._id ? -1 : 1)));
+    expect(ids(order(a))).toEqual(ids(order(b)));
+    return a.length;
+  };
+  const forty = Array.from({ length: 40 }, (_, k) => BigInt(k * 5 + 1)).concat([500n, 700n, 999n]);
+  expect(await agree({ ownerId: 1n, targetId: { $in: forty } })).toBe(41);
+  expect(await agree({ ownerId: 2n, targetId: { $in: forty } })).toBe(20);
+  expect(await agree({ ownerId: 1n, targetId: { $in: forty } }, { _id: -1 }, 5)).toBe(5);
+  expect(await agree({ ownerId: { $in: [1n, 2n, 3n] }, targetId: { $in: [1n, 4n, 7n, 10n] } })).toBe(9);
+  expect(await agree({ ownerId: 1n, targetId: 500n })).toBe(1);
+  expect(await agree({ ownerId: 1n, targetId: 8 })).toBe(1);
+  expect(await agree({ ownerId: 1n, targetId: { $in: forty }, flag: true })).toBeGreaterThan(0);
+  expect(await agree({ ownerId: 2n, targetId: null })).toBe(1);
+  expect(await agree({ ownerId: 3n, targetId: { $in: [null, 4n] } })).toBe(2);
+  expect(await agree({ ownerId: 4n, targetId: 1n })).toBe(0);
+  // Writes move and drop keys: the lookups follow them.
+  for (const c of [keyed, scanned]) {
+    await c.updateOne({ _id: 1000n + 11n }, { $set: { targetId: 5000n } });
+    await c.deleteOne({ _id: 1000n + 21n });
+  }
+  expect(await agree({ ownerId: 1n, targetId: { $in: [11n, 21n, 5000n] } })).toBe(1);
+});
+
 test('countDocuments (an aggregation) agrees with the scan, with skip and limit', async () => {
   for (const filter of [{ accountId: 7n }, { tags: 'a' }, { accountId: 999n }, {}]) {
     expect(await indexed.countDocuments(filter)).toBe(await plain.countDocuments(filter));

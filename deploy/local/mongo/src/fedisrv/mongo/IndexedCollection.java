@@ -41,12 +41,18 @@ final class IndexedCollection extends H2Collection {
         return result;
     }
 
+    private List<UniqueIndex> uniqueIndexes() {
+        List<UniqueIndex> result = new ArrayList<>();
+        for (Index<Object> index : getIndexes()) if (index instanceof UniqueIndex u) result.add(u);
+        return result;
+    }
+
     @Override
     protected QueryResult queryDocuments(Document query, Document orderBy, int numberToSkip, int limit, int batchSize,
                                          Document fieldSelector) {
         String idField = getIdField();
         QueryPlanner.Plan plan = idField == null ? null
-            : QueryPlanner.plan(query, orderBy, secondaryIndexes(), dataMap, idField);
+            : QueryPlanner.plan(query, orderBy, secondaryIndexes(), uniqueIndexes(), dataMap, idField);
         if (plan == null) return super.queryDocuments(query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
 
         // Multikey entries can name a document more than once.

@@ -19,6 +19,11 @@ final class UniqueIndex extends AbstractUniqueIndex<Object> {
         this.map = map;
     }
 
+    /** The indexed fields, in key order (planned by QueryPlanner). */
+    List<String> fields() {
+        return keys();
+    }
+
     @Override
     protected Object removeDocument(KeyValue keyValue) {
         return map.remove(keyValue);
