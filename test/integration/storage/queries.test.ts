@@ -62,7 +62,7 @@ afterAll(async () => {
   await client.close();
 });
 
-const ids = (docs: Doc[]) => docs.map((d) => d._id.toString());
+const ids = (docs: { _id: bigint }[]) => docs.map((d) => d._id.toString());
 
 /** Projections the server answers from the stored documents without copying them (see IndexedCollection). */
 const PROJECTIONS: (Document | undefined)[] = [undefined, { score: 1, tags: 1 }, { name: 0, createdAt: 0 }];
