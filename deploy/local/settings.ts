@@ -36,12 +36,17 @@ export const KAFKA_JVM_DEFAULTS = `-Xms32m -Xmx192m -XX:+UseSerialGC -XX:TieredS
 // The MongoDB-wire server's old generation fills with the pages its commits replace: with a small
 // young generation and Kafka's compact ratios it was collected in full about 70 times a posting
 // run (40-100 ms stop-the-world pauses, every request in flight waiting). A fixed 64 MB young
-// generation with roomy survivor spaces and a 16 MB page cache: most replaced pages die young, so a
-// posting run has about one full collection instead of 2-3 and fewer young ones; the old
-// generation's free-ratio bounds keep the RSS where it was (docs/benchmarks.md, 2026-11-30 evening).
+// generation with roomy survivor spaces: most replaced pages die young, so a posting run has about
+// one full collection instead of 2-3 and fewer young ones; the old generation's free-ratio bounds
+// keep the RSS where it was (docs/benchmarks.md, 2026-11-30 evening).
 export const MONGO_JVM_DEFAULTS =
   '-Xms96m -Xmx320m -XX:+UseSerialGC -XX:NewSize=64m -XX:MaxNewSize=64m -XX:SurvivorRatio=4 -XX:MinHeapFreeRatio=20 -XX:MaxHeapFreeRatio=40';
-export const MONGO_CACHE_MB_DEFAULT = 16;
+// The store's own page cache holds pages of BSON bytes (the OS caches the file under it): a small one
+// keeps the hot inner pages while pages read once die young. At 16 MB, random reads over a big
+// data set (40 of 100,000 accounts a call) pushed every page read through the old generation and
+// the JVM collected in full 2-3 times a second: relationships p99 81-113 ms against 17.8 at 2 MB,
+// with no measurable cost to posting (docs/benchmarks.md, 2026-12-01 morning).
+export const MONGO_CACHE_MB_DEFAULT = 2;
 
 type Env = Record<string, string | undefined>;
 

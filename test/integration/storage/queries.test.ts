@@ -64,7 +64,7 @@ afterAll(async () => {
 
 const ids = (docs: { _id: bigint }[]) => docs.map((d) => d._id.toString());
 
-/** Projections the server answers from the stored documents without copying them (see IndexedCollection). */
+/** Whole documents and both kinds of projection (the server builds a projected answer apart). */
 const PROJECTIONS: (Document | undefined)[] = [undefined, { score: 1, tags: 1 }, { name: 0, createdAt: 0 }];
 
 async function same(filter: Document, sort?: Document, skip = 0, limit = 0): Promise<number> {
@@ -82,6 +82,14 @@ async function same(filter: Document, sort?: Document, skip = 0, limit = 0): Pro
   }
   return n;
 }
+
+test('a scan in reverse natural order returns the documents last inserted first', async () => {
+  // The documents were inserted in ascending _id order, which is also the embedded store's key order.
+  const reversed = await plain.find({ accountId: 7n }).sort({ $natural: -1 }).toArray();
+  const byId = await indexed.find({ accountId: 7n }).sort({ _id: -1 }).toArray();
+  expect(reversed.length).toBeGreaterThan(10);
+  expect(ids(reversed)).toEqual(ids(byId));
+});
 
 test('equality, $in, ranges and sorts on indexed fields match a full scan', async () => {
   const cases: [Document, Document | undefined, number, number][] = [

@@ -28,19 +28,9 @@ final class BsonDataTypes {
     private BsonDataTypes() {
     }
 
-    private static void writeBson(WriteBuffer buffer, Document document) {
-        ByteBuf bytes = Unpooled.buffer(256);
-        try {
-            BsonEncoder.encodeDocument(document, bytes);
-            buffer.put(bytes.nioBuffer());
-        } finally {
-            bytes.release();
-        }
-    }
-
     /** A document's BSON bytes, to keep: index keys are written again with every change to their page. */
-    private static byte[] encode(Document document) {
-        ByteBuf bytes = Unpooled.buffer(64);
+    private static byte[] encode(Document document, int capacity) {
+        ByteBuf bytes = Unpooled.buffer(capacity);
         try {
             BsonEncoder.encodeDocument(document, bytes);
             byte[] encoded = new byte[bytes.readableBytes()];
@@ -60,43 +50,52 @@ final class BsonDataTypes {
 
     /** The values of an index key from its stored bytes (`{v: [...]}`). */
     private static List<Object> decodeValues(byte[] stored) {
-        return valuesOf(BsonDecoder.decodeBson(Unpooled.wrappedBuffer(stored)));
-    }
-
-    private static Document readBson(ByteBuffer buffer) {
-        int length = buffer.duplicate().order(ByteOrder.LITTLE_ENDIAN).getInt();
-        ByteBuffer slice = buffer.slice();
-        slice.limit(length);
-        buffer.position(buffer.position() + length);
-        return BsonDecoder.decodeBson(Unpooled.wrappedBuffer(slice));
+        return valuesOf(decodeDocument(stored));
     }
 
     private static List<Object> valuesOf(Document wrapper) {
         return (List<Object>) wrapper.get("v");
     }
 
-    /** Whole documents, the values of a collection's primary map. */
-    static final class DocumentType extends BasicDataType<Document> {
-        static final DocumentType INSTANCE = new DocumentType();
+    /** A document as stored: its BSON bytes. */
+    static byte[] encodeDocument(Document document) {
+        return encode(document, 256);
+    }
+
+    /** A new document decoded from its stored bytes: the caller may change it. */
+    static Document decodeDocument(byte[] stored) {
+        return BsonDecoder.decodeBson(Unpooled.wrappedBuffer(stored));
+    }
+
+    /**
+     * Whole documents, the values of a collection's primary map, kept as their BSON bytes and decoded
+     * by the reader that needs one. Decoded pages held every document of a page read for one of them
+     * as maps of boxed values, several times their bytes: with the small default page cache, random
+     * reads over a big collection decoded whole pages and filled the heap with short-lived maps (the
+     * collector's work was most of the tail: docs/benchmarks.md, 2026-12-01). On disk the same bytes
+     * as before (a BSON document carries its length).
+     */
+    static final class StoredDocumentType extends BasicDataType<byte[]> {
+        static final StoredDocumentType INSTANCE = new StoredDocumentType();
 
         @Override
-        public int getMemory(Document document) {
-            return 128 + 96 * document.size();
+        public int getMemory(byte[] stored) {
+            return 24 + stored.length;
         }
 
         @Override
-        public void write(WriteBuffer buffer, Document document) {
-            writeBson(buffer, document);
+        public void write(WriteBuffer buffer, byte[] stored) {
+            buffer.put(stored);
         }
 
         @Override
-        public Document read(ByteBuffer buffer) {
-            return readBson(buffer);
+        public byte[] read(ByteBuffer buffer) {
+            return readStored(buffer);
         }
 
         @Override
-        public Document[] createStorage(int size) {
-            return new Document[size];
+        public byte[][] createStorage(int size) {
+            return new byte[size][];
         }
     }
 
@@ -111,7 +110,7 @@ final class BsonDataTypes {
 
         @Override
         public void write(WriteBuffer buffer, IndexEntry entry) {
-            if (entry.stored == null) entry.stored = encode(new Document("v", Arrays.asList(entry.values)));
+            if (entry.stored == null) entry.stored = encode(new Document("v", Arrays.asList(entry.values)), 64);
             buffer.put(entry.stored);
         }
 
@@ -156,7 +155,7 @@ final class BsonDataTypes {
             if (bytes == null) {
                 List<Object> values = new ArrayList<>(keyValue.size());
                 for (Object v : keyValue) values.add(SecondaryIndex.storable(v));
-                bytes = encode(new Document("v", values));
+                bytes = encode(new Document("v", values), 64);
                 stored.put(keyValue, bytes);
             }
             buffer.put(bytes);

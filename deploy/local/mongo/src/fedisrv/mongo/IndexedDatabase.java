@@ -51,8 +51,8 @@ final class IndexedDatabase extends H2Database {
     @Override
     protected MongoCollection<Object> openOrCreateCollection(String collectionName, CollectionOptions options) {
         MVStore s = store();
-        MVMap<Object, Document> dataMap = s.openMap("databases." + namespace(collectionName),
-            new MVMap.Builder<Object, Document>().valueType(BsonDataTypes.DocumentType.INSTANCE));
+        MVMap<Object, byte[]> dataMap = s.openMap("databases." + namespace(collectionName),
+            new MVMap.Builder<Object, byte[]>().valueType(BsonDataTypes.StoredDocumentType.INSTANCE));
         MVMap<String, Object> metaMap = s.openMap("meta." + namespace(collectionName));
         return new IndexedCollection(this, collectionName, options, dataMap, metaMap, cursorRegistry);
     }
