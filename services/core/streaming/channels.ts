@@ -85,13 +85,15 @@ export async function publishToStreams(
   message: StreamMessage,
 ): Promise<void> {
   if (channels.length === 0) return;
-  const raw = JSON.stringify(message);
-  if (channels.length === 1) return void (await redis.publish(channelName(config, channels[0]!), raw));
+  if (channels.length === 1)
+    return void (await redis.publish(channelName(config, channels[0]!), JSON.stringify(message)));
   const unique = [...new Set(channels)];
   // One MGET (on a cluster, one per hash slot of the listener keys, sent together).
   const listened = await mgetAcrossSlots(redis, unique.map(listenerKey));
   const wanted = unique.filter((_, i) => listened[i] !== null).map((c) => channelName(config, c));
+  // Serialised only once someone listens: most posts' updates go to nobody's stream.
   if (wanted.length === 0) return;
+  const raw = JSON.stringify(message);
   if (wanted.length === 1) return void (await redis.publish(wanted[0]!, raw));
   // EVAL, not defineCommand: see insertIntoFeeds (core/feeds/feeds.ts).
   await runScript(redis, PUBLISH_MANY_SCRIPT, [], [raw, ...wanted]);
