@@ -2,6 +2,8 @@ package fedisrv.mongo;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -51,6 +53,55 @@ final class BsonDataTypes {
     /** The values of an index key from its stored bytes (`{v: [...]}`). */
     private static List<Object> decodeValues(byte[] stored) {
         return valuesOf(decodeDocument(stored));
+    }
+
+    /** A secondary index entry's values from its stored bytes (IndexEntry). */
+    static Object[] decodeIndexValues(byte[] stored) {
+        Object[] plain = decodePlainValues(stored);
+        return plain != null ? plain : decodeValues(stored).toArray();
+    }
+
+    /**
+     * `{v: [...]}` of numbers, strings, booleans, dates and nulls (nearly every index key) read
+     * straight into an array, as BsonDecoder would decode them; null when it holds any other type.
+     * A lookup decodes the keys its binary search compares, and the decoder's map and list for
+     * each were most of what a page read allocated after the page itself.
+     */
+    static Object[] decodePlainValues(byte[] b) {
+        ByteBuffer in = ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN);
+        if (b.length < 12 || b[4] != 0x04 || b[5] != 'v' || b[6] != 0) return null;
+        int end = 7 + in.getInt(7) - 1; // the array's terminating 0
+        int pos = 11;
+        Object[] values = new Object[4];
+        int n = 0;
+        while (pos < end) {
+            byte type = b[pos++];
+            while (b[pos] != 0) pos++; // the element's name: "0", "1", ...
+            pos++;
+            Object value;
+            switch (type) {
+                case 0x12 -> { value = in.getLong(pos); pos += 8; }
+                case 0x10 -> { value = in.getInt(pos); pos += 4; }
+                case 0x01 -> { value = in.getDouble(pos); pos += 8; }
+                case 0x08 -> { value = b[pos] != 0; pos += 1; }
+                case 0x0A -> value = null;
+                case 0x09 -> { value = Instant.ofEpochMilli(in.getLong(pos)); pos += 8; }
+                case 0x02 -> {
+                    int length = in.getInt(pos); // with its terminating 0
+                    value = new String(b, pos + 4, length - 1, StandardCharsets.UTF_8);
+                    pos += 4 + length;
+                }
+                default -> { return null; }
+            }
+            if (n == values.length) values = Arrays.copyOf(values, n * 2);
+            values[n++] = value;
+        }
+        return n == values.length ? values : Arrays.copyOf(values, n);
+    }
+
+    /** A secondary index entry's values as stored. */
+    static byte[] encodeIndexValues(Object[] values) {
+        return encode(new Document("v", Arrays.asList(values)), 64);
     }
 
     private static List<Object> valuesOf(Document wrapper) {
@@ -105,21 +156,19 @@ final class BsonDataTypes {
 
         @Override
         public int getMemory(IndexEntry entry) {
-            return 64 + 60 * entry.values.length; // with its stored bytes
+            // Its bytes and, once decoded, its values (about three times the bytes); the same
+            // figure before and after, as the page's memory is counted up and down with it.
+            return 64 + 4 * entry.stored().length;
         }
 
         @Override
         public void write(WriteBuffer buffer, IndexEntry entry) {
-            if (entry.stored == null) entry.stored = encode(new Document("v", Arrays.asList(entry.values)), 64);
-            buffer.put(entry.stored);
+            buffer.put(entry.stored());
         }
 
         @Override
         public IndexEntry read(ByteBuffer buffer) {
-            byte[] bytes = readStored(buffer);
-            IndexEntry entry = new IndexEntry(decodeValues(bytes).toArray());
-            entry.stored = bytes;
-            return entry;
+            return IndexEntry.stored(readStored(buffer));
         }
 
         @Override

@@ -20,31 +20,61 @@ final class IndexEntry implements Serializable, Comparable<IndexEntry> {
 
     private static final ValueComparator VALUES = ValueComparator.ascWithoutListHandling();
 
-    final Object[] values;
+    /**
+     * The indexed values and the _id; null for an entry read from a page until something asks for
+     * them. A page read decodes none of its keys: a lookup compares a handful of them (a binary
+     * search), and decoding all of a page's keys for that was most of what a cache miss allocated
+     * (docs/benchmarks.md, 2026-12-01 second morning). Volatile, like `stored`: pages are shared by
+     * the server's threads, and an array is published only once it is complete.
+     */
+    private volatile Object[] values;
 
     /**
      * The entry as stored (BsonDataTypes.IndexEntryType), once written or read: a commit rewrites every
      * page it touched whole (copy-on-write), so an entry is written again with each change to its page,
      * and encoding it anew each time was most of the commits' CPU.
      */
-    transient byte[] stored;
+    private volatile byte[] stored;
 
     IndexEntry(Object[] values) {
         this.values = values;
     }
 
+    /** An entry as a page holds it: its bytes, decoded when first needed. */
+    static IndexEntry stored(byte[] bytes) {
+        IndexEntry entry = new IndexEntry(null);
+        entry.stored = bytes;
+        return entry;
+    }
+
+    Object[] values() {
+        Object[] v = values;
+        if (v == null) values = v = BsonDataTypes.decodeIndexValues(stored);
+        return v;
+    }
+
+    /** Its stored bytes, encoded the first time they are needed. */
+    byte[] stored() {
+        byte[] s = stored;
+        if (s == null) stored = s = BsonDataTypes.encodeIndexValues(values);
+        return s;
+    }
+
     Object id() {
-        return values[values.length - 1];
+        Object[] v = values();
+        return v[v.length - 1];
     }
 
     @Override
     public int compareTo(IndexEntry other) {
-        int n = Math.min(values.length, other.values.length);
+        Object[] mine = values();
+        Object[] theirs = other.values();
+        int n = Math.min(mine.length, theirs.length);
         for (int i = 0; i < n; i++) {
-            int c = compareValues(values[i], other.values[i]);
+            int c = compareValues(mine[i], theirs[i]);
             if (c != 0) return c;
         }
-        return Integer.compare(values.length, other.values.length);
+        return Integer.compare(mine.length, theirs.length);
     }
 
     static int compareValues(Object a, Object b) {
@@ -60,12 +90,12 @@ final class IndexEntry implements Serializable, Comparable<IndexEntry> {
 
     @Override
     public int hashCode() {
-        return Arrays.hashCode(values);
+        return Arrays.hashCode(values());
     }
 
     @Override
     public String toString() {
-        return Arrays.toString(values);
+        return Arrays.toString(values());
     }
 
     private static final class Sentinel implements Serializable {

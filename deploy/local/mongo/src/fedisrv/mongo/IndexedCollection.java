@@ -6,9 +6,13 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Set;
+import java.util.Spliterator;
+import java.util.Spliterators;
 import java.util.UUID;
 import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
 
+import org.h2.mvstore.Cursor;
 import org.h2.mvstore.MVMap;
 
 import de.bwaldvogel.mongo.MongoDatabase;
@@ -20,7 +24,6 @@ import de.bwaldvogel.mongo.backend.Index;
 import de.bwaldvogel.mongo.backend.Missing;
 import de.bwaldvogel.mongo.backend.QueryResult;
 import de.bwaldvogel.mongo.backend.Utils;
-import de.bwaldvogel.mongo.backend.ValueComparator;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.exception.MongoServerException;
 
@@ -54,11 +57,6 @@ final class IndexedCollection extends AbstractSynchronizedMongoCollection<Object
         List<T> result = new ArrayList<>();
         for (Index<Object> index : getIndexes()) if (kind.isInstance(index)) result.add(kind.cast(index));
         return result;
-    }
-
-    private Document read(Object position) {
-        byte[] stored = dataMap.get(position);
-        return stored == null ? null : BsonDataTypes.decodeDocument(stored);
     }
 
     @Override
@@ -95,7 +93,8 @@ final class IndexedCollection extends AbstractSynchronizedMongoCollection<Object
 
     @Override
     protected Document getDocument(Object position) {
-        return read(position);
+        byte[] stored = dataMap.get(position);
+        return stored == null ? null : BsonDataTypes.decodeDocument(stored);
     }
 
     @Override
@@ -131,7 +130,7 @@ final class IndexedCollection extends AbstractSynchronizedMongoCollection<Object
         while (ids.hasNext() && matched.size() < wanted) {
             Object id = ids.next();
             if (!seen.add(id)) continue;
-            Document document = read(id);
+            Document document = getDocument(id);
             if (document != null && (plan.exact() || documentMatchesQuery(document, query))) matched.add(document);
         }
         // Matched above: the stream's own filter gets the empty query, which matches at once.
@@ -141,13 +140,29 @@ final class IndexedCollection extends AbstractSynchronizedMongoCollection<Object
 
     private static final Document MATCH_ALL = new Document();
 
+    /** The map walked backwards: it is already in key (natural) order, so nothing is sorted. */
+    private Stream<Document> reverseNaturalOrder() {
+        Cursor<Object, byte[]> cursor = dataMap.cursor(null, null, true);
+        Iterator<Document> documents = new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+                return cursor.hasNext();
+            }
+
+            @Override
+            public Document next() {
+                cursor.next();
+                return BsonDataTypes.decodeDocument(cursor.getValue());
+            }
+        };
+        return StreamSupport.stream(Spliterators.spliteratorUnknownSize(documents, Spliterator.ORDERED), false);
+    }
+
     @Override
     protected QueryResult matchDocuments(Document query, Document orderBy, int numberToSkip, int limit, int batchSize,
                                          Document fieldSelector) {
         Stream<Document> documents = isNaturalDescending(orderBy)
-            ? streamAllDocumentsWithPosition()
-                .sorted((a, b) -> ValueComparator.desc().compare(a.getPosition(), b.getPosition()))
-                .map(DocumentWithPosition::getDocument)
+            ? reverseNaturalOrder()
             : dataMap.values().stream().map(BsonDataTypes::decodeDocument);
         return matchDocumentsFromStream(documents, query, orderBy, numberToSkip, limit, batchSize, fieldSelector);
     }
