@@ -18,6 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  describeBurstCauses,
   jvmPauseList,
   ms,
   nodePauseList,
@@ -152,15 +153,10 @@ try {
     { 'benchmark process (server and client)': own, ...(jvm ? { 'MongoDB-wire JVM': jvm } : {}) },
     SIGNIFICANT_PAUSE_MS,
   );
-  const causes = [...tail.byCause.entries()]
-    .sort((a, b) => b[1].requests - a[1].requests)
-    .map(
-      ([cause, c]) => `${cause === 'none' ? `no pause of ${SIGNIFICANT_PAUSE_MS} ms or more` : cause} ${c.requests}`,
-    );
   const jvmSummary = jvm ? summarisePauses(jvm) : null;
   console.log(
     `graph: what limits the relationships p99: ${tail.slow} requests over ${TARGET_MS} ms (p99 is the 10th slowest); ` +
-      `the longest pause inside each: ${causes.join(', ') || '-'} (a window as long, anywhere in the phase, holds such a pause ` +
+      `in ${tail.bursts} bursts; the longest pause inside each burst: ${describeBurstCauses(tail, SIGNIFICANT_PAUSE_MS, 'requests')} (a window as long, anywhere in the phase, holds such a pause ` +
       `${Math.round(tail.byChance * 100)} % of the time); ` +
       (jvmSummary
         ? `the MongoDB-wire JVM stopped ${jvmSummary.count} times in ${((toMs - fromMs) / 1000).toFixed(1)} s, ` +

@@ -440,6 +440,22 @@ export function slowBursts(
 }
 
 /**
+ * A SlowBursts's causes, most slow requests first: "<runtime> <kind> <bursts> (<n> <unit>)", or
+ * "no pause of <minPauseMs> ms or more …" for bursts with no pause inside.
+ */
+export function describeBurstCauses(tail: SlowBursts, minPauseMs: number, unit: string): string {
+  return (
+    [...tail.byCause.entries()]
+      .sort((a, b) => b[1].requests - a[1].requests)
+      .map(
+        ([cause, c]) =>
+          `${cause === 'none' ? `no pause of ${minPauseMs} ms or more` : cause} ${c.bursts} (${c.requests} ${unit})`,
+      )
+      .join(', ') || '-'
+  );
+}
+
+/**
  * The machine's speed, measured: a fixed workload of the kinds the server spends its CPU on (JSON,
  * SHA-256, Map lookups by bigint, string building), timed by its own thread's CPU time in a worker
  * thread (the benchmark's own thread is left alone), before and after each benchmark. The same code

@@ -213,7 +213,7 @@ final class BsonDataTypes {
         @Override
         public KeyValue read(ByteBuffer buffer) {
             byte[] bytes = readStored(buffer);
-            KeyValue keyValue = new KeyValue(decodeValues(bytes));
+            KeyValue keyValue = new KeyValue(decodeIndexValues(bytes));
             stored.put(keyValue, bytes);
             return keyValue;
         }
