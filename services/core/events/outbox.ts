@@ -124,8 +124,6 @@ export class Outbox {
   private readonly unsetting = new Map<string, Coalescer<unknown>>();
   /** Removals not yet done (awaited by flush()). */
   private removals = new Set<Promise<void>>();
-  /** writeCarried's publications not yet done, which their callers did not wait for (awaited by flush()). */
-  private publications = new Set<Promise<void>>();
 
   constructor(db: Db, sink: EventSink, logger: Logger, graceMs = 30_000) {
     this.db = db;
@@ -146,9 +144,8 @@ export class Outbox {
     );
   }
 
-  /** Waits for the publications and removals of records still under way (before a process closes). */
+  /** Waits for the removals of published records still under way (before a process closes). */
   async flush(): Promise<void> {
-    await Promise.all([...this.publications]);
     await Promise.all([...this.removals]);
   }
 
@@ -213,11 +210,10 @@ export class Outbox {
   /**
    * write() for events whose write is the insert of one document into a collection declared
    * `carriesOutbox`: `insert` stores the records in the document's `outbox` field, so no outbox
-   * record of their own is written first, and none is left by an insert that failed. Once the
-   * insert is done the events are as safe as in the outbox: they are published without the caller
-   * waiting (ADR 0027; flush() waits for them), and once published unset from the document
-   * (lingering, shared, not waited for). `alongside`: what follows the insert (the post's
-   * counters), which the caller does wait for.
+   * record of their own is written first, and none is left by an insert that failed. Published,
+   * they are unset from the document (lingering, shared, not waited for). `alongside`: what follows
+   * the insert and needs nothing of the publish (the post's counters), done while it is under way:
+   * the caller waits for the longer of the two instead of both in turn.
    */
   async writeCarried<T>(
     events: Array<Omit<NewEvent, 'verify'>>,
@@ -235,14 +231,17 @@ export class Outbox {
       records: records.map(toStored),
     });
     if (tracingStages) traceStatuses(records, 'written');
-    // `published` never rejects (a failed send is left to the relay, whose lease runs out).
+    // `published` never rejects (a failed send is left to the relay): waited for even when
+    // `alongside` fails, so that nothing of this write is still under way when the caller hears.
     const publishing = this.published(records).then((ok) => {
       if (ok) this.removeLater(records, this.unsettingOf(carrier.name), [docId]);
       if (tracingStages) traceStatuses(records, 'produced');
     });
-    this.publications.add(publishing);
-    void publishing.finally(() => this.publications.delete(publishing));
-    await alongside?.(result);
+    try {
+      await alongside?.(result);
+    } finally {
+      await publishing;
+    }
     return result;
   }
 

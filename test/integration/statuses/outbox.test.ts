@@ -85,8 +85,6 @@ it('publishes an edit and a delete whose write landed, and drops those whose wri
 it('carries a post’s events in its document: unset once published, relayed from there after a crash', async () => {
   const { account } = await createTestUser(core);
   const status = await postStatus(core, account, { text: 'carried' });
-  // Published after postStatus returned (ADR 0027), before flush() does.
-  await core.outbox.flush();
   expect(published.some((e) => e.type === 'StatusCreated' && e.payload.statusId === String(status._id))).toBe(true);
   await eventually(
     async () => !(await core.db.collection<StatusDoc>(statuses.name).findOne({ _id: status._id }))?.outbox,

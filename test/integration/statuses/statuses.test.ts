@@ -58,8 +58,6 @@ describe('posting', () => {
       poll: null,
       emojis: [],
     });
-    // The answer does not wait for the publication (ADR 0027).
-    await core.outbox.flush();
     const event = published.find((e) => e.type === 'StatusCreated' && e.payload.statusId === s.id);
     expect(event?.key).toBe(String(alice.account._id));
     expect(event?.payload.mentionedAccountIds).toEqual([String(bob.account._id)]);
