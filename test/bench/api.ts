@@ -458,7 +458,37 @@ function postStagesLine(): string {
   const counterLast = posts.filter((s) => s['post.counted']! >= s.produced!).length;
   return (
     `posting stages, p50/p90/p99 ms over ${posts.length} posts (BENCH_POST_STAGES): ${parts.join('; ')}; ` +
-    `the author's counters were the last wait of ${Math.round((100 * counterLast) / posts.length)} % of the posts`
+    `the author's counters were the last wait of ${Math.round((100 * counterLast) / posts.length)} % of the posts; ` +
+    slowPostStages(posts)
+  );
+}
+
+/**
+ * Where the posts slower than the p99 target spent their time: a post's path cut into the stages
+ * it waits for one after the other (they add up to its time in the server), the median of each
+ * over the slow posts, and how many of them each stage held longest.
+ */
+function slowPostStages(posts: Record<string, number>[]): string {
+  const written = (s: Record<string, number>) => Math.max(s.produced!, s['post.counted']!);
+  const path: [string, (s: Record<string, number>) => number][] = [
+    ['before postStatus', (s) => s['post.started']! - s['post.arrived']!],
+    ['text and id', (s) => s['post.id']! - s['post.started']!],
+    ['the writes', (s) => written(s) - s['post.id']!],
+    ['after the writes', (s) => s['post.returned']! - written(s)],
+    ['answer rendered', (s) => s['post.rendered']! - s['post.returned']!],
+  ];
+  const slow = posts.filter((s) => s['post.rendered']! - s['post.arrived']! > POST_P99_TARGET_MS);
+  if (slow.length === 0) return `no post took over ${POST_P99_TARGET_MS} ms in the server`;
+  const longest = new Map<string, number>();
+  for (const s of slow) {
+    const [name] = path.reduce((a, b) => (b[1](s) > a[1](s) ? b : a));
+    longest.set(name, (longest.get(name) ?? 0) + 1);
+  }
+  const medians = path.map(([name, span]) => `${name} ${ms(stats(slow.map(span)).p50)}`);
+  const held = path.filter(([name]) => longest.has(name)).map(([name]) => `${name} ${longest.get(name)}`);
+  return (
+    `the ${slow.length} posts over ${POST_P99_TARGET_MS} ms in the server, median ms of each stage in turn: ` +
+    `${medians.join(', ')}; the stage each spent longest in: ${held.join(', ')}`
   );
 }
 
