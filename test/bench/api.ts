@@ -428,15 +428,22 @@ function profileSummary(dir: string, window: [bigint, bigint] | null, top = 15):
  * events' publication, which run side by side after the id; `produced`/`counted` are measured
  * from the id, and the answer from the later of the two.
  */
+/** A post's stage times (epoch ms) by stage name, as traced. */
+type PostStages = Record<string, number>;
+/** Spans of a post's path that both the stages line and the slow posts' breakdown report. */
+const beforePostStatus = (s: PostStages) => s['post.started']! - s['post.arrived']!;
+const textAndId = (s: PostStages) => s['post.id']! - s['post.started']!;
+const answerRendered = (s: PostStages) => s['post.rendered']! - s['post.returned']!;
+
 function postStagesLine(): string {
-  const spans: [string, (s: Record<string, number>) => number][] = [
-    ['arrival to postStatus (auth, rate limit, body)', (s) => s['post.started']! - s['post.arrived']!],
-    ['text and id', (s) => s['post.id']! - s['post.started']!],
+  const spans: [string, (s: PostStages) => number][] = [
+    ['arrival to postStatus (auth, rate limit, body)', beforePostStatus],
+    ['text and id', textAndId],
     ['id to inserted', (s) => s['post.inserted']! - s['post.id']!],
     ['id to events produced', (s) => s.produced! - s['post.id']!],
     ['id to author counted', (s) => s['post.counted']! - s['post.id']!],
     ['the later of those to returned', (s) => s['post.returned']! - Math.max(s.produced!, s['post.counted']!)],
-    ['answer rendered', (s) => s['post.rendered']! - s['post.returned']!],
+    ['answer rendered', answerRendered],
     ['arrival to answer rendered', (s) => s['post.rendered']! - s['post.arrived']!],
   ];
   const needed = [
@@ -468,14 +475,14 @@ function postStagesLine(): string {
  * it waits for one after the other (they add up to its time in the server), the median of each
  * over the slow posts, and how many of them each stage held longest.
  */
-function slowPostStages(posts: Record<string, number>[]): string {
-  const written = (s: Record<string, number>) => Math.max(s.produced!, s['post.counted']!);
-  const path: [string, (s: Record<string, number>) => number][] = [
-    ['before postStatus', (s) => s['post.started']! - s['post.arrived']!],
-    ['text and id', (s) => s['post.id']! - s['post.started']!],
+function slowPostStages(posts: PostStages[]): string {
+  const written = (s: PostStages) => Math.max(s.produced!, s['post.counted']!);
+  const path: [string, (s: PostStages) => number][] = [
+    ['before postStatus', beforePostStatus],
+    ['text and id', textAndId],
     ['the writes', (s) => written(s) - s['post.id']!],
     ['after the writes', (s) => s['post.returned']! - written(s)],
-    ['answer rendered', (s) => s['post.rendered']! - s['post.returned']!],
+    ['answer rendered', answerRendered],
   ];
   const slow = posts.filter((s) => s['post.rendered']! - s['post.arrived']! > POST_P99_TARGET_MS);
   if (slow.length === 0) return `no post took over ${POST_P99_TARGET_MS} ms in the server`;
