@@ -37,7 +37,7 @@ import autocannon from 'autocannon';
 import { Kafka, logLevel } from 'kafkajs';
 import { Pool } from 'undici';
 import { ensureLocalInfra, localInfraSettings, stopLocalInfra } from '../../deploy/local/infra.ts';
-import { readPidFile } from '../../deploy/local/processes.ts';
+import { isRunning, readPidFile } from '../../deploy/local/processes.ts';
 import { loadConfig } from '../../services/core/config.ts';
 import { createCore, type Core } from '../../services/core/context.ts';
 import { createKafkaEventSink } from '../../services/core/events/kafkaSink.ts';
@@ -122,6 +122,16 @@ const settings = {
   logDir: join(varDir, 'log'),
 };
 const say = (m: string) => console.log(`[bench-api infra] ${m}`);
+// `npm run infra`'s servers (var/) have no part here; running beside the tree, their CPU would be in
+// the machine's figures but not in the tree's (a Kafka just started: 0.16 of a core).
+const others = (['redis', 'kafka', 'mongo'] as const).filter((n) => {
+  const started = readPidFile(join(root, 'var', 'run'), n);
+  return started !== null && isRunning(started);
+});
+if (others.length > 0)
+  console.log(
+    `note: the local servers under var/ (${others.join(', ')}) run beside this benchmark; \`npm run infra:stop\` first for figures without them`,
+  );
 // Servers a former run left (it was killed): stopped before their data goes.
 await stopLocalInfra(settings, say);
 const keep = process.argv.includes('--keep');

@@ -21,17 +21,24 @@ if (name && !all.includes(name)) {
   console.error(`no benchmark "${name}"; there are: ${all.join(', ')}`);
   process.exit(2);
 }
-const infraEnv = await ensureLocalInfra(localInfraSettings(root, loadEnvironment(join(root, '.env'))), (m) =>
-  console.log(`[local-infra] ${m}`),
-);
+// Benchmarks that start servers of their own (api: `npm start`'s whole tree under var/bench-api).
+// The local servers are started only for the others: beside api they would run unused, and a
+// freshly started Kafka took 0.16 of a core through its posting phase (docs/benchmarks.md).
+const OWN_SERVERS = new Set(['api']);
+let infraEnv: Record<string, string> | null = null;
+const localServers = async () =>
+  (infraEnv ??= await ensureLocalInfra(localInfraSettings(root, loadEnvironment(join(root, '.env'))), (m) =>
+    console.log(`[local-infra] ${m}`),
+  ));
 let failed = false;
 for (const bench of name ? [name] : all) {
+  const env = OWN_SERVERS.has(bench) ? {} : await localServers();
   console.log(`\n== ${bench}`);
   // Before and after: the machine's speed changes by the hour (lib.ts, machineReference).
   await printMachineReference('before');
   const r = spawnSync(process.execPath, [join(import.meta.dirname, `${bench}.ts`), ...(name ? args : [])], {
     stdio: 'inherit',
-    env: { ...infraEnv, ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
+    env: { ...env, ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' },
   });
   await printMachineReference('after');
   if (r.status !== 0) failed = true;
