@@ -220,6 +220,8 @@ test('a unique index whose every field the filter pins is looked up by key, answ
   expect(await agree({ ownerId: 1n, targetId: 500n })).toBe(1);
   expect(await agree({ ownerId: 1n, targetId: 8 })).toBe(1);
   expect(await agree({ ownerId: 1n, targetId: { $in: forty }, flag: true })).toBeGreaterThan(0);
+  // Pinned by the key but with another condition beside it: the candidates are still matched.
+  expect(await agree({ ownerId: 1n, targetId: { $in: forty, $ne: 6n } })).toBe(40);
   expect(await agree({ ownerId: 2n, targetId: null })).toBe(1);
   expect(await agree({ ownerId: 3n, targetId: { $in: [null, 4n] } })).toBe(2);
   expect(await agree({ ownerId: 4n, targetId: 1n })).toBe(0);

@@ -25,7 +25,8 @@ import de.bwaldvogel.mongo.bson.Document;
  * When the walk order equals the requested sort, the caller can stop after skip + limit matches.
  * Every candidate is still matched against the whole filter, so a plan only has to yield a superset,
  * unless the plan is exact: a filter of nothing but `_id` values names exactly the documents stored
- * under them (most reads of the document cache), which need no second look.
+ * under them (most reads of the document cache), and one of nothing but a unique index's fields
+ * pinned to values those the index holds under them (relationships), which need no second look.
  */
 final class QueryPlanner {
     /** Ranges of one field that a filter allows; points are equality values, sorted. */
@@ -80,7 +81,7 @@ final class QueryPlanner {
                 int lookups = uniqueLookups(unique, bounds);
                 if (lookups < 0) continue;
                 Plan walk = best == null ? null : prefetched(best, lookups);
-                return walk != null ? walk : uniquePlan(unique, bounds);
+                return walk != null ? walk : uniquePlan(unique, bounds, pinsOnly(query, unique.fields()));
             }
         }
         Candidate byId = candidate(List.of(idField), bounds, sort);
@@ -89,6 +90,19 @@ final class QueryPlanner {
                 && exactPoints(bounds.get(idField)));
         }
         return best;
+    }
+
+    /**
+     * The filter names these fields and nothing else, each by equality or `$in` alone: the documents
+     * the unique index holds under the pinned keys are exactly those it matches (the keys of an
+     * array field are its elements, as an equality with one of them matches it).
+     */
+    private static boolean pinsOnly(Document query, List<String> fields) {
+        if (query.size() != fields.size()) return false;
+        for (String field : fields) {
+            if (!query.containsKey(field) || !onlyEquality(query.get(field))) return false;
+        }
+        return true;
     }
 
     /** A value, or an operator document of `$eq` or `$in` alone (no other operator to check). */
@@ -361,11 +375,11 @@ final class QueryPlanner {
         return new SimplePlan(ids.iterator(), plan.ordered(), plan.exact());
     }
 
-    private static Plan uniquePlan(UniqueIndex index, Map<String, Bounds> bounds) {
+    private static Plan uniquePlan(UniqueIndex index, Map<String, Bounds> bounds, boolean exact) {
         List<String> fields = index.fields();
         List<Object> ids = new ArrayList<>();
         lookUp(index, fields, bounds, 0, new Document(), ids);
-        return new SimplePlan(ids.iterator(), ids.size() <= 1, false);
+        return new SimplePlan(ids.iterator(), ids.size() <= 1, exact);
     }
 
     /** Every combination of the fields' point values, looked up as the index keys a stored document. */
