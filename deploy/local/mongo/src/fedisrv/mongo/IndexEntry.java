@@ -80,6 +80,10 @@ final class IndexEntry implements Serializable, Comparable<IndexEntry> {
     static int compareValues(Object a, Object b) {
         if (a instanceof Sentinel sa) return b instanceof Sentinel sb ? Integer.compare(sa.sign, sb.sign) : sa.sign;
         if (b instanceof Sentinel sb) return -sb.sign;
+        // Whole numbers (most keys: ids) as the comparator orders them, without the boxed copies its
+        // normalisation makes on every comparison.
+        if ((a instanceof Long || a instanceof Integer) && (b instanceof Long || b instanceof Integer))
+            return Long.compare(((Number) a).longValue(), ((Number) b).longValue());
         return VALUES.compare(a, b);
     }
 

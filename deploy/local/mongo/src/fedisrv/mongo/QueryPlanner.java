@@ -13,6 +13,7 @@ import java.util.regex.Pattern;
 import org.h2.mvstore.Cursor;
 import org.h2.mvstore.MVMap;
 
+import de.bwaldvogel.mongo.backend.KeyValue;
 import de.bwaldvogel.mongo.backend.Missing;
 import de.bwaldvogel.mongo.backend.Utils;
 import de.bwaldvogel.mongo.bson.BsonRegularExpression;
@@ -159,7 +160,7 @@ final class QueryPlanner {
             return isPlainValue(v) ? points(java.util.Collections.singletonList(nullable(v))) : null;
         }
         if (d.get("$in") instanceof Collection<?> values) {
-            List<Object> pts = new ArrayList<>();
+            List<Object> pts = new ArrayList<>(values.size());
             for (Object v : values) {
                 if (!isPlainValue(v)) return null;
                 pts.add(nullable(v));
@@ -190,9 +191,15 @@ final class QueryPlanner {
     }
 
     private static Bounds points(List<Object> values) {
-        TreeSet<Object> sorted = new TreeSet<>(IndexEntry::compareValues);
-        sorted.addAll(values);
-        return new Bounds(new ArrayList<>(sorted), null, true, null, true);
+        if (values.size() == 1) return new Bounds(values, null, true, null, true);
+        // Sorted in place and deduplicated (a TreeSet's entries were an eighth of what a
+        // relationships query allocated).
+        values.sort(IndexEntry::compareValues);
+        List<Object> distinct = new ArrayList<>(values.size());
+        for (Object v : values) {
+            if (distinct.isEmpty() || IndexEntry.compareValues(distinct.get(distinct.size() - 1), v) != 0) distinct.add(v);
+        }
+        return new Bounds(distinct, null, true, null, true);
     }
 
     /** The sort as (field, direction) pairs; null when it cannot be planned ($natural, $meta...). */
@@ -382,12 +389,18 @@ final class QueryPlanner {
         return new SimplePlan(ids.iterator(), ids.size() <= 1, exact);
     }
 
-    /** Every combination of the fields' point values, looked up as the index keys a stored document. */
+    /**
+     * Every combination of the fields' point values, looked up by the key a stored document with
+     * those values has (the index's own key of it), without the streams and sets of its lookup by
+     * document (a sixth of what a relationships query allocated).
+     */
     private static void lookUp(UniqueIndex index, List<String> fields, Map<String, Bounds> bounds, int i, Document key,
                                List<Object> ids) {
         if (i == fields.size()) {
-            Object position = index.getPosition(key);
-            if (position != null && !(position instanceof Missing)) ids.add(position);
+            for (KeyValue keyValue : index.getKeyValues(key)) {
+                Object position = index.getPosition(keyValue);
+                if (position != null && !(position instanceof Missing)) ids.add(position);
+            }
             return;
         }
         for (Object point : bounds.get(fields.get(i)).points()) {
