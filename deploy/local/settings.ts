@@ -40,9 +40,10 @@ export const KAFKA_JVM_DEFAULTS = `-Xms32m -Xmx192m -XX:+UseSerialGC -XX:TieredS
 // one full collection instead of 2-3 and fewer young ones; the old generation's free-ratio bounds
 // keep the RSS where it was (docs/benchmarks.md, 2026-11-30 evening). C1 only, as Kafka's: a freshly
 // started server's C2 compiler thread took 2.2 s of CPU through a 4,000-post burst, half the
-// server's, on the cores the request path needs; without it the posting p99 was lower in six of six
-// alternated pairs and the JVM 40 MB smaller, at 1.5 ms more for the relationships of 40 accounts
-// (docs/benchmarks.md, 2026-12-02). A busy long-running instance drops the flag in MONGO_JVM_OPTS.
+// server's, on the cores the request path needs; without it the posting p99 was lower in nine of
+// nine alternated pairs and the JVM 40 MB smaller, at 0.7-1.5 ms more for the relationships of 40
+// accounts and a fifth more for a search (docs/benchmarks.md, 2026-12-02). A busy long-running
+// instance drops the flag in MONGO_JVM_OPTS.
 export const MONGO_JVM_DEFAULTS =
   '-Xms96m -Xmx320m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:NewSize=64m -XX:MaxNewSize=64m -XX:SurvivorRatio=4 -XX:MinHeapFreeRatio=20 -XX:MaxHeapFreeRatio=40';
 // The store's own page cache holds pages of BSON bytes (the OS caches the file under it): a small one
