@@ -125,7 +125,7 @@ const say = (m: string) => console.log(`[bench-api infra] ${m}`);
 // `npm run infra`'s servers (var/) have no part here; running beside the tree, their CPU would be in
 // the machine's figures but not in the tree's (a Kafka just started: 0.16 of a core).
 const others = (['redis', 'kafka', 'mongo'] as const).filter((n) => {
-  const started = readPidFile(join(root, 'var', 'run'), n);
+  const started = readPidFile(infraDefaults.runDir, n);
   return started !== null && isRunning(started);
 });
 if (others.length > 0)
