@@ -4,17 +4,12 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
-import java.util.Map;
-import java.util.WeakHashMap;
 
 import org.h2.mvstore.WriteBuffer;
 import org.h2.mvstore.type.BasicDataType;
 
-import de.bwaldvogel.mongo.backend.KeyValue;
 import de.bwaldvogel.mongo.bson.Document;
 import de.bwaldvogel.mongo.wire.bson.BsonDecoder;
 import de.bwaldvogel.mongo.wire.bson.BsonEncoder;
@@ -150,7 +145,7 @@ final class BsonDataTypes {
         }
     }
 
-    /** Keys of secondary indexes, ordered as BSON values (IndexEntry). */
+    /** Keys of secondary and unique indexes, ordered as BSON values (IndexEntry). */
     static final class IndexEntryType extends BasicDataType<IndexEntry> {
         static final IndexEntryType INSTANCE = new IndexEntryType();
 
@@ -179,58 +174,6 @@ final class BsonDataTypes {
         @Override
         public IndexEntry[] createStorage(int size) {
             return new IndexEntry[size];
-        }
-    }
-
-    /** Keys of unique indexes (mongo-java-server's KeyValue), ordered as BSON values. */
-    static final class KeyValueType extends BasicDataType<KeyValue> {
-        static final KeyValueType INSTANCE = new KeyValueType();
-
-        @Override
-        public int getMemory(KeyValue keyValue) {
-            return 112 + 60 * keyValue.size(); // with its stored bytes and their map entry
-        }
-
-        /**
-         * Keys as stored, once written or read (as IndexEntry.stored; KeyValue is final, so kept
-         * beside it, for as long as the key is in memory). Keyed by equality, which for KeyValue is
-         * its values' equality: equal keys have the same encoding.
-         */
-        private final Map<KeyValue, byte[]> stored = Collections.synchronizedMap(new WeakHashMap<>());
-
-        @Override
-        public void write(WriteBuffer buffer, KeyValue keyValue) {
-            byte[] bytes = stored.get(keyValue);
-            if (bytes == null) {
-                List<Object> values = new ArrayList<>(keyValue.size());
-                for (Object v : keyValue) values.add(SecondaryIndex.storable(v));
-                bytes = encode(new Document("v", values), 64);
-                stored.put(keyValue, bytes);
-            }
-            buffer.put(bytes);
-        }
-
-        @Override
-        public KeyValue read(ByteBuffer buffer) {
-            byte[] bytes = readStored(buffer);
-            KeyValue keyValue = new KeyValue(decodeIndexValues(bytes));
-            stored.put(keyValue, bytes);
-            return keyValue;
-        }
-
-        @Override
-        public int compare(KeyValue a, KeyValue b) {
-            int n = Math.min(a.size(), b.size());
-            for (int i = 0; i < n; i++) {
-                int c = IndexEntry.compareValues(SecondaryIndex.storable(a.get(i)), SecondaryIndex.storable(b.get(i)));
-                if (c != 0) return c;
-            }
-            return Integer.compare(a.size(), b.size());
-        }
-
-        @Override
-        public KeyValue[] createStorage(int size) {
-            return new KeyValue[size];
         }
     }
 }

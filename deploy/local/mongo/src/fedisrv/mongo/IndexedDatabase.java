@@ -12,7 +12,6 @@ import de.bwaldvogel.mongo.backend.CursorRegistry;
 import de.bwaldvogel.mongo.backend.DatabaseResolver;
 import de.bwaldvogel.mongo.backend.Index;
 import de.bwaldvogel.mongo.backend.IndexKey;
-import de.bwaldvogel.mongo.backend.KeyValue;
 import de.bwaldvogel.mongo.backend.QueryParameters;
 import de.bwaldvogel.mongo.backend.aggregation.Aggregation;
 import de.bwaldvogel.mongo.backend.h2.H2Database;
@@ -69,8 +68,10 @@ final class IndexedDatabase extends H2Database {
     @Override
     protected Index<Object> openOrCreateUniqueIndex(String collectionName, String indexName, List<IndexKey> keys,
                                                     boolean sparse) {
-        MVMap<KeyValue, Object> map = store().openMap(namespace(collectionName) + "._index_" + indexName,
-            new MVMap.Builder<KeyValue, Object>().keyType(BsonDataTypes.KeyValueType.INSTANCE));
+        // Its keys as a secondary index's (IndexEntry, without the _id): the same bytes on disk as the
+        // KeyValues stored before, decoded only when a lookup compares them.
+        MVMap<IndexEntry, Object> map = store().openMap(namespace(collectionName) + "._index_" + indexName,
+            new MVMap.Builder<IndexEntry, Object>().keyType(BsonDataTypes.IndexEntryType.INSTANCE));
         return new UniqueIndex(map, indexName, keys, sparse);
     }
 
