@@ -6,6 +6,7 @@ import { collection } from '../db/mongo.ts';
 import { findInOrder } from '../db/findInOrder.ts';
 import { accounts, accountView, visibleAccountFilter, type AccountDoc, type CachedAccount } from '../model/accounts.ts';
 import { readThrough } from '../db/docCache.ts';
+import type { RelationshipTarget } from '../graph/relationships.ts';
 
 /** The account, whatever its state; null when there is none. */
 export function findAccount(core: Core, id: Id): Promise<AccountDoc | null> {
@@ -66,15 +67,17 @@ export function findUnsuspendedAccounts(core: Core, ids: readonly Id[]): Promise
 }
 
 /** The accounts of `ids` a relationship may be asked about, in order: visible, and not suspended unless asked. */
-export async function relationshipTargets(
+export function relationshipTargets(
   core: Core,
   ids: readonly Id[],
   withSuspended: boolean,
-): Promise<AccountDoc[]> {
-  return findInOrder(collection(core.db, accounts), ids, {
-    ...visibleAccountFilter,
-    ...(withSuspended ? {} : { suspendedAt: null }),
-  });
+): Promise<RelationshipTarget[]> {
+  return findInOrder(
+    collection(core.db, accounts),
+    ids,
+    { ...visibleAccountFilter, ...(withSuspended ? {} : { suspendedAt: null }) },
+    ['domain'],
+  );
 }
 
 /** Splits `user`, `@user`, `user@domain` or `@user@domain`; the local domain means local. */

@@ -2,8 +2,8 @@
 // `blocked_by`: the specification removed it.
 import { Type, type Static } from '@sinclair/typebox';
 import type { Core } from '../context.ts';
-import type { AccountDoc, CachedAccount } from '../model/accounts.ts';
-import { relationshipFacts, type RelationshipFacts } from '../graph/relationships.ts';
+import type { CachedAccount } from '../model/accounts.ts';
+import { relationshipFacts, type RelationshipFacts, type RelationshipTarget } from '../graph/relationships.ts';
 
 export const RelationshipEntity = Type.Object({
   id: Type.String(),
@@ -46,7 +46,7 @@ export function relationshipOf(f: RelationshipFacts): Relationship {
 export async function presentRelationships(
   core: Core,
   viewer: CachedAccount,
-  targets: AccountDoc[],
+  targets: readonly RelationshipTarget[],
 ): Promise<Relationship[]> {
   return (await relationshipFacts(core, viewer, targets)).map(relationshipOf);
 }
@@ -54,7 +54,7 @@ export async function presentRelationships(
 export async function presentRelationship(
   core: Core,
   viewer: CachedAccount,
-  target: AccountDoc,
+  target: RelationshipTarget,
 ): Promise<Relationship> {
   const [one] = await presentRelationships(core, viewer, [target]);
   return one as Relationship;

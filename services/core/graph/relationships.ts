@@ -13,6 +13,9 @@ import { endorsements } from '../model/endorsements.ts';
 import { accountNotes } from '../model/accountNotes.ts';
 import { recordedAmong } from '../model/accountRecord.ts';
 
+/** What the facts need of an account: its id and domain (the rest is not read for them). */
+export type RelationshipTarget = Pick<AccountDoc, '_id' | 'domain'>;
+
 export interface RelationshipFacts {
   id: Id;
   following: FollowDoc | null;
@@ -30,7 +33,7 @@ export interface RelationshipFacts {
 export async function relationshipFacts(
   core: Core,
   viewer: CachedAccount,
-  targets: AccountDoc[],
+  targets: readonly RelationshipTarget[],
   now = new Date(),
 ): Promise<RelationshipFacts[]> {
   if (targets.length === 0) return [];
