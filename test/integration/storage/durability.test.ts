@@ -136,7 +136,7 @@ test('index keys of every kind read back from the file answer as they did when w
     Promise.all(filters.map(async (f) => (await coll().find(f).sort({ k: 1, n: -1 }).toArray()).map((d) => d._id)));
   const written = await answers();
   expect(written.every((ids) => ids.length > 0)).toBe(true);
-  // A unique index's keys are kept and decoded apart from the others' (KeyValue). Not over the
+  // A unique index's keys (its own map, read back undecoded and decoded when compared). Not over the
   // array kind: a unique index over a field holding arrays answers an array equality with nothing
   // (this store's limit, found here; no unique index of the product holds arrays).
   const scalars = kinds.filter((k) => !Array.isArray(k));
