@@ -7,7 +7,8 @@ import de.bwaldvogel.mongo.backend.ValueComparator;
 
 /**
  * One key of a secondary index: the indexed values in index order followed by the document's _id, so
- * every entry is unique and a range over the leading values yields the matching documents. Ordered
+ * every entry is unique and a range over the leading values yields the matching documents. A unique
+ * index's keys are IndexEntries too, of the indexed values alone (UniqueIndex). Ordered
  * as MongoDB orders BSON values (ValueComparator), with LOW/HIGH sentinels for open range bounds.
  */
 final class IndexEntry implements Serializable, Comparable<IndexEntry> {
